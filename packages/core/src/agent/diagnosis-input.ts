@@ -1,0 +1,70 @@
+import * as v from 'valibot';
+import { deepFreeze } from '../draft/parse-diagnosis-draft.ts';
+import type { RunLimits } from '../run/run-limits.ts';
+import { utf8Bytes } from '../run/utf8.ts';
+import { DiagnosisInputError } from './diagnosis-errors.ts';
+
+const previousTurnSchema = v.strictObject({
+  run_id: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+  query: v.pipe(v.string(), v.minLength(1)),
+  conclusion: v.nullable(v.string()),
+  findings: v.pipe(v.array(v.string()), v.maxLength(5)),
+  missing_info: v.pipe(v.array(v.string()), v.maxLength(5)),
+});
+
+/**
+ * The only thing of a session that may enter a run: a frozen summary of the latest published diagnosis. Never the
+ * history, never raw evidence, never reasoning.
+ */
+export type PreviousTurn = Readonly<{
+  run_id: string;
+  query: string;
+  conclusion: string | null;
+  findings: readonly string[];
+  missing_info: readonly string[];
+}>;
+
+/** The validated user message of a run and its UTF-8 size. */
+export interface PreparedInput {
+  text: string;
+  bytes: number;
+  previousTurn: PreviousTurn | null;
+}
+
+/**
+ * Validates the caller's input against the run's limits and serializes it as exactly
+ * `JSON.stringify({ query, previous_turn })`. The query is kept byte for byte: it is never trimmed, rewritten or
+ * truncated; an oversized one is refused.
+ */
+export function prepareDiagnosisInput(
+  query: unknown,
+  previousTurn: unknown,
+  limits: Pick<RunLimits, 'maxQueryBytes' | 'maxPreviousTurnBytes' | 'maxInputBytes'>,
+): PreparedInput {
+  if (typeof query !== 'string' || query.trim().length === 0) {
+    throw new DiagnosisInputError('QUERY_BLANK', 'the query is blank');
+  }
+  if (utf8Bytes(query) > limits.maxQueryBytes) {
+    throw new DiagnosisInputError('QUERY_TOO_LARGE', `the query exceeds ${limits.maxQueryBytes} UTF-8 bytes`);
+  }
+  let turn: PreviousTurn | null = null;
+  if (previousTurn !== undefined && previousTurn !== null) {
+    const parsed = v.safeParse(previousTurnSchema, previousTurn);
+    if (!parsed.success) {
+      throw new DiagnosisInputError('PREVIOUS_TURN_INVALID', 'the previous turn does not match its schema');
+    }
+    turn = deepFreeze(parsed.output);
+    if (utf8Bytes(JSON.stringify(turn)) > limits.maxPreviousTurnBytes) {
+      throw new DiagnosisInputError(
+        'PREVIOUS_TURN_TOO_LARGE',
+        `the previous turn exceeds ${limits.maxPreviousTurnBytes} UTF-8 bytes`,
+      );
+    }
+  }
+  const text = JSON.stringify({ query, previous_turn: turn });
+  const bytes = utf8Bytes(text);
+  if (bytes > limits.maxInputBytes) {
+    throw new DiagnosisInputError('INPUT_TOO_LARGE', `the input exceeds ${limits.maxInputBytes} UTF-8 bytes`);
+  }
+  return { text, bytes, previousTurn: turn };
+}

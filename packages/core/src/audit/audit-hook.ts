@@ -1,0 +1,69 @@
+import type { ToolName } from '../tools/evidence-adapter.ts';
+import type { Observation } from '../tools/observation.ts';
+
+export type ContentSource = 'PROVIDER_REASONING+ASSISTANT_TEXT' | 'PROVIDER_REASONING' | 'ASSISTANT_TEXT' | 'NONE';
+
+/** One model round as the harness saw it. Raw texts are capped at {@link MAX_AUDIT_TEXT_CHARS} characters each. */
+export interface ModelStepEvent {
+  sessionId: string;
+  runId: string;
+  /** 1-based round number within the run. */
+  stepNumber: number;
+  modelId: string;
+  finishReason: string;
+  usage: { inputTokens: number; outputTokens: number; reasoningTokens?: number; cachedInputTokens?: number };
+  /** Only what the provider returned as reasoning; '' when it returned none (never derived from the answer). */
+  reasoningContent: string;
+  /** The visible text and/or the tool-call plan (names and inputs); never tool results. */
+  assistantText: string;
+  contentSource: ContentSource;
+  /** UTF-8 bytes of both texts after capping. */
+  contentBytes: number;
+  reasoningAvailable: boolean;
+  /** True when either text was cut to the cap. */
+  truncated: boolean;
+  toolCalls: { toolCallId: string; toolName: string }[];
+  startedAt: number;
+  endedAt: number;
+}
+
+export type ToolDisposition = 'EXECUTED' | 'REJECTED' | 'STOPPED';
+
+/** One tool call that reached the tool boundary, whatever became of it. */
+export interface ToolInvocationEvent {
+  sessionId: string;
+  runId: string;
+  /** The round whose model output requested this call. */
+  stepNumber: number;
+  /** Exactly the framework's tool call id. */
+  toolCallId: string;
+  toolName: ToolName;
+  disposition: ToolDisposition;
+  /** READY (OK or EMPTY) or ERROR for executed calls; null when the business tool did not run. */
+  status: 'READY' | 'ERROR' | null;
+  empty: boolean;
+  /** The stable error, rejection or stop code; null for READY. */
+  code: string | null;
+  /** The envelope as the model sent it. */
+  input: unknown;
+  /** Exactly what the model saw. */
+  observation: Observation;
+  /** The adapter's data (unprojected) for executed OK calls, else null. Stores cap its size. */
+  result: unknown;
+  /** The adapter's audit-only detail of an ERROR; never shown to the model. */
+  errorDetail: string | null;
+  startedAt: number;
+  endedAt: number;
+}
+
+/**
+ * Port: the run's audit trail. The harness calls it itself and awaits it; a rejection fails the run closed with
+ * AUDIT_FAILED (an unaudited run is never reported as a success). Implementations should return quickly
+ * (write-behind) and surface write failures at their own flush.
+ */
+export interface AuditHook {
+  onModelStep(event: ModelStepEvent): Promise<void>;
+  onToolInvocation(event: ToolInvocationEvent): Promise<void>;
+}
+
+export const MAX_AUDIT_TEXT_CHARS = 32_000;

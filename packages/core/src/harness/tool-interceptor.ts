@@ -1,0 +1,270 @@
+import type { AuditHook, ToolDisposition, ToolInvocationEvent } from '../audit/audit-hook.ts';
+import type { ProgressTracker } from '../run/progress-tracker.ts';
+import type { RunContext, RunLedger } from '../run/run-context.ts';
+import { canonicalInput } from '../tools/canonical-input.ts';
+import {
+  type AdapterResult,
+  EVIDENCE_ERROR_CODES,
+  type EvidenceAdapters,
+  type EvidenceErrorCode,
+  type ToolCallRequest,
+  type ToolName,
+} from '../tools/evidence-adapter.ts';
+import { projectEvidence } from '../tools/evidence-projection.ts';
+import {
+  emptyObservation,
+  errorObservation,
+  type Observation,
+  observationBytes,
+  okObservation,
+  type RejectionCode,
+  rejectedObservation,
+  stopRequiredObservation,
+} from '../tools/observation.ts';
+import type { ParsedEnvelope } from '../tools/tool-inputs.ts';
+import { type CollectionState, stopCollection } from './collection-state.ts';
+import { AuditFailure } from './harness-signals.ts';
+
+export interface ToolInterceptorOptions {
+  run: RunContext;
+  ledger: RunLedger;
+  tracker: ProgressTracker;
+  collection: CollectionState;
+  evidence: EvidenceAdapters;
+  audit: AuditHook | undefined;
+  parseEnvelope: (toolName: ToolName, raw: unknown) => ParsedEnvelope;
+  /** Aborts when collection must end: cancellation, or the start of the final round's time reserve. */
+  collectionSignal: AbortSignal;
+  /** Ends the whole run (used when the audit fails inside a tool call, where a throw would only become a tool-error). */
+  abortRun: (reason: unknown) => void;
+}
+
+type Outcome = {
+  disposition: ToolDisposition;
+  status: 'READY' | 'ERROR' | null;
+  empty: boolean;
+  code: string | null;
+  observation: Observation;
+  result: unknown;
+  errorDetail: string | null;
+};
+
+/**
+ * The boundary every tool call crosses, built per run. It validates the envelope and the business input, enforces
+ * the progress protocol (a pending non-empty result must be evaluated by the next call, naming its exact id), refuses
+ * repeats, runs the adapter with the tenant of the run, projects the result, updates progress and audits the call.
+ * It always answers with an observation; it throws only when the audit failed (and then the run is already aborted).
+ */
+export function createToolInterceptor(options: ToolInterceptorOptions) {
+  const { run, ledger, tracker, collection, evidence, audit, parseEnvelope, collectionSignal, abortRun } = options;
+  const { limits } = run;
+
+  return async function interceptToolCall(toolName: ToolName, rawInput: unknown, toolCallId: string) {
+    const startedAt = run.now();
+    const outcome = await decide(toolName, rawInput, toolCallId);
+    collection.observationBytesSinceRound += observationBytes(outcome.observation);
+    if (audit !== undefined) {
+      const event: ToolInvocationEvent = {
+        sessionId: run.sessionId,
+        runId: run.runId,
+        stepNumber: ledger.usage.modelCalls,
+        toolCallId,
+        toolName,
+        input: rawInput,
+        ...outcome,
+        startedAt,
+        endedAt: run.now(),
+      };
+      try {
+        await audit.onToolInvocation(event);
+      } catch (error) {
+        const failure = new AuditFailure('tool invocation audit failed', { cause: error });
+        abortRun(failure);
+        throw failure;
+      }
+    }
+    return outcome.observation;
+  };
+
+  async function decide(toolName: ToolName, rawInput: unknown, toolCallId: string): Promise<Outcome> {
+    if (!tracker.claimToolCallId(toolCallId)) return reject(toolCallId, 'DUPLICATE_TOOL_CALL_ID');
+    checkCollectionWindow();
+    if (collection.stopReason !== null) return stopped(toolCallId);
+
+    const parsed = parseEnvelope(toolName, rawInput);
+    if (!parsed.ok) return reject(toolCallId, 'INVALID_INPUT', { paths: parsed.paths });
+
+    const pending = tracker.pending();
+    const previous = parsed.envelope.previous_observation;
+    if (pending !== undefined) {
+      if (previous === undefined) {
+        return reject(toolCallId, 'MISSING_PREVIOUS_OBSERVATION', { expectedToolCallId: pending.toolCallId });
+      }
+      if (previous.tool_call_id !== pending.toolCallId) {
+        return reject(toolCallId, 'PREVIOUS_OBSERVATION_MISMATCH', { expectedToolCallId: pending.toolCallId });
+      }
+      tracker.evaluate(pending, previous.evaluation);
+      checkSaturation();
+      if (collection.stopReason !== null) return stopped(toolCallId);
+    } else if (previous !== undefined) {
+      return reject(toolCallId, 'PREVIOUS_OBSERVATION_MISMATCH');
+    }
+
+    const canonical = canonicalInput(toolName, parsed.envelope.input);
+    if (tracker.isDuplicate(canonical)) {
+      tracker.countNoGain();
+      checkSaturation();
+      return reject(toolCallId, 'DUPLICATE_CALL');
+    }
+
+    const request: ToolCallRequest<unknown> = {
+      runId: run.runId,
+      sessionId: run.sessionId,
+      enterpriseId: run.enterpriseId,
+      toolCallId,
+      toolName,
+      input: parsed.envelope.input,
+      signal: collectionSignal,
+    };
+    ledger.usage.toolCalls += 1;
+    const result = await executeAdapter(toolName, request);
+    const outcome = toOutcome(toolName, toolCallId, result);
+    tracker.recordExecuted(
+      {
+        toolCallId,
+        toolName,
+        status: outcome.status === 'ERROR' ? 'ERROR' : 'READY',
+        empty: outcome.empty,
+        evaluation: outcome.observation.evidence_status === 'OK' ? 'PENDING' : null,
+      },
+      canonical,
+    );
+    if (outcome.status === 'READY' && outcome.empty) {
+      tracker.countNoGain();
+      checkSaturation();
+    }
+    if (ledger.usage.toolCalls >= limits.maxToolCalls) stopCollection(collection, 'TOOL_CALL_BUDGET');
+    return outcome;
+  }
+
+  function checkCollectionWindow(): void {
+    if (ledger.usage.toolCalls >= limits.maxToolCalls) stopCollection(collection, 'TOOL_CALL_BUDGET');
+    if (run.deadlineAt - run.now() < limits.finalRoundReserveMs) stopCollection(collection, 'DEADLINE');
+  }
+
+  function checkSaturation(): void {
+    if (tracker.noGainStreak() >= limits.noGainStopStreak) stopCollection(collection, 'INFORMATION_SATURATED');
+  }
+
+  function reject(
+    toolCallId: string,
+    code: RejectionCode,
+    detail: { expectedToolCallId?: string; paths?: readonly string[] } = {},
+  ): Outcome {
+    tracker.recordRejected();
+    return {
+      disposition: 'REJECTED',
+      status: null,
+      empty: false,
+      code,
+      observation: rejectedObservation(toolCallId, code, detail),
+      result: null,
+      errorDetail: null,
+    };
+  }
+
+  function stopped(toolCallId: string): Outcome {
+    return {
+      disposition: 'STOPPED',
+      status: null,
+      empty: false,
+      code: 'STOP_REQUIRED',
+      observation: stopRequiredObservation(toolCallId),
+      result: null,
+      errorDetail: null,
+    };
+  }
+
+  /** Runs the adapter, bounded by the collection signal; a throw or a hang becomes a stable error result. */
+  async function executeAdapter(
+    toolName: ToolName,
+    request: ToolCallRequest<unknown>,
+  ): Promise<AdapterResult<unknown>> {
+    if (collectionSignal.aborted) return { status: 'ERROR', code: 'TIMEOUT', detail: 'collection window closed' };
+    const adapter = evidence[toolName] as { execute(call: ToolCallRequest<unknown>): Promise<AdapterResult<unknown>> };
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<AdapterResult<unknown>>((resolve) => {
+      onAbort = () => resolve({ status: 'ERROR', code: 'TIMEOUT', detail: 'aborted by the harness' });
+      collectionSignal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const call = Promise.resolve().then(() => adapter.execute(request));
+      // NOTE: an adapter that settles after the race was decided must not surface as an unhandled rejection.
+      call.catch(() => undefined);
+      return await Promise.race([call, aborted]);
+    } catch (error) {
+      return { status: 'ERROR', code: 'INTERNAL', detail: `adapter threw ${safeErrorName(error)}` };
+    } finally {
+      if (onAbort !== undefined) collectionSignal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  function toOutcome(toolName: ToolName, toolCallId: string, result: AdapterResult<unknown>): Outcome {
+    if (isRecord(result) && result.status === 'OK') {
+      const projection = projectEvidence(toolName, result.data);
+      if (!projection.ok) return errorOutcome(toolCallId, 'INTERNAL', 'adapter returned data of the wrong shape');
+      if (projection.empty) return readyEmpty(toolCallId, result.data);
+      return {
+        disposition: 'EXECUTED',
+        status: 'READY',
+        empty: false,
+        code: null,
+        observation: okObservation(toolCallId, projection.data),
+        result: result.data,
+        errorDetail: null,
+      };
+    }
+    if (isRecord(result) && result.status === 'EMPTY') return readyEmpty(toolCallId, null);
+    if (isRecord(result) && result.status === 'ERROR') {
+      const code = EVIDENCE_ERROR_CODES.includes(result.code as EvidenceErrorCode)
+        ? (result.code as EvidenceErrorCode)
+        : 'INTERNAL';
+      const detail = typeof result.detail === 'string' ? result.detail.slice(0, 1_000) : null;
+      return errorOutcome(toolCallId, code, detail);
+    }
+    return errorOutcome(toolCallId, 'INTERNAL', 'adapter returned no valid result');
+  }
+
+  function readyEmpty(toolCallId: string, data: unknown): Outcome {
+    return {
+      disposition: 'EXECUTED',
+      status: 'READY',
+      empty: true,
+      code: null,
+      observation: emptyObservation(toolCallId),
+      result: data,
+      errorDetail: null,
+    };
+  }
+
+  function errorOutcome(toolCallId: string, code: EvidenceErrorCode, errorDetail: string | null): Outcome {
+    return {
+      disposition: 'EXECUTED',
+      status: 'ERROR',
+      empty: false,
+      code,
+      observation: errorObservation(toolCallId, code),
+      result: null,
+      errorDetail,
+    };
+  }
+}
+
+function safeErrorName(error: unknown): string {
+  const name = error instanceof Error ? error.name : typeof error;
+  return /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? name : 'error';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}

@@ -1,0 +1,58 @@
+/**
+ * `@diagnosis/core`: one Diagnosis Agent on the AI SDK loop, the harness that enforces its budget and tool protocol
+ * whatever the model does, and the strict DiagnosisDraft. `functions/` and `test/` import only from here.
+ */
+
+export type {
+  DiagnosisAgentOutputErrorCode,
+  DiagnosisExecutionErrorCode,
+  DiagnosisInputErrorCode,
+} from './agent/diagnosis-errors.ts';
+export { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from './agent/diagnosis-errors.ts';
+export type { PreviousTurn } from './agent/diagnosis-input.ts';
+export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
+export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
+export { runDiagnosis } from './agent/run-diagnosis.ts';
+export type {
+  AuditHook,
+  ContentSource,
+  ModelStepEvent,
+  ToolDisposition,
+  ToolInvocationEvent,
+} from './audit/audit-hook.ts';
+export { MAX_AUDIT_TEXT_CHARS } from './audit/audit-hook.ts';
+export type { AnalysisItem, DiagnosisDraft } from './draft/diagnosis-draft.ts';
+export { diagnosisDraftJsonSchema } from './draft/diagnosis-draft.ts';
+export type { DraftParseResult } from './draft/parse-diagnosis-draft.ts';
+export { parseDiagnosisDraft } from './draft/parse-diagnosis-draft.ts';
+export type { CheckEvaluation, ProgressCheck, ProgressSnapshot } from './run/progress-tracker.ts';
+export type { RunContext, RunContextInit, RunUsage } from './run/run-context.ts';
+export { createRunContext } from './run/run-context.ts';
+export type { RunLimits } from './run/run-limits.ts';
+export { DEFAULT_RUN_LIMITS } from './run/run-limits.ts';
+export type { StopReason } from './run/stop-reason.ts';
+export { STOP_REASONS } from './run/stop-reason.ts';
+export type {
+  AdapterResult,
+  EvidenceAdapter,
+  EvidenceAdapters,
+  EvidenceErrorCode,
+  KnowledgeData,
+  KnowledgeHit,
+  KnowledgeInput,
+  LogLevel,
+  LogLine,
+  LogsData,
+  LogsInput,
+  MysqlCell,
+  MysqlData,
+  MysqlInput,
+  MysqlParamDescriptor,
+  MysqlParamType,
+  MysqlQueryDescriptor,
+  ToolCallRequest,
+  ToolName,
+} from './tools/evidence-adapter.ts';
+export { EVIDENCE_ERROR_CODES, TOOL_NAMES } from './tools/evidence-adapter.ts';
+export type { EvidenceStatus, Observation, RejectionCode } from './tools/observation.ts';
+export { MAX_OBSERVATION_BYTES } from './tools/observation.ts';

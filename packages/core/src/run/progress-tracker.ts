@@ -1,0 +1,77 @@
+import type { ToolName } from '../tools/evidence-adapter.ts';
+import type { RunUsage } from './run-context.ts';
+
+export type CheckEvaluation = 'GAINED' | 'NO_GAIN' | 'PENDING' | null;
+
+/** One executed business tool call of the run (its canonical check). */
+export interface ProgressCheck {
+  toolCallId: string;
+  toolName: ToolName;
+  status: 'READY' | 'ERROR';
+  empty: boolean;
+  evaluation: CheckEvaluation;
+}
+
+/** The bounded, safe summary of a run's progress: what was checked and how the model judged it. */
+export interface ProgressSnapshot {
+  modelCalls: number;
+  toolCalls: number;
+  rejectedToolCalls: number;
+  totalTokens: number;
+  checks: ReadonlyArray<Readonly<ProgressCheck>>;
+}
+
+/**
+ * The run's canonical record of executed checks and the progress protocol's state: which non-empty result waits for
+ * an evaluation, how many NO_GAIN judgements came in a row, which tool call ids and canonical inputs were seen.
+ */
+export function createProgressTracker() {
+  const checks: ProgressCheck[] = [];
+  const seenToolCallIds = new Set<string>();
+  const executedInputs = new Set<string>();
+  let rejected = 0;
+  let noGainStreak = 0;
+
+  return {
+    /** Marks an id as used; false when the run saw it before. */
+    claimToolCallId(toolCallId: string): boolean {
+      if (seenToolCallIds.has(toolCallId)) return false;
+      seenToolCallIds.add(toolCallId);
+      return true;
+    },
+    pending(): ProgressCheck | undefined {
+      const last = checks.at(-1);
+      return last?.evaluation === 'PENDING' ? last : undefined;
+    },
+    /** Applies the model's evaluation to the pending check and updates the NO_GAIN streak. */
+    evaluate(check: ProgressCheck, evaluation: 'GAINED' | 'NO_GAIN'): void {
+      check.evaluation = evaluation;
+      noGainStreak = evaluation === 'NO_GAIN' ? noGainStreak + 1 : 0;
+    },
+    /** An equivalent repeat or an empty result carries no information: it extends the streak like a NO_GAIN. */
+    countNoGain(): void {
+      noGainStreak += 1;
+    },
+    noGainStreak: () => noGainStreak,
+    isDuplicate: (canonicalInput: string) => executedInputs.has(canonicalInput),
+    recordExecuted(check: ProgressCheck, canonicalInput: string): void {
+      checks.push(check);
+      executedInputs.add(canonicalInput);
+    },
+    recordRejected(): void {
+      rejected += 1;
+    },
+    hasReadyCheck: () => checks.some((check) => check.status === 'READY'),
+    snapshot(usage: RunUsage): ProgressSnapshot {
+      return Object.freeze({
+        modelCalls: usage.modelCalls,
+        toolCalls: usage.toolCalls,
+        rejectedToolCalls: rejected,
+        totalTokens: usage.totalTokens,
+        checks: Object.freeze(checks.map((check) => Object.freeze({ ...check }))),
+      });
+    },
+  };
+}
+
+export type ProgressTracker = ReturnType<typeof createProgressTracker>;

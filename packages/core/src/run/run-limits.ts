@@ -1,0 +1,54 @@
+/**
+ * The hard limits of one diagnosis run. Every limit is enforced by the harness, never by the model:
+ * a model that ignores its instructions still cannot exceed them.
+ */
+export interface RunLimits {
+  /** Provider calls (model rounds) per run, the final Draft round included. */
+  maxModelCalls: number;
+  /** Input plus output tokens over all rounds, as reported by the provider. */
+  maxTotalTokens: number;
+  /** Business tool calls that actually executed (rejected and stopped calls do not count). */
+  maxToolCalls: number;
+  /** UTF-8 bytes of the operator's query. */
+  maxQueryBytes: number;
+  /** UTF-8 bytes of the serialized PreviousTurn. */
+  maxPreviousTurnBytes: number;
+  /** UTF-8 bytes of the serialized user message `{ query, previous_turn }`. */
+  maxInputBytes: number;
+  /** UTF-8 bytes of the final model text that must parse as the Draft. */
+  maxDraftBytes: number;
+  /** Time kept free before the deadline for the final no-tool round that writes the Draft. */
+  finalRoundReserveMs: number;
+  /** Consecutive NO_GAIN evaluations after which collection stops as INFORMATION_SATURATED. */
+  noGainStopStreak: number;
+}
+
+export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
+  maxModelCalls: 8,
+  maxTotalTokens: 64_000,
+  maxToolCalls: 6,
+  maxQueryBytes: 4_096,
+  maxPreviousTurnBytes: 4_096,
+  maxInputBytes: 12_288,
+  maxDraftBytes: 16_384,
+  finalRoundReserveMs: 20_000,
+  noGainStopStreak: 2,
+});
+
+/**
+ * Merges overrides onto the defaults. A limit that is not a positive integer (zero allowed only for the reserve)
+ * is a programming error of the caller, so it throws a RangeError naming the key.
+ */
+export function buildRunLimits(overrides: Partial<RunLimits> = {}): Readonly<RunLimits> {
+  const limits: RunLimits = { ...DEFAULT_RUN_LIMITS };
+  for (const key of Object.keys(DEFAULT_RUN_LIMITS) as (keyof RunLimits)[]) {
+    const value = overrides[key];
+    if (value === undefined) continue;
+    const minimum = key === 'finalRoundReserveMs' ? 0 : 1;
+    if (!Number.isSafeInteger(value) || value < minimum) {
+      throw new RangeError(`run limit ${key} must be an integer >= ${minimum}`);
+    }
+    limits[key] = value;
+  }
+  return Object.freeze(limits);
+}

@@ -1,0 +1,26 @@
+/**
+ * Why evidence collection (or the whole run) stopped before the agent finished on its own.
+ * - soft stops end collection and offer one final no-tool round for the Draft:
+ *   INFORMATION_SATURATED, TOOL_CALL_BUDGET, MODEL_CALL_BUDGET, TOKEN_BUDGET, DEADLINE;
+ * - hard stops end the run at once with no Draft: DEADLINE (passed), CANCELLED, MODEL_CALL_BUDGET / TOKEN_BUDGET
+ *   (exhausted mid-round);
+ * - STOP_IGNORED: the final round called a tool instead of writing the Draft.
+ */
+export type StopReason =
+  | 'INFORMATION_SATURATED'
+  | 'TOOL_CALL_BUDGET'
+  | 'MODEL_CALL_BUDGET'
+  | 'TOKEN_BUDGET'
+  | 'DEADLINE'
+  | 'CANCELLED'
+  | 'STOP_IGNORED';
+
+export const STOP_REASONS: readonly StopReason[] = Object.freeze([
+  'INFORMATION_SATURATED',
+  'TOOL_CALL_BUDGET',
+  'MODEL_CALL_BUDGET',
+  'TOKEN_BUDGET',
+  'DEADLINE',
+  'CANCELLED',
+  'STOP_IGNORED',
+]);

@@ -1,0 +1,135 @@
+/** The three evidence tools, exactly as the model sees them. */
+export type ToolName = 'lookup_knowledge' | 'query_logs' | 'query_mysql';
+
+export const TOOL_NAMES: readonly ToolName[] = Object.freeze(['lookup_knowledge', 'query_logs', 'query_mysql']);
+
+export type LogLevel = 'ERROR' | 'WARN' | 'INFO';
+
+/** Business input of `lookup_knowledge` (the envelope's `input`). */
+export interface KnowledgeInput {
+  query: string;
+  service?: string;
+  top_k?: number;
+}
+
+/** Business input of `query_logs`. Times are ISO 8601 with an offset; the window is at most 24 h. */
+export interface LogsInput {
+  service: string;
+  start_time: string;
+  end_time: string;
+  keyword?: string;
+  level?: LogLevel;
+  trace_id?: string;
+  limit?: number;
+}
+
+/** Business input of `query_mysql`: a catalog entry by name and its parameters. */
+export interface MysqlInput {
+  query_name: string;
+  params: Record<string, string | number>;
+}
+
+export interface KnowledgeHit {
+  doc_id: string;
+  title: string;
+  snippet: string;
+  score: number;
+  service?: string;
+}
+export interface KnowledgeData {
+  hits: KnowledgeHit[];
+}
+
+export interface LogLine {
+  timestamp: string;
+  level: string;
+  service: string;
+  message: string;
+  trace_id?: string;
+}
+export interface LogsData {
+  /** Total number of matching lines, of which `lines` is the newest `limit`. */
+  matched: number;
+  lines: LogLine[];
+}
+
+export type MysqlCell = string | number | null;
+export interface MysqlData {
+  columns: string[];
+  rows: MysqlCell[][];
+  /** More rows matched than the catalog entry's `max_rows`. */
+  truncated: boolean;
+}
+
+export type MysqlParamType = 'string' | 'integer' | 'datetime';
+
+export interface MysqlParamDescriptor {
+  type: MysqlParamType;
+  description: string;
+  max_length?: number;
+  min?: number;
+  max?: number;
+}
+
+/** What the model is told about one named, read-only query. The SQL itself is never shown. */
+export interface MysqlQueryDescriptor {
+  name: string;
+  description: string;
+  params: Record<string, MysqlParamDescriptor>;
+}
+
+/** Stable error codes an adapter may report; anything else reaches the model as INTERNAL. */
+export type EvidenceErrorCode =
+  | 'TIMEOUT'
+  | 'UNAVAILABLE'
+  | 'THROTTLED'
+  | 'INVALID_QUERY'
+  | 'NOT_CONFIGURED'
+  | 'ACCESS_DENIED'
+  | 'INTERNAL';
+
+export const EVIDENCE_ERROR_CODES: readonly EvidenceErrorCode[] = Object.freeze([
+  'TIMEOUT',
+  'UNAVAILABLE',
+  'THROTTLED',
+  'INVALID_QUERY',
+  'NOT_CONFIGURED',
+  'ACCESS_DENIED',
+  'INTERNAL',
+]);
+
+/**
+ * One validated tool call as an adapter receives it: the business input already unwrapped from its envelope, the
+ * tenant taken from the run (never from the model), and the exact tool call id of the framework.
+ */
+export interface ToolCallRequest<I> {
+  runId: string;
+  sessionId: string;
+  enterpriseId: string;
+  toolCallId: string;
+  toolName: ToolName;
+  input: I;
+  /** Aborts at cancellation and when the collection window closes; adapters stop work and release resources. */
+  signal: AbortSignal;
+}
+
+/**
+ * What an adapter answers. `detail` is for the audit only: it never reaches the model or a caller, and must carry
+ * no credentials, connection strings or raw driver text.
+ */
+export type AdapterResult<D> =
+  | { status: 'OK'; data: D }
+  | { status: 'EMPTY' }
+  | { status: 'ERROR'; code: string; detail?: string };
+
+/** Port: one read-only evidence source. Adapters never retry and bound their own result sizes. */
+export interface EvidenceAdapter<I, D> {
+  execute(call: ToolCallRequest<I>): Promise<AdapterResult<D>>;
+}
+
+/** The three adapters of a run, chosen by configuration outside the core. */
+export interface EvidenceAdapters {
+  lookup_knowledge: EvidenceAdapter<KnowledgeInput, KnowledgeData>;
+  query_logs: EvidenceAdapter<LogsInput, LogsData>;
+  query_mysql: EvidenceAdapter<MysqlInput, MysqlData> & { catalog: readonly MysqlQueryDescriptor[] };
+}

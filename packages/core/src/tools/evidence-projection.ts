@@ -1,0 +1,143 @@
+import { truncateChars } from '../run/utf8.ts';
+import type { KnowledgeData, LogsData, MysqlCell, MysqlData, ToolName } from './evidence-adapter.ts';
+
+/** Bounds of the whitelist projection: what the model may see of one successful result. */
+export const PROJECTION_LIMITS = Object.freeze({
+  hits: 5,
+  snippetChars: 600,
+  titleChars: 200,
+  idChars: 200,
+  serviceChars: 100,
+  logLines: 20,
+  logMessageChars: 400,
+  timestampChars: 40,
+  levelChars: 10,
+  traceIdChars: 128,
+  rows: 20,
+  columns: 12,
+  columnNameChars: 64,
+  cellChars: 200,
+});
+
+export type ProjectedData = KnowledgeData | LogsData | MysqlData;
+
+export type Projection = { ok: true; data: ProjectedData; empty: boolean } | { ok: false };
+
+/**
+ * Builds a new object from the whitelisted fields of an adapter's data, each bounded. Fields that are not on the
+ * whitelist never pass; data of the wrong shape is refused (the boundary reports it as INTERNAL).
+ */
+export function projectEvidence(toolName: ToolName, data: unknown): Projection {
+  if (!isRecord(data)) return { ok: false };
+  switch (toolName) {
+    case 'lookup_knowledge':
+      return projectKnowledge(data);
+    case 'query_logs':
+      return projectLogs(data);
+    case 'query_mysql':
+      return projectMysql(data);
+  }
+}
+
+function projectKnowledge(data: Record<string, unknown>): Projection {
+  if (!Array.isArray(data.hits)) return { ok: false };
+  const hits: KnowledgeData['hits'] = [];
+  for (const hit of data.hits.slice(0, PROJECTION_LIMITS.hits)) {
+    if (!isRecord(hit)) return { ok: false };
+    const { doc_id, title, snippet, score, service } = hit;
+    if (typeof doc_id !== 'string' || typeof title !== 'string' || typeof snippet !== 'string') return { ok: false };
+    if (typeof score !== 'number' || !Number.isFinite(score)) return { ok: false };
+    if (service !== undefined && typeof service !== 'string') return { ok: false };
+    hits.push({
+      doc_id: truncateChars(doc_id, PROJECTION_LIMITS.idChars),
+      title: truncateChars(title, PROJECTION_LIMITS.titleChars),
+      snippet: truncateChars(snippet, PROJECTION_LIMITS.snippetChars),
+      score: Math.round(score * 10_000) / 10_000,
+      ...(service === undefined ? {} : { service: truncateChars(service, PROJECTION_LIMITS.serviceChars) }),
+    });
+  }
+  return { ok: true, data: { hits }, empty: hits.length === 0 };
+}
+
+function projectLogs(data: Record<string, unknown>): Projection {
+  const { matched } = data;
+  if (!Array.isArray(data.lines) || typeof matched !== 'number' || !Number.isSafeInteger(matched) || matched < 0) {
+    return { ok: false };
+  }
+  const lines: LogsData['lines'] = [];
+  for (const line of data.lines.slice(0, PROJECTION_LIMITS.logLines)) {
+    if (!isRecord(line)) return { ok: false };
+    const { timestamp, level, service, message, trace_id } = line;
+    if (typeof timestamp !== 'string' || typeof level !== 'string') return { ok: false };
+    if (typeof service !== 'string' || typeof message !== 'string') return { ok: false };
+    if (trace_id !== undefined && typeof trace_id !== 'string') return { ok: false };
+    lines.push({
+      timestamp: truncateChars(timestamp, PROJECTION_LIMITS.timestampChars),
+      level: truncateChars(level, PROJECTION_LIMITS.levelChars),
+      service: truncateChars(service, PROJECTION_LIMITS.serviceChars),
+      message: truncateChars(message, PROJECTION_LIMITS.logMessageChars),
+      ...(trace_id === undefined ? {} : { trace_id: truncateChars(trace_id, PROJECTION_LIMITS.traceIdChars) }),
+    });
+  }
+  return { ok: true, data: { matched: Math.max(matched, lines.length), lines }, empty: lines.length === 0 };
+}
+
+function projectMysql(data: Record<string, unknown>): Projection {
+  const { columns, rows, truncated } = data;
+  if (!Array.isArray(columns) || !Array.isArray(rows) || typeof truncated !== 'boolean') return { ok: false };
+  if (!columns.every((column) => typeof column === 'string')) return { ok: false };
+  const keptColumns = columns.slice(0, PROJECTION_LIMITS.columns) as string[];
+  const projectedRows: MysqlCell[][] = [];
+  for (const row of rows.slice(0, PROJECTION_LIMITS.rows)) {
+    if (!Array.isArray(row)) return { ok: false };
+    const cells: MysqlCell[] = [];
+    for (const cell of row.slice(0, PROJECTION_LIMITS.columns)) {
+      if (cell === null) cells.push(null);
+      else if (typeof cell === 'string') cells.push(truncateChars(cell, PROJECTION_LIMITS.cellChars));
+      else if (typeof cell === 'number' && Number.isFinite(cell)) cells.push(cell);
+      else return { ok: false };
+    }
+    projectedRows.push(cells);
+  }
+  return {
+    ok: true,
+    data: {
+      columns: keptColumns.map((column) => truncateChars(column, PROJECTION_LIMITS.columnNameChars)),
+      rows: projectedRows,
+      truncated: truncated || rows.length > PROJECTION_LIMITS.rows || columns.length > PROJECTION_LIMITS.columns,
+    },
+    empty: projectedRows.length === 0,
+  };
+}
+
+/**
+ * Drops trailing items (the lowest-ranked hits, the oldest lines, the last rows) until `fits` accepts the data.
+ * A MySQL result that lost rows is marked `truncated`; a logs result keeps its `matched` total.
+ */
+export function shrinkToFit(data: ProjectedData, fits: (candidate: ProjectedData) => boolean): ProjectedData {
+  if (fits(data)) return data;
+  const list = 'hits' in data ? data.hits : 'lines' in data ? data.lines : data.rows;
+  let low = 0;
+  let high = list.length;
+  // Binary search for the longest prefix that fits.
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(withPrefix(data, middle))) low = middle;
+    else high = middle - 1;
+  }
+  return withPrefix(data, low);
+}
+
+function withPrefix(data: ProjectedData, count: number): ProjectedData {
+  if ('hits' in data) return { hits: data.hits.slice(0, count) };
+  if ('lines' in data) return { matched: data.matched, lines: data.lines.slice(0, count) };
+  return {
+    columns: data.columns,
+    rows: data.rows.slice(0, count),
+    truncated: data.truncated || count < data.rows.length,
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

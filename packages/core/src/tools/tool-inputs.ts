@@ -1,0 +1,173 @@
+import { toJsonSchema } from '@valibot/to-json-schema';
+import * as v from 'valibot';
+import type {
+  KnowledgeInput,
+  LogsInput,
+  MysqlInput,
+  MysqlParamDescriptor,
+  MysqlQueryDescriptor,
+  ToolName,
+} from './evidence-adapter.ts';
+
+const MAX_WINDOW_MS = 24 * 60 * 60 * 1000;
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+const isoTimestamp = v.pipe(
+  v.string(),
+  v.regex(ISO_WITH_OFFSET, 'ISO 8601 with offset'),
+  v.check((value) => Number.isFinite(Date.parse(value)), 'a valid date'),
+  v.description('ISO 8601 时间，必须带时区偏移，例如 2026-11-30T14:05:00+08:00'),
+);
+
+const knowledgeInputSchema = v.strictObject({
+  query: v.pipe(v.string(), v.minLength(1), v.maxLength(500), v.description('检索内容（1–500 字符）')),
+  service: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100), v.description('服务名，可缩小范围'))),
+  top_k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5), v.description('返回条数 1–5'))),
+});
+
+const logsFields = {
+  service: v.pipe(v.string(), v.minLength(1), v.maxLength(100), v.description('服务名')),
+  start_time: isoTimestamp,
+  end_time: isoTimestamp,
+  keyword: v.optional(
+    v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.description('关键字，不区分大小写的子串匹配')),
+  ),
+  level: v.optional(v.picklist(['ERROR', 'WARN', 'INFO'])),
+  trace_id: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50), v.description('最多返回行数 1–50'))),
+};
+
+const logsInputSchema = v.pipe(
+  v.strictObject(logsFields),
+  v.forward(
+    v.check((input) => Date.parse(input.end_time) > Date.parse(input.start_time), 'end_time after start_time'),
+    ['end_time'],
+  ),
+  v.forward(
+    v.check((input) => Date.parse(input.end_time) - Date.parse(input.start_time) <= MAX_WINDOW_MS, 'window <= 24h'),
+    ['end_time'],
+  ),
+);
+
+// NOTE: the query name and its parameters are checked against the catalog after the structural parse.
+const mysqlInputSchema = v.strictObject({
+  query_name: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+  params: v.record(v.string(), v.union([v.string(), v.number()])),
+});
+
+const previousObservationSchema = v.strictObject({
+  tool_call_id: v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.description('上一条待评估结果的 tool_call_id')),
+  evaluation: v.picklist(['GAINED', 'NO_GAIN']),
+});
+
+function envelope<T extends v.GenericSchema>(input: T) {
+  return v.strictObject({ previous_observation: v.optional(previousObservationSchema), input });
+}
+
+export interface PreviousObservation {
+  tool_call_id: string;
+  evaluation: 'GAINED' | 'NO_GAIN';
+}
+
+export type ToolEnvelope<I> = { previous_observation?: PreviousObservation; input: I };
+
+export type ParsedEnvelope =
+  | { ok: true; toolName: 'lookup_knowledge'; envelope: ToolEnvelope<KnowledgeInput> }
+  | { ok: true; toolName: 'query_logs'; envelope: ToolEnvelope<LogsInput> }
+  | { ok: true; toolName: 'query_mysql'; envelope: ToolEnvelope<MysqlInput> }
+  | { ok: false; paths: string[] };
+
+const MAX_REPORTED_PATHS = 5;
+const MAX_PATH_CHARS = 80;
+
+/**
+ * The validator of the tool boundary. It checks the envelope and the business input (for `query_mysql`, also the
+ * parameters against the catalog), so that every rejection is a stable observation listing at most five field paths,
+ * never the SDK's or valibot's message text.
+ */
+export function createToolInputParser(catalog: readonly MysqlQueryDescriptor[]) {
+  const schemas = {
+    lookup_knowledge: envelope(knowledgeInputSchema),
+    query_logs: envelope(logsInputSchema),
+    query_mysql: envelope(mysqlInputSchema),
+  };
+  const catalogByName = new Map(catalog.map((entry) => [entry.name, entry]));
+
+  return function parseToolEnvelope(toolName: ToolName, raw: unknown): ParsedEnvelope {
+    const result = v.safeParse(schemas[toolName], raw);
+    if (!result.success) return { ok: false, paths: issuePaths(result.issues) };
+    if (toolName === 'query_mysql') {
+      const mysql = result.output as ToolEnvelope<MysqlInput>;
+      const paths = mysqlParamPaths(catalogByName.get(mysql.input.query_name), mysql.input);
+      if (paths.length > 0) return { ok: false, paths };
+      return { ok: true, toolName, envelope: mysql };
+    }
+    if (toolName === 'query_logs') {
+      return { ok: true, toolName, envelope: result.output as ToolEnvelope<LogsInput> };
+    }
+    return { ok: true, toolName, envelope: result.output as ToolEnvelope<KnowledgeInput> };
+  };
+}
+
+function mysqlParamPaths(entry: MysqlQueryDescriptor | undefined, input: MysqlInput): string[] {
+  if (entry === undefined) return ['input.query_name'];
+  const paths: string[] = [];
+  for (const name of Object.keys(input.params)) {
+    if (!Object.hasOwn(entry.params, name)) paths.push(`input.params.${name}`);
+  }
+  for (const [name, descriptor] of Object.entries(entry.params)) {
+    const value = Object.hasOwn(input.params, name) ? input.params[name] : undefined;
+    if (!isValidParam(descriptor, value)) paths.push(`input.params.${name}`);
+  }
+  return boundPaths(paths);
+}
+
+function isValidParam(descriptor: MysqlParamDescriptor, value: string | number | undefined): boolean {
+  switch (descriptor.type) {
+    case 'string':
+      return (
+        typeof value === 'string' &&
+        value.length > 0 &&
+        (descriptor.max_length === undefined || value.length <= descriptor.max_length)
+      );
+    case 'integer':
+      return (
+        typeof value === 'number' &&
+        Number.isSafeInteger(value) &&
+        (descriptor.min === undefined || value >= descriptor.min) &&
+        (descriptor.max === undefined || value <= descriptor.max)
+      );
+    case 'datetime':
+      return typeof value === 'string' && ISO_WITH_OFFSET.test(value) && Number.isFinite(Date.parse(value));
+  }
+}
+
+function issuePaths(issues: readonly v.BaseIssue<unknown>[]): string[] {
+  const paths = issues.map((issue) => {
+    const keys = (issue.path ?? []).map((item) => String(item.key));
+    return keys.length === 0 ? '$' : keys.join('.');
+  });
+  return boundPaths(paths);
+}
+
+function boundPaths(paths: string[]): string[] {
+  return [...new Set(paths)].slice(0, MAX_REPORTED_PATHS).map((path) => path.slice(0, MAX_PATH_CHARS));
+}
+
+/** The JSON Schema of each tool's envelope, as sent to the model. */
+export function buildToolJsonSchemas(catalog: readonly MysqlQueryDescriptor[]): Record<ToolName, object> {
+  const names = catalog.map((entry) => entry.name);
+  const mysqlBusiness = v.strictObject({
+    query_name: names.length > 0 ? v.picklist(names) : v.string(),
+    params: v.pipe(
+      v.record(v.string(), v.union([v.string(), v.number()])),
+      v.description('目录条目声明的全部参数；datetime 为带时区偏移的 ISO 8601'),
+    ),
+  });
+  const options = { errorMode: 'ignore' } as const;
+  return {
+    lookup_knowledge: toJsonSchema(envelope(knowledgeInputSchema), options),
+    query_logs: toJsonSchema(envelope(v.strictObject(logsFields)), options),
+    query_mysql: toJsonSchema(envelope(mysqlBusiness), options),
+  };
+}
