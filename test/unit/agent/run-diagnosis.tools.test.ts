@@ -192,7 +192,7 @@ describe('runDiagnosis — Requirement: evidence tools execute through the harne
     expect(JSON.stringify(huge).length).toBeGreaterThan(1_000_000);
     const [observation] = lastObservations(model);
     expect(Buffer.byteLength(JSON.stringify(observation))).toBeLessThanOrEqual(MAX_OBSERVATION_BYTES);
-    const hits = (observation?.data as { hits: Record<string, unknown>[] }).hits;
+    const hits = (observation?.data as { hits: Record<string, unknown>[] } | undefined)?.hits ?? [];
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.length).toBeLessThanOrEqual(5);
     expect(hits.every((hit) => (hit.snippet as string).length <= 600 && !('secret_field' in hit))).toBe(true);
