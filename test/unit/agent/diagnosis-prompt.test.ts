@@ -1,0 +1,34 @@
+import { buildDiagnosisInstructions, diagnosisDraftJsonSchema } from '@diagnosis/core';
+import { describe, expect, it } from 'vitest';
+
+describe('buildDiagnosisInstructions', () => {
+  const prompt = buildDiagnosisInstructions();
+
+  it('matches the reviewed prompt text', () => {
+    expect(prompt).toMatchSnapshot();
+  });
+
+  it.each([
+    ['the input format', '{"query": string, "previous_turn": object | null}'],
+    ['the three tools', 'lookup_knowledge（运行手册/知识库）、query_logs（日志）、query_mysql'],
+    ['the envelope', '"previous_observation"?: {"tool_call_id": string, "evaluation": "GAINED" | "NO_GAIN"}'],
+    ['citation of this run’s ids', '必须在 tool_call_ids 中引用本次运行中工具结果的 tool_call_id'],
+    ['NO_EVIDENCE scoping', 'NO_EVIDENCE 只能用于 NEGATIVE_OBSERVATION，且必须填写 scope'],
+    ['that no root cause is acceptable', '没有找到根因是可以接受的'],
+    ['zero tool calls when context is missing', '可以不调用任何工具'],
+    ['no inferring absence, no invention', '绝不能因为没有查到证据就推断问题不存在；绝不能编造原因'],
+    ['no activity for show', '不要为了显得忙碌而调用工具'],
+    ['STOP_REQUIRED handling', '收到 STOP_REQUIRED'],
+    ['JSON only', '不要 Markdown、不要代码块'],
+  ])('states %s', (_label, text) => {
+    expect(prompt).toContain(text);
+  });
+
+  it('embeds the Draft JSON Schema', () => {
+    expect(prompt).toContain(JSON.stringify(diagnosisDraftJsonSchema()));
+  });
+
+  it('does not name the enterprise as a model input', () => {
+    expect(prompt).not.toContain('enterprise_id');
+  });
+});
