@@ -1,0 +1,5 @@
+/** `npm run bench`: every benchmark of the project, one after the other. Figures go into BENCHMARKS.md. */
+import { benchHarnessOverhead } from './harness-overhead.ts';
+
+console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
+await benchHarnessOverhead();

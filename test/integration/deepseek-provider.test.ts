@@ -1,0 +1,137 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { DiagnosisExecutionError, runDiagnosis } from '@diagnosis/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDeepSeekServer, type WireScript, wireText, wireToolCalls } from '../support/deepseek-server.ts';
+import { createFakeEvidence } from '../support/fake-evidence.ts';
+import { createMemoryAudit } from '../support/memory-audit.ts';
+import { envelope, LOGS_INPUT, noConclusionDraft, supportedDraft, testRun } from '../support/run-fixtures.ts';
+
+const CALL_ID = 'call_00_lCIkdHRa7AKmCG3TlxXz1061';
+let closeServer: (() => Promise<void>) | undefined;
+
+afterEach(async () => {
+  await closeServer?.();
+  closeServer = undefined;
+});
+
+async function diagnoseOverHttp(script: WireScript, limits = {}) {
+  const server = await startDeepSeekServer(script);
+  closeServer = server.close;
+  const provider = createOpenAICompatible({
+    name: 'deepseek',
+    baseURL: server.baseURL,
+    apiKey: 'sk-test',
+    includeUsage: true,
+  });
+  const fake = createFakeEvidence();
+  const audit = createMemoryAudit();
+  const outcome = await runDiagnosis(
+    { run: testRun({ limits }), query: 'E1001 的订单从 14:05 开始失败，为什么？' },
+    { model: provider.chatModel('deepseek-v4-flash'), evidence: fake.evidence, audit: audit.hook },
+  ).then(
+    (result) => ({ ok: true as const, result }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  return { outcome, server, adapterCalls: fake.calls, audit };
+}
+
+describe('runDiagnosis over the real openai-compatible provider and DeepSeek wire format', () => {
+  it('runs two rounds with DeepSeek ids and captures reasoning, text and usage', async () => {
+    const { outcome, server, adapterCalls, audit } = await diagnoseOverHttp([
+      wireToolCalls([{ id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) }], {
+        reasoning: '先查 order-service 的错误日志。',
+        usage: { prompt: 1_200, completion: 60, reasoning: 16, cacheHit: 1_024 },
+      }),
+      wireText(JSON.stringify(supportedDraft([CALL_ID])), {
+        reasoning: '日志显示连接池耗尽。',
+        usage: { prompt: 1_500, completion: 300, reasoning: 113 },
+      }),
+    ]);
+
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(outcome.result.draft?.analysis[0]?.tool_call_ids).toEqual([CALL_ID]);
+    expect(server.requests).toHaveLength(2);
+    expect(adapterCalls.map((call) => call.toolCallId)).toEqual([CALL_ID]);
+    expect(audit.steps[0]).toMatchObject({
+      reasoningContent: '先查 order-service 的错误日志。',
+      contentSource: 'PROVIDER_REASONING+ASSISTANT_TEXT',
+      toolCalls: [{ toolCallId: CALL_ID, toolName: 'query_logs' }],
+      usage: { inputTokens: 1_200, outputTokens: 60, reasoningTokens: 16, cachedInputTokens: 1_024 },
+    });
+    expect(audit.steps[1]).toMatchObject({
+      reasoningContent: '日志显示连接池耗尽。',
+      assistantText: JSON.stringify(supportedDraft([CALL_ID])),
+      contentSource: 'PROVIDER_REASONING+ASSISTANT_TEXT',
+      reasoningAvailable: true,
+      usage: { inputTokens: 1_500, outputTokens: 300, reasoningTokens: 113, cachedInputTokens: 0 },
+    });
+    expect(outcome.result.progress.totalTokens).toBe(1_260 + 1_800);
+  });
+
+  it('sends the earlier reasoning and tool call back within the run, and the observation as the tool message', async () => {
+    const { server } = await diagnoseOverHttp([
+      wireToolCalls([{ id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) }], { reasoning: '查日志' }),
+      wireText(JSON.stringify(supportedDraft([CALL_ID]))),
+    ]);
+    const messages = server.requests[1]?.messages as Record<string, unknown>[];
+    const assistant = messages.find((message) => message.role === 'assistant');
+    expect(assistant).toMatchObject({ reasoning_content: '查日志', tool_calls: [{ id: CALL_ID }] });
+    const tool = messages.find((message) => message.role === 'tool');
+    expect(tool?.tool_call_id).toBe(CALL_ID);
+    expect(JSON.parse(tool?.content as string)).toMatchObject({ tool_call_id: CALL_ID, evidence_status: 'OK' });
+    expect(server.requests[0]).toMatchObject({ model: 'deepseek-v4-flash' });
+    expect(server.requests[0]?.messages).toEqual([
+      { role: 'system', content: expect.stringContaining('diagnosis_agent') },
+      { role: 'user', content: '{"query":"E1001 的订单从 14:05 开始失败，为什么？","previous_turn":null}' },
+    ]);
+  });
+
+  it('counts an empty reasoning_content as no reasoning', async () => {
+    const { audit } = await diagnoseOverHttp([wireText(JSON.stringify(noConclusionDraft()), { reasoning: '' })]);
+    expect(audit.steps[0]).toMatchObject({
+      reasoningContent: '',
+      reasoningAvailable: false,
+      contentSource: 'ASSISTANT_TEXT',
+    });
+  });
+
+  it('fails closed after exactly one request when the API answers HTTP 500', async () => {
+    const { outcome, server } = await diagnoseOverHttp([
+      { status: 500, body: { error: { message: 'Internal error on host api-7 with key sk-test' } } },
+      wireText(JSON.stringify(noConclusionDraft())),
+    ]);
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.error).toBeInstanceOf(DiagnosisExecutionError);
+    expect(outcome.error).toMatchObject({ code: 'MODEL_FAILED' });
+    expect((outcome.error as Error).message).not.toMatch(/sk-test|api-7/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('sends no tools in the last request of a stopped run', async () => {
+    const { outcome, server } = await diagnoseOverHttp(
+      [
+        wireToolCalls([{ id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) }]),
+        wireText(JSON.stringify(supportedDraft([CALL_ID]))),
+      ],
+      { maxToolCalls: 1 },
+    );
+    expect(outcome.ok && outcome.result.stopReason).toBe('TOOL_CALL_BUDGET');
+    expect(server.requests[0]?.tools).toHaveLength(3);
+    expect(server.requests[1]).not.toHaveProperty('tools');
+    expect(server.requests[1]).not.toHaveProperty('tool_choice');
+  });
+
+  it('returns STOP_IGNORED when the model calls a tool in the final round anyway', async () => {
+    const { outcome, server } = await diagnoseOverHttp(
+      [
+        wireToolCalls([{ id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) }]),
+        wireToolCalls([{ id: 'call_01_x', name: 'lookup_knowledge', arguments: envelope({ query: 'q' }) }]),
+      ],
+      { maxToolCalls: 1 },
+    );
+    expect(outcome.ok && outcome.result).toMatchObject({ draft: null, stopReason: 'STOP_IGNORED' });
+    expect(server.requests).toHaveLength(2);
+  });
+});
