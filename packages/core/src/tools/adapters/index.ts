@@ -2,6 +2,26 @@
  * `@diagnosis/core/adapters`: the real evidence adapters (the only code that imports AWS SDKs and drivers), chosen by
  * configuration in `functions/`. Kept off the package root so the harness can be used without them.
  */
+
+export {
+  type BedrockKnowledgeBaseAdapterOptions,
+  createBedrockKnowledgeBaseAdapter,
+} from './bedrock-knowledge-base-adapter.ts';
+export { tokenizeMixedText } from './cjk-tokenizer.ts';
+export {
+  buildInsightsQuery,
+  type CloudWatchLogsInsightsAdapterOptions,
+  createCloudWatchLogsInsightsAdapter,
+} from './cloudwatch-logs-insights-adapter.ts';
+export {
+  createLocalKnowledgeAdapter,
+  KnowledgeBaseError,
+  type KnowledgeDocument,
+  loadKnowledgeDocuments,
+  parseRunbook,
+  splitPassages,
+} from './local-knowledge-adapter.ts';
+export { createLocalLogsAdapter, type LocalLogsAdapterOptions } from './local-logs-adapter.ts';
 export { createMysqlAdapter, limitStatement, type MysqlAdapterOptions, type MysqlDialect } from './mysql-adapter.ts';
 export {
   loadMysqlCatalog,

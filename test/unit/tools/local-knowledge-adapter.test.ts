@@ -1,0 +1,103 @@
+import type { KnowledgeData } from '@diagnosis/core';
+import {
+  createLocalKnowledgeAdapter,
+  KnowledgeBaseError,
+  loadKnowledgeDocuments,
+  parseRunbook,
+  tokenizeMixedText,
+} from '@diagnosis/core/adapters';
+import { describe, expect, it } from 'vitest';
+import { examplePath, toolCall } from '../../support/tool-call.ts';
+
+const documents = await loadKnowledgeDocuments(examplePath('knowledge'));
+const adapter = createLocalKnowledgeAdapter(documents);
+const search = async (query: string, options: { service?: string; top_k?: number; enterpriseId?: string } = {}) => {
+  const { enterpriseId, ...input } = options;
+  const result = await adapter.execute(
+    toolCall('lookup_knowledge', { query, ...input }, enterpriseId === undefined ? {} : { enterpriseId }),
+  );
+  return result.status === 'OK' ? (result.data as KnowledgeData).hits : [];
+};
+
+describe('tokenizeMixedText', () => {
+  it('turns Chinese runs into character bigrams and keeps Latin words', () => {
+    expect(tokenizeMixedText('支付网关 HikariPool timeout')).toEqual(['hikaripool', 'timeout', '支付', '付网', '网关']);
+  });
+  it('keeps a lone Chinese character as a unigram', () => {
+    expect(tokenizeMixedText('池 pool')).toEqual(['pool', '池']);
+  });
+});
+
+describe('createLocalKnowledgeAdapter on the example runbooks', () => {
+  it('finds the connection pool runbook first for a Chinese question without spaces', async () => {
+    const [first] = await search('订单支付超时连接池耗尽怎么办');
+    expect(first?.doc_id).toBe('payment-gateway-db-pool');
+    expect(first?.title).toBe('支付网关数据库连接池耗尽排查手册');
+    expect(first?.service).toBe('payment-gateway');
+  });
+
+  it('finds the rollback procedure for 回滚', async () => {
+    expect((await search('发布以后怎么回滚'))[0]?.doc_id).toBe('deploy-rollback');
+  });
+
+  it('returns the best-matching passage as the snippet, at most 600 characters', async () => {
+    const [first] = await search('连接池 统计 waiting active');
+    expect(first?.snippet.length).toBeLessThanOrEqual(600);
+    expect(first?.snippet).toContain('waiting');
+  });
+
+  it('boosts documents of the asked service', async () => {
+    const plain = await search('超时 配置', { top_k: 5 });
+    const boosted = await search('超时 配置', { service: 'payment-gateway', top_k: 5 });
+    expect(boosted[0]?.service).toBe('payment-gateway');
+    expect(plain.map((hit) => hit.doc_id)).not.toEqual(boosted.map((hit) => hit.doc_id));
+  });
+
+  it('returns at most top_k distinct documents', async () => {
+    const hits = await search('服务 日志 排查', { top_k: 2 });
+    expect(hits).toHaveLength(2);
+    expect(new Set(hits.map((hit) => hit.doc_id)).size).toBe(2);
+  });
+
+  it('answers EMPTY when nothing matches', async () => {
+    expect(await adapter.execute(toolCall('lookup_knowledge', { query: 'kubernetes helm chart' }))).toEqual({
+      status: 'EMPTY',
+    });
+  });
+
+  describe('tenant scope comes from the run', () => {
+    it('shows a tenant’s own runbook to that tenant only', async () => {
+      const own = await search('支付故障升级联系人', { enterpriseId: 'E1001' });
+      const other = await search('支付故障升级联系人', { enterpriseId: 'E2002' });
+      expect(own.map((hit) => hit.doc_id)).toContain('e1001-payment-escalation');
+      expect(other.map((hit) => hit.doc_id)).not.toContain('e1001-payment-escalation');
+    });
+
+    it('never shows E2002’s runbook to E1001, even when the query names E2002', async () => {
+      const hits = await search('E2002 结算对账 redis pool busy', { enterpriseId: 'E1001', top_k: 5 });
+      expect(hits.map((hit) => hit.doc_id)).not.toContain('e2002-settlement-reconciliation');
+      expect(JSON.stringify(hits)).not.toContain('E2002');
+    });
+  });
+});
+
+describe('parseRunbook and loadKnowledgeDocuments', () => {
+  it.each([
+    ['no front matter', '# 标题\n正文'],
+    ['front matter that is not YAML', '---\ntitle: [unclosed\n---\n正文'],
+    ['a missing title', '---\nservice: x\n---\n正文'],
+    ['an unknown key', '---\ntitle: t\nowner: me\n---\n正文'],
+  ])('refuses a runbook with %s', (_label, text) => {
+    expect(typeof parseRunbook('doc', text)).toBe('string');
+  });
+
+  it('refuses a folder that holds a bad runbook, naming the file', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const directory = await mkdtemp(join(tmpdir(), 'kb-'));
+    await writeFile(join(directory, 'bad.md'), 'no front matter');
+    await expect(loadKnowledgeDocuments(directory)).rejects.toBeInstanceOf(KnowledgeBaseError);
+    await expect(loadKnowledgeDocuments(directory)).rejects.toThrow('bad.md');
+  });
+});
