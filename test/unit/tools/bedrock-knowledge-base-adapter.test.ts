@@ -74,14 +74,12 @@ describe('createBedrockKnowledgeBaseAdapter', () => {
     ['DependencyFailedException', 424, 'UNAVAILABLE'],
     ['InternalServerException', 500, 'UNAVAILABLE'],
   ])('maps %s to %s without the AWS message', async (name, status, code) => {
-    bedrock
-      .on(RetrieveCommand)
-      .rejects(
-        Object.assign(new Error('arn:aws:bedrock:us-east-1:123456789012:knowledge-base/KB'), {
-          name,
-          $metadata: { httpStatusCode: status },
-        }),
-      );
+    bedrock.on(RetrieveCommand).rejects(
+      Object.assign(new Error('arn:aws:bedrock:us-east-1:123456789012:knowledge-base/KB'), {
+        name,
+        $metadata: { httpStatusCode: status },
+      }),
+    );
     const result = await adapter.execute(toolCall('lookup_knowledge', { query: 'q' }));
     expect(result).toMatchObject({ status: 'ERROR', code });
     expect(JSON.stringify(result)).not.toContain('123456789012');
