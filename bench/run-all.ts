@@ -1,5 +1,7 @@
 /** `npm run bench`: every benchmark of the project, one after the other. Figures go into BENCHMARKS.md. */
+import { benchEvidenceAdapters } from './evidence-adapters.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
 
 console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 await benchHarnessOverhead();
+await benchEvidenceAdapters();

@@ -151,4 +151,25 @@ describe('createLocalLogsAdapter on the example world', () => {
       data: { matched: 1, lines: [{ timestamp: good.timestamp, level: 'ERROR', service: 'svc', message: 'boom' }] },
     });
   });
+
+  it('counts every matching line of a file read in many chunks, lines straddling the chunk boundaries included', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'logs-'));
+    const lines = Array.from({ length: 600 }, (_, index) =>
+      JSON.stringify({
+        timestamp: new Date(Date.parse('2026-11-30T06:00:00Z') + index * 1_000).toISOString(),
+        level: index % 3 === 0 ? 'ERROR' : 'INFO',
+        service: 'svc',
+        enterprise_id: index % 2 === 0 ? 'E1001' : 'E2002',
+        message: `${'填充'.repeat(200)} #${index}`,
+      }),
+    );
+    await writeFile(join(directory, 'svc.jsonl'), lines.join('\n'));
+    const logs = createLocalLogsAdapter({ directory });
+    const window = { service: 'svc', start_time: '2026-11-30T06:00:00Z', end_time: '2026-11-30T07:00:00Z' };
+    const errors = await logs.execute(toolCall('query_logs', { ...window, level: 'ERROR' }));
+    const all = await logs.execute(toolCall('query_logs', { ...window, limit: 50 }));
+    expect(errors.status === 'OK' && errors.data.matched).toBe(100); // index % 6 === 0
+    expect(all.status === 'OK' && all.data.matched).toBe(300);
+    expect(all.status === 'OK' && all.data.lines[0]?.message.endsWith('#598')).toBe(true);
+  });
 });

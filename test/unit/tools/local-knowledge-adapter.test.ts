@@ -21,10 +21,10 @@ const search = async (query: string, options: { service?: string; top_k?: number
 
 describe('tokenizeMixedText', () => {
   it('turns Chinese runs into character bigrams and keeps Latin words', () => {
-    expect(tokenizeMixedText('支付网关 HikariPool timeout')).toEqual(['hikaripool', 'timeout', '支付', '付网', '网关']);
+    expect(tokenizeMixedText('支付网关 HikariPool timeout')).toEqual(['支付', '付网', '网关', 'hikaripool', 'timeout']);
   });
   it('keeps a lone Chinese character as a unigram', () => {
-    expect(tokenizeMixedText('池 pool')).toEqual(['pool', '池']);
+    expect(tokenizeMixedText('池 pool')).toEqual(['池', 'pool']);
   });
 });
 

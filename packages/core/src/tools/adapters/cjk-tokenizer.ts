@@ -1,23 +1,28 @@
-const HAN_RUN = /\p{Script=Han}+/gu;
-const HAN = /\p{Script=Han}/u;
-const WORD_SEGMENTER = new Intl.Segmenter('zh', { granularity: 'word' });
+/** A run of Han characters, or a word of other letters, digits and underscores. */
+const TOKEN = /\p{Script=Han}+|[[\p{L}\p{N}_]--\p{Script=Han}]+/gv;
 
 /**
- * Tokens for full-text search over mixed Chinese and Latin text. Chinese has no spaces, and ICU's word segmentation
- * splits many technical terms (网关 → 网 | 关), so every run of Han characters becomes overlapping character bigrams
- * (a lone character stays a unigram), as Lucene's CJK analyzer does. Other text uses ICU word segmentation,
+ * Tokens for full-text search over mixed Chinese and Latin text. Chinese has no spaces, and ICU word segmentation
+ * (Intl.Segmenter) splits many technical terms badly (网关 → 网 | 关), so every run of Han characters becomes
+ * overlapping character bigrams (a lone character stays a unigram), as Lucene's CJK analyzer does; other words are
  * lower-cased. Repeats are kept: term frequency counts.
  */
 export function tokenizeMixedText(text: string): string[] {
-  const lower = text.toLowerCase();
   const tokens: string[] = [];
-  for (const { segment, isWordLike } of WORD_SEGMENTER.segment(lower)) {
-    if (isWordLike && !HAN.test(segment)) tokens.push(segment);
-  }
-  for (const run of lower.match(HAN_RUN) ?? []) {
-    const chars = Array.from(run);
-    if (chars.length === 1) tokens.push(run);
+  for (const [token] of text.toLowerCase().matchAll(TOKEN)) {
+    const first = token.codePointAt(0) ?? 0;
+    if (!isHan(first)) {
+      tokens.push(token);
+      continue;
+    }
+    const chars = Array.from(token);
+    if (chars.length === 1) tokens.push(token);
     for (let index = 0; index + 1 < chars.length; index += 1) tokens.push(`${chars[index]}${chars[index + 1]}`);
   }
   return tokens;
+}
+
+const HAN = /\p{Script=Han}/u;
+function isHan(codePoint: number): boolean {
+  return HAN.test(String.fromCodePoint(codePoint));
 }

@@ -4,6 +4,12 @@
  */
 
 export {
+  type EvidenceSettings,
+  evidenceSettingsSchema,
+  parseEvidenceSettings,
+  SettingsError,
+} from '../../config/evidence-settings.ts';
+export {
   type BedrockKnowledgeBaseAdapterOptions,
   createBedrockKnowledgeBaseAdapter,
 } from './bedrock-knowledge-base-adapter.ts';
@@ -13,6 +19,7 @@ export {
   type CloudWatchLogsInsightsAdapterOptions,
   createCloudWatchLogsInsightsAdapter,
 } from './cloudwatch-logs-insights-adapter.ts';
+export { createEvidenceAdapters, type EvidenceClients } from './create-evidence-adapters.ts';
 export {
   createLocalKnowledgeAdapter,
   KnowledgeBaseError,

@@ -31,7 +31,7 @@ export interface KnowledgeDocument {
   body: string;
 }
 
-interface Passage {
+interface IndexedDocument {
   id: number;
   docId: string;
   title: string;
@@ -93,9 +93,10 @@ export function parseRunbook(docId: string, text: string): KnowledgeDocument | s
 }
 
 /**
- * `lookup_knowledge` over local runbooks: a MiniSearch index of passages (paragraphs of at most 600 characters),
- * Chinese tokenized as character bigrams, title and tags boosted, documents of the asked service boosted. A document
- * with an `enterprise` is visible to that tenant only. The index is built once, when the adapter is created.
+ * `lookup_knowledge` over local runbooks: a MiniSearch index of documents (title and tags boosted), Chinese tokenized
+ * as character bigrams, documents of the asked service boosted; the snippet is the document's passage (paragraph of
+ * at most 600 characters) that shares the most query terms. A document with an `enterprise` is visible to that tenant
+ * only. The index is built once, when the adapter is created.
  */
 export function createLocalKnowledgeAdapter(
   documents: readonly KnowledgeDocument[],
@@ -114,31 +115,25 @@ export function createLocalKnowledgeAdapter(
         boostDocument: (_id, _term, stored) =>
           service !== undefined && stored?.service === service ? SERVICE_BOOST : 1,
       });
-      const hits: KnowledgeHit[] = [];
-      const seen = new Set<string>();
-      for (const result of results) {
-        if (seen.has(result.docId)) continue;
-        seen.add(result.docId);
-        hits.push({
-          doc_id: result.docId,
-          title: result.title,
-          snippet: result.text.slice(0, SNIPPET_CHARS),
-          score: Math.round(result.score * 1_000) / 1_000,
-          ...(result.service === '' ? {} : { service: result.service }),
-        });
-        if (hits.length === topK) break;
-      }
+      const queryTerms = new Set(tokenizeMixedText(call.input.query));
+      const hits: KnowledgeHit[] = results.slice(0, topK).map((result) => ({
+        doc_id: result.docId,
+        title: result.title,
+        snippet: bestPassage(index.passages(result.docId), queryTerms),
+        score: Math.round(result.score * 1_000) / 1_000,
+        ...(result.service === '' ? {} : { service: result.service }),
+      }));
       return hits.length === 0 ? { status: 'EMPTY' } : { status: 'OK', data: { hits } };
     },
   };
 }
 
-type StoredPassage = Pick<Passage, 'docId' | 'title' | 'text' | 'service' | 'enterprise'>;
+type StoredDocument = Pick<IndexedDocument, 'docId' | 'title' | 'service' | 'enterprise'>;
 
 export function buildKnowledgeIndex(documents: readonly KnowledgeDocument[]) {
-  const index = new MiniSearch<Passage>({
+  const index = new MiniSearch<IndexedDocument>({
     fields: ['title', 'tags', 'text'],
-    storeFields: ['docId', 'title', 'text', 'service', 'enterprise'],
+    storeFields: ['docId', 'title', 'service', 'enterprise'],
     tokenize: tokenizeMixedText,
     processTerm: (term) => term,
     searchOptions: {
@@ -148,35 +143,50 @@ export function buildKnowledgeIndex(documents: readonly KnowledgeDocument[]) {
       processTerm: (term) => term,
     },
   });
-  let id = 0;
-  const passages: Passage[] = [];
-  for (const document of documents) {
-    for (const text of splitPassages(document.body)) {
-      passages.push({
-        id: id++,
+  const passages = new Map<string, string[]>();
+  index.addAll(
+    documents.map((document, id) => {
+      passages.set(document.docId, splitPassages(document.body));
+      return {
+        id,
         docId: document.docId,
         title: document.title,
         tags: document.tags.join(' '),
-        text,
+        text: document.body,
         service: document.service?.toLowerCase() ?? '',
         enterprise: document.enterprise ?? '',
-      });
-    }
-  }
-  index.addAll(passages);
+      };
+    }),
+  );
   return {
+    passages: (docId: string) => passages.get(docId) ?? [],
     search: (
       query: string,
       options: {
-        filter: (result: StoredPassage) => boolean;
+        filter: (result: StoredDocument) => boolean;
         boostDocument: (id: unknown, term: string, stored?: Record<string, unknown>) => number;
       },
     ) =>
       index.search(query, {
-        filter: (result) => options.filter(result as unknown as StoredPassage),
+        filter: (result) => options.filter(result as unknown as StoredDocument),
         boostDocument: options.boostDocument,
-      }) as unknown as (StoredPassage & { score: number })[],
+      }) as unknown as (StoredDocument & { score: number })[],
   };
+}
+
+/** The passage sharing the most distinct query terms (the first one on a tie), cut to 600 characters. */
+function bestPassage(passages: readonly string[], queryTerms: ReadonlySet<string>): string {
+  let best = passages[0] ?? '';
+  let bestScore = -1;
+  for (const passage of passages) {
+    let score = 0;
+    for (const term of new Set(tokenizeMixedText(passage))) if (queryTerms.has(term)) score += 1;
+    if (score > bestScore) {
+      best = passage;
+      bestScore = score;
+    }
+  }
+  return best.slice(0, SNIPPET_CHARS);
 }
 
 /** Paragraphs (blank-line separated, headings kept with what follows), each cut to at most 600 characters. */

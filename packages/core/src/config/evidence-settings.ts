@@ -1,0 +1,69 @@
+import * as v from 'valibot';
+
+const positiveInteger = v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(1));
+const logGroups = v.pipe(
+  v.string(),
+  v.parseJson(),
+  v.record(v.pipe(v.string(), v.minLength(1)), v.array(v.pipe(v.string(), v.minLength(1)))),
+);
+
+/**
+ * Which backend serves each evidence tool, and its settings, read from environment variables (names as in the
+ * README). Unknown values are refused at cold start with the key named.
+ */
+export const evidenceSettingsSchema = v.object({
+  KNOWLEDGE_BACKEND: v.optional(v.picklist(['local', 'bedrock']), 'local'),
+  KNOWLEDGE_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), 'examples/knowledge'),
+  BEDROCK_KNOWLEDGE_BASE_ID: v.optional(v.pipe(v.string(), v.regex(/^[0-9A-Za-z]{1,20}$/))),
+  LOGS_BACKEND: v.optional(v.picklist(['local', 'cloudwatch']), 'local'),
+  LOGS_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), 'examples/logs'),
+  LOGS_GROUPS: v.optional(logGroups, '{}'),
+  LOGS_TENANT_FIELD: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_@][A-Za-z0-9_.@-]{0,63}$/)), 'enterprise_id'),
+  MYSQL_URL: v.optional(v.pipe(v.string(), v.regex(/^mysql:\/\//, 'a mysql:// URL'))),
+  MYSQL_CATALOG_PATH: v.optional(v.pipe(v.string(), v.minLength(1)), 'examples/mysql/catalog.json'),
+  MYSQL_DIALECT: v.optional(v.picklist(['auto', 'mariadb', 'mysql']), 'auto'),
+  MYSQL_STATEMENT_TIMEOUT_MS: v.optional(positiveInteger, '5000'),
+  MYSQL_POOL_SIZE: v.optional(positiveInteger, '4'),
+});
+
+export type EvidenceSettings = v.InferOutput<typeof evidenceSettingsSchema>;
+
+/** Parses settings; on failure, the message names only the bad keys, never their values (they may be secrets). */
+export function parseEvidenceSettings(environment: Record<string, string | undefined>): EvidenceSettings {
+  const result = v.safeParse(evidenceSettingsSchema, pickDefined(environment));
+  if (!result.success) throw new SettingsError(badKeys(result.issues));
+  const settings = result.output;
+  const missing: string[] = [];
+  if (settings.KNOWLEDGE_BACKEND === 'bedrock' && settings.BEDROCK_KNOWLEDGE_BASE_ID === undefined) {
+    missing.push('BEDROCK_KNOWLEDGE_BASE_ID');
+  }
+  if (settings.LOGS_BACKEND === 'cloudwatch' && Object.keys(settings.LOGS_GROUPS).length === 0)
+    missing.push('LOGS_GROUPS');
+  if (missing.length > 0) throw new SettingsError(missing);
+  return settings;
+}
+
+/** Invalid configuration: fails the cold start, naming the keys only. */
+export class SettingsError extends Error {
+  override readonly name = 'SettingsError';
+  readonly keys: readonly string[];
+
+  constructor(keys: string[]) {
+    super(`invalid configuration: ${keys.join(', ')}`);
+    this.keys = keys;
+  }
+}
+
+export function badKeys(issues: readonly v.BaseIssue<unknown>[]): string[] {
+  return [...new Set(issues.map((issue) => String(issue.path?.[0]?.key ?? '(root)')))];
+}
+
+function pickDefined(environment: Record<string, string | undefined>): Record<string, string> {
+  const keys = Object.keys(evidenceSettingsSchema.entries);
+  const picked: Record<string, string> = {};
+  for (const key of keys) {
+    const value = environment[key];
+    if (value !== undefined && value !== '') picked[key] = value;
+  }
+  return picked;
+}
