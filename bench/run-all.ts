@@ -1,7 +1,9 @@
 /** `npm run bench`: every benchmark of the project, one after the other. Figures go into BENCHMARKS.md. */
+import { benchAuditStore } from './audit-store.ts';
 import { benchEvidenceAdapters } from './evidence-adapters.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
 
 console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 await benchHarnessOverhead();
 await benchEvidenceAdapters();
+await benchAuditStore();

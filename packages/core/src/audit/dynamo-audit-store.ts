@@ -1,0 +1,216 @@
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { PreviousTurn } from '../agent/diagnosis-input.ts';
+import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
+import {
+  completionAttributes,
+  type Item,
+  newRunItem,
+  recordOf,
+  runKey,
+  runOf,
+  sessionKey,
+  stepItems,
+  toolItem,
+  toolSortKey,
+} from './audit-items.ts';
+import { buildPreviousTurn } from './previous-turn.ts';
+import {
+  AuditWriteError,
+  type RunOutcome,
+  type RunRecord,
+  type RunStore,
+  RunStoreError,
+  type StartRunInput,
+  type StartRunResult,
+  type StoredRun,
+} from './run-store.ts';
+
+export interface DynamoAuditStoreOptions {
+  /** A DynamoDB client built once per cold start (its own retry policy applies to storage writes only). */
+  client: DynamoDBClient;
+  tableName: string;
+  /** Days every item of a run is kept (its `ttl`). */
+  retentionDays?: number;
+  now?: () => number;
+  /** Runs read per page by `findPreviousTurn`, and the most pages it reads. */
+  sessionPageSize?: number;
+  maxSessionPages?: number;
+}
+
+export type DynamoAuditStore = AuditHook & RunStore;
+
+/**
+ * The audit hook and run store on one DynamoDB table. Audit writes are write-behind: `onModelStep` and
+ * `onToolInvocation` start their puts at once and return; `flush` waits for them and names any that failed. Every
+ * put is conditional (`attribute_not_exists`): nothing written is ever overwritten, and a second record for the same
+ * tool call id is an integrity error, never an overwrite.
+ */
+export function createDynamoAuditStore(options: DynamoAuditStoreOptions): DynamoAuditStore {
+  const documents = DynamoDBDocumentClient.from(options.client, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+  const { tableName } = options;
+  const retentionDays = options.retentionDays ?? 90;
+  const now = options.now ?? Date.now;
+  const pageSize = options.sessionPageSize ?? 25;
+  const maxPages = options.maxSessionPages ?? 40;
+  const pending: Promise<void>[] = [];
+  const failures: { key: string; reason: string }[] = [];
+  // NOTE: a reused tool call id is audited under its own key, so the first record stays the canonical one.
+  const reuseCounts = new Map<string, number>();
+
+  function putBehind(item: Item): void {
+    const key = `${item.pk}|${item.sk}`;
+    const write = documents
+      .send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          failures.push({ key, reason: errorName(error) });
+        },
+      );
+    pending.push(write);
+  }
+
+  return {
+    async onModelStep(event: ModelStepEvent) {
+      for (const item of stepItems(event, now(), retentionDays)) putBehind(item);
+    },
+
+    async onToolInvocation(event: ToolInvocationEvent) {
+      let sortKey = toolSortKey(event.toolCallId);
+      if (event.code === 'DUPLICATE_TOOL_CALL_ID') {
+        const reuse = (reuseCounts.get(`${event.runId}|${event.toolCallId}`) ?? 0) + 1;
+        reuseCounts.set(`${event.runId}|${event.toolCallId}`, reuse);
+        sortKey = `${sortKey}#REUSED#${String(reuse).padStart(3, '0')}`;
+      }
+      putBehind(toolItem(event, now(), retentionDays, sortKey));
+    },
+
+    async flush() {
+      while (pending.length > 0) await Promise.all(pending.splice(0));
+      if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
+    },
+
+    async startRun(input: StartRunInput): Promise<StartRunResult> {
+      const item = newRunItem(input, now(), retentionDays);
+      try {
+        await documents.send(
+          new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+        );
+        return { started: true, run: runOf(item) };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        const existing = await this.getRun(input.runId);
+        if (existing === null) throw new RunStoreError('RUN_NOT_FOUND', 'the run vanished during start');
+        return { started: false, run: existing };
+      }
+    },
+
+    async completeRun(runId: string, outcome: RunOutcome) {
+      const attributes = completionAttributes(outcome, now());
+      const names: Record<string, string> = { '#status': 'status' };
+      const values: Record<string, unknown> = { ':running': 'RUNNING' };
+      const sets = Object.entries(attributes).map(([name, value], index) => {
+        names[`#a${index}`] = name;
+        values[`:v${index}`] = value;
+        return `#a${index} = :v${index}`;
+      });
+      try {
+        await documents.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: runKey(runId),
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: 'attribute_exists(pk) AND #status = :running',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }),
+        );
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) {
+          throw new RunStoreError('RUN_NOT_RUNNING', 'the run is not running (unknown, or already completed)');
+        }
+        throw error;
+      }
+    },
+
+    async getRun(runId: string): Promise<StoredRun | null> {
+      const { Item } = await documents.send(
+        new GetCommand({ TableName: tableName, Key: runKey(runId), ConsistentRead: true }),
+      );
+      return Item === undefined ? null : runOf(Item);
+    },
+
+    async listRunRecords(runId, listOptions = {}) {
+      const query: QueryCommandInput = {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': runKey(runId).pk },
+        ConsistentRead: true,
+        Limit: listOptions.limit ?? 100,
+        ...(listOptions.cursor === undefined ? {} : { ExclusiveStartKey: decodeCursor(listOptions.cursor, runId) }),
+      };
+      if (listOptions.includeReasoning !== true) {
+        query.FilterExpression = 'entity <> :reasoning';
+        query.ExpressionAttributeValues = { ...query.ExpressionAttributeValues, ':reasoning': 'agent_reasoning_audit' };
+      }
+      const page = await documents.send(new QueryCommand(query));
+      const records: RunRecord[] = (page.Items ?? []).map(recordOf);
+      return { records, cursor: page.LastEvaluatedKey === undefined ? null : encodeCursor(page.LastEvaluatedKey) };
+    },
+
+    async findPreviousTurn(sessionId: string): Promise<PreviousTurn | null> {
+      let startKey: Record<string, unknown> | undefined;
+      for (let pageIndex = 0; pageIndex < maxPages; pageIndex += 1) {
+        const page = await documents.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :session',
+            ExpressionAttributeValues: { ':session': sessionKey(sessionId) },
+            ScanIndexForward: false,
+            Limit: pageSize,
+            ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          if (item.entity !== 'run') continue;
+          const turn = buildPreviousTurn(runOf(item));
+          if (turn !== null) return turn;
+        }
+        if (page.LastEvaluatedKey === undefined) return null;
+        startKey = page.LastEvaluatedKey;
+      }
+      return null;
+    },
+  };
+}
+
+function errorName(error: unknown): string {
+  const name = (error as { name?: unknown })?.name;
+  return typeof name === 'string' && /^[A-Za-z]{1,64}$/.test(name) ? name : 'Error';
+}
+
+function encodeCursor(key: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/** A cursor is only ever a key of the same run: anything else is refused rather than queried. */
+function decodeCursor(cursor: string, runId: string): Record<string, unknown> {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    if (key.pk === runKey(runId).pk && typeof key.sk === 'string' && Object.keys(key).length === 2) return key;
+  } catch {
+    // fall through
+  }
+  throw new RunStoreError('CORRUPT_ITEM', 'invalid cursor');
+}

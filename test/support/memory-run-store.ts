@@ -1,0 +1,135 @@
+import type { ModelStepEvent, ToolInvocationEvent } from '@diagnosis/core';
+import {
+  AuditWriteError,
+  buildPreviousTurn,
+  completionAttributes,
+  type DynamoAuditStore,
+  type Item,
+  newRunItem,
+  type RunStore,
+  RunStoreError,
+  recordOf,
+  runKey,
+  runOf,
+  sessionKey,
+  stepItems,
+  toolItem,
+  toolSortKey,
+} from '@diagnosis/core/store';
+
+/**
+ * An in-memory store with the behaviour of the DynamoDB one: the same items (built by the same functions, with the
+ * same caps), conditional puts, write-behind with `flush`, ordered pages with cursors. `failWrite` injects failures.
+ */
+export function createMemoryRunStore(
+  options: {
+    now?: () => number;
+    retentionDays?: number;
+    sessionPageSize?: number;
+    failWrite?: (item: Item) => boolean;
+  } = {},
+): DynamoAuditStore & { items: Map<string, Item> } {
+  const items = new Map<string, Item>();
+  const now = options.now ?? Date.now;
+  const retentionDays = options.retentionDays ?? 90;
+  const pageSize = options.sessionPageSize ?? 25;
+  const failures: { key: string; reason: string }[] = [];
+  const pending: Promise<void>[] = [];
+  const reuseCounts = new Map<string, number>();
+  const keyOf = (item: { pk: string; sk: string }) => `${item.pk}|${item.sk}`;
+
+  function putBehind(item: Item): void {
+    pending.push(
+      Promise.resolve().then(() => {
+        const key = keyOf(item);
+        if (options.failWrite?.(item)) failures.push({ key, reason: 'InjectedFailure' });
+        else if (items.has(key)) failures.push({ key, reason: 'ConditionalCheckFailedException' });
+        else items.set(key, structuredClone(item));
+      }),
+    );
+  }
+
+  const store: DynamoAuditStore & { items: Map<string, Item> } = {
+    items,
+    async onModelStep(event: ModelStepEvent) {
+      for (const item of stepItems(event, now(), retentionDays)) putBehind(item);
+    },
+    async onToolInvocation(event: ToolInvocationEvent) {
+      let sortKey = toolSortKey(event.toolCallId);
+      if (event.code === 'DUPLICATE_TOOL_CALL_ID') {
+        const reuse = (reuseCounts.get(`${event.runId}|${event.toolCallId}`) ?? 0) + 1;
+        reuseCounts.set(`${event.runId}|${event.toolCallId}`, reuse);
+        sortKey = `${sortKey}#REUSED#${String(reuse).padStart(3, '0')}`;
+      }
+      putBehind(toolItem(event, now(), retentionDays, sortKey));
+    },
+    async flush() {
+      while (pending.length > 0) await Promise.all(pending.splice(0));
+      if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
+    },
+    async startRun(input) {
+      const item = newRunItem(input, now(), retentionDays);
+      await Promise.resolve();
+      const existing = items.get(keyOf(item));
+      if (existing !== undefined) return { started: false, run: runOf(existing) };
+      items.set(keyOf(item), item);
+      return { started: true, run: runOf(item) };
+    },
+    async completeRun(runId, outcome) {
+      const attributes = completionAttributes(outcome, now());
+      const key = keyOf(runKey(runId));
+      const existing = items.get(key);
+      if (existing === undefined || existing.status !== 'RUNNING') {
+        throw new RunStoreError('RUN_NOT_RUNNING', 'the run is not running (unknown, or already completed)');
+      }
+      items.set(key, { ...existing, ...attributes });
+    },
+    async getRun(runId) {
+      const item = items.get(keyOf(runKey(runId)));
+      return item === undefined ? null : runOf(item);
+    },
+    async listRunRecords(runId, listOptions = {}) {
+      const pk = runKey(runId).pk;
+      const limit = listOptions.limit ?? 100;
+      const after = listOptions.cursor === undefined ? undefined : decodeCursor(listOptions.cursor, pk);
+      const all = [...items.values()].filter((item) => item.pk === pk).sort((a, b) => (a.sk < b.sk ? -1 : 1));
+      const from = after === undefined ? 0 : all.findIndex((item) => item.sk > after);
+      const page = from === -1 ? [] : all.slice(from, from + limit);
+      const more = from !== -1 && from + limit < all.length;
+      const visible = page.filter(
+        (item) => listOptions.includeReasoning === true || item.entity !== 'agent_reasoning_audit',
+      );
+      const last = page.at(-1);
+      return {
+        records: visible.map(recordOf),
+        cursor:
+          more && last !== undefined ? Buffer.from(JSON.stringify({ pk, sk: last.sk })).toString('base64url') : null,
+      };
+    },
+    async findPreviousTurn(sessionId) {
+      const runs = [...items.values()]
+        .filter((item) => item.entity === 'run' && item.gsi1pk === sessionKey(sessionId))
+        .sort((a, b) => (String(a.gsi1sk) < String(b.gsi1sk) ? 1 : -1));
+      for (let start = 0; start < runs.length; start += pageSize) {
+        for (const item of runs.slice(start, start + pageSize)) {
+          const turn = buildPreviousTurn(runOf(item));
+          if (turn !== null) return turn;
+        }
+      }
+      return null;
+    },
+  };
+  return store;
+}
+
+function decodeCursor(cursor: string, pk: string): string {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { pk?: unknown; sk?: unknown };
+    if (key.pk === pk && typeof key.sk === 'string') return key.sk;
+  } catch {
+    // fall through
+  }
+  throw new RunStoreError('CORRUPT_ITEM', 'invalid cursor');
+}
+
+export type { RunStore };
