@@ -293,9 +293,27 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       const tools = records.filter((record) => record.entity === 'tool_invocation') as StoredToolInvocation[];
       expect(tools).toHaveLength(30);
       expect(pages).toBeGreaterThan(1);
+      expect(records).toHaveLength(31);
       expect(
         tools.every((tool) => !tool.resultTruncated && (tool.result as { blob: string }).blob.length === 30_000),
       ).toBe(true);
+    });
+
+    it('fills every page but the last with records when the reasoning items are filtered out', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      for (let step = 1; step <= 4; step += 1) await store.onModelStep(stepEvent(runId, step));
+      await store.flush();
+      // Key order puts the four REASONING# items first; without them a page of 3 must still hold 3 records.
+      const first = await store.listRunRecords(runId, { limit: 3 });
+      expect(first.records.map((record) => record.entity)).toEqual(['run', 'agent_step', 'agent_step']);
+      const second = await store.listRunRecords(runId, {
+        limit: 3,
+        ...(first.cursor === null ? {} : { cursor: first.cursor }),
+      });
+      expect(second.records.map((record) => record.entity)).toEqual(['agent_step', 'agent_step']);
+      expect(second.cursor).toBeNull();
     });
 
     it('refuses a cursor that does not belong to the run', async () => {

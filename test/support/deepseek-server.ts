@@ -101,24 +101,26 @@ export function wireText(content: string, options: { reasoning?: string; usage?:
 }
 
 export type WireReply = DeepSeekResponse | { status: number; body: unknown };
-export type WireScript = (WireReply | ((request: Record<string, unknown>) => WireReply))[];
+export type WireScript = (WireReply | ((request: Record<string, unknown>) => WireReply | Promise<WireReply>))[];
 
 /**
- * A loopback OpenAI-compatible server that answers `POST /v1/chat/completions` from a script, one entry per request,
- * and records every request body. Running past the script answers 599 so a test never passes on an unplanned call.
+ * A loopback OpenAI-compatible server that answers `POST /v1/chat/completions` from a queue, one entry per request
+ * (tests may push more entries at any time), and records every request body. An empty queue answers 599, so a test
+ * never passes on an unplanned call.
  */
-export async function startDeepSeekServer(script: WireScript) {
+export async function startDeepSeekServer(script: WireScript = []) {
   const requests: Record<string, unknown>[] = [];
   const headers: IncomingMessage['headers'][] = [];
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
       requests.push(body);
       headers.push(request.headers);
-      const entry = script[requests.length - 1];
-      const reply = typeof entry === 'function' ? entry(body) : entry;
+      const entry = script.shift();
+      const reply = typeof entry === 'function' ? await entry(body) : entry;
+      if (response.destroyed) return;
       if (reply === undefined) return send(response, 599, { error: { message: 'script exhausted' } });
       if ('status' in reply && 'body' in reply) return send(response, reply.status, reply.body);
       return send(response, 200, reply);
@@ -130,7 +132,12 @@ export async function startDeepSeekServer(script: WireScript) {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
     headers,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    script,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -92,18 +92,21 @@ export function createMemoryRunStore(
       const pk = runKey(runId).pk;
       const limit = listOptions.limit ?? 100;
       const after = listOptions.cursor === undefined ? undefined : decodeCursor(listOptions.cursor, pk);
-      const all = [...items.values()].filter((item) => item.pk === pk).sort((a, b) => (a.sk < b.sk ? -1 : 1));
-      const from = after === undefined ? 0 : all.findIndex((item) => item.sk > after);
-      const page = from === -1 ? [] : all.slice(from, from + limit);
-      const more = from !== -1 && from + limit < all.length;
-      const visible = page.filter(
-        (item) => listOptions.includeReasoning === true || item.entity !== 'agent_reasoning_audit',
-      );
+      const visible = [...items.values()]
+        .filter(
+          (item) =>
+            item.pk === pk && (listOptions.includeReasoning === true || item.entity !== 'agent_reasoning_audit'),
+        )
+        .sort((a, b) => (a.sk < b.sk ? -1 : 1))
+        .filter((item) => after === undefined || item.sk > after);
+      const page = visible.slice(0, limit);
       const last = page.at(-1);
       return {
-        records: visible.map(recordOf),
+        records: page.map(recordOf),
         cursor:
-          more && last !== undefined ? Buffer.from(JSON.stringify({ pk, sk: last.sk })).toString('base64url') : null,
+          visible.length > limit && last !== undefined
+            ? Buffer.from(JSON.stringify({ pk, sk: last.sk })).toString('base64url')
+            : null,
       };
     },
     async findPreviousTurn(sessionId) {

@@ -10,6 +10,7 @@ export type {
 } from './agent/diagnosis-errors.ts';
 export { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from './agent/diagnosis-errors.ts';
 export type { PreviousTurn } from './agent/diagnosis-input.ts';
+export { prepareDiagnosisInput as validateDiagnosisInput } from './agent/diagnosis-input.ts';
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
 export { runDiagnosis } from './agent/run-diagnosis.ts';
@@ -21,10 +22,30 @@ export type {
   ToolInvocationEvent,
 } from './audit/audit-hook.ts';
 export { MAX_AUDIT_TEXT_CHARS } from './audit/audit-hook.ts';
+export type {
+  PublishedResult,
+  RunOutcome,
+  RunStatus,
+  RunStore,
+  StoredRun,
+  VerifiedCitation,
+} from './audit/run-store.ts';
 export type { AnalysisItem, DiagnosisDraft } from './draft/diagnosis-draft.ts';
 export { diagnosisDraftJsonSchema } from './draft/diagnosis-draft.ts';
 export type { DraftParseResult } from './draft/parse-diagnosis-draft.ts';
 export { parseDiagnosisDraft } from './draft/parse-diagnosis-draft.ts';
+export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
+export { verifyDraftEvidence } from './release/evidence-guard.ts';
+export type {
+  DiagnosisReport,
+  DiagnosisResult,
+  FailedReport,
+  FallbackReport,
+  PublishedReport,
+  ReleaseDecision,
+  ReleaseStatus,
+} from './release/release-diagnosis.ts';
+export { releaseDiagnosis, resultOfStoredRun } from './release/release-diagnosis.ts';
 export type { CheckEvaluation, ProgressCheck, ProgressSnapshot } from './run/progress-tracker.ts';
 export type { RunContext, RunContextInit, RunUsage } from './run/run-context.ts';
 export { createRunContext } from './run/run-context.ts';
@@ -32,6 +53,8 @@ export type { RunLimits } from './run/run-limits.ts';
 export { DEFAULT_RUN_LIMITS } from './run/run-limits.ts';
 export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
+export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
+export { DiagnosisRunConflictError, executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
 export type {
   AdapterResult,
   EvidenceAdapter,

@@ -1,4 +1,5 @@
-import { createEvidenceAdapters, parseEvidenceSettings, SettingsError } from '@diagnosis/core/adapters';
+import { createEvidenceAdapters } from '@diagnosis/core/adapters';
+import { parseEvidenceSettings, SettingsError } from '@diagnosis/core/config';
 import { describe, expect, it } from 'vitest';
 import { examplePath, toolCall } from '../../support/tool-call.ts';
 

@@ -151,21 +151,31 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
     },
 
     async listRunRecords(runId, listOptions = {}) {
-      const query: QueryCommandInput = {
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': runKey(runId).pk },
-        ConsistentRead: true,
-        Limit: listOptions.limit ?? 100,
-        ...(listOptions.cursor === undefined ? {} : { ExclusiveStartKey: decodeCursor(listOptions.cursor, runId) }),
-      };
-      if (listOptions.includeReasoning !== true) {
-        query.FilterExpression = 'entity <> :reasoning';
-        query.ExpressionAttributeValues = { ...query.ExpressionAttributeValues, ':reasoning': 'agent_reasoning_audit' };
-      }
-      const page = await documents.send(new QueryCommand(query));
-      const records: RunRecord[] = (page.Items ?? []).map(recordOf);
-      return { records, cursor: page.LastEvaluatedKey === undefined ? null : encodeCursor(page.LastEvaluatedKey) };
+      const limit = listOptions.limit ?? 100;
+      const records: RunRecord[] = [];
+      let startKey = listOptions.cursor === undefined ? undefined : decodeCursor(listOptions.cursor, runId);
+      // NOTE: Limit counts items before the reasoning filter; query on until the page holds `limit` records, never more.
+      do {
+        const query: QueryCommandInput = {
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': runKey(runId).pk },
+          ConsistentRead: true,
+          Limit: limit - records.length,
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        };
+        if (listOptions.includeReasoning !== true) {
+          query.FilterExpression = 'entity <> :reasoning';
+          query.ExpressionAttributeValues = {
+            ...query.ExpressionAttributeValues,
+            ':reasoning': 'agent_reasoning_audit',
+          };
+        }
+        const page = await documents.send(new QueryCommand(query));
+        records.push(...(page.Items ?? []).map(recordOf));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined && records.length < limit);
+      return { records, cursor: startKey === undefined ? null : encodeCursor(startKey) };
     },
 
     async findPreviousTurn(sessionId: string): Promise<PreviousTurn | null> {

@@ -4,12 +4,6 @@
  */
 
 export {
-  type EvidenceSettings,
-  evidenceSettingsSchema,
-  parseEvidenceSettings,
-  SettingsError,
-} from '../../config/evidence-settings.ts';
-export {
   type BedrockKnowledgeBaseAdapterOptions,
   createBedrockKnowledgeBaseAdapter,
 } from './bedrock-knowledge-base-adapter.ts';

@@ -1,0 +1,46 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DiagnosisServiceDeps } from '@diagnosis/core';
+import { createEvidenceAdapters } from '@diagnosis/core/adapters';
+import { type DiagnosisSettings, limitsOf, type StoreSettings } from '@diagnosis/core/config';
+import { createDynamoAuditStore } from '@diagnosis/core/store';
+
+/** A DynamoDB client for the configured table; a local endpoint (DynamoDB Local) gets placeholder credentials. */
+export function createDynamoClient(settings: StoreSettings): DynamoDBClient {
+  if (settings.DYNAMODB_ENDPOINT === undefined) return new DynamoDBClient({ maxAttempts: 3 });
+  return new DynamoDBClient({
+    endpoint: settings.DYNAMODB_ENDPOINT,
+    region: process.env.AWS_REGION ?? 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 3,
+  });
+}
+
+/**
+ * Everything a diagnosis needs, built once per cold start: the DynamoDB client, the model provider, the adapters
+ * (knowledge index and MySQL catalog loaded and validated here). Each invocation gets its own store object (its own
+ * write-behind queue) on the shared client.
+ */
+export async function buildDiagnosisDependencies(settings: DiagnosisSettings): Promise<DiagnosisServiceDeps> {
+  const dynamo = createDynamoClient(settings);
+  const provider = createOpenAICompatible({
+    name: 'deepseek',
+    baseURL: settings.DIAGNOSIS_MODEL_BASE_URL,
+    apiKey: settings.DIAGNOSIS_MODEL_API_KEY,
+    includeUsage: true,
+  });
+  const { evidence } = await createEvidenceAdapters(settings);
+  return {
+    model: provider.chatModel(settings.DIAGNOSIS_MODEL_ID),
+    evidence,
+    createStore: () =>
+      createDynamoAuditStore({
+        client: dynamo,
+        tableName: settings.DIAGNOSIS_TABLE_NAME,
+        retentionDays: settings.RETENTION_DAYS,
+      }),
+    limits: limitsOf(settings),
+    flushReserveMs: settings.FLUSH_RESERVE_MS,
+    log: (entry) => console.log(JSON.stringify({ level: 'INFO', ...entry })),
+  };
+}

@@ -1,0 +1,28 @@
+import { Resource } from 'sst/resource';
+
+/**
+ * The process environment with SST's linked resources merged in: the table name, the model key and the MySQL URL
+ * come from `Resource` when the function is deployed with SST, and from plain environment variables elsewhere (local
+ * runs, tests). Only the handlers read `Resource` or `process.env`; the core never does.
+ */
+export function readLinkedEnvironment(
+  environment: NodeJS.ProcessEnv = process.env,
+): Record<string, string | undefined> {
+  const merged: Record<string, string | undefined> = { ...environment };
+  const table = linked<{ name?: unknown }>('DiagnosisTable');
+  if (typeof table?.name === 'string') merged.DIAGNOSIS_TABLE_NAME = table.name;
+  const key = linked<{ value?: unknown }>('ModelApiKey');
+  if (typeof key?.value === 'string' && key.value !== '') merged.DIAGNOSIS_MODEL_API_KEY = key.value;
+  const mysql = linked<{ value?: unknown }>('MysqlUrl');
+  // NOTE: an SST secret cannot be empty; "none" stands for "no MySQL", and query_mysql then answers NOT_CONFIGURED.
+  if (typeof mysql?.value === 'string' && mysql.value !== '' && mysql.value !== 'none') merged.MYSQL_URL = mysql.value;
+  return merged;
+}
+
+function linked<T>(name: string): T | undefined {
+  try {
+    return name in Resource ? ((Resource as unknown as Record<string, T>)[name] ?? undefined) : undefined;
+  } catch {
+    return undefined;
+  }
+}

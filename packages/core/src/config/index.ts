@@ -1,0 +1,14 @@
+/** `@diagnosis/core/config`: one valibot schema for all settings, parsed by the handlers and handed in. */
+export {
+  type DiagnosisSettings,
+  limitsOf,
+  parseDiagnosisSettings,
+  parseStoreSettings,
+  type StoreSettings,
+} from './diagnosis-settings.ts';
+export {
+  type EvidenceSettings,
+  evidenceSettingsSchema,
+  parseEvidenceSettings,
+  SettingsError,
+} from './evidence-settings.ts';

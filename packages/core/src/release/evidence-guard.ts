@@ -1,0 +1,52 @@
+import type { VerifiedCitation } from '../audit/run-store.ts';
+import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
+import type { ProgressSnapshot } from '../run/progress-tracker.ts';
+
+export type EvidenceGuardCode =
+  | 'GUARD_UNKNOWN_CITATION'
+  | 'GUARD_SUPPORTED_WITHOUT_EVIDENCE'
+  | 'GUARD_NO_EVIDENCE_NOT_EMPTY'
+  | 'GUARD_CONCLUSION_UNSUPPORTED';
+
+export type EvidenceGuardResult =
+  | { ok: true; citations: VerifiedCitation[] }
+  | { ok: false; code: EvidenceGuardCode; analysisIndex: number | null };
+
+/**
+ * Checks a Draft against the run's own canonical checks, deterministically: every cited `tool_call_id` is a READY
+ * check of this run; a SUPPORTED item cites at least one non-empty READY check; a NO_EVIDENCE item cites only empty
+ * READY checks; a non-null conclusion has at least one verified FINDING. Returns the verified citations, in the order
+ * the Draft first cites them, or the first failure.
+ */
+export function verifyDraftEvidence(draft: DiagnosisDraft, progress: ProgressSnapshot): EvidenceGuardResult {
+  const ready = new Map(
+    progress.checks.filter((check) => check.status === 'READY').map((check) => [check.toolCallId, check]),
+  );
+  const citations = new Map<string, VerifiedCitation>();
+  let verifiedFinding = false;
+  for (const [index, item] of draft.analysis.entries()) {
+    const cited = item.tool_call_ids.map((id) => ready.get(id));
+    if (cited.some((check) => check === undefined))
+      return { ok: false, code: 'GUARD_UNKNOWN_CITATION', analysisIndex: index };
+    const checks = cited.filter((check) => check !== undefined);
+    if (item.evidence_status === 'SUPPORTED' && !checks.some((check) => !check.empty)) {
+      return { ok: false, code: 'GUARD_SUPPORTED_WITHOUT_EVIDENCE', analysisIndex: index };
+    }
+    if (item.evidence_status === 'NO_EVIDENCE' && checks.some((check) => !check.empty)) {
+      return { ok: false, code: 'GUARD_NO_EVIDENCE_NOT_EMPTY', analysisIndex: index };
+    }
+    if (item.type === 'FINDING' && item.evidence_status === 'SUPPORTED') verifiedFinding = true;
+    for (const check of checks) {
+      if (!citations.has(check.toolCallId)) {
+        citations.set(check.toolCallId, {
+          tool_call_id: check.toolCallId,
+          tool_name: check.toolName,
+          empty: check.empty,
+        });
+      }
+    }
+  }
+  if (draft.conclusion !== null && !verifiedFinding)
+    return { ok: false, code: 'GUARD_CONCLUSION_UNSUPPORTED', analysisIndex: null };
+  return { ok: true, citations: [...citations.values()] };
+}

@@ -1,0 +1,168 @@
+import type { LanguageModel } from 'ai';
+import { DiagnosisInputError } from '../agent/diagnosis-errors.ts';
+import { prepareDiagnosisInput } from '../agent/diagnosis-input.ts';
+import { runDiagnosis } from '../agent/run-diagnosis.ts';
+import type { AuditHook } from '../audit/audit-hook.ts';
+import type { RunStore, StoredRun } from '../audit/run-store.ts';
+import {
+  type DiagnosisResult,
+  failed,
+  type ReleaseDecision,
+  releaseDiagnosis,
+  resultOfStoredRun,
+} from '../release/release-diagnosis.ts';
+import { createRunContext } from '../run/run-context.ts';
+import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
+import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
+
+/** One request to diagnose, as the handler hands it over after validating the event. */
+export interface DiagnoseCommand {
+  runId: string;
+  sessionId: string;
+  enterpriseId: string;
+  query: string;
+  continueSession: boolean;
+  /** Milliseconds the invocation has left (the Lambda context's remaining time). */
+  remainingMs: number;
+  signal?: AbortSignal;
+}
+
+export interface DiagnosisServiceDeps {
+  model: LanguageModel;
+  evidence: EvidenceAdapters;
+  /** A store for this invocation: its write-behind queue belongs to one run. */
+  createStore: () => AuditHook & RunStore;
+  limits?: Partial<RunLimits>;
+  /** Time kept after the run's deadline to flush the audit and complete the run. */
+  flushReserveMs: number;
+  /** A RUNNING run older than this was abandoned by a crashed invocation and may be closed as FAILED. */
+  staleRunAfterMs?: number;
+  now?: () => number;
+  /** Structured log sink; gets ids, statuses, codes and counters — never the query, texts or evidence. */
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+/** The run is being diagnosed by another invocation right now. */
+export class DiagnosisRunConflictError extends Error {
+  override readonly name = 'DiagnosisRunConflictError';
+  readonly code = 'RUN_IN_PROGRESS';
+}
+
+/**
+ * The application stage around the agent: validate the input (before anything is written), `startRun`
+ * (idempotent: a replayed runId answers with the stored outcome and no model call), `findPreviousTurn` when the
+ * session continues, `runDiagnosis`, the EvidenceGuard and the release policy, `flush` of the audit, `completeRun`.
+ * The audit is flushed before the run is completed, so a failed audit write can still make the run FAILED.
+ */
+export async function executeDiagnosisRun(
+  command: DiagnoseCommand,
+  deps: DiagnosisServiceDeps,
+): Promise<DiagnosisResult> {
+  const now = deps.now ?? Date.now;
+  const limits = buildRunLimits(deps.limits);
+  const startedAt = now();
+  const deadlineAt = startedAt + command.remainingMs - deps.flushReserveMs;
+  prepareDiagnosisInput(command.query, null, limits);
+  if (deadlineAt - startedAt < Math.max(1, limits.finalRoundReserveMs)) {
+    throw new DiagnosisInputError('DEADLINE_TOO_SHORT', 'too little time is left in the invocation for a model round');
+  }
+
+  const store = deps.createStore();
+  const start = await store.startRun({
+    runId: command.runId,
+    sessionId: command.sessionId,
+    enterpriseId: command.enterpriseId,
+    query: command.query,
+  });
+  if (!start.started) return answerReplay(start.run, store, deps, now);
+
+  const previousTurn = command.continueSession ? await store.findPreviousTurn(command.sessionId) : null;
+  const run = createRunContext({
+    runId: command.runId,
+    sessionId: command.sessionId,
+    enterpriseId: command.enterpriseId,
+    deadlineAt,
+    limits,
+    now,
+    ...(command.signal === undefined ? {} : { signal: command.signal }),
+  });
+  let decision: ReleaseDecision;
+  try {
+    const execution = await runDiagnosis(
+      { run, query: command.query, previousTurn },
+      { model: deps.model, evidence: deps.evidence, audit: store },
+    );
+    decision = releaseDiagnosis({ execution, usage: run.usage() });
+  } catch (error) {
+    decision = releaseDiagnosis({ error, usage: run.usage() });
+  }
+  try {
+    await store.flush();
+  } catch {
+    decision = failed(run.usage(), 'AUDIT_FAILED', decision.outcome.progress);
+  }
+  await store.completeRun(command.runId, decision.outcome);
+  deps.log?.({
+    message: 'diagnosis finished',
+    runId: command.runId,
+    sessionId: command.sessionId,
+    enterpriseId: command.enterpriseId,
+    status: decision.status,
+    stopReason: decision.outcome.stopReason,
+    errorCode: decision.outcome.errorCode,
+    usage: decision.outcome.usage,
+    continued: previousTurn !== null,
+  });
+  return {
+    runId: command.runId,
+    status: decision.status,
+    report: decision.report,
+    stopReason: decision.outcome.stopReason,
+    progress: decision.outcome.progress,
+    usage: decision.outcome.usage,
+  };
+}
+
+async function answerReplay(
+  stored: StoredRun,
+  store: RunStore,
+  deps: DiagnosisServiceDeps,
+  now: () => number,
+): Promise<DiagnosisResult> {
+  if (stored.status !== 'RUNNING') {
+    deps.log?.({ message: 'diagnosis replayed', runId: stored.runId, status: stored.status });
+    return resultOfStoredRun(stored);
+  }
+  const age = now() - Date.parse(stored.createdAt);
+  if (age < (deps.staleRunAfterMs ?? 16 * 60_000)) throw new DiagnosisRunConflictError('the run is already running');
+  // NOTE: no invocation can still be working on it (Lambda's limit is 15 minutes): close it as FAILED, once.
+  const decision = failed(stored.usage ?? zeroUsage(), 'RUN_ABANDONED');
+  try {
+    await store.completeRun(stored.runId, decision.outcome);
+  } catch {
+    const current = await store.getRun(stored.runId);
+    if (current !== null && current.status !== 'RUNNING') return resultOfStoredRun(current);
+    throw new DiagnosisRunConflictError('the run is already running');
+  }
+  deps.log?.({ message: 'abandoned run closed', runId: stored.runId });
+  return resultOfStoredRun({
+    ...stored,
+    status: 'FAILED',
+    report: decision.report,
+    stopReason: null,
+    progress: null,
+    usage: decision.outcome.usage,
+  });
+}
+
+function zeroUsage() {
+  return {
+    modelCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    totalTokens: 0,
+    toolCalls: 0,
+    inputBytes: 0,
+    outputBytes: 0,
+  };
+}

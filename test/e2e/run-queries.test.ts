@@ -1,0 +1,115 @@
+import type { DiagnosisResult } from '@diagnosis/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startE2eWorld } from '../support/e2e-world.ts';
+import { e1001Recording, httpEvent, lambdaContext } from '../support/lambda-events.ts';
+
+let world: Awaited<ReturnType<typeof startE2eWorld>>;
+let finished: DiagnosisResult;
+const recording = e1001Recording();
+
+beforeAll(async () => {
+  world = await startE2eWorld();
+  world.server.script.push(...structuredClone(recording.responses));
+  finished = (await world.handlers.diagnose(
+    { runId: 'queried-run', sessionId: 's', enterpriseId: 'E1001', query: recording.query },
+    lambdaContext(60_000),
+  )) as DiagnosisResult;
+});
+afterAll(async () => {
+  await world?.cleanup();
+});
+
+const get = async (handler: 'getRun' | 'getRunAudit', options: Parameters<typeof httpEvent>[0]) => {
+  const response = (await world.handlers[handler](httpEvent({ method: 'GET', ...options }), lambdaContext(5_000))) as {
+    statusCode: number;
+    body: string;
+  };
+  return { status: response.statusCode, body: JSON.parse(response.body) };
+};
+
+describe('the read and audit functions on a finished run', () => {
+  it('reads the run’s status and published result, without reasoning', async () => {
+    const { status, body } = await get('getRun', {
+      path: '/runs/queried-run',
+      pathParameters: { runId: 'queried-run' },
+    });
+    expect(finished.status).toBe('PUBLISHED');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      runId: 'queried-run',
+      status: 'SUCCEEDED',
+      enterpriseId: 'E1001',
+      report: finished.report,
+    });
+    expect(body.conclusion).toContain('连接池');
+    expect(JSON.stringify(body)).not.toContain(recording.responses[0]?.choices[0]?.message.reasoning_content);
+  });
+
+  it('lists the audit trail without reasoning unless it is asked for', async () => {
+    const plain = await get('getRunAudit', {
+      path: '/runs/queried-run/audit',
+      pathParameters: { runId: 'queried-run' },
+    });
+    const entities = (plain.body.records as { entity: string }[]).map((record) => record.entity);
+    expect(entities.filter((entity) => entity === 'agent_step')).toHaveLength(5);
+    expect(entities.filter((entity) => entity === 'tool_invocation')).toHaveLength(4);
+    expect(entities).not.toContain('agent_reasoning_audit');
+    expect(JSON.stringify(plain.body)).not.toContain(recording.responses[0]?.choices[0]?.message.reasoning_content);
+
+    const full = await get('getRunAudit', {
+      path: '/runs/queried-run/audit',
+      pathParameters: { runId: 'queried-run' },
+      queryStringParameters: { include: 'reasoning' },
+    });
+    const reasoning = (full.body.records as { entity: string; reasoningContent?: string }[]).filter(
+      (record) => record.entity === 'agent_reasoning_audit',
+    );
+    expect(reasoning).toHaveLength(5);
+    expect(reasoning[0]?.reasoningContent).toBe(recording.responses[0]?.choices[0]?.message.reasoning_content);
+  });
+
+  it('pages the audit trail with a cursor', async () => {
+    const first = await get('getRunAudit', {
+      pathParameters: { runId: 'queried-run' },
+      queryStringParameters: { limit: '4' },
+    });
+    expect(first.body.records).toHaveLength(4);
+    expect(typeof first.body.cursor).toBe('string');
+    const second = await get('getRunAudit', {
+      pathParameters: { runId: 'queried-run' },
+      queryStringParameters: { limit: '4', cursor: first.body.cursor },
+    });
+    expect(second.status).toBe(200);
+    expect(second.body.records.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['getRun', { pathParameters: { runId: 'queried-run' }, iam: false }, 403, 'FORBIDDEN'],
+    ['getRunAudit', { pathParameters: { runId: 'queried-run' }, iam: false }, 403, 'FORBIDDEN'],
+    ['getRun', { pathParameters: { runId: 'no-such-run' } }, 404, 'RUN_NOT_FOUND'],
+    ['getRunAudit', { pathParameters: { runId: 'no-such-run' } }, 404, 'RUN_NOT_FOUND'],
+    ['getRun', { pathParameters: { runId: 'RUN#x' } }, 400, 'INVALID_RUN_ID'],
+    [
+      'getRunAudit',
+      { pathParameters: { runId: 'queried-run' }, queryStringParameters: { include: 'everything' } },
+      400,
+      'INVALID_INCLUDE',
+    ],
+    [
+      'getRunAudit',
+      { pathParameters: { runId: 'queried-run' }, queryStringParameters: { limit: '1000' } },
+      400,
+      'INVALID_LIMIT',
+    ],
+    [
+      'getRunAudit',
+      { pathParameters: { runId: 'queried-run' }, queryStringParameters: { cursor: 'forged' } },
+      400,
+      'INVALID_CURSOR',
+    ],
+  ] as const)('%s answers %j with %i %s', async (handler, options, status, code) => {
+    const response = await get(handler, options);
+    expect(response.status).toBe(status);
+    expect(response.body.error.code).toBe(code);
+  });
+});

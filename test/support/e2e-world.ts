@@ -1,0 +1,79 @@
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { createMysqlPool } from '@diagnosis/core/adapters';
+import { inject } from 'vitest';
+import { loadExampleMysql } from '../../scripts/load-example-mysql.ts';
+import { startDeepSeekServer } from './deepseek-server.ts';
+import { createTestTable, localDynamoClient } from './dynamodb.ts';
+import { MYSQL_TEST_URL, mariadbAvailable, randomSuffix } from './mariadb.ts';
+
+export const E2E_MODEL_KEY = 'sk-e2e-0123456789abcdef';
+
+type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+
+/**
+ * The whole product on this machine: the real handlers (imported after the environment is set, as a cold start
+ * would), DynamoDB Local, a loopback DeepSeek-format model server, the local adapters on `examples/`, and MariaDB
+ * with the example seed when one is reachable.
+ */
+export async function startE2eWorld(environment: Record<string, string> = {}) {
+  const server = await startDeepSeekServer();
+  const dynamo = localDynamoClient();
+  const table = await createTestTable(dynamo);
+  const mysqlAvailable = await mariadbAvailable();
+  const database = `diag_e2e_${randomSuffix()}`;
+  let mysqlUrl: string | undefined;
+  if (mysqlAvailable) {
+    const admin = createMysqlPool({ url: MYSQL_TEST_URL, connectionLimit: 1 });
+    await admin.query(`CREATE DATABASE ${database}`);
+    await admin.end();
+    mysqlUrl = MYSQL_TEST_URL.replace(/\/[^/]*$/, `/${database}`);
+    await loadExampleMysql(mysqlUrl);
+  }
+  Object.assign(process.env, {
+    DIAGNOSIS_TABLE_NAME: table.tableName,
+    DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
+    DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
+    DIAGNOSIS_MODEL_API_KEY: E2E_MODEL_KEY,
+    FLUSH_RESERVE_MS: '100',
+    DIAGNOSIS_FINAL_ROUND_RESERVE_MS: '300',
+    ...(mysqlUrl === undefined ? {} : { MYSQL_URL: mysqlUrl, MYSQL_STATEMENT_TIMEOUT_MS: '2000' }),
+    ...environment,
+  });
+  const diagnose = (await import('../../functions/diagnose.ts')).handler as unknown as Handler;
+  const getRun = (await import('../../functions/get-run.ts')).handler as unknown as Handler;
+  const getRunAudit = (await import('../../functions/get-run-audit.ts')).handler as unknown as Handler;
+  const documents = DynamoDBDocumentClient.from(dynamo);
+
+  return {
+    server,
+    mysqlAvailable,
+    handlers: { diagnose, getRun, getRunAudit },
+    tableName: table.tableName,
+    /** Every item in the table. */
+    async items(): Promise<Record<string, unknown>[]> {
+      const items: Record<string, unknown>[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await documents.send(
+          new ScanCommand({
+            TableName: table.tableName,
+            ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined);
+      return items;
+    },
+    async cleanup() {
+      await server.close();
+      await table.drop();
+      dynamo.destroy();
+      if (mysqlAvailable) {
+        const admin = createMysqlPool({ url: MYSQL_TEST_URL, connectionLimit: 1 });
+        await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+        await admin.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import type { Context } from 'aws-lambda';
+import type { DeepSeekResponse } from './deepseek-server.ts';
+
+/** A Lambda context whose remaining time counts down from `remainingMs` in real time. */
+export function lambdaContext(remainingMs: number): Context {
+  const end = Date.now() + remainingMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'Diagnose',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:ap-east-1:000000000000:function:Diagnose',
+    memoryLimitInMB: '512',
+    awsRequestId: `req-${Math.random().toString(36).slice(2)}`,
+    logGroupName: '/aws/lambda/Diagnose',
+    logStreamName: 'stream',
+    getRemainingTimeInMillis: () => Math.max(0, end - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+const IAM = {
+  accessKey: 'ASIAEXAMPLE',
+  accountId: '000000000000',
+  callerId: 'AROAEXAMPLE:caller',
+  principalOrgId: null,
+  userArn: 'arn:aws:sts::000000000000:assumed-role/ops/caller',
+  userId: 'AROAEXAMPLE:caller',
+};
+
+/** An API Gateway HTTP API (v2) event, IAM-authorized unless `iam: false`. */
+export function httpEvent(
+  options: {
+    method?: string;
+    path?: string;
+    body?: string | undefined;
+    iam?: boolean;
+    headers?: Record<string, string>;
+    isBase64Encoded?: boolean;
+    pathParameters?: Record<string, string>;
+    queryStringParameters?: Record<string, string>;
+  } = {},
+) {
+  const method = options.method ?? 'POST';
+  const path = options.path ?? '/diagnoses';
+  return {
+    version: '2.0',
+    routeKey: `${method} ${path}`,
+    rawPath: path,
+    rawQueryString: '',
+    headers: options.headers ?? { 'content-type': 'application/json' },
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'api',
+      domainName: 'api.example',
+      domainPrefix: 'api',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '10.0.0.1', userAgent: 'test' },
+      requestId: 'r',
+      routeKey: `${method} ${path}`,
+      stage: '$default',
+      time: '30/Nov/2026:06:10:00 +0000',
+      timeEpoch: 1_796_018_000_000,
+      ...(options.iam === false ? {} : { authorizer: { iam: IAM } }),
+    },
+    ...(options.body === undefined ? {} : { body: options.body }),
+    isBase64Encoded: options.isBase64Encoded ?? false,
+    ...(options.pathParameters === undefined ? {} : { pathParameters: options.pathParameters }),
+    ...(options.queryStringParameters === undefined ? {} : { queryStringParameters: options.queryStringParameters }),
+  };
+}
+
+export interface Recording {
+  enterpriseId: string;
+  query: string;
+  responses: DeepSeekResponse[];
+}
+
+/** The recorded E1001 conversation that the demo replays. */
+export function e1001Recording(): Recording {
+  return JSON.parse(readFileSync(new URL('../../examples/demo/e1001-conversation.json', import.meta.url), 'utf8'));
+}
