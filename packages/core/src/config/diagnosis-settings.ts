@@ -2,7 +2,6 @@ import * as v from 'valibot';
 import {
   badKeys,
   type EvidenceSettings,
-  evidenceSettingsSchema,
   parseEvidenceSettings,
   SettingsError,
 } from './evidence-settings.ts';
