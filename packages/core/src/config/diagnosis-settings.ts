@@ -1,10 +1,5 @@
 import * as v from 'valibot';
-import {
-  badKeys,
-  type EvidenceSettings,
-  parseEvidenceSettings,
-  SettingsError,
-} from './evidence-settings.ts';
+import { badKeys, type EvidenceSettings, parseEvidenceSettings, SettingsError } from './evidence-settings.ts';
 
 const integer = (minimum: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(minimum));

@@ -1,0 +1,174 @@
+/// <reference path="./.sst/platform/config.d.ts" />
+
+/**
+ * The Diagnosis Agent on AWS: one DynamoDB table, the model key and MySQL URL as secrets, the Diagnose function,
+ * a DiagnosisWorkflow state machine that invokes it, and an IAM-only InternalApi with the read and audit functions.
+ * Deploy with `npx sst deploy --stage prod`; the `prod` stage keeps and protects its data.
+ */
+export default $config({
+  app(input) {
+    const production = input?.stage === 'prod';
+    return {
+      name: 'diagnosis-agent',
+      home: 'aws',
+      removal: production ? 'retain' : 'remove',
+      protect: production,
+    };
+  },
+  async run() {
+    const production = $app.stage === 'prod';
+    const deployEnv = process.env;
+
+    const table = new sst.aws.Dynamo('DiagnosisTable', {
+      fields: { pk: 'string', sk: 'string', gsi1pk: 'string', gsi1sk: 'string' },
+      primaryIndex: { hashKey: 'pk', rangeKey: 'sk' },
+      globalIndexes: { gsi1: { hashKey: 'gsi1pk', rangeKey: 'gsi1sk', projection: 'all' } },
+      ttl: 'ttl',
+      deletionProtection: production,
+      transform: {
+        table: (args) => {
+          args.pointInTimeRecovery = { enabled: production };
+        },
+      },
+    });
+    const modelApiKey = new sst.Secret('ModelApiKey');
+    // "none" means no MySQL: query_mysql then answers NOT_CONFIGURED.
+    const mysqlUrl = new sst.Secret('MysqlUrl', 'none');
+
+    // Evidence backends are chosen at deploy time (see README, "Evidence adapters and their settings").
+    const settingKeys = [
+      'DIAGNOSIS_MODEL_BASE_URL',
+      'DIAGNOSIS_MODEL_ID',
+      'KNOWLEDGE_BACKEND',
+      'KNOWLEDGE_DIR',
+      'BEDROCK_KNOWLEDGE_BASE_ID',
+      'LOGS_BACKEND',
+      'LOGS_DIR',
+      'LOGS_GROUPS',
+      'LOGS_TENANT_FIELD',
+      'MYSQL_CATALOG_PATH',
+      'MYSQL_DIALECT',
+      'MYSQL_STATEMENT_TIMEOUT_MS',
+      'MYSQL_POOL_SIZE',
+      'RETENTION_DAYS',
+      'FLUSH_RESERVE_MS',
+      'DIAGNOSIS_MAX_MODEL_CALLS',
+      'DIAGNOSIS_MAX_TOTAL_TOKENS',
+      'DIAGNOSIS_MAX_TOOL_CALLS',
+      'DIAGNOSIS_FINAL_ROUND_RESERVE_MS',
+    ];
+    const environment: Record<string, string> = { NODE_OPTIONS: '--enable-source-maps' };
+    for (const key of settingKeys) {
+      const value = deployEnv[key];
+      if (value !== undefined && value !== '') environment[key] = value;
+    }
+    const permissions: sst.aws.FunctionPermissionArgs[] = [];
+    if (environment.KNOWLEDGE_BACKEND === 'bedrock') {
+      permissions.push({
+        actions: ['bedrock:Retrieve'],
+        resources: [`arn:aws:bedrock:*:*:knowledge-base/${environment.BEDROCK_KNOWLEDGE_BASE_ID ?? '*'}`],
+      });
+    }
+    if (environment.LOGS_BACKEND === 'cloudwatch') {
+      permissions.push({ actions: ['logs:StartQuery', 'logs:GetQueryResults', 'logs:StopQuery'], resources: ['*'] });
+    }
+    const copyFiles = [{ from: environment.MYSQL_CATALOG_PATH ?? 'examples/mysql/catalog.json' }];
+    if (environment.KNOWLEDGE_BACKEND !== 'bedrock')
+      copyFiles.push({ from: environment.KNOWLEDGE_DIR ?? 'examples/knowledge' });
+    if (environment.LOGS_BACKEND !== 'cloudwatch') copyFiles.push({ from: environment.LOGS_DIR ?? 'examples/logs' });
+
+    const diagnose = new sst.aws.Function('Diagnose', {
+      handler: 'functions/diagnose.handler',
+      runtime: 'nodejs24.x',
+      architecture: 'arm64',
+      // A run is at most 8 model rounds; DeepSeek thinking rounds take 5–30 s each. The run's own deadline is the
+      // remaining time minus FLUSH_RESERVE_MS, so the audit is always flushed before Lambda stops the function.
+      timeout: '5 minutes',
+      // Peak RSS of a full end-to-end diagnosis is about 130 MB (BENCHMARKS.md); 512 MB buys CPU for cold start.
+      memory: '512 MB',
+      link: [table, modelApiKey, mysqlUrl],
+      environment,
+      permissions,
+      copyFiles,
+      nodejs: { format: 'esm', minify: true },
+      logging: { retention: '3 months', format: 'json' },
+    });
+
+    const readOnlyTable = [
+      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], resources: [table.arn, $interpolate`${table.arn}/index/*`] },
+    ];
+    const getRun = new sst.aws.Function('GetRun', {
+      handler: 'functions/get-run.handler',
+      runtime: 'nodejs24.x',
+      architecture: 'arm64',
+      timeout: '10 seconds',
+      memory: '256 MB',
+      environment: { DIAGNOSIS_TABLE_NAME: table.name },
+      permissions: readOnlyTable,
+      nodejs: { format: 'esm', minify: true },
+    });
+    // A separate function, so that access to raw reasoning can be granted separately (execute-api on this route).
+    const getRunAudit = new sst.aws.Function('GetRunAudit', {
+      handler: 'functions/get-run-audit.handler',
+      runtime: 'nodejs24.x',
+      architecture: 'arm64',
+      timeout: '10 seconds',
+      memory: '256 MB',
+      environment: { DIAGNOSIS_TABLE_NAME: table.name },
+      permissions: readOnlyTable,
+      nodejs: { format: 'esm', minify: true },
+    });
+
+    const api = new sst.aws.ApiGatewayV2('InternalApi');
+    api.route('POST /diagnoses', diagnose.arn, { auth: { iam: true } });
+    api.route('GET /runs/{runId}', getRun.arn, { auth: { iam: true } });
+    api.route('GET /runs/{runId}/audit', getRunAudit.arn, { auth: { iam: true } });
+
+    const diagnoseTask = sst.aws.StepFunctions.lambdaInvoke({
+      name: 'Diagnose',
+      function: diagnose,
+      payload: {
+        runId: '{% $exists($states.input.runId) ? $states.input.runId : $states.context.Execution.Name %}',
+        sessionId: '{% $states.input.sessionId %}',
+        enterpriseId: '{% $states.input.enterpriseId %}',
+        query: '{% $states.input.query %}',
+        continueSession: '{% $exists($states.input.continueSession) ? $states.input.continueSession : false %}',
+      },
+      output: '{% $states.result.Payload %}',
+    });
+    const published = sst.aws.StepFunctions.succeed({ name: 'Published' });
+    const fellBack = sst.aws.StepFunctions.succeed({ name: 'FallbackReported' });
+    const failed = sst.aws.StepFunctions.fail({
+      name: 'DiagnosisFailed',
+      error: 'DiagnosisFailed',
+      cause: 'read the run with GET /runs/{runId}',
+    });
+    const invalidInput = sst.aws.StepFunctions.fail({ name: 'InvalidInput', error: 'DiagnosisInputError' });
+    const inProgress = sst.aws.StepFunctions.fail({ name: 'RunInProgress', error: 'DiagnosisRunConflictError' });
+    diagnoseTask
+      // A retry with the same runId never runs the agent twice: a finished run answers with its stored outcome.
+      .retry({
+        errors: [
+          'Lambda.ServiceException',
+          'Lambda.AWSLambdaException',
+          'Lambda.SdkClientException',
+          'Lambda.TooManyRequestsException',
+          'DiagnosisServiceError',
+        ],
+        interval: '2 seconds',
+        maxAttempts: 2,
+        backoffRate: 2,
+      })
+      .catch(invalidInput, { errors: ['DiagnosisInputError'] })
+      .catch(inProgress, { errors: ['DiagnosisRunConflictError'] })
+      .next(
+        sst.aws.StepFunctions.choice({ name: 'Released' })
+          .when('{% $states.input.status = "PUBLISHED" %}', published)
+          .when('{% $states.input.status = "FALLBACK" %}', fellBack)
+          .otherwise(failed),
+      );
+    const workflow = new sst.aws.StepFunctions('DiagnosisWorkflow', { definition: diagnoseTask });
+
+    return { api: api.url, table: table.name, workflow: workflow.arn };
+  },
+});
