@@ -73,8 +73,13 @@ export default $config({
       permissions.push({ actions: ['logs:StartQuery', 'logs:GetQueryResults', 'logs:StopQuery'], resources: ['*'] });
     }
     const copyFiles = [{ from: environment.MYSQL_CATALOG_PATH ?? 'examples/mysql/catalog.json' }];
-    if (environment.KNOWLEDGE_BACKEND !== 'bedrock')
-      copyFiles.push({ from: environment.KNOWLEDGE_DIR ?? 'examples/knowledge' });
+    if (environment.KNOWLEDGE_BACKEND !== 'bedrock') {
+      // The runbooks are indexed here, at deploy time: a cold start then loads one file instead of indexing them.
+      const { writeKnowledgeIndex } = await import('./scripts/build-knowledge-index.ts');
+      await writeKnowledgeIndex(environment.KNOWLEDGE_DIR ?? 'examples/knowledge', '.data/knowledge-index.json');
+      environment.KNOWLEDGE_INDEX_PATH = '.data/knowledge-index.json';
+      copyFiles.push({ from: '.data/knowledge-index.json' });
+    }
     if (environment.LOGS_BACKEND !== 'cloudwatch') copyFiles.push({ from: environment.LOGS_DIR ?? 'examples/logs' });
 
     const diagnose = new sst.aws.Function('Diagnose', {

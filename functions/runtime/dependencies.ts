@@ -1,8 +1,8 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DiagnosisServiceDeps } from '@diagnosis/core';
-import { createEvidenceAdapters } from '@diagnosis/core/adapters';
 import { type DiagnosisSettings, limitsOf, type StoreSettings } from '@diagnosis/core/config';
+import { createEvidenceAdapters } from '@diagnosis/core/evidence';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 
 /** A DynamoDB client for the configured table; a local endpoint (DynamoDB Local) gets placeholder credentials. */

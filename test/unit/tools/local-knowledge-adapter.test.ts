@@ -1,12 +1,17 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import type { KnowledgeData } from '@diagnosis/core';
 import {
+  buildKnowledgeSnapshot,
   createLocalKnowledgeAdapter,
   KnowledgeBaseError,
   loadKnowledgeDocuments,
+  loadKnowledgeSnapshot,
   parseRunbook,
+  parseSimpleFrontMatter,
   tokenizeMixedText,
 } from '@diagnosis/core/adapters';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { examplePath, toolCall } from '../../support/tool-call.ts';
 
 const documents = await loadKnowledgeDocuments(examplePath('knowledge'));
@@ -87,8 +92,8 @@ describe('parseRunbook and loadKnowledgeDocuments', () => {
     ['front matter that is not YAML', '---\ntitle: [unclosed\n---\n正文'],
     ['a missing title', '---\nservice: x\n---\n正文'],
     ['an unknown key', '---\ntitle: t\nowner: me\n---\n正文'],
-  ])('refuses a runbook with %s', (_label, text) => {
-    expect(typeof parseRunbook('doc', text)).toBe('string');
+  ])('refuses a runbook with %s', async (_label, text) => {
+    expect(typeof (await parseRunbook('doc', text))).toBe('string');
   });
 
   it('refuses a folder that holds a bad runbook, naming the file', async () => {
@@ -99,5 +104,75 @@ describe('parseRunbook and loadKnowledgeDocuments', () => {
     await writeFile(join(directory, 'bad.md'), 'no front matter');
     await expect(loadKnowledgeDocuments(directory)).rejects.toBeInstanceOf(KnowledgeBaseError);
     await expect(loadKnowledgeDocuments(directory)).rejects.toThrow('bad.md');
+  });
+});
+
+describe('parseSimpleFrontMatter', () => {
+  it('agrees with the YAML parser on every example runbook', () => {
+    const directory = examplePath('knowledge');
+    for (const name of readdirSync(directory)) {
+      const frontMatter = /^---\n([\s\S]*?)\n---/.exec(readFileSync(`${directory}/${name}`, 'utf8'))?.[1] ?? '';
+      expect(parseSimpleFrontMatter(frontMatter), name).toEqual(parseYaml(frontMatter));
+    }
+  });
+
+  it.each([
+    ['a quoted value', 'title: "支付: 手册"'],
+    ['a block list', 'tags:\n  - a\n  - b'],
+    ['a comment', 'title: t # note'],
+    ['a number', 'title: 42'],
+    ['a boolean', 'title: true'],
+    ['a nested map', 'owner:\n  name: x'],
+    ['a duplicate key', 'title: a\ntitle: b'],
+    ['a value with a colon', 'title: a: b'],
+  ])('leaves %s to the YAML parser', (_label, text) => {
+    expect(parseSimpleFrontMatter(text)).toBeUndefined();
+  });
+
+  it('parses front matter that needs the YAML parser the same way through parseRunbook', async () => {
+    const parsed = await parseRunbook('doc', '---\ntitle: "支付: 手册"\ntags:\n  - 支付\n---\n正文');
+    expect(parsed).toMatchObject({ title: '支付: 手册', tags: ['支付'], body: '正文' });
+  });
+});
+
+describe('a knowledge index prebuilt at deploy time (buildKnowledgeSnapshot / loadKnowledgeSnapshot)', () => {
+  it('answers every query exactly as the index built from the runbooks, for each tenant', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const path = join(await mkdtemp(join(tmpdir(), 'kb-index-')), 'index.json');
+    await writeFile(path, JSON.stringify(buildKnowledgeSnapshot(documents)));
+    const fromSnapshot = createLocalKnowledgeAdapter(await loadKnowledgeSnapshot(path));
+    const queries = [
+      '订单支付超时连接池耗尽怎么办',
+      '发布以后怎么回滚',
+      '支付故障升级联系人',
+      'E2002 结算对账',
+      '库存同步',
+      'kubernetes',
+    ];
+    for (const query of queries) {
+      for (const enterpriseId of ['E1001', 'E2002']) {
+        for (const service of [undefined, 'payment-gateway']) {
+          const input = { query, top_k: 5, ...(service === undefined ? {} : { service }) };
+          expect(await fromSnapshot.execute(toolCall('lookup_knowledge', input, { enterpriseId }))).toEqual(
+            await adapter.execute(toolCall('lookup_knowledge', input, { enterpriseId })),
+          );
+        }
+      }
+    }
+  });
+
+  it.each([
+    ['a missing file', null],
+    ['a file that is not JSON', '{not json'],
+    ['another JSON document', JSON.stringify({ format: 'something-else', version: 1 })],
+  ])('refuses %s', async (_label, content) => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const path = join(await mkdtemp(join(tmpdir(), 'kb-index-')), 'index.json');
+    if (content !== null) await writeFile(path, content);
+    await expect(loadKnowledgeSnapshot(path)).rejects.toBeInstanceOf(KnowledgeBaseError);
   });
 });

@@ -14,6 +14,7 @@ const logGroups = v.pipe(
 export const evidenceSettingsSchema = v.object({
   KNOWLEDGE_BACKEND: v.optional(v.picklist(['local', 'bedrock']), 'local'),
   KNOWLEDGE_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), 'examples/knowledge'),
+  KNOWLEDGE_INDEX_PATH: v.optional(v.pipe(v.string(), v.minLength(1))),
   BEDROCK_KNOWLEDGE_BASE_ID: v.optional(v.pipe(v.string(), v.regex(/^[0-9A-Za-z]{1,20}$/))),
   LOGS_BACKEND: v.optional(v.picklist(['local', 'cloudwatch']), 'local'),
   LOGS_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), 'examples/logs'),

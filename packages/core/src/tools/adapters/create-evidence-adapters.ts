@@ -1,15 +1,15 @@
-import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
-import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import type { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { Pool } from 'mysql2/promise';
 import type { EvidenceSettings } from '../../config/evidence-settings.ts';
-import type { AdapterResult, EvidenceAdapters, MysqlData } from '../evidence-adapter.ts';
-import { createBedrockKnowledgeBaseAdapter } from './bedrock-knowledge-base-adapter.ts';
-import { createCloudWatchLogsInsightsAdapter } from './cloudwatch-logs-insights-adapter.ts';
-import { createLocalKnowledgeAdapter, loadKnowledgeDocuments } from './local-knowledge-adapter.ts';
+import type { AdapterResult, EvidenceAdapters, MysqlData, MysqlQueryDescriptor } from '../evidence-adapter.ts';
+import {
+  createLocalKnowledgeAdapter,
+  loadKnowledgeDocuments,
+  loadKnowledgeSnapshot,
+} from './local-knowledge-adapter.ts';
 import { createLocalLogsAdapter } from './local-logs-adapter.ts';
-import { createMysqlAdapter } from './mysql-adapter.ts';
-import { loadMysqlCatalog } from './mysql-catalog.ts';
-import { createMysqlPool } from './mysql-pool.ts';
+import { readMysqlCatalogDescriptors } from './mysql-catalog-descriptors.ts';
 
 /** Clients built once per cold start; tests pass their own. */
 export interface EvidenceClients {
@@ -27,39 +27,67 @@ export async function createEvidenceAdapters(
   settings: EvidenceSettings,
   clients: EvidenceClients = {},
 ): Promise<{ evidence: EvidenceAdapters; close: () => Promise<void> }> {
-  const lookup_knowledge =
-    settings.KNOWLEDGE_BACKEND === 'bedrock'
-      ? createBedrockKnowledgeBaseAdapter({
-          client: clients.bedrock ?? new BedrockAgentRuntimeClient({ maxAttempts: 1 }),
-          knowledgeBaseId: settings.BEDROCK_KNOWLEDGE_BASE_ID ?? '',
-        })
-      : createLocalKnowledgeAdapter(await loadKnowledgeDocuments(settings.KNOWLEDGE_DIR));
+  // NOTE: the AWS clients, mysql2 and the SQL grammar are imported only when the settings use them, so a bundle
+  // split into chunks loads at cold start only what this configuration needs.
+  let lookup_knowledge: EvidenceAdapters['lookup_knowledge'];
+  if (settings.KNOWLEDGE_BACKEND === 'bedrock') {
+    const [{ BedrockAgentRuntimeClient }, { createBedrockKnowledgeBaseAdapter }] = await Promise.all([
+      import('@aws-sdk/client-bedrock-agent-runtime'),
+      import('./bedrock-knowledge-base-adapter.ts'),
+    ]);
+    lookup_knowledge = createBedrockKnowledgeBaseAdapter({
+      client: clients.bedrock ?? new BedrockAgentRuntimeClient({ maxAttempts: 1 }),
+      knowledgeBaseId: settings.BEDROCK_KNOWLEDGE_BASE_ID ?? '',
+    });
+  } else if (settings.KNOWLEDGE_INDEX_PATH !== undefined) {
+    lookup_knowledge = createLocalKnowledgeAdapter(await loadKnowledgeSnapshot(settings.KNOWLEDGE_INDEX_PATH));
+  } else {
+    lookup_knowledge = createLocalKnowledgeAdapter(await loadKnowledgeDocuments(settings.KNOWLEDGE_DIR));
+  }
 
-  const query_logs =
-    settings.LOGS_BACKEND === 'cloudwatch'
-      ? createCloudWatchLogsInsightsAdapter({
-          client: clients.cloudwatch ?? new CloudWatchLogsClient({ maxAttempts: 1 }),
-          logGroupsByService: settings.LOGS_GROUPS,
-          tenantField: settings.LOGS_TENANT_FIELD,
-        })
-      : createLocalLogsAdapter({ directory: settings.LOGS_DIR, tenantField: settings.LOGS_TENANT_FIELD });
+  let query_logs: EvidenceAdapters['query_logs'];
+  if (settings.LOGS_BACKEND === 'cloudwatch') {
+    const [{ CloudWatchLogsClient }, { createCloudWatchLogsInsightsAdapter }] = await Promise.all([
+      import('@aws-sdk/client-cloudwatch-logs'),
+      import('./cloudwatch-logs-insights-adapter.ts'),
+    ]);
+    query_logs = createCloudWatchLogsInsightsAdapter({
+      client: clients.cloudwatch ?? new CloudWatchLogsClient({ maxAttempts: 1 }),
+      logGroupsByService: settings.LOGS_GROUPS,
+      tenantField: settings.LOGS_TENANT_FIELD,
+    });
+  } else {
+    query_logs = createLocalLogsAdapter({ directory: settings.LOGS_DIR, tenantField: settings.LOGS_TENANT_FIELD });
+  }
 
+  if (clients.mysqlPool === undefined && settings.MYSQL_URL === undefined) {
+    // Without a database the catalog is only described to the model; its SQL is parsed where it can run.
+    return {
+      evidence: {
+        lookup_knowledge,
+        query_logs,
+        query_mysql: notConfiguredMysql(await readMysqlCatalogDescriptors(settings.MYSQL_CATALOG_PATH)),
+      },
+      close: async () => undefined,
+    };
+  }
+  const [{ createMysqlAdapter }, { loadMysqlCatalog }, { createMysqlPool }] = await Promise.all([
+    import('./mysql-adapter.ts'),
+    import('./mysql-catalog.ts'),
+    import('./mysql-pool.ts'),
+  ]);
   const catalog = await loadMysqlCatalog(settings.MYSQL_CATALOG_PATH);
   const ownPool =
     clients.mysqlPool === undefined && settings.MYSQL_URL !== undefined
       ? createMysqlPool({ url: settings.MYSQL_URL, connectionLimit: settings.MYSQL_POOL_SIZE })
       : undefined;
-  const pool = clients.mysqlPool ?? ownPool;
-  const query_mysql =
-    pool === undefined
-      ? notConfiguredMysql(catalog)
-      : createMysqlAdapter({
-          pool,
-          catalog,
-          dialect: settings.MYSQL_DIALECT,
-          statementTimeoutMs: settings.MYSQL_STATEMENT_TIMEOUT_MS,
-        });
-
+  const pool = clients.mysqlPool ?? (ownPool as Pool);
+  const query_mysql = createMysqlAdapter({
+    pool,
+    catalog,
+    dialect: settings.MYSQL_DIALECT,
+    statementTimeoutMs: settings.MYSQL_STATEMENT_TIMEOUT_MS,
+  });
   return {
     evidence: { lookup_knowledge, query_logs, query_mysql },
     close: async () => {
@@ -68,9 +96,9 @@ export async function createEvidenceAdapters(
   };
 }
 
-function notConfiguredMysql(catalog: Awaited<ReturnType<typeof loadMysqlCatalog>>): EvidenceAdapters['query_mysql'] {
+function notConfiguredMysql(catalog: readonly MysqlQueryDescriptor[]): EvidenceAdapters['query_mysql'] {
   return {
-    catalog: catalog.map((entry) => ({ name: entry.name, description: entry.description, params: entry.params })),
+    catalog,
     async execute(): Promise<AdapterResult<MysqlData>> {
       return { status: 'ERROR', code: 'NOT_CONFIGURED', detail: 'MYSQL_URL is not set' };
     },

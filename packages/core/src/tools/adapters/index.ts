@@ -15,11 +15,15 @@ export {
 } from './cloudwatch-logs-insights-adapter.ts';
 export { createEvidenceAdapters, type EvidenceClients } from './create-evidence-adapters.ts';
 export {
+  buildKnowledgeSnapshot,
   createLocalKnowledgeAdapter,
   KnowledgeBaseError,
   type KnowledgeDocument,
+  type KnowledgeSnapshot,
   loadKnowledgeDocuments,
+  loadKnowledgeSnapshot,
   parseRunbook,
+  parseSimpleFrontMatter,
   splitPassages,
 } from './local-knowledge-adapter.ts';
 export { createLocalLogsAdapter, type LocalLogsAdapterOptions } from './local-logs-adapter.ts';

@@ -1,8 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import MiniSearch from 'minisearch';
+import MiniSearch, { type Options } from 'minisearch';
 import * as v from 'valibot';
-import { parse as parseYaml } from 'yaml';
 import type {
   AdapterResult,
   EvidenceAdapter,
@@ -61,7 +60,7 @@ export async function loadKnowledgeDocuments(directory: string): Promise<Knowled
   const faults: string[] = [];
   const documents: KnowledgeDocument[] = [];
   for (const name of names) {
-    const parsed = parseRunbook(name.replace(/\.md$/, ''), await readFile(join(directory, name), 'utf8'));
+    const parsed = await parseRunbook(name.replace(/\.md$/, ''), await readFile(join(directory, name), 'utf8'));
     if (typeof parsed === 'string') faults.push(`${name}: ${parsed}`);
     else documents.push(parsed);
   }
@@ -70,14 +69,18 @@ export async function loadKnowledgeDocuments(directory: string): Promise<Knowled
 }
 
 /** Parses one runbook's text; a string result is the fault. */
-export function parseRunbook(docId: string, text: string): KnowledgeDocument | string {
+export async function parseRunbook(docId: string, text: string): Promise<KnowledgeDocument | string> {
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
   if (match === null) return 'missing front matter';
-  let meta: unknown;
-  try {
-    meta = parseYaml(match[1] ?? '');
-  } catch {
-    return 'front matter is not YAML';
+  let meta: unknown = parseSimpleFrontMatter(match[1] ?? '');
+  if (meta === undefined) {
+    try {
+      // NOTE: the YAML engine is loaded only for front matter beyond `key: value` lines (cold start stays small).
+      const { parse } = await import('yaml');
+      meta = parse(match[1] ?? '');
+    } catch {
+      return 'front matter is not YAML';
+    }
   }
   const result = v.safeParse(frontMatterSchema, meta);
   if (!result.success) return `front matter: ${result.issues[0]?.message ?? 'invalid'}`;
@@ -92,6 +95,38 @@ export function parseRunbook(docId: string, text: string): KnowledgeDocument | s
   };
 }
 
+const SIMPLE_LINE = /^([A-Za-z_][A-Za-z0-9_]*):[ \t]*(.*?)[ \t]*$/;
+const PLAIN_SCALAR = /^[^\s'"[\]{}#&*!|>%@`,][^#]*$/;
+
+/**
+ * The common front matter shape — `key: plain text` and `key: [a, b]` lines — parsed without a YAML engine. Anything
+ * else (quotes, block lists, nesting, comments, duplicates) returns undefined and goes to the full YAML parser.
+ */
+export function parseSimpleFrontMatter(text: string): Record<string, unknown> | undefined {
+  const result: Record<string, unknown> = {};
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '') continue;
+    const match = SIMPLE_LINE.exec(line);
+    if (match === null) return undefined;
+    const [, key = '', raw = ''] = match;
+    if (Object.hasOwn(result, key)) return undefined;
+    if (raw.startsWith('[') && raw.endsWith(']')) {
+      const items = raw
+        .slice(1, -1)
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0);
+      if (!items.every((item) => PLAIN_SCALAR.test(item))) return undefined;
+      result[key] = items;
+    } else if (PLAIN_SCALAR.test(raw) && !/^(true|false|null|~|[-+.\d].*)$/i.test(raw) && !raw.includes(': ')) {
+      result[key] = raw;
+    } else {
+      return undefined;
+    }
+  }
+  return result;
+}
+
 /**
  * `lookup_knowledge` over local runbooks: a MiniSearch index of documents (title and tags boosted), Chinese tokenized
  * as character bigrams, documents of the asked service boosted; the snippet is the document's passage (paragraph of
@@ -99,10 +134,10 @@ export function parseRunbook(docId: string, text: string): KnowledgeDocument | s
  * only. The index is built once, when the adapter is created.
  */
 export function createLocalKnowledgeAdapter(
-  documents: readonly KnowledgeDocument[],
+  source: readonly KnowledgeDocument[] | KnowledgeSnapshot,
   options: { defaultTopK?: number } = {},
 ): EvidenceAdapter<KnowledgeInput, KnowledgeData> {
-  const index = buildKnowledgeIndex(documents);
+  const index = isSnapshot(source) ? knowledgeIndexFromSnapshot(source) : buildKnowledgeIndex(source);
   const defaultTopK = options.defaultTopK ?? 3;
 
   return {
@@ -130,21 +165,68 @@ export function createLocalKnowledgeAdapter(
 
 type StoredDocument = Pick<IndexedDocument, 'docId' | 'title' | 'service' | 'enterprise'>;
 
-export function buildKnowledgeIndex(documents: readonly KnowledgeDocument[]) {
-  const index = new MiniSearch<IndexedDocument>({
-    fields: ['title', 'tags', 'text'],
-    storeFields: ['docId', 'title', 'service', 'enterprise'],
+const INDEX_OPTIONS: Options<IndexedDocument> = {
+  fields: ['title', 'tags', 'text'],
+  storeFields: ['docId', 'title', 'service', 'enterprise'],
+  tokenize: tokenizeMixedText,
+  processTerm: (term: string) => term,
+  searchOptions: {
+    boost: { title: 3, tags: 2 },
+    combineWith: 'OR',
     tokenize: tokenizeMixedText,
-    processTerm: (term) => term,
-    searchOptions: {
-      boost: { title: 3, tags: 2 },
-      combineWith: 'OR',
-      tokenize: tokenizeMixedText,
-      processTerm: (term) => term,
-    },
-  });
+    processTerm: (term: string) => term,
+  },
+};
+
+/**
+ * A knowledge index prebuilt at deploy time (`npm run knowledge:index`): the documents' passages and MiniSearch's
+ * serialized index, loaded at cold start instead of reading and indexing every runbook (see BENCHMARKS.md).
+ */
+export interface KnowledgeSnapshot {
+  format: 'diagnosis-knowledge-index';
+  version: 1;
+  passages: Record<string, string[]>;
+  index: unknown;
+}
+
+function isSnapshot(source: readonly KnowledgeDocument[] | KnowledgeSnapshot): source is KnowledgeSnapshot {
+  return !Array.isArray(source);
+}
+
+export function buildKnowledgeSnapshot(documents: readonly KnowledgeDocument[]): KnowledgeSnapshot {
+  const { miniSearch, passages } = indexDocuments(documents);
+  return {
+    format: 'diagnosis-knowledge-index',
+    version: 1,
+    passages: Object.fromEntries(passages),
+    index: miniSearch.toJSON(),
+  };
+}
+
+const snapshotSchema = v.strictObject({
+  format: v.literal('diagnosis-knowledge-index'),
+  version: v.literal(1),
+  passages: v.record(v.string(), v.array(v.string())),
+  index: v.looseObject({ documentCount: v.number() }),
+});
+
+/** Reads a prebuilt index; a missing or malformed file fails the cold start. */
+export async function loadKnowledgeSnapshot(path: string): Promise<KnowledgeSnapshot> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(path, 'utf8'));
+  } catch {
+    throw new KnowledgeBaseError(['the knowledge index file is missing or not JSON']);
+  }
+  const result = v.safeParse(snapshotSchema, json);
+  if (!result.success) throw new KnowledgeBaseError(['the knowledge index file is not a diagnosis knowledge index']);
+  return result.output as KnowledgeSnapshot;
+}
+
+function indexDocuments(documents: readonly KnowledgeDocument[]) {
+  const miniSearch = new MiniSearch<IndexedDocument>(INDEX_OPTIONS);
   const passages = new Map<string, string[]>();
-  index.addAll(
+  miniSearch.addAll(
     documents.map((document, id) => {
       passages.set(document.docId, splitPassages(document.body));
       return {
@@ -158,6 +240,25 @@ export function buildKnowledgeIndex(documents: readonly KnowledgeDocument[]) {
       };
     }),
   );
+  return { miniSearch, passages };
+}
+
+export function buildKnowledgeIndex(documents: readonly KnowledgeDocument[]) {
+  const { miniSearch, passages } = indexDocuments(documents);
+  return searchable(miniSearch, passages);
+}
+
+function knowledgeIndexFromSnapshot(snapshot: KnowledgeSnapshot) {
+  let miniSearch: MiniSearch<IndexedDocument>;
+  try {
+    miniSearch = MiniSearch.loadJS(snapshot.index as Parameters<typeof MiniSearch.loadJS>[0], INDEX_OPTIONS);
+  } catch {
+    throw new KnowledgeBaseError(['the knowledge index cannot be loaded (built by another version?)']);
+  }
+  return searchable(miniSearch, new Map(Object.entries(snapshot.passages)));
+}
+
+function searchable(miniSearch: MiniSearch<IndexedDocument>, passages: ReadonlyMap<string, string[]>) {
   return {
     passages: (docId: string) => passages.get(docId) ?? [],
     search: (
@@ -167,7 +268,7 @@ export function buildKnowledgeIndex(documents: readonly KnowledgeDocument[]) {
         boostDocument: (id: unknown, term: string, stored?: Record<string, unknown>) => number;
       },
     ) =>
-      index.search(query, {
+      miniSearch.search(query, {
         filter: (result) => options.filter(result as unknown as StoredDocument),
         boostDocument: options.boostDocument,
       }) as unknown as (StoredDocument & { score: number })[],
