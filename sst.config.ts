@@ -89,13 +89,15 @@ export default $config({
       // A run is at most 8 model rounds; DeepSeek thinking rounds take 5–30 s each. The run's own deadline is the
       // remaining time minus FLUSH_RESERVE_MS, so the audit is always flushed before Lambda stops the function.
       timeout: '5 minutes',
-      // Peak RSS of a full end-to-end diagnosis is about 130 MB (BENCHMARKS.md); 512 MB buys CPU for cold start.
+      // Peak RSS of a full end-to-end diagnosis is about 145 MB (BENCHMARKS.md): 256 MB would fit, 512 MB buys CPU
+      // (Lambda allots CPU by memory) for the cold start and the JSON work of each round.
       memory: '512 MB',
       link: [table, modelApiKey, mysqlUrl],
       environment,
       permissions,
       copyFiles,
-      nodejs: { format: 'esm', minify: true },
+      // Splitting keeps mysql2, the SQL grammar and the CloudWatch/Bedrock clients out of the cold start unless used.
+      nodejs: { format: 'esm', minify: true, splitting: true },
       logging: { retention: '3 months', format: 'json' },
     });
 

@@ -2,8 +2,10 @@
 import { benchAuditStore } from './audit-store.ts';
 import { benchEvidenceAdapters } from './evidence-adapters.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
+import { benchLambdaBundle } from './lambda-bundle.ts';
 
 console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 await benchHarnessOverhead();
 await benchEvidenceAdapters();
 await benchAuditStore();
+await benchLambdaBundle();
