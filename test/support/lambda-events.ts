@@ -1,25 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { Context } from 'aws-lambda';
 import type { DeepSeekResponse } from './deepseek-server.ts';
 
-/** A Lambda context whose remaining time counts down from `remainingMs` in real time. */
-export function lambdaContext(remainingMs: number): Context {
-  const end = Date.now() + remainingMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'Diagnose',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:ap-east-1:000000000000:function:Diagnose',
-    memoryLimitInMB: '512',
-    awsRequestId: `req-${Math.random().toString(36).slice(2)}`,
-    logGroupName: '/aws/lambda/Diagnose',
-    logStreamName: 'stream',
-    getRemainingTimeInMillis: () => Math.max(0, end - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+export { lambdaContext } from '../../scripts/lambda-context.ts';
 
 const IAM = {
   accessKey: 'ASIAEXAMPLE',

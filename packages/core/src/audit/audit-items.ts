@@ -67,6 +67,17 @@ const progressSchema = v.object({
     }),
   ),
 });
+const limitsSchema = v.object({
+  maxModelCalls: v.number(),
+  maxTotalTokens: v.number(),
+  maxToolCalls: v.number(),
+  maxQueryBytes: v.number(),
+  maxPreviousTurnBytes: v.number(),
+  maxInputBytes: v.number(),
+  maxDraftBytes: v.number(),
+  finalRoundReserveMs: v.number(),
+  noGainStopStreak: v.number(),
+});
 const publishedSchema = v.object({
   draft: diagnosisDraftSchema,
   citations: v.array(v.object({ tool_call_id: v.string(), tool_name: v.picklist(TOOL_NAMES), empty: v.boolean() })),
@@ -95,6 +106,8 @@ const runItemSchema = v.object({
   conclusion: nullable(v.string()),
   published_result: nullable(publishedSchema),
   report: v.optional(v.unknown()),
+  limits: v.optional(v.nullable(limitsSchema)),
+  deadline_at: v.optional(v.nullable(v.string())),
   created_at: v.string(),
   ended_at: nullable(v.string()),
   gsi1pk: v.string(),
@@ -207,6 +220,8 @@ const completionSchema = v.object({
   conclusion: runItemSchema.entries.conclusion,
   published_result: runItemSchema.entries.published_result,
   report: v.unknown(),
+  limits: v.nullable(limitsSchema),
+  deadline_at: v.nullable(v.string()),
   ended_at: v.string(),
 });
 
@@ -223,6 +238,8 @@ export function completionAttributes(outcome: RunOutcome, nowMs: number): Record
       conclusion: outcome.publishedResult?.draft.conclusion ?? null,
       published_result: outcome.publishedResult,
       report: outcome.report ?? null,
+      limits: outcome.limits ?? null,
+      deadline_at: outcome.deadlineAt === undefined || outcome.deadlineAt === null ? null : iso(outcome.deadlineAt),
       ended_at: iso(nowMs),
     }),
   );
@@ -428,6 +445,8 @@ export function runOf(item: Record<string, unknown>): StoredRun {
     conclusion: run.conclusion,
     publishedResult: run.published_result,
     report: run.report ?? null,
+    limits: run.limits ?? null,
+    deadlineAt: run.deadline_at ?? null,
     createdAt: run.created_at,
     endedAt: run.ended_at,
   };

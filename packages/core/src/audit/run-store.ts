@@ -2,6 +2,7 @@ import type { PreviousTurn } from '../agent/diagnosis-input.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { ProgressSnapshot } from '../run/progress-tracker.ts';
 import type { RunUsage } from '../run/run-context.ts';
+import type { RunLimits } from '../run/run-limits.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import type { ToolName } from '../tools/evidence-adapter.ts';
 import type { ContentSource, ToolDisposition } from './audit-hook.ts';
@@ -34,6 +35,9 @@ export interface RunOutcome {
   publishedResult: PublishedResult | null;
   /** The report returned to the caller, kept so a replayed invocation returns exactly the same answer. */
   report: unknown;
+  /** The limits and deadline the run had, so its budget use can be read back; absent for runs that never ran. */
+  limits?: RunLimits | null;
+  deadlineAt?: number | null;
 }
 
 export interface StoredRun {
@@ -53,6 +57,8 @@ export interface StoredRun {
   conclusion: string | null;
   publishedResult: PublishedResult | null;
   report: unknown;
+  limits: RunLimits | null;
+  deadlineAt: string | null;
   createdAt: string;
   endedAt: string | null;
 }

@@ -101,7 +101,7 @@ export async function executeDiagnosisRun(
   } catch {
     decision = failed(run.usage(), 'AUDIT_FAILED', decision.outcome.progress);
   }
-  await store.completeRun(command.runId, decision.outcome);
+  await store.completeRun(command.runId, { ...decision.outcome, limits: run.limits, deadlineAt });
   deps.log?.({
     message: 'diagnosis finished',
     runId: command.runId,

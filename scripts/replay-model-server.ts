@@ -1,0 +1,148 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const FIXTURES = new URL('../test/fixtures/deepseek-wire/', import.meta.url);
+
+/** A recorded DeepSeek chat-completion response (see test/fixtures/deepseek-wire/README.md). */
+export function loadWireFixture(name: 'tool-call' | 'reasoning-and-text' | 'json-content' | 'truncated-reasoning') {
+  return JSON.parse(readFileSync(new URL(`${name}.json`, FIXTURES), 'utf8')) as DeepSeekResponse;
+}
+
+export interface DeepSeekResponse {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: {
+    index: number;
+    message: {
+      role: 'assistant';
+      content: string;
+      reasoning_content?: string;
+      tool_calls?: { index: number; id: string; type: 'function'; function: { name: string; arguments: string } }[];
+    };
+    logprobs: null;
+    finish_reason: string;
+  }[];
+  usage: Record<string, unknown>;
+  system_fingerprint?: string;
+}
+
+export interface WireUsage {
+  prompt: number;
+  completion: number;
+  reasoning?: number;
+  cacheHit?: number;
+}
+
+function usage(tokens: WireUsage) {
+  const cacheHit = tokens.cacheHit ?? 0;
+  return {
+    prompt_tokens: tokens.prompt,
+    completion_tokens: tokens.completion,
+    total_tokens: tokens.prompt + tokens.completion,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: tokens.reasoning ?? 0 },
+    prompt_cache_hit_tokens: cacheHit,
+    prompt_cache_miss_tokens: tokens.prompt - cacheHit,
+  };
+}
+
+/** A tool-call round shaped exactly like the recorded `tool-call.json`: empty content, DeepSeek-style ids. */
+export function wireToolCalls(
+  calls: { id: string; name: string; arguments: unknown }[],
+  options: { reasoning?: string; usage?: WireUsage } = {},
+): DeepSeekResponse {
+  const base = loadWireFixture('tool-call');
+  const choice = base.choices[0];
+  if (choice === undefined) throw new Error('fixture without choice');
+  return {
+    ...base,
+    choices: [
+      {
+        ...choice,
+        message: {
+          role: 'assistant',
+          content: '',
+          reasoning_content: options.reasoning ?? choice.message.reasoning_content ?? '',
+          tool_calls: calls.map((call, index) => ({
+            index,
+            id: call.id,
+            type: 'function',
+            function: {
+              name: call.name,
+              arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+            },
+          })),
+        },
+      },
+    ],
+    usage: usage(options.usage ?? { prompt: 374, completion: 60, reasoning: 16 }),
+  };
+}
+
+/** A final round shaped like `reasoning-and-text.json`: reasoning and content in one message. */
+export function wireText(content: string, options: { reasoning?: string; usage?: WireUsage } = {}): DeepSeekResponse {
+  const base = loadWireFixture('reasoning-and-text');
+  const choice = base.choices[0];
+  if (choice === undefined) throw new Error('fixture without choice');
+  return {
+    ...base,
+    choices: [
+      {
+        ...choice,
+        message: { role: 'assistant', content, reasoning_content: options.reasoning ?? '' },
+        finish_reason: 'stop',
+      },
+    ],
+    usage: usage(options.usage ?? { prompt: 97, completion: 131, reasoning: 113 }),
+  };
+}
+
+export type WireReply = DeepSeekResponse | { status: number; body: unknown };
+export type WireScript = (WireReply | ((request: Record<string, unknown>) => WireReply | Promise<WireReply>))[];
+
+/**
+ * A loopback OpenAI-compatible server that answers `POST /v1/chat/completions` from a queue, one entry per request
+ * (tests may push more entries at any time), and records every request body. An empty queue answers 599, so a test
+ * never passes on an unplanned call.
+ */
+export async function startDeepSeekServer(script: WireScript = []) {
+  const requests: Record<string, unknown>[] = [];
+  const headers: IncomingMessage['headers'][] = [];
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', async () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      requests.push(body);
+      headers.push(request.headers);
+      const entry = script.shift();
+      const reply = typeof entry === 'function' ? await entry(body) : entry;
+      if (response.destroyed) return;
+      if (reply === undefined) return send(response, 599, { error: { message: 'script exhausted' } });
+      if ('status' in reply && 'body' in reply) return send(response, reply.status, reply.body);
+      return send(response, 200, reply);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    headers,
+    script,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}

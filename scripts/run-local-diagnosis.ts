@@ -1,0 +1,88 @@
+/**
+ * One diagnosis on this machine through the real pipeline: the real Diagnose handler (imported as a cold start
+ * would), a synthesized Step Functions event, a Lambda context counting down from the timeout, the embedded local
+ * defaults. Returns the process exit code: 0 published, 2 fallback, 1 failed or bad input.
+ */
+import type { DiagnosisResult } from '@diagnosis/core';
+import { ulid } from 'ulid';
+import { lambdaContext } from './lambda-context.ts';
+import { followRun } from './live-timeline.ts';
+import { startLocalRuntime } from './local-runtime.ts';
+import { renderReport } from './render-report.ts';
+
+export interface LocalDiagnosisOptions {
+  query: string;
+  enterpriseId: string;
+  sessionId: string;
+  continueSession: boolean;
+  timeoutSeconds: number;
+  json: boolean;
+  /** Printed on stderr before the run (the demo says its model is a replay). */
+  banner?: string;
+}
+
+export async function runLocalDiagnosis(options: LocalDiagnosisOptions): Promise<number> {
+  const say = (text: string) => {
+    if (!options.json) process.stderr.write(`${text}\n`);
+  };
+  // NOTE: the handler logs one JSON line per run to stdout (CloudWatch in Lambda); locally stdout is the answer's.
+  const originalLog = console.log;
+  console.log = (...parts: unknown[]) => {
+    if (!options.json) process.stderr.write(`${parts.map(String).join(' ')}\n`);
+  };
+  const runtime = await startLocalRuntime();
+  const stopOnSignal = () => {
+    void runtime.stop().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+  try {
+    if (options.banner !== undefined) say(options.banner);
+    say(
+      `DynamoDB Local at ${runtime.endpoint}, table ${runtime.tableName}; knowledge and logs from examples/${process.env.MYSQL_URL ? '; MySQL from MYSQL_URL' : '; query_mysql answers NOT_CONFIGURED (set MYSQL_URL to use MySQL)'}`,
+    );
+    let handler: (event: unknown, context: unknown) => Promise<DiagnosisResult>;
+    try {
+      handler = (await import('../functions/diagnose.ts')).handler as unknown as typeof handler;
+    } catch (error) {
+      process.stderr.write(`cannot start: ${(error as Error).message}\n`);
+      return 1;
+    }
+    const runId = ulid();
+    say(
+      `run ${runId}  enterprise ${options.enterpriseId}  session ${options.sessionId}${options.continueSession ? ' (continued)' : ''}`,
+    );
+    const timeline = options.json
+      ? undefined
+      : followRun({ client: runtime.client, tableName: runtime.tableName, runId });
+    let result: DiagnosisResult;
+    try {
+      result = await handler(
+        {
+          runId,
+          sessionId: options.sessionId,
+          enterpriseId: options.enterpriseId,
+          query: options.query,
+          continueSession: options.continueSession,
+        },
+        lambdaContext(options.timeoutSeconds * 1_000),
+      );
+    } catch (error) {
+      await timeline?.stop();
+      process.stderr.write(`${(error as Error).name}: ${(error as Error).message}\n`);
+      return 1;
+    }
+    await timeline?.stop();
+    if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else {
+      process.stdout.write(`\n${renderReport(result)}\n`);
+      say(`\nlook at this run: npm run trace -- ${runId}`);
+    }
+    return result.status === 'PUBLISHED' ? 0 : result.status === 'FALLBACK' ? 2 : 1;
+  } finally {
+    process.off('SIGINT', stopOnSignal);
+    process.off('SIGTERM', stopOnSignal);
+    console.log = originalLog;
+    await runtime.stop();
+  }
+}

@@ -1,0 +1,262 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, distinctColours, visitPage } from '../support/chromium.ts';
+import { startDeepSeekServer, wireText } from '../support/deepseek-server.ts';
+import { e1001Recording } from '../support/lambda-events.ts';
+import { supportedDraft } from '../support/run-fixtures.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+if (CHROMIUM === undefined && !process.env.CI) {
+  console.warn('\n!!! Chromium not found (apt-get install chromium): the trace page rendering test is SKIPPED !!!\n');
+}
+const NODE = process.execPath;
+const recording = e1001Recording();
+let server: Awaited<ReturnType<typeof startDeepSeekServer>>;
+let dataDir: string;
+
+beforeAll(async () => {
+  server = await startDeepSeekServer();
+  dataDir = mkdtempSync(join(tmpdir(), 'diagnosis-local-'));
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function start(script: string, args: string[], environment: Record<string, string> = {}) {
+  const child = spawn(NODE, [script, ...args], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DIAGNOSIS_LOCAL_DATA: dataDir,
+      DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
+      DIAGNOSIS_MODEL_API_KEY: 'sk-runner-test',
+      ...environment,
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const done = new Promise<Finished>((resolveDone) => {
+    child.on('exit', (code, signal) => resolveDone({ code, signal, stdout, stderr }));
+  });
+  return { child, done, output: () => ({ stdout, stderr }) };
+}
+
+/** The DynamoDB Local JVMs that persist into this test's data folder. */
+function jvmsOfThisTest(): string[] {
+  try {
+    return execFileSync('pgrep', ['-f', `DynamoDBLocal.jar.*${dataDir}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+async function noJvmWithin(ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (jvmsOfThisTest().length === 0) return true;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+  return jvmsOfThisTest().length === 0;
+}
+
+const diagnose = (args: string[], environment?: Record<string, string>) =>
+  start('scripts/diagnose.ts', args, environment).done;
+
+describe('npm run diagnose (the local runner, in a child process)', () => {
+  let publishedRunId = '';
+
+  it('publishes the E1001 diagnosis with --json, exit 0, and leaves the run in the table and no JVM behind', async () => {
+    server.script.push(...structuredClone(recording.responses));
+    const finished = await diagnose([recording.query, '--enterprise', 'E1001', '--json']);
+    expect(finished.code).toBe(0);
+    const result = JSON.parse(finished.stdout);
+    expect(Object.keys(result).sort()).toEqual(['progress', 'report', 'runId', 'status', 'stopReason', 'usage']);
+    expect(result).toMatchObject({
+      status: 'PUBLISHED',
+      stopReason: null,
+      report: { kind: 'DIAGNOSIS' },
+      usage: { modelCalls: 5 },
+    });
+    publishedRunId = result.runId;
+    expect(await noJvmWithin(3_000)).toBe(true);
+
+    const trace = await start('scripts/trace.ts', [publishedRunId]).done;
+    expect(trace.code).toBe(0);
+    expect(trace.stdout).toContain(`run ${publishedRunId}   SUCCEEDED`);
+    expect(trace.stdout.match(/^round \d/gm)).toHaveLength(5);
+    expect(await noJvmWithin(3_000)).toBe(true);
+  });
+
+  it('shows a live timeline and the report for a person without --json', async () => {
+    server.script.push(...structuredClone(recording.responses));
+    const finished = await diagnose([recording.query]);
+    expect(finished.code).toBe(0);
+    expect(finished.stderr).toMatch(/▸ round 1 .* tokens .* s {2}calls lookup_knowledge/);
+    expect(finished.stderr).toMatch(/⚙ query_logs call_00_\w+ {2}READY, evidence/);
+    expect(finished.stderr).toContain('the model judged call_00_Vw3kQz8RbN2mT6yHcJ5pLx1a: GAINED');
+    expect(finished.stdout).toContain('━━ 诊断结论 Diagnosis ━━');
+    expect(finished.stdout).toContain('证据: query_logs call_00_');
+    expect(finished.stdout).toMatch(/run \w{26} {3}status PUBLISHED/);
+  });
+
+  it('exits 2 on a fallback', async () => {
+    server.script.push(wireText(JSON.stringify(supportedDraft(['call_00_invented']))));
+    const finished = await diagnose([recording.query, '--json']);
+    expect(finished.code).toBe(2);
+    expect(JSON.parse(finished.stdout)).toMatchObject({ status: 'FALLBACK' });
+  });
+
+  it('exits 1 on a failed run', async () => {
+    server.script.push({ status: 500, body: { error: { message: 'boom' } } });
+    const finished = await diagnose([recording.query, '--json']);
+    expect(finished.code).toBe(1);
+    expect(JSON.parse(finished.stdout)).toMatchObject({ status: 'FAILED', report: { error_code: 'MODEL_FAILED' } });
+  });
+
+  it.each([
+    ['no query', [], 'usage: npm run diagnose'],
+    ['a bad timeout', ['q', '--timeout', 'soon'], 'usage: npm run diagnose'],
+    ['an unknown option', ['q', '--model', 'x'], 'usage: npm run diagnose'],
+  ])('exits 1 with the usage for %s', async (_label, args, message) => {
+    const finished = await diagnose(args);
+    expect(finished.code).toBe(1);
+    expect(finished.stderr).toContain(message);
+  });
+
+  it('exits 1 pointing to the demo when there is no model key', async () => {
+    const finished = await diagnose([recording.query], { DIAGNOSIS_MODEL_API_KEY: '' });
+    expect(finished.code).toBe(1);
+    expect(finished.stderr).toContain('npm run demo');
+    expect(jvmsOfThisTest()).toEqual([]);
+  });
+
+  it('exits 1 with the input error for a query over the limit', async () => {
+    const finished = await diagnose(['订'.repeat(1_400), '--json']);
+    expect(finished.code).toBe(1);
+    expect(finished.stderr).toContain('QUERY_TOO_LARGE');
+  });
+
+  it('stops DynamoDB Local and exits 130 on Ctrl-C (SIGINT) in the middle of a run', async () => {
+    const before = server.requests.length;
+    server.script.push(() => new Promise(() => undefined));
+    const runner = start('scripts/diagnose.ts', [recording.query]);
+    const deadline = Date.now() + 20_000;
+    while (server.requests.length === before && Date.now() < deadline)
+      await new Promise((wait) => setTimeout(wait, 50));
+    expect(jvmsOfThisTest().length).toBeGreaterThan(0);
+    runner.child.kill('SIGINT');
+    const finished = await runner.done;
+    expect(finished.code).toBe(130);
+    expect(await noJvmWithin(3_000)).toBe(true);
+  });
+
+  it('leaves no JVM behind even when the runner is killed outright', async () => {
+    const before = server.requests.length;
+    server.script.push(() => new Promise(() => undefined));
+    const runner = start('scripts/diagnose.ts', [recording.query]);
+    const deadline = Date.now() + 20_000;
+    while (server.requests.length === before && Date.now() < deadline)
+      await new Promise((wait) => setTimeout(wait, 50));
+    (runner.child as ChildProcess).kill('SIGKILL');
+    await runner.done;
+    expect(await noJvmWithin(4_000)).toBe(true);
+  });
+
+  describe('npm run trace', () => {
+    it.skipIf(!CHROMIUM && !process.env.CI)(
+      'writes a Mermaid diagram and a self-contained page that Chromium renders',
+      async () => {
+        expect(publishedRunId).not.toBe('');
+        const finished = await start('scripts/trace.ts', [publishedRunId]).done;
+        expect(finished.code).toBe(0);
+        const mermaid = readFileSync(join(dataDir, 'traces', `${publishedRunId}.mmd`), 'utf8');
+        checkMermaidStructure(mermaid);
+        expect(mermaid.match(/^ {4}Harness->>Agent: round \d+ allowed$/gm)).toHaveLength(5);
+        expect(mermaid.match(/^ {4}Agent->>Tool: /gm)).toHaveLength(4);
+        expect(mermaid).toContain('Release-->>App: PUBLISHED');
+
+        const htmlPath = join(dataDir, 'traces', `${publishedRunId}.html`);
+        const html = readFileSync(htmlPath, 'utf8');
+        expect(html).not.toMatch(/https?:|\/\/[a-z]|<script|<link|<img|@import|url\(/i);
+        expect(html).not.toContain(recording.responses[0]?.choices[0]?.message.reasoning_content);
+
+        const visit = await visitPage(
+          `file://${htmlPath}`,
+          "document.querySelectorAll('li.round').length + ':' + document.querySelectorAll('li.tool').length",
+        );
+        expect(visit.consoleErrors).toEqual([]);
+        expect(visit.evaluate).toBe('5:4');
+        expect(distinctColours(visit.screenshot)).toBeGreaterThan(20);
+      },
+    );
+
+    it('shows the reasoning only with --include-reasoning', async () => {
+      const reasoning = recording.responses[0]?.choices[0]?.message.reasoning_content ?? '';
+      const plain = await start('scripts/trace.ts', [publishedRunId]).done;
+      expect(plain.stdout).not.toContain(reasoning);
+      const withReasoning = await start('scripts/trace.ts', [publishedRunId, '--include-reasoning']).done;
+      expect(withReasoning.stdout).toContain(reasoning);
+      expect(readFileSync(join(dataDir, 'traces', `${publishedRunId}.html`), 'utf8')).toContain(reasoning.slice(0, 20));
+    });
+
+    it('exits 1 for an unknown run', async () => {
+      const finished = await start('scripts/trace.ts', ['no-such-run']).done;
+      expect(finished.code).toBe(1);
+      expect(finished.stderr).toContain('no run no-such-run');
+    });
+  });
+});
+
+describe('npm run demo', () => {
+  it('diagnoses the E1001 incident with no key, saying that the model is a replay', async () => {
+    const finished = await start('scripts/demo.ts', [], { DIAGNOSIS_MODEL_API_KEY: '', DIAGNOSIS_MODEL_BASE_URL: '' })
+      .done;
+    expect(finished.code).toBe(0);
+    expect(finished.stderr).toContain('the model is a REPLAY');
+    expect(finished.stdout).toContain('payment-gateway 数据库连接池耗尽');
+    expect(finished.stdout).toContain('status PUBLISHED');
+    expect(await noJvmWithin(3_000)).toBe(true);
+  });
+});
+
+/** The structure of a Mermaid sequence diagram: the header, declared participants, and only known statement forms. */
+function checkMermaidStructure(text: string): void {
+  const lines = text.trimEnd().split('\n');
+  expect(lines[0]).toBe('sequenceDiagram');
+  const participants = new Set<string>();
+  for (const line of lines.slice(1)) {
+    const declared = /^ {4}participant (\w+) as [^;#]+$/.exec(line);
+    if (declared?.[1] !== undefined) {
+      participants.add(declared[1]);
+      continue;
+    }
+    const message = /^ {4}(\w+)(->>|-->>)(\w+): [^;#<>{}]+$/.exec(line);
+    const note = /^ {4}Note over (\w+),(\w+): [^;#<>{}]+$/.exec(line);
+    expect(message !== null || note !== null, `not a sequence diagram statement: ${line}`).toBe(true);
+    for (const name of message === null ? [note?.[1], note?.[2]] : [message[1], message[3]]) {
+      expect(participants.has(name ?? ''), `undeclared participant in: ${line}`).toBe(true);
+    }
+  }
+  expect([...participants]).toEqual(['App', 'Harness', 'Agent', 'Tool', 'Audit', 'EG', 'Release']);
+}
