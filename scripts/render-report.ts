@@ -34,7 +34,8 @@ function renderPublished(report: PublishedReport, lines: string[]): void {
   }
   if (draft.action_plan.length > 0) {
     lines.push('', '行动计划 Action plan');
-    for (const [index, step] of draft.action_plan.entries()) lines.push(`  ${index + 1}. ${step.step} — ${step.purpose}`);
+    for (const [index, step] of draft.action_plan.entries())
+      lines.push(`  ${index + 1}. ${step.step} — ${step.purpose}`);
   }
   if (draft.recommendations.length > 0) {
     lines.push('', '建议 Recommendations');
