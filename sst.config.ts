@@ -101,30 +101,26 @@ export default $config({
       logging: { retention: '3 months', format: 'json' },
     });
 
-    const readOnlyTable = [
-      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], resources: [table.arn, $interpolate`${table.arn}/index/*`] },
-    ];
-    const getRun = new sst.aws.Function('GetRun', {
-      handler: 'functions/get-run.handler',
-      runtime: 'nodejs24.x',
-      architecture: 'arm64',
-      timeout: '10 seconds',
-      memory: '256 MB',
-      environment: { DIAGNOSIS_TABLE_NAME: table.name },
-      permissions: readOnlyTable,
-      nodejs: { format: 'esm', minify: true },
-    });
-    // A separate function, so that access to raw reasoning can be granted separately (execute-api on this route).
-    const getRunAudit = new sst.aws.Function('GetRunAudit', {
-      handler: 'functions/get-run-audit.handler',
-      runtime: 'nodejs24.x',
-      architecture: 'arm64',
-      timeout: '10 seconds',
-      memory: '256 MB',
-      environment: { DIAGNOSIS_TABLE_NAME: table.name },
-      permissions: readOnlyTable,
-      nodejs: { format: 'esm', minify: true },
-    });
+    // The read and audit functions may only read the table. The audit one is separate, so that access to raw
+    // reasoning can be granted separately (execute-api on its route).
+    const readOnlyFunction = (name: string, handler: string) =>
+      new sst.aws.Function(name, {
+        handler,
+        runtime: 'nodejs24.x',
+        architecture: 'arm64',
+        timeout: '10 seconds',
+        memory: '256 MB',
+        environment: { DIAGNOSIS_TABLE_NAME: table.name },
+        permissions: [
+          {
+            actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+            resources: [table.arn, $interpolate`${table.arn}/index/*`],
+          },
+        ],
+        nodejs: { format: 'esm', minify: true },
+      });
+    const getRun = readOnlyFunction('GetRun', 'functions/get-run.handler');
+    const getRunAudit = readOnlyFunction('GetRunAudit', 'functions/get-run-audit.handler');
 
     const api = new sst.aws.ApiGatewayV2('InternalApi');
     api.route('POST /diagnoses', diagnose.arn, { auth: { iam: true } });

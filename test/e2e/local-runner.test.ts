@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -83,6 +83,16 @@ async function noJvmWithin(ms: number): Promise<boolean> {
 const diagnose = (args: string[], environment?: Record<string, string>) =>
   start('scripts/diagnose.ts', args, environment).done;
 
+/** Starts the runner against a model that never answers, and returns once the runner's first request arrived. */
+async function runnerWaitingForTheModel() {
+  const before = server.requests.length;
+  server.script.push(() => new Promise(() => undefined));
+  const runner = start('scripts/diagnose.ts', [recording.query]);
+  const deadline = Date.now() + 20_000;
+  while (server.requests.length === before && Date.now() < deadline) await new Promise((wait) => setTimeout(wait, 50));
+  return runner;
+}
+
 describe('npm run diagnose (the local runner, in a child process)', () => {
   let publishedRunId = '';
 
@@ -158,12 +168,7 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
   });
 
   it('stops DynamoDB Local and exits 130 on Ctrl-C (SIGINT) in the middle of a run', async () => {
-    const before = server.requests.length;
-    server.script.push(() => new Promise(() => undefined));
-    const runner = start('scripts/diagnose.ts', [recording.query]);
-    const deadline = Date.now() + 20_000;
-    while (server.requests.length === before && Date.now() < deadline)
-      await new Promise((wait) => setTimeout(wait, 50));
+    const runner = await runnerWaitingForTheModel();
     expect(jvmsOfThisTest().length).toBeGreaterThan(0);
     runner.child.kill('SIGINT');
     const finished = await runner.done;
@@ -172,13 +177,9 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
   });
 
   it('leaves no JVM behind even when the runner is killed outright', async () => {
-    const before = server.requests.length;
-    server.script.push(() => new Promise(() => undefined));
-    const runner = start('scripts/diagnose.ts', [recording.query]);
-    const deadline = Date.now() + 20_000;
-    while (server.requests.length === before && Date.now() < deadline)
-      await new Promise((wait) => setTimeout(wait, 50));
-    (runner.child as ChildProcess).kill('SIGKILL');
+    const runner = await runnerWaitingForTheModel();
+    expect(jvmsOfThisTest().length).toBeGreaterThan(0);
+    runner.child.kill('SIGKILL');
     await runner.done;
     expect(await noJvmWithin(4_000)).toBe(true);
   });

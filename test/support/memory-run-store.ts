@@ -3,6 +3,7 @@ import {
   AuditWriteError,
   buildPreviousTurn,
   completionAttributes,
+  createToolSortKeys,
   type DynamoAuditStore,
   type Item,
   newRunItem,
@@ -14,7 +15,6 @@ import {
   sessionKey,
   stepItems,
   toolItem,
-  toolSortKey,
 } from '@diagnosis/core/store';
 
 /**
@@ -35,7 +35,7 @@ export function createMemoryRunStore(
   const pageSize = options.sessionPageSize ?? 25;
   const failures: { key: string; reason: string }[] = [];
   const pending: Promise<void>[] = [];
-  const reuseCounts = new Map<string, number>();
+  const toolSortKeyOf = createToolSortKeys();
   const keyOf = (item: { pk: string; sk: string }) => `${item.pk}|${item.sk}`;
 
   function putBehind(item: Item): void {
@@ -55,13 +55,7 @@ export function createMemoryRunStore(
       for (const item of stepItems(event, now(), retentionDays)) putBehind(item);
     },
     async onToolInvocation(event: ToolInvocationEvent) {
-      let sortKey = toolSortKey(event.toolCallId);
-      if (event.code === 'DUPLICATE_TOOL_CALL_ID') {
-        const reuse = (reuseCounts.get(`${event.runId}|${event.toolCallId}`) ?? 0) + 1;
-        reuseCounts.set(`${event.runId}|${event.toolCallId}`, reuse);
-        sortKey = `${sortKey}#REUSED#${String(reuse).padStart(3, '0')}`;
-      }
-      putBehind(toolItem(event, now(), retentionDays, sortKey));
+      putBehind(toolItem(event, now(), retentionDays, toolSortKeyOf(event)));
     },
     async flush() {
       while (pending.length > 0) await Promise.all(pending.splice(0));

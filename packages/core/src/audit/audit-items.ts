@@ -32,6 +32,21 @@ export const runKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: 'RUN' });
 export const stepSortKey = (stepNumber: number) => `STEP#${String(stepNumber).padStart(4, '0')}`;
 export const reasoningSortKey = (stepNumber: number) => `REASONING#${String(stepNumber).padStart(4, '0')}`;
 export const toolSortKey = (toolCallId: string) => `TOOL#${toolCallId}`;
+
+/**
+ * The sort keys of tool invocation items. The canonical record of an id is `TOOL#<id>`; the harness's rejection of a
+ * reused id is kept beside it as `TOOL#<id>#REUSED#001`, … so the first record stays the canonical one.
+ */
+export function createToolSortKeys() {
+  const reuseCounts = new Map<string, number>();
+  return (event: { runId: string; toolCallId: string; code: string | null }): string => {
+    const key = toolSortKey(event.toolCallId);
+    if (event.code !== 'DUPLICATE_TOOL_CALL_ID') return key;
+    const reuse = (reuseCounts.get(`${event.runId}|${event.toolCallId}`) ?? 0) + 1;
+    reuseCounts.set(`${event.runId}|${event.toolCallId}`, reuse);
+    return `${key}#REUSED#${String(reuse).padStart(3, '0')}`;
+  };
+}
 export const sessionKey = (sessionId: string) => `SESSION#${sessionId}`;
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();

@@ -11,6 +11,7 @@ import type { PreviousTurn } from '../agent/diagnosis-input.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
 import {
   completionAttributes,
+  createToolSortKeys,
   type Item,
   newRunItem,
   recordOf,
@@ -19,7 +20,6 @@ import {
   sessionKey,
   stepItems,
   toolItem,
-  toolSortKey,
 } from './audit-items.ts';
 import { buildPreviousTurn } from './previous-turn.ts';
 import {
@@ -64,8 +64,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
   const maxPages = options.maxSessionPages ?? 40;
   const pending: Promise<void>[] = [];
   const failures: { key: string; reason: string }[] = [];
-  // NOTE: a reused tool call id is audited under its own key, so the first record stays the canonical one.
-  const reuseCounts = new Map<string, number>();
+  const toolSortKeyOf = createToolSortKeys();
 
   function putBehind(item: Item): void {
     const key = `${item.pk}|${item.sk}`;
@@ -86,13 +85,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
     },
 
     async onToolInvocation(event: ToolInvocationEvent) {
-      let sortKey = toolSortKey(event.toolCallId);
-      if (event.code === 'DUPLICATE_TOOL_CALL_ID') {
-        const reuse = (reuseCounts.get(`${event.runId}|${event.toolCallId}`) ?? 0) + 1;
-        reuseCounts.set(`${event.runId}|${event.toolCallId}`, reuse);
-        sortKey = `${sortKey}#REUSED#${String(reuse).padStart(3, '0')}`;
-      }
-      putBehind(toolItem(event, now(), retentionDays, sortKey));
+      putBehind(toolItem(event, now(), retentionDays, toolSortKeyOf(event)));
     },
 
     async flush() {

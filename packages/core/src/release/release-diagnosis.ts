@@ -2,7 +2,7 @@ import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
 import type { PublishedResult, RunOutcome } from '../audit/run-store.ts';
 import type { ProgressSnapshot } from '../run/progress-tracker.ts';
-import type { RunUsage } from '../run/run-context.ts';
+import { emptyRunUsage, type RunUsage } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import { verifyDraftEvidence } from './evidence-guard.ts';
 
@@ -177,14 +177,6 @@ export function resultOfStoredRun(run: {
     report: run.report as DiagnosisReport,
     stopReason: run.stopReason,
     progress: run.progress,
-    usage: run.usage ?? {
-      modelCalls: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      totalTokens: 0,
-      toolCalls: 0,
-      inputBytes: 0,
-      outputBytes: 0,
-    },
+    usage: run.usage ?? emptyRunUsage(),
   };
 }

@@ -40,6 +40,19 @@ export interface RunContext {
   usage(): RunUsage;
 }
 
+/** Usage before anything ran. */
+export function emptyRunUsage(): RunUsage {
+  return {
+    modelCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    totalTokens: 0,
+    toolCalls: 0,
+    inputBytes: 0,
+    outputBytes: 0,
+  };
+}
+
 const ledgerKey: unique symbol = Symbol('run-ledger');
 
 /** The mutable side of a RunContext, reachable only by the harness through {@link runLedger}. */

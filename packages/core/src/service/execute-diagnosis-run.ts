@@ -11,7 +11,7 @@ import {
   releaseDiagnosis,
   resultOfStoredRun,
 } from '../release/release-diagnosis.ts';
-import { createRunContext } from '../run/run-context.ts';
+import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 
@@ -136,7 +136,7 @@ async function answerReplay(
   const age = now() - Date.parse(stored.createdAt);
   if (age < (deps.staleRunAfterMs ?? 16 * 60_000)) throw new DiagnosisRunConflictError('the run is already running');
   // NOTE: no invocation can still be working on it (Lambda's limit is 15 minutes): close it as FAILED, once.
-  const decision = failed(stored.usage ?? zeroUsage(), 'RUN_ABANDONED');
+  const decision = failed(stored.usage ?? emptyRunUsage(), 'RUN_ABANDONED');
   try {
     await store.completeRun(stored.runId, decision.outcome);
   } catch {
