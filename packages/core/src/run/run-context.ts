@@ -74,15 +74,7 @@ export function createRunContext(init: RunContextInit): RunContext {
   }
   if (!Number.isFinite(init.deadlineAt)) throw new TypeError('RunContext deadlineAt must be a finite epoch ms');
   const ledger: RunLedger = {
-    usage: {
-      modelCalls: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      totalTokens: 0,
-      toolCalls: 0,
-      inputBytes: 0,
-      outputBytes: 0,
-    },
+    usage: emptyRunUsage(),
     claimed: false,
   };
   const context: RunContextWithLedger = {

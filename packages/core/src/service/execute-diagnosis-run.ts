@@ -154,15 +154,3 @@ async function answerReplay(
     usage: decision.outcome.usage,
   });
 }
-
-function zeroUsage() {
-  return {
-    modelCalls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    totalTokens: 0,
-    toolCalls: 0,
-    inputBytes: 0,
-    outputBytes: 0,
-  };
-}
