@@ -29,11 +29,13 @@ export async function startLocalRuntime(): Promise<LocalRuntime> {
       : undefined;
   const endpoint = engine?.endpoint ?? (given as string);
   const tableName = process.env.DIAGNOSIS_TABLE_NAME ?? 'diagnosis-local';
+  // NOTE: placeholder credentials only for a DynamoDB Local on this machine; any other endpoint (real DynamoDB, say
+  // https://dynamodb.eu-west-1.amazonaws.com) uses the usual AWS credential chain and region.
+  const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(endpoint);
   const client = new DynamoDBClient({
     endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 3,
+    ...(local ? { region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   await ensureDiagnosisTable(client, tableName);
   const defaults: Record<string, string> = {

@@ -5,14 +5,20 @@ import { type DiagnosisSettings, limitsOf, type StoreSettings } from '@diagnosis
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 
-/** A DynamoDB client for the configured table; a local endpoint (DynamoDB Local) gets placeholder credentials. */
+/**
+ * A DynamoDB client for the configured table. Placeholder credentials only for a DynamoDB Local on this machine; any
+ * other endpoint (a VPC endpoint, say) uses the function's own credentials.
+ */
 export function createDynamoClient(settings: StoreSettings): DynamoDBClient {
-  if (settings.DYNAMODB_ENDPOINT === undefined) return new DynamoDBClient({ maxAttempts: 3 });
+  const endpoint = settings.DYNAMODB_ENDPOINT;
+  if (endpoint === undefined) return new DynamoDBClient({ maxAttempts: 3 });
+  const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(endpoint);
   return new DynamoDBClient({
-    endpoint: settings.DYNAMODB_ENDPOINT,
-    region: process.env.AWS_REGION ?? 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    endpoint,
     maxAttempts: 3,
+    ...(local
+      ? { region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
   });
 }
 
