@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { ID_PATTERN } from '../functions/runtime/diagnose-request.ts';
 import { localDataDir, startLocalRuntime } from './local-runtime.ts';
 import { loadRunTrace, renderHtml, renderMermaid, renderTimeline } from './trace-render.ts';
 
@@ -16,7 +17,7 @@ async function main(): Promise<number> {
     options: { 'include-reasoning': { type: 'boolean', default: false } },
   });
   const runId = positionals[0];
-  if (runId === undefined || !/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/.test(runId)) {
+  if (runId === undefined || !ID_PATTERN.test(runId)) {
     process.stderr.write('usage: npm run trace -- <runId> [--include-reasoning]\n');
     return 1;
   }

@@ -2,9 +2,11 @@ import { ulid } from 'ulid';
 import * as v from 'valibot';
 import { type HttpApiEvent, header } from './http.ts';
 
-const runIdSchema = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/));
+/** A run or session id: also safe inside a DynamoDB key and a file name. */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+const runIdSchema = v.pipe(v.string(), v.regex(ID_PATTERN));
 const fields = {
-  sessionId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/)),
+  sessionId: v.pipe(v.string(), v.regex(ID_PATTERN)),
   enterpriseId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/)),
   query: v.string(),
   continueSession: v.optional(v.boolean(), false),

@@ -1,15 +1,14 @@
 import type { RunStore } from '@diagnosis/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ID_PATTERN } from './diagnose-request.ts';
 import { errorResponse, type HttpApiEvent, hasIamCaller, json } from './http.ts';
-
-const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 /** `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence. */
 export function createGetRunHandler(store: Pick<RunStore, 'getRun'>) {
   return async (event: HttpApiEvent): Promise<APIGatewayProxyStructuredResultV2> => {
     if (!hasIamCaller(event)) return errorResponse(403, 'FORBIDDEN', 'this route requires IAM authorization');
     const runId = event.pathParameters?.runId;
-    if (runId === undefined || !RUN_ID.test(runId))
+    if (runId === undefined || !ID_PATTERN.test(runId))
       return errorResponse(400, 'INVALID_RUN_ID', 'the run id is not valid');
     const run = await store.getRun(runId);
     if (run === null) return errorResponse(404, 'RUN_NOT_FOUND', 'no such run');
@@ -40,7 +39,7 @@ export function createGetRunAuditHandler(store: Pick<RunStore, 'getRun' | 'listR
   return async (event: HttpApiEvent): Promise<APIGatewayProxyStructuredResultV2> => {
     if (!hasIamCaller(event)) return errorResponse(403, 'FORBIDDEN', 'this route requires IAM authorization');
     const runId = event.pathParameters?.runId;
-    if (runId === undefined || !RUN_ID.test(runId))
+    if (runId === undefined || !ID_PATTERN.test(runId))
       return errorResponse(400, 'INVALID_RUN_ID', 'the run id is not valid');
     const query = event.queryStringParameters ?? {};
     const include = query.include;

@@ -1,5 +1,11 @@
 import * as v from 'valibot';
-import { badKeys, type EvidenceSettings, parseEvidenceSettings, SettingsError } from './evidence-settings.ts';
+import {
+  badKeys,
+  type EvidenceSettings,
+  parseEvidenceSettings,
+  pickDefined,
+  SettingsError,
+} from './evidence-settings.ts';
 
 const integer = (minimum: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(minimum));
@@ -30,12 +36,7 @@ export type DiagnosisSettings = v.InferOutput<typeof serviceSettingsSchema> & Ev
  * their values, which may be secrets.
  */
 export function parseDiagnosisSettings(environment: Record<string, string | undefined>): DiagnosisSettings {
-  const picked: Record<string, string> = {};
-  for (const key of Object.keys(serviceSettingsSchema.entries)) {
-    const value = environment[key];
-    if (value !== undefined && value !== '') picked[key] = value;
-  }
-  const service = v.safeParse(serviceSettingsSchema, picked);
+  const service = v.safeParse(serviceSettingsSchema, pickDefined(environment, serviceSettingsSchema));
   let evidence: EvidenceSettings | undefined;
   let evidenceKeys: string[] = [];
   try {
@@ -72,12 +73,7 @@ export type StoreSettings = v.InferOutput<typeof storeSettingsSchema>;
 
 /** The settings of the read and audit functions: the table only. */
 export function parseStoreSettings(environment: Record<string, string | undefined>): StoreSettings {
-  const picked: Record<string, string> = {};
-  for (const key of Object.keys(storeSettingsSchema.entries)) {
-    const value = environment[key];
-    if (value !== undefined && value !== '') picked[key] = value;
-  }
-  const result = v.safeParse(storeSettingsSchema, picked);
+  const result = v.safeParse(storeSettingsSchema, pickDefined(environment, storeSettingsSchema));
   if (!result.success) throw new SettingsError(badKeys(result.issues));
   return result.output;
 }

@@ -31,7 +31,7 @@ export type EvidenceSettings = v.InferOutput<typeof evidenceSettingsSchema>;
 
 /** Parses settings; on failure, the message names only the bad keys, never their values (they may be secrets). */
 export function parseEvidenceSettings(environment: Record<string, string | undefined>): EvidenceSettings {
-  const result = v.safeParse(evidenceSettingsSchema, pickDefined(environment));
+  const result = v.safeParse(evidenceSettingsSchema, pickDefined(environment, evidenceSettingsSchema));
   if (!result.success) throw new SettingsError(badKeys(result.issues));
   const settings = result.output;
   const missing: string[] = [];
@@ -59,10 +59,13 @@ export function badKeys(issues: readonly v.BaseIssue<unknown>[]): string[] {
   return [...new Set(issues.map((issue) => String(issue.path?.[0]?.key ?? '(root)')))];
 }
 
-function pickDefined(environment: Record<string, string | undefined>): Record<string, string> {
-  const keys = Object.keys(evidenceSettingsSchema.entries);
+/** The non-empty environment values of the keys a settings schema knows (unset and empty mean "use the default"). */
+export function pickDefined(
+  environment: Record<string, string | undefined>,
+  schema: { entries: Record<string, unknown> },
+): Record<string, string> {
   const picked: Record<string, string> = {};
-  for (const key of keys) {
+  for (const key of Object.keys(schema.entries)) {
     const value = environment[key];
     if (value !== undefined && value !== '') picked[key] = value;
   }

@@ -117,12 +117,16 @@ function mysqlParamPaths(entry: MysqlQueryDescriptor | undefined, input: MysqlIn
   }
   for (const [name, descriptor] of Object.entries(entry.params)) {
     const value = Object.hasOwn(input.params, name) ? input.params[name] : undefined;
-    if (!isValidParam(descriptor, value)) paths.push(`input.params.${name}`);
+    if (!isValidMysqlParam(descriptor, value)) paths.push(`input.params.${name}`);
   }
   return boundPaths(paths);
 }
 
-function isValidParam(descriptor: MysqlParamDescriptor, value: string | number | undefined): boolean {
+/**
+ * Whether a value fits a catalog parameter. Used by the tool boundary (a misfit is an INVALID_INPUT rejection) and,
+ * again, by the MySQL adapter before it binds anything.
+ */
+export function isValidMysqlParam(descriptor: MysqlParamDescriptor, value: unknown): boolean {
   switch (descriptor.type) {
     case 'string':
       return (

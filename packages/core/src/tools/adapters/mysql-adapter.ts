@@ -9,6 +9,7 @@ import type {
   MysqlQueryDescriptor,
   ToolCallRequest,
 } from '../evidence-adapter.ts';
+import { isValidMysqlParam } from '../tool-inputs.ts';
 import { ENTERPRISE_PLACEHOLDER, type MysqlCatalogEntry } from './mysql-catalog.ts';
 
 export type MysqlDialect = 'mariadb' | 'mysql';
@@ -22,8 +23,6 @@ export interface MysqlAdapterOptions {
   /** Server-side time limit of one statement. */
   statementTimeoutMs?: number;
 }
-
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 /**
  * `query_mysql` on a read-only catalog. Every query runs in `START TRANSACTION READ ONLY` with a server-side statement
@@ -120,25 +119,8 @@ function bindValues(entry: MysqlCatalogEntry, params: Record<string, unknown>, e
     }
     const descriptor = entry.params[name];
     const value = Object.hasOwn(params, name) ? params[name] : undefined;
-    if (descriptor === undefined) return undefined;
-    if (descriptor.type === 'integer') {
-      if (typeof value !== 'number' || !Number.isSafeInteger(value)) return undefined;
-      if (
-        (descriptor.min !== undefined && value < descriptor.min) ||
-        (descriptor.max !== undefined && value > descriptor.max)
-      ) {
-        return undefined;
-      }
-      values.push(value);
-    } else if (descriptor.type === 'datetime') {
-      if (typeof value !== 'string' || !ISO_WITH_OFFSET.test(value) || !Number.isFinite(Date.parse(value)))
-        return undefined;
-      values.push(toUtcDatetime(value));
-    } else {
-      if (typeof value !== 'string' || value.length === 0) return undefined;
-      if (descriptor.max_length !== undefined && value.length > descriptor.max_length) return undefined;
-      values.push(value);
-    }
+    if (descriptor === undefined || !isValidMysqlParam(descriptor, value)) return undefined;
+    values.push(descriptor.type === 'datetime' ? toUtcDatetime(value as string) : (value as string | number));
   }
   for (const name of Object.keys(params)) if (!Object.hasOwn(entry.params, name)) return undefined;
   return values;
