@@ -64,18 +64,27 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
   const maxPages = options.maxSessionPages ?? 40;
   const pending: Promise<void>[] = [];
   const failures: { key: string; reason: string }[] = [];
+  const inFlight = new Map<string, Promise<void>>();
   const toolSortKeyOf = createToolSortKeys();
 
   function putBehind(item: Item): void {
     const key = `${item.pk}|${item.sk}`;
-    const write = documents
-      .send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))
+    // NOTE: writes to the same key go out in the order they were emitted (others stay parallel), so the conditional
+    // put keeps the first one, not whichever reached DynamoDB first.
+    const previous = inFlight.get(key) ?? Promise.resolve();
+    const write = previous
+      .then(() =>
+        documents.send(
+          new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+        ),
+      )
       .then(
         () => undefined,
         (error: unknown) => {
           failures.push({ key, reason: errorName(error) });
         },
       );
+    inFlight.set(key, write);
     pending.push(write);
   }
 
@@ -90,6 +99,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
 
     async flush() {
       while (pending.length > 0) await Promise.all(pending.splice(0));
+      inFlight.clear();
       if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
     },
 
