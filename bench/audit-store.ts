@@ -40,7 +40,13 @@ async function auditRun(
   mode: 'behind' | 'awaited',
   roundGapMs: number,
 ) {
-  await store.startRun({ runId, sessionId: 'bench', enterpriseId: 'E1001', query: 'E1001 订单失败' });
+  await store.startRun({
+    runId,
+    sessionId: 'bench',
+    enterpriseId: 'E1001',
+    query: 'E1001 订单失败',
+    continueSession: false,
+  });
   const begin = performance.now();
   for (let round = 1; round <= ROUNDS; round += 1) {
     if (roundGapMs > 0) await new Promise((resolve) => setTimeout(resolve, roundGapMs));

@@ -4,6 +4,7 @@ import {
   type DynamoAuditStore,
   ITEM_CAPS,
   type Item,
+  type RunRecord,
   RunStoreError,
   type StoredReasoning,
   type StoredStep,
@@ -24,33 +25,49 @@ import { scriptedModel, textRound, toolRound } from '../support/scripted-model.t
 
 export interface StoreUnderTest {
   store: DynamoAuditStore;
-  /** Every raw item the store holds for a run, as persisted. */
+  /** Every raw item the store holds for a run (its run and reasoning partitions), as persisted. */
   rawItems(runId: string): Promise<Item[]>;
   cleanup(): Promise<void>;
 }
 
-export type StoreFactory = (options: { now: () => number; sessionPageSize?: number }) => Promise<StoreUnderTest>;
+export type StoreFactory = (options: {
+  now: () => number;
+  sessionPageSize?: number;
+  reasoningRetentionDays?: number;
+}) => Promise<StoreUnderTest>;
 
 let counter = 0;
 const newRunId = () => `run-${Date.now().toString(36)}-${(counter++).toString(36)}`;
-const start = (store: DynamoAuditStore, runId: string, sessionId = 'session-1') =>
-  store.startRun({ runId, sessionId, enterpriseId: 'E1001', query: 'E1001 的订单从 14:05 开始失败，为什么？' });
+const start = (store: DynamoAuditStore, runId: string, sessionId = 'session-1', enterpriseId = 'E1001') =>
+  store.startRun({
+    runId,
+    sessionId,
+    enterpriseId,
+    query: 'E1001 的订单从 14:05 开始失败，为什么？',
+    continueSession: false,
+  });
 
+/** Every page of a run's records, then (when asked) every page of its reasoning. */
 async function allRecords(store: DynamoAuditStore, runId: string, includeReasoning: boolean, limit?: number) {
-  const records = [];
-  let cursor: string | undefined;
+  const records: (RunRecord | StoredReasoning)[] = [];
   let pages = 0;
-  for (;;) {
-    const page = await store.listRunRecords(runId, {
-      includeReasoning,
-      ...(cursor === undefined ? {} : { cursor }),
-      ...(limit === undefined ? {} : { limit }),
-    });
-    records.push(...page.records);
-    pages += 1;
-    if (page.cursor === null) return { records, pages };
-    cursor = page.cursor;
+  const lists = includeReasoning
+    ? [store.listRunRecords.bind(store), store.listReasoning.bind(store)]
+    : [store.listRunRecords.bind(store)];
+  for (const list of lists) {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await list(runId, {
+        ...(cursor === undefined ? {} : { cursor }),
+        ...(limit === undefined ? {} : { limit }),
+      });
+      records.push(...page.records);
+      pages += 1;
+      if (page.cursor === null) break;
+      cursor = page.cursor;
+    }
   }
+  return { records, pages };
 }
 
 /** One behaviour for every RunStore: the DynamoDB one and the in-memory fake run the same suite. */
@@ -59,7 +76,7 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
     let clock = STORE_T0;
     const now = () => clock;
     let current: StoreUnderTest | undefined;
-    const make = async (options: { sessionPageSize?: number } = {}) => {
+    const make = async (options: { sessionPageSize?: number; reasoningRetentionDays?: number } = {}) => {
       current = await factory({ now, ...options });
       return current;
     };
@@ -162,27 +179,31 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       ]);
       const withReasoning = await allRecords(store, runId, true);
       expect(withReasoning.records.map((record) => record.entity)).toEqual([
-        'agent_reasoning_audit',
-        'agent_reasoning_audit',
         'run',
         'agent_step',
         'agent_step',
         'tool_invocation',
+        'agent_reasoning_audit',
+        'agent_reasoning_audit',
       ]);
-      const step = withReasoning.records[3] as StoredStep;
+      const step = withReasoning.records[1] as StoredStep;
       expect(step).toMatchObject({
         stepNumber: 1,
         modelId: 'deepseek-v4-flash',
         inputTokens: 1_200,
         cachedInputTokens: 1_024,
         reasoningAvailable: true,
-        thought: '先查看 payment-gateway 的错误日志。',
         toolCalls: [{ toolCallId: 'call_01_a', toolName: 'query_logs' }],
+        toolCallsTotal: 1,
       });
+      // NOTE: a step carries no text of the model's (no reasoning, no `thought` mirror): that is the reasoning's.
       expect(step).not.toHaveProperty('reasoningContent');
-      const secondStep = withReasoning.records[4] as StoredStep;
-      expect(secondStep.thought).toBe(stepEvent(runId, 2).assistantText);
-      const tool = withReasoning.records[5] as StoredToolInvocation;
+      expect(step).not.toHaveProperty('thought');
+      expect(withReasoning.records[4]).toMatchObject({
+        stepNumber: 1,
+        reasoningContent: '先查看 payment-gateway 的错误日志。',
+      });
+      const tool = withReasoning.records[3] as StoredToolInvocation;
       expect(tool).toMatchObject({
         toolCallId: 'call_01_a',
         disposition: 'EXECUTED',
@@ -204,7 +225,6 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       expect(reasoning.reasoningContent).toHaveLength(ITEM_CAPS.reasoningChars);
       expect(reasoning.contentBytes).toBe(ITEM_CAPS.reasoningChars * 3 + 2);
       const step = records.find((record) => record.entity === 'agent_step') as StoredStep;
-      expect(step.thought).toHaveLength(ITEM_CAPS.thoughtChars);
       expect(step.contentBytes).toBe(reasoning.contentBytes);
     });
 
@@ -299,13 +319,24 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       ).toBe(true);
     });
 
-    it('fills every page but the last with records when the reasoning items are filtered out', async () => {
+    it('pages a run’s records and its reasoning apart, each page full but the last', async () => {
       const { store } = await make();
       const runId = newRunId();
       await start(store, runId);
       for (let step = 1; step <= 4; step += 1) await store.onModelStep(stepEvent(runId, step));
       await store.flush();
-      // Key order puts the four REASONING# items first; without them a page of 3 must still hold 3 records.
+      const reasoning = await store.listReasoning(runId, { limit: 3 });
+      expect(reasoning.records.map((record) => record.stepNumber)).toEqual([1, 2, 3]);
+      const rest = await store.listReasoning(runId, {
+        limit: 3,
+        ...(reasoning.cursor ? { cursor: reasoning.cursor } : {}),
+      });
+      expect(rest.records.map((record) => record.stepNumber)).toEqual([4]);
+      expect(rest.cursor).toBeNull();
+      // A cursor of the reasoning partition is not a cursor of the run's records, nor the other way round.
+      await expect(store.listRunRecords(runId, { cursor: reasoning.cursor ?? '' })).rejects.toMatchObject({
+        code: 'CORRUPT_ITEM',
+      });
       const first = await store.listRunRecords(runId, { limit: 3 });
       expect(first.records.map((record) => record.entity)).toEqual(['run', 'agent_step', 'agent_step']);
       const second = await store.listRunRecords(runId, {
@@ -347,7 +378,7 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
         await start(store, runId, session);
         if (outcome !== null) await store.completeRun(runId, outcome);
       }
-      const turn = await store.findPreviousTurn(session);
+      const turn = await store.findPreviousTurn('E1001', session);
       expect(turn).toEqual({
         run_id: runs[1],
         query: 'E1001 的订单从 14:05 开始失败，为什么？',
@@ -356,7 +387,107 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
         missing_info: [],
       });
       expect(JSON.stringify(turn)).not.toContain('HikariPool');
-      expect(await store.findPreviousTurn(`session-none-${newRunId()}`)).toBeNull();
+      expect(await store.findPreviousTurn('E1001', `session-none-${newRunId()}`)).toBeNull();
+    });
+
+    it('never finds another enterprise’s run for a session id both tenants use', async () => {
+      const { store } = await make();
+      const session = `shared-${newRunId()}`;
+      const theirs = newRunId();
+      await start(store, theirs, session, 'E1001');
+      await store.completeRun(theirs, publishedOutcome(['call_e1001']));
+      expect(await store.findPreviousTurn('E2002', session)).toBeNull();
+      expect(await store.findPreviousTurn('E1001', session)).toMatchObject({ run_id: theirs });
+      const ours = newRunId();
+      clock = STORE_T0 + 60_000;
+      await start(store, ours, session, 'E2002');
+      await store.completeRun(ours, publishedOutcome(['call_e2002']));
+      expect(await store.findPreviousTurn('E2002', session)).toMatchObject({ run_id: ours });
+      expect(await store.findPreviousTurn('E1001', session)).toMatchObject({ run_id: theirs });
+      // Case variants are other tenants too (and are refused at the boundary long before this).
+      expect(await store.findPreviousTurn('e1001', session)).toBeNull();
+    });
+
+    it('cuts the previous turn to the byte limit it is given', async () => {
+      const { store } = await make();
+      const session = `limit-${newRunId()}`;
+      const runId = newRunId();
+      await start(store, runId, session);
+      await store.completeRun(runId, publishedOutcome());
+      const large = await store.findPreviousTurn('E1001', session);
+      const small = await store.findPreviousTurn('E1001', session, { maxBytes: 220 });
+      expect(Buffer.byteLength(JSON.stringify(large))).toBeGreaterThan(220);
+      expect(Buffer.byteLength(JSON.stringify(small))).toBeLessThanOrEqual(220);
+      expect(small?.conclusion?.length).toBeLessThan(large?.conclusion?.length ?? 0);
+    });
+
+    it('keeps the request a run was started for, continueSession included, and shows it on a replay', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await store.startRun({ runId, sessionId: 's-a', enterpriseId: 'E1001', query: 'q', continueSession: true });
+      const replay = await store.startRun({
+        runId,
+        sessionId: 's-b',
+        enterpriseId: 'E2002',
+        query: 'other',
+        continueSession: false,
+      });
+      expect(replay.started).toBe(false);
+      expect(replay.run).toMatchObject({ sessionId: 's-a', enterpriseId: 'E1001', query: 'q', continueSession: true });
+    });
+
+    it('keeps raw reasoning in its own partition with its own retention', async () => {
+      const { store, rawItems } = await make({ reasoningRetentionDays: 30 });
+      const runId = newRunId();
+      await start(store, runId);
+      await store.onModelStep(stepEvent(runId, 1));
+      await store.flush();
+      const items = await rawItems(runId);
+      const reasoning = items.filter((item) => item.entity === 'agent_reasoning_audit');
+      expect(reasoning.map((item) => [item.pk, item.sk])).toEqual([[`REASONING#${runId}`, 'STEP#0001']]);
+      expect(reasoning[0]?.ttl).toBe(Math.floor(STORE_T0 / 1_000) + 30 * 86_400);
+      const step = items.find((item) => item.entity === 'agent_step');
+      expect(step?.pk).toBe(`RUN#${runId}`);
+      expect(step?.ttl).toBe(Math.floor(STORE_T0 / 1_000) + 90 * 86_400);
+      expect(JSON.stringify(step)).not.toContain('先查看');
+    });
+
+    it('keys tool call ids the harness refused apart, so no model-chosen id can take a store key', async () => {
+      const { store, rawItems } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      await store.onToolInvocation(toolEvent(runId, 'c1'));
+      // The id a model might choose to collide with the store's own key for a reused id:
+      await store.onToolInvocation(
+        toolEvent(runId, 'c1#REUSED#001', { disposition: 'REJECTED', status: null, code: 'INVALID_TOOL_CALL_ID' }),
+      );
+      await store.onToolInvocation(
+        toolEvent(runId, 'c1', { disposition: 'REJECTED', status: null, code: 'DUPLICATE_TOOL_CALL_ID' }),
+      );
+      await store.onToolInvocation(toolEvent(runId, 'x'.repeat(150_000), { code: 'SOMETHING' }));
+      await store.flush();
+      const keys = (await rawItems(runId))
+        .filter((item) => item.entity === 'tool_invocation')
+        .map((item) => [item.sk, String(item.tool_call_id).length])
+        .sort(([a], [b]) => (String(a) < String(b) ? -1 : 1));
+      expect(keys).toEqual([
+        ['TOOL#c1', 2],
+        ['TOOL#c1#REUSED#001', 2],
+        ['TOOLID#INVALID#0001', 13],
+        ['TOOLID#INVALID#0002', 200],
+      ]);
+    });
+
+    it('refuses a completion too large for its item before writing, and the run stays completable', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      const outcome = publishedOutcome();
+      const huge = { ...outcome, report: { padding: '满'.repeat(120_000) } };
+      await expect(store.completeRun(runId, huge)).rejects.toMatchObject({ code: 'RUN_ITEM_TOO_LARGE' });
+      expect((await store.getRun(runId))?.status).toBe('RUNNING');
+      await store.completeRun(runId, failedOutcome());
+      expect((await store.getRun(runId))?.status).toBe('FAILED');
     });
 
     it('puts a ttl from the retention setting on every item of a run', async () => {

@@ -56,7 +56,7 @@ describe('createDynamoAuditStore on DynamoDB Local', () => {
     const { faulty, attempts } = throttlingClient(['TOOL#call_throttled']);
     const store = createDynamoAuditStore({ client: faulty, tableName: table.tableName, now: () => STORE_T0 });
     const runId = 'run-throttled';
-    await store.startRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q' });
+    await store.startRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
     await store.onModelStep(stepEvent(runId, 1));
     await store.onToolInvocation(toolEvent(runId, 'call_ok'));
     await store.onToolInvocation(toolEvent(runId, 'call_throttled'));
@@ -69,8 +69,9 @@ describe('createDynamoAuditStore on DynamoDB Local', () => {
       { key: `RUN#${runId}|TOOL#call_throttled`, reason: 'ProvisionedThroughputExceededException' },
     ]);
     expect(attempts()).toBe(2);
-    const { records } = await store.listRunRecords(runId, { includeReasoning: true });
-    expect(records.map((record) => record.entity).sort()).toEqual([
+    const { records } = await store.listRunRecords(runId);
+    const reasoning = await store.listReasoning(runId);
+    expect([...records, ...reasoning.records].map((record) => record.entity).sort()).toEqual([
       'agent_reasoning_audit',
       'agent_step',
       'run',
@@ -95,13 +96,13 @@ describe('createDynamoAuditStore on DynamoDB Local', () => {
   it('writes the largest possible reasoning item (two 32,000-character texts of 4-byte characters) without failing', async () => {
     const store = createDynamoAuditStore({ client, tableName: table.tableName });
     const runId = 'run-emoji';
-    await store.startRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q' });
+    await store.startRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
     await store.onModelStep(
       stepEvent(runId, 1, { reasoningContent: '🔥'.repeat(40_000), assistantText: '🧯'.repeat(40_000) }),
     );
     await store.flush();
-    const { records } = await store.listRunRecords(runId, { includeReasoning: true });
-    const reasoning = records.find((record) => record.entity === 'agent_reasoning_audit') as StoredReasoning;
+    const { records } = await store.listReasoning(runId);
+    const reasoning = records[0] as StoredReasoning;
     expect(reasoning.reasoningContent.length).toBe(32_000);
     expect(reasoning.contentBytes).toBe(2 * 16_000 * 4);
   });

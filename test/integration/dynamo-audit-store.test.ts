@@ -3,7 +3,7 @@ import { createDynamoAuditStore, type Item } from '@diagnosis/core/store';
 import { describeRunStoreContract } from '../contract/run-store-contract.ts';
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
 
-describeRunStoreContract('DynamoDB Local', async ({ now, sessionPageSize }) => {
+describeRunStoreContract('DynamoDB Local', async ({ now, sessionPageSize, reasoningRetentionDays }) => {
   const client = localDynamoClient();
   const table = await createTestTable(client);
   const store = createDynamoAuditStore({
@@ -11,19 +11,24 @@ describeRunStoreContract('DynamoDB Local', async ({ now, sessionPageSize }) => {
     tableName: table.tableName,
     now,
     ...(sessionPageSize === undefined ? {} : { sessionPageSize }),
+    ...(reasoningRetentionDays === undefined ? {} : { reasoningRetentionDays }),
   });
   const documents = DynamoDBDocumentClient.from(client);
   return {
     store,
     rawItems: async (runId) => {
-      const page = await documents.send(
-        new QueryCommand({
-          TableName: table.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': `RUN#${runId}` },
-        }),
-      );
-      return (page.Items ?? []) as Item[];
+      const items: Item[] = [];
+      for (const pk of [`RUN#${runId}`, `REASONING#${runId}`]) {
+        const page = await documents.send(
+          new QueryCommand({
+            TableName: table.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': pk },
+          }),
+        );
+        items.push(...((page.Items ?? []) as Item[]));
+      }
+      return items;
     },
     cleanup: async () => {
       await table.drop();

@@ -9,6 +9,8 @@ import {
   newRunItem,
   type RunStore,
   RunStoreError,
+  reasoningOf,
+  reasoningPartitionKey,
   recordOf,
   runKey,
   runOf,
@@ -25,6 +27,7 @@ export function createMemoryRunStore(
   options: {
     now?: () => number;
     retentionDays?: number;
+    reasoningRetentionDays?: number;
     sessionPageSize?: number;
     failWrite?: (item: Item) => boolean;
   } = {},
@@ -52,7 +55,9 @@ export function createMemoryRunStore(
   const store: DynamoAuditStore & { items: Map<string, Item> } = {
     items,
     async onModelStep(event: ModelStepEvent) {
-      for (const item of stepItems(event, now(), retentionDays)) putBehind(item);
+      for (const item of stepItems(event, now(), retentionDays, options.reasoningRetentionDays ?? retentionDays)) {
+        putBehind(item);
+      }
     },
     async onToolInvocation(event: ToolInvocationEvent) {
       putBehind(toolItem(event, now(), retentionDays, toolSortKeyOf(event)));
@@ -82,34 +87,23 @@ export function createMemoryRunStore(
       const item = items.get(keyOf(runKey(runId)));
       return item === undefined ? null : runOf(item);
     },
-    async listRunRecords(runId, listOptions = {}) {
-      const pk = runKey(runId).pk;
-      const limit = listOptions.limit ?? 100;
-      const after = listOptions.cursor === undefined ? undefined : decodeCursor(listOptions.cursor, pk);
-      const visible = [...items.values()]
-        .filter(
-          (item) =>
-            item.pk === pk && (listOptions.includeReasoning === true || item.entity !== 'agent_reasoning_audit'),
-        )
-        .sort((a, b) => (a.sk < b.sk ? -1 : 1))
-        .filter((item) => after === undefined || item.sk > after);
-      const page = visible.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        records: page.map(recordOf),
-        cursor:
-          visible.length > limit && last !== undefined
-            ? Buffer.from(JSON.stringify({ pk, sk: last.sk })).toString('base64url')
-            : null,
-      };
+    async listRunRecords(runId, page = {}) {
+      const result = pageOf(runKey(runId).pk, page, (item) => item.entity !== 'agent_reasoning_audit');
+      return { records: result.items.map(recordOf), cursor: result.cursor };
     },
-    async findPreviousTurn(sessionId) {
+    async listReasoning(runId, page = {}) {
+      const result = pageOf(reasoningPartitionKey(runId), page, () => true);
+      return { records: result.items.map(reasoningOf), cursor: result.cursor };
+    },
+    async findPreviousTurn(enterpriseId, sessionId, turnOptions = {}) {
       const runs = [...items.values()]
-        .filter((item) => item.entity === 'run' && item.gsi1pk === sessionKey(sessionId))
+        .filter((item) => item.entity === 'run' && item.gsi1pk === sessionKey(enterpriseId, sessionId))
         .sort((a, b) => (String(a.gsi1sk) < String(b.gsi1sk) ? 1 : -1));
       for (let start = 0; start < runs.length; start += pageSize) {
         for (const item of runs.slice(start, start + pageSize)) {
-          const turn = buildPreviousTurn(runOf(item));
+          const run = runOf(item);
+          if (run.enterpriseId !== enterpriseId || run.sessionId !== sessionId) continue;
+          const turn = buildPreviousTurn(run, turnOptions.maxBytes);
           if (turn !== null) return turn;
         }
       }
@@ -117,6 +111,24 @@ export function createMemoryRunStore(
     },
   };
   return store;
+
+  function pageOf(pk: string, page: { cursor?: string; limit?: number }, visible: (item: Item) => boolean) {
+    const limit = page.limit ?? 100;
+    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, pk);
+    const matching = [...items.values()]
+      .filter((item) => item.pk === pk && visible(item))
+      .sort((a, b) => (a.sk < b.sk ? -1 : 1))
+      .filter((item) => after === undefined || item.sk > after);
+    const selected = matching.slice(0, limit);
+    const last = selected.at(-1);
+    return {
+      items: selected,
+      cursor:
+        matching.length > limit && last !== undefined
+          ? Buffer.from(JSON.stringify({ pk, sk: last.sk })).toString('base64url')
+          : null,
+    };
+  }
 }
 
 function decodeCursor(cursor: string, pk: string): string {

@@ -1,11 +1,16 @@
 import { describeRunStoreContract } from '../contract/run-store-contract.ts';
 import { createMemoryRunStore } from '../support/memory-run-store.ts';
 
-describeRunStoreContract('in-memory fake', async ({ now, sessionPageSize }) => {
-  const store = createMemoryRunStore({ now, ...(sessionPageSize === undefined ? {} : { sessionPageSize }) });
+describeRunStoreContract('in-memory fake', async ({ now, sessionPageSize, reasoningRetentionDays }) => {
+  const store = createMemoryRunStore({
+    now,
+    ...(sessionPageSize === undefined ? {} : { sessionPageSize }),
+    ...(reasoningRetentionDays === undefined ? {} : { reasoningRetentionDays }),
+  });
   return {
     store,
-    rawItems: async (runId) => [...store.items.values()].filter((item) => item.pk === `RUN#${runId}`),
+    rawItems: async (runId) =>
+      [...store.items.values()].filter((item) => item.pk === `RUN#${runId}` || item.pk === `REASONING#${runId}`),
     cleanup: async () => undefined,
   };
 });

@@ -25,8 +25,10 @@ export { MAX_AUDIT_TEXT_CHARS } from './audit/audit-hook.ts';
 export type {
   PublishedResult,
   RunOutcome,
+  RunRecord,
   RunStatus,
   RunStore,
+  StoredReasoning,
   StoredRun,
   VerifiedCitation,
 } from './audit/run-store.ts';
@@ -46,6 +48,15 @@ export type {
   ReleaseStatus,
 } from './release/release-diagnosis.ts';
 export { releaseDiagnosis, resultOfStoredRun } from './release/release-diagnosis.ts';
+export {
+  ENTERPRISE_ID_PATTERN,
+  isEnterpriseId,
+  isRunId,
+  isToolCallId,
+  MAX_TOOL_CALL_ID_CHARS,
+  RUN_ID_PATTERN,
+  TOOL_CALL_ID_PATTERN,
+} from './run/ids.ts';
 export type { CheckEvaluation, ProgressCheck, ProgressSnapshot } from './run/progress-tracker.ts';
 export type { RunContext, RunContextInit, RunUsage } from './run/run-context.ts';
 export { createRunContext } from './run/run-context.ts';
@@ -54,7 +65,11 @@ export { DEFAULT_RUN_LIMITS } from './run/run-limits.ts';
 export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
-export { DiagnosisRunConflictError, executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
+export {
+  DiagnosisRunConflictError,
+  DiagnosisRunIdConflictError,
+  executeDiagnosisRun,
+} from './service/execute-diagnosis-run.ts';
 export type {
   AdapterResult,
   EvidenceAdapter,

@@ -7,7 +7,8 @@ export type DiagnosisInputErrorCode =
   | 'PREVIOUS_TURN_INVALID'
   | 'PREVIOUS_TURN_TOO_LARGE'
   | 'INPUT_TOO_LARGE'
-  | 'DEADLINE_TOO_SHORT';
+  | 'DEADLINE_TOO_SHORT'
+  | 'INVALID_IDENTIFIER';
 
 /** The model's final text was not a valid DiagnosisDraft. */
 export type DiagnosisAgentOutputErrorCode = 'DRAFT_BLANK' | 'DRAFT_NOT_JSON' | 'DRAFT_SCHEMA' | 'DRAFT_TOO_LARGE';

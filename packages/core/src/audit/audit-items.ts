@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { diagnosisDraftSchema } from '../draft/diagnosis-draft.ts';
+import { isToolCallId, MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import type { ProgressSnapshot } from '../run/progress-tracker.ts';
 import { STOP_REASONS } from '../run/stop-reason.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
@@ -22,24 +23,45 @@ export const ITEM_CAPS = Object.freeze({
   resultBytes: 256 * 1024,
   inputBytes: 16 * 1024,
   errorDetailChars: 1_000,
-  thoughtChars: 2_000,
   reasoningChars: 32_000,
+  /** Tool calls listed on one step item; a round that asked for more keeps the count in `tool_calls_total`. */
+  stepToolCalls: 100,
+  toolCallIdChars: MAX_TOOL_CALL_ID_CHARS,
+  /**
+   * The most the attributes set by a completion may hold, in bytes of their JSON. With a new run item's cap, a run
+   * item stays far under DynamoDB's 400 KB item limit (whose own count differs slightly from JSON's), so a
+   * completion that fits here never fails on size.
+   */
+  completionBytes: 300 * 1024,
+  /** The most a new run item may hold (its query is limited far below this before a run starts). */
+  newRunItemBytes: 64 * 1024,
 });
 
 export type Item = Record<string, unknown> & { pk: string; sk: string };
 
 export const runKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: 'RUN' });
+/**
+ * The partition of a run's raw reasoning. NOTE: it is its own partition key so that IAM can keep every role but the
+ * reasoning reader away from it with a `dynamodb:LeadingKeys` condition (which matches partition keys only).
+ */
+export const reasoningPartitionKey = (runId: string) => `REASONING#${runId}`;
 export const stepSortKey = (stepNumber: number) => `STEP#${String(stepNumber).padStart(4, '0')}`;
-export const reasoningSortKey = (stepNumber: number) => `REASONING#${String(stepNumber).padStart(4, '0')}`;
 export const toolSortKey = (toolCallId: string) => `TOOL#${toolCallId}`;
 
 /**
  * The sort keys of tool invocation items. The canonical record of an id is `TOOL#<id>`; the harness's rejection of a
- * reused id is kept beside it as `TOOL#<id>#REUSED#001`, … so the first record stays the canonical one.
+ * reused id is kept beside it as `TOOL#<id>#REUSED#001`, … so the first record stays the canonical one. A valid id
+ * never holds `#`, so no model-chosen id can take the place of a reuse record; an id that is not valid (refused by
+ * the harness, or one this store is handed anyway) is kept under `TOOLID#INVALID#0001`, … and never in a key.
  */
 export function createToolSortKeys() {
   const reuseCounts = new Map<string, number>();
+  let invalidCount = 0;
   return (event: { runId: string; toolCallId: string; code: string | null }): string => {
+    if (!isToolCallId(event.toolCallId) || event.code === 'INVALID_TOOL_CALL_ID') {
+      invalidCount += 1;
+      return `TOOLID#INVALID#${String(invalidCount).padStart(4, '0')}`;
+    }
     const key = toolSortKey(event.toolCallId);
     if (event.code !== 'DUPLICATE_TOOL_CALL_ID') return key;
     const reuse = (reuseCounts.get(`${event.runId}|${event.toolCallId}`) ?? 0) + 1;
@@ -47,7 +69,12 @@ export function createToolSortKeys() {
     return `${key}#REUSED#${String(reuse).padStart(3, '0')}`;
   };
 }
-export const sessionKey = (sessionId: string) => `SESSION#${sessionId}`;
+
+/**
+ * The session index key. NOTE: it names the enterprise too: a session id is the caller's choice, so two tenants may
+ * use the same one, and a follow-up must only ever find runs of its own tenant.
+ */
+export const sessionKey = (enterpriseId: string, sessionId: string) => `TENANT#${enterpriseId}#SESSION#${sessionId}`;
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 const nullable = <T extends v.GenericSchema>(schema: T) => v.nullable(schema);
@@ -113,6 +140,8 @@ const runItemSchema = v.object({
   kind: v.literal('DIAGNOSIS'),
   status: v.picklist(['RUNNING', 'SUCCEEDED', 'FALLBACK', 'FAILED']),
   query: v.string(),
+  /** Absent on runs stored before it was recorded: those count as `false`. */
+  continue_session: v.optional(v.boolean()),
   stop_reason: nullable(v.picklist(STOP_REASONS)),
   error_code: nullable(v.string()),
   usage: nullable(usageSchema),
@@ -143,8 +172,10 @@ const stepItemSchema = v.object({
   reasoning_available: v.boolean(),
   content_source: contentSourceSchema,
   content_bytes: v.number(),
-  thought: v.pipe(v.string(), v.maxLength(ITEM_CAPS.thoughtChars)),
+  // NOTE: items written before the reasoning moved to its own partition may still hold a `thought` mirror; it is
+  // never read back.
   tool_calls: v.array(v.object({ tool_call_id: v.string(), tool_name: v.string() })),
+  tool_calls_total: v.optional(v.number()),
   started_at: v.string(),
   ended_at: v.string(),
 });
@@ -196,7 +227,7 @@ export function ttlFor(nowMs: number, retentionDays: number): number {
 
 export function newRunItem(input: StartRunInput, nowMs: number, retentionDays: number): Item {
   const createdAt = iso(nowMs);
-  return validated(
+  const item = validated(
     runItemSchema,
     {
       ...runKey(input.runId),
@@ -209,6 +240,7 @@ export function newRunItem(input: StartRunInput, nowMs: number, retentionDays: n
       kind: 'DIAGNOSIS',
       status: 'RUNNING',
       query: input.query,
+      continue_session: input.continueSession,
       stop_reason: null,
       error_code: null,
       usage: null,
@@ -218,11 +250,15 @@ export function newRunItem(input: StartRunInput, nowMs: number, retentionDays: n
       published_result: null,
       created_at: createdAt,
       ended_at: null,
-      gsi1pk: sessionKey(input.sessionId),
+      gsi1pk: sessionKey(input.enterpriseId, input.sessionId),
       gsi1sk: `${createdAt}#${input.runId}`,
     },
     'run',
   ) as Item;
+  if (utf8Bytes(JSON.stringify(item)) > ITEM_CAPS.newRunItemBytes) {
+    throw new RunStoreError('RUN_ITEM_TOO_LARGE', 'the run request does not fit in its item');
+  }
+  return item;
 }
 
 const completionSchema = v.object({
@@ -258,18 +294,29 @@ export function completionAttributes(outcome: RunOutcome, nowMs: number): Record
       ended_at: iso(nowMs),
     }),
   );
-  return validated(completionSchema, attributes, 'run completion');
+  const checked = validated(completionSchema, attributes, 'run completion');
+  if (utf8Bytes(JSON.stringify(checked)) > ITEM_CAPS.completionBytes) {
+    throw new RunStoreError('RUN_ITEM_TOO_LARGE', 'the run completion does not fit in its item');
+  }
+  return checked;
 }
 
 function plainProgress(progress: ProgressSnapshot) {
   return { ...progress, checks: progress.checks.map((check) => ({ ...check })) };
 }
 
-export function stepItems(event: ModelStepEvent, nowMs: number, retentionDays: number): [Item, Item] {
+/**
+ * A model round's two items: the step (counters, tool calls) in the run's partition, and the raw reasoning and
+ * assistant text in the run's reasoning partition, kept `reasoningRetentionDays`.
+ */
+export function stepItems(
+  event: ModelStepEvent,
+  nowMs: number,
+  retentionDays: number,
+  reasoningRetentionDays = retentionDays,
+): [Item, Item] {
   const common = {
-    pk: runKey(event.runId).pk,
     schema_version: SCHEMA_VERSION,
-    ttl: ttlFor(nowMs, retentionDays),
     run_id: event.runId,
     step_number: event.stepNumber,
   };
@@ -280,7 +327,9 @@ export function stepItems(event: ModelStepEvent, nowMs: number, retentionDays: n
     stepItemSchema,
     {
       ...common,
+      pk: runKey(event.runId).pk,
       sk: stepSortKey(event.stepNumber),
+      ttl: ttlFor(nowMs, retentionDays),
       entity: 'agent_step',
       model_id: event.modelId,
       finish_reason: event.finishReason,
@@ -291,8 +340,11 @@ export function stepItems(event: ModelStepEvent, nowMs: number, retentionDays: n
       reasoning_available: reasoning.length > 0,
       content_source: event.contentSource,
       content_bytes: contentBytes,
-      thought: truncateChars(reasoning.length > 0 ? reasoning : assistant, ITEM_CAPS.thoughtChars),
-      tool_calls: event.toolCalls.map((call) => ({ tool_call_id: call.toolCallId, tool_name: call.toolName })),
+      tool_calls: event.toolCalls.slice(0, ITEM_CAPS.stepToolCalls).map((call) => ({
+        tool_call_id: truncateChars(call.toolCallId, ITEM_CAPS.toolCallIdChars),
+        tool_name: truncateChars(call.toolName, 64),
+      })),
+      tool_calls_total: event.toolCalls.length,
       started_at: iso(event.startedAt),
       ended_at: iso(event.endedAt),
     },
@@ -302,7 +354,9 @@ export function stepItems(event: ModelStepEvent, nowMs: number, retentionDays: n
     reasoningItemSchema,
     {
       ...common,
-      sk: reasoningSortKey(event.stepNumber),
+      pk: reasoningPartitionKey(event.runId),
+      sk: stepSortKey(event.stepNumber),
+      ttl: ttlFor(nowMs, reasoningRetentionDays),
       entity: 'agent_reasoning_audit',
       reasoning_content: reasoning,
       assistant_text: assistant,
@@ -336,7 +390,7 @@ export function toolItem(
       schema_version: SCHEMA_VERSION,
       ttl: ttlFor(nowMs, retentionDays),
       run_id: event.runId,
-      tool_call_id: event.toolCallId,
+      tool_call_id: truncateChars(event.toolCallId, ITEM_CAPS.toolCallIdChars),
       tool_name: event.toolName,
       step_number: event.stepNumber,
       disposition: event.disposition,
@@ -393,23 +447,11 @@ export function recordOf(item: Record<string, unknown>): RunRecord {
         reasoningAvailable: step.reasoning_available,
         contentSource: step.content_source,
         contentBytes: step.content_bytes,
-        thought: step.thought,
         toolCalls: step.tool_calls.map((call) => ({ toolCallId: call.tool_call_id, toolName: call.tool_name })),
+        toolCallsTotal: step.tool_calls_total ?? step.tool_calls.length,
         startedAt: step.started_at,
         endedAt: step.ended_at,
       } satisfies StoredStep;
-    }
-    case 'agent_reasoning_audit': {
-      const audit = validated(reasoningItemSchema, item, 'agent_reasoning_audit');
-      return {
-        entity: 'agent_reasoning_audit',
-        runId: audit.run_id,
-        stepNumber: audit.step_number,
-        reasoningContent: audit.reasoning_content,
-        assistantText: audit.assistant_text,
-        contentSource: audit.content_source,
-        contentBytes: audit.content_bytes,
-      } satisfies StoredReasoning;
     }
     case 'tool_invocation': {
       const tool = validated(toolItemSchema, item, 'tool_invocation');
@@ -438,6 +480,20 @@ export function recordOf(item: Record<string, unknown>): RunRecord {
   }
 }
 
+/** Reads one reasoning item back, validating it against its schema. */
+export function reasoningOf(item: Record<string, unknown>): StoredReasoning {
+  const audit = validated(reasoningItemSchema, item, 'agent_reasoning_audit');
+  return {
+    entity: 'agent_reasoning_audit',
+    runId: audit.run_id,
+    stepNumber: audit.step_number,
+    reasoningContent: audit.reasoning_content,
+    assistantText: audit.assistant_text,
+    contentSource: audit.content_source,
+    contentBytes: audit.content_bytes,
+  };
+}
+
 function parseJsonText(text: string, truncated: boolean): unknown {
   return truncated ? text : JSON.parse(text);
 }
@@ -452,6 +508,7 @@ export function runOf(item: Record<string, unknown>): StoredRun {
     kind: run.kind,
     status: run.status,
     query: run.query,
+    continueSession: run.continue_session ?? false,
     stopReason: run.stop_reason,
     errorCode: run.error_code,
     usage: run.usage,

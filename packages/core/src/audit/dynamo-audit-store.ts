@@ -14,6 +14,8 @@ import {
   createToolSortKeys,
   type Item,
   newRunItem,
+  reasoningOf,
+  reasoningPartitionKey,
   recordOf,
   runKey,
   runOf,
@@ -24,8 +26,8 @@ import {
 import { buildPreviousTurn } from './previous-turn.ts';
 import {
   AuditWriteError,
+  type PageOptions,
   type RunOutcome,
-  type RunRecord,
   type RunStore,
   RunStoreError,
   type StartRunInput,
@@ -39,6 +41,8 @@ export interface DynamoAuditStoreOptions {
   tableName: string;
   /** Days every item of a run is kept (its `ttl`). */
   retentionDays?: number;
+  /** Days a run's raw reasoning is kept (default: `retentionDays`). */
+  reasoningRetentionDays?: number;
   now?: () => number;
   /** Runs read per page by `findPreviousTurn`, and the most pages it reads. */
   sessionPageSize?: number;
@@ -59,6 +63,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
   });
   const { tableName } = options;
   const retentionDays = options.retentionDays ?? 90;
+  const reasoningRetentionDays = options.reasoningRetentionDays ?? retentionDays;
   const now = options.now ?? Date.now;
   const pageSize = options.sessionPageSize ?? 25;
   const maxPages = options.maxSessionPages ?? 40;
@@ -90,7 +95,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
 
   return {
     async onModelStep(event: ModelStepEvent) {
-      for (const item of stepItems(event, now(), retentionDays)) putBehind(item);
+      for (const item of stepItems(event, now(), retentionDays, reasoningRetentionDays)) putBehind(item);
     },
 
     async onToolInvocation(event: ToolInvocationEvent) {
@@ -153,35 +158,21 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
       return Item === undefined ? null : runOf(Item);
     },
 
-    async listRunRecords(runId, listOptions = {}) {
-      const limit = listOptions.limit ?? 100;
-      const records: RunRecord[] = [];
-      let startKey = listOptions.cursor === undefined ? undefined : decodeCursor(listOptions.cursor, runId);
-      // NOTE: Limit counts items before the reasoning filter; query on until the page holds `limit` records, never more.
-      do {
-        const query: QueryCommandInput = {
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': runKey(runId).pk },
-          ConsistentRead: true,
-          Limit: limit - records.length,
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        };
-        if (listOptions.includeReasoning !== true) {
-          query.FilterExpression = 'entity <> :reasoning';
-          query.ExpressionAttributeValues = {
-            ...query.ExpressionAttributeValues,
-            ':reasoning': 'agent_reasoning_audit',
-          };
-        }
-        const page = await documents.send(new QueryCommand(query));
-        records.push(...(page.Items ?? []).map(recordOf));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey !== undefined && records.length < limit);
-      return { records, cursor: startKey === undefined ? null : encodeCursor(startKey) };
+    async listRunRecords(runId, page = {}) {
+      // NOTE: items written before reasoning had its own partition may still sit in the run's: never listed here.
+      const result = await queryPartition(runKey(runId).pk, page, {
+        FilterExpression: 'entity <> :reasoning',
+        ExpressionAttributeValues: { ':reasoning': 'agent_reasoning_audit' },
+      });
+      return { records: result.items.map(recordOf), cursor: result.cursor };
     },
 
-    async findPreviousTurn(sessionId: string): Promise<PreviousTurn | null> {
+    async listReasoning(runId, page = {}) {
+      const result = await queryPartition(reasoningPartitionKey(runId), page);
+      return { records: result.items.map(reasoningOf), cursor: result.cursor };
+    },
+
+    async findPreviousTurn(enterpriseId, sessionId, turnOptions = {}): Promise<PreviousTurn | null> {
       let startKey: Record<string, unknown> | undefined;
       for (let pageIndex = 0; pageIndex < maxPages; pageIndex += 1) {
         const page = await documents.send(
@@ -189,7 +180,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
             TableName: tableName,
             IndexName: 'gsi1',
             KeyConditionExpression: 'gsi1pk = :session',
-            ExpressionAttributeValues: { ':session': sessionKey(sessionId) },
+            ExpressionAttributeValues: { ':session': sessionKey(enterpriseId, sessionId) },
             ScanIndexForward: false,
             Limit: pageSize,
             ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
@@ -197,7 +188,10 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
         );
         for (const item of page.Items ?? []) {
           if (item.entity !== 'run') continue;
-          const turn = buildPreviousTurn(runOf(item));
+          const run = runOf(item);
+          // NOTE: the key already names the tenant; the exact comparison is the second lock on the same door.
+          if (run.enterpriseId !== enterpriseId || run.sessionId !== sessionId) continue;
+          const turn = buildPreviousTurn(run, turnOptions.maxBytes);
           if (turn !== null) return turn;
         }
         if (page.LastEvaluatedKey === undefined) return null;
@@ -206,6 +200,35 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
       return null;
     },
   };
+
+  /**
+   * One page of a partition in key order. NOTE: `Limit` counts items before a filter; query on until the page holds
+   * `limit` items, never more.
+   */
+  async function queryPartition(
+    pk: string,
+    page: PageOptions,
+    filter?: { FilterExpression: string; ExpressionAttributeValues: Record<string, unknown> },
+  ): Promise<{ items: Record<string, unknown>[]; cursor: string | null }> {
+    const limit = page.limit ?? 100;
+    const items: Record<string, unknown>[] = [];
+    let startKey = page.cursor === undefined ? undefined : decodeCursor(page.cursor, pk);
+    do {
+      const query: QueryCommandInput = {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk, ...filter?.ExpressionAttributeValues },
+        ConsistentRead: true,
+        Limit: limit - items.length,
+        ...(filter === undefined ? {} : { FilterExpression: filter.FilterExpression }),
+        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+      };
+      const result = await documents.send(new QueryCommand(query));
+      items.push(...(result.Items ?? []));
+      startKey = result.LastEvaluatedKey;
+    } while (startKey !== undefined && items.length < limit);
+    return { items, cursor: startKey === undefined ? null : encodeCursor(startKey) };
+  }
 }
 
 function errorName(error: unknown): string {
@@ -217,11 +240,11 @@ function encodeCursor(key: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
-/** A cursor is only ever a key of the same run: anything else is refused rather than queried. */
-function decodeCursor(cursor: string, runId: string): Record<string, unknown> {
+/** A cursor is only ever a key of the same partition: anything else is refused rather than queried. */
+function decodeCursor(cursor: string, pk: string): Record<string, unknown> {
   try {
     const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (key.pk === runKey(runId).pk && typeof key.sk === 'string' && Object.keys(key).length === 2) return key;
+    if (key.pk === pk && typeof key.sk === 'string' && Object.keys(key).length === 2) return key;
   } catch {
     // fall through
   }

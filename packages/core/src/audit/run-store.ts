@@ -48,6 +48,7 @@ export interface StoredRun {
   kind: 'DIAGNOSIS';
   status: RunStatus;
   query: string;
+  continueSession: boolean;
   stopReason: StopReason | null;
   errorCode: string | null;
   usage: RunUsage | null;
@@ -76,9 +77,9 @@ export interface StoredStep {
   reasoningAvailable: boolean;
   contentSource: ContentSource;
   contentBytes: number;
-  /** Compatibility mirror: the reasoning if any, else the assistant text, at most 2,000 characters. */
-  thought: string;
+  /** The tool calls the round asked for (at most the first 100 are listed; `toolCallsTotal` counts them all). */
   toolCalls: { toolCallId: string; toolName: string }[];
+  toolCallsTotal: number;
   startedAt: string;
   endedAt: string;
 }
@@ -114,31 +115,45 @@ export interface StoredToolInvocation {
   endedAt: string;
 }
 
-export type RunRecord = StoredRun | StoredStep | StoredReasoning | StoredToolInvocation;
+/** The records of a run's audit trail that any auditor may read: never raw reasoning. */
+export type RunRecord = StoredRun | StoredStep | StoredToolInvocation;
 
 export type StartRunResult = { started: true; run: StoredRun } | { started: false; run: StoredRun };
 
+/** The request a run was started for; a replay of the runId must carry exactly the same one. */
 export interface StartRunInput {
   runId: string;
   sessionId: string;
   enterpriseId: string;
   query: string;
+  continueSession: boolean;
+}
+
+export interface PageOptions {
+  cursor?: string;
+  limit?: number;
 }
 
 /**
  * Port: the lifecycle of runs and the way back to them. `startRun` is idempotent per runId (a replay reports the
- * stored run instead of starting a second one); `completeRun` happens once; `findPreviousTurn` feeds a follow-up
- * only from the newest SUCCEEDED, published diagnosis of the session.
+ * stored run instead of starting a second one, and the caller compares the request); `completeRun` happens once;
+ * `findPreviousTurn` feeds a follow-up only from the newest SUCCEEDED, published diagnosis of the same enterprise's
+ * session.
  */
 export interface RunStore {
   startRun(input: StartRunInput): Promise<StartRunResult>;
+  /** Rejects with RunStoreError `RUN_ITEM_TOO_LARGE` before writing when the completed item would not fit. */
   completeRun(runId: string, outcome: RunOutcome): Promise<void>;
   getRun(runId: string): Promise<StoredRun | null>;
-  listRunRecords(
-    runId: string,
-    options?: { includeReasoning?: boolean; cursor?: string; limit?: number },
-  ): Promise<{ records: RunRecord[]; cursor: string | null }>;
-  findPreviousTurn(sessionId: string): Promise<PreviousTurn | null>;
+  /** The run item, its steps and its tool invocations, in key order: never raw reasoning. */
+  listRunRecords(runId: string, options?: PageOptions): Promise<{ records: RunRecord[]; cursor: string | null }>;
+  /** The run's raw reasoning and assistant texts, one record per round, from their own partition. */
+  listReasoning(runId: string, options?: PageOptions): Promise<{ records: StoredReasoning[]; cursor: string | null }>;
+  findPreviousTurn(
+    enterpriseId: string,
+    sessionId: string,
+    options?: { maxBytes?: number },
+  ): Promise<PreviousTurn | null>;
   /** Waits for every write started so far; rejects with {@link AuditWriteError} naming the items that failed. */
   flush(): Promise<void>;
 }
@@ -154,7 +169,7 @@ export class AuditWriteError extends Error {
   }
 }
 
-export type RunStoreErrorCode = 'RUN_NOT_FOUND' | 'RUN_NOT_RUNNING' | 'CORRUPT_ITEM';
+export type RunStoreErrorCode = 'RUN_NOT_FOUND' | 'RUN_NOT_RUNNING' | 'CORRUPT_ITEM' | 'RUN_ITEM_TOO_LARGE';
 
 /** A refused store operation (a double completion, an unknown run, an item that fails its schema). */
 export class RunStoreError extends Error {

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { tenantAccessSchema } from '../access/tenant-access.ts';
 import {
   badKeys,
   type EvidenceSettings,
@@ -21,6 +22,9 @@ const serviceSettingsSchema = v.object({
   DIAGNOSIS_MODEL_ID: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200)), 'deepseek-v4-flash'),
   DIAGNOSIS_MODEL_API_KEY: v.pipe(v.string(), v.minLength(1)),
   RETENTION_DAYS: v.optional(integer(1), '90'),
+  REASONING_RETENTION_DAYS: v.optional(integer(1), '30'),
+  /** The tenant access policy (JSON, see `canAccessTenant`); unset: every IAM caller may use every enterprise. */
+  TENANT_ACCESS: v.optional(tenantAccessSchema),
   FLUSH_RESERVE_MS: v.optional(integer(0), '3000'),
   DIAGNOSIS_MAX_MODEL_CALLS: v.optional(integer(1)),
   DIAGNOSIS_MAX_TOTAL_TOKENS: v.optional(integer(1)),
@@ -67,11 +71,12 @@ export function limitsOf(settings: DiagnosisSettings) {
 const storeSettingsSchema = v.object({
   DIAGNOSIS_TABLE_NAME: serviceSettingsSchema.entries.DIAGNOSIS_TABLE_NAME,
   DYNAMODB_ENDPOINT: serviceSettingsSchema.entries.DYNAMODB_ENDPOINT,
+  TENANT_ACCESS: serviceSettingsSchema.entries.TENANT_ACCESS,
 });
 
 export type StoreSettings = v.InferOutput<typeof storeSettingsSchema>;
 
-/** The settings of the read and audit functions: the table only. */
+/** The settings of the read, audit and reasoning functions: the table and the tenant access policy. */
 export function parseStoreSettings(environment: Record<string, string | undefined>): StoreSettings {
   const result = v.safeParse(storeSettingsSchema, pickDefined(environment, storeSettingsSchema));
   if (!result.success) throw new SettingsError(badKeys(result.issues));

@@ -20,7 +20,15 @@ export const evidenceSettingsSchema = v.object({
   LOGS_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), 'examples/logs'),
   LOGS_GROUPS: v.optional(logGroups, '{}'),
   LOGS_TENANT_FIELD: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_@][A-Za-z0-9_.@-]{0,63}$/)), 'enterprise_id'),
-  MYSQL_URL: v.optional(v.pipe(v.string(), v.regex(/^mysql:\/\//, 'a mysql:// URL'))),
+  // NOTE: checked to parse here, so a URL that does not fails the cold start naming the key; the parser's own error
+  // would carry the whole URL, password included.
+  MYSQL_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^mysql:\/\//, 'a mysql:// URL'),
+      v.check((url) => URL.canParse(url), 'a URL'),
+    ),
+  ),
   MYSQL_CATALOG_PATH: v.optional(v.pipe(v.string(), v.minLength(1)), 'examples/mysql/catalog.json'),
   MYSQL_DIALECT: v.optional(v.picklist(['auto', 'mariadb', 'mysql']), 'auto'),
   MYSQL_STATEMENT_TIMEOUT_MS: v.optional(positiveInteger, '5000'),

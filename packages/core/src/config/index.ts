@@ -1,3 +1,10 @@
+export {
+  canAccessTenant,
+  type IamCaller,
+  parseTenantAccess,
+  type TenantAccessPolicy,
+  type TenantAccessRule,
+} from '../access/tenant-access.ts';
 /** `@diagnosis/core/config`: one valibot schema for all settings, parsed by the handlers and handed in. */
 export {
   type DiagnosisSettings,

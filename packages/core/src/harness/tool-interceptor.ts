@@ -1,6 +1,8 @@
 import type { AuditHook, ToolDisposition, ToolInvocationEvent } from '../audit/audit-hook.ts';
+import { isToolCallId, MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import type { ProgressTracker } from '../run/progress-tracker.ts';
 import type { RunContext, RunLedger } from '../run/run-context.ts';
+import { truncateChars } from '../run/utf8.ts';
 import { canonicalInput } from '../tools/canonical-input.ts';
 import {
   type AdapterResult,
@@ -59,9 +61,14 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
   const { run, ledger, tracker, collection, evidence, audit, parseEnvelope, collectionSignal, abortRun } = options;
   const { limits } = run;
 
-  return async function interceptToolCall(toolName: ToolName, rawInput: unknown, toolCallId: string) {
+  return async function interceptToolCall(toolName: ToolName, rawInput: unknown, modelToolCallId: string) {
     const startedAt = run.now();
-    const outcome = await decide(toolName, rawInput, toolCallId);
+    // NOTE: the id is the model's choice. One that is too long or has unsafe characters is refused before anything
+    // else, and only a bounded copy of it travels on (observation, audit), so the 8 KiB observation contract and the
+    // store's item sizes hold for every id.
+    const validId = isToolCallId(modelToolCallId);
+    const toolCallId = validId ? modelToolCallId : truncateChars(String(modelToolCallId), MAX_TOOL_CALL_ID_CHARS);
+    const outcome = validId ? await decide(toolName, rawInput, toolCallId) : reject(toolCallId, 'INVALID_TOOL_CALL_ID');
     collection.observationBytesSinceRound += observationBytes(outcome.observation);
     if (audit !== undefined) {
       const event: ToolInvocationEvent = {

@@ -3,7 +3,7 @@ import { DiagnosisInputError } from '../agent/diagnosis-errors.ts';
 import { prepareDiagnosisInput } from '../agent/diagnosis-input.ts';
 import { runDiagnosis } from '../agent/run-diagnosis.ts';
 import type { AuditHook } from '../audit/audit-hook.ts';
-import type { RunStore, StoredRun } from '../audit/run-store.ts';
+import { type RunOutcome, type RunStore, RunStoreError, type StoredRun } from '../audit/run-store.ts';
 import {
   type DiagnosisResult,
   failed,
@@ -11,6 +11,7 @@ import {
   releaseDiagnosis,
   resultOfStoredRun,
 } from '../release/release-diagnosis.ts';
+import { isEnterpriseId, isRunId } from '../run/ids.ts';
 import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
@@ -49,6 +50,19 @@ export class DiagnosisRunConflictError extends Error {
 }
 
 /**
+ * The runId belongs to another request (another enterprise, session, query or `continueSession`): a runId is bound
+ * to the request that created it, and its stored result is never returned to a different one.
+ */
+export class DiagnosisRunIdConflictError extends Error {
+  override readonly name = 'DiagnosisRunIdConflictError';
+  readonly code = 'RUN_ID_CONFLICT';
+
+  constructor() {
+    super('the run id is already used by a different request');
+  }
+}
+
+/**
  * The application stage around the agent: validate the input (before anything is written), `startRun`
  * (idempotent: a replayed runId answers with the stored outcome and no model call), `findPreviousTurn` when the
  * session continues, `runDiagnosis`, the EvidenceGuard and the release policy, `flush` of the audit, `completeRun`.
@@ -62,6 +76,10 @@ export async function executeDiagnosisRun(
   const limits = buildRunLimits(deps.limits);
   const startedAt = now();
   const deadlineAt = startedAt + command.remainingMs - deps.flushReserveMs;
+  // NOTE: the handlers check the ids already; the service checks again because it is the last stop before storage.
+  if (!isRunId(command.runId) || !isRunId(command.sessionId) || !isEnterpriseId(command.enterpriseId)) {
+    throw new DiagnosisInputError('INVALID_IDENTIFIER', 'the run, session or enterprise id is not valid');
+  }
   prepareDiagnosisInput(command.query, null, limits);
   if (deadlineAt - startedAt < Math.max(1, limits.finalRoundReserveMs)) {
     throw new DiagnosisInputError('DEADLINE_TOO_SHORT', 'too little time is left in the invocation for a model round');
@@ -73,10 +91,16 @@ export async function executeDiagnosisRun(
     sessionId: command.sessionId,
     enterpriseId: command.enterpriseId,
     query: command.query,
+    continueSession: command.continueSession,
   });
-  if (!start.started) return answerReplay(start.run, store, deps, now);
+  if (!start.started) {
+    if (!sameRequest(start.run, command)) throw new DiagnosisRunIdConflictError();
+    return answerReplay(start.run, store, deps, now);
+  }
 
-  const previousTurn = command.continueSession ? await store.findPreviousTurn(command.sessionId) : null;
+  const previousTurn = command.continueSession
+    ? await store.findPreviousTurn(command.enterpriseId, command.sessionId, { maxBytes: limits.maxPreviousTurnBytes })
+    : null;
   const run = createRunContext({
     runId: command.runId,
     sessionId: command.sessionId,
@@ -101,7 +125,7 @@ export async function executeDiagnosisRun(
   } catch {
     decision = failed(run.usage(), 'AUDIT_FAILED', decision.outcome.progress);
   }
-  await store.completeRun(command.runId, { ...decision.outcome, limits: run.limits, deadlineAt });
+  decision = await completeOrClose(store, command.runId, decision, { limits: run.limits, deadlineAt });
   deps.log?.({
     message: 'diagnosis finished',
     runId: command.runId,
@@ -121,6 +145,40 @@ export async function executeDiagnosisRun(
     progress: decision.outcome.progress,
     usage: decision.outcome.usage,
   };
+}
+
+/** Exact comparison of the stored request with the replayed one: every field, byte for byte. */
+function sameRequest(stored: StoredRun, command: DiagnoseCommand): boolean {
+  return (
+    stored.enterpriseId === command.enterpriseId &&
+    stored.sessionId === command.sessionId &&
+    stored.query === command.query &&
+    stored.continueSession === command.continueSession
+  );
+}
+
+/**
+ * Completes the run with its decision. NOTE: a run must never stay RUNNING because its outcome could not be stored
+ * (too large, refused by the table): then it is closed as FAILED with a stable code in a minimal item, and the
+ * caller gets that answer. Only when even that fails (the table is unreachable) does the error propagate.
+ */
+async function completeOrClose(
+  store: RunStore,
+  runId: string,
+  decision: ReleaseDecision,
+  extra: Pick<RunOutcome, 'limits' | 'deadlineAt'>,
+): Promise<ReleaseDecision> {
+  try {
+    await store.completeRun(runId, { ...decision.outcome, ...extra });
+    return decision;
+  } catch (error) {
+    if (error instanceof RunStoreError && error.code === 'RUN_NOT_RUNNING') throw error;
+    const code =
+      error instanceof RunStoreError && error.code === 'RUN_ITEM_TOO_LARGE' ? error.code : 'COMPLETION_FAILED';
+    const closed = failed(decision.outcome.usage, code);
+    await store.completeRun(runId, { ...closed.outcome, ...extra });
+    return closed;
+  }
 }
 
 async function answerReplay(
