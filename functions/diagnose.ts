@@ -6,10 +6,14 @@
 
 import { parseDiagnosisSettings } from '@diagnosis/core/config';
 import middy from '@middy/core';
+import { coldStart } from './runtime/cold-start.ts';
 import { buildDiagnosisDependencies } from './runtime/dependencies.ts';
 import { createDiagnoseHandler } from './runtime/diagnose-handler.ts';
 import { readLinkedEnvironment } from './runtime/linked-environment.ts';
 
-const dependencies = await buildDiagnosisDependencies(parseDiagnosisSettings(readLinkedEnvironment()));
+const { dependencies, policy } = await coldStart(async () => {
+  const settings = parseDiagnosisSettings(readLinkedEnvironment());
+  return { dependencies: await buildDiagnosisDependencies(settings), policy: settings.TENANT_ACCESS ?? null };
+});
 
-export const handler = middy().handler(createDiagnoseHandler(dependencies));
+export const handler = middy().handler(createDiagnoseHandler(dependencies, policy));

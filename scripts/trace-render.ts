@@ -22,18 +22,19 @@ export async function loadRunTrace(
   const trace: RunTrace = { run, steps: [], tools: [], reasoning: [] };
   let cursor: string | undefined;
   do {
-    const page = await store.listRunRecords(runId, {
-      includeReasoning,
-      limit: 100,
-      ...(cursor === undefined ? {} : { cursor }),
-    });
+    const page = await store.listRunRecords(runId, { limit: 100, ...(cursor === undefined ? {} : { cursor }) });
     for (const record of page.records) {
       if (record.entity === 'agent_step') trace.steps.push(record);
       else if (record.entity === 'tool_invocation') trace.tools.push(record);
-      else if (record.entity === 'agent_reasoning_audit') trace.reasoning.push(record);
     }
     cursor = page.cursor ?? undefined;
   } while (cursor !== undefined);
+  while (includeReasoning) {
+    const page = await store.listReasoning(runId, { limit: 100, ...(cursor === undefined ? {} : { cursor }) });
+    trace.reasoning.push(...page.records);
+    cursor = page.cursor ?? undefined;
+    if (cursor === undefined) break;
+  }
   trace.steps.sort((a, b) => a.stepNumber - b.stepNumber);
   trace.tools.sort(
     (a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt) || a.toolCallId.localeCompare(b.toolCallId),

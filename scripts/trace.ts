@@ -6,8 +6,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { isRunId } from '@diagnosis/core';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
-import { ID_PATTERN } from '../functions/runtime/diagnose-request.ts';
 import { localDataDir, startLocalRuntime } from './local-runtime.ts';
 import { loadRunTrace, renderHtml, renderMermaid, renderTimeline } from './trace-render.ts';
 
@@ -17,7 +17,7 @@ async function main(): Promise<number> {
     options: { 'include-reasoning': { type: 'boolean', default: false } },
   });
   const runId = positionals[0];
-  if (runId === undefined || !ID_PATTERN.test(runId)) {
+  if (runId === undefined || !isRunId(runId)) {
     process.stderr.write('usage: npm run trace -- <runId> [--include-reasoning]\n');
     return 1;
   }

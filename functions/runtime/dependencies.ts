@@ -44,6 +44,7 @@ export async function buildDiagnosisDependencies(settings: DiagnosisSettings): P
         client: dynamo,
         tableName: settings.DIAGNOSIS_TABLE_NAME,
         retentionDays: settings.RETENTION_DAYS,
+        reasoningRetentionDays: settings.REASONING_RETENTION_DAYS,
       }),
     limits: limitsOf(settings),
     flushReserveMs: settings.FLUSH_RESERVE_MS,

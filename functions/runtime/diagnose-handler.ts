@@ -2,12 +2,14 @@ import {
   DiagnosisInputError,
   type DiagnosisResult,
   DiagnosisRunConflictError,
+  DiagnosisRunIdConflictError,
   type DiagnosisServiceDeps,
   executeDiagnosisRun,
 } from '@diagnosis/core';
+import { canAccessTenant, type TenantAccessPolicy } from '@diagnosis/core/config';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { type DiagnoseRequest, parseHttpRequest, parseStepFunctionsPayload, RequestError } from './diagnose-request.ts';
-import { errorResponse, type HttpApiEvent, hasIamCaller, isHttpApiEvent, json } from './http.ts';
+import { admitHttpEvent, errorResponse, type HttpApiEvent, isHttpApiEvent, json } from './http.ts';
 
 /** Thrown to Step Functions for failures that are not the caller's: a state machine may Retry on this name. */
 export class DiagnosisServiceError extends Error {
@@ -21,14 +23,17 @@ export class DiagnosisServiceError extends Error {
 }
 
 /**
- * The Diagnose Lambda's logic for both event shapes. A Step Functions payload returns the result object, and bad
- * input throws an error named `DiagnosisInputError` (for a `Catch`). An HTTP API event needs the IAM authorizer (403
- * otherwise) and answers 200 with the result, 400/405/413/415 for bad input, 409 while the run is running, 503 when too
- * little time is left, 500 with a stable code for failures. Nothing is written for a refused request.
+ * The Diagnose Lambda's logic for both event shapes. A Step Functions payload (trusted: whoever may start the
+ * workflow) returns the result object; bad input throws an error named `DiagnosisInputError` and a runId bound to
+ * another request `DiagnosisRunIdConflictError` (for a `Catch`). An HTTP API event needs the IAM authorizer (403
+ * otherwise) and a caller the tenant policy lets use the body's enterprise (403 `FORBIDDEN_TENANT`), and answers 200
+ * with the result, 400/405/413/415 for bad input, 409 while the run is running or when its runId belongs to another
+ * request, 503 when too little time is left, 500 with a stable code for failures. Nothing is written for a refused
+ * request.
  */
-export function createDiagnoseHandler(deps: DiagnosisServiceDeps) {
+export function createDiagnoseHandler(deps: DiagnosisServiceDeps, policy: TenantAccessPolicy = null) {
   return async (event: unknown, context: Context): Promise<DiagnosisResult | APIGatewayProxyStructuredResultV2> => {
-    if (isHttpApiEvent(event)) return handleHttp(event, context, deps);
+    if (isHttpApiEvent(event)) return handleHttp(event, context, deps, policy);
     const request = (() => {
       try {
         return parseStepFunctionsPayload(event);
@@ -40,21 +45,30 @@ export function createDiagnoseHandler(deps: DiagnosisServiceDeps) {
       return await diagnose(request, context, deps);
     } catch (error) {
       if (error instanceof DiagnosisInputError) throw asInputError(error);
-      if (error instanceof DiagnosisRunConflictError) throw error;
+      if (error instanceof DiagnosisRunConflictError || error instanceof DiagnosisRunIdConflictError) throw error;
       deps.log?.({ level: 'ERROR', message: 'diagnosis failed', runId: request.runId, error: errorName(error) });
       throw new DiagnosisServiceError('INTERNAL');
     }
   };
 }
 
-async function handleHttp(event: HttpApiEvent, context: Context, deps: DiagnosisServiceDeps) {
-  if (!hasIamCaller(event)) return errorResponse(403, 'FORBIDDEN', 'this route requires IAM authorization');
+async function handleHttp(
+  event: HttpApiEvent,
+  context: Context,
+  deps: DiagnosisServiceDeps,
+  policy: TenantAccessPolicy,
+) {
+  const admitted = admitHttpEvent(event);
+  if (admitted.response !== undefined) return admitted.response;
   let request: DiagnoseRequest;
   try {
     request = parseHttpRequest(event);
   } catch (error) {
     if (error instanceof RequestError) return errorResponse(error.status, error.code, error.message);
     throw error;
+  }
+  if (!canAccessTenant(policy, admitted.caller, request.enterpriseId)) {
+    return errorResponse(403, 'FORBIDDEN_TENANT', 'this caller may not diagnose this enterprise');
   }
   try {
     return json(200, await diagnose(request, context, deps));
@@ -65,6 +79,7 @@ async function handleHttp(event: HttpApiEvent, context: Context, deps: Diagnosis
         : errorResponse(400, error.code, error.message);
     }
     if (error instanceof DiagnosisRunConflictError) return errorResponse(409, error.code, 'the run is already running');
+    if (error instanceof DiagnosisRunIdConflictError) return errorResponse(409, error.code, error.message);
     deps.log?.({ level: 'ERROR', message: 'diagnosis failed', runId: request.runId, error: errorName(error) });
     return errorResponse(500, 'INTERNAL', 'the diagnosis failed; see the run for details');
   }
@@ -85,7 +100,7 @@ function asInputError(error: unknown): Error {
   return inputError;
 }
 
-function errorName(error: unknown): string {
+export function errorName(error: unknown): string {
   const name = (error as { name?: unknown })?.name;
-  return typeof name === 'string' ? name.slice(0, 64) : 'Error';
+  return typeof name === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? name : 'Error';
 }

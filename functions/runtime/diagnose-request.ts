@@ -1,13 +1,13 @@
+import { ENTERPRISE_ID_PATTERN, RUN_ID_PATTERN } from '@diagnosis/core';
 import { ulid } from 'ulid';
 import * as v from 'valibot';
 import { type HttpApiEvent, header } from './http.ts';
 
-/** A run or session id: also safe inside a DynamoDB key and a file name. */
-export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
-const runIdSchema = v.pipe(v.string(), v.regex(ID_PATTERN));
+const runIdSchema = v.pipe(v.string(), v.regex(RUN_ID_PATTERN));
 const fields = {
-  sessionId: v.pipe(v.string(), v.regex(ID_PATTERN)),
-  enterpriseId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/)),
+  sessionId: v.pipe(v.string(), v.regex(RUN_ID_PATTERN)),
+  // NOTE: the canonical form only (no lower case): `e1001` is refused, never taken for E1001 or for another tenant.
+  enterpriseId: v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN)),
   query: v.string(),
   continueSession: v.optional(v.boolean(), false),
 };
@@ -52,6 +52,9 @@ export function parseHttpRequest(event: HttpApiEvent): DiagnoseRequest {
   }
   if (event.isBase64Encoded === true)
     throw new RequestError(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be plain JSON text');
+  if (event.body !== undefined && event.body !== null && typeof event.body !== 'string') {
+    throw new RequestError(400, 'MALFORMED_EVENT', 'the body must be a string');
+  }
   if (event.body === undefined || event.body === null || event.body.trim() === '') {
     throw new RequestError(400, 'BODY_MISSING', 'a JSON body is required');
   }

@@ -1,4 +1,6 @@
+import type { IamCaller } from '@diagnosis/core/config';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import * as v from 'valibot';
 
 /** An API Gateway HTTP API (v2) event as this service sees it: the IAM authorizer context may be present. */
 export type HttpApiEvent = APIGatewayProxyEventV2 & {
@@ -14,10 +16,44 @@ export function isHttpApiEvent(event: unknown): event is HttpApiEvent {
   );
 }
 
-/** The route must never work without IAM, even if mis-wired: the authorizer's IAM context must be there. */
-export function hasIamCaller(event: HttpApiEvent): boolean {
-  const iam = event.requestContext?.authorizer?.iam;
-  return typeof iam === 'object' && iam !== null && Object.keys(iam).length > 0;
+/**
+ * The IAM caller the authorizer vouches for, or null. NOTE: the route must never work without IAM, even if
+ * mis-wired: the authorizer's IAM context must be there and be an object with something in it.
+ */
+export function iamCallerOf(event: HttpApiEvent): IamCaller | null {
+  const context: unknown = (event as { requestContext?: unknown }).requestContext;
+  if (typeof context !== 'object' || context === null) return null;
+  const authorizer: unknown = (context as { authorizer?: unknown }).authorizer;
+  if (typeof authorizer !== 'object' || authorizer === null) return null;
+  const iam: unknown = (authorizer as { iam?: unknown }).iam;
+  if (typeof iam !== 'object' || iam === null || Array.isArray(iam) || Object.keys(iam).length === 0) return null;
+  return iam as IamCaller;
+}
+
+const stringRecord = v.optional(v.nullable(v.record(v.string(), v.string())));
+/** The fields of the event this service reads, with their types; anything else AWS adds is ignored. */
+const httpEventSchema = v.object({
+  requestContext: v.object({ http: v.optional(v.object({ method: v.string() })) }),
+  headers: stringRecord,
+  body: v.optional(v.nullable(v.string())),
+  isBase64Encoded: v.optional(v.boolean()),
+  pathParameters: stringRecord,
+  queryStringParameters: stringRecord,
+});
+
+/**
+ * The gate every HTTP route passes first: 403 without an IAM caller, 400 `MALFORMED_EVENT` when a field this service
+ * reads has the wrong type (a direct invoke can send anything). Returns the caller, or the response to send.
+ */
+export function admitHttpEvent(
+  event: HttpApiEvent,
+): { caller: IamCaller; response?: never } | { caller?: never; response: APIGatewayProxyStructuredResultV2 } {
+  const caller = iamCallerOf(event);
+  if (caller === null) return { response: errorResponse(403, 'FORBIDDEN', 'this route requires IAM authorization') };
+  if (!v.is(httpEventSchema, event)) {
+    return { response: errorResponse(400, 'MALFORMED_EVENT', 'the event is not a valid HTTP API request') };
+  }
+  return { caller };
 }
 
 export function json(statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 {

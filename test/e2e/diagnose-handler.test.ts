@@ -28,7 +28,9 @@ const sfn = (payload: Record<string, unknown>, context = minute()) =>
   world.handlers.diagnose(payload, context) as Promise<DiagnosisResult>;
 const recording = e1001Recording();
 const replay = (responses: DeepSeekResponse[]) => world.server.script.push(...structuredClone(responses));
-const runItems = async (id: string) => (await world.items()).filter((item) => item.pk === `RUN#${id}`);
+/** A run's items: its own partition and its reasoning partition. */
+const runItems = async (id: string) =>
+  (await world.items()).filter((item) => item.pk === `RUN#${id}` || item.pk === `REASONING#${id}`);
 
 describe('the Diagnose Lambda end to end (Step Functions events)', () => {
   it('publishes a diagnosis of the E1001 incident over several tool rounds, all of it read back from the table', async () => {
@@ -62,10 +64,10 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
     const tools = items.filter((item) => item.entity === 'tool_invocation');
     expect(tools.map((item) => item.tool_call_id).sort()).toEqual([...ids].sort());
     expect(tools.every((item) => item.status === 'READY' && item.empty === false)).toBe(true);
-    const reasoning = items.find((item) => item.sk === 'REASONING#0001');
+    const reasoning = items.find((item) => item.pk === `REASONING#${id}` && item.sk === 'STEP#0001');
     expect(reasoning?.reasoning_content).toBe(recording.responses[0]?.choices[0]?.message.reasoning_content);
     expect(reasoning?.content_source).toBe('PROVIDER_REASONING+ASSISTANT_TEXT');
-    expect(items.find((item) => item.sk === 'STEP#0002')?.cached_input_tokens).toBe(3_072);
+    expect(items.find((item) => item.pk === `RUN#${id}` && item.sk === 'STEP#0002')?.cached_input_tokens).toBe(3_072);
   });
 
   it('gives a follow-up in the same session the PreviousTurn of the last published run only', async () => {

@@ -19,7 +19,7 @@ afterAll(async () => {
   await world?.cleanup();
 });
 
-const get = async (handler: 'getRun' | 'getRunAudit', options: Parameters<typeof httpEvent>[0]) => {
+const get = async (handler: 'getRun' | 'getRunAudit' | 'getRunReasoning', options: Parameters<typeof httpEvent>[0]) => {
   const response = (await world.handlers[handler](httpEvent({ method: 'GET', ...options }), lambdaContext(5_000))) as {
     statusCode: number;
     body: string;
@@ -45,7 +45,7 @@ describe('the read and audit functions on a finished run', () => {
     expect(JSON.stringify(body)).not.toContain(recording.responses[0]?.choices[0]?.message.reasoning_content);
   });
 
-  it('lists the audit trail without reasoning unless it is asked for', async () => {
+  it('lists the audit trail without reasoning, and the reasoning only on its own route', async () => {
     const plain = await get('getRunAudit', {
       path: '/runs/queried-run/audit',
       pathParameters: { runId: 'queried-run' },
@@ -55,15 +55,17 @@ describe('the read and audit functions on a finished run', () => {
     expect(entities.filter((entity) => entity === 'tool_invocation')).toHaveLength(4);
     expect(entities).not.toContain('agent_reasoning_audit');
     expect(JSON.stringify(plain.body)).not.toContain(recording.responses[0]?.choices[0]?.message.reasoning_content);
+    expect(JSON.stringify(plain.body)).not.toContain('"thought"');
 
-    const full = await get('getRunAudit', {
-      path: '/runs/queried-run/audit',
+    const full = await get('getRunReasoning', {
+      path: '/runs/queried-run/reasoning',
       pathParameters: { runId: 'queried-run' },
-      queryStringParameters: { include: 'reasoning' },
     });
+    expect(full.status).toBe(200);
     const reasoning = (full.body.records as { entity: string; reasoningContent?: string }[]).filter(
       (record) => record.entity === 'agent_reasoning_audit',
     );
+    expect(full.body.records).toHaveLength(5);
     expect(reasoning).toHaveLength(5);
     expect(reasoning[0]?.reasoningContent).toBe(recording.responses[0]?.choices[0]?.message.reasoning_content);
   });
@@ -86,14 +88,22 @@ describe('the read and audit functions on a finished run', () => {
   it.each([
     ['getRun', { pathParameters: { runId: 'queried-run' }, iam: false }, 403, 'FORBIDDEN'],
     ['getRunAudit', { pathParameters: { runId: 'queried-run' }, iam: false }, 403, 'FORBIDDEN'],
+    ['getRunReasoning', { pathParameters: { runId: 'queried-run' }, iam: false }, 403, 'FORBIDDEN'],
+    ['getRunReasoning', { pathParameters: { runId: 'no-such-run' } }, 404, 'RUN_NOT_FOUND'],
     ['getRun', { pathParameters: { runId: 'no-such-run' } }, 404, 'RUN_NOT_FOUND'],
     ['getRunAudit', { pathParameters: { runId: 'no-such-run' } }, 404, 'RUN_NOT_FOUND'],
     ['getRun', { pathParameters: { runId: 'RUN#x' } }, 400, 'INVALID_RUN_ID'],
     [
       'getRunAudit',
-      { pathParameters: { runId: 'queried-run' }, queryStringParameters: { include: 'everything' } },
+      { pathParameters: { runId: 'queried-run' }, queryStringParameters: { include: 'reasoning' } },
       400,
-      'INVALID_INCLUDE',
+      'INVALID_QUERY_PARAMETER',
+    ],
+    [
+      'getRunReasoning',
+      { pathParameters: { runId: 'queried-run' }, queryStringParameters: { cursor: 'forged' } },
+      400,
+      'INVALID_CURSOR',
     ],
     [
       'getRunAudit',

@@ -29,7 +29,7 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
     mysqlUrl = MYSQL_TEST_URL.replace(/\/[^/]*$/, `/${database}`);
     await loadExampleMysql(mysqlUrl);
   }
-  Object.assign(process.env, {
+  const settings: Record<string, string> = {
     DIAGNOSIS_TABLE_NAME: table.tableName,
     DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
     DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
@@ -38,16 +38,21 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
     DIAGNOSIS_FINAL_ROUND_RESERVE_MS: '300',
     ...(mysqlUrl === undefined ? {} : { MYSQL_URL: mysqlUrl, MYSQL_STATEMENT_TIMEOUT_MS: '2000' }),
     ...environment,
-  });
+  };
+  // NOTE: restored at cleanup, so no setting (a tenant policy, say) outlives this world in a reused worker.
+  const previous = Object.fromEntries(Object.keys(settings).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, settings);
+
   const diagnose = (await import('../../functions/diagnose.ts')).handler as unknown as Handler;
   const getRun = (await import('../../functions/get-run.ts')).handler as unknown as Handler;
   const getRunAudit = (await import('../../functions/get-run-audit.ts')).handler as unknown as Handler;
+  const getRunReasoning = (await import('../../functions/get-run-reasoning.ts')).handler as unknown as Handler;
   const documents = DynamoDBDocumentClient.from(dynamo);
 
   return {
     server,
     mysqlAvailable,
-    handlers: { diagnose, getRun, getRunAudit },
+    handlers: { diagnose, getRun, getRunAudit, getRunReasoning },
     tableName: table.tableName,
     /** Every item in the table. */
     async items(): Promise<Record<string, unknown>[]> {
@@ -66,6 +71,10 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
       return items;
     },
     async cleanup() {
+      for (const [key, value] of Object.entries(previous)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
       await server.close();
       await table.drop();
       dynamo.destroy();

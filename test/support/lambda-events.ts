@@ -18,7 +18,8 @@ export function httpEvent(
     method?: string;
     path?: string;
     body?: string | undefined;
-    iam?: boolean;
+    /** false: no IAM authorizer; an object: the caller's IAM context instead of the default `ops/caller` role. */
+    iam?: boolean | Record<string, unknown>;
     headers?: Record<string, string>;
     isBase64Encoded?: boolean;
     pathParameters?: Record<string, string>;
@@ -44,7 +45,7 @@ export function httpEvent(
       stage: '$default',
       time: '30/Nov/2026:06:10:00 +0000',
       timeEpoch: 1_796_018_000_000,
-      ...(options.iam === false ? {} : { authorizer: { iam: IAM } }),
+      ...(options.iam === false ? {} : { authorizer: { iam: typeof options.iam === 'object' ? options.iam : IAM } }),
     },
     ...(options.body === undefined ? {} : { body: options.body }),
     isBase64Encoded: options.isBase64Encoded ?? false,
