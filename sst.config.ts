@@ -19,6 +19,14 @@ export default $config({
     const production = $app.stage === 'prod';
     const deployEnv = process.env;
 
+    // NOTE: production data is encrypted with a key of our own, so its use is in CloudTrail and can be revoked.
+    const tableKey = production
+      ? new aws.kms.Key('DiagnosisTableKey', {
+          description: 'Diagnosis Agent table (runs, audit, reasoning)',
+          enableKeyRotation: true,
+          deletionWindowInDays: 30,
+        })
+      : undefined;
     const table = new sst.aws.Dynamo('DiagnosisTable', {
       fields: { pk: 'string', sk: 'string', gsi1pk: 'string', gsi1sk: 'string' },
       primaryIndex: { hashKey: 'pk', rangeKey: 'sk' },
@@ -28,6 +36,7 @@ export default $config({
       transform: {
         table: (args) => {
           args.pointInTimeRecovery = { enabled: production };
+          if (tableKey !== undefined) args.serverSideEncryption = { enabled: true, kmsKeyArn: tableKey.arn };
         },
       },
     });
@@ -51,6 +60,8 @@ export default $config({
       'MYSQL_STATEMENT_TIMEOUT_MS',
       'MYSQL_POOL_SIZE',
       'RETENTION_DAYS',
+      'REASONING_RETENTION_DAYS',
+      'TENANT_ACCESS',
       'FLUSH_RESERVE_MS',
       'DIAGNOSIS_MAX_MODEL_CALLS',
       'DIAGNOSIS_MAX_TOTAL_TOKENS',
@@ -62,7 +73,24 @@ export default $config({
       const value = deployEnv[key];
       if (value !== undefined && value !== '') environment[key] = value;
     }
-    const permissions: sst.aws.FunctionPermissionArgs[] = [];
+    // The tenant access policy is checked here with the schema the functions use, so a bad one fails the deploy.
+    const { parseTenantAccess } = await import('./packages/core/src/access/tenant-access.ts');
+    if (parseTenantAccess(environment.TENANT_ACCESS) === null) {
+      console.warn(
+        [
+          '',
+          '!!! TENANT_ACCESS is not set: every IAM principal allowed on the API may use EVERY enterprise and read',
+          '!!! every run. Set it before real tenants use this stage (README, "Security model"); a single-tenant',
+          '!!! stage can say so with TENANT_ACCESS=\'[{"principal":"*","enterprises":["E1001"]}]\'.',
+          '',
+        ].join('\n'),
+      );
+    }
+    const keyUse = (actions: string[]): sst.aws.FunctionPermissionArgs[] =>
+      tableKey === undefined ? [] : [{ actions: [...actions, 'kms:DescribeKey'], resources: [tableKey.arn] }];
+    const permissions: sst.aws.FunctionPermissionArgs[] = [
+      ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*', 'kms:ReEncrypt*']),
+    ];
     if (environment.KNOWLEDGE_BACKEND === 'bedrock') {
       permissions.push({
         actions: ['bedrock:Retrieve'],
@@ -101,31 +129,42 @@ export default $config({
       logging: { retention: '3 months', format: 'json' },
     });
 
-    // The read and audit functions may only read the table. The audit one is separate, so that access to raw
-    // reasoning can be granted separately (execute-api on its route).
-    const readOnlyFunction = (name: string, handler: string) =>
+    // The read functions may only read the table, and only the partitions they serve: `dynamodb:LeadingKeys` keeps
+    // the run and audit readers out of the REASONING#<runId> partitions; only the reasoning reader gets them. Each
+    // route is its own function, so execute-api access to each is granted separately too.
+    const readOnlyFunction = (name: string, handler: string, partitions: string[]) =>
       new sst.aws.Function(name, {
         handler,
         runtime: 'nodejs24.x',
         architecture: 'arm64',
         timeout: '10 seconds',
         memory: '256 MB',
-        environment: { DIAGNOSIS_TABLE_NAME: table.name },
+        environment: {
+          DIAGNOSIS_TABLE_NAME: table.name,
+          ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
+        },
         permissions: [
           {
             actions: ['dynamodb:GetItem', 'dynamodb:Query'],
-            resources: [table.arn, $interpolate`${table.arn}/index/*`],
+            resources: [table.arn],
+            conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: partitions }],
           },
+          ...keyUse(['kms:Decrypt']),
         ],
         nodejs: { format: 'esm', minify: true },
       });
-    const getRun = readOnlyFunction('GetRun', 'functions/get-run.handler');
-    const getRunAudit = readOnlyFunction('GetRunAudit', 'functions/get-run-audit.handler');
+    const getRun = readOnlyFunction('GetRun', 'functions/get-run.handler', ['RUN#*']);
+    const getRunAudit = readOnlyFunction('GetRunAudit', 'functions/get-run-audit.handler', ['RUN#*']);
+    const getRunReasoning = readOnlyFunction('GetRunReasoning', 'functions/get-run-reasoning.handler', [
+      'RUN#*',
+      'REASONING#*',
+    ]);
 
     const api = new sst.aws.ApiGatewayV2('InternalApi');
     api.route('POST /diagnoses', diagnose.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}', getRun.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}/audit', getRunAudit.arn, { auth: { iam: true } });
+    api.route('GET /runs/{runId}/reasoning', getRunReasoning.arn, { auth: { iam: true } });
 
     const diagnoseTask = sst.aws.StepFunctions.lambdaInvoke({
       name: 'Diagnose',
@@ -148,6 +187,7 @@ export default $config({
     });
     const invalidInput = sst.aws.StepFunctions.fail({ name: 'InvalidInput', error: 'DiagnosisInputError' });
     const inProgress = sst.aws.StepFunctions.fail({ name: 'RunInProgress', error: 'DiagnosisRunConflictError' });
+    const runIdTaken = sst.aws.StepFunctions.fail({ name: 'RunIdConflict', error: 'DiagnosisRunIdConflictError' });
     diagnoseTask
       // A retry with the same runId never runs the agent twice: a finished run answers with its stored outcome.
       .retry({
@@ -164,6 +204,7 @@ export default $config({
       })
       .catch(invalidInput, { errors: ['DiagnosisInputError'] })
       .catch(inProgress, { errors: ['DiagnosisRunConflictError'] })
+      .catch(runIdTaken, { errors: ['DiagnosisRunIdConflictError'] })
       .next(
         sst.aws.StepFunctions.choice({ name: 'Released' })
           .when('{% $states.input.status = "PUBLISHED" %}', published)
