@@ -185,7 +185,7 @@ const startEvent: fc.Arbitrary<Event> = fc
   }));
 const readEvent: fc.Arbitrary<Event> = fc.record({
   kind: fc.constant('read' as const),
-  caller: fc.constantFrom(OPS_E1001, STRANGER),
+  caller: fc.constantFrom(OPS_E1001, STRANGER, OPS_E2002),
   route: fc.constantFrom('getRun' as const, 'getRunAudit' as const, 'getRunReasoning' as const),
   runId: fc.constantFrom(E2002_RUN, 'no-such-run'),
 });
@@ -306,6 +306,12 @@ describe('the trust boundary under random events and a hostile model', () => {
           const logsBefore = logLines.length;
           const answer = await perform(event);
           expect(answer.status).not.toBe(500);
+          if (event.kind === 'read' && event.caller === OPS_E2002) {
+            // The control: E2002's own caller does see its data, so the markers are really there to be found.
+            if (event.runId === E2002_RUN && event.route !== 'getRunReasoning')
+              expect(answer.text).toContain('ZK-4471');
+            return;
+          }
           expect(answer.status).not.toBe('threw:DiagnosisServiceError');
           for (const marker of FORBIDDEN) expect(answer.text).not.toContain(marker);
           // What the model was sent during this event: the prompt, every observation.
