@@ -49,8 +49,8 @@ describe('createMysqlPool', () => {
   it('accepts a percent-encoded password and hands it to the driver decoded', async () => {
     const pool = createMysqlPool({ url: `mysql://u:${encodeURIComponent(PASSWORD)}@db.internal:3307/payments` });
     try {
-      const config = (pool as unknown as { pool: { config: { connectionConfig: Record<string, unknown> } } }).pool.config
-        .connectionConfig;
+      const config = (pool as unknown as { pool: { config: { connectionConfig: Record<string, unknown> } } }).pool
+        .config.connectionConfig;
       expect(config).toMatchObject({
         user: 'u',
         password: PASSWORD,
