@@ -1,4 +1,4 @@
-import type { Pool, PoolConnection } from 'mysql2/promise';
+import mysql, { type Pool, type PoolConnection } from 'mysql2/promise';
 import type {
   AdapterResult,
   EvidenceAdapter,
@@ -27,8 +27,12 @@ export interface MysqlAdapterOptions {
 /**
  * `query_mysql` on a read-only catalog. Every query runs in `START TRANSACTION READ ONLY` with a server-side statement
  * limit and at most `max_rows + 1` rows, with the run's enterprise bound to `:enterprise_id` and the model's values
- * bound as driver parameters (never interpolated). It always rolls back and releases; an abort destroys the
+ * bound as parameters of a server-side prepared statement. It always rolls back and releases; an abort destroys the
  * connection.
+ *
+ * NOTE: never `connection.query({ sql, values })` for catalog SQL: mysql2 then escapes values into the text with
+ * backslashes, and a server running `NO_BACKSLASH_ESCAPES` reads `x\' OR 1=1 -- ` as a quote that ends the string.
+ * `execute` sends the values apart from the SQL, so no `sql_mode` changes what a value means.
  */
 export function createMysqlAdapter(
   options: MysqlAdapterOptions,
@@ -83,13 +87,13 @@ export function createMysqlAdapter(
   async function query(
     connection: PoolConnection,
     entry: MysqlCatalogEntry,
-    values: (string | number)[],
+    values: BoundValue[],
   ): Promise<AdapterResult<MysqlData>> {
     try {
       dialect ??= detectDialect(connection);
       const sql = limitStatement(await dialect, entry, statementTimeoutMs);
       await connection.query('START TRANSACTION READ ONLY');
-      const [rows, fields] = await connection.query({ sql, values, rowsAsArray: true });
+      const [rows, fields] = await connection.execute({ sql, values, rowsAsArray: true });
       const table = rows as unknown[][];
       const columns = (fields ?? []).map((field) => field.name);
       const kept = table.slice(0, entry.max_rows).map((row) => row.map(toCell));
@@ -110,8 +114,14 @@ async function closeTransaction(connection: PoolConnection): Promise<void> {
   }
 }
 
+type BoundValue = string | ReturnType<typeof mysql.TypedParameter.BIGINT>;
+
+/**
+ * The values in placeholder order. Integers are sent as BIGINT: mysql2 would send a JavaScript number as DOUBLE,
+ * which MySQL refuses where an integer is required (`LIMIT ?`). Strings and datetimes go as strings.
+ */
 function bindValues(entry: MysqlCatalogEntry, params: Record<string, unknown>, enterpriseId: string) {
-  const values: (string | number)[] = [];
+  const values: BoundValue[] = [];
   for (const name of entry.placeholders) {
     if (name === ENTERPRISE_PLACEHOLDER) {
       values.push(enterpriseId);
@@ -120,7 +130,8 @@ function bindValues(entry: MysqlCatalogEntry, params: Record<string, unknown>, e
     const descriptor = entry.params[name];
     const value = Object.hasOwn(params, name) ? params[name] : undefined;
     if (descriptor === undefined || !isValidMysqlParam(descriptor, value)) return undefined;
-    values.push(descriptor.type === 'datetime' ? toUtcDatetime(value as string) : (value as string | number));
+    if (descriptor.type === 'integer') values.push(mysql.TypedParameter.BIGINT(value as number));
+    else values.push(descriptor.type === 'datetime' ? toUtcDatetime(value as string) : (value as string));
   }
   for (const name of Object.keys(params)) if (!Object.hasOwn(entry.params, name)) return undefined;
   return values;
