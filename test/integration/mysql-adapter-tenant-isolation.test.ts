@@ -133,4 +133,36 @@ describe.skipIf(!available)('createMysqlAdapter tenant isolation on MariaDB', ()
       },
     });
   });
+
+  it('compares the tenant as binary on a case-insensitive column', async () => {
+    const adapter = createMysqlAdapter({ pool: admin, catalog: catalog(), dialect: 'mariadb' });
+    expect(await adapter.execute(call({ query_name: 'ci_orders', params: {} }, 'E1001'))).toEqual({
+      status: 'OK',
+      data: { columns: ['order_id', 'enterprise_id'], rows: [['E1001-A', 'E1001']], truncated: false },
+    });
+  });
+
+  it.each([
+    ['lower case', 'e1001'],
+    ['mixed case', 'E1001a'],
+    ['a trailing space', 'E1001 '],
+    ['a leading dash', '-E1001'],
+    ['an empty id', ''],
+    ['a NUL byte', 'E1001\0'],
+    ['a non-ASCII letter', 'É1001'],
+    ['65 characters', `E${'1'.repeat(64)}`],
+  ])('answers INVALID_QUERY before any SQL for an enterprise id with %s', async (_label, enterpriseId) => {
+    // NOTE: this pool cannot connect; any attempt to run SQL would answer UNAVAILABLE instead.
+    const dead = createMysqlPool({ url: 'mysql://root@127.0.0.1:1/test', connectionLimit: 1, connectTimeoutMs: 500 });
+    try {
+      const adapter = createMysqlAdapter({ pool: dead, catalog: catalog(), dialect: 'mariadb' });
+      expect(await adapter.execute(call({ query_name: 'ci_orders', params: {} }, enterpriseId))).toEqual({
+        status: 'ERROR',
+        code: 'INVALID_QUERY',
+        detail: 'enterprise id is not canonical',
+      });
+    } finally {
+      await dead.end();
+    }
+  });
 });

@@ -24,7 +24,7 @@ describe('parseMysqlCatalog', () => {
   it('accepts a SELECT with the enterprise placeholder and turns named placeholders into positional ones', () => {
     const [parsed] = parseMysqlCatalog([entry()]);
     expect(parsed?.positionalSql).toBe(
-      'SELECT id, status FROM orders WHERE enterprise_id = ? AND created_at >= ? ORDER BY created_at DESC',
+      'SELECT id, status FROM orders WHERE enterprise_id = CAST(? AS BINARY) AND created_at >= ? ORDER BY created_at DESC',
     );
     expect(parsed?.placeholders).toEqual(['enterprise_id', 'since']);
   });
@@ -109,7 +109,7 @@ describe('limitStatement', () => {
   });
   it('uses the MAX_EXECUTION_TIME and SET_VAR hints on MySQL', () => {
     expect(parsed && limitStatement('mysql', parsed, 2_500)).toBe(
-      'SELECT /*+ MAX_EXECUTION_TIME(2500) SET_VAR(sql_select_limit=21) */ id, status FROM orders WHERE enterprise_id = ? AND created_at >= ? ORDER BY created_at DESC',
+      'SELECT /*+ MAX_EXECUTION_TIME(2500) SET_VAR(sql_select_limit=21) */ id, status FROM orders WHERE enterprise_id = CAST(? AS BINARY) AND created_at >= ? ORDER BY created_at DESC',
     );
   });
 });
@@ -184,7 +184,9 @@ describe('parseMysqlCatalog tenant filter', () => {
     const [parsed] = parseMysqlCatalog([
       tenantEntry("/* lead */ SELECT id, '-- kept' FROM orders -- tail\nWHERE enterprise_id = :enterprise_id # end"),
     ]);
-    expect(parsed?.positionalSql).toMatch(/^SELECT id, '-- kept' FROM orders\s+WHERE enterprise_id = \S+$/);
+    expect(parsed?.positionalSql).toMatch(
+      /^SELECT id, '-- kept' FROM orders\s+WHERE enterprise_id = CAST\(\? AS BINARY\)$/,
+    );
   });
 });
 

@@ -14,6 +14,12 @@ import { ENTERPRISE_PLACEHOLDER, type MysqlCatalogEntry } from './mysql-catalog.
 
 export type MysqlDialect = 'mariadb' | 'mysql';
 
+/**
+ * NOTE: the canonical enterprise id (no lower case). The request boundary enforces it too; the adapter checks again
+ * before any SQL because a case or padding variant could match another tenant's rows under a `_ci` collation.
+ */
+const CANONICAL_ENTERPRISE_ID = /^[A-Z0-9][A-Z0-9_-]{0,63}$/;
+
 export interface MysqlAdapterOptions {
   /** A mysql2/promise pool created once per cold start by the handler. */
   pool: Pool;
@@ -49,6 +55,9 @@ export function createMysqlAdapter(
   return {
     catalog,
     async execute(call: ToolCallRequest<MysqlInput>): Promise<AdapterResult<MysqlData>> {
+      if (!CANONICAL_ENTERPRISE_ID.test(call.enterpriseId)) {
+        return { status: 'ERROR', code: 'INVALID_QUERY', detail: 'enterprise id is not canonical' };
+      }
       const entry = byName.get(call.input.query_name);
       if (entry === undefined) return { status: 'ERROR', code: 'INVALID_QUERY', detail: 'unknown query name' };
       const values = bindValues(entry, call.input.params, call.enterpriseId);

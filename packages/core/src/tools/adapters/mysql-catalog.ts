@@ -11,7 +11,12 @@ export { MysqlCatalogError, toPositional };
 export interface MysqlCatalogEntry extends MysqlQueryDescriptor {
   sql: string;
   max_rows: number;
-  /** The SQL the adapter runs: comments removed, every `:name` replaced by `?`; the names in binding order. */
+  /**
+   * The SQL the adapter prepares: comments removed, every `:name` replaced by `?`, except `:enterprise_id`, which
+   * becomes `CAST(? AS BINARY)` so the tenant compares byte for byte whatever the column's collation (a `_ci` column
+   * would otherwise match `e1001` to `E1001`; MariaDB still uses the column's index). `placeholders` are the names
+   * in binding order.
+   */
   positionalSql: string;
   placeholders: readonly string[];
 }
@@ -40,7 +45,9 @@ export function parseMysqlCatalog(json: unknown): readonly MysqlCatalogEntry[] {
     const entryFaults = stripped.ok ? sqlFaults(stripped.sql, entry.params, entry.max_rows) : [stripped.fault];
     faults.push(...entryFaults.map((fault) => `${entry.name}: ${fault}`));
     if (!stripped.ok || entryFaults.length > 0) continue;
-    const { sql, names: placeholders } = toPositional(stripped.sql);
+    const { sql, names: placeholders } = toPositional(stripped.sql, (name) =>
+      name === ENTERPRISE_PLACEHOLDER ? 'CAST(? AS BINARY)' : '?',
+    );
     entries.push(Object.freeze({ ...entry, positionalSql: sql, placeholders: Object.freeze(placeholders) }));
   }
   if (faults.length > 0) throw new MysqlCatalogError(faults);
