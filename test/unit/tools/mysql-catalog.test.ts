@@ -1,4 +1,10 @@
-import { limitStatement, MysqlCatalogError, parseMysqlCatalog, toPositional } from '@diagnosis/core/adapters';
+import {
+  limitStatement,
+  MysqlCatalogError,
+  parseMysqlCatalog,
+  sessionLimits,
+  toPositional,
+} from '@diagnosis/core/adapters';
 import { describe, expect, it } from 'vitest';
 
 const entry = (overrides: Record<string, unknown> = {}) => ({
@@ -107,9 +113,27 @@ describe('limitStatement', () => {
       `SET STATEMENT max_statement_time=2.5, sql_select_limit=21 FOR ${parsed?.positionalSql}`,
     );
   });
-  it('uses the MAX_EXECUTION_TIME and SET_VAR hints on MySQL', () => {
-    expect(parsed && limitStatement('mysql', parsed, 2_500)).toBe(
-      'SELECT /*+ MAX_EXECUTION_TIME(2500) SET_VAR(sql_select_limit=21) */ id, status FROM orders WHERE enterprise_id = CAST(? AS BINARY) AND created_at >= ? ORDER BY created_at DESC',
+  it('sets max_execution_time and sql_select_limit on the session on MySQL, leaving the SQL as it is', () => {
+    expect(parsed && limitStatement('mysql', parsed, 2_500)).toBe(parsed?.positionalSql);
+    expect(parsed && sessionLimits('mysql', parsed, 2_500)).toEqual({
+      set: 'SET SESSION max_execution_time = 2500, sql_select_limit = 21',
+      reset: 'SET SESSION max_execution_time = DEFAULT, sql_select_limit = DEFAULT',
+    });
+    expect(parsed && sessionLimits('mariadb', parsed, 2_500)).toBeUndefined();
+  });
+
+  it.each([
+    ['WITH', 'WITH r AS (SELECT id FROM orders WHERE enterprise_id = :enterprise_id) SELECT id FROM r'],
+    ['parentheses', '(SELECT id FROM orders WHERE enterprise_id = :enterprise_id)'],
+    ['a leading comment', '/* c */ SELECT id FROM orders WHERE enterprise_id = :enterprise_id'],
+  ])('limits a statement starting with %s on both dialects', (_label, sql) => {
+    const [shaped] = parseMysqlCatalog([entry({ sql, params: {} })]);
+    if (shaped === undefined) throw new Error('not parsed');
+    expect(limitStatement('mariadb', shaped, 1_000)).toBe(
+      `SET STATEMENT max_statement_time=1, sql_select_limit=21 FOR ${shaped.positionalSql}`,
+    );
+    expect(sessionLimits('mysql', shaped, 1_000)?.set).toBe(
+      'SET SESSION max_execution_time = 1000, sql_select_limit = 21',
     );
   });
 });

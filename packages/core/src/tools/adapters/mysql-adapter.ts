@@ -77,10 +77,12 @@ export function createMysqlAdapter(
         acquired.then((late) => late.release()).catch(() => undefined);
         return { status: 'ERROR', code: 'TIMEOUT', detail: 'aborted while waiting for a connection' };
       }
-      const work = query(connection, entry, values);
+      // Statements that must run before the connection goes back to the pool; `query` adds to them.
+      const cleanup = ['ROLLBACK'];
+      const work = query(connection, entry, values, cleanup);
       const result = await abortable(work, call.signal);
       if (result !== undefined) {
-        await closeTransaction(connection);
+        await closeConnection(connection, cleanup);
         return result;
       }
       // Aborted mid-query: the driver would wait for the server, so the connection is dropped at once and the
@@ -97,10 +99,17 @@ export function createMysqlAdapter(
     connection: PoolConnection,
     entry: MysqlCatalogEntry,
     values: BoundValue[],
+    cleanup: string[],
   ): Promise<AdapterResult<MysqlData>> {
     try {
       dialect ??= detectDialect(connection);
-      const sql = limitStatement(await dialect, entry, statementTimeoutMs);
+      const resolved = await dialect;
+      const session = sessionLimits(resolved, entry, statementTimeoutMs);
+      if (session !== undefined) {
+        cleanup.push(session.reset);
+        await connection.query(session.set);
+      }
+      const sql = limitStatement(resolved, entry, statementTimeoutMs);
       await connection.query('START TRANSACTION READ ONLY');
       const [rows, fields] = await connection.execute({ sql, values, rowsAsArray: true });
       const table = rows as unknown[][];
@@ -114,9 +123,10 @@ export function createMysqlAdapter(
   }
 }
 
-async function closeTransaction(connection: PoolConnection): Promise<void> {
+/** Runs the cleanup statements and releases; a connection whose cleanup fails is destroyed, never reused. */
+async function closeConnection(connection: PoolConnection, cleanup: readonly string[]): Promise<void> {
   try {
-    await connection.query('ROLLBACK');
+    for (const statement of cleanup) await connection.query(statement);
     connection.release();
   } catch {
     connection.destroy();
@@ -151,15 +161,37 @@ function toUtcDatetime(iso: string): string {
   return new Date(Date.parse(iso)).toISOString().replace('T', ' ').replace('Z', '');
 }
 
-/** The catalog SQL with the server-side statement time limit and a row cap of `max_rows + 1`. */
+/**
+ * The text to prepare for a catalog entry. On MariaDB it carries the time limit and the row cap of `max_rows + 1`:
+ * `SET STATEMENT max_statement_time=…, sql_select_limit=… FOR <sql>`, which MariaDB prepares like any statement and
+ * which covers every shape the catalog accepts (SELECT, WITH, parentheses, UNION). On MySQL it is the SQL itself: the
+ * limits are session variables (`sessionLimits`).
+ */
 export function limitStatement(dialect: MysqlDialect, entry: MysqlCatalogEntry, statementTimeoutMs: number): string {
-  const rowCap = entry.max_rows + 1;
-  if (dialect === 'mariadb') {
-    const seconds = Math.max(0.001, statementTimeoutMs / 1_000);
-    return `SET STATEMENT max_statement_time=${seconds}, sql_select_limit=${rowCap} FOR ${entry.positionalSql}`;
-  }
-  const hint = `/*+ MAX_EXECUTION_TIME(${Math.max(1, Math.round(statementTimeoutMs))}) SET_VAR(sql_select_limit=${rowCap}) */`;
-  return entry.positionalSql.replace(/^\s*select\b/i, (select) => `${select} ${hint}`);
+  if (dialect === 'mysql') return entry.positionalSql;
+  const seconds = Math.max(0.001, statementTimeoutMs / 1_000);
+  return `SET STATEMENT max_statement_time=${seconds}, sql_select_limit=${entry.max_rows + 1} FOR ${entry.positionalSql}`;
+}
+
+/**
+ * On MySQL, the statements that set the time limit and the row cap on the session before the catalog statement, and
+ * reset them before the connection goes back to the pool; undefined on MariaDB (`limitStatement` carries them).
+ *
+ * NOTE: not the `MAX_EXECUTION_TIME` / `SET_VAR` hints: MySQL honours them only after the SELECT of the top-level
+ * query block, which is not the first SELECT of a WITH statement, so a hint placed by text matching leaves some
+ * shapes unlimited. The session variables apply to every top-level read-only SELECT, prepared ones included.
+ */
+export function sessionLimits(
+  dialect: MysqlDialect,
+  entry: MysqlCatalogEntry,
+  statementTimeoutMs: number,
+): { set: string; reset: string } | undefined {
+  if (dialect === 'mariadb') return undefined;
+  const milliseconds = Math.max(1, Math.round(statementTimeoutMs));
+  return {
+    set: `SET SESSION max_execution_time = ${milliseconds}, sql_select_limit = ${entry.max_rows + 1}`,
+    reset: 'SET SESSION max_execution_time = DEFAULT, sql_select_limit = DEFAULT',
+  };
 }
 
 async function detectDialect(connection: PoolConnection): Promise<MysqlDialect> {
