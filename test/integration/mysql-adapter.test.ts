@@ -47,7 +47,7 @@ function catalogFor(): readonly MysqlCatalogEntry[] {
     {
       name: 'slow',
       description: '慢查询',
-      sql: 'SELECT SLEEP(:seconds) AS slept FROM DUAL WHERE :enterprise_id IS NOT NULL',
+      sql: `SELECT SLEEP(:seconds) AS slept FROM ${ORDERS} WHERE enterprise_id = :enterprise_id AND id = 1`,
       params: { seconds: { type: 'integer', description: '秒', min: 0, max: 10 } },
       max_rows: 1,
     },

@@ -27,7 +27,13 @@ export {
   splitPassages,
 } from './local-knowledge-adapter.ts';
 export { createLocalLogsAdapter, type LocalLogsAdapterOptions } from './local-logs-adapter.ts';
-export { createMysqlAdapter, limitStatement, type MysqlAdapterOptions, type MysqlDialect } from './mysql-adapter.ts';
+export {
+  createMysqlAdapter,
+  limitStatement,
+  type MysqlAdapterOptions,
+  type MysqlDialect,
+  sessionLimits,
+} from './mysql-adapter.ts';
 export {
   loadMysqlCatalog,
   type MysqlCatalogEntry,

@@ -1,4 +1,4 @@
-import type { Pool, PoolConnection } from 'mysql2/promise';
+import mysql, { type Pool, type PoolConnection } from 'mysql2/promise';
 import type {
   AdapterResult,
   EvidenceAdapter,
@@ -14,6 +14,12 @@ import { ENTERPRISE_PLACEHOLDER, type MysqlCatalogEntry } from './mysql-catalog.
 
 export type MysqlDialect = 'mariadb' | 'mysql';
 
+/**
+ * NOTE: the canonical enterprise id (no lower case). The request boundary enforces it too; the adapter checks again
+ * before any SQL because a case or padding variant could match another tenant's rows under a `_ci` collation.
+ */
+const CANONICAL_ENTERPRISE_ID = /^[A-Z0-9][A-Z0-9_-]{0,63}$/;
+
 export interface MysqlAdapterOptions {
   /** A mysql2/promise pool created once per cold start by the handler. */
   pool: Pool;
@@ -27,8 +33,12 @@ export interface MysqlAdapterOptions {
 /**
  * `query_mysql` on a read-only catalog. Every query runs in `START TRANSACTION READ ONLY` with a server-side statement
  * limit and at most `max_rows + 1` rows, with the run's enterprise bound to `:enterprise_id` and the model's values
- * bound as driver parameters (never interpolated). It always rolls back and releases; an abort destroys the
+ * bound as parameters of a server-side prepared statement. It always rolls back and releases; an abort destroys the
  * connection.
+ *
+ * NOTE: never `connection.query({ sql, values })` for catalog SQL: mysql2 then escapes values into the text with
+ * backslashes, and a server running `NO_BACKSLASH_ESCAPES` reads `x\' OR 1=1 -- ` as a quote that ends the string.
+ * `execute` sends the values apart from the SQL, so no `sql_mode` changes what a value means.
  */
 export function createMysqlAdapter(
   options: MysqlAdapterOptions,
@@ -45,6 +55,9 @@ export function createMysqlAdapter(
   return {
     catalog,
     async execute(call: ToolCallRequest<MysqlInput>): Promise<AdapterResult<MysqlData>> {
+      if (!CANONICAL_ENTERPRISE_ID.test(call.enterpriseId)) {
+        return { status: 'ERROR', code: 'INVALID_QUERY', detail: 'enterprise id is not canonical' };
+      }
       const entry = byName.get(call.input.query_name);
       if (entry === undefined) return { status: 'ERROR', code: 'INVALID_QUERY', detail: 'unknown query name' };
       const values = bindValues(entry, call.input.params, call.enterpriseId);
@@ -64,10 +77,12 @@ export function createMysqlAdapter(
         acquired.then((late) => late.release()).catch(() => undefined);
         return { status: 'ERROR', code: 'TIMEOUT', detail: 'aborted while waiting for a connection' };
       }
-      const work = query(connection, entry, values);
+      // Statements that must run before the connection goes back to the pool; `query` adds to them.
+      const cleanup = ['ROLLBACK'];
+      const work = query(connection, entry, values, cleanup);
       const result = await abortable(work, call.signal);
       if (result !== undefined) {
-        await closeTransaction(connection);
+        await closeConnection(connection, cleanup);
         return result;
       }
       // Aborted mid-query: the driver would wait for the server, so the connection is dropped at once and the
@@ -83,13 +98,20 @@ export function createMysqlAdapter(
   async function query(
     connection: PoolConnection,
     entry: MysqlCatalogEntry,
-    values: (string | number)[],
+    values: BoundValue[],
+    cleanup: string[],
   ): Promise<AdapterResult<MysqlData>> {
     try {
       dialect ??= detectDialect(connection);
-      const sql = limitStatement(await dialect, entry, statementTimeoutMs);
+      const resolved = await dialect;
+      const session = sessionLimits(resolved, entry, statementTimeoutMs);
+      if (session !== undefined) {
+        cleanup.push(session.reset);
+        await connection.query(session.set);
+      }
+      const sql = limitStatement(resolved, entry, statementTimeoutMs);
       await connection.query('START TRANSACTION READ ONLY');
-      const [rows, fields] = await connection.query({ sql, values, rowsAsArray: true });
+      const [rows, fields] = await connection.execute({ sql, values, rowsAsArray: true });
       const table = rows as unknown[][];
       const columns = (fields ?? []).map((field) => field.name);
       const kept = table.slice(0, entry.max_rows).map((row) => row.map(toCell));
@@ -101,17 +123,24 @@ export function createMysqlAdapter(
   }
 }
 
-async function closeTransaction(connection: PoolConnection): Promise<void> {
+/** Runs the cleanup statements and releases; a connection whose cleanup fails is destroyed, never reused. */
+async function closeConnection(connection: PoolConnection, cleanup: readonly string[]): Promise<void> {
   try {
-    await connection.query('ROLLBACK');
+    for (const statement of cleanup) await connection.query(statement);
     connection.release();
   } catch {
     connection.destroy();
   }
 }
 
+type BoundValue = string | ReturnType<typeof mysql.TypedParameter.BIGINT>;
+
+/**
+ * The values in placeholder order. Integers are sent as BIGINT: mysql2 would send a JavaScript number as DOUBLE,
+ * which MySQL refuses where an integer is required (`LIMIT ?`). Strings and datetimes go as strings.
+ */
 function bindValues(entry: MysqlCatalogEntry, params: Record<string, unknown>, enterpriseId: string) {
-  const values: (string | number)[] = [];
+  const values: BoundValue[] = [];
   for (const name of entry.placeholders) {
     if (name === ENTERPRISE_PLACEHOLDER) {
       values.push(enterpriseId);
@@ -120,7 +149,8 @@ function bindValues(entry: MysqlCatalogEntry, params: Record<string, unknown>, e
     const descriptor = entry.params[name];
     const value = Object.hasOwn(params, name) ? params[name] : undefined;
     if (descriptor === undefined || !isValidMysqlParam(descriptor, value)) return undefined;
-    values.push(descriptor.type === 'datetime' ? toUtcDatetime(value as string) : (value as string | number));
+    if (descriptor.type === 'integer') values.push(mysql.TypedParameter.BIGINT(value as number));
+    else values.push(descriptor.type === 'datetime' ? toUtcDatetime(value as string) : (value as string));
   }
   for (const name of Object.keys(params)) if (!Object.hasOwn(entry.params, name)) return undefined;
   return values;
@@ -131,15 +161,37 @@ function toUtcDatetime(iso: string): string {
   return new Date(Date.parse(iso)).toISOString().replace('T', ' ').replace('Z', '');
 }
 
-/** The catalog SQL with the server-side statement time limit and a row cap of `max_rows + 1`. */
+/**
+ * The text to prepare for a catalog entry. On MariaDB it carries the time limit and the row cap of `max_rows + 1`:
+ * `SET STATEMENT max_statement_time=…, sql_select_limit=… FOR <sql>`, which MariaDB prepares like any statement and
+ * which covers every shape the catalog accepts (SELECT, WITH, parentheses, UNION). On MySQL it is the SQL itself: the
+ * limits are session variables (`sessionLimits`).
+ */
 export function limitStatement(dialect: MysqlDialect, entry: MysqlCatalogEntry, statementTimeoutMs: number): string {
-  const rowCap = entry.max_rows + 1;
-  if (dialect === 'mariadb') {
-    const seconds = Math.max(0.001, statementTimeoutMs / 1_000);
-    return `SET STATEMENT max_statement_time=${seconds}, sql_select_limit=${rowCap} FOR ${entry.positionalSql}`;
-  }
-  const hint = `/*+ MAX_EXECUTION_TIME(${Math.max(1, Math.round(statementTimeoutMs))}) SET_VAR(sql_select_limit=${rowCap}) */`;
-  return entry.positionalSql.replace(/^\s*select\b/i, (select) => `${select} ${hint}`);
+  if (dialect === 'mysql') return entry.positionalSql;
+  const seconds = Math.max(0.001, statementTimeoutMs / 1_000);
+  return `SET STATEMENT max_statement_time=${seconds}, sql_select_limit=${entry.max_rows + 1} FOR ${entry.positionalSql}`;
+}
+
+/**
+ * On MySQL, the statements that set the time limit and the row cap on the session before the catalog statement, and
+ * reset them before the connection goes back to the pool; undefined on MariaDB (`limitStatement` carries them).
+ *
+ * NOTE: not the `MAX_EXECUTION_TIME` / `SET_VAR` hints: MySQL honours them only after the SELECT of the top-level
+ * query block, which is not the first SELECT of a WITH statement, so a hint placed by text matching leaves some
+ * shapes unlimited. The session variables apply to every top-level read-only SELECT, prepared ones included.
+ */
+export function sessionLimits(
+  dialect: MysqlDialect,
+  entry: MysqlCatalogEntry,
+  statementTimeoutMs: number,
+): { set: string; reset: string } | undefined {
+  if (dialect === 'mariadb') return undefined;
+  const milliseconds = Math.max(1, Math.round(statementTimeoutMs));
+  return {
+    set: `SET SESSION max_execution_time = ${milliseconds}, sql_select_limit = ${entry.max_rows + 1}`,
+    reset: 'SET SESSION max_execution_time = DEFAULT, sql_select_limit = DEFAULT',
+  };
 }
 
 async function detectDialect(connection: PoolConnection): Promise<MysqlDialect> {

@@ -2,14 +2,21 @@
 import sqlParser from 'node-sql-parser/build/mysql.js';
 import type { MysqlParamDescriptor, MysqlQueryDescriptor } from '../evidence-adapter.ts';
 import { MysqlCatalogError, parseCatalogShape, readCatalogJson } from './mysql-catalog-descriptors.ts';
+import { stripQuoted, stripSqlComments, toPositional } from './mysql-sql-text.ts';
+import { tenantFilterFaults } from './mysql-tenant-filter.ts';
 
-export { MysqlCatalogError };
+export { MysqlCatalogError, toPositional };
 
 /** One named, read-only query: what the model may choose, and the SQL it runs with bound parameters only. */
 export interface MysqlCatalogEntry extends MysqlQueryDescriptor {
   sql: string;
   max_rows: number;
-  /** The SQL with every `:name` replaced by `?`, and the names in binding order. */
+  /**
+   * The SQL the adapter prepares: comments removed, every `:name` replaced by `?`, except `:enterprise_id`, which
+   * becomes `CAST(? AS BINARY)` so the tenant compares byte for byte whatever the column's collation (a `_ci` column
+   * would otherwise match `e1001` to `E1001`; MariaDB still uses the column's index). `placeholders` are the names
+   * in binding order.
+   */
   positionalSql: string;
   placeholders: readonly string[];
 }
@@ -22,8 +29,10 @@ export async function loadMysqlCatalog(path: string): Promise<readonly MysqlCata
 }
 
 /**
- * Validates a catalog: the shape (valibot), then every SQL text: exactly one SELECT (parsed), no INTO, no locking
- * clause, the `:enterprise_id` placeholder present, every placeholder declared and every declared parameter used.
+ * Validates a catalog: the shape (valibot), then every SQL text with its comments removed (executable comments and
+ * optimizer hints refused): exactly one SELECT (parsed), no INTO, no locking clause in any block, the tenant rule of
+ * `tenantFilterFaults`, no top-level LIMIT beyond `max_rows` (it would override the server-side row cap), every
+ * placeholder declared and every declared parameter used.
  */
 export function parseMysqlCatalog(json: unknown): readonly MysqlCatalogEntry[] {
   const faults: string[] = [];
@@ -32,22 +41,26 @@ export function parseMysqlCatalog(json: unknown): readonly MysqlCatalogEntry[] {
   for (const entry of parseCatalogShape(json)) {
     if (names.has(entry.name)) faults.push(`${entry.name}: duplicate name`);
     names.add(entry.name);
-    const entryFaults = sqlFaults(entry.sql, entry.params);
+    const stripped = stripSqlComments(entry.sql);
+    const entryFaults = stripped.ok ? sqlFaults(stripped.sql, entry.params, entry.max_rows) : [stripped.fault];
     faults.push(...entryFaults.map((fault) => `${entry.name}: ${fault}`));
-    if (entryFaults.length > 0) continue;
-    const { sql, names: placeholders } = toPositional(entry.sql);
+    if (!stripped.ok || entryFaults.length > 0) continue;
+    const { sql, names: placeholders } = toPositional(stripped.sql, (name) =>
+      name === ENTERPRISE_PLACEHOLDER ? 'CAST(? AS BINARY)' : '?',
+    );
     entries.push(Object.freeze({ ...entry, positionalSql: sql, placeholders: Object.freeze(placeholders) }));
   }
   if (faults.length > 0) throw new MysqlCatalogError(faults);
   return Object.freeze(entries);
 }
 
-type SqlAst = { type?: string; into?: { position?: unknown; keyword?: unknown }; locking_read?: unknown };
+type SqlNode = Record<string, unknown>;
 const parser = new (
   sqlParser as unknown as { Parser: new () => { astify(sql: string, options: object): unknown } }
 ).Parser();
 
-function sqlFaults(sql: string, params: Record<string, MysqlParamDescriptor>): string[] {
+/** Faults of one comment-free SQL text. */
+function sqlFaults(sql: string, params: Record<string, MysqlParamDescriptor>, maxRows: number): string[] {
   const faults: string[] = [];
   let ast: unknown;
   try {
@@ -56,13 +69,18 @@ function sqlFaults(sql: string, params: Record<string, MysqlParamDescriptor>): s
     return ['sql does not parse'];
   }
   if (Array.isArray(ast)) return ['sql must be exactly one statement'];
-  const select = ast as SqlAst;
+  const select = ast as SqlNode;
   if (select.type !== 'select') return ['sql must be a SELECT'];
-  if (select.into?.position != null || select.into?.keyword != null) faults.push('sql must not use INTO');
-  if (select.locking_read != null) faults.push('sql must not lock rows');
+  const blocks = selectBlocks(select);
+  if (blocks.some((block) => hasInto(block))) faults.push('sql must not use INTO');
+  if (blocks.some((block) => block.locking_read != null)) faults.push('sql must not lock rows');
+  if (!topLevelLimitsWithin(select, maxRows))
+    faults.push('a top-level LIMIT must be a number no greater than max_rows');
   if (/\?/.test(stripQuoted(sql))) faults.push('sql must use named placeholders only');
-  const used = new Set(toPositional(sql).names);
-  if (!used.has(ENTERPRISE_PLACEHOLDER)) faults.push('sql must filter on :enterprise_id');
+  const names = toPositional(sql).names;
+  const used = new Set(names);
+  const tenantCount = names.filter((name) => name === ENTERPRISE_PLACEHOLDER).length;
+  faults.push(...tenantFilterFaults(select, ENTERPRISE_PLACEHOLDER, tenantCount));
   if (Object.hasOwn(params, ENTERPRISE_PLACEHOLDER)) faults.push('enterprise_id is bound by the run, not a parameter');
   for (const name of used) {
     if (name !== ENTERPRISE_PLACEHOLDER && !Object.hasOwn(params, name))
@@ -72,54 +90,38 @@ function sqlFaults(sql: string, params: Record<string, MysqlParamDescriptor>): s
   return faults;
 }
 
-/** Replaces `:name` placeholders outside quoted text with `?`, returning the names in binding order. */
-export function toPositional(sql: string): { sql: string; names: string[] } {
-  const names: string[] = [];
-  let out = '';
-  let index = 0;
-  while (index < sql.length) {
-    const char = sql[index] as string;
-    if (char === "'" || char === '"' || char === '`') {
-      const end = closingQuote(sql, index);
-      out += sql.slice(index, end);
-      index = end;
-      continue;
-    }
-    const match = char === ':' && sql[index + 1] !== ':' ? /^:([A-Za-z_][A-Za-z0-9_]*)/.exec(sql.slice(index)) : null;
-    if (match?.[1] !== undefined && sql[index - 1] !== ':') {
-      names.push(match[1]);
-      out += '?';
-      index += match[0].length;
-      continue;
-    }
-    out += char;
-    index += 1;
-  }
-  return { sql: out, names };
+/** Every SELECT block of the statement, however deeply nested. */
+function selectBlocks(ast: unknown): SqlNode[] {
+  const blocks: SqlNode[] = [];
+  const seen = new Set<unknown>();
+  const walk = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null || seen.has(value)) return;
+    seen.add(value);
+    if ((value as SqlNode).type === 'select') blocks.push(value as SqlNode);
+    for (const child of Object.values(value)) walk(child);
+  };
+  walk(ast);
+  return blocks;
 }
 
-function closingQuote(sql: string, start: number): number {
-  const quote = sql[start];
-  let index = start + 1;
-  while (index < sql.length) {
-    if (sql[index] === '\\') index += 2;
-    else if (sql[index] === quote) return index + 1;
-    else index += 1;
-  }
-  return sql.length;
+function hasInto(block: SqlNode): boolean {
+  const into = block.into as { position?: unknown; keyword?: unknown } | undefined;
+  return into?.position != null || into?.keyword != null;
 }
 
-function stripQuoted(sql: string): string {
-  let out = '';
-  let index = 0;
-  while (index < sql.length) {
-    const char = sql[index] as string;
-    if (char === "'" || char === '"' || char === '`') {
-      index = closingQuote(sql, index);
-      continue;
+/**
+ * NOTE: a LIMIT on the statement itself (on any UNION member, or after the UNION) overrides `sql_select_limit`, the
+ * server-side row cap, so it must be a number no greater than `max_rows`. LIMITs inside subqueries and CTEs do not
+ * change how many rows the statement returns.
+ */
+function topLevelLimitsWithin(ast: SqlNode, maxRows: number): boolean {
+  for (let block: unknown = ast; typeof block === 'object' && block !== null; block = (block as SqlNode)._next) {
+    for (const limit of [(block as SqlNode).limit, (block as SqlNode)._limit]) {
+      const { seperator, value } = (limit ?? {}) as { seperator?: unknown; value?: unknown };
+      if (!Array.isArray(value) || value.length === 0) continue;
+      const count = (seperator === ',' ? value[1] : value[0]) as { type?: unknown; value?: unknown } | undefined;
+      if (count?.type !== 'number' || !(Number(count.value) <= maxRows)) return false;
     }
-    out += char;
-    index += 1;
   }
-  return out;
+  return true;
 }
