@@ -1,4 +1,5 @@
 import mysql, { type Pool, type PoolConnection } from 'mysql2/promise';
+import { isEnterpriseId } from '../../run/ids.ts';
 import type {
   AdapterResult,
   EvidenceAdapter,
@@ -13,12 +14,6 @@ import { isValidMysqlParam } from '../tool-inputs.ts';
 import { ENTERPRISE_PLACEHOLDER, type MysqlCatalogEntry } from './mysql-catalog.ts';
 
 export type MysqlDialect = 'mariadb' | 'mysql';
-
-/**
- * NOTE: the canonical enterprise id (no lower case). The request boundary enforces it too; the adapter checks again
- * before any SQL because a case or padding variant could match another tenant's rows under a `_ci` collation.
- */
-const CANONICAL_ENTERPRISE_ID = /^[A-Z0-9][A-Z0-9_-]{0,63}$/;
 
 export interface MysqlAdapterOptions {
   /** A mysql2/promise pool created once per cold start by the handler. */
@@ -55,7 +50,9 @@ export function createMysqlAdapter(
   return {
     catalog,
     async execute(call: ToolCallRequest<MysqlInput>): Promise<AdapterResult<MysqlData>> {
-      if (!CANONICAL_ENTERPRISE_ID.test(call.enterpriseId)) {
+      // NOTE: the request boundary enforces the canonical enterprise id too; the adapter checks again before any SQL
+      // because a case or padding variant could match another tenant's rows under a `_ci` collation.
+      if (!isEnterpriseId(call.enterpriseId)) {
         return { status: 'ERROR', code: 'INVALID_QUERY', detail: 'enterprise id is not canonical' };
       }
       const entry = byName.get(call.input.query_name);
