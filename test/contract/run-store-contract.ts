@@ -478,6 +478,25 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       ]);
     });
 
+    it('bounds what a provider names in a step: model id, finish reason, a round of 500 tool calls', async () => {
+      const { store, rawItems } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      const calls = Array.from({ length: 500 }, (_, index) => ({
+        toolCallId: `call_${index}`,
+        toolName: 'query_logs',
+      }));
+      await store.onModelStep(
+        stepEvent(runId, 1, { modelId: 'm'.repeat(100_000), finishReason: 'f'.repeat(100_000), toolCalls: calls }),
+      );
+      await store.flush();
+      const step = (await rawItems(runId)).find((item) => item.entity === 'agent_step');
+      expect(String(step?.model_id)).toHaveLength(200);
+      expect(String(step?.finish_reason)).toHaveLength(64);
+      expect(step?.tool_calls).toHaveLength(ITEM_CAPS.stepToolCalls);
+      expect(step?.tool_calls_total).toBe(500);
+    });
+
     it('refuses a completion too large for its item before writing, and the run stays completable', async () => {
       const { store } = await make();
       const runId = newRunId();
