@@ -57,7 +57,7 @@ export {
   RUN_ID_PATTERN,
   TOOL_CALL_ID_PATTERN,
 } from './run/ids.ts';
-export type { CheckEvaluation, ProgressCheck, ProgressSnapshot } from './run/progress-tracker.ts';
+export type { CheckEvaluation, ProgressCheck, ProgressSnapshot } from './run/progress.ts';
 export type { RunContext, RunContextInit, RunUsage } from './run/run-context.ts';
 export { createRunContext } from './run/run-context.ts';
 export type { RunLimits } from './run/run-limits.ts';

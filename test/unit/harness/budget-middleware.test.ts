@@ -10,10 +10,8 @@ function setup(overrides: Parameters<typeof testRun>[0] = {}) {
   const ledger = runLedger(run);
   const middleware = createBudgetMiddleware({
     run,
-    ledger,
     collection: createCollectionState(),
     runSignal: new AbortController().signal,
-    audit: undefined,
   });
   const doGenerate = vi.fn(async (): Promise<LanguageModelV4GenerateResult> => textRound('{}'));
   const call = () =>

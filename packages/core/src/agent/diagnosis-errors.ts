@@ -1,4 +1,4 @@
-import type { ProgressSnapshot } from '../run/progress-tracker.ts';
+import type { ProgressSnapshot } from '../run/progress.ts';
 
 /** The caller's input was refused before any model call. */
 export type DiagnosisInputErrorCode =

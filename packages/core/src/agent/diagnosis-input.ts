@@ -41,12 +41,26 @@ export function prepareDiagnosisInput(
   previousTurn: unknown,
   limits: Pick<RunLimits, 'maxQueryBytes' | 'maxPreviousTurnBytes' | 'maxInputBytes'>,
 ): PreparedInput {
+  return composeDiagnosisInput(validateQuery(query, limits), previousTurn, limits);
+}
+
+/** The caller's query, checked once: not blank, within `maxQueryBytes`. Throws {@link DiagnosisInputError}. */
+export function validateQuery(query: unknown, limits: Pick<RunLimits, 'maxQueryBytes'>): string {
   if (typeof query !== 'string' || query.trim().length === 0) {
     throw new DiagnosisInputError('QUERY_BLANK', 'the query is blank');
   }
   if (utf8Bytes(query) > limits.maxQueryBytes) {
     throw new DiagnosisInputError('QUERY_TOO_LARGE', `the query exceeds ${limits.maxQueryBytes} UTF-8 bytes`);
   }
+  return query;
+}
+
+/** The user message of a run from an already validated query and a previous turn (checked here), within limits. */
+export function composeDiagnosisInput(
+  query: string,
+  previousTurn: unknown,
+  limits: Pick<RunLimits, 'maxPreviousTurnBytes' | 'maxInputBytes'>,
+): PreparedInput {
   let turn: PreviousTurn | null = null;
   if (previousTurn !== undefined && previousTurn !== null) {
     const parsed = v.safeParse(previousTurnSchema, previousTurn);

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { diagnosisDraftSchema } from '../draft/diagnosis-draft.ts';
 import { isToolCallId, MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
-import type { ProgressSnapshot } from '../run/progress-tracker.ts';
+import type { ProgressSnapshot } from '../run/progress.ts';
 import { STOP_REASONS } from '../run/stop-reason.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
 import { TOOL_NAMES } from '../tools/evidence-adapter.ts';

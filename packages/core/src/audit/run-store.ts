@@ -1,6 +1,6 @@
 import type { PreviousTurn } from '../agent/diagnosis-input.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
-import type { ProgressSnapshot } from '../run/progress-tracker.ts';
+import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
 import type { StopReason } from '../run/stop-reason.ts';

@@ -1,6 +1,13 @@
 import * as v from 'valibot';
 import { tenantAccessSchema } from '../access/tenant-access.ts';
 import {
+  RUN_LIMIT_SETTINGS,
+  type RunLimitSetting,
+  type RunLimits,
+  runLimitMinimum,
+  runLimitsFromSettings,
+} from '../run/run-limits.ts';
+import {
   badKeys,
   type EvidenceSettings,
   parseEvidenceSettings,
@@ -10,6 +17,15 @@ import {
 
 const integer = (minimum: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(minimum));
+
+/** One optional integer setting per run limit, with the limit's own minimum. */
+function limitSettingEntries() {
+  const entries = {} as Record<RunLimitSetting, v.OptionalSchema<ReturnType<typeof integer>, undefined>>;
+  for (const [setting, limit] of Object.entries(RUN_LIMIT_SETTINGS) as [RunLimitSetting, keyof RunLimits][]) {
+    entries[setting] = v.optional(integer(runLimitMinimum(limit)));
+  }
+  return entries;
+}
 
 /** Settings of the service besides the evidence backends (environment variable names as in the README). */
 const serviceSettingsSchema = v.object({
@@ -26,10 +42,7 @@ const serviceSettingsSchema = v.object({
   /** The tenant access policy (JSON, see `canAccessTenant`); unset: every IAM caller may use every enterprise. */
   TENANT_ACCESS: v.optional(tenantAccessSchema),
   FLUSH_RESERVE_MS: v.optional(integer(0), '3000'),
-  DIAGNOSIS_MAX_MODEL_CALLS: v.optional(integer(1)),
-  DIAGNOSIS_MAX_TOTAL_TOKENS: v.optional(integer(1)),
-  DIAGNOSIS_MAX_TOOL_CALLS: v.optional(integer(1)),
-  DIAGNOSIS_FINAL_ROUND_RESERVE_MS: v.optional(integer(0)),
+  ...limitSettingEntries(),
 });
 
 export type DiagnosisSettings = v.InferOutput<typeof serviceSettingsSchema> & EvidenceSettings;
@@ -56,16 +69,7 @@ export function parseDiagnosisSettings(environment: Record<string, string | unde
 
 /** The run limits the settings override. */
 export function limitsOf(settings: DiagnosisSettings) {
-  return {
-    ...(settings.DIAGNOSIS_MAX_MODEL_CALLS === undefined ? {} : { maxModelCalls: settings.DIAGNOSIS_MAX_MODEL_CALLS }),
-    ...(settings.DIAGNOSIS_MAX_TOTAL_TOKENS === undefined
-      ? {}
-      : { maxTotalTokens: settings.DIAGNOSIS_MAX_TOTAL_TOKENS }),
-    ...(settings.DIAGNOSIS_MAX_TOOL_CALLS === undefined ? {} : { maxToolCalls: settings.DIAGNOSIS_MAX_TOOL_CALLS }),
-    ...(settings.DIAGNOSIS_FINAL_ROUND_RESERVE_MS === undefined
-      ? {}
-      : { finalRoundReserveMs: settings.DIAGNOSIS_FINAL_ROUND_RESERVE_MS }),
-  };
+  return runLimitsFromSettings(settings);
 }
 
 const storeSettingsSchema = v.object({

@@ -1,3 +1,4 @@
+import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import type { StopReason } from '../run/stop-reason.ts';
 
 /** Thrown (or used as an abort reason) when the harness ends the run at once: no further model or tool work. */
@@ -11,12 +12,26 @@ export class HarnessStop extends Error {
   }
 }
 
-/** The audit hook rejected: the run fails closed. */
+/** The audit hook rejected: the run fails closed. `roundResult`: the model round whose audit failed, if any. */
 export class AuditFailure extends Error {
   override readonly name = 'AuditFailure';
+  readonly roundResult: LanguageModelV4GenerateResult | undefined;
+
+  constructor(message: string, options: { cause?: unknown; roundResult?: LanguageModelV4GenerateResult } = {}) {
+    super(message, { cause: options.cause });
+    this.roundResult = options.roundResult;
+  }
 }
 
 /** The provider call itself failed (HTTP error, malformed response): never retried. */
 export class ModelCallFailure extends Error {
   override readonly name = 'ModelCallFailure';
+}
+
+/**
+ * The harness itself failed while handling a round the provider answered (e.g. a result it cannot read): not a
+ * provider failure, so it is never reported as one.
+ */
+export class HarnessFault extends Error {
+  override readonly name = 'HarnessFault';
 }

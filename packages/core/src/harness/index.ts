@@ -4,6 +4,22 @@
  */
 
 export { runLedger } from '../run/run-context.ts';
+export { createAuditMiddleware } from './audit-middleware.ts';
 export { createBudgetMiddleware, readUsage } from './budget-middleware.ts';
+export {
+  FINAL_ROUND_TOKEN_RESERVE,
+  finalRoundReserveStartsAt,
+  inFinalRoundReserve,
+  maxRounds,
+  outputTokenCap,
+  overranTokens,
+  refuseRound,
+  saturated,
+  softStopAfterToolCall,
+  softStopBeforeRound,
+  tooLittleTimeForARound,
+} from './budget-policy.ts';
 export { createCollectionState } from './collection-state.ts';
-export { AuditFailure, HarnessStop, ModelCallFailure } from './harness-signals.ts';
+export { createHarness, type Harness, type HarnessOptions } from './create-harness.ts';
+export { AuditFailure, HarnessFault, HarnessStop, ModelCallFailure } from './harness-signals.ts';
+export { createRunLifecycle } from './run-lifecycle.ts';

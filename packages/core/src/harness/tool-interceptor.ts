@@ -1,7 +1,6 @@
 import type { AuditHook, ToolDisposition, ToolInvocationEvent } from '../audit/audit-hook.ts';
 import { isToolCallId, MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
-import type { ProgressTracker } from '../run/progress-tracker.ts';
-import type { RunContext, RunLedger } from '../run/run-context.ts';
+import type { RunContext } from '../run/run-context.ts';
 import { truncateChars } from '../run/utf8.ts';
 import { canonicalInput } from '../tools/canonical-input.ts';
 import {
@@ -24,12 +23,13 @@ import {
   stopRequiredObservation,
 } from '../tools/observation.ts';
 import type { ParsedEnvelope } from '../tools/tool-inputs.ts';
+import { inFinalRoundReserve, saturated, softStopAfterToolCall } from './budget-policy.ts';
 import { type CollectionState, stopCollection } from './collection-state.ts';
 import { AuditFailure } from './harness-signals.ts';
+import type { ProgressTracker } from './progress-tracker.ts';
 
 export interface ToolInterceptorOptions {
   run: RunContext;
-  ledger: RunLedger;
   tracker: ProgressTracker;
   collection: CollectionState;
   evidence: EvidenceAdapters;
@@ -58,8 +58,8 @@ type Outcome = {
  * It always answers with an observation; it throws only when the audit failed (and then the run is already aborted).
  */
 export function createToolInterceptor(options: ToolInterceptorOptions) {
-  const { run, ledger, tracker, collection, evidence, audit, parseEnvelope, collectionSignal, abortRun } = options;
-  const { limits } = run;
+  const { run, tracker, collection, evidence, audit, parseEnvelope, collectionSignal, abortRun } = options;
+  const { usage } = run.ledger;
 
   return async function interceptToolCall(toolName: ToolName, rawInput: unknown, modelToolCallId: string) {
     const startedAt = run.now();
@@ -74,7 +74,7 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
       const event: ToolInvocationEvent = {
         sessionId: run.sessionId,
         runId: run.runId,
-        stepNumber: ledger.usage.modelCalls,
+        stepNumber: usage.modelCalls,
         toolCallId,
         toolName,
         input: rawInput,
@@ -133,7 +133,7 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
       input: parsed.envelope.input,
       signal: collectionSignal,
     };
-    ledger.usage.toolCalls += 1;
+    usage.toolCalls += 1;
     const result = await executeAdapter(toolName, request);
     const outcome = toOutcome(toolName, toolCallId, result);
     tracker.recordExecuted(
@@ -150,17 +150,18 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
       tracker.countNoGain();
       checkSaturation();
     }
-    if (ledger.usage.toolCalls >= limits.maxToolCalls) stopCollection(collection, 'TOOL_CALL_BUDGET');
+    const afterCall = softStopAfterToolCall(run);
+    if (afterCall !== null) stopCollection(collection, afterCall);
     return outcome;
   }
 
+  // NOTE: the tool-call budget needs no check here: the call that reaches it stops collection right after it runs.
   function checkCollectionWindow(): void {
-    if (ledger.usage.toolCalls >= limits.maxToolCalls) stopCollection(collection, 'TOOL_CALL_BUDGET');
-    if (run.deadlineAt - run.now() < limits.finalRoundReserveMs) stopCollection(collection, 'DEADLINE');
+    if (inFinalRoundReserve(run)) stopCollection(collection, 'DEADLINE');
   }
 
   function checkSaturation(): void {
-    if (tracker.noGainStreak() >= limits.noGainStopStreak) stopCollection(collection, 'INFORMATION_SATURATED');
+    if (saturated(run, tracker.noGainStreak())) stopCollection(collection, 'INFORMATION_SATURATED');
   }
 
   function reject(

@@ -1,7 +1,7 @@
 import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../agent/diagnosis-errors.ts';
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
 import type { PublishedResult, RunOutcome } from '../audit/run-store.ts';
-import type { ProgressSnapshot } from '../run/progress-tracker.ts';
+import type { ProgressSnapshot } from '../run/progress.ts';
 import { emptyRunUsage, type RunUsage } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import { verifyDraftEvidence } from './evidence-guard.ts';

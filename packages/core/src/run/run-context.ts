@@ -25,6 +25,17 @@ export interface RunContextInit {
 }
 
 /**
+ * What a run has consumed. NOTE: it is part of the RunContext in plain sight, but only the harness writes it (the
+ * budget middleware counts rounds and tokens, the tool interceptor counts executed calls); everyone else reads a copy
+ * through `run.usage()`.
+ */
+export interface RunLedger {
+  usage: RunUsage;
+  /** Set when a `runDiagnosis` call took this context; a context is never reused. */
+  claimed: boolean;
+}
+
+/**
  * The explicit context of one diagnosis run: identity, tenant, deadline, limits, cancellation and the usage ledger.
  * It is passed by parameter (never through ambient state) and belongs to exactly one `runDiagnosis` call.
  */
@@ -36,6 +47,8 @@ export interface RunContext {
   readonly limits: Readonly<RunLimits>;
   readonly signal: AbortSignal | undefined;
   readonly now: () => number;
+  /** Written by the harness only; see {@link RunLedger}. */
+  readonly ledger: RunLedger;
   /** A copy of the usage so far; mutating it changes nothing. */
   usage(): RunUsage;
 }
@@ -53,19 +66,6 @@ export function emptyRunUsage(): RunUsage {
   };
 }
 
-const ledgerKey: unique symbol = Symbol('run-ledger');
-
-/** The mutable side of a RunContext, reachable only by the harness through {@link runLedger}. */
-export interface RunLedger {
-  usage: RunUsage;
-  /** Set when a `runDiagnosis` call took this context; a context is never reused. */
-  claimed: boolean;
-}
-
-interface RunContextWithLedger extends RunContext {
-  readonly [ledgerKey]: RunLedger;
-}
-
 export function createRunContext(init: RunContextInit): RunContext {
   for (const key of ['runId', 'sessionId', 'enterpriseId'] as const) {
     if (typeof init[key] !== 'string' || init[key].length === 0) {
@@ -73,11 +73,8 @@ export function createRunContext(init: RunContextInit): RunContext {
     }
   }
   if (!Number.isFinite(init.deadlineAt)) throw new TypeError('RunContext deadlineAt must be a finite epoch ms');
-  const ledger: RunLedger = {
-    usage: emptyRunUsage(),
-    claimed: false,
-  };
-  const context: RunContextWithLedger = {
+  const ledger: RunLedger = { usage: emptyRunUsage(), claimed: false };
+  return Object.freeze({
     runId: init.runId,
     sessionId: init.sessionId,
     enterpriseId: init.enterpriseId,
@@ -85,15 +82,12 @@ export function createRunContext(init: RunContextInit): RunContext {
     limits: buildRunLimits(init.limits),
     signal: init.signal,
     now: init.now ?? Date.now,
+    ledger,
     usage: () => ({ ...ledger.usage }),
-    [ledgerKey]: ledger,
-  };
-  return Object.freeze(context);
+  });
 }
 
-/** The harness's access to a run's ledger. Throws for an object that was not made by {@link createRunContext}. */
+/** The ledger of a run (kept for the harness's unit tests; it is `run.ledger`). */
 export function runLedger(run: RunContext): RunLedger {
-  const ledger = (run as Partial<RunContextWithLedger>)[ledgerKey];
-  if (ledger === undefined) throw new TypeError('RunContext must be created with createRunContext');
-  return ledger;
+  return run.ledger;
 }

@@ -44,11 +44,38 @@ export function buildRunLimits(overrides: Partial<RunLimits> = {}): Readonly<Run
   for (const key of Object.keys(DEFAULT_RUN_LIMITS) as (keyof RunLimits)[]) {
     const value = overrides[key];
     if (value === undefined) continue;
-    const minimum = key === 'finalRoundReserveMs' ? 0 : 1;
+    const minimum = runLimitMinimum(key);
     if (!Number.isSafeInteger(value) || value < minimum) {
       throw new RangeError(`run limit ${key} must be an integer >= ${minimum}`);
     }
     limits[key] = value;
   }
   return Object.freeze(limits);
+}
+
+/** The settings (environment variables) that override a run limit, and the limit each one sets. */
+export const RUN_LIMIT_SETTINGS = Object.freeze({
+  DIAGNOSIS_MAX_MODEL_CALLS: 'maxModelCalls',
+  DIAGNOSIS_MAX_TOTAL_TOKENS: 'maxTotalTokens',
+  DIAGNOSIS_MAX_TOOL_CALLS: 'maxToolCalls',
+  DIAGNOSIS_FINAL_ROUND_RESERVE_MS: 'finalRoundReserveMs',
+} as const satisfies Record<string, keyof RunLimits>);
+
+export type RunLimitSetting = keyof typeof RUN_LIMIT_SETTINGS;
+
+/** The limit overrides named by parsed settings (unset settings keep the defaults). */
+export function runLimitsFromSettings(
+  settings: Partial<Record<RunLimitSetting, number | undefined>>,
+): Partial<RunLimits> {
+  const overrides: Partial<RunLimits> = {};
+  for (const [setting, limit] of Object.entries(RUN_LIMIT_SETTINGS) as [RunLimitSetting, keyof RunLimits][]) {
+    const value = settings[setting];
+    if (value !== undefined) overrides[limit] = value;
+  }
+  return overrides;
+}
+
+/** The smallest value a limit may take: the final round's reserve may be 0, every other limit is at least 1. */
+export function runLimitMinimum(limit: keyof RunLimits): number {
+  return limit === 'finalRoundReserveMs' ? 0 : 1;
 }

@@ -6,16 +6,7 @@
  *   (exhausted mid-round);
  * - STOP_IGNORED: the final round called a tool instead of writing the Draft.
  */
-export type StopReason =
-  | 'INFORMATION_SATURATED'
-  | 'TOOL_CALL_BUDGET'
-  | 'MODEL_CALL_BUDGET'
-  | 'TOKEN_BUDGET'
-  | 'DEADLINE'
-  | 'CANCELLED'
-  | 'STOP_IGNORED';
-
-export const STOP_REASONS: readonly StopReason[] = Object.freeze([
+export const STOP_REASONS = Object.freeze([
   'INFORMATION_SATURATED',
   'TOOL_CALL_BUDGET',
   'MODEL_CALL_BUDGET',
@@ -23,4 +14,6 @@ export const STOP_REASONS: readonly StopReason[] = Object.freeze([
   'DEADLINE',
   'CANCELLED',
   'STOP_IGNORED',
-]);
+] as const);
+
+export type StopReason = (typeof STOP_REASONS)[number];

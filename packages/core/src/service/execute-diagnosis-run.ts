@@ -1,9 +1,10 @@
 import type { LanguageModel } from 'ai';
 import { DiagnosisInputError } from '../agent/diagnosis-errors.ts';
-import { prepareDiagnosisInput } from '../agent/diagnosis-input.ts';
+import { composeDiagnosisInput, validateQuery } from '../agent/diagnosis-input.ts';
 import { runDiagnosis } from '../agent/run-diagnosis.ts';
 import type { AuditHook } from '../audit/audit-hook.ts';
 import { type RunOutcome, type RunStore, RunStoreError, type StoredRun } from '../audit/run-store.ts';
+import { tooLittleTimeForARound } from '../harness/budget-policy.ts';
 import {
   type DiagnosisResult,
   failed,
@@ -13,7 +14,7 @@ import {
 } from '../release/release-diagnosis.ts';
 import { isEnterpriseId, isRunId } from '../run/ids.ts';
 import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
-import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
+import type { RunLimits } from '../run/run-limits.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 
 /** One request to diagnose, as the handler hands it over after validating the event. */
@@ -73,15 +74,24 @@ export async function executeDiagnosisRun(
   deps: DiagnosisServiceDeps,
 ): Promise<DiagnosisResult> {
   const now = deps.now ?? Date.now;
-  const limits = buildRunLimits(deps.limits);
   const startedAt = now();
   const deadlineAt = startedAt + command.remainingMs - deps.flushReserveMs;
   // NOTE: the handlers check the ids already; the service checks again because it is the last stop before storage.
   if (!isRunId(command.runId) || !isRunId(command.sessionId) || !isEnterpriseId(command.enterpriseId)) {
     throw new DiagnosisInputError('INVALID_IDENTIFIER', 'the run, session or enterprise id is not valid');
   }
-  prepareDiagnosisInput(command.query, null, limits);
-  if (deadlineAt - startedAt < Math.max(1, limits.finalRoundReserveMs)) {
+  const run = createRunContext({
+    runId: command.runId,
+    sessionId: command.sessionId,
+    enterpriseId: command.enterpriseId,
+    deadlineAt,
+    ...(deps.limits === undefined ? {} : { limits: deps.limits }),
+    now,
+    ...(command.signal === undefined ? {} : { signal: command.signal }),
+  });
+  // Everything the caller sent is checked here, once, before anything is written.
+  const query = validateQuery(command.query, run.limits);
+  if (tooLittleTimeForARound(run.limits, deadlineAt - startedAt)) {
     throw new DiagnosisInputError('DEADLINE_TOO_SHORT', 'too little time is left in the invocation for a model round');
   }
 
@@ -99,23 +109,14 @@ export async function executeDiagnosisRun(
   }
 
   const previousTurn = command.continueSession
-    ? await store.findPreviousTurn(command.enterpriseId, command.sessionId, { maxBytes: limits.maxPreviousTurnBytes })
+    ? await store.findPreviousTurn(command.enterpriseId, command.sessionId, {
+        maxBytes: run.limits.maxPreviousTurnBytes,
+      })
     : null;
-  const run = createRunContext({
-    runId: command.runId,
-    sessionId: command.sessionId,
-    enterpriseId: command.enterpriseId,
-    deadlineAt,
-    limits,
-    now,
-    ...(command.signal === undefined ? {} : { signal: command.signal }),
-  });
   let decision: ReleaseDecision;
   try {
-    const execution = await runDiagnosis(
-      { run, query: command.query, previousTurn },
-      { model: deps.model, evidence: deps.evidence, audit: store },
-    );
+    const input = composeDiagnosisInput(query, previousTurn, run.limits);
+    const execution = await runDiagnosis({ run, input }, { model: deps.model, evidence: deps.evidence, audit: store });
     decision = releaseDiagnosis({ execution, usage: run.usage() });
   } catch (error) {
     decision = releaseDiagnosis({ error, usage: run.usage() });

@@ -1,7 +1,6 @@
-/** The three evidence tools, exactly as the model sees them. */
-export type ToolName = 'lookup_knowledge' | 'query_logs' | 'query_mysql';
+import type { ToolName } from '../run/tool-name.ts';
 
-export const TOOL_NAMES: readonly ToolName[] = Object.freeze(['lookup_knowledge', 'query_logs', 'query_mysql']);
+export { TOOL_NAMES, type ToolName } from '../run/tool-name.ts';
 
 export type LogLevel = 'ERROR' | 'WARN' | 'INFO';
 
@@ -79,16 +78,7 @@ export interface MysqlQueryDescriptor {
 }
 
 /** Stable error codes an adapter may report; anything else reaches the model as INTERNAL. */
-export type EvidenceErrorCode =
-  | 'TIMEOUT'
-  | 'UNAVAILABLE'
-  | 'THROTTLED'
-  | 'INVALID_QUERY'
-  | 'NOT_CONFIGURED'
-  | 'ACCESS_DENIED'
-  | 'INTERNAL';
-
-export const EVIDENCE_ERROR_CODES: readonly EvidenceErrorCode[] = Object.freeze([
+export const EVIDENCE_ERROR_CODES = Object.freeze([
   'TIMEOUT',
   'UNAVAILABLE',
   'THROTTLED',
@@ -96,7 +86,9 @@ export const EVIDENCE_ERROR_CODES: readonly EvidenceErrorCode[] = Object.freeze(
   'NOT_CONFIGURED',
   'ACCESS_DENIED',
   'INTERNAL',
-]);
+] as const);
+
+export type EvidenceErrorCode = (typeof EVIDENCE_ERROR_CODES)[number];
 
 /**
  * One validated tool call as an adapter receives it: the business input already unwrapped from its envelope, the

@@ -1,25 +1,5 @@
-import type { ToolName } from '../tools/evidence-adapter.ts';
-import type { RunUsage } from './run-context.ts';
-
-export type CheckEvaluation = 'GAINED' | 'NO_GAIN' | 'PENDING' | null;
-
-/** One executed business tool call of the run (its canonical check). */
-export interface ProgressCheck {
-  toolCallId: string;
-  toolName: ToolName;
-  status: 'READY' | 'ERROR';
-  empty: boolean;
-  evaluation: CheckEvaluation;
-}
-
-/** The bounded, safe summary of a run's progress: what was checked and how the model judged it. */
-export interface ProgressSnapshot {
-  modelCalls: number;
-  toolCalls: number;
-  rejectedToolCalls: number;
-  totalTokens: number;
-  checks: ReadonlyArray<Readonly<ProgressCheck>>;
-}
+import type { ProgressCheck, ProgressSnapshot } from '../run/progress.ts';
+import type { RunUsage } from '../run/run-context.ts';
 
 /**
  * The run's canonical record of executed checks and the progress protocol's state: which non-empty result waits for

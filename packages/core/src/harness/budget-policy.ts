@@ -1,0 +1,81 @@
+import type { RunContext } from '../run/run-context.ts';
+import type { RunLimits } from '../run/run-limits.ts';
+import type { StopReason } from '../run/stop-reason.ts';
+import type { CollectionState } from './collection-state.ts';
+
+/**
+ * Every comparison of a run against its limits, as pure functions of the run (its limits, its ledger, its clock) and
+ * the collection state. The middleware, the interceptor, the lifecycle and the service ask here; none of them
+ * compares a limit itself, so "where is the budget enforced?" has one answer.
+ */
+
+/** Tokens kept free for the final round's reasoning and Draft when deciding whether collection may go on. */
+export const FINAL_ROUND_TOKEN_RESERVE = 4_096;
+/** Rough bytes per token of JSON observations, used only to estimate the next round's input. */
+const OBSERVATION_BYTES_PER_TOKEN = 2;
+
+/** Whether `remainingMs` is too little for even one model round before the final-round reserve. */
+export function tooLittleTimeForARound(limits: Pick<RunLimits, 'finalRoundReserveMs'>, remainingMs: number): boolean {
+  return remainingMs <= 0 || remainingMs < limits.finalRoundReserveMs;
+}
+
+/** Whether the final round's time reserve has begun: no more evidence collection. */
+export function inFinalRoundReserve(run: RunContext): boolean {
+  return run.deadlineAt - run.now() < run.limits.finalRoundReserveMs;
+}
+
+/** When the final round's time reserve begins (the collection signal aborts then). */
+export function finalRoundReserveStartsAt(run: RunContext): number {
+  return run.deadlineAt - run.limits.finalRoundReserveMs;
+}
+
+/** The most rounds the loop may run, the final Draft round included. */
+export function maxRounds(run: RunContext): number {
+  return run.limits.maxModelCalls;
+}
+
+/** Why a model round may not reach the provider now (a hard stop of the run), or null. */
+export function refuseRound(run: RunContext): StopReason | null {
+  const { usage } = run.ledger;
+  if (run.now() >= run.deadlineAt) return 'DEADLINE';
+  if (usage.modelCalls >= run.limits.maxModelCalls) return 'MODEL_CALL_BUDGET';
+  if (usage.totalTokens >= run.limits.maxTotalTokens) return 'TOKEN_BUDGET';
+  return null;
+}
+
+/** The output tokens a round may ask for: never more than what is left of the token budget (at least 1). */
+export function outputTokenCap(run: RunContext, requested: number | undefined): number {
+  const remaining = Math.max(1, run.limits.maxTotalTokens - run.ledger.usage.totalTokens);
+  return Math.min(requested ?? remaining, remaining);
+}
+
+/** Whether the round just counted pushed the run over its token budget (the round is then discarded). */
+export function overranTokens(run: RunContext): boolean {
+  return run.ledger.usage.totalTokens > run.limits.maxTotalTokens;
+}
+
+/**
+ * Why collection must end before the next round (a soft stop: one final no-tool round follows), or null: only one
+ * model call is left, the next round's estimate would leave no tokens for the final one, or the reserve has begun.
+ */
+export function softStopBeforeRound(run: RunContext, collection: CollectionState): StopReason | null {
+  const { usage } = run.ledger;
+  if (usage.modelCalls >= run.limits.maxModelCalls - 1) return 'MODEL_CALL_BUDGET';
+  const nextRoundEstimate =
+    collection.lastRoundTokens +
+    Math.ceil(collection.observationBytesSinceRound / OBSERVATION_BYTES_PER_TOKEN) +
+    FINAL_ROUND_TOKEN_RESERVE;
+  if (usage.totalTokens + nextRoundEstimate > run.limits.maxTotalTokens) return 'TOKEN_BUDGET';
+  if (inFinalRoundReserve(run)) return 'DEADLINE';
+  return null;
+}
+
+/** Why collection ends after an executed tool call, or null. */
+export function softStopAfterToolCall(run: RunContext): StopReason | null {
+  return run.ledger.usage.toolCalls >= run.limits.maxToolCalls ? 'TOOL_CALL_BUDGET' : null;
+}
+
+/** Whether the model's own judgements say more evidence brings nothing. */
+export function saturated(run: RunContext, noGainStreak: number): boolean {
+  return noGainStreak >= run.limits.noGainStopStreak;
+}

@@ -1,0 +1,113 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import {
+  InvalidToolInputError,
+  isStepCount,
+  type LanguageModel,
+  type ModelMessage,
+  type ToolCallRepairFunction,
+  type ToolSet,
+  wrapLanguageModel,
+} from 'ai';
+import type { AuditHook } from '../audit/audit-hook.ts';
+import type { ProgressSnapshot } from '../run/progress.ts';
+import type { RunContext } from '../run/run-context.ts';
+import type { StopReason } from '../run/stop-reason.ts';
+import { buildDiagnosisTools, UNPARSEABLE_INPUT_MARKER } from '../tools/diagnosis-tools.ts';
+import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
+import { STOP_REQUIRED_MESSAGE } from '../tools/observation.ts';
+import { createToolInputParser } from '../tools/tool-inputs.ts';
+import { createAuditMiddleware } from './audit-middleware.ts';
+import { createBudgetMiddleware } from './budget-middleware.ts';
+import { maxRounds, softStopBeforeRound } from './budget-policy.ts';
+import { createCollectionState, stopCollection } from './collection-state.ts';
+import { AuditFailure, HarnessStop, ModelCallFailure } from './harness-signals.ts';
+import { createProgressTracker } from './progress-tracker.ts';
+import { createRunLifecycle } from './run-lifecycle.ts';
+import { createToolInterceptor } from './tool-interceptor.ts';
+
+export interface HarnessOptions {
+  run: RunContext;
+  model: LanguageModel;
+  evidence: EvidenceAdapters;
+  audit?: AuditHook | undefined;
+}
+
+/** How the harness classifies a failure of the loop: a stop with a reason, or a failure of the audit, the model or the harness itself. */
+export type HarnessFailure =
+  | { kind: 'stopped'; reason: StopReason }
+  | { kind: 'audit'; cause: unknown }
+  | { kind: 'model'; cause: unknown }
+  | { kind: 'internal'; cause: unknown };
+
+/**
+ * Everything the single `generateText` loop needs to run inside the harness, built per run: the model wrapped by the
+ * budget and audit middlewares, the three tools behind the interceptor, `stopWhen`/`prepareStep` that turn a soft
+ * stop into one final no-tool round with STOP_REQUIRED, the run's abort signal, and what the loop cannot know itself
+ * (progress, the collection state, the classification of a failure). Call `dispose` when the run ends.
+ */
+export function createHarness(options: HarnessOptions) {
+  const { run, evidence, audit } = options;
+  const tracker = createProgressTracker();
+  const collection = createCollectionState();
+  const lifecycle = createRunLifecycle(run);
+  const catalog = evidence.query_mysql.catalog;
+
+  const budget = createBudgetMiddleware({ run, collection, runSignal: lifecycle.runSignal });
+  const model = wrapLanguageModel({
+    model: options.model as LanguageModelV4,
+    middleware: audit === undefined ? [budget] : [budget, createAuditMiddleware({ run, audit })],
+  });
+  const intercept = createToolInterceptor({
+    run,
+    tracker,
+    collection,
+    evidence,
+    audit,
+    parseEnvelope: createToolInputParser(catalog),
+    collectionSignal: lifecycle.collectionSignal,
+    abortRun: lifecycle.abort,
+  });
+
+  return {
+    model,
+    tools: buildDiagnosisTools(catalog, intercept),
+    abortSignal: lifecycle.runSignal,
+    stopWhen: [() => collection.finalRound, isStepCount(maxRounds(run))],
+    /** Before every round: a soft stop decided now makes this round the final one, with no tools offered. */
+    prepareStep: ({ messages }: { messages: ModelMessage[] }) => {
+      const softStop = softStopBeforeRound(run, collection);
+      if (softStop !== null) stopCollection(collection, softStop);
+      if (collection.stopReason === null) return {};
+      collection.finalRound = true;
+      return {
+        activeTools: [],
+        messages: [
+          ...messages,
+          {
+            role: 'user' as const,
+            content: JSON.stringify({ evidence_status: 'STOP_REQUIRED', message: STOP_REQUIRED_MESSAGE }),
+          },
+        ],
+      };
+    },
+    /** Unparseable tool JSON reaches the interceptor as a marker it refuses as INVALID_INPUT, not as SDK text. */
+    repairToolCall: (async ({ toolCall, error }) =>
+      InvalidToolInputError.isInstance(error)
+        ? { ...toolCall, input: JSON.stringify({ [UNPARSEABLE_INPUT_MARKER]: true }) }
+        : null) satisfies ToolCallRepairFunction<ToolSet>,
+    collection,
+    progress: (): ProgressSnapshot => tracker.snapshot(run.ledger.usage),
+    hasReadyCheck: () => tracker.hasReadyCheck(),
+    /** NOTE: an abort reason set by the harness wins over whatever error the SDK surfaced while unwinding. */
+    classify(error: unknown): HarnessFailure {
+      const cause = lifecycle.runSignal.aborted ? lifecycle.runSignal.reason : error;
+      if (cause instanceof HarnessStop) return { kind: 'stopped', reason: cause.reason };
+      if (cause instanceof AuditFailure) return { kind: 'audit', cause };
+      if (cause instanceof ModelCallFailure) return { kind: 'model', cause: cause.cause };
+      return { kind: 'internal', cause };
+    },
+    dispose: lifecycle.dispose,
+  };
+}
+
+export type Harness = ReturnType<typeof createHarness>;
