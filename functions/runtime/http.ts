@@ -21,6 +21,7 @@ export function isHttpApiEvent(event: unknown): event is HttpApiEvent {
  * mis-wired: the authorizer's IAM context must be there and be an object with something in it.
  */
 export function iamCallerOf(event: HttpApiEvent): IamCaller | null {
+  if (typeof event !== 'object' || event === null) return null;
   const context: unknown = (event as { requestContext?: unknown }).requestContext;
   if (typeof context !== 'object' || context === null) return null;
   const authorizer: unknown = (context as { authorizer?: unknown }).authorizer;

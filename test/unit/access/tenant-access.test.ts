@@ -28,6 +28,7 @@ describe('parseTenantAccess', () => {
     ['an empty enterprise list', '[{"principal":"*","enterprises":[]}]'],
     ['a principal that is neither ARN nor account nor org', '[{"principal":"alice","enterprises":"*"}]'],
     ['a regular expression in an ARN', '[{"principal":"arn:aws:iam::123456789012:role/(.*)","enterprises":"*"}]'],
+    ['an ARN of any account', '[{"principal":"arn:aws:sts::*:assumed-role/Ops/*","enterprises":"*"}]'],
   ])('refuses %s', (_label, text) => {
     expect(() => parseTenantAccess(text)).toThrow();
   });

@@ -28,7 +28,8 @@ const principalSchema = v.union([
   v.literal('*'),
   v.pipe(v.string(), v.regex(/^\d{12}$/)),
   v.pipe(v.string(), v.regex(/^o-[a-z0-9]{10,32}$/)),
-  v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:(iam|sts)::(\d{12}|\*):[A-Za-z0-9+=,.@_/*-]{1,512}$/)),
+  // NOTE: the account is always spelled out: `arn:aws:sts::*:…` would match every AWS account in the world.
+  v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:(iam|sts)::\d{12}:[A-Za-z0-9+=,.@_/*-]{1,512}$/)),
 ]);
 
 const ruleSchema = v.strictObject({

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type BedrockAgentRuntimeClient,
   type RetrievalFilter,
@@ -63,9 +64,10 @@ export function createBedrockKnowledgeBaseAdapter(
           const title = metadata[titleKey];
           const service = metadata[serviceKey];
           const location = result.location?.s3Location?.uri ?? result.location?.webLocation?.url;
+          const docId = location === undefined ? `result-${index + 1}` : documentIdOf(location);
           return {
-            doc_id: location ?? `result-${index + 1}`,
-            title: typeof title === 'string' ? title : (location?.split('/').at(-1) ?? `result ${index + 1}`),
+            doc_id: docId,
+            title: typeof title === 'string' ? title : docId,
             snippet: (result.content?.text ?? '').slice(0, 600),
             score: typeof result.score === 'number' ? Math.round(result.score * 1_000) / 1_000 : 0,
             ...(typeof service === 'string' ? { service } : {}),
@@ -78,4 +80,29 @@ export function createBedrockKnowledgeBaseAdapter(
       }
     },
   };
+}
+
+/**
+ * A citable id for a Bedrock hit that does not show its source location. NOTE: the raw S3 URI or web URL would show
+ * the model (and the audit trail) bucket names, folder layouts, and any credentials or tokens in a URL: only the last
+ * path segment is kept, with a short hash of the whole location so two documents of the same name stay apart.
+ */
+export function documentIdOf(location: string): string {
+  const path = location.replace(/[?#].*$/s, '');
+  const segment = decodeSafely(
+    path
+      .split('/')
+      .filter((part) => part.length > 0 && !part.includes('@'))
+      .at(-1) ?? '',
+  );
+  const name = segment.includes(':') || segment.length === 0 ? 'document' : segment.slice(0, 80);
+  return `${name}~${createHash('sha256').update(location).digest('hex').slice(0, 10)}`;
+}
+
+function decodeSafely(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

@@ -99,8 +99,13 @@ export function createMysqlAdapter(
     cleanup: string[],
   ): Promise<AdapterResult<MysqlData>> {
     try {
-      dialect ??= detectDialect(connection);
-      const resolved = await dialect;
+      const detection = (dialect ??= detectDialect(connection));
+      // NOTE: a failed detection (a dropped connection, this run's abort) is forgotten, so the next call asks again:
+      // one run's bad luck must not take MySQL away from every later run on this instance.
+      const resolved = await detection.catch((error: unknown) => {
+        if (dialect === detection) dialect = undefined;
+        throw error;
+      });
       const session = sessionLimits(resolved, entry, statementTimeoutMs);
       if (session !== undefined) {
         cleanup.push(session.reset);

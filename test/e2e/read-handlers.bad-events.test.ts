@@ -1,0 +1,36 @@
+/**
+ * Found by the red-team review: malformed events to the read functions (a direct `lambda:Invoke` can send any JSON): `null` makes
+ * `iamCallerOf` read a property of null, so the handler throws a bare TypeError instead of answering 403/400.
+ * The Diagnose function handles the same payloads (it answers with a named DiagnosisInputError).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  createGetRunAuditHandler,
+  createGetRunHandler,
+  createGetRunReasoningHandler,
+} from '../../functions/runtime/run-queries.ts';
+
+const store = {
+  getRun: async () => null,
+  listRunRecords: async () => ({ records: [], cursor: null }),
+  listReasoning: async () => ({ records: [], cursor: null }),
+};
+const handlers = {
+  getRun: createGetRunHandler(store),
+  getRunAudit: createGetRunAuditHandler(store),
+  getRunReasoning: createGetRunReasoningHandler(store),
+};
+
+describe.each(Object.entries(handlers))('%s with a payload that is not an object', (_name, handler) => {
+  it.each([['null', null]])('answers %s with a 4xx response, never a thrown TypeError', async (_label, event) => {
+    let outcome: unknown;
+    try {
+      outcome = (await handler(event as never)).statusCode;
+    } catch (error) {
+      outcome = `thrown ${(error as Error).name}: ${(error as Error).message}`;
+    }
+    expect(outcome).toBeTypeOf('number');
+    expect(outcome as number).toBeGreaterThanOrEqual(400);
+    expect(outcome as number).toBeLessThan(500);
+  });
+});
