@@ -14,24 +14,6 @@ export { prepareDiagnosisInput as validateDiagnosisInput } from './agent/diagnos
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
 export { runDiagnosis } from './agent/run-diagnosis.ts';
-export type {
-  AuditHook,
-  ContentSource,
-  ModelStepEvent,
-  ToolDisposition,
-  ToolInvocationEvent,
-} from './audit/audit-hook.ts';
-export { MAX_AUDIT_TEXT_CHARS } from './audit/audit-hook.ts';
-export type {
-  PublishedResult,
-  RunOutcome,
-  RunRecord,
-  RunStatus,
-  RunStore,
-  StoredReasoning,
-  StoredRun,
-  VerifiedCitation,
-} from './audit/run-store.ts';
 export type { AnalysisItem, DiagnosisDraft } from './draft/diagnosis-draft.ts';
 export { diagnosisDraftJsonSchema } from './draft/diagnosis-draft.ts';
 export type { DraftParseResult } from './draft/parse-diagnosis-draft.ts';
@@ -70,6 +52,24 @@ export {
   DiagnosisRunIdConflictError,
   executeDiagnosisRun,
 } from './service/execute-diagnosis-run.ts';
+export type {
+  AuditHook,
+  ContentSource,
+  ModelStepEvent,
+  ToolDisposition,
+  ToolInvocationEvent,
+} from './store/audit-hook.ts';
+export { MAX_AUDIT_TEXT_CHARS } from './store/audit-hook.ts';
+export type {
+  PublishedResult,
+  RunOutcome,
+  RunRecord,
+  RunStatus,
+  RunStore,
+  StoredReasoning,
+  StoredRun,
+  VerifiedCitation,
+} from './store/run-store.ts';
 export type {
   AdapterResult,
   EvidenceAdapter,

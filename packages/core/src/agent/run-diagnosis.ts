@@ -1,6 +1,5 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { generateText, InvalidToolInputError, isStepCount, type LanguageModel, wrapLanguageModel } from 'ai';
-import type { AuditHook } from '../audit/audit-hook.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import { parseDiagnosisDraft } from '../draft/parse-diagnosis-draft.ts';
 import { createBudgetMiddleware } from '../harness/budget-middleware.ts';
@@ -11,6 +10,7 @@ import { createProgressTracker, type ProgressSnapshot, type ProgressTracker } fr
 import { type RunContext, type RunLedger, runLedger } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import { utf8Bytes } from '../run/utf8.ts';
+import type { AuditHook } from '../store/audit-hook.ts';
 import { buildDiagnosisTools, UNPARSEABLE_INPUT_MARKER } from '../tools/diagnosis-tools.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import { STOP_REQUIRED_MESSAGE } from '../tools/observation.ts';

@@ -2,8 +2,6 @@ import type { LanguageModel } from 'ai';
 import { DiagnosisInputError } from '../agent/diagnosis-errors.ts';
 import { prepareDiagnosisInput } from '../agent/diagnosis-input.ts';
 import { runDiagnosis } from '../agent/run-diagnosis.ts';
-import type { AuditHook } from '../audit/audit-hook.ts';
-import { type RunOutcome, type RunStore, RunStoreError, type StoredRun } from '../audit/run-store.ts';
 import {
   type DiagnosisResult,
   failed,
@@ -14,6 +12,8 @@ import {
 import { isEnterpriseId, isRunId } from '../run/ids.ts';
 import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
+import type { AuditHook } from '../store/audit-hook.ts';
+import { type RunOutcome, type RunStore, RunStoreError, type StoredRun } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 
 /** One request to diagnose, as the handler hands it over after validating the event. */
