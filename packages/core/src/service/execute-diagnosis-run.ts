@@ -13,7 +13,8 @@ import { isEnterpriseId, isRunId } from '../run/ids.ts';
 import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
-import { type RunOutcome, type RunStore, RunStoreError, type StoredRun } from '../store/run-store.ts';
+import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
+import { RunStoreError } from '../store/store-errors.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 
 /** One request to diagnose, as the handler hands it over after validating the event. */

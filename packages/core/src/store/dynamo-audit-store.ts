@@ -9,31 +9,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { PreviousTurn } from '../agent/diagnosis-input.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
-import {
-  completionAttributes,
-  createToolSortKeys,
-  type Item,
-  newRunItem,
-  reasoningOf,
-  reasoningPartitionKey,
-  recordOf,
-  runKey,
-  runOf,
-  sessionKey,
-  stepItems,
-  toolItem,
-} from './audit-items.ts';
+import { completionAttributes, newRunItem, reasoningOf, recordOf, runOf, stepItems, toolItem } from './item-codec.ts';
+import { createToolSortKeys, reasoningPartitionKey, runKey, sessionKey } from './item-keys.ts';
+import type { Item } from './item-schemas.ts';
 import { buildPreviousTurn } from './previous-turn.ts';
-import {
-  AuditWriteError,
-  type PageOptions,
-  type RunOutcome,
-  type RunStore,
-  RunStoreError,
-  type StartRunInput,
-  type StartRunResult,
-  type StoredRun,
-} from './run-store.ts';
+import type { PageOptions, RunOutcome, RunStore, StartRunInput, StartRunResult, StoredRun } from './run-store.ts';
+import { AuditWriteError, RunStoreError } from './store-errors.ts';
 
 export interface DynamoAuditStoreOptions {
   /** A DynamoDB client built once per cold start (its own retry policy applies to storage writes only). */

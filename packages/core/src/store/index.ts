@@ -2,8 +2,27 @@
  * `@diagnosis/core/store`: the audit hook and run store on one DynamoDB table, and the item formats shared with the
  * in-memory store of the tests. Kept off the package root so the harness can be used without the AWS SDK.
  */
-export * from './audit-items.ts';
 export { diagnosisTableDefinition, ensureDiagnosisTable } from './diagnosis-table.ts';
 export { createDynamoAuditStore, type DynamoAuditStore, type DynamoAuditStoreOptions } from './dynamo-audit-store.ts';
+export {
+  completionAttributes,
+  newRunItem,
+  reasoningOf,
+  recordOf,
+  runOf,
+  stepItems,
+  toolItem,
+  ttlFor,
+} from './item-codec.ts';
+export {
+  createToolSortKeys,
+  reasoningPartitionKey,
+  runKey,
+  sessionKey,
+  stepSortKey,
+  toolSortKey,
+} from './item-keys.ts';
+export { ITEM_CAPS, type Item, SCHEMA_VERSION } from './item-schemas.ts';
 export { buildPreviousTurn } from './previous-turn.ts';
 export * from './run-store.ts';
+export * from './store-errors.ts';
