@@ -1,6 +1,8 @@
 import * as v from 'valibot';
 import { diagnosisDraftSchema } from '../draft/diagnosis-draft.ts';
 import { MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
+import { emptyRunUsage } from '../run/run-context.ts';
+import { DEFAULT_RUN_LIMITS } from '../run/run-limits.ts';
 import { STOP_REASONS } from '../run/stop-reason.ts';
 import { TOOL_NAMES } from '../tools/evidence-adapter.ts';
 
@@ -36,26 +38,21 @@ const base = {
   ttl: v.pipe(v.number(), v.integer()),
 };
 
-const runUsageSchema = v.object({
-  modelCalls: v.number(),
-  inputTokens: v.number(),
-  outputTokens: v.number(),
-  totalTokens: v.number(),
-  toolCalls: v.number(),
-  inputBytes: v.number(),
-  outputBytes: v.number(),
-});
-const runLimitsSchema = v.object({
-  maxModelCalls: v.number(),
-  maxTotalTokens: v.number(),
-  maxToolCalls: v.number(),
-  maxQueryBytes: v.number(),
-  maxPreviousTurnBytes: v.number(),
-  maxInputBytes: v.number(),
-  maxDraftBytes: v.number(),
-  finalRoundReserveMs: v.number(),
-  noGainStopStreak: v.number(),
-});
+/**
+ * An object schema of numbers with exactly the keys of `template`. NOTE: the usage and limits schemas are built from
+ * the keys of `emptyRunUsage()` and `DEFAULT_RUN_LIMITS`, never copied by hand, so a field added to `RunUsage` or
+ * `RunLimits` is stored and read back without anyone remembering this file.
+ */
+function numberFieldsOf<T extends { [K in keyof T]: number }>(template: T) {
+  const entries = Object.fromEntries(Object.keys(template).map((key) => [key, v.number()]));
+  return v.object(entries as { -readonly [K in keyof T]-?: v.NumberSchema<undefined> });
+}
+
+/** A run's `RunUsage`: exactly the counters of `emptyRunUsage()`. */
+export const runUsageSchema = numberFieldsOf(emptyRunUsage());
+/** A run's `RunLimits`: exactly the limits of `DEFAULT_RUN_LIMITS`. */
+export const runLimitsSchema = numberFieldsOf(DEFAULT_RUN_LIMITS);
+
 const progressSchema = v.object({
   modelCalls: v.number(),
   toolCalls: v.number(),
