@@ -1,11 +1,11 @@
 import type { ModelStepEvent, ToolInvocationEvent } from '@diagnosis/core';
 import {
   AuditWriteError,
-  buildPreviousTurn,
   completionAttributes,
   createToolSortKeys,
   type DynamoAuditStore,
   type Item,
+  isPublishedDiagnosis,
   newRunItem,
   type RunStore,
   RunStoreError,
@@ -95,7 +95,7 @@ export function createMemoryRunStore(
       const result = pageOf(reasoningPartitionKey(runId), page, () => true);
       return { records: result.items.map(reasoningOf), cursor: result.cursor };
     },
-    async findPreviousTurn(enterpriseId, sessionId, turnOptions = {}) {
+    async findPreviousRun(enterpriseId, sessionId) {
       const runs = [...items.values()]
         .filter((item) => item.entity === 'run' && item.gsi1pk === sessionKey(enterpriseId, sessionId))
         .sort((a, b) => (String(a.gsi1sk) < String(b.gsi1sk) ? 1 : -1));
@@ -103,8 +103,7 @@ export function createMemoryRunStore(
         for (const item of runs.slice(start, start + pageSize)) {
           const run = runOf(item);
           if (run.enterpriseId !== enterpriseId || run.sessionId !== sessionId) continue;
-          const turn = buildPreviousTurn(run, turnOptions.maxBytes);
-          if (turn !== null) return turn;
+          if (isPublishedDiagnosis(run)) return run;
         }
       }
       return null;

@@ -9,7 +9,6 @@ export type {
   DiagnosisInputErrorCode,
 } from './agent/diagnosis-errors.ts';
 export { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from './agent/diagnosis-errors.ts';
-export type { PreviousTurn } from './agent/diagnosis-input.ts';
 export { prepareDiagnosisInput as validateDiagnosisInput } from './agent/diagnosis-input.ts';
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
@@ -18,6 +17,7 @@ export type { AnalysisItem, DiagnosisDraft } from './draft/diagnosis-draft.ts';
 export { diagnosisDraftJsonSchema } from './draft/diagnosis-draft.ts';
 export type { DraftParseResult } from './draft/parse-diagnosis-draft.ts';
 export { parseDiagnosisDraft } from './draft/parse-diagnosis-draft.ts';
+export type { PreviousTurn } from './draft/previous-turn.ts';
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
 export { verifyDraftEvidence } from './release/evidence-guard.ts';
 export type {
@@ -52,6 +52,7 @@ export {
   DiagnosisRunIdConflictError,
   executeDiagnosisRun,
 } from './service/execute-diagnosis-run.ts';
+export { buildPreviousTurn } from './service/previous-turn.ts';
 export type {
   AuditHook,
   ContentSource,

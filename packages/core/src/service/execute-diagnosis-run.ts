@@ -16,6 +16,7 @@ import type { AuditHook } from '../store/audit-hook.ts';
 import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
 import { RunStoreError } from '../store/store-errors.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
+import { buildPreviousTurn } from './previous-turn.ts';
 
 /** One request to diagnose, as the handler hands it over after validating the event. */
 export interface DiagnoseCommand {
@@ -65,8 +66,9 @@ export class DiagnosisRunIdConflictError extends Error {
 
 /**
  * The application stage around the agent: validate the input (before anything is written), `startRun`
- * (idempotent: a replayed runId answers with the stored outcome and no model call), `findPreviousTurn` when the
- * session continues, `runDiagnosis`, the EvidenceGuard and the release policy, `flush` of the audit, `completeRun`.
+ * (idempotent: a replayed runId answers with the stored outcome and no model call), `findPreviousRun` and
+ * `buildPreviousTurn` when the session continues, `runDiagnosis`, the EvidenceGuard and the release policy, `flush`
+ * of the audit, `completeRun`.
  * The audit is flushed before the run is completed, so a failed audit write can still make the run FAILED.
  */
 export async function executeDiagnosisRun(
@@ -100,7 +102,10 @@ export async function executeDiagnosisRun(
   }
 
   const previousTurn = command.continueSession
-    ? await store.findPreviousTurn(command.enterpriseId, command.sessionId, { maxBytes: limits.maxPreviousTurnBytes })
+    ? buildPreviousTurn(
+        await store.findPreviousRun(command.enterpriseId, command.sessionId),
+        limits.maxPreviousTurnBytes,
+      )
     : null;
   const run = createRunContext({
     runId: command.runId,

@@ -23,6 +23,5 @@ export {
   toolSortKey,
 } from './item-keys.ts';
 export { ITEM_CAPS, type Item, SCHEMA_VERSION } from './item-schemas.ts';
-export { buildPreviousTurn } from './previous-turn.ts';
 export * from './run-store.ts';
 export * from './store-errors.ts';
