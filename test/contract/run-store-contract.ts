@@ -1,4 +1,4 @@
-import { createRunContext, runDiagnosis } from '@diagnosis/core';
+import { buildPreviousTurn, createRunContext, runDiagnosis } from '@diagnosis/core';
 import {
   AuditWriteError,
   type DynamoAuditStore,
@@ -378,7 +378,7 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
         await start(store, runId, session);
         if (outcome !== null) await store.completeRun(runId, outcome);
       }
-      const turn = await store.findPreviousTurn('E1001', session);
+      const turn = buildPreviousTurn(await store.findPreviousRun('E1001', session));
       expect(turn).toEqual({
         run_id: runs[1],
         query: 'E1001 的订单从 14:05 开始失败，为什么？',
@@ -387,7 +387,7 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
         missing_info: [],
       });
       expect(JSON.stringify(turn)).not.toContain('HikariPool');
-      expect(await store.findPreviousTurn('E1001', `session-none-${newRunId()}`)).toBeNull();
+      expect(buildPreviousTurn(await store.findPreviousRun('E1001', `session-none-${newRunId()}`))).toBeNull();
     });
 
     it('never finds another enterprise’s run for a session id both tenants use', async () => {
@@ -396,16 +396,16 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       const theirs = newRunId();
       await start(store, theirs, session, 'E1001');
       await store.completeRun(theirs, publishedOutcome(['call_e1001']));
-      expect(await store.findPreviousTurn('E2002', session)).toBeNull();
-      expect(await store.findPreviousTurn('E1001', session)).toMatchObject({ run_id: theirs });
+      expect(buildPreviousTurn(await store.findPreviousRun('E2002', session))).toBeNull();
+      expect(buildPreviousTurn(await store.findPreviousRun('E1001', session))).toMatchObject({ run_id: theirs });
       const ours = newRunId();
       clock = STORE_T0 + 60_000;
       await start(store, ours, session, 'E2002');
       await store.completeRun(ours, publishedOutcome(['call_e2002']));
-      expect(await store.findPreviousTurn('E2002', session)).toMatchObject({ run_id: ours });
-      expect(await store.findPreviousTurn('E1001', session)).toMatchObject({ run_id: theirs });
+      expect(buildPreviousTurn(await store.findPreviousRun('E2002', session))).toMatchObject({ run_id: ours });
+      expect(buildPreviousTurn(await store.findPreviousRun('E1001', session))).toMatchObject({ run_id: theirs });
       // Case variants are other tenants too (and are refused at the boundary long before this).
-      expect(await store.findPreviousTurn('e1001', session)).toBeNull();
+      expect(buildPreviousTurn(await store.findPreviousRun('e1001', session))).toBeNull();
     });
 
     it('cuts the previous turn to the byte limit it is given', async () => {
@@ -414,8 +414,8 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       const runId = newRunId();
       await start(store, runId, session);
       await store.completeRun(runId, publishedOutcome());
-      const large = await store.findPreviousTurn('E1001', session);
-      const small = await store.findPreviousTurn('E1001', session, { maxBytes: 220 });
+      const large = buildPreviousTurn(await store.findPreviousRun('E1001', session));
+      const small = buildPreviousTurn(await store.findPreviousRun('E1001', session), 220);
       expect(Buffer.byteLength(JSON.stringify(large))).toBeGreaterThan(220);
       expect(Buffer.byteLength(JSON.stringify(small))).toBeLessThanOrEqual(220);
       expect(small?.conclusion?.length).toBeLessThan(large?.conclusion?.length ?? 0);

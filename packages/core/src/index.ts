@@ -9,33 +9,15 @@ export type {
   DiagnosisInputErrorCode,
 } from './agent/diagnosis-errors.ts';
 export { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from './agent/diagnosis-errors.ts';
-export type { PreviousTurn } from './agent/diagnosis-input.ts';
 export { prepareDiagnosisInput as validateDiagnosisInput } from './agent/diagnosis-input.ts';
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
 export { runDiagnosis } from './agent/run-diagnosis.ts';
-export type {
-  AuditHook,
-  ContentSource,
-  ModelStepEvent,
-  ToolDisposition,
-  ToolInvocationEvent,
-} from './audit/audit-hook.ts';
-export { MAX_AUDIT_TEXT_CHARS } from './audit/audit-hook.ts';
-export type {
-  PublishedResult,
-  RunOutcome,
-  RunRecord,
-  RunStatus,
-  RunStore,
-  StoredReasoning,
-  StoredRun,
-  VerifiedCitation,
-} from './audit/run-store.ts';
 export type { AnalysisItem, DiagnosisDraft } from './draft/diagnosis-draft.ts';
 export { diagnosisDraftJsonSchema } from './draft/diagnosis-draft.ts';
 export type { DraftParseResult } from './draft/parse-diagnosis-draft.ts';
 export { parseDiagnosisDraft } from './draft/parse-diagnosis-draft.ts';
+export type { PreviousTurn } from './draft/previous-turn.ts';
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
 export { verifyDraftEvidence } from './release/evidence-guard.ts';
 export type {
@@ -70,6 +52,25 @@ export {
   DiagnosisRunIdConflictError,
   executeDiagnosisRun,
 } from './service/execute-diagnosis-run.ts';
+export { buildPreviousTurn } from './service/previous-turn.ts';
+export type {
+  AuditHook,
+  ContentSource,
+  ModelStepEvent,
+  ToolDisposition,
+  ToolInvocationEvent,
+} from './store/audit-hook.ts';
+export { MAX_AUDIT_TEXT_CHARS } from './store/audit-hook.ts';
+export type {
+  PublishedResult,
+  RunOutcome,
+  RunRecord,
+  RunStatus,
+  RunStore,
+  StoredReasoning,
+  StoredRun,
+  VerifiedCitation,
+} from './store/run-store.ts';
 export type {
   AdapterResult,
   EvidenceAdapter,

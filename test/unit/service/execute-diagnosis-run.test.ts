@@ -1,8 +1,7 @@
 import { executeDiagnosisRun } from '@diagnosis/core';
-import { RunStoreError } from '@diagnosis/core/store';
+import { createMemoryRunStore, RunStoreError } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
-import { createMemoryRunStore } from '../../support/memory-run-store.ts';
 import { noConclusionDraft } from '../../support/run-fixtures.ts';
 import { scriptedModel, textRound } from '../../support/scripted-model.ts';
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { deepFreeze } from '../draft/parse-diagnosis-draft.ts';
+import type { PreviousTurn } from '../draft/previous-turn.ts';
 import type { RunLimits } from '../run/run-limits.ts';
 import { utf8Bytes } from '../run/utf8.ts';
 import { DiagnosisInputError } from './diagnosis-errors.ts';
@@ -12,17 +13,7 @@ const previousTurnSchema = v.strictObject({
   missing_info: v.pipe(v.array(v.string()), v.maxLength(5)),
 });
 
-/**
- * The only thing of a session that may enter a run: a frozen summary of the latest published diagnosis. Never the
- * history, never raw evidence, never reasoning.
- */
-export type PreviousTurn = Readonly<{
-  run_id: string;
-  query: string;
-  conclusion: string | null;
-  findings: readonly string[];
-  missing_info: readonly string[];
-}>;
+export type { PreviousTurn };
 
 /** The validated user message of a run and its UTF-8 size. */
 export interface PreparedInput {

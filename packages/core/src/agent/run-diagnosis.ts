@@ -1,5 +1,4 @@
 import { generateText, type LanguageModel } from 'ai';
-import type { AuditHook } from '../audit/audit-hook.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import { parseDiagnosisDraft } from '../draft/parse-diagnosis-draft.ts';
 import { tooLittleTimeForARound } from '../harness/budget-policy.ts';
@@ -8,6 +7,7 @@ import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunContext } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import { utf8Bytes } from '../run/utf8.ts';
+import type { AuditHook } from '../store/audit-hook.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from './diagnosis-errors.ts';
 import { type PreparedInput, type PreviousTurn, prepareDiagnosisInput } from './diagnosis-input.ts';

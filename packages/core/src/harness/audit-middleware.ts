@@ -1,8 +1,8 @@
 import type { LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import type { LanguageModelMiddleware } from 'ai';
-import { type AuditHook, type ContentSource, MAX_AUDIT_TEXT_CHARS, type ModelStepEvent } from '../audit/audit-hook.ts';
 import type { RunContext } from '../run/run-context.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
+import { type AuditHook, type ContentSource, MAX_AUDIT_TEXT_CHARS, type ModelStepEvent } from '../store/audit-hook.ts';
 import { readUsage } from './budget-middleware.ts';
 import { AuditFailure, HarnessFault } from './harness-signals.ts';
 

@@ -1,7 +1,7 @@
 import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import type { LanguageModelMiddleware } from 'ai';
-import type { ModelStepEvent } from '../audit/audit-hook.ts';
 import type { RunContext } from '../run/run-context.ts';
+import type { ModelStepEvent } from '../store/audit-hook.ts';
 import { outputTokenCap, overranTokens, refuseRound } from './budget-policy.ts';
 import type { CollectionState } from './collection-state.ts';
 import { AuditFailure, HarnessFault, HarnessStop, ModelCallFailure } from './harness-signals.ts';

@@ -8,10 +8,10 @@ import {
   type ToolSet,
   wrapLanguageModel,
 } from 'ai';
-import type { AuditHook } from '../audit/audit-hook.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunContext } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
+import type { AuditHook } from '../store/audit-hook.ts';
 import { buildDiagnosisTools, UNPARSEABLE_INPUT_MARKER } from '../tools/diagnosis-tools.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import { STOP_REQUIRED_MESSAGE } from '../tools/observation.ts';

@@ -1,7 +1,7 @@
-import type { AuditHook, ToolDisposition, ToolInvocationEvent } from '../audit/audit-hook.ts';
 import { isToolCallId, MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import type { RunContext } from '../run/run-context.ts';
 import { truncateChars } from '../run/utf8.ts';
+import type { AuditHook, ToolDisposition, ToolInvocationEvent } from '../store/audit-hook.ts';
 import { canonicalInput } from '../tools/canonical-input.ts';
 import {
   type AdapterResult,

@@ -1,6 +1,6 @@
-import type { VerifiedCitation } from '../audit/run-store.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
+import type { VerifiedCitation } from '../store/run-store.ts';
 
 export type EvidenceGuardCode =
   | 'GUARD_UNKNOWN_CITATION'

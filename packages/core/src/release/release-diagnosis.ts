@@ -1,9 +1,9 @@
 import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../agent/diagnosis-errors.ts';
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
-import type { PublishedResult, RunOutcome } from '../audit/run-store.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { emptyRunUsage, type RunUsage } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
+import type { PublishedResult, RunOutcome } from '../store/run-store.ts';
 import { verifyDraftEvidence } from './evidence-guard.ts';
 
 export type ReleaseStatus = 'PUBLISHED' | 'FALLBACK' | 'FAILED';

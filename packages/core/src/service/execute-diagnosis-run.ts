@@ -2,8 +2,6 @@ import type { LanguageModel } from 'ai';
 import { DiagnosisInputError } from '../agent/diagnosis-errors.ts';
 import { composeDiagnosisInput, validateQuery } from '../agent/diagnosis-input.ts';
 import { runDiagnosis } from '../agent/run-diagnosis.ts';
-import type { AuditHook } from '../audit/audit-hook.ts';
-import { type RunOutcome, type RunStore, RunStoreError, type StoredRun } from '../audit/run-store.ts';
 import { tooLittleTimeForARound } from '../harness/budget-policy.ts';
 import {
   type DiagnosisResult,
@@ -15,7 +13,11 @@ import {
 import { isEnterpriseId, isRunId } from '../run/ids.ts';
 import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
+import type { AuditHook } from '../store/audit-hook.ts';
+import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
+import { RunStoreError } from '../store/store-errors.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
+import { buildPreviousTurn } from './previous-turn.ts';
 
 /** One request to diagnose, as the handler hands it over after validating the event. */
 export interface DiagnoseCommand {
@@ -65,8 +67,9 @@ export class DiagnosisRunIdConflictError extends Error {
 
 /**
  * The application stage around the agent: validate the input (before anything is written), `startRun`
- * (idempotent: a replayed runId answers with the stored outcome and no model call), `findPreviousTurn` when the
- * session continues, `runDiagnosis`, the EvidenceGuard and the release policy, `flush` of the audit, `completeRun`.
+ * (idempotent: a replayed runId answers with the stored outcome and no model call), `findPreviousRun` and
+ * `buildPreviousTurn` when the session continues, `runDiagnosis`, the EvidenceGuard and the release policy, `flush`
+ * of the audit, `completeRun`.
  * The audit is flushed before the run is completed, so a failed audit write can still make the run FAILED.
  */
 export async function executeDiagnosisRun(
@@ -109,9 +112,10 @@ export async function executeDiagnosisRun(
   }
 
   const previousTurn = command.continueSession
-    ? await store.findPreviousTurn(command.enterpriseId, command.sessionId, {
-        maxBytes: run.limits.maxPreviousTurnBytes,
-      })
+    ? buildPreviousTurn(
+        await store.findPreviousRun(command.enterpriseId, command.sessionId),
+        run.limits.maxPreviousTurnBytes,
+      )
     : null;
   let decision: ReleaseDecision;
   try {

@@ -1,5 +1,5 @@
-import { describeRunStoreContract } from '../contract/run-store-contract.ts';
-import { createMemoryRunStore } from '../support/memory-run-store.ts';
+import { createMemoryRunStore } from '@diagnosis/core/store';
+import { describeRunStoreContract } from '../../contract/run-store-contract.ts';
 
 describeRunStoreContract('in-memory fake', async ({ now, sessionPageSize, reasoningRetentionDays }) => {
   const store = createMemoryRunStore({

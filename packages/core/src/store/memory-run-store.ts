@@ -1,37 +1,39 @@
-import type { ModelStepEvent, ToolInvocationEvent } from '@diagnosis/core';
-import {
-  AuditWriteError,
-  buildPreviousTurn,
-  completionAttributes,
-  createToolSortKeys,
-  type DynamoAuditStore,
-  type Item,
-  newRunItem,
-  type RunStore,
-  RunStoreError,
-  reasoningOf,
-  reasoningPartitionKey,
-  recordOf,
-  runKey,
-  runOf,
-  sessionKey,
-  stepItems,
-  toolItem,
-} from '@diagnosis/core/store';
+import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
+import { completionAttributes, newRunItem, reasoningOf, recordOf, runOf, stepItems, toolItem } from './item-codec.ts';
+import { createToolSortKeys, reasoningPartitionKey, runKey, sessionKey } from './item-keys.ts';
+import type { Item } from './item-schemas.ts';
+import { isPublishedDiagnosis, type RunStore } from './run-store.ts';
+import { AuditWriteError, RunStoreError } from './store-errors.ts';
+
+export interface MemoryRunStoreOptions {
+  now?: () => number;
+  /** Days every item of a run is kept (its `ttl`; nothing expires in memory, the value is only recorded). */
+  retentionDays?: number;
+  /** Days a run's raw reasoning is kept (default: `retentionDays`). */
+  reasoningRetentionDays?: number;
+  /** Runs read per page by `findPreviousRun`. */
+  sessionPageSize?: number;
+  /**
+   * Fault injection: an audit write of an item for which this returns true fails, and `flush` reports it as
+   * `InjectedFailure` in its AuditWriteError, as the DynamoDB adapter reports a write refused by the table.
+   */
+  failWrite?: (item: Item) => boolean;
+}
+
+export type MemoryRunStore = AuditHook &
+  RunStore & {
+    /** Every item the store holds, keyed `pk|sk`, exactly as the DynamoDB adapter would have written it. */
+    readonly items: ReadonlyMap<string, Item>;
+  };
 
 /**
- * An in-memory store with the behaviour of the DynamoDB one: the same items (built by the same functions, with the
- * same caps), conditional puts, write-behind with `flush`, ordered pages with cursors. `failWrite` injects failures.
+ * The audit hook and run store in memory: a product feature, not a test double. Local runs use it when no table is at
+ * hand, and users test their own code against it. It has the behaviour of the DynamoDB adapter
+ * (`createDynamoAuditStore`): the same items (built by the same codec, with the same caps and schemas), conditional
+ * puts, write-behind with `flush`, ordered pages with cursors, the same `findPreviousRun` selection. NOTE: the shared
+ * contract suite (`test/contract/run-store-contract.ts`) runs against both, so the twin cannot drift.
  */
-export function createMemoryRunStore(
-  options: {
-    now?: () => number;
-    retentionDays?: number;
-    reasoningRetentionDays?: number;
-    sessionPageSize?: number;
-    failWrite?: (item: Item) => boolean;
-  } = {},
-): DynamoAuditStore & { items: Map<string, Item> } {
+export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): MemoryRunStore {
   const items = new Map<string, Item>();
   const now = options.now ?? Date.now;
   const retentionDays = options.retentionDays ?? 90;
@@ -52,7 +54,7 @@ export function createMemoryRunStore(
     );
   }
 
-  const store: DynamoAuditStore & { items: Map<string, Item> } = {
+  const store: MemoryRunStore = {
     items,
     async onModelStep(event: ModelStepEvent) {
       for (const item of stepItems(event, now(), retentionDays, options.reasoningRetentionDays ?? retentionDays)) {
@@ -95,7 +97,7 @@ export function createMemoryRunStore(
       const result = pageOf(reasoningPartitionKey(runId), page, () => true);
       return { records: result.items.map(reasoningOf), cursor: result.cursor };
     },
-    async findPreviousTurn(enterpriseId, sessionId, turnOptions = {}) {
+    async findPreviousRun(enterpriseId, sessionId) {
       const runs = [...items.values()]
         .filter((item) => item.entity === 'run' && item.gsi1pk === sessionKey(enterpriseId, sessionId))
         .sort((a, b) => (String(a.gsi1sk) < String(b.gsi1sk) ? 1 : -1));
@@ -103,8 +105,7 @@ export function createMemoryRunStore(
         for (const item of runs.slice(start, start + pageSize)) {
           const run = runOf(item);
           if (run.enterpriseId !== enterpriseId || run.sessionId !== sessionId) continue;
-          const turn = buildPreviousTurn(run, turnOptions.maxBytes);
-          if (turn !== null) return turn;
+          if (isPublishedDiagnosis(run)) return run;
         }
       }
       return null;
@@ -140,5 +141,3 @@ function decodeCursor(cursor: string, pk: string): string {
   }
   throw new RunStoreError('CORRUPT_ITEM', 'invalid cursor');
 }
-
-export type { RunStore };

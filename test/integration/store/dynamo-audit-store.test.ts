@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDynamoAuditStore, type Item } from '@diagnosis/core/store';
-import { describeRunStoreContract } from '../contract/run-store-contract.ts';
-import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
+import { describeRunStoreContract } from '../../contract/run-store-contract.ts';
+import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
 
 describeRunStoreContract('DynamoDB Local', async ({ now, sessionPageSize, reasoningRetentionDays }) => {
   const client = localDynamoClient();

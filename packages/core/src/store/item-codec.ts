@@ -1,216 +1,36 @@
+/**
+ * The codec between the store's records and the table's items, both ways: each write builds an item from a record
+ * (capped, validated before it is sent) and each read validates an item and maps it back. NOTE: longer than ~300 lines
+ * on purpose: every snake_case storage name and its camelCase record name sit in this one file, so a field renamed in
+ * one direction cannot be forgotten in the other.
+ */
 import * as v from 'valibot';
-import { diagnosisDraftSchema } from '../draft/diagnosis-draft.ts';
-import { isToolCallId, MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
-import { STOP_REASONS } from '../run/stop-reason.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
-import { TOOL_NAMES } from '../tools/evidence-adapter.ts';
 import type { ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
+import { reasoningPartitionKey, runKey, sessionKey, stepSortKey, toolSortKey } from './item-keys.ts';
 import {
-  type RunOutcome,
-  type RunRecord,
-  RunStoreError,
-  type StartRunInput,
-  type StoredReasoning,
-  type StoredRun,
-  type StoredStep,
-  type StoredToolInvocation,
+  completionSchema,
+  ITEM_CAPS,
+  type Item,
+  reasoningItemSchema,
+  runItemSchema,
+  SCHEMA_VERSION,
+  stepItemSchema,
+  toolItemSchema,
+} from './item-schemas.ts';
+import type {
+  RunOutcome,
+  RunRecord,
+  StartRunInput,
+  StoredReasoning,
+  StoredRun,
+  StoredStep,
+  StoredToolInvocation,
 } from './run-store.ts';
-
-export const SCHEMA_VERSION = 1;
-/** Caps that keep every item far under DynamoDB's 400 KB, whatever a tool or the model produced. */
-export const ITEM_CAPS = Object.freeze({
-  resultBytes: 256 * 1024,
-  inputBytes: 16 * 1024,
-  errorDetailChars: 1_000,
-  reasoningChars: 32_000,
-  /** Tool calls listed on one step item; a round that asked for more keeps the count in `tool_calls_total`. */
-  stepToolCalls: 100,
-  toolCallIdChars: MAX_TOOL_CALL_ID_CHARS,
-  /**
-   * The most the attributes set by a completion may hold, in bytes of their JSON. With a new run item's cap, a run
-   * item stays far under DynamoDB's 400 KB item limit (whose own count differs slightly from JSON's), so a
-   * completion that fits here never fails on size.
-   */
-  completionBytes: 300 * 1024,
-  /** The most a new run item may hold (its query is limited far below this before a run starts). */
-  newRunItemBytes: 64 * 1024,
-});
-
-export type Item = Record<string, unknown> & { pk: string; sk: string };
-
-export const runKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: 'RUN' });
-/**
- * The partition of a run's raw reasoning. NOTE: it is its own partition key so that IAM can keep every role but the
- * reasoning reader away from it with a `dynamodb:LeadingKeys` condition (which matches partition keys only).
- */
-export const reasoningPartitionKey = (runId: string) => `REASONING#${runId}`;
-export const stepSortKey = (stepNumber: number) => `STEP#${String(stepNumber).padStart(4, '0')}`;
-export const toolSortKey = (toolCallId: string) => `TOOL#${toolCallId}`;
-
-/**
- * The sort keys of tool invocation items. The canonical record of an id is `TOOL#<id>`; the harness's rejection of a
- * reused id is kept beside it as `TOOL#<id>#REUSED#001`, … so the first record stays the canonical one. A valid id
- * never holds `#`, so no model-chosen id can take the place of a reuse record; an id that is not valid (refused by
- * the harness, or one this store is handed anyway) is kept under `TOOLID#INVALID#0001`, … and never in a key.
- */
-export function createToolSortKeys() {
-  const reuseCounts = new Map<string, number>();
-  let invalidCount = 0;
-  return (event: { runId: string; toolCallId: string; code: string | null }): string => {
-    if (!isToolCallId(event.toolCallId) || event.code === 'INVALID_TOOL_CALL_ID') {
-      invalidCount += 1;
-      return `TOOLID#INVALID#${String(invalidCount).padStart(4, '0')}`;
-    }
-    const key = toolSortKey(event.toolCallId);
-    if (event.code !== 'DUPLICATE_TOOL_CALL_ID') return key;
-    const reuse = (reuseCounts.get(`${event.runId}|${event.toolCallId}`) ?? 0) + 1;
-    reuseCounts.set(`${event.runId}|${event.toolCallId}`, reuse);
-    return `${key}#REUSED#${String(reuse).padStart(3, '0')}`;
-  };
-}
-
-/**
- * The session index key. NOTE: it names the enterprise too: a session id is the caller's choice, so two tenants may
- * use the same one, and a follow-up must only ever find runs of its own tenant.
- */
-export const sessionKey = (enterpriseId: string, sessionId: string) => `TENANT#${enterpriseId}#SESSION#${sessionId}`;
+import { RunStoreError } from './store-errors.ts';
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
-const nullable = <T extends v.GenericSchema>(schema: T) => v.nullable(schema);
-const base = {
-  pk: v.string(),
-  sk: v.string(),
-  entity: v.string(),
-  schema_version: v.literal(SCHEMA_VERSION),
-  ttl: v.pipe(v.number(), v.integer()),
-};
-const usageSchema = v.object({
-  modelCalls: v.number(),
-  inputTokens: v.number(),
-  outputTokens: v.number(),
-  totalTokens: v.number(),
-  toolCalls: v.number(),
-  inputBytes: v.number(),
-  outputBytes: v.number(),
-});
-const progressSchema = v.object({
-  modelCalls: v.number(),
-  toolCalls: v.number(),
-  rejectedToolCalls: v.number(),
-  totalTokens: v.number(),
-  checks: v.array(
-    v.object({
-      toolCallId: v.string(),
-      toolName: v.picklist(TOOL_NAMES),
-      status: v.picklist(['READY', 'ERROR']),
-      empty: v.boolean(),
-      evaluation: v.nullable(v.picklist(['GAINED', 'NO_GAIN', 'PENDING'])),
-    }),
-  ),
-});
-const limitsSchema = v.object({
-  maxModelCalls: v.number(),
-  maxTotalTokens: v.number(),
-  maxToolCalls: v.number(),
-  maxQueryBytes: v.number(),
-  maxPreviousTurnBytes: v.number(),
-  maxInputBytes: v.number(),
-  maxDraftBytes: v.number(),
-  finalRoundReserveMs: v.number(),
-  noGainStopStreak: v.number(),
-});
-const publishedSchema = v.object({
-  draft: diagnosisDraftSchema,
-  citations: v.array(v.object({ tool_call_id: v.string(), tool_name: v.picklist(TOOL_NAMES), empty: v.boolean() })),
-});
-const contentSourceSchema = v.picklist([
-  'PROVIDER_REASONING+ASSISTANT_TEXT',
-  'PROVIDER_REASONING',
-  'ASSISTANT_TEXT',
-  'NONE',
-]);
-
-const runItemSchema = v.object({
-  ...base,
-  entity: v.literal('run'),
-  run_id: v.string(),
-  session_id: v.string(),
-  enterprise_id: v.string(),
-  kind: v.literal('DIAGNOSIS'),
-  status: v.picklist(['RUNNING', 'SUCCEEDED', 'FALLBACK', 'FAILED']),
-  query: v.string(),
-  /** Absent on runs stored before it was recorded: those count as `false`. */
-  continue_session: v.optional(v.boolean()),
-  stop_reason: nullable(v.picklist(STOP_REASONS)),
-  error_code: nullable(v.string()),
-  usage: nullable(usageSchema),
-  progress: nullable(progressSchema),
-  draft: nullable(diagnosisDraftSchema),
-  conclusion: nullable(v.string()),
-  published_result: nullable(publishedSchema),
-  report: v.optional(v.unknown()),
-  limits: v.optional(v.nullable(limitsSchema)),
-  deadline_at: v.optional(v.nullable(v.string())),
-  created_at: v.string(),
-  ended_at: nullable(v.string()),
-  gsi1pk: v.string(),
-  gsi1sk: v.string(),
-});
-
-const stepItemSchema = v.object({
-  ...base,
-  entity: v.literal('agent_step'),
-  run_id: v.string(),
-  step_number: v.number(),
-  model_id: v.string(),
-  finish_reason: v.string(),
-  input_tokens: v.number(),
-  output_tokens: v.number(),
-  reasoning_tokens: nullable(v.number()),
-  cached_input_tokens: nullable(v.number()),
-  reasoning_available: v.boolean(),
-  content_source: contentSourceSchema,
-  content_bytes: v.number(),
-  // NOTE: items written before the reasoning moved to its own partition may still hold a `thought` mirror; it is
-  // never read back.
-  tool_calls: v.array(v.object({ tool_call_id: v.string(), tool_name: v.string() })),
-  tool_calls_total: v.optional(v.number()),
-  started_at: v.string(),
-  ended_at: v.string(),
-});
-
-const reasoningItemSchema = v.object({
-  ...base,
-  entity: v.literal('agent_reasoning_audit'),
-  run_id: v.string(),
-  step_number: v.number(),
-  reasoning_content: v.pipe(v.string(), v.maxLength(ITEM_CAPS.reasoningChars)),
-  assistant_text: v.pipe(v.string(), v.maxLength(ITEM_CAPS.reasoningChars)),
-  content_source: contentSourceSchema,
-  content_bytes: v.number(),
-});
-
-const toolItemSchema = v.object({
-  ...base,
-  entity: v.literal('tool_invocation'),
-  run_id: v.string(),
-  tool_call_id: v.string(),
-  tool_name: v.picklist(TOOL_NAMES),
-  step_number: v.number(),
-  disposition: v.picklist(['EXECUTED', 'REJECTED', 'STOPPED']),
-  status: nullable(v.picklist(['READY', 'ERROR'])),
-  empty: v.boolean(),
-  code: nullable(v.string()),
-  input: v.string(),
-  input_truncated: v.boolean(),
-  observation: v.string(),
-  result: nullable(v.string()),
-  result_truncated: v.boolean(),
-  error_detail: nullable(v.pipe(v.string(), v.maxLength(ITEM_CAPS.errorDetailChars))),
-  started_at: v.string(),
-  ended_at: v.string(),
-});
 
 function validated<T extends v.GenericSchema>(schema: T, item: unknown, what: string): v.InferOutput<T> {
   const result = v.safeParse(schema, item);
@@ -260,21 +80,6 @@ export function newRunItem(input: StartRunInput, nowMs: number, retentionDays: n
   }
   return item;
 }
-
-const completionSchema = v.object({
-  status: v.picklist(['SUCCEEDED', 'FALLBACK', 'FAILED']),
-  stop_reason: runItemSchema.entries.stop_reason,
-  error_code: runItemSchema.entries.error_code,
-  usage: usageSchema,
-  progress: runItemSchema.entries.progress,
-  draft: runItemSchema.entries.draft,
-  conclusion: runItemSchema.entries.conclusion,
-  published_result: runItemSchema.entries.published_result,
-  report: v.unknown(),
-  limits: v.nullable(limitsSchema),
-  deadline_at: v.nullable(v.string()),
-  ended_at: v.string(),
-});
 
 /** The attributes `completeRun` sets, validated before they are sent (plain JSON: no class instances, no undefined). */
 export function completionAttributes(outcome: RunOutcome, nowMs: number): Record<string, unknown> {

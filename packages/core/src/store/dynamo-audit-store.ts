@@ -7,33 +7,20 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { PreviousTurn } from '../agent/diagnosis-input.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
+import { completionAttributes, newRunItem, reasoningOf, recordOf, runOf, stepItems, toolItem } from './item-codec.ts';
+import { createToolSortKeys, reasoningPartitionKey, runKey, sessionKey } from './item-keys.ts';
+import type { Item } from './item-schemas.ts';
 import {
-  completionAttributes,
-  createToolSortKeys,
-  type Item,
-  newRunItem,
-  reasoningOf,
-  reasoningPartitionKey,
-  recordOf,
-  runKey,
-  runOf,
-  sessionKey,
-  stepItems,
-  toolItem,
-} from './audit-items.ts';
-import { buildPreviousTurn } from './previous-turn.ts';
-import {
-  AuditWriteError,
+  isPublishedDiagnosis,
   type PageOptions,
   type RunOutcome,
   type RunStore,
-  RunStoreError,
   type StartRunInput,
   type StartRunResult,
   type StoredRun,
 } from './run-store.ts';
+import { AuditWriteError, RunStoreError } from './store-errors.ts';
 
 export interface DynamoAuditStoreOptions {
   /** A DynamoDB client built once per cold start (its own retry policy applies to storage writes only). */
@@ -44,7 +31,7 @@ export interface DynamoAuditStoreOptions {
   /** Days a run's raw reasoning is kept (default: `retentionDays`). */
   reasoningRetentionDays?: number;
   now?: () => number;
-  /** Runs read per page by `findPreviousTurn`, and the most pages it reads. */
+  /** Runs read per page by `findPreviousRun`, and the most pages it reads. */
   sessionPageSize?: number;
   maxSessionPages?: number;
 }
@@ -172,7 +159,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
       return { records: result.items.map(reasoningOf), cursor: result.cursor };
     },
 
-    async findPreviousTurn(enterpriseId, sessionId, turnOptions = {}): Promise<PreviousTurn | null> {
+    async findPreviousRun(enterpriseId, sessionId): Promise<StoredRun | null> {
       let startKey: Record<string, unknown> | undefined;
       for (let pageIndex = 0; pageIndex < maxPages; pageIndex += 1) {
         const page = await documents.send(
@@ -191,8 +178,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
           const run = runOf(item);
           // NOTE: the key already names the tenant; the exact comparison is the second lock on the same door.
           if (run.enterpriseId !== enterpriseId || run.sessionId !== sessionId) continue;
-          const turn = buildPreviousTurn(run, turnOptions.maxBytes);
-          if (turn !== null) return turn;
+          if (isPublishedDiagnosis(run)) return run;
         }
         if (page.LastEvaluatedKey === undefined) return null;
         startKey = page.LastEvaluatedKey;

@@ -1,4 +1,3 @@
-import type { PreviousTurn } from '../agent/diagnosis-input.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunUsage } from '../run/run-context.ts';
@@ -115,6 +114,17 @@ export interface StoredToolInvocation {
   endedAt: string;
 }
 
+/** A run that may feed a follow-up: a DIAGNOSIS that SUCCEEDED with a published result. */
+export type PublishedDiagnosis = StoredRun & {
+  kind: 'DIAGNOSIS';
+  status: 'SUCCEEDED';
+  publishedResult: PublishedResult;
+};
+
+export function isPublishedDiagnosis(run: StoredRun): run is PublishedDiagnosis {
+  return run.kind === 'DIAGNOSIS' && run.status === 'SUCCEEDED' && run.publishedResult !== null;
+}
+
 /** The records of a run's audit trail that any auditor may read: never raw reasoning. */
 export type RunRecord = StoredRun | StoredStep | StoredToolInvocation;
 
@@ -137,8 +147,8 @@ export interface PageOptions {
 /**
  * Port: the lifecycle of runs and the way back to them. `startRun` is idempotent per runId (a replay reports the
  * stored run instead of starting a second one, and the caller compares the request); `completeRun` happens once;
- * `findPreviousTurn` feeds a follow-up only from the newest SUCCEEDED, published diagnosis of the same enterprise's
- * session.
+ * `findPreviousRun` selects the run a follow-up may continue from. The store selects; the service builds the
+ * PreviousTurn from what it selected.
  */
 export interface RunStore {
   startRun(input: StartRunInput): Promise<StartRunResult>;
@@ -149,35 +159,12 @@ export interface RunStore {
   listRunRecords(runId: string, options?: PageOptions): Promise<{ records: RunRecord[]; cursor: string | null }>;
   /** The run's raw reasoning and assistant texts, one record per round, from their own partition. */
   listReasoning(runId: string, options?: PageOptions): Promise<{ records: StoredReasoning[]; cursor: string | null }>;
-  findPreviousTurn(
-    enterpriseId: string,
-    sessionId: string,
-    options?: { maxBytes?: number },
-  ): Promise<PreviousTurn | null>;
-  /** Waits for every write started so far; rejects with {@link AuditWriteError} naming the items that failed. */
+  /**
+   * The newest run of this enterprise's session that is a published diagnosis (see {@link isPublishedDiagnosis}), or
+   * null. NOTE: only runs whose enterprise and session ids equal the arguments exactly: a session id is the caller's
+   * choice, and a follow-up must never see another tenant's run.
+   */
+  findPreviousRun(enterpriseId: string, sessionId: string): Promise<StoredRun | null>;
+  /** Waits for every write started so far; rejects with `AuditWriteError` naming the items that failed. */
   flush(): Promise<void>;
-}
-
-/** Writes that failed after the SDK's own retries; the items already written are intact. */
-export class AuditWriteError extends Error {
-  override readonly name = 'AuditWriteError';
-  readonly failedItems: readonly { key: string; reason: string }[];
-
-  constructor(failedItems: { key: string; reason: string }[]) {
-    super(`${failedItems.length} audit write(s) failed: ${failedItems.map((item) => item.key).join(', ')}`);
-    this.failedItems = failedItems;
-  }
-}
-
-export type RunStoreErrorCode = 'RUN_NOT_FOUND' | 'RUN_NOT_RUNNING' | 'CORRUPT_ITEM' | 'RUN_ITEM_TOO_LARGE';
-
-/** A refused store operation (a double completion, an unknown run, an item that fails its schema). */
-export class RunStoreError extends Error {
-  override readonly name = 'RunStoreError';
-  readonly code: RunStoreErrorCode;
-
-  constructor(code: RunStoreErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
 }

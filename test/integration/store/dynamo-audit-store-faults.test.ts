@@ -6,8 +6,8 @@ import {
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { AuditWriteError, createDynamoAuditStore, type StoredReasoning } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STORE_T0, stepEvent, toolEvent } from '../support/audit-events.ts';
-import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
+import { STORE_T0, stepEvent, toolEvent } from '../../support/audit-events.ts';
+import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
 
 const client = localDynamoClient({ maxAttempts: 2 });
 let table: Awaited<ReturnType<typeof createTestTable>>;

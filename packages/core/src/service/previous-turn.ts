@@ -1,20 +1,20 @@
-import type { PreviousTurn } from '../agent/diagnosis-input.ts';
+import type { PreviousTurn } from '../draft/previous-turn.ts';
 import { DEFAULT_RUN_LIMITS } from '../run/run-limits.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
-import type { StoredRun } from './run-store.ts';
+import { isPublishedDiagnosis, type StoredRun } from '../store/run-store.ts';
 
 const MAX_ITEMS = 5;
 
 /**
- * The PreviousTurn of a stored run, or null when the run may not feed a follow-up: only a DIAGNOSIS that SUCCEEDED
- * with a published result. It carries the published conclusion, the SUPPORTED findings and the missing information —
- * never raw evidence, tool results or reasoning — and is cut to fit `maxBytes`.
+ * The PreviousTurn of a stored run, or null when there is no run or it may not feed a follow-up: only a DIAGNOSIS
+ * that SUCCEEDED with a published result. It carries the published conclusion, the SUPPORTED findings and the missing
+ * information — never raw evidence, tool results or reasoning — and is cut to fit `maxBytes`.
  */
 export function buildPreviousTurn(
-  run: StoredRun,
+  run: StoredRun | null,
   maxBytes = DEFAULT_RUN_LIMITS.maxPreviousTurnBytes,
 ): PreviousTurn | null {
-  if (run.kind !== 'DIAGNOSIS' || run.status !== 'SUCCEEDED' || run.publishedResult === null) return null;
+  if (run === null || !isPublishedDiagnosis(run)) return null;
   const { draft } = run.publishedResult;
   const findings = draft.analysis
     .filter((item) => item.type === 'FINDING' && item.evidence_status === 'SUPPORTED')

@@ -1,0 +1,29 @@
+/**
+ * `@diagnosis/core/store`: the ports (AuditHook, RunStore), the audit hook and run store on one DynamoDB table, its
+ * in-memory twin with the same behaviour, and the item keys, schemas and codec they share. Kept off the package root
+ * so the harness can be used without the AWS SDK.
+ */
+export { diagnosisTableDefinition, ensureDiagnosisTable } from './diagnosis-table.ts';
+export { createDynamoAuditStore, type DynamoAuditStore, type DynamoAuditStoreOptions } from './dynamo-audit-store.ts';
+export {
+  completionAttributes,
+  newRunItem,
+  reasoningOf,
+  recordOf,
+  runOf,
+  stepItems,
+  toolItem,
+  ttlFor,
+} from './item-codec.ts';
+export {
+  createToolSortKeys,
+  reasoningPartitionKey,
+  runKey,
+  sessionKey,
+  stepSortKey,
+  toolSortKey,
+} from './item-keys.ts';
+export { ITEM_CAPS, type Item, SCHEMA_VERSION } from './item-schemas.ts';
+export { createMemoryRunStore, type MemoryRunStore, type MemoryRunStoreOptions } from './memory-run-store.ts';
+export * from './run-store.ts';
+export * from './store-errors.ts';

@@ -1,0 +1,39 @@
+import { isToolCallId } from '../run/ids.ts';
+
+/** The run item's key; the run's steps and tool invocations share its partition. */
+export const runKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: 'RUN' });
+/**
+ * The partition of a run's raw reasoning. NOTE: it is its own partition key so that IAM can keep every role but the
+ * reasoning reader away from it with a `dynamodb:LeadingKeys` condition (which matches partition keys only).
+ */
+export const reasoningPartitionKey = (runId: string) => `REASONING#${runId}`;
+export const stepSortKey = (stepNumber: number) => `STEP#${String(stepNumber).padStart(4, '0')}`;
+export const toolSortKey = (toolCallId: string) => `TOOL#${toolCallId}`;
+
+/**
+ * The sort keys of tool invocation items. The canonical record of an id is `TOOL#<id>`; the harness's rejection of a
+ * reused id is kept beside it as `TOOL#<id>#REUSED#001`, … so the first record stays the canonical one. A valid id
+ * never holds `#`, so no model-chosen id can take the place of a reuse record; an id that is not valid (refused by
+ * the harness, or one this store is handed anyway) is kept under `TOOLID#INVALID#0001`, … and never in a key.
+ */
+export function createToolSortKeys() {
+  const reuseCounts = new Map<string, number>();
+  let invalidCount = 0;
+  return (event: { runId: string; toolCallId: string; code: string | null }): string => {
+    if (!isToolCallId(event.toolCallId) || event.code === 'INVALID_TOOL_CALL_ID') {
+      invalidCount += 1;
+      return `TOOLID#INVALID#${String(invalidCount).padStart(4, '0')}`;
+    }
+    const key = toolSortKey(event.toolCallId);
+    if (event.code !== 'DUPLICATE_TOOL_CALL_ID') return key;
+    const reuse = (reuseCounts.get(`${event.runId}|${event.toolCallId}`) ?? 0) + 1;
+    reuseCounts.set(`${event.runId}|${event.toolCallId}`, reuse);
+    return `${key}#REUSED#${String(reuse).padStart(3, '0')}`;
+  };
+}
+
+/**
+ * The session index key. NOTE: it names the enterprise too: a session id is the caller's choice, so two tenants may
+ * use the same one, and a follow-up must only ever find runs of its own tenant.
+ */
+export const sessionKey = (enterpriseId: string, sessionId: string) => `TENANT#${enterpriseId}#SESSION#${sessionId}`;

@@ -1,0 +1,179 @@
+import * as v from 'valibot';
+import { diagnosisDraftSchema } from '../draft/diagnosis-draft.ts';
+import { MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
+import { emptyRunUsage } from '../run/run-context.ts';
+import { DEFAULT_RUN_LIMITS } from '../run/run-limits.ts';
+import { STOP_REASONS } from '../run/stop-reason.ts';
+import { TOOL_NAMES } from '../tools/evidence-adapter.ts';
+
+export const SCHEMA_VERSION = 1;
+/** Caps that keep every item far under DynamoDB's 400 KB, whatever a tool or the model produced. */
+export const ITEM_CAPS = Object.freeze({
+  resultBytes: 256 * 1024,
+  inputBytes: 16 * 1024,
+  errorDetailChars: 1_000,
+  reasoningChars: 32_000,
+  /** Tool calls listed on one step item; a round that asked for more keeps the count in `tool_calls_total`. */
+  stepToolCalls: 100,
+  toolCallIdChars: MAX_TOOL_CALL_ID_CHARS,
+  /**
+   * The most the attributes set by a completion may hold, in bytes of their JSON. With a new run item's cap, a run
+   * item stays far under DynamoDB's 400 KB item limit (whose own count differs slightly from JSON's), so a
+   * completion that fits here never fails on size.
+   */
+  completionBytes: 300 * 1024,
+  /** The most a new run item may hold (its query is limited far below this before a run starts). */
+  newRunItemBytes: 64 * 1024,
+});
+
+/** One item of the table, as written and read: its key and its attributes. */
+export type Item = Record<string, unknown> & { pk: string; sk: string };
+
+const nullable = <T extends v.GenericSchema>(schema: T) => v.nullable(schema);
+const base = {
+  pk: v.string(),
+  sk: v.string(),
+  entity: v.string(),
+  schema_version: v.literal(SCHEMA_VERSION),
+  ttl: v.pipe(v.number(), v.integer()),
+};
+
+/**
+ * An object schema of numbers with exactly the keys of `template`. NOTE: the usage and limits schemas are built from
+ * the keys of `emptyRunUsage()` and `DEFAULT_RUN_LIMITS`, never copied by hand, so a field added to `RunUsage` or
+ * `RunLimits` is stored and read back without anyone remembering this file.
+ */
+function numberFieldsOf<T extends { [K in keyof T]: number }>(template: T) {
+  const entries = Object.fromEntries(Object.keys(template).map((key) => [key, v.number()]));
+  return v.object(entries as { -readonly [K in keyof T]-?: v.NumberSchema<undefined> });
+}
+
+/** A run's `RunUsage`: exactly the counters of `emptyRunUsage()`. */
+export const runUsageSchema = numberFieldsOf(emptyRunUsage());
+/** A run's `RunLimits`: exactly the limits of `DEFAULT_RUN_LIMITS`. */
+export const runLimitsSchema = numberFieldsOf(DEFAULT_RUN_LIMITS);
+
+const progressSchema = v.object({
+  modelCalls: v.number(),
+  toolCalls: v.number(),
+  rejectedToolCalls: v.number(),
+  totalTokens: v.number(),
+  checks: v.array(
+    v.object({
+      toolCallId: v.string(),
+      toolName: v.picklist(TOOL_NAMES),
+      status: v.picklist(['READY', 'ERROR']),
+      empty: v.boolean(),
+      evaluation: v.nullable(v.picklist(['GAINED', 'NO_GAIN', 'PENDING'])),
+    }),
+  ),
+});
+
+const publishedSchema = v.object({
+  draft: diagnosisDraftSchema,
+  citations: v.array(v.object({ tool_call_id: v.string(), tool_name: v.picklist(TOOL_NAMES), empty: v.boolean() })),
+});
+
+const contentSourceSchema = v.picklist([
+  'PROVIDER_REASONING+ASSISTANT_TEXT',
+  'PROVIDER_REASONING',
+  'ASSISTANT_TEXT',
+  'NONE',
+]);
+
+export const runItemSchema = v.object({
+  ...base,
+  entity: v.literal('run'),
+  run_id: v.string(),
+  session_id: v.string(),
+  enterprise_id: v.string(),
+  kind: v.literal('DIAGNOSIS'),
+  status: v.picklist(['RUNNING', 'SUCCEEDED', 'FALLBACK', 'FAILED']),
+  query: v.string(),
+  /** Absent on runs stored before it was recorded: those count as `false`. */
+  continue_session: v.optional(v.boolean()),
+  stop_reason: nullable(v.picklist(STOP_REASONS)),
+  error_code: nullable(v.string()),
+  usage: nullable(runUsageSchema),
+  progress: nullable(progressSchema),
+  draft: nullable(diagnosisDraftSchema),
+  conclusion: nullable(v.string()),
+  published_result: nullable(publishedSchema),
+  report: v.optional(v.unknown()),
+  limits: v.optional(v.nullable(runLimitsSchema)),
+  deadline_at: v.optional(v.nullable(v.string())),
+  created_at: v.string(),
+  ended_at: nullable(v.string()),
+  gsi1pk: v.string(),
+  gsi1sk: v.string(),
+});
+
+export const stepItemSchema = v.object({
+  ...base,
+  entity: v.literal('agent_step'),
+  run_id: v.string(),
+  step_number: v.number(),
+  model_id: v.string(),
+  finish_reason: v.string(),
+  input_tokens: v.number(),
+  output_tokens: v.number(),
+  reasoning_tokens: nullable(v.number()),
+  cached_input_tokens: nullable(v.number()),
+  reasoning_available: v.boolean(),
+  content_source: contentSourceSchema,
+  content_bytes: v.number(),
+  // NOTE: items written before the reasoning moved to its own partition may still hold a `thought` mirror; it is
+  // never read back.
+  tool_calls: v.array(v.object({ tool_call_id: v.string(), tool_name: v.string() })),
+  tool_calls_total: v.optional(v.number()),
+  started_at: v.string(),
+  ended_at: v.string(),
+});
+
+export const reasoningItemSchema = v.object({
+  ...base,
+  entity: v.literal('agent_reasoning_audit'),
+  run_id: v.string(),
+  step_number: v.number(),
+  reasoning_content: v.pipe(v.string(), v.maxLength(ITEM_CAPS.reasoningChars)),
+  assistant_text: v.pipe(v.string(), v.maxLength(ITEM_CAPS.reasoningChars)),
+  content_source: contentSourceSchema,
+  content_bytes: v.number(),
+});
+
+export const toolItemSchema = v.object({
+  ...base,
+  entity: v.literal('tool_invocation'),
+  run_id: v.string(),
+  tool_call_id: v.string(),
+  tool_name: v.picklist(TOOL_NAMES),
+  step_number: v.number(),
+  disposition: v.picklist(['EXECUTED', 'REJECTED', 'STOPPED']),
+  status: nullable(v.picklist(['READY', 'ERROR'])),
+  empty: v.boolean(),
+  code: nullable(v.string()),
+  input: v.string(),
+  input_truncated: v.boolean(),
+  observation: v.string(),
+  result: nullable(v.string()),
+  result_truncated: v.boolean(),
+  error_detail: nullable(v.pipe(v.string(), v.maxLength(ITEM_CAPS.errorDetailChars))),
+  started_at: v.string(),
+  ended_at: v.string(),
+});
+
+/** The attributes a completion sets on the run item. */
+export const completionSchema = v.object({
+  status: v.picklist(['SUCCEEDED', 'FALLBACK', 'FAILED']),
+  stop_reason: runItemSchema.entries.stop_reason,
+  error_code: runItemSchema.entries.error_code,
+  usage: runUsageSchema,
+  progress: runItemSchema.entries.progress,
+  draft: runItemSchema.entries.draft,
+  conclusion: runItemSchema.entries.conclusion,
+  published_result: runItemSchema.entries.published_result,
+  report: v.unknown(),
+  limits: v.nullable(runLimitsSchema),
+  deadline_at: v.nullable(v.string()),
+  ended_at: v.string(),
+});

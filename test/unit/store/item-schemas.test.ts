@@ -1,0 +1,49 @@
+import type { RunLimits, RunUsage } from '@diagnosis/core';
+import { completionAttributes, newRunItem, runOf } from '@diagnosis/core/store';
+import { describe, expect, it } from 'vitest';
+import { failedOutcome, STORE_T0 } from '../../support/audit-events.ts';
+
+// NOTE: typed `Required<…>` on purpose: a field added to RunUsage or RunLimits fails the type check here until it is
+// listed, and then these tests fail if the item schemas do not keep it (valibot drops keys a schema does not name).
+const usage: Required<RunUsage> = {
+  modelCalls: 1,
+  inputTokens: 2,
+  outputTokens: 3,
+  totalTokens: 4,
+  toolCalls: 5,
+  inputBytes: 6,
+  outputBytes: 7,
+};
+const limits: Required<RunLimits> = {
+  maxModelCalls: 11,
+  maxTotalTokens: 12,
+  maxToolCalls: 13,
+  maxQueryBytes: 14,
+  maxPreviousTurnBytes: 15,
+  maxInputBytes: 16,
+  maxDraftBytes: 17,
+  finalRoundReserveMs: 18,
+  noGainStopStreak: 19,
+};
+const outcome = { ...failedOutcome(), usage, limits, deadlineAt: STORE_T0 + 60_000 };
+
+describe('completionAttributes', () => {
+  it('keeps every RunUsage and RunLimits field when a run completes', () => {
+    const attributes = completionAttributes(outcome, STORE_T0);
+
+    expect(attributes.usage).toEqual(usage);
+    expect(attributes.limits).toEqual(limits);
+  });
+});
+
+describe('runOf', () => {
+  it('reads every RunUsage and RunLimits field back from a completed run item', () => {
+    const start = { runId: 'run-1', sessionId: 'session-1', enterpriseId: 'E1001', query: 'q', continueSession: false };
+    const item = { ...newRunItem(start, STORE_T0, 90), ...completionAttributes(outcome, STORE_T0 + 1_000) };
+
+    const run = runOf(item);
+
+    expect(run.usage).toEqual(usage);
+    expect(run.limits).toEqual(limits);
+  });
+});
