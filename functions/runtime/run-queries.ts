@@ -51,7 +51,10 @@ async function pageResponse(
     const page = await list();
     return json(200, { runId, records: page.records, cursor: page.cursor });
   } catch (error) {
-    if ((error as { code?: string }).code === 'CORRUPT_ITEM' && hasCursor) {
+    // NOTE: a cursor that passed the store's check but that DynamoDB still refuses is the caller's, not a 500.
+    const refused =
+      (error as { code?: string }).code === 'CORRUPT_ITEM' || (error as Error).name === 'ValidationException';
+    if (refused && hasCursor) {
       return errorResponse(400, 'INVALID_CURSOR', 'the cursor is not valid for this run');
     }
     throw error;

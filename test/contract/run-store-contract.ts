@@ -497,6 +497,27 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       expect(step?.tool_calls_total).toBe(500);
     });
 
+    it('stores lone surrogates a model wrote as U+FFFD, so no write can fail on text with no UTF-8 form', async () => {
+      const { store, rawItems } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      await store.onModelStep(stepEvent(runId, 1, { reasoningContent: '推理\ud800结束', assistantText: '\udfff' }));
+      await store.onToolInvocation(
+        toolEvent(runId, 'bad\ud800id', { disposition: 'REJECTED', status: null, code: 'INVALID_TOOL_CALL_ID' }),
+      );
+      const outcome = publishedOutcome();
+      const draft = { ...outcome.draft, conclusion: '结论\ud83d' } as typeof outcome.draft;
+      await store.completeRun(runId, { ...outcome, draft });
+      await store.flush();
+      const items = await rawItems(runId);
+      const text = JSON.stringify(items);
+      expect(items.every((item) => JSON.stringify(item) === JSON.stringify(JSON.parse(JSON.stringify(item))))).toBe(
+        true,
+      );
+      expect(text).not.toMatch(/\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])/i);
+      expect(items.find((item) => item.entity === 'agent_reasoning_audit')?.reasoning_content).toBe('推理\ufffd结束');
+    });
+
     it('refuses a completion too large for its item before writing, and the run stays completable', async () => {
       const { store } = await make();
       const runId = newRunId();

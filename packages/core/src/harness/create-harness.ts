@@ -1,20 +1,23 @@
-import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { JSONValue, LanguageModelV4 } from '@ai-sdk/provider';
 import {
   InvalidToolInputError,
   isStepCount,
   type LanguageModel,
   type ModelMessage,
   type ToolCallRepairFunction,
+  type ToolResultPart,
   type ToolSet,
   wrapLanguageModel,
 } from 'ai';
+import { MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunContext } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
+import { truncateChars } from '../run/utf8.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import { buildDiagnosisTools, UNPARSEABLE_INPUT_MARKER } from '../tools/diagnosis-tools.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
-import { STOP_REQUIRED_MESSAGE } from '../tools/observation.ts';
+import { rejectedObservation, STOP_REQUIRED_MESSAGE } from '../tools/observation.ts';
 import { createToolInputParser } from '../tools/tool-inputs.ts';
 import { createAuditMiddleware } from './audit-middleware.ts';
 import { createBudgetMiddleware } from './budget-middleware.ts';
@@ -50,6 +53,9 @@ export function createHarness(options: HarnessOptions) {
   const tracker = createProgressTracker();
   const collection = createCollectionState();
   const lifecycle = createRunLifecycle(run);
+  // NOTE: when the reserve timer fires, collection is over, whatever the clock says a moment later: a timer may fire
+  // a millisecond before `now()` reaches the same instant, and the next round must still be the final one.
+  lifecycle.reserveSignal.addEventListener('abort', () => stopCollection(collection, 'DEADLINE'), { once: true });
   const catalog = evidence.query_mysql.catalog;
 
   const budget = createBudgetMiddleware({ run, collection, runSignal: lifecycle.runSignal });
@@ -77,12 +83,13 @@ export function createHarness(options: HarnessOptions) {
     prepareStep: ({ messages }: { messages: ModelMessage[] }) => {
       const softStop = softStopBeforeRound(run, collection);
       if (softStop !== null) stopCollection(collection, softStop);
-      if (collection.stopReason === null) return {};
+      const sent = boundErrorResults(messages);
+      if (collection.stopReason === null) return sent === messages ? {} : { messages: sent };
       collection.finalRound = true;
       return {
         activeTools: [],
         messages: [
-          ...messages,
+          ...sent,
           {
             role: 'user' as const,
             content: JSON.stringify({ evidence_status: 'STOP_REQUIRED', message: STOP_REQUIRED_MESSAGE }),
@@ -111,3 +118,33 @@ export function createHarness(options: HarnessOptions) {
 }
 
 export type Harness = ReturnType<typeof createHarness>;
+
+/**
+ * The conversation as the model may see it. NOTE: a call the tool boundary never saw (a tool that does not exist)
+ * is answered by the SDK itself with its exception text, which echoes the model's chosen name unbounded; every such
+ * error result is replaced by a fixed, bounded REJECTED observation (UNKNOWN_TOOL). Returns the same array when
+ * there is nothing to replace.
+ */
+function boundErrorResults(messages: ModelMessage[]): ModelMessage[] {
+  let changed = false;
+  const bounded = messages.map((message) => {
+    if (message.role !== 'tool') return message;
+    const content = message.content.map((part) => {
+      if (part.type !== 'tool-result' || (part.output.type !== 'error-text' && part.output.type !== 'error-json')) {
+        return part;
+      }
+      changed = true;
+      const toolCallId = truncateChars(part.toolCallId, MAX_TOOL_CALL_ID_CHARS);
+      return {
+        ...part,
+        toolName: truncateChars(part.toolName, 64),
+        output: {
+          type: 'json' as const,
+          value: JSON.parse(JSON.stringify(rejectedObservation(toolCallId, 'UNKNOWN_TOOL'))) as JSONValue,
+        },
+      } satisfies ToolResultPart;
+    });
+    return { ...message, content };
+  });
+  return changed ? bounded : messages;
+}

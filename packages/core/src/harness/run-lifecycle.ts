@@ -9,7 +9,8 @@ export type RunLifecycle = ReturnType<typeof createRunLifecycle>;
 
 /**
  * The run's signals and timers: `runSignal` aborts at the deadline, on outside cancellation and on an audit failure;
- * `collectionSignal` also aborts when the final round's reserve begins, so a hanging adapter cannot eat it.
+ * `collectionSignal` also aborts when the final round's reserve begins (`reserveSignal`), so a hanging adapter cannot
+ * eat it.
  * `dispose` clears the timers and the listener; call it when the run ends.
  */
 export function createRunLifecycle(run: RunContext) {
@@ -30,6 +31,8 @@ export function createRunLifecycle(run: RunContext) {
   return {
     runSignal: runController.signal,
     collectionSignal: AbortSignal.any([runController.signal, collectionController.signal]),
+    /** Aborts when the final round's reserve begins (and only then). */
+    reserveSignal: collectionController.signal,
     abort,
     dispose() {
       for (const timer of timers) clearTimeout(timer);

@@ -9,7 +9,14 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
 import { completionAttributes, newRunItem, reasoningOf, recordOf, runOf, stepItems, toolItem } from './item-codec.ts';
-import { createToolSortKeys, reasoningPartitionKey, runKey, sessionKey } from './item-keys.ts';
+import {
+  createToolSortKeys,
+  decodeCursor,
+  encodeCursor,
+  reasoningPartitionKey,
+  runKey,
+  sessionKey,
+} from './item-keys.ts';
 import type { Item } from './item-schemas.ts';
 import {
   isPublishedDiagnosis,
@@ -198,7 +205,8 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
   ): Promise<{ items: Record<string, unknown>[]; cursor: string | null }> {
     const limit = page.limit ?? 100;
     const items: Record<string, unknown>[] = [];
-    let startKey = page.cursor === undefined ? undefined : decodeCursor(page.cursor, pk);
+    let startKey: Record<string, unknown> | undefined =
+      page.cursor === undefined ? undefined : decodeCursor(page.cursor, pk);
     do {
       const query: QueryCommandInput = {
         TableName: tableName,
@@ -213,26 +221,11 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
       items.push(...(result.Items ?? []));
       startKey = result.LastEvaluatedKey;
     } while (startKey !== undefined && items.length < limit);
-    return { items, cursor: startKey === undefined ? null : encodeCursor(startKey) };
+    return { items, cursor: startKey === undefined ? null : encodeCursor({ pk, sk: String(startKey.sk) }) };
   }
 }
 
 function errorName(error: unknown): string {
   const name = (error as { name?: unknown })?.name;
   return typeof name === 'string' && /^[A-Za-z]{1,64}$/.test(name) ? name : 'Error';
-}
-
-function encodeCursor(key: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
-}
-
-/** A cursor is only ever a key of the same partition: anything else is refused rather than queried. */
-function decodeCursor(cursor: string, pk: string): Record<string, unknown> {
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (key.pk === pk && typeof key.sk === 'string' && Object.keys(key).length === 2) return key;
-  } catch {
-    // fall through
-  }
-  throw new RunStoreError('CORRUPT_ITEM', 'invalid cursor');
 }

@@ -33,12 +33,26 @@ import { RunStoreError } from './store-errors.ts';
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
 function validated<T extends v.GenericSchema>(schema: T, item: unknown, what: string): v.InferOutput<T> {
-  const result = v.safeParse(schema, item);
+  const result = v.safeParse(schema, wellFormed(item));
   if (!result.success) {
     const path = result.issues[0]?.path?.map((step) => String(step.key)).join('.') ?? '$';
     throw new RunStoreError('CORRUPT_ITEM', `${what} item fails its schema at ${path}`);
   }
   return result.output;
+}
+
+/**
+ * The value with every string made well-formed UTF-16. NOTE: a model can write lone surrogates (`"\ud800"` in JSON)
+ * into its reasoning, a tool call id or the Draft; they have no UTF-8 form, and DynamoDB may refuse the whole write.
+ * Each lone surrogate becomes U+FFFD; everything else is kept exactly.
+ */
+export function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return value.isWellFormed() ? value : value.toWellFormed();
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [wellFormed(key), wellFormed(entry)]));
+  }
+  return value;
 }
 
 export function ttlFor(nowMs: number, retentionDays: number): number {
@@ -183,9 +197,11 @@ export function toolItem(
   retentionDays: number,
   sortKey = toolSortKey(event.toolCallId),
 ): Item {
-  const input = cappedJson(event.input, ITEM_CAPS.inputBytes);
+  const input = cappedJson(wellFormed(event.input), ITEM_CAPS.inputBytes);
   const result =
-    event.result === null || event.result === undefined ? null : cappedJson(event.result, ITEM_CAPS.resultBytes);
+    event.result === null || event.result === undefined
+      ? null
+      : cappedJson(wellFormed(event.result), ITEM_CAPS.resultBytes);
   return validated(
     toolItemSchema,
     {
@@ -204,7 +220,7 @@ export function toolItem(
       code: event.code,
       input: input.text,
       input_truncated: input.truncated,
-      observation: JSON.stringify(event.observation),
+      observation: JSON.stringify(wellFormed(event.observation)),
       result: result?.text ?? null,
       result_truncated: result?.truncated ?? false,
       error_detail: event.errorDetail === null ? null : truncateChars(event.errorDetail, ITEM_CAPS.errorDetailChars),

@@ -1,4 +1,5 @@
 import { isToolCallId } from '../run/ids.ts';
+import { RunStoreError } from './store-errors.ts';
 
 /** The run item's key; the run's steps and tool invocations share its partition. */
 export const runKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: 'RUN' });
@@ -37,3 +38,29 @@ export function createToolSortKeys() {
  * use the same one, and a follow-up must only ever find runs of its own tenant.
  */
 export const sessionKey = (enterpriseId: string, sessionId: string) => `TENANT#${enterpriseId}#SESSION#${sessionId}`;
+
+/** Every sort key this store writes (and `REASONING#0001`, … of reasoning items written before their own partition). */
+const SORT_KEY_PATTERN =
+  /^(RUN|STEP#\d{4}|REASONING#\d{4}|TOOL#[A-Za-z0-9_.:-]{1,200}(#REUSED#\d{3})?|TOOLID#INVALID#\d{4})$/;
+
+/** The opaque page cursor of a partition: its last key. */
+export function encodeCursor(key: { pk: string; sk: string }): string {
+  return Buffer.from(JSON.stringify({ pk: key.pk, sk: key.sk })).toString('base64url');
+}
+
+/**
+ * The key a caller's cursor stands for. NOTE: only ever a key this store could have written, of the same partition:
+ * anything else (another run's partition, an empty or oversized sort key DynamoDB itself would refuse) is refused
+ * with `CORRUPT_ITEM` rather than queried.
+ */
+export function decodeCursor(cursor: string, pk: string): { pk: string; sk: string } {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    if (key.pk === pk && typeof key.sk === 'string' && SORT_KEY_PATTERN.test(key.sk) && Object.keys(key).length === 2) {
+      return { pk, sk: key.sk };
+    }
+  } catch {
+    // fall through
+  }
+  throw new RunStoreError('CORRUPT_ITEM', 'invalid cursor');
+}

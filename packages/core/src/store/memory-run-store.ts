@@ -1,6 +1,13 @@
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
 import { completionAttributes, newRunItem, reasoningOf, recordOf, runOf, stepItems, toolItem } from './item-codec.ts';
-import { createToolSortKeys, reasoningPartitionKey, runKey, sessionKey } from './item-keys.ts';
+import {
+  createToolSortKeys,
+  decodeCursor,
+  encodeCursor,
+  reasoningPartitionKey,
+  runKey,
+  sessionKey,
+} from './item-keys.ts';
 import type { Item } from './item-schemas.ts';
 import { isPublishedDiagnosis, type RunStore } from './run-store.ts';
 import { AuditWriteError, RunStoreError } from './store-errors.ts';
@@ -115,7 +122,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
 
   function pageOf(pk: string, page: { cursor?: string; limit?: number }, visible: (item: Item) => boolean) {
     const limit = page.limit ?? 100;
-    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, pk);
+    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, pk).sk;
     const matching = [...items.values()]
       .filter((item) => item.pk === pk && visible(item))
       .sort((a, b) => (a.sk < b.sk ? -1 : 1))
@@ -124,20 +131,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     const last = selected.at(-1);
     return {
       items: selected,
-      cursor:
-        matching.length > limit && last !== undefined
-          ? Buffer.from(JSON.stringify({ pk, sk: last.sk })).toString('base64url')
-          : null,
+      cursor: matching.length > limit && last !== undefined ? encodeCursor({ pk, sk: last.sk }) : null,
     };
   }
-}
-
-function decodeCursor(cursor: string, pk: string): string {
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { pk?: unknown; sk?: unknown };
-    if (key.pk === pk && typeof key.sk === 'string') return key.sk;
-  } catch {
-    // fall through
-  }
-  throw new RunStoreError('CORRUPT_ITEM', 'invalid cursor');
 }

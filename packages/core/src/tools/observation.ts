@@ -10,7 +10,8 @@ export type RejectionCode =
   | 'INVALID_INPUT'
   | 'DUPLICATE_CALL'
   | 'DUPLICATE_TOOL_CALL_ID'
-  | 'INVALID_TOOL_CALL_ID';
+  | 'INVALID_TOOL_CALL_ID'
+  | 'UNKNOWN_TOOL';
 
 /** Exactly what the model receives as a tool result: one JSON object, at most {@link MAX_OBSERVATION_BYTES}. */
 export interface Observation {
@@ -87,6 +88,8 @@ function rejectionMessage(code: RejectionCode, detail: { expectedToolCallId?: st
       return '工具未执行：与本次运行中已执行的调用等价，不会重复执行。视为无信息增益。';
     case 'DUPLICATE_TOOL_CALL_ID':
       return '工具未执行：tool_call_id 在本次运行中已使用。';
+    case 'UNKNOWN_TOOL':
+      return '工具未执行：没有这个工具。可用的工具只有 lookup_knowledge、query_logs 和 query_mysql。';
     case 'INVALID_TOOL_CALL_ID':
       return '工具未执行：tool_call_id 过长或含有不允许的字符（最多 200 个字母、数字或 _ . : -）。';
   }
