@@ -99,7 +99,8 @@ export function createMysqlAdapter(
     cleanup: string[],
   ): Promise<AdapterResult<MysqlData>> {
     try {
-      const detection = (dialect ??= detectDialect(connection));
+      dialect ??= detectDialect(connection);
+      const detection = dialect;
       // NOTE: a failed detection (a dropped connection, this run's abort) is forgotten, so the next call asks again:
       // one run's bad luck must not take MySQL away from every later run on this instance.
       const resolved = await detection.catch((error: unknown) => {
