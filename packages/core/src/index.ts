@@ -3,12 +3,6 @@
  * whatever the model does, and the strict DiagnosisDraft. `functions/` and `test/` import only from here.
  */
 
-export type {
-  DiagnosisAgentOutputErrorCode,
-  DiagnosisExecutionErrorCode,
-  DiagnosisInputErrorCode,
-} from './agent/diagnosis-errors.ts';
-export { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from './agent/diagnosis-errors.ts';
 export { prepareDiagnosisInput as validateDiagnosisInput } from './agent/diagnosis-input.ts';
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
@@ -18,6 +12,30 @@ export { diagnosisDraftJsonSchema } from './draft/diagnosis-draft.ts';
 export type { DraftParseResult } from './draft/parse-diagnosis-draft.ts';
 export { parseDiagnosisDraft } from './draft/parse-diagnosis-draft.ts';
 export type { PreviousTurn } from './draft/previous-turn.ts';
+export type {
+  DiagnosisAgentOutputErrorCode,
+  DiagnosisExecutionErrorCode,
+  DiagnosisInputErrorCode,
+} from './errors.ts';
+export {
+  AGENT_OUTPUT_ERROR_CODES,
+  AuditWriteError,
+  DiagnosisAgentOutputError,
+  DiagnosisError,
+  type DiagnosisErrorKind,
+  DiagnosisExecutionError,
+  DiagnosisInputError,
+  DiagnosisRunConflictError,
+  DiagnosisRunIdConflictError,
+  EXECUTION_ERROR_CODES,
+  INPUT_ERROR_CODES,
+  issuePaths,
+  RunStoreError,
+  type RunStoreErrorCode,
+  SettingsError,
+  STORE_ERROR_CODES,
+  safeErrorName,
+} from './errors.ts';
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
 export { verifyDraftEvidence } from './release/evidence-guard.ts';
 export type {
@@ -47,11 +65,7 @@ export { DEFAULT_RUN_LIMITS } from './run/run-limits.ts';
 export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
-export {
-  DiagnosisRunConflictError,
-  DiagnosisRunIdConflictError,
-  executeDiagnosisRun,
-} from './service/execute-diagnosis-run.ts';
+export { executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
 export { buildPreviousTurn } from './service/previous-turn.ts';
 export type {
   AuditHook,

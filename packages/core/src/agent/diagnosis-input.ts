@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { deepFreeze } from '../draft/parse-diagnosis-draft.ts';
 import type { PreviousTurn } from '../draft/previous-turn.ts';
+import { DiagnosisInputError } from '../errors.ts';
 import type { RunLimits } from '../run/run-limits.ts';
 import { utf8Bytes } from '../run/utf8.ts';
-import { DiagnosisInputError } from './diagnosis-errors.ts';
 
 const previousTurnSchema = v.strictObject({
   run_id: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),

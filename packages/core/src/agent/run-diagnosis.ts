@@ -1,6 +1,7 @@
 import { generateText, type LanguageModel } from 'ai';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import { parseDiagnosisDraft } from '../draft/parse-diagnosis-draft.ts';
+import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../errors.ts';
 import { tooLittleTimeForARound } from '../harness/budget-policy.ts';
 import { createHarness } from '../harness/create-harness.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
@@ -9,7 +10,6 @@ import type { StopReason } from '../run/stop-reason.ts';
 import { utf8Bytes } from '../run/utf8.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
-import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from './diagnosis-errors.ts';
 import { type PreparedInput, type PreviousTurn, prepareDiagnosisInput } from './diagnosis-input.ts';
 import { buildDiagnosisInstructions } from './diagnosis-prompt.ts';
 

@@ -1,4 +1,7 @@
 import * as v from 'valibot';
+import { SettingsError } from '../errors.ts';
+
+export { SettingsError };
 
 const positiveInteger = v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(1));
 const logGroups = v.pipe(
@@ -50,17 +53,6 @@ export function parseEvidenceSettings(environment: Record<string, string | undef
     missing.push('LOGS_GROUPS');
   if (missing.length > 0) throw new SettingsError(missing);
   return settings;
-}
-
-/** Invalid configuration: fails the cold start, naming the keys only. */
-export class SettingsError extends Error {
-  override readonly name = 'SettingsError';
-  readonly keys: readonly string[];
-
-  constructor(keys: string[]) {
-    super(`invalid configuration: ${keys.join(', ')}`);
-    this.keys = keys;
-  }
 }
 
 export function badKeys(issues: readonly v.BaseIssue<unknown>[]): string[] {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { DiagnosisAgentOutputErrorCode } from '../agent/diagnosis-errors.ts';
+import { type DiagnosisAgentOutputErrorCode, issuePaths } from '../errors.ts';
 import { DEFAULT_RUN_LIMITS, type RunLimits } from '../run/run-limits.ts';
 import { utf8Bytes } from '../run/utf8.ts';
 import { type DiagnosisDraft, diagnosisDraftSchema, draftRuleViolations } from './diagnosis-draft.ts';
@@ -29,8 +29,7 @@ export function parseDiagnosisDraft(
   }
   const result = v.safeParse(diagnosisDraftSchema, value);
   if (!result.success) {
-    const issues = result.issues.map((issue) => (issue.path ?? []).map((item) => String(item.key)).join('.') || '$');
-    return { ok: false, code: 'DRAFT_SCHEMA', issues: [...new Set(issues)].slice(0, MAX_ISSUES) };
+    return { ok: false, code: 'DRAFT_SCHEMA', issues: issuePaths(result.issues, MAX_ISSUES) };
   }
   const violations = draftRuleViolations(result.output);
   if (violations.length > 0) return { ok: false, code: 'DRAFT_SCHEMA', issues: violations.slice(0, MAX_ISSUES) };

@@ -1,3 +1,4 @@
+import { safeErrorName } from '../errors.ts';
 import { isToolCallId, MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import type { RunContext } from '../run/run-context.ts';
 import { truncateChars } from '../run/utf8.ts';
@@ -11,7 +12,7 @@ import {
   type ToolCallRequest,
   type ToolName,
 } from '../tools/evidence-adapter.ts';
-import { projectEvidence } from '../tools/evidence-projection.ts';
+import { isRecord, projectEvidence } from '../tools/evidence-projection.ts';
 import {
   emptyObservation,
   errorObservation,
@@ -266,13 +267,4 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
       errorDetail,
     };
   }
-}
-
-function safeErrorName(error: unknown): string {
-  const name = error instanceof Error ? error.name : typeof error;
-  return /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? name : 'error';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
 }

@@ -1,5 +1,5 @@
-import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../agent/diagnosis-errors.ts';
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
+import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../errors.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { emptyRunUsage, type RunUsage } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';

@@ -1,7 +1,12 @@
 import type { LanguageModel } from 'ai';
-import { DiagnosisInputError } from '../agent/diagnosis-errors.ts';
 import { composeDiagnosisInput, validateQuery } from '../agent/diagnosis-input.ts';
 import { runDiagnosis } from '../agent/run-diagnosis.ts';
+import {
+  DiagnosisInputError,
+  DiagnosisRunConflictError,
+  DiagnosisRunIdConflictError,
+  RunStoreError,
+} from '../errors.ts';
 import { tooLittleTimeForARound } from '../harness/budget-policy.ts';
 import {
   type DiagnosisResult,
@@ -15,7 +20,6 @@ import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
-import { RunStoreError } from '../store/store-errors.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import { buildPreviousTurn } from './previous-turn.ts';
 
@@ -44,25 +48,6 @@ export interface DiagnosisServiceDeps {
   now?: () => number;
   /** Structured log sink; gets ids, statuses, codes and counters — never the query, texts or evidence. */
   log?: (entry: Record<string, unknown>) => void;
-}
-
-/** The run is being diagnosed by another invocation right now. */
-export class DiagnosisRunConflictError extends Error {
-  override readonly name = 'DiagnosisRunConflictError';
-  readonly code = 'RUN_IN_PROGRESS';
-}
-
-/**
- * The runId belongs to another request (another enterprise, session, query or `continueSession`): a runId is bound
- * to the request that created it, and its stored result is never returned to a different one.
- */
-export class DiagnosisRunIdConflictError extends Error {
-  override readonly name = 'DiagnosisRunIdConflictError';
-  readonly code = 'RUN_ID_CONFLICT';
-
-  constructor() {
-    super('the run id is already used by a different request');
-  }
 }
 
 /**
@@ -197,7 +182,7 @@ async function answerReplay(
     return resultOfStoredRun(stored);
   }
   const age = now() - Date.parse(stored.createdAt);
-  if (age < (deps.staleRunAfterMs ?? 16 * 60_000)) throw new DiagnosisRunConflictError('the run is already running');
+  if (age < (deps.staleRunAfterMs ?? 16 * 60_000)) throw new DiagnosisRunConflictError();
   // NOTE: no invocation can still be working on it (Lambda's limit is 15 minutes): close it as FAILED, once.
   const decision = failed(stored.usage ?? emptyRunUsage(), 'RUN_ABANDONED');
   try {
@@ -205,7 +190,7 @@ async function answerReplay(
   } catch {
     const current = await store.getRun(stored.runId);
     if (current !== null && current.status !== 'RUNNING') return resultOfStoredRun(current);
-    throw new DiagnosisRunConflictError('the run is already running');
+    throw new DiagnosisRunConflictError();
   }
   deps.log?.({ message: 'abandoned run closed', runId: stored.runId });
   return resultOfStoredRun({

@@ -7,6 +7,7 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { AuditWriteError, RunStoreError, safeErrorName } from '../errors.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
 import { completionAttributes, newRunItem, reasoningOf, recordOf, runOf, stepItems, toolItem } from './item-codec.ts';
 import {
@@ -27,7 +28,6 @@ import {
   type StartRunResult,
   type StoredRun,
 } from './run-store.ts';
-import { AuditWriteError, RunStoreError } from './store-errors.ts';
 
 export interface DynamoAuditStoreOptions {
   /** A DynamoDB client built once per cold start (its own retry policy applies to storage writes only). */
@@ -80,7 +80,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
       .then(
         () => undefined,
         (error: unknown) => {
-          failures.push({ key, reason: errorName(error) });
+          failures.push({ key, reason: safeErrorName(error) });
         },
       );
     inFlight.set(key, write);
@@ -223,9 +223,4 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
     } while (startKey !== undefined && items.length < limit);
     return { items, cursor: startKey === undefined ? null : encodeCursor({ pk, sk: String(startKey.sk) }) };
   }
-}
-
-function errorName(error: unknown): string {
-  const name = (error as { name?: unknown })?.name;
-  return typeof name === 'string' && /^[A-Za-z]{1,64}$/.test(name) ? name : 'Error';
 }

@@ -3,6 +3,8 @@
  * in-memory twin with the same behaviour, and the item keys, schemas and codec they share. Kept off the package root
  * so the harness can be used without the AWS SDK.
  */
+
+export * from '../errors.ts';
 export { diagnosisTableDefinition, ensureDiagnosisTable } from './diagnosis-table.ts';
 export { createDynamoAuditStore, type DynamoAuditStore, type DynamoAuditStoreOptions } from './dynamo-audit-store.ts';
 export {
@@ -26,4 +28,3 @@ export {
 export { ITEM_CAPS, type Item, SCHEMA_VERSION } from './item-schemas.ts';
 export { createMemoryRunStore, type MemoryRunStore, type MemoryRunStoreOptions } from './memory-run-store.ts';
 export * from './run-store.ts';
-export * from './store-errors.ts';

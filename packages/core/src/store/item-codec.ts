@@ -5,6 +5,7 @@
  * one direction cannot be forgotten in the other.
  */
 import * as v from 'valibot';
+import { issuePaths, RunStoreError } from '../errors.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
 import type { ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
@@ -28,14 +29,13 @@ import type {
   StoredStep,
   StoredToolInvocation,
 } from './run-store.ts';
-import { RunStoreError } from './store-errors.ts';
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
 function validated<T extends v.GenericSchema>(schema: T, item: unknown, what: string): v.InferOutput<T> {
   const result = v.safeParse(schema, wellFormed(item));
   if (!result.success) {
-    const path = result.issues[0]?.path?.map((step) => String(step.key)).join('.') ?? '$';
+    const [path] = issuePaths(result.issues, 1);
     throw new RunStoreError('CORRUPT_ITEM', `${what} item fails its schema at ${path}`);
   }
   return result.output;

@@ -1,5 +1,5 @@
+import { RunStoreError } from '../errors.ts';
 import { isToolCallId } from '../run/ids.ts';
-import { RunStoreError } from './store-errors.ts';
 
 /** The run item's key; the run's steps and tool invocations share its partition. */
 export const runKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: 'RUN' });

@@ -1,3 +1,4 @@
+import { AuditWriteError, RunStoreError } from '../errors.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
 import { completionAttributes, newRunItem, reasoningOf, recordOf, runOf, stepItems, toolItem } from './item-codec.ts';
 import {
@@ -10,7 +11,6 @@ import {
 } from './item-keys.ts';
 import type { Item } from './item-schemas.ts';
 import { isPublishedDiagnosis, type RunStore } from './run-store.ts';
-import { AuditWriteError, RunStoreError } from './store-errors.ts';
 
 export interface MemoryRunStoreOptions {
   now?: () => number;

@@ -138,6 +138,7 @@ function withPrefix(data: ProjectedData, count: number): ProjectedData {
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A plain object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
+import { issuePaths } from '../errors.ts';
 import type {
   KnowledgeInput,
   LogsInput,
@@ -95,7 +96,7 @@ export function createToolInputParser(catalog: readonly MysqlQueryDescriptor[]) 
 
   return function parseToolEnvelope(toolName: ToolName, raw: unknown): ParsedEnvelope {
     const result = v.safeParse(schemas[toolName], raw);
-    if (!result.success) return { ok: false, paths: issuePaths(result.issues) };
+    if (!result.success) return { ok: false, paths: boundPaths(issuePaths(result.issues, MAX_REPORTED_PATHS)) };
     if (toolName === 'query_mysql') {
       const mysql = result.output as ToolEnvelope<MysqlInput>;
       const paths = mysqlParamPaths(catalogByName.get(mysql.input.query_name), mysql.input);
@@ -144,14 +145,6 @@ export function isValidMysqlParam(descriptor: MysqlParamDescriptor, value: unkno
     case 'datetime':
       return typeof value === 'string' && ISO_WITH_OFFSET.test(value) && Number.isFinite(Date.parse(value));
   }
-}
-
-function issuePaths(issues: readonly v.BaseIssue<unknown>[]): string[] {
-  const paths = issues.map((issue) => {
-    const keys = (issue.path ?? []).map((item) => String(item.key));
-    return keys.length === 0 ? '$' : keys.join('.');
-  });
-  return boundPaths(paths);
 }
 
 function boundPaths(paths: string[]): string[] {
