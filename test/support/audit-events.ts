@@ -60,6 +60,7 @@ const usage = {
   inputTokens: 2_400,
   outputTokens: 160,
   totalTokens: 2_560,
+  cachedInputTokens: 0,
   toolCalls: 1,
   inputBytes: 100,
   outputBytes: 900,

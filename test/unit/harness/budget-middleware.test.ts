@@ -54,6 +54,22 @@ describe('createBudgetMiddleware', () => {
     expect(run.usage()).toMatchObject({ modelCalls: 1, inputTokens: 100, outputTokens: 20, totalTokens: 120 });
   });
 
+  it('counts the input tokens the provider served from its cache, from DeepSeek’s own field too', async () => {
+    const { call, doGenerate, run } = setup();
+    const cached = textRound('{}');
+    doGenerate.mockResolvedValueOnce({
+      ...cached,
+      usage: { ...cached.usage, inputTokens: { ...cached.usage.inputTokens, cacheRead: 60 } },
+    });
+    doGenerate.mockResolvedValueOnce({
+      ...cached,
+      usage: { ...cached.usage, raw: { prompt_cache_hit_tokens: 70 } },
+    });
+    await call();
+    await call();
+    expect(run.usage()).toMatchObject({ modelCalls: 2, inputTokens: 200, cachedInputTokens: 130 });
+  });
+
   it('counts a round whose provider call failed, and wraps the failure', async () => {
     const { call, doGenerate, run } = setup();
     doGenerate.mockRejectedValueOnce(new Error('socket hang up'));

@@ -28,6 +28,7 @@ const usage = {
   inputTokens: 400,
   outputTokens: 100,
   totalTokens: 500,
+  cachedInputTokens: 0,
   toolCalls: 1,
   inputBytes: 50,
   outputBytes: 400,

@@ -10,6 +10,7 @@ const usage: Required<RunUsage> = {
   inputTokens: 2,
   outputTokens: 3,
   totalTokens: 4,
+  cachedInputTokens: 8,
   toolCalls: 5,
   inputBytes: 6,
   outputBytes: 7,

@@ -29,6 +29,7 @@ export function createBudgetMiddleware(options: BudgetMiddlewareOptions): Langua
     usage.inputTokens += round.inputTokens;
     usage.outputTokens += round.outputTokens;
     usage.totalTokens += round.inputTokens + round.outputTokens;
+    usage.cachedInputTokens += round.cachedInputTokens ?? 0;
     collection.lastRoundTokens = round.inputTokens + round.outputTokens;
     collection.observationBytesSinceRound = 0;
   };

@@ -6,6 +6,8 @@ export interface RunUsage {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  /** Input tokens the provider served from its prompt cache (DeepSeek's `prompt_cache_hit_tokens`). */
+  cachedInputTokens: number;
   toolCalls: number;
   inputBytes: number;
   outputBytes: number;
@@ -60,6 +62,7 @@ export function emptyRunUsage(): RunUsage {
     inputTokens: 0,
     outputTokens: 0,
     totalTokens: 0,
+    cachedInputTokens: 0,
     toolCalls: 0,
     inputBytes: 0,
     outputBytes: 0,

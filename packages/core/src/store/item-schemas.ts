@@ -48,8 +48,14 @@ function numberFieldsOf<T extends { [K in keyof T]: number }>(template: T) {
   return v.object(entries as { -readonly [K in keyof T]-?: v.NumberSchema<undefined> });
 }
 
-/** A run's `RunUsage`: exactly the counters of `emptyRunUsage()`. */
-export const runUsageSchema = numberFieldsOf(emptyRunUsage());
+/**
+ * A run's `RunUsage`: exactly the counters of `emptyRunUsage()`. NOTE: `cachedInputTokens` came later; a run stored
+ * before it reads back with 0.
+ */
+export const runUsageSchema = v.object({
+  ...numberFieldsOf(emptyRunUsage()).entries,
+  cachedInputTokens: v.optional(v.number(), 0),
+});
 /** A run's `RunLimits`: exactly the limits of `DEFAULT_RUN_LIMITS`. */
 export const runLimitsSchema = numberFieldsOf(DEFAULT_RUN_LIMITS);
 
