@@ -1,13 +1,9 @@
-/**
- * `GET /runs/{runId}/reasoning` on the IAM-only InternalApi: the model's raw reasoning per round. A function and a
- * route of its own, so that IAM grants it apart from the audit trail.
- */
+/** `GET /runs/{runId}/reasoning` on the IAM-only InternalApi: the model's raw reasoning per round, a function and a route of its own so that IAM grants it apart from the audit trail. */
 
-import middy from '@middy/core';
-import type { HttpApiEvent } from './runtime/http.ts';
-import { loadReadStore } from './runtime/read-store.ts';
-import { createGetRunReasoningHandler } from './runtime/run-queries.ts';
+import { createGetRunReasoningHandler } from './handlers/run-queries.ts';
+import { createObservability } from './setup/observability.ts';
+import { loadReadStore } from './setup/read-store.ts';
 
 const { store, policy } = await loadReadStore();
 
-export const handler = middy<HttpApiEvent>().handler(createGetRunReasoningHandler(store, policy));
+export const handler = createGetRunReasoningHandler(store, { ...createObservability('GetRunReasoning'), policy });

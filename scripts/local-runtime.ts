@@ -44,6 +44,8 @@ export async function startLocalRuntime(): Promise<LocalRuntime> {
     KNOWLEDGE_DIR: resolve(REPO_ROOT, 'examples/knowledge'),
     LOGS_DIR: resolve(REPO_ROOT, 'examples/logs'),
     MYSQL_CATALOG_PATH: resolve(REPO_ROOT, 'examples/mysql/catalog.json'),
+    // Powertools' logger and metrics then write through `console`, which the runner keeps off stdout (the answer's).
+    POWERTOOLS_DEV: 'true',
   };
   for (const [key, value] of Object.entries(defaults)) {
     if (process.env[key] === undefined || process.env[key] === '' || key === 'DYNAMODB_ENDPOINT')

@@ -25,11 +25,12 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions): Promise
   const say = (text: string) => {
     if (!options.json) process.stderr.write(`${text}\n`);
   };
-  // NOTE: the handler logs one JSON line per run to stdout (CloudWatch in Lambda); locally stdout is the answer's.
-  const originalLog = console.log;
-  console.log = (...parts: unknown[]) => {
+  // NOTE: the handler logs JSON lines and EMF metrics to stdout (CloudWatch in Lambda); locally stdout is the answer's.
+  const original = { log: console.log, info: console.info, warn: console.warn, error: console.error };
+  const toStderr = (...parts: unknown[]) => {
     if (!options.json) process.stderr.write(`${parts.map(String).join(' ')}\n`);
   };
+  Object.assign(console, { log: toStderr, info: toStderr, warn: toStderr, error: toStderr });
   const runtime = await startLocalRuntime();
   const stopOnSignal = () => {
     void runtime.stop().finally(() => process.exit(130));
@@ -82,7 +83,7 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions): Promise
   } finally {
     process.off('SIGINT', stopOnSignal);
     process.off('SIGTERM', stopOnSignal);
-    console.log = originalLog;
+    Object.assign(console, original);
     await runtime.stop();
   }
 }

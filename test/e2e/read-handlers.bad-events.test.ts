@@ -8,24 +8,26 @@ import {
   createGetRunAuditHandler,
   createGetRunHandler,
   createGetRunReasoningHandler,
-} from '../../functions/runtime/run-queries.ts';
+} from '../../functions/handlers/run-queries.ts';
+import { createObservability } from '../../functions/setup/observability.ts';
 
 const store = {
   getRun: async () => null,
   listRunRecords: async () => ({ records: [], cursor: null }),
   listReasoning: async () => ({ records: [], cursor: null }),
 };
+const options = { ...createObservability('test'), policy: null };
 const handlers = {
-  getRun: createGetRunHandler(store),
-  getRunAudit: createGetRunAuditHandler(store),
-  getRunReasoning: createGetRunReasoningHandler(store),
+  getRun: createGetRunHandler(store, options),
+  getRunAudit: createGetRunAuditHandler(store, options),
+  getRunReasoning: createGetRunReasoningHandler(store, options),
 };
 
 describe.each(Object.entries(handlers))('%s with a payload that is not an object', (_name, handler) => {
   it.each([['null', null]])('answers %s with a 4xx response, never a thrown TypeError', async (_label, event) => {
     let outcome: unknown;
     try {
-      outcome = (await handler(event as never)).statusCode;
+      outcome = (await handler(event as never, {} as never)).statusCode;
     } catch (error) {
       outcome = `thrown ${(error as Error).name}: ${(error as Error).message}`;
     }

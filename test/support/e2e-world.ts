@@ -35,6 +35,9 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
     DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
     DIAGNOSIS_MODEL_API_KEY: E2E_MODEL_KEY,
     FLUSH_RESERVE_MS: '100',
+    // Powertools' logger and metrics then write through the global console, where tests can read every line.
+    POWERTOOLS_DEV: 'true',
+    POWERTOOLS_METRICS_DISABLED: 'false',
     DIAGNOSIS_FINAL_ROUND_RESERVE_MS: '300',
     ...(mysqlUrl === undefined ? {} : { MYSQL_URL: mysqlUrl, MYSQL_STATEMENT_TIMEOUT_MS: '2000' }),
     ...environment,

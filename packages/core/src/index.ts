@@ -62,6 +62,7 @@ export type { RunContext, RunContextInit, RunUsage } from './run/run-context.ts'
 export { createRunContext } from './run/run-context.ts';
 export type { RunLimits } from './run/run-limits.ts';
 export { DEFAULT_RUN_LIMITS } from './run/run-limits.ts';
+export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';
 export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';

@@ -1,4 +1,5 @@
 import { buildRunLimits, type RunLimits } from './run-limits.ts';
+import type { RunIdentity } from './run-request.ts';
 
 /** What one run has consumed so far. */
 export interface RunUsage {
@@ -13,10 +14,7 @@ export interface RunUsage {
   outputBytes: number;
 }
 
-export interface RunContextInit {
-  runId: string;
-  sessionId: string;
-  enterpriseId: string;
+export interface RunContextInit extends RunIdentity {
   /** Epoch milliseconds after which no model or tool work may run. */
   deadlineAt: number;
   limits?: Partial<RunLimits>;

@@ -18,18 +18,14 @@ import {
 import { isEnterpriseId, isRunId } from '../run/ids.ts';
 import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
+import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import { buildPreviousTurn } from './previous-turn.ts';
 
 /** One request to diagnose, as the handler hands it over after validating the event. */
-export interface DiagnoseCommand {
-  runId: string;
-  sessionId: string;
-  enterpriseId: string;
-  query: string;
-  continueSession: boolean;
+export interface DiagnoseCommand extends DiagnosisRunRequest {
   /** Milliseconds the invocation has left (the Lambda context's remaining time). */
   remainingMs: number;
   signal?: AbortSignal;
@@ -48,6 +44,8 @@ export interface DiagnosisServiceDeps {
   now?: () => number;
   /** Structured log sink; gets ids, statuses, codes and counters — never the query, texts or evidence. */
   log?: (entry: Record<string, unknown>) => void;
+  /** Called once when a run this invocation ran has ended (never for a replay): metrics. Must not throw. */
+  onRunFinished?: (result: DiagnosisResult, durationMs: number) => void;
 }
 
 /**
@@ -127,7 +125,7 @@ export async function executeDiagnosisRun(
     usage: decision.outcome.usage,
     continued: previousTurn !== null,
   });
-  return {
+  const result: DiagnosisResult = {
     runId: command.runId,
     status: decision.status,
     report: decision.report,
@@ -135,6 +133,8 @@ export async function executeDiagnosisRun(
     progress: decision.outcome.progress,
     usage: decision.outcome.usage,
   };
+  deps.onRunFinished?.(result, now() - startedAt);
+  return result;
 }
 
 /** Exact comparison of the stored request with the replayed one: every field, byte for byte. */

@@ -2,6 +2,7 @@ import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
+import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import type { ToolName } from '../tools/evidence-adapter.ts';
 import type { ContentSource, ToolDisposition } from './audit-hook.ts';
@@ -131,13 +132,7 @@ export type RunRecord = StoredRun | StoredStep | StoredToolInvocation;
 export type StartRunResult = { started: true; run: StoredRun } | { started: false; run: StoredRun };
 
 /** The request a run was started for; a replay of the runId must carry exactly the same one. */
-export interface StartRunInput {
-  runId: string;
-  sessionId: string;
-  enterpriseId: string;
-  query: string;
-  continueSession: boolean;
-}
+export type StartRunInput = DiagnosisRunRequest;
 
 export interface PageOptions {
   cursor?: string;

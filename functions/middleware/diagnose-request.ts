@@ -1,7 +1,15 @@
-import { ENTERPRISE_ID_PATTERN, RUN_ID_PATTERN } from '@diagnosis/core';
+import {
+  DiagnosisInputError,
+  type DiagnosisRunRequest,
+  ENTERPRISE_ID_PATTERN,
+  issuePaths,
+  RUN_ID_PATTERN,
+} from '@diagnosis/core';
+import type middy from '@middy/core';
 import { ulid } from 'ulid';
 import * as v from 'valibot';
-import { type HttpApiEvent, header } from './http.ts';
+import { type HttpApiEvent, header, isHttpApiEvent } from '../handlers/http.ts';
+import type { HandlerContext } from './handler-context.ts';
 
 const runIdSchema = v.pipe(v.string(), v.regex(RUN_ID_PATTERN));
 const fields = {
@@ -14,57 +22,48 @@ const fields = {
 const stepFunctionsPayloadSchema = v.strictObject({ runId: runIdSchema, ...fields });
 const httpBodySchema = v.strictObject({ runId: v.optional(runIdSchema), ...fields });
 
-export interface DiagnoseRequest {
-  runId: string;
-  sessionId: string;
-  enterpriseId: string;
-  query: string;
-  continueSession: boolean;
-}
-
-/** A refused request: `status` is the HTTP status, `code` stable, `message` safe to show (it never echoes values). */
-export class RequestError extends Error {
-  override readonly name = 'DiagnosisInputError';
-  readonly status: number;
-  readonly code: string;
-
-  constructor(status: number, code: string, message: string) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
 const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * Parses the request to diagnose from either event shape and puts it on the context; refusals throw
+ * `DiagnosisInputError` with a stable code and a message that never echoes a value.
+ */
+export function parseDiagnoseRequest(): middy.MiddlewareObj<unknown, unknown, Error, HandlerContext> {
+  return {
+    before: ({ event, context }) => {
+      context.diagnoseRequest = isHttpApiEvent(event) ? parseHttpRequest(event) : parseStepFunctionsPayload(event);
+    },
+  };
+}
+
 /** The Step Functions task payload `{ runId, sessionId, enterpriseId, query, continueSession? }`. */
-export function parseStepFunctionsPayload(payload: unknown): DiagnoseRequest {
+export function parseStepFunctionsPayload(payload: unknown): DiagnosisRunRequest {
   return checked(parse(stepFunctionsPayloadSchema, payload));
 }
 
 /** The JSON body of `POST /diagnoses`; a missing runId gets a new ULID. */
-export function parseHttpRequest(event: HttpApiEvent): DiagnoseRequest {
+export function parseHttpRequest(event: HttpApiEvent): DiagnosisRunRequest {
   if ((event.requestContext?.http?.method ?? 'POST') !== 'POST')
-    throw new RequestError(405, 'METHOD_NOT_ALLOWED', 'use POST');
+    throw new DiagnosisInputError('METHOD_NOT_ALLOWED', 'use POST');
   const contentType = header(event, 'content-type');
   if (contentType !== undefined && !/^application\/json\s*(;.*)?$/i.test(contentType)) {
-    throw new RequestError(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
+    throw new DiagnosisInputError('UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
   }
   if (event.isBase64Encoded === true)
-    throw new RequestError(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be plain JSON text');
+    throw new DiagnosisInputError('UNSUPPORTED_MEDIA_TYPE', 'the body must be plain JSON text');
   if (event.body !== undefined && event.body !== null && typeof event.body !== 'string') {
-    throw new RequestError(400, 'MALFORMED_EVENT', 'the body must be a string');
+    throw new DiagnosisInputError('MALFORMED_EVENT', 'the body must be a string');
   }
   if (event.body === undefined || event.body === null || event.body.trim() === '') {
-    throw new RequestError(400, 'BODY_MISSING', 'a JSON body is required');
+    throw new DiagnosisInputError('BODY_MISSING', 'a JSON body is required');
   }
   if (Buffer.byteLength(event.body) > MAX_BODY_BYTES)
-    throw new RequestError(413, 'BODY_TOO_LARGE', 'the body is too large');
+    throw new DiagnosisInputError('BODY_TOO_LARGE', 'the body is too large');
   let body: unknown;
   try {
     body = JSON.parse(event.body);
   } catch {
-    throw new RequestError(400, 'BODY_NOT_JSON', 'the body is not valid JSON');
+    throw new DiagnosisInputError('BODY_NOT_JSON', 'the body is not valid JSON');
   }
   const request = parse(httpBodySchema, body);
   return checked({ ...request, runId: request.runId ?? ulid() });
@@ -73,18 +72,18 @@ export function parseHttpRequest(event: HttpApiEvent): DiagnoseRequest {
 function parse<T extends v.GenericSchema>(schema: T, value: unknown): v.InferOutput<T> {
   const result = v.safeParse(schema, value);
   if (result.success) return result.output;
-  const paths = [
-    ...new Set(result.issues.map((issue) => issue.path?.map((step) => String(step.key)).join('.') || '$')),
-  ].slice(0, 5);
-  throw new RequestError(400, 'INVALID_REQUEST', `invalid or unexpected fields: ${paths.join(', ')}`);
+  throw new DiagnosisInputError(
+    'INVALID_REQUEST',
+    `invalid or unexpected fields: ${issuePaths(result.issues).join(', ')}`,
+  );
 }
 
 /**
  * A query with lone surrogates cannot be passed byte for byte as UTF-8, so it is refused here; blank and oversized
  * queries are refused by the service with the configured limits, also before anything is written.
  */
-function checked(request: DiagnoseRequest): DiagnoseRequest {
+function checked(request: DiagnosisRunRequest): DiagnosisRunRequest {
   if (!request.query.isWellFormed())
-    throw new RequestError(400, 'QUERY_INVALID', 'the query is not valid Unicode text');
+    throw new DiagnosisInputError('QUERY_INVALID', 'the query is not valid Unicode text');
   return request;
 }

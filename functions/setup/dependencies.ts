@@ -48,6 +48,5 @@ export async function buildDiagnosisDependencies(settings: DiagnosisSettings): P
       }),
     limits: limitsOf(settings),
     flushReserveMs: settings.FLUSH_RESERVE_MS,
-    log: (entry) => console.log(JSON.stringify({ level: 'INFO', ...entry })),
   };
 }

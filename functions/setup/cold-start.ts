@@ -1,5 +1,5 @@
+import { safeErrorName } from '@diagnosis/core';
 import { SettingsError } from '@diagnosis/core/config';
-import { errorName } from './diagnose-handler.ts';
 
 /** A cold start that failed: names the setting keys or the error class, never a value, a URL or a cause. */
 export class ColdStartError extends Error {
@@ -16,6 +16,6 @@ export async function coldStart<T>(build: () => T | Promise<T>): Promise<T> {
     return await build();
   } catch (error) {
     if (error instanceof SettingsError) throw new SettingsError([...error.keys]);
-    throw new ColdStartError(`the function could not start (${errorName(error)})`);
+    throw new ColdStartError(`the function could not start (${safeErrorName(error)})`);
   }
 }

@@ -1,0 +1,13 @@
+import type { DiagnosisRunRequest, StoredRun } from '@diagnosis/core';
+import type { IamCaller } from '@diagnosis/core/config';
+import type { Context } from 'aws-lambda';
+
+/** The Lambda context as this service's middlewares fill it in for the handler. */
+export interface HandlerContext extends Context {
+  /** The IAM caller of an HTTP API event (set by `requireIamCaller`); absent for a Step Functions payload. */
+  caller?: IamCaller;
+  /** The request to diagnose (set by `parseDiagnoseRequest`). */
+  diagnoseRequest?: DiagnosisRunRequest;
+  /** The run a read route may show this caller (set by `loadReadableRun`). */
+  readableRun?: StoredRun;
+}
