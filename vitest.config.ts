@@ -1,10 +1,20 @@
 import { defineConfig } from 'vitest/config';
 
+const timeouts = { testTimeout: 30_000, hookTimeout: 60_000 };
+
+/**
+ * Three projects, run together by `npm test`: `unit` (no Java, no database, no network: `vitest run --project unit`),
+ * `integration` (DynamoDB Local, MariaDB, real HTTP on 127.0.0.1) and `e2e` (the real handlers with Lambda events,
+ * the local runner in child processes). The root's global setup runs once and starts one DynamoDB Local, only when
+ * an integration or e2e project is selected.
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/dynamodb-global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], ...timeouts } },
+      { test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...timeouts } },
+      { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...timeouts } },
+    ],
   },
 });

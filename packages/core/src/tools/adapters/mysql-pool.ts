@@ -1,5 +1,5 @@
 import { createPool, type Pool } from 'mysql2/promise';
-import { SettingsError } from '../../config/evidence-settings.ts';
+import { SettingsError } from '../../errors.ts';
 
 export interface MysqlPoolOptions {
   /** `mysql://user:password@host:port/database`, reserved characters percent-encoded; never logged. */
