@@ -4,6 +4,8 @@
  * shrunk from 50 to 5 connections; from 14:05 order-service's payment calls time out and E1001's orders fail.
  * E2002 has no incident, only noise that shares words with it ("pool", "timeout").
  * Run: `node scripts/generate-examples.ts`.
+ * NOTE: over ~300 lines on purpose: it is the whole example world as one story (incident, noise, tenants, seed), so
+ * every timestamp and id that the runbooks, logs and rows share is written in one place.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 

@@ -1,3 +1,7 @@
+/**
+ * NOTE: about 300 lines on purpose: the runbook format (front matter, tenant visibility), the index (build, prebuilt
+ * load and its validation) and the query (service boost, best passage) are one adapter whose parts must agree.
+ */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import MiniSearch, { type Options } from 'minisearch';
