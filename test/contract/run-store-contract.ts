@@ -530,6 +530,73 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       expect((await store.getRun(runId))?.status).toBe('FAILED');
     });
 
+    it('queues a run, lets exactly one invocation claim it, and keeps its deadline', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      const request = { runId, sessionId: 's-q', enterpriseId: 'E1001', query: 'q', continueSession: false };
+      expect(await store.queueRun(request)).toMatchObject({ started: true, run: { status: 'QUEUED' } });
+      expect(await store.queueRun(request)).toMatchObject({ started: false, run: { status: 'QUEUED' } });
+      const claims = await Promise.all([
+        store.claimQueuedRun(runId, STORE_T0 + 60_000),
+        store.claimQueuedRun(runId, 1),
+      ]);
+      expect(claims.filter((claim) => claim !== null)).toHaveLength(1);
+      expect(await store.getRun(runId)).toMatchObject({ status: 'RUNNING', deadlineAt: expect.any(String) });
+      expect(await store.claimQueuedRun(newRunId(), 1)).toBeNull();
+    });
+
+    it('cancels a QUEUED run at once, so it never starts', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await store.queueRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
+      const cancelled = await store.requestCancel(runId, {
+        ...failedOutcome(),
+        status: 'CANCELLED',
+        stopReason: 'CANCELLED',
+      });
+      expect(cancelled).toMatchObject({
+        status: 'CANCELLED',
+        stopReason: 'CANCELLED',
+        cancelRequestedAt: expect.any(String),
+      });
+      expect(await store.claimQueuedRun(runId, STORE_T0 + 60_000)).toBeNull();
+      expect(await store.isCancelRequested(runId)).toBe(true);
+    });
+
+    it('flags a RUNNING run once for its invocation to stop, and leaves an ended run as it is', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      expect(await store.isCancelRequested(runId)).toBe(false);
+      const outcome = { ...failedOutcome(), status: 'CANCELLED' as const };
+      const flagged = await store.requestCancel(runId, outcome);
+      expect(flagged).toMatchObject({ status: 'RUNNING', cancelRequestedAt: expect.any(String) });
+      expect(await store.isCancelRequested(runId)).toBe(true);
+      clock += 5_000;
+      expect((await store.requestCancel(runId, outcome))?.cancelRequestedAt).toBe(flagged?.cancelRequestedAt);
+      await store.completeRun(runId, { ...outcome, stopReason: 'CANCELLED' });
+
+      const ended = newRunId();
+      await start(store, ended);
+      await store.completeRun(ended, publishedOutcome());
+      expect(await store.requestCancel(ended, outcome)).toMatchObject({ status: 'SUCCEEDED', cancelRequestedAt: null });
+      expect(await store.requestCancel(newRunId(), outcome)).toBeNull();
+    });
+
+    it('shows the live progress of a RUNNING run and stops taking it once the run ended', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      const progress = publishedOutcome().progress;
+      if (progress === null) throw new Error('fixture without progress');
+      const usage = { ...publishedOutcome().usage, modelCalls: 1 };
+      await store.updateProgress(runId, { usage, progress });
+      expect(await store.getRun(runId)).toMatchObject({ status: 'RUNNING', usage: { modelCalls: 1 }, progress });
+      await store.completeRun(runId, failedOutcome());
+      await store.updateProgress(runId, { usage: { ...usage, modelCalls: 9 }, progress });
+      expect(await store.getRun(runId)).toMatchObject({ status: 'FAILED', usage: failedOutcome().usage });
+    });
+
     it('puts a ttl from the retention setting on every item of a run', async () => {
       const { store, rawItems } = await make();
       const runId = newRunId();

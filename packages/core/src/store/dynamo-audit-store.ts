@@ -9,7 +9,16 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { AuditWriteError, RunStoreError, safeErrorName } from '../errors.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
-import { completionAttributes, newRunItem, reasoningOf, recordOf, runOf, stepItems, toolItem } from './item-codec.ts';
+import {
+  completionAttributes,
+  newRunItem,
+  progressAttributes,
+  reasoningOf,
+  recordOf,
+  runOf,
+  stepItems,
+  toolItem,
+} from './item-codec.ts';
 import {
   createToolSortKeys,
   decodeCursor,
@@ -21,6 +30,7 @@ import {
 import type { Item } from './item-schemas.ts';
 import {
   isPublishedDiagnosis,
+  type LiveProgress,
   type PageOptions,
   type RunOutcome,
   type RunStore,
@@ -102,46 +112,86 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
       if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
     },
 
-    async startRun(input: StartRunInput): Promise<StartRunResult> {
-      const item = newRunItem(input, now(), retentionDays);
-      try {
-        await documents.send(
-          new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-        );
-        return { started: true, run: runOf(item) };
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        const existing = await this.getRun(input.runId);
-        if (existing === null) throw new RunStoreError('RUN_NOT_FOUND', 'the run vanished during start');
-        return { started: false, run: existing };
-      }
+    startRun(input: StartRunInput): Promise<StartRunResult> {
+      return putNewRun(input, 'RUNNING');
     },
 
-    async completeRun(runId: string, outcome: RunOutcome) {
-      const attributes = completionAttributes(outcome, now());
-      const names: Record<string, string> = { '#status': 'status' };
-      const values: Record<string, unknown> = { ':running': 'RUNNING' };
-      const sets = Object.entries(attributes).map(([name, value], index) => {
-        names[`#a${index}`] = name;
-        values[`:v${index}`] = value;
-        return `#a${index} = :v${index}`;
-      });
+    queueRun(input: StartRunInput): Promise<StartRunResult> {
+      return putNewRun(input, 'QUEUED');
+    },
+
+    async claimQueuedRun(runId: string, deadlineAt: number): Promise<StoredRun | null> {
       try {
-        await documents.send(
+        const { Attributes } = await documents.send(
           new UpdateCommand({
             TableName: tableName,
             Key: runKey(runId),
-            UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: 'attribute_exists(pk) AND #status = :running',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
+            UpdateExpression: 'SET #status = :running, deadline_at = :deadline',
+            ConditionExpression: '#status = :queued AND attribute_not_exists(cancel_requested_at)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':running': 'RUNNING',
+              ':queued': 'QUEUED',
+              ':deadline': new Date(deadlineAt).toISOString(),
+            },
+            ReturnValues: 'ALL_NEW',
           }),
         );
+        return Attributes === undefined ? null : runOf(Attributes);
       } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) {
-          throw new RunStoreError('RUN_NOT_RUNNING', 'the run is not running (unknown, or already completed)');
-        }
+        if (error instanceof ConditionalCheckFailedException) return null;
         throw error;
+      }
+    },
+
+    async requestCancel(runId: string, queuedOutcome: RunOutcome): Promise<StoredRun | null> {
+      const at = new Date(now()).toISOString();
+      // A QUEUED run ends at once: it never starts.
+      const ended = await conditionalUpdate(runId, completionAttributes(queuedOutcome, now()), {
+        condition: '#status = :queued',
+        values: { ':queued': 'QUEUED' },
+        extra: { cancel_requested_at: at },
+      });
+      if (!ended) {
+        // A RUNNING run is flagged once; its invocation polls the flag and stops.
+        await conditionalUpdate(
+          runId,
+          { cancel_requested_at: at },
+          {
+            condition: '#status = :running AND attribute_not_exists(cancel_requested_at)',
+            values: { ':running': 'RUNNING' },
+          },
+        );
+      }
+      return this.getRun(runId);
+    },
+
+    async isCancelRequested(runId: string): Promise<boolean> {
+      const { Item } = await documents.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: runKey(runId),
+          ProjectionExpression: 'cancel_requested_at',
+          ConsistentRead: true,
+        }),
+      );
+      return typeof Item?.cancel_requested_at === 'string';
+    },
+
+    async updateProgress(runId: string, live: LiveProgress): Promise<void> {
+      await conditionalUpdate(runId, progressAttributes(live), {
+        condition: '#status = :running',
+        values: { ':running': 'RUNNING' },
+      });
+    },
+
+    async completeRun(runId: string, outcome: RunOutcome) {
+      const completed = await conditionalUpdate(runId, completionAttributes(outcome, now()), {
+        condition: '#status = :running',
+        values: { ':running': 'RUNNING' },
+      });
+      if (!completed) {
+        throw new RunStoreError('RUN_NOT_RUNNING', 'the run is not running (unknown, or already completed)');
       }
     },
 
@@ -193,6 +243,55 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
       return null;
     },
   };
+
+  /** Puts a new run item (conditional: a replayed runId reports the stored run instead). */
+  async function putNewRun(input: StartRunInput, status: 'QUEUED' | 'RUNNING'): Promise<StartRunResult> {
+    const item = newRunItem(input, now(), retentionDays, status);
+    try {
+      await documents.send(
+        new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+      );
+      return { started: true, run: runOf(item) };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const { Item } = await documents.send(
+        new GetCommand({ TableName: tableName, Key: runKey(input.runId), ConsistentRead: true }),
+      );
+      if (Item === undefined) throw new RunStoreError('RUN_NOT_FOUND', 'the run vanished during start');
+      return { started: false, run: runOf(Item) };
+    }
+  }
+
+  /** SETs `attributes` (and `extra`) on the run item if `condition` holds; false when it did not. */
+  async function conditionalUpdate(
+    runId: string,
+    attributes: Record<string, unknown>,
+    options: { condition: string; values: Record<string, unknown>; extra?: Record<string, unknown> },
+  ): Promise<boolean> {
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ...options.values };
+    const sets = Object.entries({ ...attributes, ...options.extra }).map(([name, value], index) => {
+      names[`#a${index}`] = name;
+      values[`:v${index}`] = value;
+      return `#a${index} = :v${index}`;
+    });
+    try {
+      await documents.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: runKey(runId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: `attribute_exists(pk) AND ${options.condition}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
 
   /**
    * One page of a partition in key order. NOTE: `Limit` counts items before a filter; query on until the page holds

@@ -14,6 +14,7 @@ import {
   completionSchema,
   ITEM_CAPS,
   type Item,
+  liveProgressSchema,
   reasoningItemSchema,
   runItemSchema,
   SCHEMA_VERSION,
@@ -21,6 +22,7 @@ import {
   toolItemSchema,
 } from './item-schemas.ts';
 import type {
+  LiveProgress,
   RunOutcome,
   RunRecord,
   StartRunInput,
@@ -59,7 +61,12 @@ export function ttlFor(nowMs: number, retentionDays: number): number {
   return Math.floor(nowMs / 1_000) + retentionDays * 86_400;
 }
 
-export function newRunItem(input: StartRunInput, nowMs: number, retentionDays: number): Item {
+export function newRunItem(
+  input: StartRunInput,
+  nowMs: number,
+  retentionDays: number,
+  status: 'QUEUED' | 'RUNNING' = 'RUNNING',
+): Item {
   const createdAt = iso(nowMs);
   const item = validated(
     runItemSchema,
@@ -72,7 +79,7 @@ export function newRunItem(input: StartRunInput, nowMs: number, retentionDays: n
       session_id: input.sessionId,
       enterprise_id: input.enterpriseId,
       kind: 'DIAGNOSIS',
-      status: 'RUNNING',
+      status,
       query: input.query,
       continue_session: input.continueSession,
       stop_reason: null,
@@ -93,6 +100,12 @@ export function newRunItem(input: StartRunInput, nowMs: number, retentionDays: n
     throw new RunStoreError('RUN_ITEM_TOO_LARGE', 'the run request does not fit in its item');
   }
   return item;
+}
+
+/** The attributes `updateProgress` sets on a RUNNING run, validated like a completion's. */
+export function progressAttributes(live: LiveProgress): Record<string, unknown> {
+  const attributes = JSON.parse(JSON.stringify({ usage: live.usage, progress: plainProgress(live.progress) }));
+  return validated(liveProgressSchema, attributes, 'run progress');
 }
 
 /** The attributes `completeRun` sets, validated before they are sent (plain JSON: no class instances, no undefined). */
@@ -338,6 +351,7 @@ export function runOf(item: Record<string, unknown>): StoredRun {
     conclusion: run.conclusion,
     publishedResult: run.published_result,
     report: run.report ?? null,
+    cancelRequestedAt: run.cancel_requested_at ?? null,
     limits: run.limits ?? null,
     deadlineAt: run.deadline_at ?? null,
     createdAt: run.created_at,

@@ -5,6 +5,7 @@ import { emptyRunUsage } from '../run/run-context.ts';
 import { DEFAULT_RUN_LIMITS } from '../run/run-limits.ts';
 import { STOP_REASONS } from '../run/stop-reason.ts';
 import { TOOL_NAMES } from '../tools/evidence-adapter.ts';
+import { RUN_STATUSES } from './run-store.ts';
 
 export const SCHEMA_VERSION = 1;
 /** Caps that keep every item far under DynamoDB's 400 KB, whatever a tool or the model produced. */
@@ -94,8 +95,9 @@ export const runItemSchema = v.object({
   session_id: v.string(),
   enterprise_id: v.string(),
   kind: v.literal('DIAGNOSIS'),
-  status: v.picklist(['RUNNING', 'SUCCEEDED', 'FALLBACK', 'FAILED']),
+  status: v.picklist(RUN_STATUSES),
   query: v.string(),
+  cancel_requested_at: v.optional(v.nullable(v.string())),
   /** Absent on runs stored before it was recorded: those count as `false`. */
   continue_session: v.optional(v.boolean()),
   stop_reason: nullable(v.picklist(STOP_REASONS)),
@@ -169,8 +171,13 @@ export const toolItemSchema = v.object({
 });
 
 /** The attributes a completion sets on the run item. */
+export const liveProgressSchema = v.object({
+  usage: runUsageSchema,
+  progress: runItemSchema.entries.progress,
+});
+
 export const completionSchema = v.object({
-  status: v.picklist(['SUCCEEDED', 'FALLBACK', 'FAILED']),
+  status: v.picklist(['SUCCEEDED', 'FALLBACK', 'FAILED', 'CANCELLED']),
   stop_reason: runItemSchema.entries.stop_reason,
   error_code: runItemSchema.entries.error_code,
   usage: runUsageSchema,

@@ -1,6 +1,15 @@
 import { AuditWriteError, RunStoreError } from '../errors.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
-import { completionAttributes, newRunItem, reasoningOf, recordOf, runOf, stepItems, toolItem } from './item-codec.ts';
+import {
+  completionAttributes,
+  newRunItem,
+  progressAttributes,
+  reasoningOf,
+  recordOf,
+  runOf,
+  stepItems,
+  toolItem,
+} from './item-codec.ts';
 import {
   createToolSortKeys,
   decodeCursor,
@@ -10,7 +19,7 @@ import {
   sessionKey,
 } from './item-keys.ts';
 import type { Item } from './item-schemas.ts';
-import { isPublishedDiagnosis, type RunStore } from './run-store.ts';
+import { isPublishedDiagnosis, type RunStore, type StartRunInput } from './run-store.ts';
 
 export interface MemoryRunStoreOptions {
   now?: () => number;
@@ -61,6 +70,15 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     );
   }
 
+  async function putNewRun(input: StartRunInput, status: 'QUEUED' | 'RUNNING') {
+    const item = newRunItem(input, now(), retentionDays, status);
+    await Promise.resolve();
+    const existing = items.get(keyOf(item));
+    if (existing !== undefined) return { started: false, run: runOf(existing) };
+    items.set(keyOf(item), item);
+    return { started: true, run: runOf(item) };
+  }
+
   const store: MemoryRunStore = {
     items,
     async onModelStep(event: ModelStepEvent) {
@@ -75,13 +93,45 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       while (pending.length > 0) await Promise.all(pending.splice(0));
       if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
     },
-    async startRun(input) {
-      const item = newRunItem(input, now(), retentionDays);
+    startRun(input) {
+      return putNewRun(input, 'RUNNING');
+    },
+    queueRun(input) {
+      return putNewRun(input, 'QUEUED');
+    },
+    async claimQueuedRun(runId, deadlineAt) {
       await Promise.resolve();
-      const existing = items.get(keyOf(item));
-      if (existing !== undefined) return { started: false, run: runOf(existing) };
-      items.set(keyOf(item), item);
-      return { started: true, run: runOf(item) };
+      const key = keyOf(runKey(runId));
+      const existing = items.get(key);
+      if (existing === undefined || existing.status !== 'QUEUED' || typeof existing.cancel_requested_at === 'string') {
+        return null;
+      }
+      const claimed = { ...existing, status: 'RUNNING', deadline_at: new Date(deadlineAt).toISOString() };
+      items.set(key, claimed);
+      return runOf(claimed);
+    },
+    async requestCancel(runId, queuedOutcome) {
+      await Promise.resolve();
+      const key = keyOf(runKey(runId));
+      const existing = items.get(key);
+      if (existing === undefined) return null;
+      const at = new Date(now()).toISOString();
+      if (existing.status === 'QUEUED') {
+        items.set(key, { ...existing, ...completionAttributes(queuedOutcome, now()), cancel_requested_at: at });
+      } else if (existing.status === 'RUNNING' && typeof existing.cancel_requested_at !== 'string') {
+        items.set(key, { ...existing, cancel_requested_at: at });
+      }
+      return store.getRun(runId);
+    },
+    async isCancelRequested(runId) {
+      await Promise.resolve();
+      return typeof items.get(keyOf(runKey(runId)))?.cancel_requested_at === 'string';
+    },
+    async updateProgress(runId, live) {
+      await Promise.resolve();
+      const key = keyOf(runKey(runId));
+      const existing = items.get(key);
+      if (existing?.status === 'RUNNING') items.set(key, { ...existing, ...progressAttributes(live) });
     },
     async completeRun(runId, outcome) {
       const attributes = completionAttributes(outcome, now());

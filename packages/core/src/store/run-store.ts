@@ -7,7 +7,24 @@ import type { StopReason } from '../run/stop-reason.ts';
 import type { ToolName } from '../tools/evidence-adapter.ts';
 import type { ContentSource, ToolDisposition } from './audit-hook.ts';
 
-export type RunStatus = 'RUNNING' | 'SUCCEEDED' | 'FALLBACK' | 'FAILED';
+/**
+ * A run's life: QUEUED (accepted, waiting for the workflow), RUNNING, then one of SUCCEEDED, FALLBACK, FAILED or
+ * CANCELLED. A QUEUED run that is cancelled never starts.
+ */
+export const RUN_STATUSES = Object.freeze([
+  'QUEUED',
+  'RUNNING',
+  'SUCCEEDED',
+  'FALLBACK',
+  'FAILED',
+  'CANCELLED',
+] as const);
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export type EndedRunStatus = Exclude<RunStatus, 'QUEUED' | 'RUNNING'>;
+
+export function isEnded(status: RunStatus): status is EndedRunStatus {
+  return status !== 'QUEUED' && status !== 'RUNNING';
+}
 
 /** One citation of a published Draft, verified against the run's own READY checks. */
 export interface VerifiedCitation {
@@ -22,9 +39,15 @@ export interface PublishedResult {
   citations: VerifiedCitation[];
 }
 
+/** What readers see of a RUNNING run: its usage and progress so far. */
+export interface LiveProgress {
+  usage: RunUsage;
+  progress: ProgressSnapshot;
+}
+
 /** How a run ended, written once by `completeRun`. */
 export interface RunOutcome {
-  status: Exclude<RunStatus, 'RUNNING'>;
+  status: EndedRunStatus;
   stopReason: StopReason | null;
   errorCode: string | null;
   usage: RunUsage;
@@ -58,6 +81,8 @@ export interface StoredRun {
   conclusion: string | null;
   publishedResult: PublishedResult | null;
   report: unknown;
+  /** When someone asked to cancel the run (a QUEUED one is then CANCELLED at once; a RUNNING one stops soon). */
+  cancelRequestedAt: string | null;
   limits: RunLimits | null;
   deadlineAt: string | null;
   createdAt: string;
@@ -147,6 +172,22 @@ export interface PageOptions {
  */
 export interface RunStore {
   startRun(input: StartRunInput): Promise<StartRunResult>;
+  /** Accepts a run to be started later by the workflow (status QUEUED); idempotent per runId like `startRun`. */
+  queueRun(input: StartRunInput): Promise<StartRunResult>;
+  /**
+   * Takes a QUEUED run for this invocation (QUEUED → RUNNING, only if no cancel was asked for); returns the run as it
+   * is afterwards, or null when it was not QUEUED (or is gone).
+   */
+  claimQueuedRun(runId: string, deadlineAt: number): Promise<StoredRun | null>;
+  /**
+   * Asks a run to stop: a QUEUED run ends at once with `queuedOutcome` (CANCELLED), a RUNNING run gets
+   * `cancelRequestedAt` and its invocation stops it; an ended run is left as it is. Returns the run afterwards.
+   */
+  requestCancel(runId: string, queuedOutcome: RunOutcome): Promise<StoredRun | null>;
+  /** Whether a cancel was asked for: one small consistent read (the invocation polls it). */
+  isCancelRequested(runId: string): Promise<boolean>;
+  /** The progress of a RUNNING run, for readers while it runs; a no-op once it ended. */
+  updateProgress(runId: string, progress: LiveProgress): Promise<void>;
   /** Rejects with RunStoreError `RUN_ITEM_TOO_LARGE` before writing when the completed item would not fit. */
   completeRun(runId: string, outcome: RunOutcome): Promise<void>;
   getRun(runId: string): Promise<StoredRun | null>;
