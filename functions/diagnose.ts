@@ -1,7 +1,7 @@
 /**
- * The Diagnose Lambda: invoked by the DiagnosisWorkflow state machine or by `POST /diagnoses` on the IAM-only
- * InternalApi. Settings are parsed and clients built once, at cold start (a bad setting fails the cold start, naming
- * the keys only); the handler is a middy chain (`handlers/diagnose-handler.ts`).
+ * The Diagnose Lambda: the DiagnosisWorkflow's task (its only way in). Settings are parsed and clients built once, at
+ * cold start (a bad setting fails the cold start, naming the keys only); the handler is a middy chain
+ * (`handlers/diagnose-handler.ts`).
  */
 
 import { parseDiagnosisSettings } from '@diagnosis/core/config';
@@ -11,9 +11,8 @@ import { buildDiagnosisDependencies } from './setup/dependencies.ts';
 import { readLinkedEnvironment } from './setup/linked-environment.ts';
 import { createObservability } from './setup/observability.ts';
 
-const { dependencies, policy } = await coldStart(async () => {
-  const settings = parseDiagnosisSettings(readLinkedEnvironment());
-  return { dependencies: await buildDiagnosisDependencies(settings), policy: settings.TENANT_ACCESS ?? null };
-});
+const dependencies = await coldStart(async () =>
+  buildDiagnosisDependencies(parseDiagnosisSettings(readLinkedEnvironment())),
+);
 
-export const handler = createDiagnoseHandler(dependencies, { ...createObservability('Diagnose'), policy });
+export const handler = createDiagnoseHandler(dependencies, createObservability('Diagnose'));

@@ -6,6 +6,7 @@ export function renderReport(result: DiagnosisResult): string {
   const usage = result.usage;
   if (result.report.kind === 'DIAGNOSIS') renderPublished(result.report, lines);
   else if (result.report.kind === 'FALLBACK') renderFallback(result.report, lines);
+  else if (result.report.kind === 'CANCELLED') lines.push('诊断已取消 (CANCELLED)', `  ${result.report.message}`);
   else lines.push('诊断失败 (FAILED)', `  ${result.report.message}`, `  错误码: ${result.report.error_code}`);
   lines.push(
     '',

@@ -5,7 +5,7 @@
  */
 import type { DiagnosisResult } from '@diagnosis/core';
 import { ulid } from 'ulid';
-import { lambdaContext } from './lambda-context.ts';
+import { lambdaContext } from '../functions/setup/lambda-context.ts';
 import { followRun } from './live-timeline.ts';
 import { startLocalRuntime } from './local-runtime.ts';
 import { renderReport } from './render-report.ts';

@@ -271,6 +271,7 @@ function renderReportHtml(report: DiagnosisReport | null): string {
   if (report === null) return '<p class="muted">No report (the run has not finished).</p>';
   if (report.kind === 'FAILED')
     return `<p><strong>FAILED</strong> ${escapeHtml(report.message)} <code>${escapeHtml(report.error_code)}</code></p>`;
+  if (report.kind === 'CANCELLED') return `<p><strong>CANCELLED</strong> ${escapeHtml(report.message)}</p>`;
   const list = (items: string[]) =>
     items.length === 0
       ? '<p class="muted">—</p>'

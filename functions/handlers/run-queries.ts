@@ -76,7 +76,15 @@ export function createGetRunHandler(store: Pick<RunStore, 'getRun'>, options: Re
       errorCode: run.errorCode,
       publishedResult: run.publishedResult,
       report: run.report,
+      // While it runs: rounds done, tool calls by status and tokens so far (progress, usage) and the time left.
+      progress: run.progress,
       usage: run.usage,
+      deadlineAt: run.deadlineAt,
+      timeLeftMs:
+        run.status === 'RUNNING' && run.deadlineAt !== null
+          ? Math.max(0, Date.parse(run.deadlineAt) - Date.now())
+          : null,
+      cancelRequestedAt: run.cancelRequestedAt,
       createdAt: run.createdAt,
       endedAt: run.endedAt,
     }),

@@ -25,12 +25,22 @@ const httpBodySchema = v.strictObject({ runId: v.optional(runIdSchema), ...field
 const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * Parses the request to diagnose from either event shape and puts it on the context; refusals throw
- * `DiagnosisInputError` with a stable code and a message that never echoes a value.
+ * Parses the request to diagnose and puts it on the context: from the workflow's task payload (the Diagnose function)
+ * or from `POST /diagnoses` (the StartDiagnosis function). An event of the other shape is refused, so each function
+ * has exactly one way in. Refusals throw `DiagnosisInputError` with a stable code and a message that never echoes a
+ * value.
  */
-export function parseDiagnoseRequest(): middy.MiddlewareObj<unknown, unknown, Error, HandlerContext> {
+export function parseDiagnoseRequest(
+  from: 'workflow' | 'http',
+): middy.MiddlewareObj<unknown, unknown, Error, HandlerContext> {
   return {
     before: ({ event, context }) => {
+      if (isHttpApiEvent(event) !== (from === 'http')) {
+        throw new DiagnosisInputError(
+          'MALFORMED_EVENT',
+          from === 'http' ? 'this route takes an HTTP request' : 'this function takes the workflow payload',
+        );
+      }
       context.diagnoseRequest = isHttpApiEvent(event) ? parseHttpRequest(event) : parseStepFunctionsPayload(event);
     },
   };

@@ -48,5 +48,6 @@ export async function buildDiagnosisDependencies(settings: DiagnosisSettings): P
       }),
     limits: limitsOf(settings),
     flushReserveMs: settings.FLUSH_RESERVE_MS,
+    cancelPollMs: settings.DIAGNOSIS_CANCEL_POLL_MS,
   };
 }

@@ -60,7 +60,7 @@ describe('the Diagnose Lambda refuses bad events and writes nothing', () => {
   it.each(httpCases)('answers %s over HTTP with the right status and code', async (_label, options, status, code) => {
     const before = (await world.items()).length;
     const requests = world.server.requests.length;
-    const response = (await world.handlers.diagnose(httpEvent(options), lambdaContext(60_000))) as {
+    const response = (await world.handlers.startDiagnosis(httpEvent(options), lambdaContext(60_000))) as {
       statusCode: number;
       body: string;
     };
@@ -71,13 +71,25 @@ describe('the Diagnose Lambda refuses bad events and writes nothing', () => {
     expect(world.server.requests.length).toBe(requests);
   });
 
-  it('answers 503 DEADLINE_TOO_SHORT over HTTP when too little time is left', async () => {
-    const response = (await world.handlers.diagnose(httpEvent({ body: body(valid) }), lambdaContext(300))) as {
+  it('throws DEADLINE_TOO_SHORT to the workflow when too little time is left, and writes nothing', async () => {
+    const failure = await world.handlers.diagnose(valid, lambdaContext(300)).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(failure).toMatchObject({
+      name: 'DiagnosisInputError',
+      message: expect.stringMatching(/^DEADLINE_TOO_SHORT: /),
+    });
+    expect(await world.items()).toEqual([]);
+  });
+
+  it('refuses an HTTP event sent to the Diagnose function itself (its only way in is the workflow)', async () => {
+    const response = (await world.handlers.diagnose(httpEvent({ body: body(valid) }), lambdaContext(60_000))) as {
       statusCode: number;
       body: string;
     };
-    expect(response.statusCode).toBe(503);
-    expect(JSON.parse(response.body).error.code).toBe('DEADLINE_TOO_SHORT');
+    expect(response.statusCode).toBe(400);
+    expect(JSON.parse(response.body).error.code).toBe('MALFORMED_EVENT');
     expect(await world.items()).toEqual([]);
   });
 

@@ -277,20 +277,28 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
   });
 });
 
-describe('the Diagnose Lambda over the IAM-only HTTP API', () => {
-  it('answers 200 with the result, generating a runId when none is given', async () => {
+describe('POST /diagnoses and the workflow', () => {
+  it('answers 202 at once and, with ?wait, 200 with the result, generating a runId when none is given', async () => {
     replay(recording.responses);
-    const response = (await world.handlers.diagnose(
-      httpEvent({ body: JSON.stringify({ sessionId: 'http', enterpriseId: 'E1001', query: recording.query }) }),
+    const response = (await world.handlers.startDiagnosis(
+      httpEvent({
+        body: JSON.stringify({ sessionId: 'http', enterpriseId: 'E1001', query: recording.query }),
+        queryStringParameters: { wait: '25' },
+      }),
       minute(),
     )) as { statusCode: number; body: string };
     expect(response.statusCode).toBe(200);
-    const result = JSON.parse(response.body) as DiagnosisResult;
+    const result = JSON.parse(response.body) as DiagnosisResult & { links: Record<string, string> };
     expect(result.status).toBe('PUBLISHED');
     expect(result.runId).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(result.links).toEqual({
+      run: `/runs/${result.runId}`,
+      audit: `/runs/${result.runId}/audit`,
+      cancel: `/runs/${result.runId}/cancel`,
+    });
   });
 
-  it('answers 409 while the run is running', async () => {
+  it('throws DiagnosisRunConflictError to the workflow when the same run is already running', async () => {
     const id = runId();
     let release: () => void = () => undefined;
     world.server.script.push(async () => {
@@ -307,18 +315,15 @@ describe('the Diagnose Lambda over the IAM-only HTTP API', () => {
         }),
       );
     });
-    const body = JSON.stringify({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
-    const running = world.handlers.diagnose(httpEvent({ body }), minute()) as Promise<{ statusCode: number }>;
+    const payload = { runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query };
+    const running = sfn(payload);
     while (world.server.script.length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    const second = (await world.handlers.diagnose(httpEvent({ body }), minute())) as {
-      statusCode: number;
-      body: string;
-    };
+    const second = await sfn(payload).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
     release();
-    expect(second.statusCode).toBe(409);
-    expect(JSON.parse(second.body)).toEqual({
-      error: { code: 'RUN_IN_PROGRESS', message: 'the run is already running' },
-    });
-    expect((await running).statusCode).toBe(200);
+    expect(second).toMatchObject({ name: 'DiagnosisRunConflictError', message: 'the run is already running' });
+    expect((await running).status).toBe('PUBLISHED');
   });
 });

@@ -47,7 +47,7 @@ const read = async (route: Route, runId: string, iam: Record<string, unknown>) =
   return { status: response.statusCode, body: response.body };
 };
 const start = async (body: Record<string, unknown>, iam: Record<string, unknown>) => {
-  const response = (await world.handlers.diagnose(
+  const response = (await world.handlers.startDiagnosis(
     httpEvent({ body: JSON.stringify(body), iam }),
     lambdaContext(60_000),
   )) as { statusCode: number; body: string };

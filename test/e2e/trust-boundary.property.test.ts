@@ -245,9 +245,12 @@ async function exists(runId: string): Promise<boolean> {
 
 async function perform(event: Event): Promise<{ status: number | string; text: string }> {
   const context = lambdaContext(60_000);
+  /** HTTP events go to POST /diagnoses (waiting for the run), workflow payloads to the Diagnose function. */
   const call = async (input: unknown) => {
+    const http = typeof input === 'object' && input !== null && 'requestContext' in input;
     try {
-      const result = (await world.handlers.diagnose(input, context)) as DiagnosisResult & {
+      const handler = http ? world.handlers.startDiagnosis : world.handlers.diagnose;
+      const result = (await handler(input, context)) as DiagnosisResult & {
         statusCode?: number;
         body?: string;
       };
@@ -268,7 +271,13 @@ async function perform(event: Event): Promise<{ status: number | string; text: s
       world.server.script.push(...script);
       const answer =
         event.via === 'http'
-          ? await call(httpEvent({ body: JSON.stringify(event.body), iam: event.caller as Record<string, unknown> }))
+          ? await call(
+              httpEvent({
+                body: JSON.stringify(event.body),
+                iam: event.caller as Record<string, unknown>,
+                queryStringParameters: { wait: '25' },
+              }),
+            )
           : await call(event.body);
       world.server.script.length = 0;
       return answer;

@@ -23,9 +23,10 @@ const newId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(count
 const replay = (responses: DeepSeekResponse[]) => world.server.script.push(...structuredClone(responses));
 const sfn = (payload: Record<string, unknown>) =>
   world.handlers.diagnose(payload, lambdaContext(60_000)) as Promise<DiagnosisResult>;
+/** `POST /diagnoses?wait=25`: the run is started and the answer waits for it (the scripted model is fast). */
 const post = async (body: unknown) => {
-  const response = (await world.handlers.diagnose(
-    httpEvent({ body: JSON.stringify(body) }),
+  const response = (await world.handlers.startDiagnosis(
+    httpEvent({ body: JSON.stringify(body), queryStringParameters: { wait: '25' } }),
     lambdaContext(60_000),
   )) as { statusCode: number; body: string };
   return { status: response.statusCode, body: JSON.parse(response.body) };
@@ -167,7 +168,7 @@ describe('#9.9 model-chosen tool call ids', () => {
 
 describe('#9.10 malformed HTTP events', () => {
   const send = async (event: Record<string, unknown>) => {
-    const response = (await world.handlers.diagnose(event, lambdaContext(60_000))) as {
+    const response = (await world.handlers.startDiagnosis(event, lambdaContext(60_000))) as {
       statusCode: number;
       body: string;
     };

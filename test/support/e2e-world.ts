@@ -35,6 +35,7 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
     DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
     DIAGNOSIS_MODEL_API_KEY: E2E_MODEL_KEY,
     FLUSH_RESERVE_MS: '100',
+    DIAGNOSIS_CANCEL_POLL_MS: '100',
     // Powertools' logger and metrics then write through the global console, where tests can read every line.
     POWERTOOLS_DEV: 'true',
     POWERTOOLS_METRICS_DISABLED: 'false',
@@ -50,12 +51,15 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
   const getRun = (await import('../../functions/get-run.ts')).handler as unknown as Handler;
   const getRunAudit = (await import('../../functions/get-run-audit.ts')).handler as unknown as Handler;
   const getRunReasoning = (await import('../../functions/get-run-reasoning.ts')).handler as unknown as Handler;
+  const startDiagnosis = (await import('../../functions/start-diagnosis.ts')).handler as unknown as Handler;
+  const cancelRun = (await import('../../functions/cancel-run.ts')).handler as unknown as Handler;
+  const onWorkflowStopped = (await import('../../functions/on-workflow-stopped.ts')).handler as unknown as Handler;
   const documents = DynamoDBDocumentClient.from(dynamo);
 
   return {
     server,
     mysqlAvailable,
-    handlers: { diagnose, getRun, getRunAudit, getRunReasoning },
+    handlers: { diagnose, getRun, getRunAudit, getRunReasoning, startDiagnosis, cancelRun, onWorkflowStopped },
     tableName: table.tableName,
     /** Every item in the table. */
     async items(): Promise<Record<string, unknown>[]> {

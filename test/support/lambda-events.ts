@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { DeepSeekResponse } from './deepseek-server.ts';
 
-export { lambdaContext } from '../../scripts/lambda-context.ts';
+export { lambdaContext } from '../../functions/setup/lambda-context.ts';
 
 const IAM = {
   accessKey: 'ASIAEXAMPLE',

@@ -39,6 +39,7 @@ export {
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
 export { verifyDraftEvidence } from './release/evidence-guard.ts';
 export type {
+  CancelledReport,
   DiagnosisReport,
   DiagnosisResult,
   FailedReport,
@@ -47,7 +48,7 @@ export type {
   ReleaseDecision,
   ReleaseStatus,
 } from './release/release-diagnosis.ts';
-export { releaseDiagnosis, resultOfStoredRun } from './release/release-diagnosis.ts';
+export { cancelled, releaseDiagnosis, resultOfStoredRun } from './release/release-diagnosis.ts';
 export {
   ENTERPRISE_ID_PATTERN,
   isEnterpriseId,
@@ -65,9 +66,13 @@ export { DEFAULT_RUN_LIMITS } from './run/run-limits.ts';
 export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';
 export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
+export { cancelDiagnosis } from './service/cancel-diagnosis.ts';
+export { CANCEL_POLL_MS } from './service/cancel-watch.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
 export { executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
 export { buildPreviousTurn } from './service/previous-turn.ts';
+export { MAX_START_WAIT_MS, type StartDiagnosisDeps, startDiagnosis } from './service/start-diagnosis.ts';
+export type { WorkflowStarter } from './service/workflow-starter.ts';
 export type {
   AuditHook,
   ContentSource,
@@ -77,6 +82,7 @@ export type {
 } from './store/audit-hook.ts';
 export { MAX_AUDIT_TEXT_CHARS } from './store/audit-hook.ts';
 export type {
+  LiveProgress,
   PublishedResult,
   RunOutcome,
   RunRecord,
@@ -86,6 +92,7 @@ export type {
   StoredRun,
   VerifiedCitation,
 } from './store/run-store.ts';
+export { isEnded, RUN_STATUSES } from './store/run-store.ts';
 export type {
   AdapterResult,
   EvidenceAdapter,

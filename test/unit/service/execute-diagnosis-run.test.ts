@@ -1,9 +1,20 @@
-import { executeDiagnosisRun } from '@diagnosis/core';
+import { cancelDiagnosis, cancelled, executeDiagnosisRun } from '@diagnosis/core';
 import { createMemoryRunStore, RunStoreError } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
-import { noConclusionDraft } from '../../support/run-fixtures.ts';
-import { scriptedModel, textRound } from '../../support/scripted-model.ts';
+import { envelope, LOGS_INPUT, noConclusionDraft } from '../../support/run-fixtures.ts';
+import { scriptedModel, textRound, toolRound } from '../../support/scripted-model.ts';
+
+const emptyUsage = () => ({
+  modelCalls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  totalTokens: 0,
+  cachedInputTokens: 0,
+  toolCalls: 0,
+  inputBytes: 0,
+  outputBytes: 0,
+});
 
 const command = {
   runId: 'run-close',
@@ -48,5 +59,97 @@ describe('executeDiagnosisRun', () => {
     const stored = await store.getRun(command.runId);
     expect(stored).toMatchObject({ status: 'FAILED', errorCode: code, draft: null, publishedResult: null });
     expect(stored?.usage?.modelCalls).toBe(1);
+  });
+});
+
+describe('executeDiagnosisRun and cancellation', () => {
+  const request = { ...command, runId: 'run-cancel', continueSession: false };
+  const hangingLogs = () =>
+    createFakeEvidence({
+      query_logs: (call) =>
+        new Promise((resolve) =>
+          call.signal.addEventListener('abort', () => resolve({ status: 'ERROR', code: 'TIMEOUT' }), { once: true }),
+        ),
+    }).evidence;
+  const logsRound = toolRound([
+    {
+      id: 'call-slow',
+      name: 'query_logs',
+      input: envelope(LOGS_INPUT),
+    },
+  ]);
+
+  it('ends CANCELLED during a slow tool call once the cancel flag is set, its audit flushed and progress kept', async () => {
+    const store = createMemoryRunStore();
+    const model = scriptedModel([logsRound, textRound(JSON.stringify(noConclusionDraft()))]);
+    const running = executeDiagnosisRun(request, {
+      model,
+      evidence: hangingLogs(),
+      createStore: () => store,
+      flushReserveMs: 100,
+      limits: { finalRoundReserveMs: 100 },
+      cancelPollMs: 10,
+      progressWriteMs: 0,
+    });
+    while ((await store.getRun(request.runId))?.progress?.modelCalls !== 1) await new Promise((r) => setTimeout(r, 5));
+    expect((await store.requestCancel(request.runId, cancelled(emptyUsage()).outcome))?.status).toBe('RUNNING');
+    const result = await running;
+    expect(result).toMatchObject({ status: 'CANCELLED', stopReason: 'CANCELLED', report: { kind: 'CANCELLED' } });
+    expect(model.doGenerateCalls).toHaveLength(1);
+    const stored = await store.getRun(request.runId);
+    expect(stored).toMatchObject({ status: 'CANCELLED', stopReason: 'CANCELLED', usage: { modelCalls: 1 } });
+    expect(stored?.progress).toMatchObject({ modelCalls: 1, toolCalls: 1 });
+    expect((await store.listRunRecords(request.runId)).records.map((record) => record.entity)).toContain(
+      'tool_invocation',
+    );
+  });
+
+  it('never starts a QUEUED run that was cancelled, and answers with the stored CANCELLED result', async () => {
+    const store = createMemoryRunStore();
+    await store.queueRun(request);
+    await store.requestCancel(request.runId, cancelled(emptyUsage()).outcome);
+    const model = scriptedModel([textRound(JSON.stringify(noConclusionDraft()))]);
+    const result = await executeDiagnosisRun(request, {
+      model,
+      evidence: createFakeEvidence().evidence,
+      createStore: () => store,
+      flushReserveMs: 100,
+      limits: { finalRoundReserveMs: 100 },
+    });
+    expect(result).toMatchObject({ status: 'CANCELLED', report: { kind: 'CANCELLED' } });
+    expect(model.doGenerateCalls).toHaveLength(0);
+  });
+
+  it('closes a QUEUED run as FAILED when the invocation has too little time, so it never waits forever', async () => {
+    const store = createMemoryRunStore();
+    await store.queueRun(request);
+    await expect(
+      executeDiagnosisRun(
+        { ...request, remainingMs: 50 },
+        {
+          model: scriptedModel([]),
+          evidence: createFakeEvidence().evidence,
+          createStore: () => store,
+          flushReserveMs: 10,
+        },
+      ),
+    ).rejects.toMatchObject({ code: 'DEADLINE_TOO_SHORT' });
+    expect(await store.getRun(request.runId)).toMatchObject({ status: 'FAILED', errorCode: 'DEADLINE_TOO_SHORT' });
+  });
+
+  it('leaves an ended run as it is when a cancel comes after the end', async () => {
+    const store = createMemoryRunStore();
+    const result = await executeDiagnosisRun(request, {
+      model: scriptedModel([textRound(JSON.stringify(noConclusionDraft()))]),
+      evidence: createFakeEvidence().evidence,
+      createStore: () => store,
+      flushReserveMs: 100,
+      limits: { finalRoundReserveMs: 100 },
+    });
+    expect(result.status).toBe('PUBLISHED');
+    expect(await cancelDiagnosis(request.runId, { store })).toMatchObject({
+      status: 'SUCCEEDED',
+      cancelRequestedAt: null,
+    });
   });
 });

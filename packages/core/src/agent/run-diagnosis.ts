@@ -22,6 +22,8 @@ export interface DiagnosisDeps {
   model: LanguageModel;
   evidence: EvidenceAdapters;
   audit?: AuditHook;
+  /** Receives the run's progress after every model round and tool call (live progress for readers). */
+  onProgress?: (progress: ProgressSnapshot) => void;
 }
 
 /**
@@ -59,7 +61,13 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
   }
   run.ledger.usage.inputBytes = input.bytes;
 
-  const harness = createHarness({ run, model: deps.model, evidence: deps.evidence, audit: deps.audit });
+  const harness = createHarness({
+    run,
+    model: deps.model,
+    evidence: deps.evidence,
+    audit: deps.audit,
+    onProgress: deps.onProgress,
+  });
   try {
     if (run.signal?.aborted) return { draft: null, progress: harness.progress(), stopReason: 'CANCELLED' };
     const result = await generateText({

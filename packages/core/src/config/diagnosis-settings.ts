@@ -39,6 +39,8 @@ const serviceSettingsSchema = v.object({
   DIAGNOSIS_MODEL_API_KEY: v.pipe(v.string(), v.minLength(1)),
   RETENTION_DAYS: v.optional(integer(1), '90'),
   REASONING_RETENTION_DAYS: v.optional(integer(1), '30'),
+  /** How often a running invocation reads its cancel flag (a small consistent read). */
+  DIAGNOSIS_CANCEL_POLL_MS: v.optional(integer(100), '2000'),
   /** The tenant access policy (JSON, see `canAccessTenant`); unset: every IAM caller may use every enterprise. */
   TENANT_ACCESS: v.optional(tenantAccessSchema),
   FLUSH_RESERVE_MS: v.optional(integer(0), '3000'),
@@ -83,6 +85,23 @@ export type StoreSettings = v.InferOutput<typeof storeSettingsSchema>;
 /** The settings of the read, audit and reasoning functions: the table and the tenant access policy. */
 export function parseStoreSettings(environment: Record<string, string | undefined>): StoreSettings {
   const result = v.safeParse(storeSettingsSchema, pickDefined(environment, storeSettingsSchema));
+  if (!result.success) throw new SettingsError(badKeys(result.issues));
+  return result.output;
+}
+
+const workflowSettingsSchema = v.object({
+  ...storeSettingsSchema.entries,
+  /** The DiagnosisWorkflow state machine; unset (local runs, tests): runs start in this process instead. */
+  DIAGNOSIS_WORKFLOW_ARN: v.optional(
+    v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/)),
+  ),
+});
+
+export type WorkflowSettings = v.InferOutput<typeof workflowSettingsSchema>;
+
+/** The settings of the start and cancel functions: the table, the tenant access policy and the workflow. */
+export function parseWorkflowSettings(environment: Record<string, string | undefined>): WorkflowSettings {
+  const result = v.safeParse(workflowSettingsSchema, pickDefined(environment, workflowSettingsSchema));
   if (!result.success) throw new SettingsError(badKeys(result.issues));
   return result.output;
 }

@@ -11,7 +11,9 @@ export {
   limitsOf,
   parseDiagnosisSettings,
   parseStoreSettings,
+  parseWorkflowSettings,
   type StoreSettings,
+  type WorkflowSettings,
 } from './diagnosis-settings.ts';
 export {
   type EvidenceSettings,

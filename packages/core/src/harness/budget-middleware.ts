@@ -11,6 +11,8 @@ export interface BudgetMiddlewareOptions {
   collection: CollectionState;
   /** The run's own signal: aborted at the deadline, on cancellation and on an audit failure. */
   runSignal: AbortSignal;
+  /** Called after every counted round (live progress); must not throw. */
+  onRound?: () => void;
 }
 
 /**
@@ -61,6 +63,7 @@ export function createBudgetMiddleware(options: BudgetMiddlewareOptions): Langua
         throw new ModelCallFailure('provider call failed', { cause: error });
       }
       account(result);
+      options.onRound?.();
       // A round that overran the token budget is discarded: no tool of it runs, no Draft of it is used.
       if (overranTokens(run)) throw new HarnessStop('TOKEN_BUDGET');
       return result;

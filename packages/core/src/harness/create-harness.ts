@@ -33,6 +33,8 @@ export interface HarnessOptions {
   model: LanguageModel;
   evidence: EvidenceAdapters;
   audit?: AuditHook | undefined;
+  /** Receives the run's progress after every model round and tool call, for readers while it runs. */
+  onProgress?: ((progress: ProgressSnapshot) => void) | undefined;
 }
 
 /** How the harness classifies a failure of the loop: a stop with a reason, or a failure of the audit, the model or the harness itself. */
@@ -58,7 +60,22 @@ export function createHarness(options: HarnessOptions) {
   lifecycle.reserveSignal.addEventListener('abort', () => stopCollection(collection, 'DEADLINE'), { once: true });
   const catalog = evidence.query_mysql.catalog;
 
-  const budget = createBudgetMiddleware({ run, collection, runSignal: lifecycle.runSignal });
+  const notify =
+    options.onProgress === undefined
+      ? undefined
+      : () => {
+          try {
+            options.onProgress?.(tracker.snapshot(run.ledger.usage));
+          } catch {
+            // NOTE: a progress listener never changes the run.
+          }
+        };
+  const budget = createBudgetMiddleware({
+    run,
+    collection,
+    runSignal: lifecycle.runSignal,
+    ...(notify === undefined ? {} : { onRound: notify }),
+  });
   const model = wrapLanguageModel({
     model: options.model as LanguageModelV4,
     middleware: audit === undefined ? [budget] : [budget, createAuditMiddleware({ run, audit })],
@@ -72,6 +89,7 @@ export function createHarness(options: HarnessOptions) {
     parseEnvelope: createToolInputParser(catalog),
     collectionSignal: lifecycle.collectionSignal,
     abortRun: lifecycle.abort,
+    ...(notify === undefined ? {} : { onToolCall: notify }),
   });
 
   return {

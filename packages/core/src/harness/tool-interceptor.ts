@@ -40,6 +40,8 @@ export interface ToolInterceptorOptions {
   collectionSignal: AbortSignal;
   /** Ends the whole run (used when the audit fails inside a tool call, where a throw would only become a tool-error). */
   abortRun: (reason: unknown) => void;
+  /** Called after every tool call the boundary answered (live progress); must not throw. */
+  onToolCall?: () => void;
 }
 
 type Outcome = {
@@ -91,6 +93,7 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
         throw failure;
       }
     }
+    options.onToolCall?.();
     return outcome.observation;
   };
 

@@ -6,7 +6,7 @@ import type { StopReason } from '../run/stop-reason.ts';
 import type { PublishedResult, RunOutcome } from '../store/run-store.ts';
 import { verifyDraftEvidence } from './evidence-guard.ts';
 
-export type ReleaseStatus = 'PUBLISHED' | 'FALLBACK' | 'FAILED';
+export type ReleaseStatus = 'PUBLISHED' | 'FALLBACK' | 'FAILED' | 'CANCELLED';
 
 /** What a caller receives for a published diagnosis: the Draft and the checks it cites. */
 export interface PublishedReport extends PublishedResult {
@@ -29,7 +29,14 @@ export interface FailedReport {
   error_code: string;
 }
 
-export type DiagnosisReport = PublishedReport | FallbackReport | FailedReport;
+/** A run someone stopped: nothing is published; what it checked stays in the audit trail and its progress. */
+export interface CancelledReport {
+  kind: 'CANCELLED';
+  message: string;
+  stop_reason: 'CANCELLED';
+}
+
+export type DiagnosisReport = PublishedReport | FallbackReport | FailedReport | CancelledReport;
 
 /** The public result of one diagnosis run (the Lambda's answer). */
 export interface DiagnosisResult {
@@ -82,6 +89,7 @@ export function releaseDiagnosis(input: {
   const { execution, error, usage } = input;
   if (execution !== undefined) {
     const { draft, progress, stopReason } = execution;
+    if (stopReason === 'CANCELLED' && draft === null) return cancelled(usage, progress);
     if (draft === null) return fallback(usage, progress, stopReason, null, null);
     const guard = verifyDraftEvidence(draft, progress);
     if (!guard.ok) return fallback(usage, progress, stopReason, guard.code, draft);
@@ -97,6 +105,29 @@ export function releaseDiagnosis(input: {
   const code =
     error instanceof DiagnosisExecutionError || error instanceof DiagnosisInputError ? error.code : 'INTERNAL';
   return failed(usage, code);
+}
+
+/** A CANCELLED decision: the run was stopped on request (its progress so far is kept). */
+export function cancelled(usage: RunUsage, progress: ProgressSnapshot | null = null): ReleaseDecision {
+  const report: CancelledReport = {
+    kind: 'CANCELLED',
+    message: '诊断已按请求取消，没有发布结论。已完成的检查保留在本次运行的审计记录中。',
+    stop_reason: 'CANCELLED',
+  };
+  return {
+    status: 'CANCELLED',
+    report,
+    outcome: {
+      status: 'CANCELLED',
+      stopReason: 'CANCELLED',
+      errorCode: null,
+      usage,
+      progress,
+      draft: null,
+      publishedResult: null,
+      report,
+    },
+  };
 }
 
 /** A FAILED decision for failures outside the agent (the audit flush, the store). */
@@ -170,7 +201,11 @@ export function resultOfStoredRun(run: {
   usage: RunUsage | null;
 }): DiagnosisResult {
   const status: ReleaseStatus =
-    run.status === 'SUCCEEDED' ? 'PUBLISHED' : run.status === 'FALLBACK' ? 'FALLBACK' : 'FAILED';
+    run.status === 'SUCCEEDED'
+      ? 'PUBLISHED'
+      : run.status === 'FALLBACK' || run.status === 'CANCELLED'
+        ? run.status
+        : 'FAILED';
   return {
     runId: run.runId,
     status,

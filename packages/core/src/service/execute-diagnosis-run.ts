@@ -22,7 +22,9 @@ import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
+import { watchCancellation } from './cancel-watch.ts';
 import { buildPreviousTurn } from './previous-turn.ts';
+import { createProgressPublisher } from './progress-publisher.ts';
 
 /** One request to diagnose, as the handler hands it over after validating the event. */
 export interface DiagnoseCommand extends DiagnosisRunRequest {
@@ -44,6 +46,10 @@ export interface DiagnosisServiceDeps {
   now?: () => number;
   /** Structured log sink; gets ids, statuses, codes and counters — never the query, texts or evidence. */
   log?: (entry: Record<string, unknown>) => void;
+  /** How often a running invocation reads its cancel flag (default every 2 s). */
+  cancelPollMs?: number;
+  /** The least time between two live-progress writes (default 1 s). */
+  progressWriteMs?: number;
   /** Called once when a run this invocation ran has ended (never for a replay): metrics. Must not throw. */
   onRunFinished?: (result: DiagnosisResult, durationMs: number) => void;
 }
@@ -66,6 +72,8 @@ export async function executeDiagnosisRun(
   if (!isRunId(command.runId) || !isRunId(command.sessionId) || !isEnterpriseId(command.enterpriseId)) {
     throw new DiagnosisInputError('INVALID_IDENTIFIER', 'the run, session or enterprise id is not valid');
   }
+  // NOTE: the run stops on the caller's signal or on a cancel request seen in the store (watched while it runs).
+  const cancellation = new AbortController();
   const run = createRunContext({
     runId: command.runId,
     sessionId: command.sessionId,
@@ -73,15 +81,17 @@ export async function executeDiagnosisRun(
     deadlineAt,
     ...(deps.limits === undefined ? {} : { limits: deps.limits }),
     now,
-    ...(command.signal === undefined ? {} : { signal: command.signal }),
+    signal: command.signal === undefined ? cancellation.signal : AbortSignal.any([command.signal, cancellation.signal]),
   });
   // Everything the caller sent is checked here, once, before anything is written.
   const query = validateQuery(command.query, run.limits);
+  const store = deps.createStore();
   if (tooLittleTimeForARound(run.limits, deadlineAt - startedAt)) {
+    // NOTE: a run the asynchronous API queued would otherwise wait forever: it is closed as FAILED with this code.
+    await closeQueuedRun(store, command, deadlineAt, failed(emptyRunUsage(), 'DEADLINE_TOO_SHORT'));
     throw new DiagnosisInputError('DEADLINE_TOO_SHORT', 'too little time is left in the invocation for a model round');
   }
 
-  const store = deps.createStore();
   const start = await store.startRun({
     runId: command.runId,
     sessionId: command.sessionId,
@@ -91,8 +101,17 @@ export async function executeDiagnosisRun(
   });
   if (!start.started) {
     if (!sameRequest(start.run, command)) throw new DiagnosisRunIdConflictError();
-    return answerReplay(start.run, store, deps, now);
+    // A run queued by the asynchronous API is taken by exactly one invocation; a cancelled one never starts.
+    const claimed = start.run.status === 'QUEUED' ? await store.claimQueuedRun(command.runId, deadlineAt) : null;
+    if (claimed === null) {
+      const current = start.run.status === 'QUEUED' ? await store.getRun(command.runId) : start.run;
+      return answerReplay(current ?? start.run, store, deps, now);
+    }
   }
+
+  const watch = watchCancellation(store, command.runId, deps.cancelPollMs);
+  watch.signal.addEventListener('abort', () => cancellation.abort(), { once: true });
+  const progress = createProgressPublisher(store, run, deps.progressWriteMs);
 
   const previousTurn = command.continueSession
     ? buildPreviousTurn(
@@ -103,10 +122,16 @@ export async function executeDiagnosisRun(
   let decision: ReleaseDecision;
   try {
     const input = composeDiagnosisInput(query, previousTurn, run.limits);
-    const execution = await runDiagnosis({ run, input }, { model: deps.model, evidence: deps.evidence, audit: store });
+    const execution = await runDiagnosis(
+      { run, input },
+      { model: deps.model, evidence: deps.evidence, audit: store, onProgress: progress.publish },
+    );
     decision = releaseDiagnosis({ execution, usage: run.usage() });
   } catch (error) {
     decision = releaseDiagnosis({ error, usage: run.usage() });
+  } finally {
+    watch.stop();
+    await progress.drain();
   }
   try {
     await store.flush();
@@ -137,8 +162,21 @@ export async function executeDiagnosisRun(
   return result;
 }
 
+/** Closes the QUEUED run of exactly this request (if there is one) with `decision`; anything else is left alone. */
+async function closeQueuedRun(
+  store: RunStore,
+  command: DiagnoseCommand,
+  deadlineAt: number,
+  decision: ReleaseDecision,
+): Promise<void> {
+  const stored = await store.getRun(command.runId);
+  if (stored === null || stored.status !== 'QUEUED' || !sameRequest(stored, command)) return;
+  if ((await store.claimQueuedRun(command.runId, deadlineAt)) === null) return;
+  await store.completeRun(command.runId, decision.outcome);
+}
+
 /** Exact comparison of the stored request with the replayed one: every field, byte for byte. */
-function sameRequest(stored: StoredRun, command: DiagnoseCommand): boolean {
+export function sameRequest(stored: StoredRun, command: DiagnosisRunRequest): boolean {
   return (
     stored.enterpriseId === command.enterpriseId &&
     stored.sessionId === command.sessionId &&

@@ -104,7 +104,13 @@ export function newRunItem(
 
 /** The attributes `updateProgress` sets on a RUNNING run, validated like a completion's. */
 export function progressAttributes(live: LiveProgress): Record<string, unknown> {
-  const attributes = JSON.parse(JSON.stringify({ usage: live.usage, progress: plainProgress(live.progress) }));
+  const attributes = JSON.parse(
+    JSON.stringify({
+      usage: live.usage,
+      progress: plainProgress(live.progress),
+      ...(live.deadlineAt === undefined ? {} : { deadline_at: iso(live.deadlineAt) }),
+    }),
+  );
   return validated(liveProgressSchema, attributes, 'run progress');
 }
 

@@ -174,6 +174,7 @@ export const toolItemSchema = v.object({
 export const liveProgressSchema = v.object({
   usage: runUsageSchema,
   progress: runItemSchema.entries.progress,
+  deadline_at: v.optional(v.string()),
 });
 
 export const completionSchema = v.object({

@@ -43,6 +43,8 @@ export interface PublishedResult {
 export interface LiveProgress {
   usage: RunUsage;
   progress: ProgressSnapshot;
+  /** The run's deadline (epoch ms), so readers can tell the time left. */
+  deadlineAt?: number;
 }
 
 /** How a run ended, written once by `completeRun`. */

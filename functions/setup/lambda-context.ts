@@ -1,6 +1,9 @@
 import type { Context } from 'aws-lambda';
 
-/** A Lambda context whose remaining time counts down from `remainingMs` in real time, as in a real invocation. */
+/**
+ * A Lambda context for invocations outside Lambda (the in-process workflow, the local runner, tests): its remaining
+ * time counts down from `remainingMs` in real time, as in a real invocation.
+ */
 export function lambdaContext(remainingMs: number, functionName = 'Diagnose'): Context {
   const end = Date.now() + remainingMs;
   return {

@@ -1,0 +1,21 @@
+import { cancelled } from '../release/release-diagnosis.ts';
+import { emptyRunUsage } from '../run/run-context.ts';
+import { isEnded, type RunStore, type StoredRun } from '../store/run-store.ts';
+import type { WorkflowStarter } from './workflow-starter.ts';
+
+/**
+ * Cancels a run (`POST /runs/{runId}/cancel`, a workflow stopped from the console, Ctrl-C locally): a QUEUED run
+ * ends CANCELLED at once and never starts; a RUNNING run is flagged and its invocation stops it within one poll
+ * (its audit flushed, its progress kept); an ended run is left as it is. The workflow execution is stopped too when
+ * a `workflow` is given (best effort: the flag alone stops the run). Returns the run afterwards, or null if unknown.
+ */
+export async function cancelDiagnosis(
+  runId: string,
+  deps: { store: Pick<RunStore, 'requestCancel'>; workflow?: Pick<WorkflowStarter, 'stop'> },
+): Promise<StoredRun | null> {
+  const run = await deps.store.requestCancel(runId, cancelled(emptyRunUsage()).outcome);
+  if (run !== null && deps.workflow !== undefined && !(isEnded(run.status) && run.status !== 'CANCELLED')) {
+    await deps.workflow.stop(runId).catch(() => undefined);
+  }
+  return run;
+}

@@ -1,0 +1,35 @@
+import type { RunStore } from '../store/run-store.ts';
+
+/** How often a running invocation reads its run's cancel flag (one small consistent read). */
+export const CANCEL_POLL_MS = 2_000;
+
+/**
+ * Watches a run's cancel flag while it runs, at most one read every `intervalMs`, and aborts the returned signal when
+ * someone asked to cancel (the cancel route, a workflow stopped from the console, Ctrl-C in the local runner). A failed
+ * read is ignored (the next one may succeed; the run's own deadline still holds). `stop` ends the watch.
+ */
+export function watchCancellation(
+  store: Pick<RunStore, 'isCancelRequested'>,
+  runId: string,
+  intervalMs = CANCEL_POLL_MS,
+) {
+  const controller = new AbortController();
+  let reading = false;
+  const timer = setInterval(() => {
+    if (reading || controller.signal.aborted) return;
+    reading = true;
+    store.isCancelRequested(runId).then(
+      (requested) => {
+        reading = false;
+        if (requested) controller.abort(new Error('cancel requested'));
+      },
+      () => {
+        reading = false;
+      },
+    );
+  }, intervalMs);
+  return {
+    signal: controller.signal,
+    stop: () => clearInterval(timer),
+  };
+}

@@ -1,0 +1,51 @@
+import { validateQuery } from '../agent/diagnosis-input.ts';
+import { DiagnosisInputError, DiagnosisRunIdConflictError } from '../errors.ts';
+import { isEnterpriseId, isRunId } from '../run/ids.ts';
+import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
+import type { DiagnosisRunRequest } from '../run/run-request.ts';
+import { isEnded, type RunStore, type StoredRun } from '../store/run-store.ts';
+import { sameRequest } from './execute-diagnosis-run.ts';
+import type { WorkflowStarter } from './workflow-starter.ts';
+
+/** The longest a start request may wait for its run to end (the HTTP API's own limit is 30 s). */
+export const MAX_START_WAIT_MS = 25_000;
+const WAIT_POLL_MS = 250;
+
+export interface StartDiagnosisDeps {
+  store: Pick<RunStore, 'queueRun' | 'getRun'>;
+  workflow: WorkflowStarter;
+  limits?: Partial<RunLimits>;
+  /** Waits between two reads of the run while the caller asked to wait (tests inject a fast one). */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+/**
+ * The asynchronous start of a diagnosis (`POST /diagnoses`): checks the request (before anything is written), queues
+ * the run (idempotent per runId: the same request again gets the same run; a different one is RUN_ID_CONFLICT),
+ * starts its workflow (again for a run still QUEUED, which is harmless: the execution is named by the runId), and
+ * optionally waits up to `waitMs` (at most 25 s) for it to end. Returns the run as it is then.
+ */
+export async function startDiagnosis(
+  request: DiagnosisRunRequest,
+  deps: StartDiagnosisDeps,
+  options: { waitMs?: number } = {},
+): Promise<StoredRun> {
+  if (!isRunId(request.runId) || !isRunId(request.sessionId) || !isEnterpriseId(request.enterpriseId)) {
+    throw new DiagnosisInputError('INVALID_IDENTIFIER', 'the run, session or enterprise id is not valid');
+  }
+  validateQuery(request.query, buildRunLimits(deps.limits));
+  const queued = await deps.store.queueRun(request);
+  if (!queued.started && !sameRequest(queued.run, request)) throw new DiagnosisRunIdConflictError();
+  if (queued.run.status === 'QUEUED') await deps.workflow.start(request);
+
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const until = now() + Math.min(Math.max(0, options.waitMs ?? 0), MAX_START_WAIT_MS);
+  let run = queued.run;
+  while (!isEnded(run.status) && now() < until) {
+    await sleep(Math.min(WAIT_POLL_MS, until - now()));
+    run = (await deps.store.getRun(request.runId)) ?? run;
+  }
+  return run;
+}
