@@ -161,7 +161,6 @@ export default $config({
     ]);
 
     const api = new sst.aws.ApiGatewayV2('InternalApi');
-    api.route('POST /diagnoses', diagnose.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}', getRun.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}/audit', getRunAudit.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}/reasoning', getRunReasoning.arn, { auth: { iam: true } });
@@ -212,6 +211,81 @@ export default $config({
           .otherwise(failed),
       );
     const workflow = new sst.aws.StepFunctions('DiagnosisWorkflow', { definition: diagnoseTask });
+
+    // The asynchronous API: POST /diagnoses queues the run and starts its execution (named by the runId); the cancel
+    // route flags the run and stops the execution. Both may touch only run items (RUN#*) and this workflow.
+    const executionsArn = $interpolate`${workflow.arn}`.apply(
+      (arn) => `${arn.replace(':stateMachine:', ':execution:')}:*`,
+    );
+    const runWriter = (name: string, handler: string, actions: string[], resources: $util.Input<string>[]) =>
+      new sst.aws.Function(name, {
+        handler,
+        runtime: 'nodejs24.x',
+        architecture: 'arm64',
+        timeout: '30 seconds',
+        memory: '256 MB',
+        environment: {
+          DIAGNOSIS_TABLE_NAME: table.name,
+          DIAGNOSIS_WORKFLOW_ARN: workflow.arn,
+          ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
+        },
+        permissions: [
+          {
+            actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            resources: [table.arn],
+            conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*'] }],
+          },
+          { actions, resources },
+          ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
+        ],
+        nodejs: { format: 'esm', minify: true },
+      });
+    const startDiagnosis = runWriter(
+      'StartDiagnosis',
+      'functions/start-diagnosis.handler',
+      ['states:StartExecution'],
+      [workflow.arn],
+    );
+    const cancelRun = runWriter('CancelRun', 'functions/cancel-run.handler', ['states:StopExecution'], [executionsArn]);
+    api.route('POST /diagnoses', startDiagnosis.arn, { auth: { iam: true } });
+    api.route('POST /runs/{runId}/cancel', cancelRun.arn, { auth: { iam: true } });
+
+    // A workflow execution stopped from the console (or by anyone with states:StopExecution) cancels its run too:
+    // stopping an execution does not stop the Lambda it waits on, so the run's flag is set and its invocation stops.
+    const onWorkflowStopped = new sst.aws.Function('OnWorkflowStopped', {
+      handler: 'functions/on-workflow-stopped.handler',
+      runtime: 'nodejs24.x',
+      architecture: 'arm64',
+      timeout: '10 seconds',
+      memory: '256 MB',
+      environment: { DIAGNOSIS_TABLE_NAME: table.name },
+      permissions: [
+        {
+          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+          resources: [table.arn],
+          conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*'] }],
+        },
+        ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
+      ],
+      nodejs: { format: 'esm', minify: true },
+    });
+    const stoppedRule = new aws.cloudwatch.EventRule('DiagnosisWorkflowStopped', {
+      eventPattern: $jsonStringify({
+        source: ['aws.states'],
+        'detail-type': ['Step Functions Execution Status Change'],
+        detail: { status: ['ABORTED'], stateMachineArn: [workflow.arn] },
+      }),
+    });
+    new aws.cloudwatch.EventTarget('DiagnosisWorkflowStoppedTarget', {
+      rule: stoppedRule.name,
+      arn: onWorkflowStopped.arn,
+    });
+    new aws.lambda.Permission('DiagnosisWorkflowStoppedInvoke', {
+      action: 'lambda:InvokeFunction',
+      function: onWorkflowStopped.name,
+      principal: 'events.amazonaws.com',
+      sourceArn: stoppedRule.arn,
+    });
 
     return { api: api.url, table: table.name, workflow: workflow.arn };
   },
