@@ -3,7 +3,8 @@
  * would), a synthesized Step Functions event, a Lambda context counting down from the timeout, the embedded local
  * defaults. Returns the process exit code: 0 published, 2 fallback, 1 failed or bad input.
  */
-import type { DiagnosisResult } from '@diagnosis/core';
+import { cancelDiagnosis, type DiagnosisResult } from '@diagnosis/core';
+import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { ulid } from 'ulid';
 import { lambdaContext } from '../functions/setup/lambda-context.ts';
 import { followRun } from './live-timeline.ts';
@@ -32,11 +33,22 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions): Promise
   };
   Object.assign(console, { log: toStderr, info: toStderr, warn: toStderr, error: toStderr });
   const runtime = await startLocalRuntime();
-  const stopOnSignal = () => {
-    void runtime.stop().finally(() => process.exit(130));
+  const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
+  let runId: string | undefined;
+  let cancelling = false;
+  // NOTE: the first Ctrl-C cancels the run (it ends CANCELLED, audit flushed, progress kept, within one poll of its
+  // cancel flag); a second one, or one before the run exists, stops at once.
+  const onSignal = () => {
+    if (runId === undefined || cancelling) {
+      void runtime.stop().finally(() => process.exit(130));
+      return;
+    }
+    cancelling = true;
+    process.stderr.write('\ncancelling the run… (Ctrl-C again to stop at once)\n');
+    void cancelDiagnosis(runId, { store }).catch(() => undefined);
   };
-  process.once('SIGINT', stopOnSignal);
-  process.once('SIGTERM', stopOnSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     if (options.banner !== undefined) say(options.banner);
     say(
@@ -49,7 +61,7 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions): Promise
       process.stderr.write(`cannot start: ${(error as Error).message}\n`);
       return 1;
     }
-    const runId = ulid();
+    runId = ulid();
     say(
       `run ${runId}  enterprise ${options.enterpriseId}  session ${options.sessionId}${options.continueSession ? ' (continued)' : ''}`,
     );
@@ -79,10 +91,11 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions): Promise
       process.stdout.write(`\n${renderReport(result)}\n`);
       say(`\nlook at this run: npm run trace -- ${runId}`);
     }
+    if (cancelling || result.status === 'CANCELLED') return 130;
     return result.status === 'PUBLISHED' ? 0 : result.status === 'FALLBACK' ? 2 : 1;
   } finally {
-    process.off('SIGINT', stopOnSignal);
-    process.off('SIGTERM', stopOnSignal);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     Object.assign(console, original);
     await runtime.stop();
   }

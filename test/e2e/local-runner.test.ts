@@ -84,6 +84,16 @@ const diagnose = (args: string[], environment?: Record<string, string>) =>
   start('scripts/diagnose.ts', args, environment).done;
 
 /** Starts the runner against a model that never answers, and returns once the runner's first request arrived. */
+/** The run id a runner printed on stderr (it prints it before the first model call). */
+async function runIdOf(runner: ReturnType<typeof start>): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const found = /run ([0-9A-Z]{26}) {2}enterprise/.exec(runner.output().stderr)?.[1];
+    if (found !== undefined || Date.now() > deadline) return found ?? '';
+    await new Promise((wait) => setTimeout(wait, 50));
+  }
+}
+
 async function runnerWaitingForTheModel() {
   const before = server.requests.length;
   server.script.push(() => new Promise(() => undefined));
@@ -167,13 +177,32 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
     expect(finished.stderr).toContain('QUERY_TOO_LARGE');
   });
 
-  it('stops DynamoDB Local and exits 130 on Ctrl-C (SIGINT) in the middle of a run', async () => {
+  it('ends the run CANCELLED in the table, stops DynamoDB Local and exits 130 on Ctrl-C (SIGINT)', async () => {
     const runner = await runnerWaitingForTheModel();
     expect(jvmsOfThisTest().length).toBeGreaterThan(0);
     runner.child.kill('SIGINT');
     const finished = await runner.done;
     expect(finished.code).toBe(130);
+    expect(finished.stderr).toContain('cancelling the run');
     expect(await noJvmWithin(3_000)).toBe(true);
+    const runId = /run ([0-9A-Z]{26}) {2}enterprise/.exec(finished.stderr)?.[1] ?? '';
+    const trace = await start('scripts/trace.ts', [runId]).done;
+    expect(trace.code).toBe(0);
+    expect(trace.stdout).toMatch(/CANCELLED/);
+  });
+
+  it('cancels a run started in another terminal with npm run cancel', async () => {
+    const runner = await runnerWaitingForTheModel();
+    const runId = await runIdOf(runner);
+    const cancelled = await start('scripts/cancel.ts', [runId]).done;
+    expect(cancelled).toMatchObject({ code: 0 });
+    expect(cancelled.stdout).toContain('asked to stop');
+    const finished = await runner.done;
+    expect(finished.code).toBe(130);
+    const again = await start('scripts/cancel.ts', [runId]).done;
+    expect(again.stdout).toContain('CANCELLED');
+    expect((await start('scripts/cancel.ts', ['no-such-run']).done).code).toBe(1);
+    expect((await start('scripts/cancel.ts', []).done).code).toBe(1);
   });
 
   it('leaves no JVM behind even when the runner is killed outright', async () => {
