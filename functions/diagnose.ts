@@ -10,10 +10,15 @@ import { coldStart } from './setup/cold-start.ts';
 import { buildDiagnosisDependencies } from './setup/dependencies.ts';
 import { readLinkedEnvironment } from './setup/linked-environment.ts';
 import { createObservability } from './setup/observability.ts';
+import { buildTenantLeases } from './setup/tenant-leases.ts';
 
-const { dependencies, policy } = await coldStart(async () => {
+const { dependencies, policy, leases } = await coldStart(async () => {
   const settings = parseDiagnosisSettings(readLinkedEnvironment());
-  return { dependencies: await buildDiagnosisDependencies(settings), policy: settings.TENANT_ACCESS ?? null };
+  return {
+    dependencies: await buildDiagnosisDependencies(settings),
+    policy: settings.TENANT_ACCESS ?? null,
+    leases: buildTenantLeases(settings),
+  };
 });
 
-export const handler = createDiagnoseHandler(dependencies, { ...createObservability('Diagnose'), policy });
+export const handler = createDiagnoseHandler(dependencies, { ...createObservability('Diagnose'), policy, leases });
