@@ -13,8 +13,8 @@ export interface LocalWorkflowOptions {
   /** The Lambda invocation of a Task: resolves with the function's result or rejects with its error (its `name`). */
   invoke(functionArn: string, payload: unknown): Promise<unknown>;
   executionName: string;
-  /** Waits before a retry (default: real time). Tests pass a function that waits for an event instead. */
-  sleep?: (milliseconds: number, error: string) => Promise<void>;
+  /** Waits before a retry (default: real time), given the error being retried. Tests wait for an event instead. */
+  sleep?: (milliseconds: number, error: unknown) => Promise<void>;
   /** For `JitterStrategy: FULL` (default `Math.random`). */
   random?: () => number;
   /** Overrides every Map's `MaxConcurrency` (the local `--concurrency`). */
@@ -183,7 +183,7 @@ async function runTask(
       const interval = (retrier.IntervalSeconds ?? 1) * (retrier.BackoffRate ?? 2) ** used;
       const capped = Math.min(interval, retrier.MaxDelaySeconds ?? Number.POSITIVE_INFINITY);
       const delay = retrier.JitterStrategy === 'FULL' ? capped * (options.random ?? Math.random)() : capped;
-      await sleep(Math.round(delay * 1000), errorName);
+      await sleep(Math.round(delay * 1000), error);
       continue;
     }
     const cause = JSON.stringify({ errorType: errorName, errorMessage: (error as Error)?.message ?? '' });

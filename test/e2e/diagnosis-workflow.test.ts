@@ -43,7 +43,7 @@ async function execute(input: Record<string, unknown>, beforeRetry: (error: stri
   const invocations: { payload: unknown; outcome: string }[] = [];
   const execution = await runLocalWorkflow(definition, input, {
     executionName: name,
-    sleep: async (_milliseconds, error) => beforeRetry(error),
+    sleep: async (_milliseconds, error) => beforeRetry((error as Error).name),
     invoke: async (functionArn, payload) => {
       expect(functionArn).toBe(ARN);
       try {
