@@ -2,7 +2,8 @@
 
 /**
  * The Diagnosis Agent on AWS: one DynamoDB table, the model key and MySQL URL as secrets, the Diagnose function,
- * a DiagnosisWorkflow state machine that invokes it, and an IAM-only InternalApi with the read and audit functions.
+ * the DiagnosisWorkflow and DiagnosisBatch state machines that invoke it, and an IAM-only InternalApi with the read
+ * and audit functions.
  * Deploy with `npx sst deploy --stage prod`; the `prod` stage keeps and protects its data.
  */
 export default $config({
@@ -63,6 +64,7 @@ export default $config({
       'REASONING_RETENTION_DAYS',
       'TENANT_ACCESS',
       'FLUSH_RESERVE_MS',
+      'TENANT_MAX_CONCURRENT_RUNS',
       'DIAGNOSIS_MAX_MODEL_CALLS',
       'DIAGNOSIS_MAX_TOTAL_TOKENS',
       'DIAGNOSIS_MAX_TOOL_CALLS',
@@ -165,52 +167,103 @@ export default $config({
     api.route('GET /runs/{runId}/audit', getRunAudit.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}/reasoning', getRunReasoning.arn, { auth: { iam: true } });
 
-    const diagnoseTask = sst.aws.StepFunctions.lambdaInvoke({
-      name: 'Diagnose',
-      function: diagnose,
-      payload: {
-        runId: '{% $exists($states.input.runId) ? $states.input.runId : $states.context.Execution.Name %}',
-        sessionId: '{% $states.input.sessionId %}',
-        enterpriseId: '{% $states.input.enterpriseId %}',
-        query: '{% $states.input.query %}',
-        continueSession: '{% $exists($states.input.continueSession) ? $states.input.continueSession : false %}',
-      },
-      output: '{% $states.result.Payload %}',
-    });
-    const published = sst.aws.StepFunctions.succeed({ name: 'Published' });
-    const fellBack = sst.aws.StepFunctions.succeed({ name: 'FallbackReported' });
-    const failed = sst.aws.StepFunctions.fail({
-      name: 'DiagnosisFailed',
-      error: 'DiagnosisFailed',
-      cause: 'read the run with GET /runs/{runId}',
-    });
-    const invalidInput = sst.aws.StepFunctions.fail({ name: 'InvalidInput', error: 'DiagnosisInputError' });
-    const inProgress = sst.aws.StepFunctions.fail({ name: 'RunInProgress', error: 'DiagnosisRunConflictError' });
-    const runIdTaken = sst.aws.StepFunctions.fail({ name: 'RunIdConflict', error: 'DiagnosisRunIdConflictError' });
-    diagnoseTask
-      // A retry with the same runId never runs the agent twice: a finished run answers with its stored outcome.
-      .retry({
-        errors: [
-          'Lambda.ServiceException',
-          'Lambda.AWSLambdaException',
-          'Lambda.SdkClientException',
-          'Lambda.TooManyRequestsException',
-          'DiagnosisServiceError',
+    // Both state machines are built by one module (functions/workflows/diagnosis-workflows.ts) that the tests check
+    // with asl-validator and run against the real handler; SST's StepFunctions component takes only its own state
+    // objects, so the machines are Pulumi's, with roles that allow exactly what each definition does.
+    const { buildDiagnosisBatchDefinition, buildDiagnosisWorkflowDefinition } = await import(
+      './functions/workflows/diagnosis-workflows.ts'
+    );
+    const account = aws.getCallerIdentityOutput().accountId;
+    const region = aws.getRegionOutput().region;
+    const partition = aws.getPartitionOutput().partition;
+    const statesLogging = [
+      'logs:CreateLogDelivery',
+      'logs:GetLogDelivery',
+      'logs:UpdateLogDelivery',
+      'logs:DeleteLogDelivery',
+      'logs:ListLogDeliveries',
+      'logs:PutResourcePolicy',
+      'logs:DescribeResourcePolicies',
+      'logs:DescribeLogGroups',
+    ];
+    const invokeDiagnose = {
+      Effect: 'Allow',
+      Action: ['lambda:InvokeFunction'],
+      Resource: [diagnose.arn, $interpolate`${diagnose.arn}:*`],
+    };
+    const stateMachine = (
+      name: string,
+      definition: $util.Output<string>,
+      statements: Record<string, unknown>[],
+      physicalName?: string,
+    ) => {
+      const role = new aws.iam.Role(`${name}Role`, {
+        assumeRolePolicy: aws.iam.assumeRolePolicyForPrincipal({ Service: 'states.amazonaws.com' }),
+        inlinePolicies: [
+          {
+            name: 'inline',
+            policy: $jsonStringify({
+              Version: '2012-10-17',
+              Statement: [...statements, { Effect: 'Allow', Action: statesLogging, Resource: '*' }],
+            }),
+          },
         ],
-        interval: '2 seconds',
-        maxAttempts: 2,
-        backoffRate: 2,
-      })
-      .catch(invalidInput, { errors: ['DiagnosisInputError'] })
-      .catch(inProgress, { errors: ['DiagnosisRunConflictError'] })
-      .catch(runIdTaken, { errors: ['DiagnosisRunIdConflictError'] })
-      .next(
-        sst.aws.StepFunctions.choice({ name: 'Released' })
-          .when('{% $states.input.status = "PUBLISHED" %}', published)
-          .when('{% $states.input.status = "FALLBACK" %}', fellBack)
-          .otherwise(failed),
-      );
-    const workflow = new sst.aws.StepFunctions('DiagnosisWorkflow', { definition: diagnoseTask });
+      });
+      const logGroup = new aws.cloudwatch.LogGroup(`${name}LogGroup`, {
+        name: `/aws/states/${$app.name}-${$app.stage}-${name}`,
+        retentionInDays: 30,
+      });
+      return new aws.sfn.StateMachine(name, {
+        ...(physicalName === undefined ? {} : { name: physicalName }),
+        type: 'STANDARD',
+        roleArn: role.arn,
+        definition,
+        loggingConfiguration: {
+          level: 'ERROR',
+          includeExecutionData: false,
+          logDestination: $interpolate`${logGroup.arn}:*`,
+        },
+      });
+    };
+
+    const workflow = stateMachine(
+      'DiagnosisWorkflow',
+      diagnose.arn.apply((arn) => JSON.stringify(buildDiagnosisWorkflowDefinition({ diagnoseFunctionArn: arn }))),
+      [invokeDiagnose],
+    );
+
+    // DiagnosisBatch: a Distributed Map over inline requests or an S3 JSON Lines object in this bucket. Its child
+    // executions are executions of the batch machine itself, so its role may start, describe and stop those; it may
+    // read objects of the input bucket only. The per-enterprise cap is the Diagnose function's (TENANT_MAX_CONCURRENT_RUNS).
+    const batchInput = new sst.aws.Bucket('DiagnosisBatchInput');
+    const batchName = `${$app.name}-${$app.stage}-DiagnosisBatch`;
+    const batchMaxConcurrency = Number(deployEnv.BATCH_MAX_CONCURRENCY ?? '16');
+    const batch = stateMachine(
+      'DiagnosisBatch',
+      diagnose.arn.apply((arn) =>
+        JSON.stringify(
+          buildDiagnosisBatchDefinition({ diagnoseFunctionArn: arn, maxConcurrency: batchMaxConcurrency }),
+        ),
+      ),
+      [
+        invokeDiagnose,
+        {
+          Effect: 'Allow',
+          Action: ['states:StartExecution'],
+          Resource: [$interpolate`arn:${partition}:states:${region}:${account}:stateMachine:${batchName}`],
+        },
+        {
+          Effect: 'Allow',
+          Action: ['states:DescribeExecution', 'states:StopExecution'],
+          Resource: [
+            $interpolate`arn:${partition}:states:${region}:${account}:execution:${batchName}:*`,
+            $interpolate`arn:${partition}:states:${region}:${account}:execution:${batchName}/*`,
+          ],
+        },
+        { Effect: 'Allow', Action: ['s3:GetObject'], Resource: [$interpolate`${batchInput.arn}/*`] },
+      ],
+      batchName,
+    );
 
     // The asynchronous API: POST /diagnoses queues the run and starts its execution (named by the runId); the cancel
     // route flags the run and stops the execution. Both may touch only run items (RUN#*) and this workflow.
@@ -287,6 +340,12 @@ export default $config({
       sourceArn: stoppedRule.arn,
     });
 
-    return { api: api.url, table: table.name, workflow: workflow.arn };
+    return {
+      api: api.url,
+      table: table.name,
+      workflow: workflow.arn,
+      batch: batch.arn,
+      batchInput: batchInput.name,
+    };
   },
 });

@@ -10,9 +10,11 @@ import { coldStart } from './setup/cold-start.ts';
 import { buildDiagnosisDependencies } from './setup/dependencies.ts';
 import { readLinkedEnvironment } from './setup/linked-environment.ts';
 import { createObservability } from './setup/observability.ts';
+import { buildTenantLeases } from './setup/tenant-leases.ts';
 
-const dependencies = await coldStart(async () =>
-  buildDiagnosisDependencies(parseDiagnosisSettings(readLinkedEnvironment())),
-);
+const { dependencies, leases } = await coldStart(async () => {
+  const settings = parseDiagnosisSettings(readLinkedEnvironment());
+  return { dependencies: await buildDiagnosisDependencies(settings), leases: buildTenantLeases(settings) };
+});
 
-export const handler = createDiagnoseHandler(dependencies, createObservability('Diagnose'));
+export const handler = createDiagnoseHandler(dependencies, { ...createObservability('Diagnose'), leases });

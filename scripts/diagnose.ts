@@ -1,12 +1,17 @@
 /**
  * `npm run diagnose -- "<query>" [--enterprise E1001] [--session S] [--continue] [--timeout 300] [--json]`
  * Diagnoses with a real model through the real handler, on this machine's embedded defaults.
+ * `npm run diagnose -- --batch requests.jsonl --concurrency K [--cap N] [--scripted-model [--model-latency MS]]`
+ * runs a batch through DiagnosisBatch's definition (see `diagnose-batch.ts`).
  */
 import { parseArgs } from 'node:util';
+import { runBatchCommand } from './diagnose-batch.ts';
 import { runLocalDiagnosis } from './run-local-diagnosis.ts';
 
-const USAGE =
-  'usage: npm run diagnose -- "<query>" [--enterprise E1001] [--session S] [--continue] [--timeout 300] [--json]';
+const USAGE = [
+  'usage: npm run diagnose -- "<query>" [--enterprise E1001] [--session S] [--continue] [--timeout 300] [--json]',
+  '       npm run diagnose -- --batch requests.jsonl --concurrency K [--cap N] [--scripted-model [--model-latency MS]]',
+].join('\n');
 
 async function main(): Promise<number> {
   let parsed: ReturnType<typeof parse>;
@@ -17,6 +22,7 @@ async function main(): Promise<number> {
     return 1;
   }
   const { values, positionals } = parsed;
+  if (values.batch !== undefined) return batch(values, positionals);
   const query = positionals.join(' ');
   const timeout = Number(values.timeout);
   if (query.trim() === '' || !Number.isFinite(timeout) || timeout < 1 || timeout > 900) {
@@ -53,7 +59,40 @@ function parse() {
       continue: { type: 'boolean', default: false },
       timeout: { type: 'string', default: '300' },
       json: { type: 'boolean', default: false },
+      batch: { type: 'string' },
+      concurrency: { type: 'string', default: '4' },
+      cap: { type: 'string' },
+      'scripted-model': { type: 'boolean', default: false },
+      'model-latency': { type: 'string', default: '0' },
     },
+  });
+}
+
+async function batch(values: ReturnType<typeof parse>['values'], positionals: string[]): Promise<number> {
+  const concurrency = Number(values.concurrency);
+  const cap = values.cap === undefined ? undefined : Number(values.cap);
+  const latency = Number(values['model-latency']);
+  const timeout = Number(values.timeout);
+  const whole = (value: number, max: number) => Number.isSafeInteger(value) && value >= 1 && value <= max;
+  if (
+    positionals.length > 0 ||
+    !whole(concurrency, 1_000) ||
+    (cap !== undefined && !whole(cap, 256)) ||
+    !Number.isSafeInteger(latency) ||
+    latency < 0 ||
+    !whole(timeout, 900)
+  ) {
+    process.stderr.write(`${USAGE}\n`);
+    return 1;
+  }
+  return runBatchCommand({
+    path: values.batch ?? '',
+    concurrency,
+    ...(cap === undefined ? {} : { cap }),
+    scriptedModel: values['scripted-model'],
+    modelLatencyMs: latency,
+    timeoutSeconds: timeout,
+    json: values.json,
   });
 }
 

@@ -5,31 +5,39 @@ import middy from '@middy/core';
 import { parseDiagnoseRequest } from '../middleware/diagnose-request.ts';
 import type { HandlerContext } from '../middleware/handler-context.ts';
 import { mapErrors } from '../middleware/map-errors.ts';
+import { type TenantLeaseOptions, takeTenantLease } from '../middleware/tenant-lease.ts';
 import { type Observability, recordRunMetrics } from '../setup/observability.ts';
+
+export interface DiagnoseHandlerOptions extends Observability {
+  /** The per-enterprise cap on runs in progress; without it runs are not capped. */
+  leases?: TenantLeaseOptions | undefined;
+}
 
 /**
  * The Diagnose Lambda, the DiagnosisWorkflow's task, as a middy chain: Powertools' logger (Lambda context, the run
- * id as a persistent key) and EMF metrics (one set per run), the error table, the payload parser, then the service,
- * which takes the QUEUED run (or starts one the workflow was given directly), runs it, and returns the result object.
- * The payload is trusted as a whole: whoever may start the workflow may name any enterprise. Refusals become the
- * named errors the workflow catches; nothing is written for a refused payload.
+ * id as a persistent key) and EMF metrics (one set per run), the error table, the payload parser, one of the
+ * enterprise's lease slots (when capped), then the service, which takes the QUEUED run (or starts one the workflow
+ * was given directly), runs it, and returns the result object. The payload is trusted as a whole: whoever may start
+ * the workflow may name any enterprise. Refusals become the named errors the workflow catches; nothing is written
+ * for a refused payload.
  */
-export function createDiagnoseHandler(deps: DiagnosisServiceDeps, options: Observability) {
+export function createDiagnoseHandler(deps: DiagnosisServiceDeps, options: DiagnoseHandlerOptions) {
   const { logger, metrics } = options;
   const service: DiagnosisServiceDeps = {
     ...deps,
     log: ({ message, ...fields }) => logger.info(String(message ?? 'diagnosis'), fields),
     onRunFinished: (result, durationMs) => recordRunMetrics(metrics, result, durationMs),
   };
-  return middy<unknown, unknown, Error, HandlerContext>()
+  const chain = middy<unknown, unknown, Error, HandlerContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
     .use(mapErrors(logger))
-    .use(parseDiagnoseRequest('workflow'))
-    .handler(async (_event, context) => {
-      const request = context.diagnoseRequest;
-      if (request === undefined) throw new Error('the request parser did not run');
-      logger.appendKeys({ runId: request.runId });
-      return executeDiagnosisRun({ ...request, remainingMs: context.getRemainingTimeInMillis() }, service);
-    });
+    .use(parseDiagnoseRequest('workflow'));
+  if (options.leases !== undefined) chain.use(takeTenantLease({ logger, ...options.leases }));
+  return chain.handler(async (_event, context) => {
+    const request = context.diagnoseRequest;
+    if (request === undefined) throw new Error('the request parser did not run');
+    logger.appendKeys({ runId: request.runId });
+    return executeDiagnosisRun({ ...request, remainingMs: context.getRemainingTimeInMillis() }, service);
+  });
 }

@@ -26,17 +26,23 @@ const CALLER_STATUS: Partial<Record<DiagnosisInputErrorCode, number>> = {
 
 /**
  * The one table from errors to answers. For an HTTP API event: a caller error is its status (400 unless listed
- * above) with `{ error: { code, message } }`; a conflict is 409; anything else is 500 `INTERNAL` with a fixed message
- * (its class name alone is logged). For a Step Functions payload: a caller error becomes an error named
- * `DiagnosisInputError` with the message `<CODE>: <message>`, a conflict keeps its own name
- * (`DiagnosisRunConflictError`, `DiagnosisRunIdConflictError`), and anything else is `DiagnosisServiceError`, which
- * the workflow may retry (a retry of the same runId never runs the agent twice).
+ * above) with `{ error: { code, message } }`; a conflict is 409 (429 `TENANT_BUSY` for an enterprise at its cap);
+ * anything else is 500 `INTERNAL` with a fixed message (its class name alone is logged). For a Step Functions
+ * payload: a caller error becomes an error named `DiagnosisInputError` with the message `<CODE>: <message>`, a
+ * conflict keeps its own name (`DiagnosisRunConflictError`, `DiagnosisRunIdConflictError`,
+ * `DiagnosisTenantBusyError`), and anything else is `DiagnosisServiceError`, which the workflow may retry (a retry of
+ * the same runId never runs the agent twice).
  */
 export function answerFor(error: unknown, http: boolean) {
   const known = error instanceof DiagnosisError && (error.kind === 'caller' || error.kind === 'conflict');
   if (http) {
     if (!known) return { response: errorResponse(500, 'INTERNAL', 'the diagnosis failed; see the run for details') };
-    const status = error.kind === 'conflict' ? 409 : (CALLER_STATUS[error.code as DiagnosisInputErrorCode] ?? 400);
+    const status =
+      error.kind === 'conflict'
+        ? error.code === 'TENANT_BUSY'
+          ? 429
+          : 409
+        : (CALLER_STATUS[error.code as DiagnosisInputErrorCode] ?? 400);
     return { response: errorResponse(status, error.code, error.message) };
   }
   if (!known) return { error: new DiagnosisServiceError() };

@@ -133,6 +133,20 @@ export class DiagnosisRunIdConflictError extends DiagnosisError {
   }
 }
 
+/**
+ * The enterprise already has its cap of runs in progress (every slot of its lease is held): nothing was written. A
+ * workflow waits and retries on this name; an HTTP caller gets 429.
+ */
+export class DiagnosisTenantBusyError extends DiagnosisError {
+  override readonly name = 'DiagnosisTenantBusyError';
+  readonly kind = 'conflict';
+  readonly code = 'TENANT_BUSY';
+
+  constructor() {
+    super('the enterprise already has its maximum of diagnoses in progress');
+  }
+}
+
 export const STORE_ERROR_CODES = Object.freeze([
   'RUN_NOT_FOUND',
   'RUN_NOT_RUNNING',

@@ -27,6 +27,7 @@ export {
   DiagnosisInputError,
   DiagnosisRunConflictError,
   DiagnosisRunIdConflictError,
+  DiagnosisTenantBusyError,
   EXECUTION_ERROR_CODES,
   INPUT_ERROR_CODES,
   issuePaths,

@@ -44,6 +44,8 @@ const serviceSettingsSchema = v.object({
   /** The tenant access policy (JSON, see `canAccessTenant`); unset: every IAM caller may use every enterprise. */
   TENANT_ACCESS: v.optional(tenantAccessSchema),
   FLUSH_RESERVE_MS: v.optional(integer(0), '3000'),
+  /** Runs of one enterprise in progress at once, enforced with lease items in the table (see TenantLeaseStore). */
+  TENANT_MAX_CONCURRENT_RUNS: v.optional(v.pipe(integer(1), v.maxValue(256)), '4'),
   ...limitSettingEntries(),
 });
 

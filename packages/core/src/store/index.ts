@@ -1,12 +1,13 @@
 /**
- * `@diagnosis/core/store`: the ports (AuditHook, RunStore), the audit hook and run store on one DynamoDB table, its
- * in-memory twin with the same behaviour, and the item keys, schemas and codec they share. Kept off the package root
+ * `@diagnosis/core/store`: the ports (AuditHook, RunStore, TenantLeaseStore), their adapters on one DynamoDB table,
+ * their in-memory twins with the same behaviour, and the item keys, schemas and codec they share. Kept off the package root
  * so the harness can be used without the AWS SDK.
  */
 
 export * from '../errors.ts';
 export { diagnosisTableDefinition, ensureDiagnosisTable } from './diagnosis-table.ts';
 export { createDynamoAuditStore, type DynamoAuditStore, type DynamoAuditStoreOptions } from './dynamo-audit-store.ts';
+export { createDynamoTenantLeaseStore, type DynamoTenantLeaseStoreOptions } from './dynamo-tenant-lease-store.ts';
 export {
   completionAttributes,
   newRunItem,
@@ -27,4 +28,17 @@ export {
 } from './item-keys.ts';
 export { ITEM_CAPS, type Item, SCHEMA_VERSION } from './item-schemas.ts';
 export { createMemoryRunStore, type MemoryRunStore, type MemoryRunStoreOptions } from './memory-run-store.ts';
+export {
+  createMemoryTenantLeaseStore,
+  type MemoryTenantLeaseStore,
+  type MemoryTenantLeaseStoreOptions,
+} from './memory-tenant-lease-store.ts';
 export * from './run-store.ts';
+export {
+  type LeaseRequest,
+  leasePartitionKey,
+  leaseSortKey,
+  MAX_LEASE_CAPACITY,
+  type TenantLease,
+  type TenantLeaseStore,
+} from './tenant-lease-store.ts';

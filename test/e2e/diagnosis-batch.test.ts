@@ -1,0 +1,156 @@
+import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DiagnosisResult } from '@diagnosis/core';
+import { createDynamoTenantLeaseStore, leasePartitionKey, leaseSortKey } from '@diagnosis/core/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runLocalBatch } from '../../scripts/run-local-batch.ts';
+import type { DeepSeekResponse } from '../support/deepseek-server.ts';
+import { localDynamoClient } from '../support/dynamodb.ts';
+import { startE2eWorld } from '../support/e2e-world.ts';
+import { e1001Recording, httpEvent, lambdaContext } from '../support/lambda-events.ts';
+
+const CAP = 3;
+const recording = e1001Recording();
+let world: Awaited<ReturnType<typeof startE2eWorld>>;
+const dynamo = localDynamoClient();
+const documents = DynamoDBDocumentClient.from(dynamo);
+const original = { log: console.log, info: console.info, warn: console.warn };
+
+beforeAll(async () => {
+  world = await startE2eWorld({ TENANT_MAX_CONCURRENT_RUNS: String(CAP) });
+  Object.assign(console, { log: () => undefined, info: () => undefined, warn: () => undefined });
+});
+afterAll(async () => {
+  Object.assign(console, original);
+  await world?.cleanup();
+  dynamo.destroy();
+});
+
+const leaseStore = () => createDynamoTenantLeaseStore({ client: dynamo, tableName: world.tableName });
+const REQUEST = { sessionId: 'ops-batch', enterpriseId: 'E1001', query: recording.query };
+
+/** Run items of these runIds that are RUNNING right now. */
+async function runningRuns(prefix: string): Promise<number> {
+  const page = await documents.send(
+    new ScanCommand({
+      TableName: world.tableName,
+      FilterExpression: 'entity = :run AND #status = :running AND begins_with(run_id, :prefix)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':run': 'run', ':running': 'RUNNING', ':prefix': prefix },
+      ConsistentRead: true,
+    }),
+  );
+  return page.Count ?? 0;
+}
+
+/** The recorded E1001 conversation for every run at once: each request is answered by its own round's response. */
+function answerEveryConversation(responses: DeepSeekResponse[], count: number, observe: () => Promise<void>) {
+  const answer = async (request: Record<string, unknown>) => {
+    await observe();
+    const round = (request.messages as { role: string }[]).filter((message) => message.role === 'assistant').length;
+    return structuredClone(responses[Math.min(round, responses.length - 1)] as DeepSeekResponse);
+  };
+  world.server.script.push(...Array.from({ length: count }, () => answer));
+}
+
+describe('a DiagnosisBatch of one enterprise under its lease cap', () => {
+  it(`never has more than ${CAP} runs in progress for 12 requests at concurrency 8, and publishes them all`, async () => {
+    const batch = `batch-${Date.now().toString(36)}`;
+    const samples: { running: number; leases: number }[] = [];
+    answerEveryConversation(recording.responses, 12 * recording.responses.length, async () => {
+      samples.push({ running: await runningRuns(batch), leases: (await leaseStore().listLeases('E1001')).length });
+    });
+    // NOTE: a refused item retries once another run has finished (an event, not a timer): the slot it waits for.
+    let finished = 0;
+    let wake: (() => void)[] = [];
+    const report = await runLocalBatch({
+      requests: Array.from({ length: 12 }, (_, index) => ({ ...REQUEST, sessionId: `ops-batch-${index}` })),
+      concurrency: 8,
+      executionName: batch,
+      invoke: async (payload) => {
+        const finishedBefore = finished;
+        try {
+          const result = (await world.handlers.diagnose(payload, lambdaContext(60_000))) as DiagnosisResult;
+          finished += 1;
+          return result;
+        } catch (error) {
+          if ((error as Error).name !== 'DiagnosisTenantBusyError') finished += 1;
+          else Object.assign(error as object, { finishedBefore });
+          throw error;
+        } finally {
+          for (const resolve of wake.splice(0)) resolve();
+        }
+      },
+      sleep: async (_milliseconds, error) => {
+        const seen = (error as { finishedBefore?: number }).finishedBefore ?? finished;
+        while (finished <= seen) await new Promise<void>((resolve) => wake.push(resolve));
+      },
+    });
+    wake = [];
+
+    expect(report.outcomes).toEqual({ PUBLISHED: 12 });
+    expect(report.busyRefusals).toBeGreaterThan(0);
+    expect(samples.length).toBe(12 * recording.responses.length);
+    expect(Math.max(...samples.map((sample) => sample.running))).toBeLessThanOrEqual(CAP);
+    expect(Math.max(...samples.map((sample) => sample.leases))).toBeLessThanOrEqual(CAP);
+    expect(await leaseStore().listLeases('E1001')).toEqual([]);
+  });
+
+  it('refuses a run with DiagnosisTenantBusyError (HTTP 429) while every slot is held, and writes no run', async () => {
+    const expiresAt = Date.now() + 60_000;
+    const enterpriseId = 'E2002';
+    for (let slot = 0; slot < CAP; slot += 1) {
+      await documents.send(
+        new PutCommand({
+          TableName: world.tableName,
+          Item: {
+            pk: leasePartitionKey(enterpriseId),
+            sk: leaseSortKey(slot),
+            entity: 'tenant_lease',
+            enterprise_id: enterpriseId,
+            slot,
+            holder: `other-${slot}`,
+            expires_at: expiresAt,
+          },
+        }),
+      );
+    }
+    const runId = `busy-${Date.now().toString(36)}`;
+    await expect(
+      world.handlers.diagnose({ ...REQUEST, enterpriseId, runId }, lambdaContext(60_000)),
+    ).rejects.toMatchObject({ name: 'DiagnosisTenantBusyError' });
+    const response = (await world.handlers.diagnose(
+      httpEvent({ body: JSON.stringify({ ...REQUEST, enterpriseId }) }),
+      lambdaContext(60_000),
+    )) as { statusCode: number; body: string };
+    expect(response.statusCode).toBe(429);
+    expect(JSON.parse(response.body)).toMatchObject({ error: { code: 'TENANT_BUSY' } });
+    expect((await world.items()).filter((item) => item.run_id === runId)).toEqual([]);
+  });
+
+  it('reclaims the slots of crashed invocations once their leases have expired', async () => {
+    const enterpriseId = 'E3003';
+    for (let slot = 0; slot < CAP; slot += 1) {
+      await documents.send(
+        new PutCommand({
+          TableName: world.tableName,
+          Item: {
+            pk: leasePartitionKey(enterpriseId),
+            sk: leaseSortKey(slot),
+            entity: 'tenant_lease',
+            enterprise_id: enterpriseId,
+            slot,
+            holder: `crashed-${slot}`,
+            expires_at: Date.now() - 1,
+          },
+        }),
+      );
+    }
+    world.server.script.push(...structuredClone(recording.responses));
+    const result = (await world.handlers.diagnose(
+      { ...REQUEST, enterpriseId, runId: `reclaim-${Date.now().toString(36)}` },
+      lambdaContext(60_000),
+    )) as DiagnosisResult;
+    expect(['PUBLISHED', 'FALLBACK']).toContain(result.status);
+    expect(await leaseStore().listLeases(enterpriseId)).toEqual([]);
+  });
+});

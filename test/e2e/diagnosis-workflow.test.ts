@@ -1,0 +1,147 @@
+import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DiagnosisResult } from '@diagnosis/core';
+import { createDynamoTenantLeaseStore, newRunItem } from '@diagnosis/core/store';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildDiagnosisWorkflowDefinition } from '../../functions/workflows/diagnosis-workflows.ts';
+import { runLocalWorkflow } from '../../scripts/local-workflow.ts';
+import { type DeepSeekResponse, wireText, wireToolCalls } from '../support/deepseek-server.ts';
+import { localDynamoClient } from '../support/dynamodb.ts';
+import { startE2eWorld } from '../support/e2e-world.ts';
+import { e1001Recording, lambdaContext } from '../support/lambda-events.ts';
+import { supportedDraft } from '../support/run-fixtures.ts';
+
+const ARN = 'arn:aws:lambda:local:000000000000:function:Diagnose';
+const definition = buildDiagnosisWorkflowDefinition({ diagnoseFunctionArn: ARN });
+const recording = e1001Recording();
+let world: Awaited<ReturnType<typeof startE2eWorld>>;
+const dynamo = localDynamoClient();
+const documents = DynamoDBDocumentClient.from(dynamo);
+const original = { log: console.log, info: console.info, warn: console.warn };
+
+beforeAll(async () => {
+  world = await startE2eWorld();
+  // Powertools' dev-mode logger writes every line through the console; this file reads none of them.
+  Object.assign(console, { log: () => undefined, info: () => undefined, warn: () => undefined });
+});
+afterAll(async () => {
+  Object.assign(console, original);
+  await world?.cleanup();
+  dynamo.destroy();
+});
+
+let counter = 0;
+const executionName = () => `wf-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+const replay = (responses: DeepSeekResponse[]) => world.server.script.push(...structuredClone(responses));
+const leases = () => createDynamoTenantLeaseStore({ client: dynamo, tableName: world.tableName }).listLeases('E1001');
+
+/**
+ * Runs DiagnosisWorkflow's own definition locally: each Diagnose task invokes the real handler with the payload the
+ * task's template gives for this input; retries wait for `beforeRetry` instead of time.
+ */
+async function execute(input: Record<string, unknown>, beforeRetry: (error: string) => Promise<void> = async () => {}) {
+  const name = executionName();
+  const invocations: { payload: unknown; outcome: string }[] = [];
+  const execution = await runLocalWorkflow(definition, input, {
+    executionName: name,
+    sleep: async (_milliseconds, error) => beforeRetry((error as Error).name),
+    invoke: async (functionArn, payload) => {
+      expect(functionArn).toBe(ARN);
+      try {
+        const result = (await world.handlers.diagnose(payload, lambdaContext(60_000))) as DiagnosisResult;
+        invocations.push({ payload, outcome: result.status });
+        return result;
+      } catch (error) {
+        invocations.push({ payload, outcome: (error as Error).name });
+        throw error;
+      }
+    },
+  });
+  return { name, execution, invocations };
+}
+
+const REQUEST = { sessionId: 'ops-wf', enterpriseId: 'E1001', query: recording.query };
+
+describe('DiagnosisWorkflow on the real Diagnose handler', () => {
+  afterEach(async () => {
+    // NOTE: every branch, thrown errors included, gives the enterprise's lease slot back.
+    expect(await leases()).toEqual([]);
+  });
+
+  it('publishes, with the execution name as the runId, and ends in Published', async () => {
+    replay(recording.responses);
+    const { name, execution, invocations } = await execute(REQUEST);
+    expect(invocations).toEqual([
+      { payload: { ...REQUEST, runId: name, continueSession: false }, outcome: 'PUBLISHED' },
+    ]);
+    expect(execution).toMatchObject({ status: 'SUCCEEDED', states: ['Diagnose', 'Released', 'Published'] });
+    expect(execution.status === 'SUCCEEDED' && execution.output).toMatchObject({ runId: name, status: 'PUBLISHED' });
+  });
+
+  it('ends a FALLBACK result in FallbackReported', async () => {
+    replay([
+      wireToolCalls([{ id: 'call_00_real', name: 'lookup_knowledge', arguments: { input: { query: '连接池' } } }]),
+      wireText(JSON.stringify(supportedDraft(['call_00_real', 'call_00_invented']))),
+    ]);
+    const { execution } = await execute(REQUEST);
+    expect(execution).toMatchObject({ status: 'SUCCEEDED', states: ['Diagnose', 'Released', 'FallbackReported'] });
+  });
+
+  it('ends a FAILED result in the DiagnosisFailed Fail state', async () => {
+    world.server.script.push({ status: 500, body: { error: { message: 'internal error' } } });
+    const { execution, invocations } = await execute(REQUEST);
+    expect(invocations.map((invocation) => invocation.outcome)).toEqual(['FAILED']);
+    expect(execution).toMatchObject({
+      status: 'FAILED',
+      error: 'DiagnosisFailed',
+      states: ['Diagnose', 'Released', 'DiagnosisFailed'],
+    });
+  });
+
+  it('catches a DiagnosisInputError into InvalidInput, with no retry and no model call', async () => {
+    const before = world.server.requests.length;
+    const { execution, invocations } = await execute({ ...REQUEST, enterpriseId: 'e1001' });
+    expect(invocations.map((invocation) => invocation.outcome)).toEqual(['DiagnosisInputError']);
+    expect(execution).toMatchObject({
+      status: 'FAILED',
+      error: 'DiagnosisInputError',
+      states: ['Diagnose', 'InvalidInput'],
+    });
+    expect(world.server.requests.length).toBe(before);
+  });
+
+  it('catches a DiagnosisRunConflictError into RunInProgress while the run is running elsewhere', async () => {
+    const runId = executionName();
+    const running = newRunItem({ ...REQUEST, runId, continueSession: false }, Date.now(), 90);
+    await documents.send(new PutCommand({ TableName: world.tableName, Item: running }));
+    const { execution, invocations } = await execute({ ...REQUEST, runId });
+    expect(invocations.map((invocation) => invocation.outcome)).toEqual(['DiagnosisRunConflictError']);
+    expect(execution).toMatchObject({ status: 'FAILED', states: ['Diagnose', 'RunInProgress'] });
+  });
+
+  it('catches a DiagnosisRunIdConflictError into RunIdConflict when the runId belongs to another request', async () => {
+    replay(recording.responses);
+    const first = await execute(REQUEST);
+    const { execution, invocations } = await execute({ ...REQUEST, runId: first.name, query: '另一个问题' });
+    expect(invocations.map((invocation) => invocation.outcome)).toEqual(['DiagnosisRunIdConflictError']);
+    expect(execution).toMatchObject({ status: 'FAILED', states: ['Diagnose', 'RunIdConflict'] });
+  });
+
+  it('retries a DiagnosisServiceError with the same runId, and the retry publishes', async () => {
+    const runId = executionName();
+    // A run item that fails its schema: the store refuses it, and the handler answers DiagnosisServiceError.
+    const key = { pk: `RUN#${runId}`, sk: 'RUN' };
+    await documents.send(new PutCommand({ TableName: world.tableName, Item: { ...key, entity: 'run', status: 42 } }));
+    replay(recording.responses);
+    const retried: string[] = [];
+    const { execution, invocations } = await execute({ ...REQUEST, runId }, async (error) => {
+      retried.push(error);
+      await documents.send(new DeleteCommand({ TableName: world.tableName, Key: key }));
+    });
+    expect(retried).toEqual(['DiagnosisServiceError']);
+    expect(invocations).toEqual([
+      { payload: { ...REQUEST, runId, continueSession: false }, outcome: 'DiagnosisServiceError' },
+      { payload: { ...REQUEST, runId, continueSession: false }, outcome: 'PUBLISHED' },
+    ]);
+    expect(execution).toMatchObject({ status: 'SUCCEEDED', states: ['Diagnose', 'Released', 'Published'] });
+  });
+});
