@@ -19,7 +19,8 @@ export {
   softStopBeforeRound,
   tooLittleTimeForARound,
 } from './budget-policy.ts';
+export { classifyModelFailure } from './classify-model-failure.ts';
 export { createCollectionState } from './collection-state.ts';
 export { createHarness, type Harness, type HarnessOptions } from './create-harness.ts';
-export { AuditFailure, HarnessFault, HarnessStop, ModelCallFailure } from './harness-signals.ts';
+export { AuditFailure, HarnessFault, HarnessStop, ModelCallFailure, ModelRequestTimeout } from './harness-signals.ts';
 export { createRunLifecycle } from './run-lifecycle.ts';
