@@ -25,6 +25,7 @@ const limits: Required<RunLimits> = {
   maxDraftBytes: 17,
   finalRoundReserveMs: 18,
   noGainStopStreak: 19,
+  modelRequestTimeoutMs: 20,
 };
 const outcome = { ...failedOutcome(), usage, limits, deadlineAt: STORE_T0 + 60_000 };
 
@@ -46,5 +47,19 @@ describe('runOf', () => {
 
     expect(run.usage).toEqual(usage);
     expect(run.limits).toEqual(limits);
+  });
+});
+
+describe('runOf, for runs stored by earlier versions', () => {
+  it('reads back limits stored before the per-request model time limit existed, without it', () => {
+    const start = { runId: 'run-1', sessionId: 'session-1', enterpriseId: 'E1001', query: 'q', continueSession: false };
+    const { modelRequestTimeoutMs: _absent, ...olderLimits } = limits;
+    const item = {
+      ...newRunItem(start, STORE_T0, 90),
+      ...completionAttributes(outcome, STORE_T0 + 1_000),
+      limits: olderLimits,
+    };
+
+    expect(runOf(item).limits).toEqual(olderLimits);
   });
 });

@@ -56,8 +56,14 @@ export const runUsageSchema = v.object({
   ...numberFieldsOf(emptyRunUsage()).entries,
   cachedInputTokens: v.optional(v.number(), 0),
 });
-/** A run's `RunLimits`: exactly the limits of `DEFAULT_RUN_LIMITS`. */
-export const runLimitsSchema = numberFieldsOf(DEFAULT_RUN_LIMITS);
+/**
+ * A run's `RunLimits`: exactly the limits of `DEFAULT_RUN_LIMITS`. NOTE: `modelRequestTimeoutMs` came later; a run
+ * stored before it reads back without it (it had no such limit).
+ */
+export const runLimitsSchema = v.object({
+  ...numberFieldsOf(DEFAULT_RUN_LIMITS).entries,
+  modelRequestTimeoutMs: v.exactOptional(v.number()),
+});
 
 const progressSchema = v.object({
   modelCalls: v.number(),

@@ -40,6 +40,10 @@ export interface RunOutcome {
   deadlineAt?: number | null;
 }
 
+/** The limits a stored run had; runs stored before the per-request model time limit existed have none. */
+export type StoredRunLimits = Omit<RunLimits, 'modelRequestTimeoutMs'> &
+  Partial<Pick<RunLimits, 'modelRequestTimeoutMs'>>;
+
 export interface StoredRun {
   entity: 'run';
   runId: string;
@@ -58,7 +62,7 @@ export interface StoredRun {
   conclusion: string | null;
   publishedResult: PublishedResult | null;
   report: unknown;
-  limits: RunLimits | null;
+  limits: StoredRunLimits | null;
   deadlineAt: string | null;
   createdAt: string;
   endedAt: string | null;
