@@ -1,4 +1,5 @@
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
+import type { ModelFailure } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
@@ -27,6 +28,8 @@ export interface RunOutcome {
   status: Exclude<RunStatus, 'RUNNING'>;
   stopReason: StopReason | null;
   errorCode: string | null;
+  /** What the model endpoint did when the run failed on it (MODEL_FAILED, MODEL_TIMEOUT); absent or null otherwise. */
+  modelFailure?: ModelFailure | null;
   usage: RunUsage;
   progress: ProgressSnapshot | null;
   /** The parsed Draft, published or not (a guard failure keeps it for the audit). */
@@ -55,6 +58,8 @@ export interface StoredRun {
   continueSession: boolean;
   stopReason: StopReason | null;
   errorCode: string | null;
+  /** What the model endpoint did when the run failed on it; null otherwise and for runs stored before it existed. */
+  modelFailure: ModelFailure | null;
   usage: RunUsage | null;
   progress: ProgressSnapshot | null;
   draft: DiagnosisDraft | null;
