@@ -152,6 +152,11 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
     expect(finished.stdout).toContain('Model endpoint: HTTP 401 · APICallError');
     expect(finished.stdout).toContain('the model endpoint answered 401 Unauthorized: check DIAGNOSIS_MODEL_API_KEY');
     expect(`${finished.stdout}${finished.stderr}`).not.toMatch(/RUNNER-BODY-MARKER|sk-runner-test/);
+
+    const runId = finished.stdout.match(/^run (\w{26}) /m)?.[1] ?? '';
+    const trace = await start('scripts/trace.ts', [runId]).done;
+    expect(trace.stdout).toContain(`run ${runId}   FAILED   code MODEL_FAILED`);
+    expect(trace.stdout).toContain('model endpoint: HTTP 401 · APICallError');
   });
 
   it.each([
