@@ -1,13 +1,28 @@
-import type { DiagnosisResult, FallbackReport, PublishedReport } from '@diagnosis/core';
+import { STATUS_CODES } from 'node:http';
+import type {
+  DiagnosisResult,
+  FailedReport,
+  FallbackReport,
+  ModelFailureReport,
+  PublishedReport,
+} from '@diagnosis/core';
+
+/** What the renderer knows of the local settings, to say what to check: never a key, never a URL's path. */
+export interface RenderContext {
+  /** DIAGNOSIS_MODEL_BASE_URL as configured; only its host is ever shown. */
+  modelBaseUrl?: string;
+  /** The per-request model time limit the run had (DIAGNOSIS_MODEL_TIMEOUT_MS). */
+  modelTimeoutMs?: number;
+}
 
 /** The result of a run as a person reads it: conclusion, findings with their evidence, plan, limits. */
-export function renderReport(result: DiagnosisResult): string {
+export function renderReport(result: DiagnosisResult, context: RenderContext = {}): string {
   const lines: string[] = [];
   const usage = result.usage;
   if (result.report.kind === 'DIAGNOSIS') renderPublished(result.report, lines);
   else if (result.report.kind === 'FALLBACK') renderFallback(result.report, lines);
   else if (result.report.kind === 'CANCELLED') lines.push('诊断已取消 (CANCELLED)', `  ${result.report.message}`);
-  else lines.push('诊断失败 (FAILED)', `  ${result.report.message}`, `  错误码: ${result.report.error_code}`);
+  else renderFailed(result.report, context, lines);
   lines.push(
     '',
     `run ${result.runId}   status ${result.status}${result.stopReason === null ? '' : `   stop ${result.stopReason}`}`,
@@ -43,6 +58,78 @@ function renderPublished(report: PublishedReport, lines: string[]): void {
     for (const recommendation of draft.recommendations) lines.push(`  - ${recommendation}`);
   }
   renderLimitations(draft.limitations, lines);
+}
+
+function renderFailed(report: FailedReport, context: RenderContext, lines: string[]): void {
+  lines.push('诊断失败 (FAILED)', `  ${report.message}`, `  错误码: ${report.error_code}`);
+  const failure = report.model_failure;
+  if (failure === undefined) return;
+  const detail = [
+    failure.kind === 'HTTP' ? null : failure.kind,
+    failure.http_status === null ? null : `HTTP ${failure.http_status}`,
+    failure.error_class,
+    failure.network_code,
+  ].filter((part) => part !== null);
+  lines.push(`  模型服务 Model endpoint: ${detail.join(' · ')}`);
+  lines.push(`  检查 Check: ${modelFailureHint(failure, context)}`);
+}
+
+/**
+ * What to check for a failed model request, from its kind, status and network code only. NOTE: the endpoint is named
+ * by its host (from the settings), never by a path, a query or a key; nothing the endpoint sent is shown.
+ */
+export function modelFailureHint(failure: ModelFailureReport, context: RenderContext = {}): string {
+  const host = hostOf(context.modelBaseUrl);
+  const at = host === null ? 'the model endpoint' : host;
+  switch (failure.kind) {
+    case 'HTTP':
+      return httpHint(failure.http_status ?? 0);
+    case 'TIMEOUT': {
+      const seconds = context.modelTimeoutMs === undefined ? 'the time limit' : `${context.modelTimeoutMs / 1_000} s`;
+      return `no answer within ${seconds} (DIAGNOSIS_MODEL_TIMEOUT_MS): check that ${at} is up; raise the limit only if the model is merely slow`;
+    }
+    case 'CONNECTION':
+      return connectionHint(failure.network_code, at);
+    case 'INVALID_RESPONSE':
+      return `${at} answered ${failure.http_status ?? ''} but not with an OpenAI-compatible chat completion (${failure.error_class}): check that DIAGNOSIS_MODEL_BASE_URL is the API's base URL (for DeepSeek …/v1)`;
+    default:
+      return `the model call failed (${failure.error_class}): check DIAGNOSIS_MODEL_BASE_URL, DIAGNOSIS_MODEL_ID and DIAGNOSIS_MODEL_API_KEY`;
+  }
+}
+
+function httpHint(status: number): string {
+  const answered = `the model endpoint answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd();
+  if (status === 401) return `${answered}: check DIAGNOSIS_MODEL_API_KEY`;
+  if (status === 403)
+    return `${answered}: the key may not use this model; check DIAGNOSIS_MODEL_API_KEY and DIAGNOSIS_MODEL_ID`;
+  if (status === 402) return `${answered}: the account's balance or quota is used up`;
+  if (status === 404) return `${answered}: check DIAGNOSIS_MODEL_BASE_URL (for DeepSeek …/v1) and DIAGNOSIS_MODEL_ID`;
+  if (status === 429) return `${answered}: rate limited (or out of quota); wait and run again`;
+  if (status >= 500) return `${answered}: the model service failed; try again later`;
+  if (status >= 400)
+    return `${answered}: the request was refused; check DIAGNOSIS_MODEL_ID and that the server is OpenAI-compatible`;
+  return answered;
+}
+
+function connectionHint(code: string | null, at: string): string {
+  if (code === 'ECONNREFUSED')
+    return `connection refused at ${at}: is the model server running? check DIAGNOSIS_MODEL_BASE_URL`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return `${at} could not be resolved (${code}): check DIAGNOSIS_MODEL_BASE_URL and DNS`;
+  if (code !== null && /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
+    return `TLS with ${at} failed (${code}): check the endpoint's certificate`;
+  if (code === 'ECONNRESET') return `the connection to ${at} was reset (${code}); try again`;
+  return `could not connect to ${at}${code === null ? '' : ` (${code})`}: check DIAGNOSIS_MODEL_BASE_URL and the network`;
+}
+
+/** The host (and port) of a URL: never its path, query, or user info. */
+function hostOf(url: string | undefined): string | null {
+  if (url === undefined) return null;
+  try {
+    return new URL(url).host || null;
+  } catch {
+    return null;
+  }
 }
 
 function renderFallback(report: FallbackReport, lines: string[]): void {

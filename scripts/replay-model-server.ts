@@ -100,7 +100,11 @@ export function wireText(content: string, options: { reasoning?: string; usage?:
   };
 }
 
-export type WireReply = DeepSeekResponse | { status: number; body: unknown };
+/** A response: a chat completion (200), any JSON body with a status, or raw text with its content type (an HTML page). */
+export type WireReply =
+  | DeepSeekResponse
+  | { status: number; body: unknown }
+  | { status: number; raw: string; contentType: string };
 export type WireScript = (WireReply | ((request: Record<string, unknown>) => WireReply | Promise<WireReply>))[];
 
 /**
@@ -122,6 +126,7 @@ export async function startDeepSeekServer(script: WireScript = []) {
       const reply = typeof entry === 'function' ? await entry(body) : entry;
       if (response.destroyed) return;
       if (reply === undefined) return send(response, 599, { error: { message: 'script exhausted' } });
+      if ('status' in reply && 'raw' in reply) return sendRaw(response, reply.status, reply.raw, reply.contentType);
       if ('status' in reply && 'body' in reply) return send(response, reply.status, reply.body);
       return send(response, 200, reply);
     });
@@ -142,7 +147,10 @@ export async function startDeepSeekServer(script: WireScript = []) {
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  sendRaw(response, status, JSON.stringify(body), 'application/json');
+}
+
+function sendRaw(response: ServerResponse, status: number, text: string, contentType: string): void {
+  response.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
   response.end(text);
 }

@@ -3,7 +3,8 @@
  * would), a synthesized Step Functions event, a Lambda context counting down from the timeout, the embedded local
  * defaults. Returns the process exit code: 0 published, 2 fallback, 1 failed or bad input.
  */
-import { cancelDiagnosis, type DiagnosisResult } from '@diagnosis/core';
+import { cancelDiagnosis, DEFAULT_RUN_LIMITS, type DiagnosisResult } from '@diagnosis/core';
+import { DEFAULT_MODEL_BASE_URL } from '@diagnosis/core/config';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { ulid } from 'ulid';
 import { lambdaContext } from '../functions/setup/lambda-context.ts';
@@ -88,7 +89,7 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions): Promise
     await timeline?.stop();
     if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else {
-      process.stdout.write(`\n${renderReport(result)}\n`);
+      process.stdout.write(`\n${renderReport(result, renderContext())}\n`);
       say(`\nlook at this run: npm run trace -- ${runId}`);
     }
     if (cancelling || result.status === 'CANCELLED') return 130;
@@ -99,4 +100,13 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions): Promise
     Object.assign(console, original);
     await runtime.stop();
   }
+}
+
+/** The settings the report names when the model failed: the endpoint's host and the per-request time limit. */
+function renderContext() {
+  const timeout = Number(process.env.DIAGNOSIS_MODEL_TIMEOUT_MS);
+  return {
+    modelBaseUrl: process.env.DIAGNOSIS_MODEL_BASE_URL || DEFAULT_MODEL_BASE_URL,
+    modelTimeoutMs: Number.isSafeInteger(timeout) && timeout > 0 ? timeout : DEFAULT_RUN_LIMITS.modelRequestTimeoutMs,
+  };
 }

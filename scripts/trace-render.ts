@@ -2,7 +2,7 @@
  * A stored run as something to look at: a text timeline, a Mermaid sequence diagram (App, Harness, Agent, Tool
  * boundary, Audit, EvidenceGuard, Release — as in the architecture document), and a self-contained HTML page.
  */
-import type { DiagnosisReport, RunStore } from '@diagnosis/core';
+import type { DiagnosisReport, ModelFailure, RunStore } from '@diagnosis/core';
 import type { StoredReasoning, StoredRun, StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
 
 export interface RunTrace {
@@ -64,6 +64,13 @@ function toolOutcome(tool: StoredToolInvocation): string {
   return tool.empty ? 'READY (no match)' : 'READY (evidence)';
 }
 
+/** A failed model request as identifiers only: `HTTP 401 · APICallError`, `CONNECTION · APICallError · ECONNREFUSED`. */
+function modelFailureDetail(failure: ModelFailure): string {
+  const status = failure.httpStatus === null ? null : `HTTP ${failure.httpStatus}`;
+  const parts = [failure.kind === 'HTTP' ? null : failure.kind, status, failure.errorClass, failure.networkCode];
+  return parts.filter((part) => part !== null).join(' · ');
+}
+
 /** The run as text, round by round. */
 export function renderTimeline(trace: RunTrace): string {
   const { run } = trace;
@@ -72,6 +79,7 @@ export function renderTimeline(trace: RunTrace): string {
     `run ${run.runId}   ${run.status}${run.stopReason === null ? '' : `   stop ${run.stopReason}`}${run.errorCode === null ? '' : `   code ${run.errorCode}`}`,
     `enterprise ${run.enterpriseId}   session ${run.sessionId}   ${run.createdAt} → ${run.endedAt ?? 'running'} (${seconds(ms(run.createdAt, run.endedAt))})`,
     `query: ${run.query}`,
+    ...(run.modelFailure === null ? [] : [`model endpoint: ${modelFailureDetail(run.modelFailure)}`]),
     '',
   ];
   for (const step of trace.steps) {

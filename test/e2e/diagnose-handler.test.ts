@@ -188,7 +188,14 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
     world.server.script.push({ status: 500, body: { error: { message: `internal error, key ${E2E_MODEL_KEY}` } } });
     const before = world.server.requests.length;
     const result = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
-    expect(result).toMatchObject({ status: 'FAILED', report: { kind: 'FAILED', error_code: 'MODEL_FAILED' } });
+    expect(result).toMatchObject({
+      status: 'FAILED',
+      report: {
+        kind: 'FAILED',
+        error_code: 'MODEL_FAILED',
+        model_failure: { kind: 'HTTP', http_status: 500, error_class: 'APICallError', network_code: null },
+      },
+    });
     expect(world.server.requests.length - before).toBe(1);
     expect(JSON.stringify(result)).not.toContain(E2E_MODEL_KEY);
     expect((await runItems(id)).find((item) => item.entity === 'run')).toMatchObject({

@@ -154,6 +154,21 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
     expect(JSON.parse(finished.stdout)).toMatchObject({ status: 'FAILED', report: { error_code: 'MODEL_FAILED' } });
   });
 
+  it('says what to check when the model endpoint refuses the key, and shows none of its answer', async () => {
+    server.script.push({ status: 401, body: { error: { message: 'RUNNER-BODY-MARKER invalid key sk-runner-test' } } });
+    const finished = await diagnose([recording.query]);
+    expect(finished.code).toBe(1);
+    expect(finished.stdout).toContain('诊断失败 (FAILED)');
+    expect(finished.stdout).toContain('Model endpoint: HTTP 401 · APICallError');
+    expect(finished.stdout).toContain('the model endpoint answered 401 Unauthorized: check DIAGNOSIS_MODEL_API_KEY');
+    expect(`${finished.stdout}${finished.stderr}`).not.toMatch(/RUNNER-BODY-MARKER|sk-runner-test/);
+
+    const runId = finished.stdout.match(/^run (\w{26}) /m)?.[1] ?? '';
+    const trace = await start('scripts/trace.ts', [runId]).done;
+    expect(trace.stdout).toContain(`run ${runId}   FAILED   code MODEL_FAILED`);
+    expect(trace.stdout).toContain('model endpoint: HTTP 401 · APICallError');
+  });
+
   it.each([
     ['no query', [], 'usage: npm run diagnose'],
     ['a bad timeout', ['q', '--timeout', 'soon'], 'usage: npm run diagnose'],

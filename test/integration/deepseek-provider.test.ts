@@ -1,5 +1,5 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { DiagnosisExecutionError, runDiagnosis } from '@diagnosis/core';
+import { DiagnosisExecutionError, type RunContextInit, runDiagnosis } from '@diagnosis/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDeepSeekServer, type WireScript, wireText, wireToolCalls } from '../support/deepseek-server.ts';
 import { createFakeEvidence } from '../support/fake-evidence.ts';
@@ -14,7 +14,10 @@ afterEach(async () => {
   closeServer = undefined;
 });
 
-async function diagnoseOverHttp(script: WireScript, limits = {}) {
+async function diagnoseOverHttp(
+  script: WireScript,
+  options: { limits?: Record<string, number>; run?: Partial<RunContextInit> } = {},
+) {
   const server = await startDeepSeekServer(script);
   closeServer = server.close;
   const provider = createOpenAICompatible({
@@ -26,7 +29,10 @@ async function diagnoseOverHttp(script: WireScript, limits = {}) {
   const fake = createFakeEvidence();
   const audit = createMemoryAudit();
   const outcome = await runDiagnosis(
-    { run: testRun({ limits }), query: 'E1001 的订单从 14:05 开始失败，为什么？' },
+    {
+      run: testRun({ ...options.run, limits: options.limits ?? {} }),
+      query: 'E1001 的订单从 14:05 开始失败，为什么？',
+    },
     { model: provider.chatModel('deepseek-v4-flash'), evidence: fake.evidence, audit: audit.hook },
   ).then(
     (result) => ({ ok: true as const, result }),
@@ -109,13 +115,26 @@ describe('runDiagnosis over the real openai-compatible provider and DeepSeek wir
     expect(server.requests).toHaveLength(1);
   });
 
+  it('fails with MODEL_TIMEOUT within the per-request limit, long before the deadline, when the endpoint hangs', async () => {
+    const deadlineAt = Date.now() + 8_000;
+    const { outcome, server } = await diagnoseOverHttp([() => new Promise(() => undefined)], {
+      run: { now: Date.now, deadlineAt },
+      limits: { modelRequestTimeoutMs: 300, finalRoundReserveMs: 1_000 },
+    });
+    expect(Date.now()).toBeLessThan(deadlineAt);
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.error).toMatchObject({ code: 'MODEL_TIMEOUT', modelFailure: { kind: 'TIMEOUT' } });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('sends no tools in the last request of a stopped run', async () => {
     const { outcome, server } = await diagnoseOverHttp(
       [
         wireToolCalls([{ id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) }]),
         wireText(JSON.stringify(supportedDraft([CALL_ID]))),
       ],
-      { maxToolCalls: 1 },
+      { limits: { maxToolCalls: 1 } },
     );
     expect(outcome.ok && outcome.result.stopReason).toBe('TOOL_CALL_BUDGET');
     expect(server.requests[0]?.tools).toHaveLength(3);
@@ -129,7 +148,7 @@ describe('runDiagnosis over the real openai-compatible provider and DeepSeek wir
         wireToolCalls([{ id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) }]),
         wireToolCalls([{ id: 'call_01_x', name: 'lookup_knowledge', arguments: envelope({ query: 'q' }) }]),
       ],
-      { maxToolCalls: 1 },
+      { limits: { maxToolCalls: 1 } },
     );
     expect(outcome.ok && outcome.result).toMatchObject({ draft: null, stopReason: 'STOP_IGNORED' });
     expect(server.requests).toHaveLength(2);

@@ -1,3 +1,4 @@
+import type { ModelFailure } from './run/model-failure.ts';
 import type { ProgressSnapshot } from './run/progress.ts';
 
 /**
@@ -84,27 +85,36 @@ export class DiagnosisAgentOutputError extends DiagnosisError {
   }
 }
 
-export const EXECUTION_ERROR_CODES = Object.freeze(['MODEL_FAILED', 'AUDIT_FAILED', 'INTERNAL'] as const);
+export const EXECUTION_ERROR_CODES = Object.freeze([
+  'MODEL_FAILED',
+  'MODEL_TIMEOUT',
+  'AUDIT_FAILED',
+  'INTERNAL',
+] as const);
 export type DiagnosisExecutionErrorCode = (typeof EXECUTION_ERROR_CODES)[number];
 
 const EXECUTION_MESSAGES: Record<DiagnosisExecutionErrorCode, string> = {
   MODEL_FAILED: 'the model call failed; the run was not retried',
+  MODEL_TIMEOUT: 'the model did not answer within the per-request time limit; the run was stopped',
   AUDIT_FAILED: 'the audit hook failed; the run was stopped',
   INTERNAL: 'the diagnosis failed unexpectedly',
 };
 
 /**
  * System error: the run failed closed. `cause` keeps the original error for the operator's own diagnostics; the
- * message is fixed per code and never contains the cause's text.
+ * message is fixed per code and never contains the cause's text. `modelFailure` (MODEL_FAILED, MODEL_TIMEOUT) says
+ * what the model endpoint did (its HTTP status, the error class, a network code): safe to store and show.
  */
 export class DiagnosisExecutionError extends DiagnosisError {
   override readonly name = 'DiagnosisExecutionError';
   readonly kind = 'execution';
   readonly code: DiagnosisExecutionErrorCode;
+  readonly modelFailure: ModelFailure | null;
 
-  constructor(code: DiagnosisExecutionErrorCode, options?: { cause?: unknown }) {
-    super(EXECUTION_MESSAGES[code], options);
+  constructor(code: DiagnosisExecutionErrorCode, options?: { cause?: unknown; modelFailure?: ModelFailure }) {
+    super(EXECUTION_MESSAGES[code], options === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    this.modelFailure = options?.modelFailure ?? null;
   }
 }
 

@@ -45,6 +45,7 @@ export type {
   DiagnosisResult,
   FailedReport,
   FallbackReport,
+  ModelFailureReport,
   PublishedReport,
   ReleaseDecision,
   ReleaseStatus,
@@ -59,6 +60,8 @@ export {
   RUN_ID_PATTERN,
   TOOL_CALL_ID_PATTERN,
 } from './run/ids.ts';
+export type { ModelFailure, ModelFailureKind } from './run/model-failure.ts';
+export { MODEL_FAILURE_KINDS } from './run/model-failure.ts';
 export type { CheckEvaluation, ProgressCheck, ProgressSnapshot } from './run/progress.ts';
 export type { RunContext, RunContextInit, RunUsage } from './run/run-context.ts';
 export { createRunContext } from './run/run-context.ts';
@@ -91,6 +94,7 @@ export type {
   RunStore,
   StoredReasoning,
   StoredRun,
+  StoredRunLimits,
   VerifiedCitation,
 } from './store/run-store.ts';
 export { isEnded, RUN_STATUSES } from './store/run-store.ts';

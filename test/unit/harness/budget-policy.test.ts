@@ -3,6 +3,7 @@ import {
   FINAL_ROUND_TOKEN_RESERVE,
   finalRoundReserveStartsAt,
   inFinalRoundReserve,
+  modelRequestTimeoutMs,
   outputTokenCap,
   overranTokens,
   refuseRound,
@@ -103,5 +104,19 @@ describe('tooLittleTimeForARound', () => {
     expect(tooLittleTimeForARound({ finalRoundReserveMs: 20_000 }, 20_000)).toBe(false);
     expect(tooLittleTimeForARound({ finalRoundReserveMs: 0 }, 0)).toBe(true);
     expect(tooLittleTimeForARound({ finalRoundReserveMs: 0 }, 1)).toBe(false);
+  });
+});
+
+describe('modelRequestTimeoutMs', () => {
+  it('gives a provider call the per-request limit while the deadline is further away', () => {
+    expect(modelRequestTimeoutMs(testRun({ limits: { modelRequestTimeoutMs: 30_000 } }))).toBe(30_000);
+  });
+
+  it('leaves the call to the deadline when the deadline comes first or at the same moment', () => {
+    expect(modelRequestTimeoutMs(testRun({ limits: { modelRequestTimeoutMs: 90_000 } }))).toBeNull();
+    expect(modelRequestTimeoutMs(testRun({ limits: { modelRequestTimeoutMs: 60_000 } }))).toBeNull();
+    expect(
+      modelRequestTimeoutMs(testRun({ now: () => T0 + 45_000, limits: { modelRequestTimeoutMs: 30_000 } })),
+    ).toBeNull();
   });
 });

@@ -25,6 +25,7 @@ const limits: Required<RunLimits> = {
   maxDraftBytes: 17,
   finalRoundReserveMs: 18,
   noGainStopStreak: 19,
+  modelRequestTimeoutMs: 20,
 };
 const outcome = { ...failedOutcome(), usage, limits, deadlineAt: STORE_T0 + 60_000 };
 
@@ -46,5 +47,52 @@ describe('runOf', () => {
 
     expect(run.usage).toEqual(usage);
     expect(run.limits).toEqual(limits);
+  });
+});
+
+describe('runOf, for runs stored by earlier versions', () => {
+  it('reads back limits stored before the per-request model time limit existed, without it', () => {
+    const start = { runId: 'run-1', sessionId: 'session-1', enterpriseId: 'E1001', query: 'q', continueSession: false };
+    const { modelRequestTimeoutMs: _absent, ...olderLimits } = limits;
+    const item = {
+      ...newRunItem(start, STORE_T0, 90),
+      ...completionAttributes(outcome, STORE_T0 + 1_000),
+      limits: olderLimits,
+    };
+
+    expect(runOf(item).limits).toEqual(olderLimits);
+  });
+});
+
+describe('the model failure of a run', () => {
+  const start = { runId: 'run-1', sessionId: 'session-1', enterpriseId: 'E1001', query: 'q', continueSession: false };
+  const modelFailure = {
+    kind: 'CONNECTION',
+    httpStatus: null,
+    errorClass: 'APICallError',
+    networkCode: 'ECONNREFUSED',
+  };
+
+  it('is stored in snake case with the completion and read back', () => {
+    const attributes = completionAttributes({ ...outcome, modelFailure } as typeof outcome, STORE_T0 + 1_000);
+    expect(attributes.model_failure).toEqual({
+      kind: 'CONNECTION',
+      http_status: null,
+      error_class: 'APICallError',
+      network_code: 'ECONNREFUSED',
+    });
+    expect(runOf({ ...newRunItem(start, STORE_T0, 90), ...attributes }).modelFailure).toEqual(modelFailure);
+  });
+
+  it('reads back as null from a run stored before it was recorded', () => {
+    const { model_failure: _absent, ...older } = completionAttributes(outcome, STORE_T0 + 1_000);
+    expect(runOf({ ...newRunItem(start, STORE_T0, 90), ...older }).modelFailure).toBeNull();
+  });
+
+  it('refuses a model failure that holds text instead of identifiers', () => {
+    const leaky = { ...modelFailure, errorClass: 'connect ECONNREFUSED 10.0.0.1:443' };
+    expect(() => completionAttributes({ ...outcome, modelFailure: leaky } as typeof outcome, STORE_T0)).toThrow(
+      /fails its schema/,
+    );
   });
 });

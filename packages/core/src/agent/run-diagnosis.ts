@@ -3,7 +3,9 @@ import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import { parseDiagnosisDraft } from '../draft/parse-diagnosis-draft.ts';
 import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../errors.ts';
 import { tooLittleTimeForARound } from '../harness/budget-policy.ts';
+import { classifyModelFailure } from '../harness/classify-model-failure.ts';
 import { createHarness } from '../harness/create-harness.ts';
+import { raceAbort } from '../harness/race-abort.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunContext } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
@@ -43,8 +45,10 @@ const INSTRUCTIONS = buildDiagnosisInstructions();
  * Runs the single Diagnosis Agent once: one `generateText` framework loop with the three evidence tools, inside the
  * harness (`createHarness`: budget and audit middlewares on every model round, the interceptor on every tool call).
  * No retry of the agent or of any model call, ever. Input problems throw {@link DiagnosisInputError} before any model
- * call; an invalid final text throws {@link DiagnosisAgentOutputError}; anything else unclassified throws
- * {@link DiagnosisExecutionError}.
+ * call; an invalid final text throws {@link DiagnosisAgentOutputError}; a provider call that fails or outlives
+ * `modelRequestTimeoutMs` throws {@link DiagnosisExecutionError} `MODEL_FAILED` / `MODEL_TIMEOUT` with its safe
+ * `modelFailure`; anything else unclassified throws {@link DiagnosisExecutionError} `INTERNAL`. It returns at the
+ * deadline (stop reason DEADLINE) even if the provider or a hook ignores its abort signal.
  */
 export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDeps): Promise<DiagnosisExecution> {
   const { run } = request;
@@ -70,7 +74,9 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
   });
   try {
     if (run.signal?.aborted) return { draft: null, progress: harness.progress(), stopReason: 'CANCELLED' };
-    const result = await generateText({
+    // NOTE: the loop is raced against the run's own signal, so the run ends at its deadline (or cancellation) even
+    // when something inside the loop ignores its abort signal; whatever the loop does afterwards is ignored.
+    const loop = generateText({
       model: harness.model,
       instructions: INSTRUCTIONS,
       prompt: input.text,
@@ -89,6 +95,7 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
         includeRuntimeContext: { runId: true, sessionId: true },
       },
     });
+    const result = await raceAbort(loop, harness.abortSignal);
 
     const last = result.steps.at(-1);
     if (last === undefined || last.content.some((part) => part.type === 'tool-call')) {
@@ -109,8 +116,11 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
         return { draft: null, progress: harness.progress(), stopReason: failure.reason };
       case 'audit':
         throw new DiagnosisExecutionError('AUDIT_FAILED', { cause: failure.cause });
-      case 'model':
-        throw new DiagnosisExecutionError('MODEL_FAILED', { cause: failure.cause });
+      case 'model': {
+        const modelFailure = classifyModelFailure(failure.cause);
+        const code = modelFailure.kind === 'TIMEOUT' ? 'MODEL_TIMEOUT' : 'MODEL_FAILED';
+        throw new DiagnosisExecutionError(code, { cause: failure.cause, modelFailure });
+      }
       default:
         throw new DiagnosisExecutionError('INTERNAL', { cause: failure.cause });
     }

@@ -27,14 +27,14 @@ function limitSettingEntries() {
   return entries;
 }
 
+/** The model endpoint when DIAGNOSIS_MODEL_BASE_URL is unset: DeepSeek's OpenAI-compatible API. */
+export const DEFAULT_MODEL_BASE_URL = 'https://api.deepseek.com/v1';
+
 /** Settings of the service besides the evidence backends (environment variable names as in the README). */
 const serviceSettingsSchema = v.object({
   DIAGNOSIS_TABLE_NAME: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/)),
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
-  DIAGNOSIS_MODEL_BASE_URL: v.optional(
-    v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//)),
-    'https://api.deepseek.com/v1',
-  ),
+  DIAGNOSIS_MODEL_BASE_URL: v.optional(v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//)), DEFAULT_MODEL_BASE_URL),
   DIAGNOSIS_MODEL_ID: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200)), 'deepseek-v4-flash'),
   DIAGNOSIS_MODEL_API_KEY: v.pipe(v.string(), v.minLength(1)),
   RETENTION_DAYS: v.optional(integer(1), '90'),

@@ -7,6 +7,7 @@ export {
 } from '../access/tenant-access.ts';
 /** `@diagnosis/core/config`: one valibot schema for all settings, parsed by the handlers and handed in. */
 export {
+  DEFAULT_MODEL_BASE_URL,
   type DiagnosisSettings,
   limitsOf,
   parseDiagnosisSettings,

@@ -29,6 +29,15 @@ export function finalRoundReserveStartsAt(run: RunContext): number {
   return run.deadlineAt - run.limits.finalRoundReserveMs;
 }
 
+/**
+ * How long the provider call of the round starting now may take before the run fails as MODEL_TIMEOUT, or null when
+ * the run's deadline comes first (the deadline then stops the run as DEADLINE, as it would any work).
+ */
+export function modelRequestTimeoutMs(run: RunContext): number | null {
+  const untilDeadline = run.deadlineAt - run.now();
+  return run.limits.modelRequestTimeoutMs < untilDeadline ? run.limits.modelRequestTimeoutMs : null;
+}
+
 /** The most rounds the loop may run, the final Draft round included. */
 export function maxRounds(run: RunContext): number {
   return run.limits.maxModelCalls;

@@ -25,6 +25,7 @@ import { maxRounds, softStopBeforeRound } from './budget-policy.ts';
 import { createCollectionState, stopCollection } from './collection-state.ts';
 import { AuditFailure, HarnessStop, ModelCallFailure } from './harness-signals.ts';
 import { createProgressTracker } from './progress-tracker.ts';
+import { createRequestTimeoutMiddleware } from './request-timeout-middleware.ts';
 import { createRunLifecycle } from './run-lifecycle.ts';
 import { createToolInterceptor } from './tool-interceptor.ts';
 
@@ -76,9 +77,13 @@ export function createHarness(options: HarnessOptions) {
     runSignal: lifecycle.runSignal,
     ...(notify === undefined ? {} : { onRound: notify }),
   });
+  // NOTE: outermost first: the budget decides whether a round may run, the audit records the rounds that answered,
+  // and the request time limit sits directly around the provider, so a late answer reaches neither.
+  const requestTimeout = createRequestTimeoutMiddleware({ run, runSignal: lifecycle.runSignal });
   const model = wrapLanguageModel({
     model: options.model as LanguageModelV4,
-    middleware: audit === undefined ? [budget] : [budget, createAuditMiddleware({ run, audit })],
+    middleware:
+      audit === undefined ? [budget, requestTimeout] : [budget, createAuditMiddleware({ run, audit }), requestTimeout],
   });
   const intercept = createToolInterceptor({
     run,

@@ -35,3 +35,17 @@ export class ModelCallFailure extends Error {
 export class HarnessFault extends Error {
   override readonly name = 'HarnessFault';
 }
+
+/**
+ * The abort reason of a provider call that outlived its per-request limit (`modelRequestTimeoutMs`): the run fails as
+ * `MODEL_TIMEOUT`, long before its deadline, instead of waiting on an endpoint that never answers.
+ */
+export class ModelRequestTimeout extends Error {
+  override readonly name = 'ModelRequestTimeout';
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number) {
+    super(`no model answer within ${timeoutMs} ms`);
+    this.timeoutMs = timeoutMs;
+  }
+}

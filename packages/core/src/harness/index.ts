@@ -11,6 +11,7 @@ export {
   finalRoundReserveStartsAt,
   inFinalRoundReserve,
   maxRounds,
+  modelRequestTimeoutMs,
   outputTokenCap,
   overranTokens,
   refuseRound,
@@ -19,7 +20,10 @@ export {
   softStopBeforeRound,
   tooLittleTimeForARound,
 } from './budget-policy.ts';
+export { classifyModelFailure } from './classify-model-failure.ts';
 export { createCollectionState } from './collection-state.ts';
 export { createHarness, type Harness, type HarnessOptions } from './create-harness.ts';
-export { AuditFailure, HarnessFault, HarnessStop, ModelCallFailure } from './harness-signals.ts';
+export { AuditFailure, HarnessFault, HarnessStop, ModelCallFailure, ModelRequestTimeout } from './harness-signals.ts';
+export { raceAbort } from './race-abort.ts';
+export { createRequestTimeoutMiddleware } from './request-timeout-middleware.ts';
 export { createRunLifecycle } from './run-lifecycle.ts';

@@ -1,5 +1,6 @@
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
 import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../errors.ts';
+import type { ModelFailure } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { emptyRunUsage, type RunUsage } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
@@ -23,10 +24,23 @@ export interface FallbackReport {
   limitations: { checked_scope: string[]; missing_info: string[] };
 }
 
+/** What the model endpoint did, in the report's wire names (see {@link ModelFailure}). */
+export interface ModelFailureReport {
+  kind: ModelFailure['kind'];
+  http_status: number | null;
+  error_class: string;
+  network_code: string | null;
+}
+
+/**
+ * The report of a run with no published result: a fixed Chinese message that names the cause by its code, the code,
+ * and for a failure of the model endpoint (MODEL_FAILED, MODEL_TIMEOUT) its status and error class.
+ */
 export interface FailedReport {
   kind: 'FAILED';
   message: string;
   error_code: string;
+  model_failure?: ModelFailureReport;
 }
 
 /** A run someone stopped: nothing is published; what it checked stays in the audit trail and its progress. */
@@ -59,10 +73,31 @@ const REASON_TEXT: Record<StopReason, string> = {
   TOOL_CALL_BUDGET: '本次运行的证据查询次数已用完。',
   MODEL_CALL_BUDGET: '本次运行的模型调用次数已用完。',
   TOKEN_BUDGET: '本次运行的 Token 预算已用完。',
-  DEADLINE: '本次运行已到达时间上限。',
-  CANCELLED: '本次运行被取消。',
+  DEADLINE: '本次运行已到达时间上限（调用剩余时间减去收尾预留），未能在时限内得出经过校验的结论。',
+  CANCELLED: '本次运行在完成前被取消，证据收集已中止。',
   STOP_IGNORED: '诊断助手在要求停止后仍试图继续查询，结果不予采用。',
 };
+
+/**
+ * The FAILED report's message per error code: the real cause and what to check, fixed texts (never a raw value).
+ * NOTE: no text sends the operator to someone else; each says what failed.
+ */
+const FAILED_TEXT: Record<string, string> = {
+  MODEL_FAILED:
+    '模型服务调用失败（HTTP 状态与错误类型见 model_failure），本次运行未重试，没有可发布的结果。请检查模型服务的地址、API 密钥、配额与可用性后重新诊断。',
+  MODEL_TIMEOUT:
+    '模型服务在单次请求时限（DIAGNOSIS_MODEL_TIMEOUT_MS）内没有应答，本次运行已停止，没有可发布的结果。请检查模型服务是否可用；若模型只是较慢，可调大该时限。',
+  AUDIT_FAILED:
+    '审计记录写入失败；为保证审计完整，本次运行不发布任何结果。请检查 DynamoDB 表的可用性与写入权限后重新诊断。',
+  INTERNAL: '诊断服务出现未预期的内部错误，没有可发布的结果。请按 runId 查看服务的运行日志后重新诊断。',
+  RUN_ABANDONED:
+    '该运行的上一次执行在完成前中断（例如函数超时或进程崩溃），已被关闭为失败，没有可发布的结果。请用新的 runId 重新诊断。',
+  RUN_ITEM_TOO_LARGE: '本次运行的结果超过了存储上限，无法保存，已按失败关闭，没有可发布的结果。',
+  COMPLETION_FAILED:
+    '本次运行的结果未能写入存储，已按失败关闭，没有可发布的结果。请检查 DynamoDB 表的可用性后重新诊断。',
+};
+/** The message of a code without its own text (a caller error, say): the code itself names the cause. */
+const FAILED_TEXT_DEFAULT = '诊断失败，没有可发布的结果；原因见错误码 error_code。';
 
 const GUARD_TEXT: Record<string, string> = {
   GUARD_UNKNOWN_CITATION: '诊断草稿引用了本次运行中不存在或未成功的查询。',
@@ -102,9 +137,8 @@ export function releaseDiagnosis(input: {
     };
   }
   if (error instanceof DiagnosisAgentOutputError) return fallback(usage, error.progress, null, error.code, null);
-  const code =
-    error instanceof DiagnosisExecutionError || error instanceof DiagnosisInputError ? error.code : 'INTERNAL';
-  return failed(usage, code);
+  if (error instanceof DiagnosisExecutionError) return failed(usage, error.code, null, error.modelFailure);
+  return failed(usage, error instanceof DiagnosisInputError ? error.code : 'INTERNAL');
 }
 
 /** A CANCELLED decision: the run was stopped on request (its progress so far is kept). */
@@ -130,12 +164,30 @@ export function cancelled(usage: RunUsage, progress: ProgressSnapshot | null = n
   };
 }
 
-/** A FAILED decision for failures outside the agent (the audit flush, the store). */
-export function failed(usage: RunUsage, errorCode: string, progress: ProgressSnapshot | null = null): ReleaseDecision {
+/**
+ * A FAILED decision: also for failures outside the agent (the audit flush, the store). `modelFailure`, when the model
+ * endpoint failed, goes into the report and the run's outcome.
+ */
+export function failed(
+  usage: RunUsage,
+  errorCode: string,
+  progress: ProgressSnapshot | null = null,
+  modelFailure: ModelFailure | null = null,
+): ReleaseDecision {
   const report: FailedReport = {
     kind: 'FAILED',
-    message: '诊断失败，没有可发布的结果。请稍后重试或联系值班人员。',
+    message: FAILED_TEXT[errorCode] ?? FAILED_TEXT_DEFAULT,
     error_code: errorCode,
+    ...(modelFailure === null
+      ? {}
+      : {
+          model_failure: {
+            kind: modelFailure.kind,
+            http_status: modelFailure.httpStatus,
+            error_class: modelFailure.errorClass,
+            network_code: modelFailure.networkCode,
+          },
+        }),
   };
   return {
     status: 'FAILED',
@@ -144,6 +196,7 @@ export function failed(usage: RunUsage, errorCode: string, progress: ProgressSna
       status: 'FAILED',
       stopReason: null,
       errorCode,
+      modelFailure,
       usage,
       progress,
       draft: null,
@@ -170,7 +223,7 @@ function fallback(
   const report: FallbackReport = {
     kind: 'FALLBACK',
     title: '未能生成可发布的诊断',
-    message: '本次诊断没有产生经过证据校验的结论。以下是本次运行实际检查的范围，请据此人工排查，或补充信息后重新诊断。',
+    message: `${fallbackCause(stopReason, errorCode)}以下是本次运行实际检查的范围，请据此人工排查，或补充信息后重新诊断。`,
     stop_reason: stopReason,
     reason,
     limitations: {
@@ -180,7 +233,11 @@ function fallback(
       ),
       missing_info:
         checks.length === 0
-          ? ['本次运行没有完成任何证据查询；请确认企业、故障开始时间、受影响服务与错误现象后重试。']
+          ? [
+              stopReason === null || stopReason === 'INFORMATION_SATURATED'
+                ? '本次运行没有完成任何证据查询；请确认企业、故障开始时间、受影响服务与错误现象后重试。'
+                : '本次运行在完成任何证据查询之前就已停止（原因见上）；处理该原因后重新诊断。',
+            ]
           : ['证据不足以支撑可发布的诊断结论。'],
     },
   };
@@ -189,6 +246,17 @@ function fallback(
     report,
     outcome: { status: 'FALLBACK', stopReason, errorCode, usage, progress, draft, publishedResult: null, report },
   };
+}
+
+/**
+ * The first sentence of a FALLBACK message: which of the three causes kept the run from a verified conclusion (the
+ * Draft failed the evidence check, the final output was invalid, or the run was stopped), fixed per cause.
+ */
+function fallbackCause(stopReason: StopReason | null, errorCode: string | null): string {
+  if (errorCode?.startsWith('GUARD_')) return '诊断草稿未通过证据校验，草稿内容不予发布。';
+  if (errorCode !== null) return '诊断助手的最终输出不是有效的诊断草稿，不予发布。';
+  if (stopReason !== null) return '本次运行在得出经过证据校验的结论之前停止（原因见 reason）。';
+  return '本次诊断没有产生经过证据校验的结论。';
 }
 
 /** The public result of a stored, finished run (a replayed invocation answers with exactly this). */

@@ -21,6 +21,12 @@ export interface RunLimits {
   finalRoundReserveMs: number;
   /** Consecutive NO_GAIN evaluations after which collection stops as INFORMATION_SATURATED. */
   noGainStopStreak: number;
+  /**
+   * Milliseconds one provider call (one model round) may take before the run fails as `MODEL_TIMEOUT`. A round is
+   * never given more than what is left before the run's deadline: when the deadline comes first, it stops the run
+   * (`DEADLINE`).
+   */
+  modelRequestTimeoutMs: number;
 }
 
 export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
@@ -33,6 +39,9 @@ export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
   maxDraftBytes: 16_384,
   finalRoundReserveMs: 20_000,
   noGainStopStreak: 2,
+  // NOTE: DeepSeek thinking rounds take 5–30 s; 90 s is three times the slowest normal round, so a slow answer is
+  // never cut, while a hung endpoint ends the run in a minute and a half instead of at the Lambda's deadline.
+  modelRequestTimeoutMs: 90_000,
 });
 
 /**
@@ -59,6 +68,7 @@ export const RUN_LIMIT_SETTINGS = Object.freeze({
   DIAGNOSIS_MAX_TOTAL_TOKENS: 'maxTotalTokens',
   DIAGNOSIS_MAX_TOOL_CALLS: 'maxToolCalls',
   DIAGNOSIS_FINAL_ROUND_RESERVE_MS: 'finalRoundReserveMs',
+  DIAGNOSIS_MODEL_TIMEOUT_MS: 'modelRequestTimeoutMs',
 } as const satisfies Record<string, keyof RunLimits>);
 
 export type RunLimitSetting = keyof typeof RUN_LIMIT_SETTINGS;

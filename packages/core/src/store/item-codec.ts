@@ -121,6 +121,15 @@ export function completionAttributes(outcome: RunOutcome, nowMs: number): Record
       status: outcome.status,
       stop_reason: outcome.stopReason,
       error_code: outcome.errorCode,
+      model_failure:
+        outcome.modelFailure === undefined || outcome.modelFailure === null
+          ? null
+          : {
+              kind: outcome.modelFailure.kind,
+              http_status: outcome.modelFailure.httpStatus,
+              error_class: outcome.modelFailure.errorClass,
+              network_code: outcome.modelFailure.networkCode,
+            },
       usage: outcome.usage,
       progress: outcome.progress === null ? null : plainProgress(outcome.progress),
       draft: outcome.draft,
@@ -351,6 +360,15 @@ export function runOf(item: Record<string, unknown>): StoredRun {
     continueSession: run.continue_session ?? false,
     stopReason: run.stop_reason,
     errorCode: run.error_code,
+    modelFailure:
+      run.model_failure === undefined || run.model_failure === null
+        ? null
+        : {
+            kind: run.model_failure.kind,
+            httpStatus: run.model_failure.http_status,
+            errorClass: run.model_failure.error_class,
+            networkCode: run.model_failure.network_code,
+          },
     usage: run.usage,
     progress: run.progress,
     draft: run.draft,

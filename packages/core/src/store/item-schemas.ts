@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { diagnosisDraftSchema } from '../draft/diagnosis-draft.ts';
 import { MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
+import { MODEL_FAILURE_KINDS } from '../run/model-failure.ts';
 import { emptyRunUsage } from '../run/run-context.ts';
 import { DEFAULT_RUN_LIMITS } from '../run/run-limits.ts';
 import { STOP_REASONS } from '../run/stop-reason.ts';
@@ -57,8 +58,14 @@ export const runUsageSchema = v.object({
   ...numberFieldsOf(emptyRunUsage()).entries,
   cachedInputTokens: v.optional(v.number(), 0),
 });
-/** A run's `RunLimits`: exactly the limits of `DEFAULT_RUN_LIMITS`. */
-export const runLimitsSchema = numberFieldsOf(DEFAULT_RUN_LIMITS);
+/**
+ * A run's `RunLimits`: exactly the limits of `DEFAULT_RUN_LIMITS`. NOTE: `modelRequestTimeoutMs` came later; a run
+ * stored before it reads back without it (it had no such limit).
+ */
+export const runLimitsSchema = v.object({
+  ...numberFieldsOf(DEFAULT_RUN_LIMITS).entries,
+  modelRequestTimeoutMs: v.exactOptional(v.number()),
+});
 
 const progressSchema = v.object({
   modelCalls: v.number(),
@@ -79,6 +86,14 @@ const progressSchema = v.object({
 const publishedSchema = v.object({
   draft: diagnosisDraftSchema,
   citations: v.array(v.object({ tool_call_id: v.string(), tool_name: v.picklist(TOOL_NAMES), empty: v.boolean() })),
+});
+
+/** A run's `ModelFailure`: a kind, a status number and identifiers only (never a text of the endpoint). */
+const modelFailureSchema = v.object({
+  kind: v.picklist(MODEL_FAILURE_KINDS),
+  http_status: v.nullable(v.pipe(v.number(), v.integer())),
+  error_class: v.pipe(v.string(), v.regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/)),
+  network_code: v.nullable(v.pipe(v.string(), v.regex(/^[A-Z][A-Z0-9_]{1,63}$/))),
 });
 
 const contentSourceSchema = v.picklist([
@@ -102,6 +117,8 @@ export const runItemSchema = v.object({
   continue_session: v.optional(v.boolean()),
   stop_reason: nullable(v.picklist(STOP_REASONS)),
   error_code: nullable(v.string()),
+  /** Absent on runs stored before it was recorded: those read back as null. */
+  model_failure: v.optional(v.nullable(modelFailureSchema)),
   usage: nullable(runUsageSchema),
   progress: nullable(progressSchema),
   draft: nullable(diagnosisDraftSchema),
@@ -181,6 +198,7 @@ export const completionSchema = v.object({
   status: v.picklist(['SUCCEEDED', 'FALLBACK', 'FAILED', 'CANCELLED']),
   stop_reason: runItemSchema.entries.stop_reason,
   error_code: runItemSchema.entries.error_code,
+  model_failure: v.nullable(modelFailureSchema),
   usage: runUsageSchema,
   progress: runItemSchema.entries.progress,
   draft: runItemSchema.entries.draft,

@@ -1,4 +1,5 @@
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
+import type { ModelFailure } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
@@ -52,6 +53,8 @@ export interface RunOutcome {
   status: EndedRunStatus;
   stopReason: StopReason | null;
   errorCode: string | null;
+  /** What the model endpoint did when the run failed on it (MODEL_FAILED, MODEL_TIMEOUT); absent or null otherwise. */
+  modelFailure?: ModelFailure | null;
   usage: RunUsage;
   progress: ProgressSnapshot | null;
   /** The parsed Draft, published or not (a guard failure keeps it for the audit). */
@@ -65,6 +68,10 @@ export interface RunOutcome {
   deadlineAt?: number | null;
 }
 
+/** The limits a stored run had; runs stored before the per-request model time limit existed have none. */
+export type StoredRunLimits = Omit<RunLimits, 'modelRequestTimeoutMs'> &
+  Partial<Pick<RunLimits, 'modelRequestTimeoutMs'>>;
+
 export interface StoredRun {
   entity: 'run';
   runId: string;
@@ -76,6 +83,8 @@ export interface StoredRun {
   continueSession: boolean;
   stopReason: StopReason | null;
   errorCode: string | null;
+  /** What the model endpoint did when the run failed on it; null otherwise and for runs stored before it existed. */
+  modelFailure: ModelFailure | null;
   usage: RunUsage | null;
   progress: ProgressSnapshot | null;
   draft: DiagnosisDraft | null;
@@ -85,7 +94,7 @@ export interface StoredRun {
   report: unknown;
   /** When someone asked to cancel the run (a QUEUED one is then CANCELLED at once; a RUNNING one stops soon). */
   cancelRequestedAt: string | null;
-  limits: RunLimits | null;
+  limits: StoredRunLimits | null;
   deadlineAt: string | null;
   createdAt: string;
   endedAt: string | null;

@@ -1,0 +1,23 @@
+import { DEFAULT_RUN_LIMITS, SettingsError } from '@diagnosis/core';
+import { limitsOf, parseDiagnosisSettings } from '@diagnosis/core/config';
+import { describe, expect, it } from 'vitest';
+
+const REQUIRED = { DIAGNOSIS_TABLE_NAME: 'diagnosis-test', DIAGNOSIS_MODEL_API_KEY: 'sk-test' };
+
+describe('parseDiagnosisSettings', () => {
+  it('sets the per-request model time limit from DIAGNOSIS_MODEL_TIMEOUT_MS', () => {
+    const settings = parseDiagnosisSettings({ ...REQUIRED, DIAGNOSIS_MODEL_TIMEOUT_MS: '45000' });
+    expect(limitsOf(settings)).toMatchObject({ modelRequestTimeoutMs: 45_000 });
+  });
+
+  it('keeps the default of 90 s when DIAGNOSIS_MODEL_TIMEOUT_MS is unset', () => {
+    expect(limitsOf(parseDiagnosisSettings(REQUIRED))).not.toHaveProperty('modelRequestTimeoutMs');
+    expect(DEFAULT_RUN_LIMITS.modelRequestTimeoutMs).toBe(90_000);
+  });
+
+  it.each(['0', '-5', '1.5', 'soon'])('refuses DIAGNOSIS_MODEL_TIMEOUT_MS=%s naming the key only', (value) => {
+    expect(() => parseDiagnosisSettings({ ...REQUIRED, DIAGNOSIS_MODEL_TIMEOUT_MS: value })).toThrow(
+      new SettingsError(['DIAGNOSIS_MODEL_TIMEOUT_MS']),
+    );
+  });
+});
