@@ -6,7 +6,7 @@ import { runLocalBatch } from '../../scripts/run-local-batch.ts';
 import type { DeepSeekResponse } from '../support/deepseek-server.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
-import { e1001Recording, httpEvent, lambdaContext } from '../support/lambda-events.ts';
+import { e1001Recording, lambdaContext } from '../support/lambda-events.ts';
 
 const CAP = 3;
 const recording = e1001Recording();
@@ -95,7 +95,7 @@ describe('a DiagnosisBatch of one enterprise under its lease cap', () => {
     expect(await leaseStore().listLeases('E1001')).toEqual([]);
   });
 
-  it('refuses a run with DiagnosisTenantBusyError (HTTP 429) while every slot is held, and writes no run', async () => {
+  it('refuses a run with DiagnosisTenantBusyError while every slot is held, and writes no run', async () => {
     const expiresAt = Date.now() + 60_000;
     const enterpriseId = 'E2002';
     for (let slot = 0; slot < CAP; slot += 1) {
@@ -118,12 +118,6 @@ describe('a DiagnosisBatch of one enterprise under its lease cap', () => {
     await expect(
       world.handlers.diagnose({ ...REQUEST, enterpriseId, runId }, lambdaContext(60_000)),
     ).rejects.toMatchObject({ name: 'DiagnosisTenantBusyError' });
-    const response = (await world.handlers.diagnose(
-      httpEvent({ body: JSON.stringify({ ...REQUEST, enterpriseId }) }),
-      lambdaContext(60_000),
-    )) as { statusCode: number; body: string };
-    expect(response.statusCode).toBe(429);
-    expect(JSON.parse(response.body)).toMatchObject({ error: { code: 'TENANT_BUSY' } });
     expect((await world.items()).filter((item) => item.run_id === runId)).toEqual([]);
   });
 

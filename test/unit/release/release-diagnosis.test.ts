@@ -72,13 +72,27 @@ describe('releaseDiagnosis — FAILED reports', () => {
 });
 
 describe('releaseDiagnosis — FALLBACK reports', () => {
-  it.each(STOP_REASONS)('names the stop reason %s and never sends the operator to on-call', (stopReason) => {
-    const report = releaseDiagnosis({
-      execution: { draft: null, progress: emptyProgress, stopReason },
+  it.each(STOP_REASONS.filter((reason) => reason !== 'CANCELLED'))(
+    'names the stop reason %s and never sends the operator to on-call',
+    (stopReason) => {
+      const report = releaseDiagnosis({
+        execution: { draft: null, progress: emptyProgress, stopReason },
+        usage,
+      }).report as FallbackReport;
+      expect(JSON.stringify(report)).not.toMatch(DEFLECTIONS);
+      expect(report.message).toContain('停止');
+    },
+  );
+
+  it('reports a cancelled run as CANCELLED, not as a fallback, with its progress and no on-call', () => {
+    const decision = releaseDiagnosis({
+      execution: { draft: null, progress: emptyProgress, stopReason: 'CANCELLED' },
       usage,
-    }).report as FallbackReport;
-    expect(JSON.stringify(report)).not.toMatch(DEFLECTIONS);
-    expect(report.message).toContain('停止');
+    });
+    expect(decision.status).toBe('CANCELLED');
+    expect(decision.outcome).toMatchObject({ status: 'CANCELLED', stopReason: 'CANCELLED', progress: emptyProgress });
+    expect(decision.report).toMatchObject({ kind: 'CANCELLED', stop_reason: 'CANCELLED' });
+    expect(JSON.stringify(decision.report)).not.toMatch(DEFLECTIONS);
   });
 
   it('says the deadline stopped a run that checked nothing, instead of asking for the incident’s details', () => {
