@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2eWorld } from '../support/e2e-world.ts';
+import { E2E_FLUSH_RESERVE_MS, startE2eWorld } from '../support/e2e-world.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
@@ -72,7 +72,7 @@ describe('the Diagnose Lambda refuses bad events and writes nothing', () => {
   });
 
   it('throws DEADLINE_TOO_SHORT to the workflow when too little time is left, and writes nothing', async () => {
-    const failure = await world.handlers.diagnose(valid, lambdaContext(300)).then(
+    const failure = await world.handlers.diagnose(valid, lambdaContext(E2E_FLUSH_RESERVE_MS + 200)).then(
       () => undefined,
       (error: unknown) => error as Error,
     );

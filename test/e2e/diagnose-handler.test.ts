@@ -1,7 +1,7 @@
 import type { DiagnosisResult, PublishedReport } from '@diagnosis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeepSeekResponse, wireText, wireToolCalls } from '../support/deepseek-server.ts';
-import { E2E_MODEL_KEY, startE2eWorld } from '../support/e2e-world.ts';
+import { E2E_FLUSH_RESERVE_MS, E2E_MODEL_KEY, startE2eWorld } from '../support/e2e-world.ts';
 import { e1001Recording, httpEvent, lambdaContext } from '../support/lambda-events.ts';
 import { mariadbAvailable } from '../support/mariadb.ts';
 import { supportedDraft } from '../support/run-fixtures.ts';
@@ -221,7 +221,10 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
     const id = runId();
     const before = world.server.requests.length;
     await expect(
-      sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query }, lambdaContext(350)),
+      sfn(
+        { runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query },
+        lambdaContext(E2E_FLUSH_RESERVE_MS + 250),
+      ),
     ).rejects.toMatchObject({
       name: 'DiagnosisInputError',
       message: expect.stringContaining('DEADLINE_TOO_SHORT'),
@@ -240,7 +243,7 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
     });
     const result = await sfn(
       { runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query },
-      lambdaContext(1_400),
+      lambdaContext(E2E_FLUSH_RESERVE_MS + 1_300),
     );
     expect(result).toMatchObject({
       status: 'FALLBACK',
