@@ -1,4 +1,5 @@
 /** `npm run bench`: every benchmark of the project, one after the other. Figures go into BENCHMARKS.md. */
+import { benchAsyncApi } from './async-api.ts';
 import { benchAuditStore } from './audit-store.ts';
 import { benchEvidenceAdapters } from './evidence-adapters.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
@@ -8,4 +9,5 @@ console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 await benchHarnessOverhead();
 await benchEvidenceAdapters();
 await benchAuditStore();
+await benchAsyncApi();
 await benchLambdaBundle();
