@@ -1,6 +1,6 @@
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { DiagnosisResult } from '@diagnosis/core';
-import { createDynamoTenantLeaseStore, newRunItem } from '@diagnosis/core/store';
+import { cancelDiagnosis, type DiagnosisResult } from '@diagnosis/core';
+import { createDynamoAuditStore, createDynamoTenantLeaseStore, newRunItem } from '@diagnosis/core/store';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildDiagnosisWorkflowDefinition } from '../../functions/workflows/diagnosis-workflows.ts';
 import { runLocalWorkflow } from '../../scripts/local-workflow.ts';
@@ -95,6 +95,18 @@ describe('DiagnosisWorkflow on the real Diagnose handler', () => {
       error: 'DiagnosisFailed',
       states: ['Diagnose', 'Released', 'DiagnosisFailed'],
     });
+  });
+
+  it('ends a run cancelled while QUEUED in Cancelled, with no model call', async () => {
+    const runId = `wf-cancelled-${Date.now().toString(36)}`;
+    const store = createDynamoAuditStore({ client: dynamo, tableName: world.tableName });
+    await store.queueRun({ ...REQUEST, runId, continueSession: false });
+    await cancelDiagnosis(runId, { store });
+    const requests = world.server.requests.length;
+    const { execution, invocations } = await execute({ ...REQUEST, runId });
+    expect(invocations.map((invocation) => invocation.outcome)).toEqual(['CANCELLED']);
+    expect(execution).toMatchObject({ status: 'SUCCEEDED', states: ['Diagnose', 'Released', 'Cancelled'] });
+    expect(world.server.requests.length).toBe(requests);
   });
 
   it('catches a DiagnosisInputError into InvalidInput, with no retry and no model call', async () => {
