@@ -1,5 +1,5 @@
 /**
- * `npm run demo`: the E1001 incident end to end with no key. A loopback OpenAI-compatible server replays a recorded
+ * `npm run demo`: the E1001 incident end to end with no key. A loopback OpenAI-compatible server replays a scripted (hand-written)
  * DeepSeek conversation (examples/demo/e1001-conversation.json) through the real provider, the real handler,
  * DynamoDB Local and the local adapters. `--json` prints the result object only.
  */
@@ -28,7 +28,7 @@ const code = await runLocalDiagnosis({
   timeoutSeconds: 120,
   json: values.json,
   banner: [
-    'DEMO — the model is a REPLAY: a loopback server plays back a recorded DeepSeek (deepseek-v4-flash) conversation',
+    'DEMO — the model is a REPLAY: a loopback server plays back a scripted (hand-written) conversation in the DeepSeek wire format',
     '(examples/demo/e1001-conversation.json), one response per request. Everything else is real: the provider, the',
     'Diagnose handler, the harness, DynamoDB Local and the local adapters on the example world.',
     `question (${recording.enterpriseId}): ${recording.query}`,

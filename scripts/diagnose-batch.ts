@@ -2,7 +2,7 @@
  * `npm run diagnose -- --batch requests.jsonl --concurrency K [--cap N] [--scripted-model [--model-latency MS]]`
  * A batch of diagnoses (one JSON request per line: `{ sessionId, enterpriseId, query, runId?, continueSession? }`)
  * through DiagnosisBatch's own definition and the real Diagnose handler, on this machine's embedded defaults; prints
- * each run's outcome, then throughput and p50/p95. `--scripted-model` answers every run with the demo's recorded
+ * each run's outcome, then throughput and p50/p95. `--scripted-model` answers every run with the demo's scripted
  * E1001 conversation from a loopback server (no key), each model round after `--model-latency` milliseconds.
  */
 import { readFileSync } from 'node:fs';
@@ -104,7 +104,7 @@ export async function runBatchCommand(options: BatchCommandOptions): Promise<num
       if (!options.json) process.stderr.write(`${text}\n`);
     };
     say(
-      `DynamoDB Local at ${runtime.endpoint}, table ${runtime.tableName}; model: ${model === undefined ? (process.env.DIAGNOSIS_MODEL_BASE_URL ?? 'DeepSeek') : `SCRIPTED (the demo's recorded E1001 conversation, ${options.modelLatencyMs} ms per round)`}`,
+      `DynamoDB Local at ${runtime.endpoint}, table ${runtime.tableName}; model: ${model === undefined ? (process.env.DIAGNOSIS_MODEL_BASE_URL ?? 'DeepSeek') : `SCRIPTED (the demo's scripted E1001 conversation, ${options.modelLatencyMs} ms per round)`}`,
     );
     const report = await runLocalBatch({
       requests,

@@ -60,7 +60,7 @@ export interface Recording {
   responses: DeepSeekResponse[];
 }
 
-/** The recorded E1001 conversation that the demo replays. */
+/** The scripted (hand-written) E1001 conversation that the demo replays. */
 export function e1001Recording(): Recording {
   return JSON.parse(readFileSync(new URL('../../examples/demo/e1001-conversation.json', import.meta.url), 'utf8'));
 }
