@@ -104,6 +104,28 @@ describe('executeDiagnosisRun and cancellation', () => {
     );
   });
 
+  it('reads the cancel flag before every model round, so a run cancelled between rounds starts no other', async () => {
+    const store = createMemoryRunStore();
+    const model = scriptedModel([logsRound, textRound(JSON.stringify(noConclusionDraft()))]);
+    // NOTE: the periodic read never comes in this test: only the read before the next round can see the flag.
+    const evidence = createFakeEvidence({
+      query_logs: async () => {
+        await store.requestCancel(request.runId, cancelled(emptyUsage()).outcome);
+        return { status: 'EMPTY' };
+      },
+    }).evidence;
+    const result = await executeDiagnosisRun(request, {
+      model,
+      evidence,
+      createStore: () => store,
+      flushReserveMs: 100,
+      limits: { finalRoundReserveMs: 100 },
+      cancelPollMs: 3_600_000,
+    });
+    expect(result).toMatchObject({ status: 'CANCELLED', stopReason: 'CANCELLED' });
+    expect(model.doGenerateCalls).toHaveLength(1);
+  });
+
   it('never starts a QUEUED run that was cancelled, and answers with the stored CANCELLED result', async () => {
     const store = createMemoryRunStore();
     await store.queueRun(request);

@@ -26,6 +26,8 @@ export interface DiagnosisDeps {
   audit?: AuditHook;
   /** Receives the run's progress after every model round and tool call (live progress for readers). */
   onProgress?: (progress: ProgressSnapshot) => void;
+  /** Awaited before every model round (the service's cancel check); it may abort the run's signal, never throw. */
+  beforeRound?: () => Promise<void>;
 }
 
 /**
@@ -71,6 +73,7 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
     evidence: deps.evidence,
     audit: deps.audit,
     onProgress: deps.onProgress,
+    beforeRound: deps.beforeRound,
   });
   try {
     if (run.signal?.aborted) return { draft: null, progress: harness.progress(), stopReason: 'CANCELLED' };

@@ -36,6 +36,11 @@ export interface HarnessOptions {
   audit?: AuditHook | undefined;
   /** Receives the run's progress after every model round and tool call, for readers while it runs. */
   onProgress?: ((progress: ProgressSnapshot) => void) | undefined;
+  /**
+   * Awaited before every model round (the service reads the run's cancel flag there, so a cancelled run never starts
+   * another round); it may abort the run's signal, never throw.
+   */
+  beforeRound?: (() => Promise<void>) | undefined;
 }
 
 /** How the harness classifies a failure of the loop: a stop with a reason, or a failure of the audit, the model or the harness itself. */
@@ -103,7 +108,8 @@ export function createHarness(options: HarnessOptions) {
     abortSignal: lifecycle.runSignal,
     stopWhen: [() => collection.finalRound, isStepCount(maxRounds(run))],
     /** Before every round: a soft stop decided now makes this round the final one, with no tools offered. */
-    prepareStep: ({ messages }: { messages: ModelMessage[] }) => {
+    prepareStep: async ({ messages }: { messages: ModelMessage[] }) => {
+      await options.beforeRound?.().catch(() => undefined);
       const softStop = softStopBeforeRound(run, collection);
       if (softStop !== null) stopCollection(collection, softStop);
       const sent = boundErrorResults(messages);

@@ -30,6 +30,15 @@ export function watchCancellation(
   }, intervalMs);
   return {
     signal: controller.signal,
+    /** One read now (before a model round): a cancelled run never starts another round. */
+    async checkNow() {
+      if (controller.signal.aborted) return;
+      try {
+        if (await store.isCancelRequested(runId)) controller.abort(new Error('cancel requested'));
+      } catch {
+        // NOTE: a failed read changes nothing; the periodic read and the run's deadline still hold.
+      }
+    },
     stop: () => clearInterval(timer),
   };
 }

@@ -124,7 +124,13 @@ export async function executeDiagnosisRun(
     const input = composeDiagnosisInput(query, previousTurn, run.limits);
     const execution = await runDiagnosis(
       { run, input },
-      { model: deps.model, evidence: deps.evidence, audit: store, onProgress: progress.publish },
+      {
+        model: deps.model,
+        evidence: deps.evidence,
+        audit: store,
+        onProgress: progress.publish,
+        beforeRound: watch.checkNow,
+      },
     );
     decision = releaseDiagnosis({ execution, usage: run.usage() });
   } catch (error) {
