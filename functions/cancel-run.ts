@@ -3,22 +3,10 @@
  * asked to stop (its invocation sees the flag within a few seconds) and its workflow execution is stopped.
  */
 
-import { parseWorkflowSettings } from '@diagnosis/core/config';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { createCancelRunHandler } from './handlers/cancel-handler.ts';
-import { coldStart } from './setup/cold-start.ts';
-import { createDynamoClient } from './setup/dependencies.ts';
-import { readLinkedEnvironment } from './setup/linked-environment.ts';
 import { createObservability } from './setup/observability.ts';
-import { createWorkflow } from './setup/workflow-setup.ts';
+import { loadWorkflowStore } from './setup/workflow-store.ts';
 
-const { store, workflow, policy } = await coldStart(() => {
-  const settings = parseWorkflowSettings(readLinkedEnvironment());
-  const store = createDynamoAuditStore({
-    client: createDynamoClient(settings),
-    tableName: settings.DIAGNOSIS_TABLE_NAME,
-  });
-  return { store, workflow: createWorkflow(settings), policy: settings.TENANT_ACCESS ?? null };
-});
+const { store, workflow, policy } = await loadWorkflowStore();
 
 export const handler = createCancelRunHandler({ store, workflow }, { ...createObservability('CancelRun'), policy });

@@ -4,23 +4,11 @@
  * result when `?wait=` saw the run end).
  */
 
-import { parseWorkflowSettings } from '@diagnosis/core/config';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { createStartDiagnosisHandler } from './handlers/start-handler.ts';
-import { coldStart } from './setup/cold-start.ts';
-import { createDynamoClient } from './setup/dependencies.ts';
-import { readLinkedEnvironment } from './setup/linked-environment.ts';
 import { createObservability } from './setup/observability.ts';
-import { createWorkflow } from './setup/workflow-setup.ts';
+import { loadWorkflowStore } from './setup/workflow-store.ts';
 
-const { store, workflow, policy } = await coldStart(() => {
-  const settings = parseWorkflowSettings(readLinkedEnvironment());
-  const store = createDynamoAuditStore({
-    client: createDynamoClient(settings),
-    tableName: settings.DIAGNOSIS_TABLE_NAME,
-  });
-  return { store, workflow: createWorkflow(settings), policy: settings.TENANT_ACCESS ?? null };
-});
+const { store, workflow, policy } = await loadWorkflowStore();
 
 export const handler = createStartDiagnosisHandler(
   { store, workflow },

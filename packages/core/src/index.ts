@@ -64,7 +64,7 @@ export type { ModelFailure, ModelFailureKind } from './run/model-failure.ts';
 export { MODEL_FAILURE_KINDS } from './run/model-failure.ts';
 export type { CheckEvaluation, ProgressCheck, ProgressSnapshot } from './run/progress.ts';
 export type { RunContext, RunContextInit, RunUsage } from './run/run-context.ts';
-export { createRunContext } from './run/run-context.ts';
+export { createRunContext, emptyRunUsage } from './run/run-context.ts';
 export type { RunLimits } from './run/run-limits.ts';
 export { DEFAULT_RUN_LIMITS } from './run/run-limits.ts';
 export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';

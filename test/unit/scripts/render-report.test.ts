@@ -1,4 +1,5 @@
 import type { DiagnosisResult, FailedReport, ModelFailureReport } from '@diagnosis/core';
+import { emptyRunUsage } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../../scripts/render-report.ts';
 
@@ -20,16 +21,7 @@ function failedResult(code: string, failure?: ModelFailureReport): DiagnosisResu
     report,
     stopReason: null,
     progress: null,
-    usage: {
-      modelCalls: 1,
-      inputTokens: 0,
-      outputTokens: 0,
-      totalTokens: 0,
-      cachedInputTokens: 0,
-      toolCalls: 0,
-      inputBytes: 0,
-      outputBytes: 0,
-    },
+    usage: { ...emptyRunUsage(), modelCalls: 1 },
   };
 }
 

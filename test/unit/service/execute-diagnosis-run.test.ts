@@ -1,20 +1,11 @@
-import { cancelDiagnosis, cancelled, executeDiagnosisRun } from '@diagnosis/core';
+import { cancelDiagnosis, cancelled, emptyRunUsage, executeDiagnosisRun } from '@diagnosis/core';
 import { createMemoryRunStore, RunStoreError } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
 import { envelope, LOGS_INPUT, noConclusionDraft } from '../../support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../../support/scripted-model.ts';
 
-const emptyUsage = () => ({
-  modelCalls: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  totalTokens: 0,
-  cachedInputTokens: 0,
-  toolCalls: 0,
-  inputBytes: 0,
-  outputBytes: 0,
-});
+const emptyUsage = emptyRunUsage;
 
 const command = {
   runId: 'run-close',

@@ -1,0 +1,23 @@
+import type { WorkflowStarter } from '@diagnosis/core';
+import { parseWorkflowSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
+import { createDynamoAuditStore, type DynamoAuditStore } from '@diagnosis/core/store';
+import { coldStart } from './cold-start.ts';
+import { createDynamoClient } from './dependencies.ts';
+import { readLinkedEnvironment } from './linked-environment.ts';
+import { createWorkflow } from './workflow-setup.ts';
+
+/** The cold start of the start and cancel functions: the table's store, the workflow, the tenant access policy. */
+export function loadWorkflowStore(): Promise<{
+  store: DynamoAuditStore;
+  workflow: WorkflowStarter;
+  policy: TenantAccessPolicy;
+}> {
+  return coldStart(() => {
+    const settings = parseWorkflowSettings(readLinkedEnvironment());
+    const store = createDynamoAuditStore({
+      client: createDynamoClient(settings),
+      tableName: settings.DIAGNOSIS_TABLE_NAME,
+    });
+    return { store, workflow: createWorkflow(settings), policy: settings.TENANT_ACCESS ?? null };
+  });
+}
