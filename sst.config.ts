@@ -305,13 +305,14 @@ export default $config({
 
     // A workflow execution stopped from the console (or by anyone with states:StopExecution) cancels its run too:
     // stopping an execution does not stop the Lambda it waits on, so the run's flag is set and its invocation stops.
+    // One that failed or timed out closes its unfinished run as FAILED (nothing else would).
     const onWorkflowStopped = new sst.aws.Function('OnWorkflowStopped', {
       handler: 'functions/on-workflow-stopped.handler',
       runtime: 'nodejs24.x',
       architecture: 'arm64',
       timeout: '10 seconds',
       memory: '256 MB',
-      environment: { DIAGNOSIS_TABLE_NAME: table.name },
+      environment: { DIAGNOSIS_TABLE_NAME: table.name, DIAGNOSIS_WORKFLOW_ARN: workflow.arn },
       permissions: [
         {
           actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
@@ -326,7 +327,7 @@ export default $config({
       eventPattern: $jsonStringify({
         source: ['aws.states'],
         'detail-type': ['Step Functions Execution Status Change'],
-        detail: { status: ['ABORTED'], stateMachineArn: [workflow.arn] },
+        detail: { status: ['ABORTED', 'FAILED', 'TIMED_OUT'], stateMachineArn: [workflow.arn] },
       }),
     });
     new aws.cloudwatch.EventTarget('DiagnosisWorkflowStoppedTarget', {

@@ -1,16 +1,23 @@
-/** EventBridge: a DiagnosisWorkflow execution that was stopped (ABORTED) cancels its run. */
+/**
+ * EventBridge: a DiagnosisWorkflow execution that was stopped (ABORTED) cancels its run; one that FAILED or TIMED_OUT
+ * closes its unfinished run as FAILED.
+ */
 
-import { parseStoreSettings } from '@diagnosis/core/config';
+import { parseWorkflowSettings } from '@diagnosis/core/config';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
-import { createWorkflowStoppedHandler } from './handlers/workflow-events.ts';
+import { createWorkflowEventsHandler } from './handlers/workflow-events.ts';
 import { coldStart } from './setup/cold-start.ts';
 import { createDynamoClient } from './setup/dependencies.ts';
 import { readLinkedEnvironment } from './setup/linked-environment.ts';
 import { createObservability } from './setup/observability.ts';
 
-const store = await coldStart(() => {
-  const settings = parseStoreSettings(readLinkedEnvironment());
-  return createDynamoAuditStore({ client: createDynamoClient(settings), tableName: settings.DIAGNOSIS_TABLE_NAME });
+const { store, workflowArn } = await coldStart(() => {
+  const settings = parseWorkflowSettings(readLinkedEnvironment());
+  const store = createDynamoAuditStore({
+    client: createDynamoClient(settings),
+    tableName: settings.DIAGNOSIS_TABLE_NAME,
+  });
+  return { store, workflowArn: settings.DIAGNOSIS_WORKFLOW_ARN };
 });
 
-export const handler = createWorkflowStoppedHandler(store, createObservability('OnWorkflowStopped'));
+export const handler = createWorkflowEventsHandler(store, { ...createObservability('OnWorkflowStopped'), workflowArn });

@@ -4,6 +4,7 @@ import {
   ENTERPRISE_ID_PATTERN,
   issuePaths,
   RUN_ID_PATTERN,
+  SESSION_ID_PATTERN,
 } from '@diagnosis/core';
 import type middy from '@middy/core';
 import { ulid } from 'ulid';
@@ -13,7 +14,7 @@ import type { HandlerContext } from './handler-context.ts';
 
 const runIdSchema = v.pipe(v.string(), v.regex(RUN_ID_PATTERN));
 const fields = {
-  sessionId: v.pipe(v.string(), v.regex(RUN_ID_PATTERN)),
+  sessionId: v.pipe(v.string(), v.regex(SESSION_ID_PATTERN)),
   // NOTE: the canonical form only (no lower case): `e1001` is refused, never taken for E1001 or for another tenant.
   enterpriseId: v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN)),
   query: v.string(),

@@ -1,4 +1,4 @@
-import { DiagnosisInputError, isRunId, type RunStore } from '@diagnosis/core';
+import { DiagnosisInputError, isSessionId, type RunStore } from '@diagnosis/core';
 import { canAccessTenant, type TenantAccessPolicy } from '@diagnosis/core/config';
 import type middy from '@middy/core';
 import type { HttpApiEvent } from '../handlers/http.ts';
@@ -16,7 +16,8 @@ export function loadReadableRun(
   return {
     before: async ({ event, context }) => {
       const runId = event.pathParameters?.runId;
-      if (!isRunId(runId)) throw new DiagnosisInputError('INVALID_RUN_ID', 'the run id is not valid');
+      // NOTE: the wider pattern of ids stored before run ids had to be execution names: a read is harmless.
+      if (!isSessionId(runId)) throw new DiagnosisInputError('INVALID_RUN_ID', 'the run id is not valid');
       const run = await store.getRun(runId);
       if (run === null || context.caller === undefined || !canAccessTenant(policy, context.caller, run.enterpriseId)) {
         throw new DiagnosisInputError('RUN_NOT_FOUND', 'no such run');

@@ -4,20 +4,43 @@
  * cancel route or by its workflow execution being stopped — ending CANCELLED with its audit and progress kept. The
  * workflow is the in-process stand-in (no DIAGNOSIS_WORKFLOW_ARN): the Diagnose handler with the workflow's payload.
  */
+import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkflowEventsHandler } from '../../functions/handlers/workflow-events.ts';
+import { createObservability } from '../../functions/setup/observability.ts';
 import { wireText } from '../support/deepseek-server.ts';
+import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
 import { e1001Recording, httpEvent, lambdaContext } from '../support/lambda-events.ts';
 import { noConclusionDraft } from '../support/run-fixtures.ts';
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 const recording = e1001Recording();
+const dynamo = localDynamoClient();
+const WORKFLOW_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:diagnosis-test-DiagnosisWorkflow';
+let workflowEvents: ReturnType<typeof createWorkflowEventsHandler>;
 beforeAll(async () => {
   world = await startE2eWorld();
+  workflowEvents = createWorkflowEventsHandler(createDynamoAuditStore({ client: dynamo, tableName: world.tableName }), {
+    ...createObservability('OnWorkflowStopped'),
+    workflowArn: WORKFLOW_ARN,
+  });
 });
 afterAll(async () => {
   await world?.cleanup();
+  dynamo.destroy();
 });
+
+/** The EventBridge event Step Functions sends when an execution named `runId` ends with `status`. */
+const workflowEvent = (runId: string, status: string, stateMachineArn = WORKFLOW_ARN) =>
+  workflowEvents(
+    {
+      source: 'aws.states',
+      'detail-type': 'Step Functions Execution Status Change',
+      detail: { name: runId, status, stateMachineArn, executionArn: `${stateMachineArn}:${runId}` },
+    },
+    lambdaContext(5_000),
+  );
 
 let counter = 0;
 const newId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
@@ -40,8 +63,13 @@ const start = (body: Record<string, unknown>, wait?: number) =>
 const read = (runId: string) => call('getRun', httpEvent({ method: 'GET', pathParameters: { runId } }));
 const cancel = (runId: string, iam?: Record<string, unknown>) =>
   call('cancelRun', httpEvent({ path: `/runs/${runId}/cancel`, pathParameters: { runId }, ...(iam ? { iam } : {}) }));
+/** Polls `check` until it holds; fails the test if it never does (within about 10 s). */
 const until = async (check: () => Promise<boolean>) => {
-  for (let tries = 0; tries < 400 && !(await check()); tries += 1) await new Promise((r) => setTimeout(r, 25));
+  for (let tries = 0; tries < 400; tries += 1) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the awaited state never came');
 };
 
 /** A model round that answers only when `release` is called (or never, for a cancelled run). */
@@ -105,8 +133,8 @@ describe('GET /runs/{runId} while it runs', () => {
     expect(live.body.timeLeftMs).toBeGreaterThan(0);
     expect((live.body.usage as { totalTokens: number }).totalTokens).toBeGreaterThan(0);
     await cancel(runId);
-    blocked.release();
     await until(async () => (await read(runId)).body.status === 'CANCELLED');
+    blocked.release();
   });
 });
 
@@ -146,20 +174,31 @@ describe('cancelling a run', () => {
     world.server.script.push(blocked.entry);
     await start({ runId, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
     await until(async () => (await read(runId)).body.status === 'RUNNING');
-    const event = {
-      source: 'aws.states',
-      'detail-type': 'Step Functions Execution Status Change',
-      detail: { name: runId, status: 'ABORTED', executionArn: 'arn:aws:states:local:000000000000:execution:wf:x' },
-    };
-    expect(await world.handlers.onWorkflowStopped(event, lambdaContext(5_000))).toEqual({ cancelled: 'RUNNING' });
+    expect(await workflowEvent(runId, 'ABORTED')).toEqual({ run: 'RUNNING' });
     await until(async () => (await read(runId)).body.status === 'CANCELLED');
     expect((await read(runId)).body).toMatchObject({ status: 'CANCELLED', stopReason: 'CANCELLED' });
     blocked.release();
   });
 
-  it('ignores other workflow events, and answers a cancel of an unknown run like any missing run', async () => {
+  it('closes a run as FAILED when its workflow failed or timed out before finishing it', async () => {
+    const store = createDynamoAuditStore({ client: dynamo, tableName: world.tableName });
+    for (const status of ['FAILED', 'TIMED_OUT'] as const) {
+      const runId = newId('wf-failed');
+      await store.queueRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
+      expect(await workflowEvent(runId, status)).toEqual({ run: 'FAILED' });
+      expect((await read(runId)).body).toMatchObject({ status: 'FAILED', errorCode: 'WORKFLOW_FAILED' });
+    }
+  });
+
+  it('ignores events of other state machines, other statuses and other shapes', async () => {
+    const runId = newId('foreign');
+    const store = createDynamoAuditStore({ client: dynamo, tableName: world.tableName });
+    await store.queueRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
+    expect(await workflowEvent(runId, 'ABORTED', `${WORKFLOW_ARN}-other`)).toEqual({ run: null });
+    expect(await workflowEvent(runId, 'SUCCEEDED')).toEqual({ run: null });
     const other = { source: 'aws.states', 'detail-type': 'Step Functions Execution Status Change', detail: {} };
-    expect(await world.handlers.onWorkflowStopped(other, lambdaContext(5_000))).toEqual({ cancelled: null });
+    expect(await workflowEvents(other, lambdaContext(5_000))).toEqual({ run: null });
+    expect((await read(runId)).body.status).toBe('QUEUED');
     expect(await cancel('no-such-run')).toMatchObject({ status: 404, body: { error: { code: 'RUN_NOT_FOUND' } } });
   });
 });

@@ -55,9 +55,11 @@ export {
   ENTERPRISE_ID_PATTERN,
   isEnterpriseId,
   isRunId,
+  isSessionId,
   isToolCallId,
   MAX_TOOL_CALL_ID_CHARS,
   RUN_ID_PATTERN,
+  SESSION_ID_PATTERN,
   TOOL_CALL_ID_PATTERN,
 } from './run/ids.ts';
 export type { ModelFailure, ModelFailureKind } from './run/model-failure.ts';
@@ -72,6 +74,7 @@ export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
 export { cancelDiagnosis } from './service/cancel-diagnosis.ts';
 export { CANCEL_POLL_MS } from './service/cancel-watch.ts';
+export { closeUnfinishedRun } from './service/close-run.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
 export { executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
 export { buildPreviousTurn } from './service/previous-turn.ts';

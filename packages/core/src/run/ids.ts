@@ -7,8 +7,14 @@
  */
 export const ENTERPRISE_ID_PATTERN = /^[A-Z0-9][A-Z0-9_-]{0,63}$/;
 
-/** A run or session id: also safe inside a DynamoDB key (no `#`) and a file name. */
-export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+/**
+ * A run id: safe inside a DynamoDB key (no `#`) and a file name, and a valid Step Functions execution name (at most 80
+ * characters, no `:`), since the run's workflow execution is named by it.
+ */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/;
+
+/** A session id: safe inside a DynamoDB key (no `#`). */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 /** The longest tool call id the harness accepts from a model (providers use 20–40 characters). */
 export const MAX_TOOL_CALL_ID_CHARS = 200;
@@ -25,6 +31,10 @@ export function isEnterpriseId(value: unknown): value is string {
 
 export function isRunId(value: unknown): value is string {
   return typeof value === 'string' && RUN_ID_PATTERN.test(value);
+}
+
+export function isSessionId(value: unknown): value is string {
+  return typeof value === 'string' && SESSION_ID_PATTERN.test(value);
 }
 
 export function isToolCallId(value: unknown): value is string {

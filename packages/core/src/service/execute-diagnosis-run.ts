@@ -1,5 +1,5 @@
 import type { LanguageModel } from 'ai';
-import { composeDiagnosisInput, validateQuery } from '../agent/diagnosis-input.ts';
+import { composeDiagnosisInput, type PreviousTurn, validateQuery } from '../agent/diagnosis-input.ts';
 import { runDiagnosis } from '../agent/run-diagnosis.ts';
 import {
   DiagnosisInputError,
@@ -15,7 +15,7 @@ import {
   releaseDiagnosis,
   resultOfStoredRun,
 } from '../release/release-diagnosis.ts';
-import { isEnterpriseId, isRunId } from '../run/ids.ts';
+import { isEnterpriseId, isRunId, isSessionId } from '../run/ids.ts';
 import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
@@ -69,7 +69,7 @@ export async function executeDiagnosisRun(
   const startedAt = now();
   const deadlineAt = startedAt + command.remainingMs - deps.flushReserveMs;
   // NOTE: the handlers check the ids already; the service checks again because it is the last stop before storage.
-  if (!isRunId(command.runId) || !isRunId(command.sessionId) || !isEnterpriseId(command.enterpriseId)) {
+  if (!isRunId(command.runId) || !isSessionId(command.sessionId) || !isEnterpriseId(command.enterpriseId)) {
     throw new DiagnosisInputError('INVALID_IDENTIFIER', 'the run, session or enterprise id is not valid');
   }
   // NOTE: the run stops on the caller's signal or on a cancel request seen in the store (watched while it runs).
@@ -92,13 +92,16 @@ export async function executeDiagnosisRun(
     throw new DiagnosisInputError('DEADLINE_TOO_SHORT', 'too little time is left in the invocation for a model round');
   }
 
-  const start = await store.startRun({
-    runId: command.runId,
-    sessionId: command.sessionId,
-    enterpriseId: command.enterpriseId,
-    query: command.query,
-    continueSession: command.continueSession,
-  });
+  const start = await store.startRun(
+    {
+      runId: command.runId,
+      sessionId: command.sessionId,
+      enterpriseId: command.enterpriseId,
+      query: command.query,
+      continueSession: command.continueSession,
+    },
+    { deadlineAt },
+  );
   if (!start.started) {
     if (!sameRequest(start.run, command)) throw new DiagnosisRunIdConflictError();
     // A run queued by the asynchronous API is taken by exactly one invocation; a cancelled one never starts.
@@ -113,14 +116,16 @@ export async function executeDiagnosisRun(
   watch.signal.addEventListener('abort', () => cancellation.abort(), { once: true });
   const progress = createProgressPublisher(store, run, deps.progressWriteMs);
 
-  const previousTurn = command.continueSession
-    ? buildPreviousTurn(
-        await store.findPreviousRun(command.enterpriseId, command.sessionId),
-        run.limits.maxPreviousTurnBytes,
-      )
-    : null;
+  // NOTE: from the claim on, everything is inside the try: whatever fails, the watch stops and the run is completed.
+  let previousTurn: PreviousTurn | null = null;
   let decision: ReleaseDecision;
   try {
+    previousTurn = command.continueSession
+      ? buildPreviousTurn(
+          await store.findPreviousRun(command.enterpriseId, command.sessionId),
+          run.limits.maxPreviousTurnBytes,
+        )
+      : null;
     const input = composeDiagnosisInput(query, previousTurn, run.limits);
     const execution = await runDiagnosis(
       { run, input },
@@ -225,8 +230,14 @@ async function answerReplay(
     deps.log?.({ message: 'diagnosis replayed', runId: stored.runId, status: stored.status });
     return resultOfStoredRun(stored);
   }
-  const age = now() - Date.parse(stored.createdAt);
-  if (age < (deps.staleRunAfterMs ?? 16 * 60_000)) throw new DiagnosisRunConflictError();
+  // NOTE: a run is abandoned once no invocation can still be working on it: a minute after its own deadline (its
+  // invocation ends a flush reserve after that), or, for runs stored without a deadline, 16 minutes after it was made
+  // (Lambda's limit is 15). Never from when it was queued: a run may wait long for its workflow.
+  const abandonedAt =
+    stored.deadlineAt === null
+      ? Date.parse(stored.createdAt) + (deps.staleRunAfterMs ?? 16 * 60_000)
+      : Date.parse(stored.deadlineAt) + 60_000;
+  if (now() < abandonedAt) throw new DiagnosisRunConflictError();
   // NOTE: no invocation can still be working on it (Lambda's limit is 15 minutes): close it as FAILED, once.
   const decision = failed(stored.usage ?? emptyRunUsage(), 'RUN_ABANDONED');
   try {

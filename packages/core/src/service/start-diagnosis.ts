@@ -1,9 +1,10 @@
 import { validateQuery } from '../agent/diagnosis-input.ts';
 import { DiagnosisInputError, DiagnosisRunIdConflictError } from '../errors.ts';
-import { isEnterpriseId, isRunId } from '../run/ids.ts';
+import { isEnterpriseId, isRunId, isSessionId } from '../run/ids.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import { isEnded, type RunStore, type StoredRun } from '../store/run-store.ts';
+import { closeUnfinishedRun } from './close-run.ts';
 import { sameRequest } from './execute-diagnosis-run.ts';
 import type { WorkflowStarter } from './workflow-starter.ts';
 
@@ -12,7 +13,7 @@ export const MAX_START_WAIT_MS = 25_000;
 const WAIT_POLL_MS = 250;
 
 export interface StartDiagnosisDeps {
-  store: Pick<RunStore, 'queueRun' | 'getRun'>;
+  store: Pick<RunStore, 'queueRun' | 'getRun' | 'claimQueuedRun' | 'completeRun'>;
   workflow: WorkflowStarter;
   limits?: Partial<RunLimits>;
   /** Waits between two reads of the run while the caller asked to wait (tests inject a fast one). */
@@ -31,13 +32,21 @@ export async function startDiagnosis(
   deps: StartDiagnosisDeps,
   options: { waitMs?: number } = {},
 ): Promise<StoredRun> {
-  if (!isRunId(request.runId) || !isRunId(request.sessionId) || !isEnterpriseId(request.enterpriseId)) {
+  if (!isRunId(request.runId) || !isSessionId(request.sessionId) || !isEnterpriseId(request.enterpriseId)) {
     throw new DiagnosisInputError('INVALID_IDENTIFIER', 'the run, session or enterprise id is not valid');
   }
   validateQuery(request.query, buildRunLimits(deps.limits));
   const queued = await deps.store.queueRun(request);
   if (!queued.started && !sameRequest(queued.run, request)) throw new DiagnosisRunIdConflictError();
-  if (queued.run.status === 'QUEUED') await deps.workflow.start(request);
+  if (queued.run.status === 'QUEUED') {
+    try {
+      await deps.workflow.start(request);
+    } catch (error) {
+      // NOTE: no execution will ever take this run: it ends FAILED at once instead of waiting QUEUED forever.
+      await closeUnfinishedRun(request.runId, 'WORKFLOW_START_FAILED', deps.store);
+      throw error;
+    }
+  }
 
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));

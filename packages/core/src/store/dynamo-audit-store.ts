@@ -112,8 +112,8 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
       if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
     },
 
-    startRun(input: StartRunInput): Promise<StartRunResult> {
-      return putNewRun(input, 'RUNNING');
+    startRun(input: StartRunInput, options: { deadlineAt?: number } = {}): Promise<StartRunResult> {
+      return putNewRun(input, 'RUNNING', options.deadlineAt);
     },
 
     queueRun(input: StartRunInput): Promise<StartRunResult> {
@@ -245,8 +245,12 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
   };
 
   /** Puts a new run item (conditional: a replayed runId reports the stored run instead). */
-  async function putNewRun(input: StartRunInput, status: 'QUEUED' | 'RUNNING'): Promise<StartRunResult> {
-    const item = newRunItem(input, now(), retentionDays, status);
+  async function putNewRun(
+    input: StartRunInput,
+    status: 'QUEUED' | 'RUNNING',
+    deadlineAt?: number,
+  ): Promise<StartRunResult> {
+    const item = newRunItem(input, now(), retentionDays, status, deadlineAt);
     try {
       await documents.send(
         new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),

@@ -66,6 +66,7 @@ export function newRunItem(
   nowMs: number,
   retentionDays: number,
   status: 'QUEUED' | 'RUNNING' = 'RUNNING',
+  deadlineAt?: number,
 ): Item {
   const createdAt = iso(nowMs);
   const item = validated(
@@ -91,6 +92,7 @@ export function newRunItem(
       published_result: null,
       created_at: createdAt,
       ended_at: null,
+      ...(deadlineAt === undefined ? {} : { deadline_at: iso(deadlineAt) }),
       gsi1pk: sessionKey(input.enterpriseId, input.sessionId),
       gsi1sk: `${createdAt}#${input.runId}`,
     },

@@ -70,8 +70,8 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     );
   }
 
-  async function putNewRun(input: StartRunInput, status: 'QUEUED' | 'RUNNING') {
-    const item = newRunItem(input, now(), retentionDays, status);
+  async function putNewRun(input: StartRunInput, status: 'QUEUED' | 'RUNNING', deadlineAt?: number) {
+    const item = newRunItem(input, now(), retentionDays, status, deadlineAt);
     await Promise.resolve();
     const existing = items.get(keyOf(item));
     if (existing !== undefined) return { started: false, run: runOf(existing) };
@@ -93,8 +93,8 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       while (pending.length > 0) await Promise.all(pending.splice(0));
       if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
     },
-    startRun(input) {
-      return putNewRun(input, 'RUNNING');
+    startRun(input, options = {}) {
+      return putNewRun(input, 'RUNNING', options.deadlineAt);
     },
     queueRun(input) {
       return putNewRun(input, 'QUEUED');

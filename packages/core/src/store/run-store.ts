@@ -182,7 +182,8 @@ export interface PageOptions {
  * PreviousTurn from what it selected.
  */
 export interface RunStore {
-  startRun(input: StartRunInput): Promise<StartRunResult>;
+  /** Puts a new RUNNING run (with its deadline, so a crashed one can be told from a live one); idempotent per runId. */
+  startRun(input: StartRunInput, options?: { deadlineAt?: number }): Promise<StartRunResult>;
   /** Accepts a run to be started later by the workflow (status QUEUED); idempotent per runId like `startRun`. */
   queueRun(input: StartRunInput): Promise<StartRunResult>;
   /**
