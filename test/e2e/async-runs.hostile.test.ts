@@ -121,9 +121,10 @@ describe('held: cross-tenant cancel, ?wait parsing, races, late progress', () =>
     const store = createDynamoAuditStore({ client: dynamo, tableName: world.tableName });
     const ended = await store.getRun(runId);
     expect(ended?.status).toBe('SUCCEEDED');
+    if (ended?.usage == null || ended.progress === null) throw new Error('the ended run has no usage or progress');
     await store.updateProgress(runId, {
-      usage: { ...ended!.usage!, modelCalls: 99 },
-      progress: { ...ended!.progress!, modelCalls: 99 },
+      usage: { ...ended.usage, modelCalls: 99 },
+      progress: { ...ended.progress, modelCalls: 99 },
       deadlineAt: Date.now(),
     });
     const { Item } = await DynamoDBDocumentClient.from(dynamo).send(
