@@ -19,7 +19,13 @@ import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:diagnosis-prod-DiagnosisWorkflow';
 /** What Step Functions accepts as an execution name (AWS API reference, StartExecution `name`). */
 const validExecutionName = (name: string) =>
-  name.length >= 1 && name.length <= 80 && !/[\s<>{}[\]?*"#%\\^|~`$&,;:/\u0000-\u001f\u007f-\u009f]/.test(name);
+  name.length >= 1 &&
+  name.length <= 80 &&
+  !/[\s<>{}[\]?*"#%\\^|~`$&,;:/]/.test(name) &&
+  ![...name].some(
+    (char) =>
+      (char.codePointAt(0) ?? 0) < 0x20 || ((char.codePointAt(0) ?? 0) >= 0x7f && (char.codePointAt(0) ?? 0) <= 0x9f),
+  );
 
 const sfn = mockClient(SFNClient);
 const dynamo = localDynamoClient();
