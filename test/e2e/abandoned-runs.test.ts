@@ -43,7 +43,12 @@ describe('a run claimed after a long queue', () => {
     });
     const live = executeDiagnosisRun(
       { ...request, remainingMs: 60_000 },
-      deps([async () => (await blocked, textRound(JSON.stringify(noConclusionDraft())))]),
+      deps([
+        async () => {
+          await blocked;
+          return textRound(JSON.stringify(noConclusionDraft()));
+        },
+      ]),
     ).catch((error: Error) => error);
     while ((await store.getRun(request.runId))?.status !== 'RUNNING') await new Promise((r) => setTimeout(r, 5));
 
