@@ -4,6 +4,7 @@ import {
   RUN_LIMIT_SETTINGS,
   type RunLimitSetting,
   type RunLimits,
+  runLimitMaximum,
   runLimitMinimum,
   runLimitsFromSettings,
 } from '../run/run-limits.ts';
@@ -18,11 +19,14 @@ import {
 const integer = (minimum: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(minimum));
 
-/** One optional integer setting per run limit, with the limit's own minimum. */
+const integerUpTo = (minimum: number, maximum: number | null) =>
+  v.pipe(integer(minimum), v.maxValue(maximum ?? Number.MAX_SAFE_INTEGER));
+
+/** One optional integer setting per run limit, with the limit's own range. */
 function limitSettingEntries() {
-  const entries = {} as Record<RunLimitSetting, v.OptionalSchema<ReturnType<typeof integer>, undefined>>;
+  const entries = {} as Record<RunLimitSetting, v.OptionalSchema<ReturnType<typeof integerUpTo>, undefined>>;
   for (const [setting, limit] of Object.entries(RUN_LIMIT_SETTINGS) as [RunLimitSetting, keyof RunLimits][]) {
-    entries[setting] = v.optional(integer(runLimitMinimum(limit)));
+    entries[setting] = v.optional(integerUpTo(runLimitMinimum(limit), runLimitMaximum(limit)));
   }
   return entries;
 }

@@ -114,10 +114,7 @@ export async function executeDiagnosisRun(
   const progress = createProgressPublisher(store, run, deps.progressWriteMs);
 
   const previousTurn = command.continueSession
-    ? buildPreviousTurn(
-        await store.findPreviousRun(command.enterpriseId, command.sessionId),
-        run.limits.maxPreviousTurnBytes,
-      )
+    ? buildPreviousTurn(await store.findPreviousRun(command.enterpriseId, command.sessionId), run.limits)
     : null;
   let decision: ReleaseDecision;
   try {
