@@ -89,7 +89,11 @@ describe('runDiagnosis over the real openai-compatible provider and DeepSeek wir
     expect(server.requests[0]).toMatchObject({ model: 'deepseek-v4-flash' });
     expect(server.requests[0]?.messages).toEqual([
       { role: 'system', content: expect.stringContaining('diagnosis_agent') },
-      { role: 'user', content: '{"query":"E1001 的订单从 14:05 开始失败，为什么？","previous_turn":null}' },
+      {
+        role: 'user',
+        content:
+          '{"query":"E1001 的订单从 14:05 开始失败，为什么？","now":"2026-11-30T14:10:00+08:00","timezone":"Asia/Shanghai","previous_turn":null}',
+      },
     ]);
   });
 

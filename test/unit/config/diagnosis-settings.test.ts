@@ -38,4 +38,17 @@ describe('parseDiagnosisSettings', () => {
   ])('refuses %s=%s, outside the limit’s range, naming the key only', (key, value) => {
     expect(() => parseDiagnosisSettings({ ...REQUIRED, [key]: value })).toThrow(new SettingsError([key]));
   });
+
+  it('keeps the time zone Asia/Shanghai when DIAGNOSIS_TIMEZONE is unset, and takes a named IANA zone', () => {
+    expect(parseDiagnosisSettings(REQUIRED).DIAGNOSIS_TIMEZONE).toBe('Asia/Shanghai');
+    expect(parseDiagnosisSettings({ ...REQUIRED, DIAGNOSIS_TIMEZONE: 'Europe/Berlin' }).DIAGNOSIS_TIMEZONE).toBe(
+      'Europe/Berlin',
+    );
+  });
+
+  it.each(['Mars/Olympus', '+08:00', 'CST+8'])('refuses DIAGNOSIS_TIMEZONE=%s naming the key only', (value) => {
+    expect(() => parseDiagnosisSettings({ ...REQUIRED, DIAGNOSIS_TIMEZONE: value })).toThrow(
+      new SettingsError(['DIAGNOSIS_TIMEZONE']),
+    );
+  });
 });

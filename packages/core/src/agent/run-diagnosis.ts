@@ -55,8 +55,7 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
   if (run.ledger.claimed) throw new DiagnosisExecutionError('INTERNAL', { cause: new Error('RunContext reused') });
   run.ledger.claimed = true;
 
-  const input =
-    'input' in request ? request.input : prepareDiagnosisInput(request.query, request.previousTurn, run.limits);
+  const input = 'input' in request ? request.input : prepareDiagnosisInput(request.query, request.previousTurn, run);
   if (tooLittleTimeForARound(run.limits, run.deadlineAt - run.now())) {
     throw new DiagnosisInputError(
       'DEADLINE_TOO_SHORT',

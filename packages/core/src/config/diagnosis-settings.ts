@@ -8,6 +8,7 @@ import {
   runLimitMinimum,
   runLimitsFromSettings,
 } from '../run/run-limits.ts';
+import { DEFAULT_TIME_ZONE, isTimeZone } from '../run/zoned-time.ts';
 import {
   badKeys,
   type EvidenceSettings,
@@ -50,6 +51,14 @@ const serviceSettingsSchema = v.object({
   FLUSH_RESERVE_MS: v.optional(integer(0), '3000'),
   /** Runs of one enterprise in progress at once, enforced with lease items in the table (see TenantLeaseStore). */
   TENANT_MAX_CONCURRENT_RUNS: v.optional(v.pipe(integer(1), v.maxValue(256)), '4'),
+  /** The deployment's IANA time zone: the model reads the run's start time in it ("从 14:05 开始" is today there). */
+  DIAGNOSIS_TIMEZONE: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((zone: string) => isTimeZone(zone)),
+    ),
+    DEFAULT_TIME_ZONE,
+  ),
   ...limitSettingEntries(),
 });
 

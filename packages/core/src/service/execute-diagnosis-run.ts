@@ -39,6 +39,8 @@ export interface DiagnosisServiceDeps {
   /** A store for this invocation: its write-behind queue belongs to one run. */
   createStore: () => AuditHook & RunStore;
   limits?: Partial<RunLimits>;
+  /** The deployment's IANA time zone, in which the model reads the run's start time (default Asia/Shanghai). */
+  timeZone?: string;
   /** Time kept after the run's deadline to flush the audit and complete the run. */
   flushReserveMs: number;
   /** A RUNNING run older than this was abandoned by a crashed invocation and may be closed as FAILED. */
@@ -80,7 +82,9 @@ export async function executeDiagnosisRun(
     enterpriseId: command.enterpriseId,
     deadlineAt,
     ...(deps.limits === undefined ? {} : { limits: deps.limits }),
+    ...(deps.timeZone === undefined ? {} : { timeZone: deps.timeZone }),
     now,
+    startedAt,
     signal: command.signal === undefined ? cancellation.signal : AbortSignal.any([command.signal, cancellation.signal]),
   });
   // Everything the caller sent is checked here, once, before anything is written.
@@ -118,7 +122,7 @@ export async function executeDiagnosisRun(
     : null;
   let decision: ReleaseDecision;
   try {
-    const input = composeDiagnosisInput(query, previousTurn, run.limits);
+    const input = composeDiagnosisInput(query, previousTurn, run);
     const execution = await runDiagnosis(
       { run, input },
       { model: deps.model, evidence: deps.evidence, audit: store, onProgress: progress.publish },
