@@ -25,10 +25,20 @@ export function renderReport(result: DiagnosisResult, context: RenderContext = {
   else renderFailed(result.report, context, lines);
   lines.push(
     '',
-    `run ${result.runId}   status ${result.status}${result.stopReason === null ? '' : `   stop ${result.stopReason}`}`,
+    `run ${result.runId}   status ${result.status}${result.stopReason === null ? '' : `   stop ${describeStop(result.stopReason, result.collectionStopReason)}`}`,
     `model calls ${usage.modelCalls}   tool calls ${usage.toolCalls}   tokens ${usage.totalTokens.toLocaleString('en')} (${usage.inputTokens.toLocaleString('en')} in / ${usage.outputTokens.toLocaleString('en')} out)`,
   );
   return lines.join('\n');
+}
+
+/**
+ * A stop reason with the collection's own when it differs: `STOP_IGNORED (collection stopped: TOOL_CALL_BUDGET)`, so
+ * neither is lost in a report or a trace.
+ */
+export function describeStop(stopReason: string, collectionStopReason?: string | null): string {
+  return collectionStopReason === undefined || collectionStopReason === null || collectionStopReason === stopReason
+    ? stopReason
+    : `${stopReason} (collection stopped: ${collectionStopReason})`;
 }
 
 function renderPublished(report: PublishedReport, lines: string[]): void {

@@ -85,3 +85,19 @@ describe('renderReport — a failed model request', () => {
     expect(text).not.toContain('Model endpoint');
   });
 });
+
+describe('renderReport — stop reasons', () => {
+  it('shows the collection’s stop reason beside STOP_IGNORED', () => {
+    const result: DiagnosisResult = {
+      ...failedResult('INTERNAL'),
+      stopReason: 'STOP_IGNORED',
+      collectionStopReason: 'TOOL_CALL_BUDGET',
+    };
+    expect(renderReport(result)).toContain('stop STOP_IGNORED (collection stopped: TOOL_CALL_BUDGET)');
+  });
+
+  it('shows the stop reason alone when collection stopped for no other reason', () => {
+    const result: DiagnosisResult = { ...failedResult('INTERNAL'), stopReason: 'TOOL_CALL_BUDGET' };
+    expect(renderReport(result)).toMatch(/stop TOOL_CALL_BUDGET$/m);
+  });
+});

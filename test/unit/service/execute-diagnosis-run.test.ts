@@ -201,3 +201,42 @@ describe('executeDiagnosisRun and the previous turn', () => {
     expect(Buffer.byteLength(JSON.stringify(turn))).toBeGreaterThan(300);
   });
 });
+
+describe('executeDiagnosisRun and stop reasons', () => {
+  it('returns, stores and replays both STOP_IGNORED and the TOOL_CALL_BUDGET that ended collection', async () => {
+    const store = createMemoryRunStore();
+    const request = { ...command, runId: 'run-ignored' };
+    const deps = {
+      model: scriptedModel([
+        toolRound([{ id: 'call-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
+        toolRound([
+          {
+            id: 'call-2',
+            name: 'query_logs',
+            input: envelope({ ...LOGS_INPUT, keyword: 'pool' }, { tool_call_id: 'call-1', evaluation: 'GAINED' }),
+          },
+        ]),
+      ]),
+      evidence: createFakeEvidence().evidence,
+      createStore: () => store,
+      flushReserveMs: 100,
+      limits: { finalRoundReserveMs: 100, maxToolCalls: 1 },
+    };
+
+    const result = await executeDiagnosisRun(request, deps);
+
+    expect(result).toMatchObject({
+      status: 'FALLBACK',
+      stopReason: 'STOP_IGNORED',
+      collectionStopReason: 'TOOL_CALL_BUDGET',
+    });
+    expect(await store.getRun(request.runId)).toMatchObject({
+      stopReason: 'STOP_IGNORED',
+      collectionStopReason: 'TOOL_CALL_BUDGET',
+    });
+    expect(await executeDiagnosisRun(request, deps)).toMatchObject({
+      stopReason: 'STOP_IGNORED',
+      collectionStopReason: 'TOOL_CALL_BUDGET',
+    });
+  });
+});

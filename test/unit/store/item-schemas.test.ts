@@ -96,3 +96,28 @@ describe('the model failure of a run', () => {
     );
   });
 });
+
+describe('the collection stop reason on the run item', () => {
+  const start = { runId: 'run-1', sessionId: 'session-1', enterpriseId: 'E1001', query: 'q', continueSession: false };
+
+  it('is stored and read back beside the stop reason', () => {
+    const ignored = {
+      ...outcome,
+      stopReason: 'STOP_IGNORED' as const,
+      collectionStopReason: 'TOOL_CALL_BUDGET' as const,
+    };
+    const item = { ...newRunItem(start, STORE_T0, 90), ...completionAttributes(ignored, STORE_T0 + 1_000) };
+
+    expect(item.collection_stop_reason).toBe('TOOL_CALL_BUDGET');
+    expect(runOf(item)).toMatchObject({ stopReason: 'STOP_IGNORED', collectionStopReason: 'TOOL_CALL_BUDGET' });
+  });
+
+  it('reads back as null from a run item stored before it existed', () => {
+    const { collection_stop_reason: _absent, ...old } = {
+      ...newRunItem(start, STORE_T0, 90),
+      ...completionAttributes(outcome, STORE_T0 + 1_000),
+    };
+
+    expect(runOf(old).collectionStopReason).toBeNull();
+  });
+});

@@ -37,6 +37,12 @@ export interface DiagnosisExecution {
   draft: DiagnosisDraft | null;
   progress: ProgressSnapshot;
   stopReason: StopReason | null;
+  /**
+   * The soft stop that ended evidence collection, when `stopReason` names something that happened after it: the
+   * final round ignored STOP_REQUIRED (`STOP_IGNORED`), or a hard stop came during the final round. Absent when
+   * collection never stopped or `stopReason` already says why, so no stop reason is ever lost.
+   */
+  collectionStopReason?: StopReason;
 }
 
 const INSTRUCTIONS = buildDiagnosisInstructions();
@@ -71,8 +77,17 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
     audit: deps.audit,
     onProgress: deps.onProgress,
   });
+  const ended = (draft: DiagnosisDraft | null, stopReason: StopReason | null): DiagnosisExecution => {
+    const collectionStopReason = harness.collection.stopReason;
+    return {
+      draft,
+      progress: harness.progress(),
+      stopReason,
+      ...(collectionStopReason === null || collectionStopReason === stopReason ? {} : { collectionStopReason }),
+    };
+  };
   try {
-    if (run.signal?.aborted) return { draft: null, progress: harness.progress(), stopReason: 'CANCELLED' };
+    if (run.signal?.aborted) return ended(null, 'CANCELLED');
     // NOTE: the loop is raced against the run's own signal, so the run ends at its deadline (or cancellation) even
     // when something inside the loop ignores its abort signal; whatever the loop does afterwards is ignored.
     const loop = generateText({
@@ -98,21 +113,20 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
 
     const last = result.steps.at(-1);
     if (last === undefined || last.content.some((part) => part.type === 'tool-call')) {
-      const reason: StopReason = harness.collection.finalRound ? 'STOP_IGNORED' : 'MODEL_CALL_BUDGET';
-      return { draft: null, progress: harness.progress(), stopReason: reason };
+      return ended(null, harness.collection.finalRound ? 'STOP_IGNORED' : 'MODEL_CALL_BUDGET');
     }
     const parsed = parseDiagnosisDraft(last.text, run.limits);
     if (!parsed.ok) {
       throw new DiagnosisAgentOutputError(parsed.code, harness.hasReadyCheck() ? harness.progress() : null);
     }
     run.ledger.usage.outputBytes = utf8Bytes(last.text);
-    return { draft: parsed.draft, progress: harness.progress(), stopReason: harness.collection.stopReason };
+    return ended(parsed.draft, harness.collection.stopReason);
   } catch (error) {
     if (error instanceof DiagnosisAgentOutputError) throw error;
     const failure = harness.classify(error);
     switch (failure.kind) {
       case 'stopped':
-        return { draft: null, progress: harness.progress(), stopReason: failure.reason };
+        return ended(null, failure.reason);
       case 'audit':
         throw new DiagnosisExecutionError('AUDIT_FAILED', { cause: failure.cause });
       case 'model': {

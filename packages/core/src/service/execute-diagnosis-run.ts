@@ -147,6 +147,7 @@ export async function executeDiagnosisRun(
     enterpriseId: command.enterpriseId,
     status: decision.status,
     stopReason: decision.outcome.stopReason,
+    collectionStopReason: decision.outcome.collectionStopReason ?? null,
     errorCode: decision.outcome.errorCode,
     usage: decision.outcome.usage,
     continued: previousTurn !== null,
@@ -156,6 +157,9 @@ export async function executeDiagnosisRun(
     status: decision.status,
     report: decision.report,
     stopReason: decision.outcome.stopReason,
+    ...(decision.outcome.collectionStopReason == null
+      ? {}
+      : { collectionStopReason: decision.outcome.collectionStopReason }),
     progress: decision.outcome.progress,
     usage: decision.outcome.usage,
   };
@@ -237,6 +241,7 @@ async function answerReplay(
     status: 'FAILED',
     report: decision.report,
     stopReason: null,
+    collectionStopReason: null,
     progress: null,
     usage: decision.outcome.usage,
   });

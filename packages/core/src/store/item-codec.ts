@@ -120,6 +120,7 @@ export function completionAttributes(outcome: RunOutcome, nowMs: number): Record
     JSON.stringify({
       status: outcome.status,
       stop_reason: outcome.stopReason,
+      collection_stop_reason: outcome.collectionStopReason ?? null,
       error_code: outcome.errorCode,
       model_failure:
         outcome.modelFailure === undefined || outcome.modelFailure === null
@@ -359,6 +360,7 @@ export function runOf(item: Record<string, unknown>): StoredRun {
     query: run.query,
     continueSession: run.continue_session ?? false,
     stopReason: run.stop_reason,
+    collectionStopReason: run.collection_stop_reason ?? null,
     errorCode: run.error_code,
     modelFailure:
       run.model_failure === undefined || run.model_failure === null

@@ -116,6 +116,8 @@ export const runItemSchema = v.object({
   /** Absent on runs stored before it was recorded: those count as `false`. */
   continue_session: v.optional(v.boolean()),
   stop_reason: nullable(v.picklist(STOP_REASONS)),
+  /** Absent on runs stored before it was recorded: those read back as null. */
+  collection_stop_reason: v.optional(v.nullable(v.picklist(STOP_REASONS))),
   error_code: nullable(v.string()),
   /** Absent on runs stored before it was recorded: those read back as null. */
   model_failure: v.optional(v.nullable(modelFailureSchema)),
@@ -197,6 +199,7 @@ export const liveProgressSchema = v.object({
 export const completionSchema = v.object({
   status: v.picklist(['SUCCEEDED', 'FALLBACK', 'FAILED', 'CANCELLED']),
   stop_reason: runItemSchema.entries.stop_reason,
+  collection_stop_reason: runItemSchema.entries.stop_reason,
   error_code: runItemSchema.entries.error_code,
   model_failure: v.nullable(modelFailureSchema),
   usage: runUsageSchema,
