@@ -26,9 +26,15 @@ export function renderReport(result: DiagnosisResult, context: RenderContext = {
   lines.push(
     '',
     `run ${result.runId}   status ${result.status}${result.stopReason === null ? '' : `   stop ${describeStop(result.stopReason, result.collectionStopReason)}`}`,
-    `model calls ${usage.modelCalls}   tool calls ${usage.toolCalls}   tokens ${usage.totalTokens.toLocaleString('en')} (${usage.inputTokens.toLocaleString('en')} in / ${usage.outputTokens.toLocaleString('en')} out)`,
+    `model calls ${usage.modelCalls}   tool calls ${usage.toolCalls}   tokens ${usage.totalTokens.toLocaleString('en')} (${usage.inputTokens.toLocaleString('en')} in / ${usage.outputTokens.toLocaleString('en')} out)${estimatedNote(usage.estimatedTokenRounds)}`,
   );
   return lines.join('\n');
+}
+
+/** Says how many rounds' tokens are estimates (the provider reported no usage for them); nothing when none are. */
+export function estimatedNote(rounds: number | undefined): string {
+  if (rounds === undefined || rounds === 0) return '';
+  return `, estimated for ${rounds} round${rounds === 1 ? '' : 's'} without provider usage`;
 }
 
 /**

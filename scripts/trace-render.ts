@@ -4,7 +4,7 @@
  */
 import type { DiagnosisReport, ModelFailure, RunStore } from '@diagnosis/core';
 import type { StoredReasoning, StoredRun, StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
-import { describeStop } from './render-report.ts';
+import { describeStop, estimatedNote } from './render-report.ts';
 
 export interface RunTrace {
   run: StoredRun;
@@ -87,7 +87,7 @@ export function renderTimeline(trace: RunTrace): string {
     const cached = step.cachedInputTokens ? `, ${number(step.cachedInputTokens)} cached` : '';
     const reasoning = step.reasoningTokens ? `, ${number(step.reasoningTokens)} reasoning` : '';
     lines.push(
-      `round ${step.stepNumber}  +${seconds(ms(run.createdAt, step.startedAt))}  ${seconds(ms(step.startedAt, step.endedAt))}  ${number(step.inputTokens)} in${cached} / ${number(step.outputTokens)} out${reasoning}  finish ${step.finishReason}`,
+      `round ${step.stepNumber}  +${seconds(ms(run.createdAt, step.startedAt))}  ${seconds(ms(step.startedAt, step.endedAt))}  ${number(step.inputTokens)} in${cached} / ${number(step.outputTokens)} out${reasoning}  finish ${step.finishReason}${step.usageEstimated ? '  (tokens estimated: no provider usage)' : ''}`,
     );
     for (const tool of trace.tools.filter((candidate) => candidate.stepNumber === step.stepNumber)) {
       const evaluation = judged.get(tool.toolCallId);
@@ -101,7 +101,7 @@ export function renderTimeline(trace: RunTrace): string {
   if (run.usage !== null) {
     lines.push(
       '',
-      `usage: ${run.usage.modelCalls} model calls, ${run.usage.toolCalls} tool calls, ${number(run.usage.totalTokens)} tokens${run.limits ? ` of ${number(run.limits.maxTotalTokens)}` : ''}`,
+      `usage: ${run.usage.modelCalls} model calls, ${run.usage.toolCalls} tool calls, ${number(run.usage.totalTokens)} tokens${run.limits ? ` of ${number(run.limits.maxTotalTokens)}` : ''}${estimatedNote(run.usage.estimatedTokenRounds)}`,
     );
   }
   return lines.join('\n');

@@ -97,6 +97,23 @@ describe('runDiagnosis over the real openai-compatible provider and DeepSeek wir
     ]);
   });
 
+  it('still stops the run on its token budget when the server sends no usage, and records the estimate', async () => {
+    const { usage: _none, ...withoutUsage } = wireToolCalls([
+      { id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) },
+    ]);
+    const { outcome, server, adapterCalls, audit } = await diagnoseOverHttp(
+      [withoutUsage, wireText(JSON.stringify(supportedDraft([CALL_ID])))],
+      { limits: { maxTotalTokens: 2_000 } },
+    );
+
+    expect(server.requests).toHaveLength(1);
+    expect(outcome.ok && outcome.result).toMatchObject({ draft: null, stopReason: 'TOKEN_BUDGET' });
+    expect(adapterCalls).toHaveLength(0);
+    expect(audit.steps).toHaveLength(1);
+    expect(audit.steps[0]?.usageEstimated).toBe(true);
+    expect(audit.steps[0]?.usage.inputTokens).toBeGreaterThan(2_000);
+  });
+
   it('counts an empty reasoning_content as no reasoning', async () => {
     const { audit } = await diagnoseOverHttp([wireText(JSON.stringify(noConclusionDraft()), { reasoning: '' })]);
     expect(audit.steps[0]).toMatchObject({

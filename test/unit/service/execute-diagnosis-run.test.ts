@@ -15,6 +15,7 @@ const emptyUsage = () => ({
   toolCalls: 0,
   inputBytes: 0,
   outputBytes: 0,
+  estimatedTokenRounds: 0,
 });
 
 const command = {

@@ -13,6 +13,8 @@ export interface RunUsage {
   toolCalls: number;
   inputBytes: number;
   outputBytes: number;
+  /** Model rounds whose tokens are the harness's estimate because the provider reported no usage. */
+  estimatedTokenRounds: number;
 }
 
 export interface RunContextInit extends RunIdentity {
@@ -73,6 +75,7 @@ export function emptyRunUsage(): RunUsage {
     toolCalls: 0,
     inputBytes: 0,
     outputBytes: 0,
+    estimatedTokenRounds: 0,
   };
 }
 

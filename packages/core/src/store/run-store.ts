@@ -114,6 +114,8 @@ export interface StoredStep {
   outputTokens: number;
   reasoningTokens: number | null;
   cachedInputTokens: number | null;
+  /** The token counts are the harness's estimate: the provider reported no usage for the round. */
+  usageEstimated: boolean;
   reasoningAvailable: boolean;
   contentSource: ContentSource;
   contentBytes: number;
