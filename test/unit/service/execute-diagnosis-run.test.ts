@@ -240,4 +240,22 @@ describe('executeDiagnosisRun and stop reasons', () => {
       collectionStopReason: 'TOOL_CALL_BUDGET',
     });
   });
+
+  it('keeps the TOOL_CALL_BUDGET that ended collection when the final round writes no valid Draft', async () => {
+    const store = createMemoryRunStore();
+    const request = { ...command, runId: 'run-invalid-final' };
+    const result = await executeDiagnosisRun(request, {
+      model: scriptedModel([
+        toolRound([{ id: 'call-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
+        textRound('根据日志，原因是连接池耗尽。'),
+      ]),
+      evidence: createFakeEvidence().evidence,
+      createStore: () => store,
+      flushReserveMs: 100,
+      limits: { finalRoundReserveMs: 100, maxToolCalls: 1 },
+    });
+
+    expect(result).toMatchObject({ status: 'FALLBACK', stopReason: null, collectionStopReason: 'TOOL_CALL_BUDGET' });
+    expect(await store.getRun(request.runId)).toMatchObject({ collectionStopReason: 'TOOL_CALL_BUDGET' });
+  });
 });

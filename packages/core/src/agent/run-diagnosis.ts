@@ -117,7 +117,11 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
     }
     const parsed = parseDiagnosisDraft(last.text, run.limits);
     if (!parsed.ok) {
-      throw new DiagnosisAgentOutputError(parsed.code, harness.hasReadyCheck() ? harness.progress() : null);
+      throw new DiagnosisAgentOutputError(
+        parsed.code,
+        harness.hasReadyCheck() ? harness.progress() : null,
+        harness.collection.stopReason,
+      );
     }
     run.ledger.usage.outputBytes = utf8Bytes(last.text);
     return ended(parsed.draft, harness.collection.stopReason);

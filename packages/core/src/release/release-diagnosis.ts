@@ -124,8 +124,11 @@ export function releaseDiagnosis(input: {
   usage: RunUsage;
 }): ReleaseDecision {
   const decision = decideRelease(input);
-  // NOTE: passed through untouched, so the run item and the result keep why collection stopped.
-  const collectionStopReason = input.execution?.collectionStopReason;
+  // NOTE: passed through untouched, so the run item and the result keep why collection stopped, also when the final
+  // round's output was invalid.
+  const collectionStopReason =
+    input.execution?.collectionStopReason ??
+    (input.error instanceof DiagnosisAgentOutputError ? (input.error.collectionStopReason ?? undefined) : undefined);
   return collectionStopReason === undefined
     ? decision
     : { ...decision, outcome: { ...decision.outcome, collectionStopReason } };
