@@ -25,10 +25,26 @@ export function renderReport(result: DiagnosisResult, context: RenderContext = {
   else renderFailed(result.report, context, lines);
   lines.push(
     '',
-    `run ${result.runId}   status ${result.status}${result.stopReason === null ? '' : `   stop ${result.stopReason}`}`,
-    `model calls ${usage.modelCalls}   tool calls ${usage.toolCalls}   tokens ${usage.totalTokens.toLocaleString('en')} (${usage.inputTokens.toLocaleString('en')} in / ${usage.outputTokens.toLocaleString('en')} out)`,
+    `run ${result.runId}   status ${result.status}${result.stopReason === null ? '' : `   stop ${describeStop(result.stopReason, result.collectionStopReason)}`}`,
+    `model calls ${usage.modelCalls}   tool calls ${usage.toolCalls}   tokens ${usage.totalTokens.toLocaleString('en')} (${usage.inputTokens.toLocaleString('en')} in / ${usage.outputTokens.toLocaleString('en')} out)${estimatedNote(usage.estimatedTokenRounds)}`,
   );
   return lines.join('\n');
+}
+
+/** Says how many rounds' tokens are estimates (the provider reported no usage for them); nothing when none are. */
+export function estimatedNote(rounds: number | undefined): string {
+  if (rounds === undefined || rounds === 0) return '';
+  return `, estimated for ${rounds} round${rounds === 1 ? '' : 's'} without provider usage`;
+}
+
+/**
+ * A stop reason with the collection's own when it differs: `STOP_IGNORED (collection stopped: TOOL_CALL_BUDGET)`, so
+ * neither is lost in a report or a trace.
+ */
+export function describeStop(stopReason: string, collectionStopReason?: string | null): string {
+  return collectionStopReason === undefined || collectionStopReason === null || collectionStopReason === stopReason
+    ? stopReason
+    : `${stopReason} (collection stopped: ${collectionStopReason})`;
 }
 
 function renderPublished(report: PublishedReport, lines: string[]): void {

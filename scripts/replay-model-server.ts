@@ -25,7 +25,8 @@ export interface DeepSeekResponse {
     logprobs: null;
     finish_reason: string;
   }[];
-  usage: Record<string, unknown>;
+  /** Absent when a server reports no usage (the token budget then runs on the harness's estimate). */
+  usage?: Record<string, unknown>;
   system_fingerprint?: string;
 }
 

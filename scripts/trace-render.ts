@@ -4,6 +4,7 @@
  */
 import type { DiagnosisReport, ModelFailure, RunStore } from '@diagnosis/core';
 import type { StoredReasoning, StoredRun, StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
+import { describeStop, estimatedNote } from './render-report.ts';
 
 export interface RunTrace {
   run: StoredRun;
@@ -76,7 +77,7 @@ export function renderTimeline(trace: RunTrace): string {
   const { run } = trace;
   const judged = evaluations(trace);
   const lines = [
-    `run ${run.runId}   ${run.status}${run.stopReason === null ? '' : `   stop ${run.stopReason}`}${run.errorCode === null ? '' : `   code ${run.errorCode}`}`,
+    `run ${run.runId}   ${run.status}${run.stopReason === null ? '' : `   stop ${describeStop(run.stopReason, run.collectionStopReason)}`}${run.errorCode === null ? '' : `   code ${run.errorCode}`}`,
     `enterprise ${run.enterpriseId}   session ${run.sessionId}   ${run.createdAt} → ${run.endedAt ?? 'running'} (${seconds(ms(run.createdAt, run.endedAt))})`,
     `query: ${run.query}`,
     ...(run.modelFailure === null ? [] : [`model endpoint: ${modelFailureDetail(run.modelFailure)}`]),
@@ -86,7 +87,7 @@ export function renderTimeline(trace: RunTrace): string {
     const cached = step.cachedInputTokens ? `, ${number(step.cachedInputTokens)} cached` : '';
     const reasoning = step.reasoningTokens ? `, ${number(step.reasoningTokens)} reasoning` : '';
     lines.push(
-      `round ${step.stepNumber}  +${seconds(ms(run.createdAt, step.startedAt))}  ${seconds(ms(step.startedAt, step.endedAt))}  ${number(step.inputTokens)} in${cached} / ${number(step.outputTokens)} out${reasoning}  finish ${step.finishReason}`,
+      `round ${step.stepNumber}  +${seconds(ms(run.createdAt, step.startedAt))}  ${seconds(ms(step.startedAt, step.endedAt))}  ${number(step.inputTokens)} in${cached} / ${number(step.outputTokens)} out${reasoning}  finish ${step.finishReason}${step.usageEstimated ? '  (tokens estimated: no provider usage)' : ''}`,
     );
     for (const tool of trace.tools.filter((candidate) => candidate.stepNumber === step.stepNumber)) {
       const evaluation = judged.get(tool.toolCallId);
@@ -100,7 +101,7 @@ export function renderTimeline(trace: RunTrace): string {
   if (run.usage !== null) {
     lines.push(
       '',
-      `usage: ${run.usage.modelCalls} model calls, ${run.usage.toolCalls} tool calls, ${number(run.usage.totalTokens)} tokens${run.limits ? ` of ${number(run.limits.maxTotalTokens)}` : ''}`,
+      `usage: ${run.usage.modelCalls} model calls, ${run.usage.toolCalls} tool calls, ${number(run.usage.totalTokens)} tokens${run.limits ? ` of ${number(run.limits.maxTotalTokens)}` : ''}${estimatedNote(run.usage.estimatedTokenRounds)}`,
     );
   }
   return lines.join('\n');
@@ -140,6 +141,9 @@ export function renderMermaid(trace: RunTrace): string {
       lines.push(`    Tool-->>Agent: ${label(toolOutcome(tool))}`);
       lines.push(`    Tool->>Audit: tool_invocation ${label(tool.toolCallId)}`);
     }
+  }
+  if (run.collectionStopReason !== null && run.collectionStopReason !== run.stopReason) {
+    lines.push(`    Note over Harness,Agent: collection stopped ${run.collectionStopReason}`);
   }
   if (run.stopReason !== null) lines.push(`    Note over Harness,Agent: stop ${run.stopReason}`);
   const report = run.report as DiagnosisReport | null;
@@ -258,7 +262,7 @@ export function renderHtml(trace: RunTrace): string {
   <span class="muted">enterprise</span><span>${escapeHtml(run.enterpriseId)}</span>
   <span class="muted">session</span><span>${escapeHtml(run.sessionId)}</span>
   <span class="muted">time</span><span>${escapeHtml(run.createdAt)} → ${escapeHtml(run.endedAt ?? 'running')} (${seconds(ms(run.createdAt, run.endedAt))})</span>
-  <span class="muted">stop reason</span><span>${escapeHtml(run.stopReason ?? '—')}</span>
+  <span class="muted">stop reason</span><span>${escapeHtml(run.stopReason === null ? '—' : describeStop(run.stopReason, run.collectionStopReason))}</span>
   <span class="muted">error code</span><span>${escapeHtml(run.errorCode ?? '—')}</span>
   <span class="muted">usage</span><span>${run.usage === null ? '—' : `${run.usage.modelCalls} model calls · ${run.usage.toolCalls} tool calls · ${number(run.usage.totalTokens)} tokens`}</span>
 </div>

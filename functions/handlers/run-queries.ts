@@ -73,6 +73,7 @@ export function createGetRunHandler(store: Pick<RunStore, 'getRun'>, options: Re
       query: run.query,
       conclusion: run.conclusion,
       stopReason: run.stopReason,
+      collectionStopReason: run.collectionStopReason,
       errorCode: run.errorCode,
       publishedResult: run.publishedResult,
       report: run.report,

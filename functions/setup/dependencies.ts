@@ -47,6 +47,7 @@ export async function buildDiagnosisDependencies(settings: DiagnosisSettings): P
         reasoningRetentionDays: settings.REASONING_RETENTION_DAYS,
       }),
     limits: limitsOf(settings),
+    timeZone: settings.DIAGNOSIS_TIMEZONE,
     flushReserveMs: settings.FLUSH_RESERVE_MS,
     cancelPollMs: settings.DIAGNOSIS_CANCEL_POLL_MS,
   };

@@ -1,4 +1,4 @@
-import { buildPreviousTurn, createRunContext, runDiagnosis } from '@diagnosis/core';
+import { buildPreviousTurn, createRunContext, DEFAULT_RUN_LIMITS, runDiagnosis } from '@diagnosis/core';
 import {
   AuditWriteError,
   type DynamoAuditStore,
@@ -378,7 +378,7 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
         await start(store, runId, session);
         if (outcome !== null) await store.completeRun(runId, outcome);
       }
-      const turn = buildPreviousTurn(await store.findPreviousRun('E1001', session));
+      const turn = buildPreviousTurn(await store.findPreviousRun('E1001', session), DEFAULT_RUN_LIMITS);
       expect(turn).toEqual({
         run_id: runs[1],
         query: 'E1001 的订单从 14:05 开始失败，为什么？',
@@ -387,7 +387,9 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
         missing_info: [],
       });
       expect(JSON.stringify(turn)).not.toContain('HikariPool');
-      expect(buildPreviousTurn(await store.findPreviousRun('E1001', `session-none-${newRunId()}`))).toBeNull();
+      expect(
+        buildPreviousTurn(await store.findPreviousRun('E1001', `session-none-${newRunId()}`), DEFAULT_RUN_LIMITS),
+      ).toBeNull();
     });
 
     it('never finds another enterprise’s run for a session id both tenants use', async () => {
@@ -396,16 +398,22 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       const theirs = newRunId();
       await start(store, theirs, session, 'E1001');
       await store.completeRun(theirs, publishedOutcome(['call_e1001']));
-      expect(buildPreviousTurn(await store.findPreviousRun('E2002', session))).toBeNull();
-      expect(buildPreviousTurn(await store.findPreviousRun('E1001', session))).toMatchObject({ run_id: theirs });
+      expect(buildPreviousTurn(await store.findPreviousRun('E2002', session), DEFAULT_RUN_LIMITS)).toBeNull();
+      expect(buildPreviousTurn(await store.findPreviousRun('E1001', session), DEFAULT_RUN_LIMITS)).toMatchObject({
+        run_id: theirs,
+      });
       const ours = newRunId();
       clock = STORE_T0 + 60_000;
       await start(store, ours, session, 'E2002');
       await store.completeRun(ours, publishedOutcome(['call_e2002']));
-      expect(buildPreviousTurn(await store.findPreviousRun('E2002', session))).toMatchObject({ run_id: ours });
-      expect(buildPreviousTurn(await store.findPreviousRun('E1001', session))).toMatchObject({ run_id: theirs });
+      expect(buildPreviousTurn(await store.findPreviousRun('E2002', session), DEFAULT_RUN_LIMITS)).toMatchObject({
+        run_id: ours,
+      });
+      expect(buildPreviousTurn(await store.findPreviousRun('E1001', session), DEFAULT_RUN_LIMITS)).toMatchObject({
+        run_id: theirs,
+      });
       // Case variants are other tenants too (and are refused at the boundary long before this).
-      expect(buildPreviousTurn(await store.findPreviousRun('e1001', session))).toBeNull();
+      expect(buildPreviousTurn(await store.findPreviousRun('e1001', session), DEFAULT_RUN_LIMITS)).toBeNull();
     });
 
     it('cuts the previous turn to the byte limit it is given', async () => {
@@ -413,11 +421,14 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       const session = `limit-${newRunId()}`;
       const runId = newRunId();
       await start(store, runId, session);
-      await store.completeRun(runId, publishedOutcome());
-      const large = buildPreviousTurn(await store.findPreviousRun('E1001', session));
-      const small = buildPreviousTurn(await store.findPreviousRun('E1001', session), 220);
-      expect(Buffer.byteLength(JSON.stringify(large))).toBeGreaterThan(220);
-      expect(Buffer.byteLength(JSON.stringify(small))).toBeLessThanOrEqual(220);
+      // NOTE: a conclusion of 900 bytes, so the turn is over the smallest limit a run may have (512 bytes).
+      const outcome = publishedOutcome();
+      const draft = { ...supportedDraft(['call_01_a']), conclusion: '连接池'.repeat(100) };
+      await store.completeRun(runId, { ...outcome, draft, publishedResult: { draft, citations: [] } });
+      const large = buildPreviousTurn(await store.findPreviousRun('E1001', session), DEFAULT_RUN_LIMITS);
+      const small = buildPreviousTurn(await store.findPreviousRun('E1001', session), { maxPreviousTurnBytes: 520 });
+      expect(Buffer.byteLength(JSON.stringify(large))).toBeGreaterThan(520);
+      expect(Buffer.byteLength(JSON.stringify(small))).toBeLessThanOrEqual(520);
       expect(small?.conclusion?.length).toBeLessThan(large?.conclusion?.length ?? 0);
     });
 

@@ -89,8 +89,29 @@ describe('runDiagnosis over the real openai-compatible provider and DeepSeek wir
     expect(server.requests[0]).toMatchObject({ model: 'deepseek-v4-flash' });
     expect(server.requests[0]?.messages).toEqual([
       { role: 'system', content: expect.stringContaining('diagnosis_agent') },
-      { role: 'user', content: '{"query":"E1001 的订单从 14:05 开始失败，为什么？","previous_turn":null}' },
+      {
+        role: 'user',
+        content:
+          '{"query":"E1001 的订单从 14:05 开始失败，为什么？","now":"2026-11-30T14:10:00+08:00","timezone":"Asia/Shanghai","previous_turn":null}',
+      },
     ]);
+  });
+
+  it('still stops the run on its token budget when the server sends no usage, and records the estimate', async () => {
+    const { usage: _none, ...withoutUsage } = wireToolCalls([
+      { id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) },
+    ]);
+    const { outcome, server, adapterCalls, audit } = await diagnoseOverHttp(
+      [withoutUsage, wireText(JSON.stringify(supportedDraft([CALL_ID])))],
+      { limits: { maxTotalTokens: 2_000 } },
+    );
+
+    expect(server.requests).toHaveLength(1);
+    expect(outcome.ok && outcome.result).toMatchObject({ draft: null, stopReason: 'TOKEN_BUDGET' });
+    expect(adapterCalls).toHaveLength(0);
+    expect(audit.steps).toHaveLength(1);
+    expect(audit.steps[0]?.usageEstimated).toBe(true);
+    expect(audit.steps[0]?.usage.inputTokens).toBeGreaterThan(2_000);
   });
 
   it('counts an empty reasoning_content as no reasoning', async () => {

@@ -64,6 +64,7 @@ const usage = {
   toolCalls: 1,
   inputBytes: 100,
   outputBytes: 900,
+  estimatedTokenRounds: 0,
 };
 
 export function publishedOutcome(toolCallIds: string[] = ['call_01_a']): RunOutcome {

@@ -12,6 +12,8 @@ export interface RoundOptions {
   inputTokens?: number;
   outputTokens?: number;
   finishReason?: LanguageModelV4GenerateResult['finishReason']['unified'];
+  /** A provider that reports no usage at all: the result has no `usage` (some OpenAI-compatible servers). */
+  omitUsage?: boolean;
 }
 
 export interface ScriptedCall {
@@ -52,6 +54,15 @@ function result(
 ): LanguageModelV4GenerateResult {
   const inputTokens = options.inputTokens ?? 100;
   const outputTokens = options.outputTokens ?? 20;
+  if (options.omitUsage === true) {
+    const finishReason = options.finishReason ?? defaultFinish;
+    // NOTE: the type says `usage` is always there; a provider's result may still lack it, which is the point.
+    return {
+      content,
+      finishReason: { unified: finishReason, raw: finishReason },
+      warnings: [],
+    } as unknown as LanguageModelV4GenerateResult;
+  }
   return {
     content,
     finishReason: { unified: options.finishReason ?? defaultFinish, raw: options.finishReason ?? defaultFinish },

@@ -1,5 +1,6 @@
 import type { ModelFailure } from './run/model-failure.ts';
 import type { ProgressSnapshot } from './run/progress.ts';
+import type { StopReason } from './run/stop-reason.ts';
 
 /**
  * The service's one error taxonomy. Every error it raises on purpose is a {@link DiagnosisError}: a stable `code`
@@ -77,11 +78,18 @@ export class DiagnosisAgentOutputError extends DiagnosisError {
   readonly kind = 'agent-output';
   readonly code: DiagnosisAgentOutputErrorCode;
   readonly progress: ProgressSnapshot | null;
+  /** The soft stop that had ended collection before the final round wrote this output, or null. */
+  readonly collectionStopReason: StopReason | null;
 
-  constructor(code: DiagnosisAgentOutputErrorCode, progress: ProgressSnapshot | null) {
+  constructor(
+    code: DiagnosisAgentOutputErrorCode,
+    progress: ProgressSnapshot | null,
+    collectionStopReason: StopReason | null = null,
+  ) {
     super(`the final model output is not a valid DiagnosisDraft (${code})`);
     this.code = code;
     this.progress = progress;
+    this.collectionStopReason = collectionStopReason;
   }
 }
 

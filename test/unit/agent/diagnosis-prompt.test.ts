@@ -9,7 +9,10 @@ describe('buildDiagnosisInstructions', () => {
   });
 
   it.each([
-    ['the input format', '{"query": string, "previous_turn": object | null}'],
+    ['the input format', '{"query": string, "now": string, "timezone": string, "previous_turn": object | null}'],
+    ['times without a date as today in the time zone', '指 timezone 时区中 now 所在的当天，除非 query 另有说明'],
+    ['relative times from now', '相对时间（例如"刚才"、"过去一小时"、"最近 30 分钟"）以 now 为基准换算'],
+    ['absolute windows with an offset', '一律写成带时区偏移的绝对 ISO 8601 时间'],
     ['the three tools', 'lookup_knowledge（运行手册/知识库）、query_logs（日志）、query_mysql'],
     ['the envelope', '"previous_observation"?: {"tool_call_id": string, "evaluation": "GAINED" | "NO_GAIN"}'],
     ['citation of this run’s ids', '必须在 tool_call_ids 中引用本次运行中工具结果的 tool_call_id'],

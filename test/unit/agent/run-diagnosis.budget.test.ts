@@ -8,20 +8,23 @@ import {
   supportedDraft,
   T0,
 } from '../../support/run-fixtures.ts';
-import { observationsIn, textRound, toolRound, toolsOffered } from '../../support/scripted-model.ts';
+import { observationsIn, type RoundOptions, textRound, toolRound, toolsOffered } from '../../support/scripted-model.ts';
 
 const draftText = (ids: string[]) => JSON.stringify(ids.length > 0 ? supportedDraft(ids) : noConclusionDraft());
-const logsCall = (id: string, previous?: string) =>
-  toolRound([
-    {
-      id,
-      name: 'query_logs',
-      input: envelope(
-        { ...LOGS_INPUT, keyword: id },
-        previous === undefined ? undefined : { tool_call_id: previous, evaluation: 'GAINED' },
-      ),
-    },
-  ]);
+const logsCall = (id: string, previous?: string, options: RoundOptions = {}) =>
+  toolRound(
+    [
+      {
+        id,
+        name: 'query_logs',
+        input: envelope(
+          { ...LOGS_INPUT, keyword: id },
+          previous === undefined ? undefined : { tool_call_id: previous, evaluation: 'GAINED' },
+        ),
+      },
+    ],
+    options,
+  );
 
 describe('runDiagnosis — Requirement: every model round is controlled by RunContext', () => {
   it('records two model calls and no retry when one round requests a tool and the next produces the Draft', async () => {
@@ -214,5 +217,50 @@ describe('runDiagnosis — Requirement: every model round is controlled by RunCo
     expect(audit.tools[0]).toMatchObject({ disposition: 'EXECUTED', status: 'ERROR', code: 'TIMEOUT' });
     expect(toolsOffered(model.doGenerateCalls[1] ?? { prompt: [] })).toEqual([]);
     expect(outcome.ok && outcome.result).toMatchObject({ stopReason: 'DEADLINE', draft: { conclusion: null } });
+  });
+});
+
+describe('runDiagnosis — Requirement: the token budget holds when the provider reports no usage', () => {
+  it('stops the run with TOKEN_BUDGET and records the estimate when the provider omits usage', async () => {
+    const { outcome, run, audit, adapterCalls } = await diagnose(
+      [logsCall('call-1', undefined, { omitUsage: true }), textRound(draftText(['call-1']), { omitUsage: true })],
+      { run: { limits: { maxTotalTokens: 2_000 } } },
+    );
+
+    // The instructions and tool schemas alone are several thousand estimated tokens: the first round overruns.
+    expect(outcome.ok && outcome.result).toMatchObject({ draft: null, stopReason: 'TOKEN_BUDGET' });
+    expect(adapterCalls).toHaveLength(0);
+    expect(run.usage().totalTokens).toBeGreaterThan(2_000);
+    expect(run.usage()).toMatchObject({ modelCalls: 1, estimatedTokenRounds: 1 });
+    expect(audit.steps).toHaveLength(1);
+    expect(audit.steps[0]?.usageEstimated).toBe(true);
+    expect(audit.steps[0]?.usage.inputTokens).toBe(run.usage().inputTokens);
+  });
+
+  it('estimates a round whose provider reports zero tokens beside a prompt and non-empty output', async () => {
+    const { outcome, run, audit, model } = await diagnose(
+      [
+        logsCall('call-1', undefined, { inputTokens: 0, outputTokens: 0 }),
+        textRound(draftText(['call-1']), { inputTokens: 0, outputTokens: 0 }),
+      ],
+      { run: { limits: { maxTotalTokens: 13_000 } } },
+    );
+
+    // Round 1 (about 5,300 estimated tokens) fits; another collecting round of its size plus the final round's
+    // reserve would not: collection stops softly and the final round writes the Draft.
+    expect(outcome.ok && outcome.result).toMatchObject({
+      draft: { conclusion: expect.any(String) },
+      stopReason: 'TOKEN_BUDGET',
+    });
+    expect(toolsOffered(model.doGenerateCalls[1] ?? { prompt: [] })).toEqual([]);
+    expect(run.usage().estimatedTokenRounds).toBe(2);
+    expect(run.usage().outputTokens).toBeGreaterThan(0);
+    expect(audit.steps.map((step) => step.usageEstimated)).toEqual([true, true]);
+  });
+
+  it('keeps the provider’s own counts and marks nothing estimated when usage is reported', async () => {
+    const { run, audit } = await diagnose([textRound(draftText([]), { inputTokens: 300, outputTokens: 50 })]);
+    expect(run.usage()).toMatchObject({ inputTokens: 300, outputTokens: 50, estimatedTokenRounds: 0 });
+    expect(audit.steps[0]?.usageEstimated).toBe(false);
   });
 });

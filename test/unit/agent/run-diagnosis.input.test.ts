@@ -1,7 +1,7 @@
 import { DiagnosisInputError, type DiagnosisInputErrorCode } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../support/diagnose.ts';
-import { noConclusionDraft, T0 } from '../../support/run-fixtures.ts';
+import { noConclusionDraft, T0, testRun } from '../../support/run-fixtures.ts';
 import { textRound } from '../../support/scripted-model.ts';
 
 const PREVIOUS_TURN = {
@@ -11,6 +11,9 @@ const PREVIOUS_TURN = {
   findings: ['连接池耗尽错误在 14:05 开始出现'],
   missing_info: [],
 };
+
+/** T0 (06:10 UTC) in the default time zone: the run's start as the model reads it. */
+const NOW_AT_T0 = '2026-11-30T14:10:00+08:00';
 
 const finalDraft = () => textRound(JSON.stringify(noConclusionDraft()));
 
@@ -39,14 +42,22 @@ describe('runDiagnosis — Requirement: input is only the current Query and an o
     const prompt = model.doGenerateCalls[0]?.prompt ?? [];
     expect(prompt.map((message) => message.role)).toEqual(['system', 'user']);
     expect(userMessages(prompt)[0]?.content).toEqual([
-      { type: 'text', text: JSON.stringify({ query: '那现在恢复了吗？', previous_turn: PREVIOUS_TURN }) },
+      {
+        type: 'text',
+        text: JSON.stringify({
+          query: '那现在恢复了吗？',
+          now: NOW_AT_T0,
+          timezone: 'Asia/Shanghai',
+          previous_turn: PREVIOUS_TURN,
+        }),
+      },
     ]);
   });
 
   it('sends previous_turn as null when none is supplied', async () => {
     const { model } = await diagnose([finalDraft()], { query: 'q' });
     expect(userMessages(model.doGenerateCalls[0]?.prompt ?? [])[0]?.content).toEqual([
-      { type: 'text', text: '{"query":"q","previous_turn":null}' },
+      { type: 'text', text: `{"query":"q","now":"${NOW_AT_T0}","timezone":"Asia/Shanghai","previous_turn":null}` },
     ]);
   });
 
@@ -112,7 +123,62 @@ describe('runDiagnosis — Requirement: input is only the current Query and an o
   it('accounts the accepted input bytes and the Draft bytes against the run', async () => {
     const { outcome, run } = await diagnose([finalDraft()], { query: '订单' });
     expect(outcome.ok).toBe(true);
-    expect(run.usage().inputBytes).toBe(Buffer.byteLength('{"query":"订单","previous_turn":null}'));
+    expect(run.usage().inputBytes).toBe(
+      Buffer.byteLength(`{"query":"订单","now":"${NOW_AT_T0}","timezone":"Asia/Shanghai","previous_turn":null}`),
+    );
     expect(run.usage().outputBytes).toBe(Buffer.byteLength(JSON.stringify(noConclusionDraft())));
+  });
+
+  it('refuses a previous turn over a smaller maxPreviousTurnBytes the run was given', async () => {
+    const previousTurn = { ...PREVIOUS_TURN, conclusion: '结'.repeat(200) };
+    const { outcome } = await diagnose([finalDraft()], { previousTurn });
+    expect(outcome.ok).toBe(true);
+    await expectInputError('PREVIOUS_TURN_TOO_LARGE', { previousTurn, run: { limits: { maxPreviousTurnBytes: 600 } } });
+  });
+});
+
+describe('runDiagnosis — Requirement: the model knows when "now" is, in the deployment’s time zone', () => {
+  function userInput(prompt: readonly { role: string; content: unknown }[]) {
+    const content = userMessages(prompt)[0]?.content as { text: string }[];
+    return JSON.parse(content[0]?.text ?? '{}') as Record<string, unknown>;
+  }
+
+  it('tells the model the run’s start time with the Asia/Shanghai offset when no time zone is configured', async () => {
+    const { model } = await diagnose([finalDraft()]);
+    expect(userInput(model.doGenerateCalls[0]?.prompt ?? [])).toMatchObject({
+      now: '2026-11-30T14:10:00+08:00',
+      timezone: 'Asia/Shanghai',
+    });
+  });
+
+  it('writes now in the run’s own time zone when one is configured', async () => {
+    const { model } = await diagnose([finalDraft()], { run: { timeZone: 'America/New_York' } });
+    expect(userInput(model.doGenerateCalls[0]?.prompt ?? [])).toMatchObject({
+      now: '2026-11-30T01:10:00-05:00',
+      timezone: 'America/New_York',
+    });
+  });
+
+  it('takes now from when the run started, not from when the input is composed', async () => {
+    const { model } = await diagnose([finalDraft()], { run: { startedAt: T0 - 60_000 } });
+    expect(userInput(model.doGenerateCalls[0]?.prompt ?? []).now).toBe('2026-11-30T14:09:00+08:00');
+  });
+
+  it('sends byte-identical instructions to runs at different times and in different time zones', async () => {
+    const early = await diagnose([finalDraft()]);
+    const late = await diagnose([finalDraft()], {
+      run: { now: () => T0 + 9 * 3_600_000, deadlineAt: T0 + 9 * 3_600_000 + 60_000, timeZone: 'Europe/Berlin' },
+    });
+    const system = (result: typeof early) => result.model.doGenerateCalls[0]?.prompt.find((m) => m.role === 'system');
+    expect(userInput(late.model.doGenerateCalls[0]?.prompt ?? []).now).toBe('2026-11-30T16:10:00+01:00');
+    expect(system(early)?.content).toEqual(expect.any(String));
+    expect(system(late)?.content).toBe(system(early)?.content);
+    expect(system(early)?.content).not.toContain('2026-11-30T14:10');
+  });
+
+  it('refuses a run context whose time zone is not a named IANA zone', () => {
+    for (const timeZone of ['Mars/Olympus', '+08:00', '']) {
+      expect(() => testRun({ timeZone })).toThrow(TypeError);
+    }
   });
 });

@@ -170,6 +170,35 @@ describe('runDiagnosis — Requirement: controlled stop outcomes are preserved',
     });
   });
 
+  it('reports the collection’s TOOL_CALL_BUDGET beside STOP_IGNORED when the final round calls a tool anyway', async () => {
+    const { outcome } = await diagnose(
+      [
+        logs('call-1', 'a'),
+        toolRound([
+          {
+            id: 'call-2',
+            name: 'lookup_knowledge',
+            input: envelope(KNOWLEDGE_INPUT, { tool_call_id: 'call-1', evaluation: 'GAINED' }),
+          },
+        ]),
+      ],
+      { run: { limits: { maxToolCalls: 1 } } },
+    );
+    expect(outcome.ok && outcome.result).toMatchObject({
+      draft: null,
+      stopReason: 'STOP_IGNORED',
+      collectionStopReason: 'TOOL_CALL_BUDGET',
+    });
+  });
+
+  it('names no separate collection stop reason when the stop reason already is it', async () => {
+    const { outcome } = await diagnose([logs('call-1', 'a'), textRound(JSON.stringify(supportedDraft(['call-1'])))], {
+      run: { limits: { maxToolCalls: 1 } },
+    });
+    expect(outcome.ok && outcome.result).toMatchObject({ stopReason: 'TOOL_CALL_BUDGET' });
+    expect(outcome.ok && outcome.result).not.toHaveProperty('collectionStopReason');
+  });
+
   it('fails closed with INTERNAL and no progress when the framework fails for an unclassified reason', async () => {
     const broken = { content: 'not an array', finishReason: { unified: 'stop', raw: 'stop' } } as never;
     const { outcome } = await diagnose([broken]);

@@ -20,4 +20,35 @@ describe('parseDiagnosisSettings', () => {
       new SettingsError(['DIAGNOSIS_MODEL_TIMEOUT_MS']),
     );
   });
+
+  it('sets the input byte limits from DIAGNOSIS_MAX_QUERY_BYTES, _PREVIOUS_TURN_BYTES and _INPUT_BYTES', () => {
+    const settings = parseDiagnosisSettings({
+      ...REQUIRED,
+      DIAGNOSIS_MAX_QUERY_BYTES: '2048',
+      DIAGNOSIS_MAX_PREVIOUS_TURN_BYTES: '1024',
+      DIAGNOSIS_MAX_INPUT_BYTES: '8192',
+    });
+    expect(limitsOf(settings)).toEqual({ maxQueryBytes: 2_048, maxPreviousTurnBytes: 1_024, maxInputBytes: 8_192 });
+  });
+
+  it.each([
+    ['DIAGNOSIS_MAX_PREVIOUS_TURN_BYTES', '511'],
+    ['DIAGNOSIS_MAX_QUERY_BYTES', '32769'],
+    ['DIAGNOSIS_MAX_INPUT_BYTES', '0'],
+  ])('refuses %s=%s, outside the limit’s range, naming the key only', (key, value) => {
+    expect(() => parseDiagnosisSettings({ ...REQUIRED, [key]: value })).toThrow(new SettingsError([key]));
+  });
+
+  it('keeps the time zone Asia/Shanghai when DIAGNOSIS_TIMEZONE is unset, and takes a named IANA zone', () => {
+    expect(parseDiagnosisSettings(REQUIRED).DIAGNOSIS_TIMEZONE).toBe('Asia/Shanghai');
+    expect(parseDiagnosisSettings({ ...REQUIRED, DIAGNOSIS_TIMEZONE: 'Europe/Berlin' }).DIAGNOSIS_TIMEZONE).toBe(
+      'Europe/Berlin',
+    );
+  });
+
+  it.each(['Mars/Olympus', '+08:00', 'CST+8'])('refuses DIAGNOSIS_TIMEZONE=%s naming the key only', (value) => {
+    expect(() => parseDiagnosisSettings({ ...REQUIRED, DIAGNOSIS_TIMEZONE: value })).toThrow(
+      new SettingsError(['DIAGNOSIS_TIMEZONE']),
+    );
+  });
 });

@@ -32,6 +32,7 @@ const usage = {
   toolCalls: 1,
   inputBytes: 50,
   outputBytes: 400,
+  estimatedTokenRounds: 0,
 };
 const negative = (ids: string[]): DiagnosisDraft['analysis'][number] => ({
   type: 'NEGATIVE_OBSERVATION',

@@ -17,6 +17,7 @@ const usage = {
   toolCalls: 0,
   inputBytes: 10,
   outputBytes: 0,
+  estimatedTokenRounds: 0,
 };
 const emptyProgress = { modelCalls: 1, toolCalls: 0, rejectedToolCalls: 0, totalTokens: 120, checks: [] };
 /** Words that would send the operator to someone else instead of naming the cause. */

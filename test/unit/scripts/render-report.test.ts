@@ -77,3 +77,28 @@ describe('renderReport — a failed model request', () => {
     expect(text).not.toContain('Model endpoint');
   });
 });
+
+describe('renderReport — stop reasons', () => {
+  it('shows the collection’s stop reason beside STOP_IGNORED', () => {
+    const result: DiagnosisResult = {
+      ...failedResult('INTERNAL'),
+      stopReason: 'STOP_IGNORED',
+      collectionStopReason: 'TOOL_CALL_BUDGET',
+    };
+    expect(renderReport(result)).toContain('stop STOP_IGNORED (collection stopped: TOOL_CALL_BUDGET)');
+  });
+
+  it('shows the stop reason alone when collection stopped for no other reason', () => {
+    const result: DiagnosisResult = { ...failedResult('INTERNAL'), stopReason: 'TOOL_CALL_BUDGET' };
+    expect(renderReport(result)).toMatch(/stop TOOL_CALL_BUDGET$/m);
+  });
+});
+
+describe('renderReport — estimated usage', () => {
+  it('says how many rounds’ tokens are estimates when the provider reported no usage', () => {
+    const base = failedResult('INTERNAL');
+    const result: DiagnosisResult = { ...base, usage: { ...base.usage, totalTokens: 5_329, estimatedTokenRounds: 1 } };
+    expect(renderReport(result)).toContain('tokens 5,329 (0 in / 0 out), estimated for 1 round without provider usage');
+    expect(renderReport(base)).not.toContain('estimated');
+  });
+});

@@ -1,8 +1,9 @@
-import { cancelDiagnosis, cancelled, emptyRunUsage, executeDiagnosisRun } from '@diagnosis/core';
+import { cancelDiagnosis, cancelled, type DiagnosisDraft, emptyRunUsage, executeDiagnosisRun } from '@diagnosis/core';
 import { createMemoryRunStore, RunStoreError } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
+import { publishedOutcome } from '../../support/audit-events.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
-import { envelope, LOGS_INPUT, noConclusionDraft } from '../../support/run-fixtures.ts';
+import { envelope, LOGS_INPUT, noConclusionDraft, supportedDraft } from '../../support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../../support/scripted-model.ts';
 
 const emptyUsage = emptyRunUsage;
@@ -164,5 +165,109 @@ describe('executeDiagnosisRun and cancellation', () => {
       status: 'SUCCEEDED',
       cancelRequestedAt: null,
     });
+  });
+});
+
+describe('executeDiagnosisRun and the previous turn', () => {
+  /** A published run of the session whose summary is far over 512 bytes even with every item cut short. */
+  async function storeWithLongPublishedRun() {
+    const store = createMemoryRunStore();
+    const previous = { ...command, runId: 'run-previous', sessionId: 's-follow' };
+    await store.startRun(previous);
+    const long = (label: string) => `${label}：支付网关连接池耗尽导致订单服务调用超时`.repeat(3);
+    const draft = {
+      ...supportedDraft(['call-1']),
+      conclusion: long('结论'),
+      analysis: Array.from({ length: 5 }, (_, index) => ({
+        ...(supportedDraft(['call-1']).analysis[0] as DiagnosisDraft['analysis'][number]),
+        statement: long(`发现${index}`),
+      })),
+      limitations: { checked_scope: [], missing_info: Array.from({ length: 5 }, (_, index) => long(`缺少${index}`)) },
+    };
+    await store.completeRun(previous.runId, {
+      ...publishedOutcome(['call-1']),
+      draft,
+      publishedResult: { draft, citations: [] },
+    });
+    return store;
+  }
+
+  it('cuts the previous turn to the run’s configured maxPreviousTurnBytes instead of failing the follow-up', async () => {
+    const store = await storeWithLongPublishedRun();
+    const model = scriptedModel([textRound(JSON.stringify(noConclusionDraft()))]);
+    const result = await executeDiagnosisRun(
+      { ...command, runId: 'run-follow', sessionId: 's-follow', continueSession: true },
+      {
+        model,
+        evidence: createFakeEvidence().evidence,
+        createStore: () => store,
+        flushReserveMs: 100,
+        limits: { finalRoundReserveMs: 100, maxPreviousTurnBytes: 600 },
+      },
+    );
+    expect(result.status).toBe('PUBLISHED');
+    const user = model.doGenerateCalls[0]?.prompt.find((message) => message.role === 'user');
+    const text = user?.role === 'user' && user.content[0]?.type === 'text' ? user.content[0].text : '';
+    const turn = JSON.parse(text).previous_turn;
+    expect(turn).toMatchObject({ run_id: 'run-previous' });
+    expect(Buffer.byteLength(JSON.stringify(turn))).toBeLessThanOrEqual(600);
+    expect(Buffer.byteLength(JSON.stringify(turn))).toBeGreaterThan(300);
+  });
+});
+
+describe('executeDiagnosisRun and stop reasons', () => {
+  it('returns, stores and replays both STOP_IGNORED and the TOOL_CALL_BUDGET that ended collection', async () => {
+    const store = createMemoryRunStore();
+    const request = { ...command, runId: 'run-ignored' };
+    const deps = {
+      model: scriptedModel([
+        toolRound([{ id: 'call-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
+        toolRound([
+          {
+            id: 'call-2',
+            name: 'query_logs',
+            input: envelope({ ...LOGS_INPUT, keyword: 'pool' }, { tool_call_id: 'call-1', evaluation: 'GAINED' }),
+          },
+        ]),
+      ]),
+      evidence: createFakeEvidence().evidence,
+      createStore: () => store,
+      flushReserveMs: 100,
+      limits: { finalRoundReserveMs: 100, maxToolCalls: 1 },
+    };
+
+    const result = await executeDiagnosisRun(request, deps);
+
+    expect(result).toMatchObject({
+      status: 'FALLBACK',
+      stopReason: 'STOP_IGNORED',
+      collectionStopReason: 'TOOL_CALL_BUDGET',
+    });
+    expect(await store.getRun(request.runId)).toMatchObject({
+      stopReason: 'STOP_IGNORED',
+      collectionStopReason: 'TOOL_CALL_BUDGET',
+    });
+    expect(await executeDiagnosisRun(request, deps)).toMatchObject({
+      stopReason: 'STOP_IGNORED',
+      collectionStopReason: 'TOOL_CALL_BUDGET',
+    });
+  });
+
+  it('keeps the TOOL_CALL_BUDGET that ended collection when the final round writes no valid Draft', async () => {
+    const store = createMemoryRunStore();
+    const request = { ...command, runId: 'run-invalid-final' };
+    const result = await executeDiagnosisRun(request, {
+      model: scriptedModel([
+        toolRound([{ id: 'call-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
+        textRound('根据日志，原因是连接池耗尽。'),
+      ]),
+      evidence: createFakeEvidence().evidence,
+      createStore: () => store,
+      flushReserveMs: 100,
+      limits: { finalRoundReserveMs: 100, maxToolCalls: 1 },
+    });
+
+    expect(result).toMatchObject({ status: 'FALLBACK', stopReason: null, collectionStopReason: 'TOOL_CALL_BUDGET' });
+    expect(await store.getRun(request.runId)).toMatchObject({ collectionStopReason: 'TOOL_CALL_BUDGET' });
   });
 });

@@ -1,7 +1,7 @@
 import type { RunLimits, RunUsage } from '@diagnosis/core';
-import { completionAttributes, newRunItem, runOf } from '@diagnosis/core/store';
+import { completionAttributes, newRunItem, recordOf, runOf, stepItems } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
-import { failedOutcome, STORE_T0 } from '../../support/audit-events.ts';
+import { failedOutcome, STORE_T0, stepEvent } from '../../support/audit-events.ts';
 
 // NOTE: typed `Required<…>` on purpose: a field added to RunUsage or RunLimits fails the type check here until it is
 // listed, and then these tests fail if the item schemas do not keep it (valibot drops keys a schema does not name).
@@ -14,6 +14,7 @@ const usage: Required<RunUsage> = {
   toolCalls: 5,
   inputBytes: 6,
   outputBytes: 7,
+  estimatedTokenRounds: 9,
 };
 const limits: Required<RunLimits> = {
   maxModelCalls: 11,
@@ -94,5 +95,45 @@ describe('the model failure of a run', () => {
     expect(() => completionAttributes({ ...outcome, modelFailure: leaky } as typeof outcome, STORE_T0)).toThrow(
       /fails its schema/,
     );
+  });
+});
+
+describe('the collection stop reason on the run item', () => {
+  const start = { runId: 'run-1', sessionId: 'session-1', enterpriseId: 'E1001', query: 'q', continueSession: false };
+
+  it('is stored and read back beside the stop reason', () => {
+    const ignored = {
+      ...outcome,
+      stopReason: 'STOP_IGNORED' as const,
+      collectionStopReason: 'TOOL_CALL_BUDGET' as const,
+    };
+    const item = { ...newRunItem(start, STORE_T0, 90), ...completionAttributes(ignored, STORE_T0 + 1_000) };
+
+    expect(item.collection_stop_reason).toBe('TOOL_CALL_BUDGET');
+    expect(runOf(item)).toMatchObject({ stopReason: 'STOP_IGNORED', collectionStopReason: 'TOOL_CALL_BUDGET' });
+  });
+
+  it('reads back as null from a run item stored before it existed', () => {
+    const { collection_stop_reason: _absent, ...old } = {
+      ...newRunItem(start, STORE_T0, 90),
+      ...completionAttributes(outcome, STORE_T0 + 1_000),
+    };
+
+    expect(runOf(old).collectionStopReason).toBeNull();
+  });
+});
+
+describe('the estimated-usage flag on the step item', () => {
+  it('is stored and read back when a round’s tokens are the harness’s estimate', () => {
+    const [step] = stepItems(stepEvent('run-1', 1, { usageEstimated: true }), STORE_T0, 90);
+
+    expect(step.usage_estimated).toBe(true);
+    expect(recordOf(step)).toMatchObject({ entity: 'agent_step', usageEstimated: true });
+  });
+
+  it('reads back as false from a step item stored before it existed', () => {
+    const [{ usage_estimated: _absent, ...old }] = stepItems(stepEvent('run-1', 1), STORE_T0, 90);
+
+    expect(recordOf(old as typeof old & { pk: string; sk: string })).toMatchObject({ usageEstimated: false });
   });
 });

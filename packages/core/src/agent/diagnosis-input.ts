@@ -2,8 +2,10 @@ import * as v from 'valibot';
 import { deepFreeze } from '../draft/parse-diagnosis-draft.ts';
 import type { PreviousTurn } from '../draft/previous-turn.ts';
 import { DiagnosisInputError } from '../errors.ts';
+import type { RunContext } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
 import { utf8Bytes } from '../run/utf8.ts';
+import { formatZonedIso } from '../run/zoned-time.ts';
 
 const previousTurnSchema = v.strictObject({
   run_id: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
@@ -22,17 +24,18 @@ export interface PreparedInput {
   previousTurn: PreviousTurn | null;
 }
 
+/** What the user message needs of its run: the input limits, its start time and time zone. */
+export type InputRun = Pick<RunContext, 'startedAt' | 'timeZone'> & {
+  limits: Pick<RunLimits, 'maxQueryBytes' | 'maxPreviousTurnBytes' | 'maxInputBytes'>;
+};
+
 /**
  * Validates the caller's input against the run's limits and serializes it as exactly
- * `JSON.stringify({ query, previous_turn })`. The query is kept byte for byte: it is never trimmed, rewritten or
- * truncated; an oversized one is refused.
+ * `JSON.stringify({ query, now, timezone, previous_turn })`. The query is kept byte for byte: it is never trimmed,
+ * rewritten or truncated; an oversized one is refused.
  */
-export function prepareDiagnosisInput(
-  query: unknown,
-  previousTurn: unknown,
-  limits: Pick<RunLimits, 'maxQueryBytes' | 'maxPreviousTurnBytes' | 'maxInputBytes'>,
-): PreparedInput {
-  return composeDiagnosisInput(validateQuery(query, limits), previousTurn, limits);
+export function prepareDiagnosisInput(query: unknown, previousTurn: unknown, run: InputRun): PreparedInput {
+  return composeDiagnosisInput(validateQuery(query, run.limits), previousTurn, run);
 }
 
 /** The caller's query, checked once: not blank, within `maxQueryBytes`. Throws {@link DiagnosisInputError}. */
@@ -46,12 +49,14 @@ export function validateQuery(query: unknown, limits: Pick<RunLimits, 'maxQueryB
   return query;
 }
 
-/** The user message of a run from an already validated query and a previous turn (checked here), within limits. */
-export function composeDiagnosisInput(
-  query: string,
-  previousTurn: unknown,
-  limits: Pick<RunLimits, 'maxPreviousTurnBytes' | 'maxInputBytes'>,
-): PreparedInput {
+/**
+ * The user message of a run from an already validated query and a previous turn (checked here against the run's
+ * own `maxPreviousTurnBytes`), within limits. It carries the run's start time as `now` (ISO 8601 with the offset of
+ * the run's time zone) and the zone's name as `timezone`. NOTE: they travel in the user message, never in the
+ * instructions, so the instructions stay byte-identical across runs and the provider's prompt cache keeps them.
+ */
+export function composeDiagnosisInput(query: string, previousTurn: unknown, run: InputRun): PreparedInput {
+  const { limits } = run;
   let turn: PreviousTurn | null = null;
   if (previousTurn !== undefined && previousTurn !== null) {
     const parsed = v.safeParse(previousTurnSchema, previousTurn);
@@ -66,7 +71,12 @@ export function composeDiagnosisInput(
       );
     }
   }
-  const text = JSON.stringify({ query, previous_turn: turn });
+  const text = JSON.stringify({
+    query,
+    now: formatZonedIso(run.startedAt, run.timeZone),
+    timezone: run.timeZone,
+    previous_turn: turn,
+  });
   const bytes = utf8Bytes(text);
   if (bytes > limits.maxInputBytes) {
     throw new DiagnosisInputError('INPUT_TOO_LARGE', `the input exceeds ${limits.maxInputBytes} UTF-8 bytes`);

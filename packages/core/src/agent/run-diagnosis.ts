@@ -39,6 +39,12 @@ export interface DiagnosisExecution {
   draft: DiagnosisDraft | null;
   progress: ProgressSnapshot;
   stopReason: StopReason | null;
+  /**
+   * The soft stop that ended evidence collection, when `stopReason` names something that happened after it: the
+   * final round ignored STOP_REQUIRED (`STOP_IGNORED`), or a hard stop came during the final round. Absent when
+   * collection never stopped or `stopReason` already says why, so no stop reason is ever lost.
+   */
+  collectionStopReason?: StopReason;
 }
 
 const INSTRUCTIONS = buildDiagnosisInstructions();
@@ -57,8 +63,7 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
   if (run.ledger.claimed) throw new DiagnosisExecutionError('INTERNAL', { cause: new Error('RunContext reused') });
   run.ledger.claimed = true;
 
-  const input =
-    'input' in request ? request.input : prepareDiagnosisInput(request.query, request.previousTurn, run.limits);
+  const input = 'input' in request ? request.input : prepareDiagnosisInput(request.query, request.previousTurn, run);
   if (tooLittleTimeForARound(run.limits, run.deadlineAt - run.now())) {
     throw new DiagnosisInputError(
       'DEADLINE_TOO_SHORT',
@@ -75,8 +80,17 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
     onProgress: deps.onProgress,
     beforeRound: deps.beforeRound,
   });
+  const ended = (draft: DiagnosisDraft | null, stopReason: StopReason | null): DiagnosisExecution => {
+    const collectionStopReason = harness.collection.stopReason;
+    return {
+      draft,
+      progress: harness.progress(),
+      stopReason,
+      ...(collectionStopReason === null || collectionStopReason === stopReason ? {} : { collectionStopReason }),
+    };
+  };
   try {
-    if (run.signal?.aborted) return { draft: null, progress: harness.progress(), stopReason: 'CANCELLED' };
+    if (run.signal?.aborted) return ended(null, 'CANCELLED');
     // NOTE: the loop is raced against the run's own signal, so the run ends at its deadline (or cancellation) even
     // when something inside the loop ignores its abort signal; whatever the loop does afterwards is ignored.
     const loop = generateText({
@@ -102,21 +116,24 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
 
     const last = result.steps.at(-1);
     if (last === undefined || last.content.some((part) => part.type === 'tool-call')) {
-      const reason: StopReason = harness.collection.finalRound ? 'STOP_IGNORED' : 'MODEL_CALL_BUDGET';
-      return { draft: null, progress: harness.progress(), stopReason: reason };
+      return ended(null, harness.collection.finalRound ? 'STOP_IGNORED' : 'MODEL_CALL_BUDGET');
     }
     const parsed = parseDiagnosisDraft(last.text, run.limits);
     if (!parsed.ok) {
-      throw new DiagnosisAgentOutputError(parsed.code, harness.hasReadyCheck() ? harness.progress() : null);
+      throw new DiagnosisAgentOutputError(
+        parsed.code,
+        harness.hasReadyCheck() ? harness.progress() : null,
+        harness.collection.stopReason,
+      );
     }
     run.ledger.usage.outputBytes = utf8Bytes(last.text);
-    return { draft: parsed.draft, progress: harness.progress(), stopReason: harness.collection.stopReason };
+    return ended(parsed.draft, harness.collection.stopReason);
   } catch (error) {
     if (error instanceof DiagnosisAgentOutputError) throw error;
     const failure = harness.classify(error);
     switch (failure.kind) {
       case 'stopped':
-        return { draft: null, progress: harness.progress(), stopReason: failure.reason };
+        return ended(null, failure.reason);
       case 'audit':
         throw new DiagnosisExecutionError('AUDIT_FAILED', { cause: failure.cause });
       case 'model': {

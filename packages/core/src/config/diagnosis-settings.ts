@@ -4,9 +4,11 @@ import {
   RUN_LIMIT_SETTINGS,
   type RunLimitSetting,
   type RunLimits,
+  runLimitMaximum,
   runLimitMinimum,
   runLimitsFromSettings,
 } from '../run/run-limits.ts';
+import { DEFAULT_TIME_ZONE, isTimeZone } from '../run/zoned-time.ts';
 import {
   badKeys,
   type EvidenceSettings,
@@ -18,11 +20,14 @@ import {
 const integer = (minimum: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(minimum));
 
-/** One optional integer setting per run limit, with the limit's own minimum. */
+const integerUpTo = (minimum: number, maximum: number | null) =>
+  v.pipe(integer(minimum), v.maxValue(maximum ?? Number.MAX_SAFE_INTEGER));
+
+/** One optional integer setting per run limit, with the limit's own range. */
 function limitSettingEntries() {
-  const entries = {} as Record<RunLimitSetting, v.OptionalSchema<ReturnType<typeof integer>, undefined>>;
+  const entries = {} as Record<RunLimitSetting, v.OptionalSchema<ReturnType<typeof integerUpTo>, undefined>>;
   for (const [setting, limit] of Object.entries(RUN_LIMIT_SETTINGS) as [RunLimitSetting, keyof RunLimits][]) {
-    entries[setting] = v.optional(integer(runLimitMinimum(limit)));
+    entries[setting] = v.optional(integerUpTo(runLimitMinimum(limit), runLimitMaximum(limit)));
   }
   return entries;
 }
@@ -46,6 +51,14 @@ const serviceSettingsSchema = v.object({
   FLUSH_RESERVE_MS: v.optional(integer(0), '3000'),
   /** Runs of one enterprise in progress at once, enforced with lease items in the table (see TenantLeaseStore). */
   TENANT_MAX_CONCURRENT_RUNS: v.optional(v.pipe(integer(1), v.maxValue(256)), '4'),
+  /** The deployment's IANA time zone: the model reads the run's start time in it ("从 14:05 开始" is today there). */
+  DIAGNOSIS_TIMEZONE: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((zone: string) => isTimeZone(zone)),
+    ),
+    DEFAULT_TIME_ZONE,
+  ),
   ...limitSettingEntries(),
 });
 

@@ -3,12 +3,12 @@ import type { LanguageModelMiddleware } from 'ai';
 import type { RunContext } from '../run/run-context.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
 import { type AuditHook, type ContentSource, MAX_AUDIT_TEXT_CHARS, type ModelStepEvent } from '../store/audit-hook.ts';
-import { readUsage } from './budget-middleware.ts';
 import { AuditFailure, HarnessFault } from './harness-signals.ts';
+import { roundUsage } from './round-usage.ts';
 
 /**
  * Audits every model round the provider answered, as one `ModelStepEvent`: the round number the budget middleware
- * counted, usage, the reasoning and assistant texts (capped), the tool calls asked for, and times. A failing audit
+ * counted, usage (flagged `usageEstimated` when the provider reported none), the reasoning and assistant texts (capped), the tool calls asked for, and times. A failing audit
  * hook ends the run (`AuditFailure`): an unaudited round never counts as done. Compose it inside the budget
  * middleware, so it sees exactly the rounds the budget let through.
  */
@@ -16,17 +16,19 @@ export function createAuditMiddleware(options: { run: RunContext; audit: AuditHo
   const { run, audit } = options;
   return {
     specificationVersion: 'v4',
-    wrapGenerate: async ({ doGenerate, model }) => {
+    wrapGenerate: async ({ doGenerate, model, params }) => {
       const startedAt = run.now();
       const result = await doGenerate();
       let event: ModelStepEvent;
       try {
+        const { estimated, ...usage } = roundUsage(params, result);
         event = buildStepEvent(result, {
           sessionId: run.sessionId,
           runId: run.runId,
           stepNumber: run.ledger.usage.modelCalls,
           modelId: model.modelId,
-          usage: readUsage(result),
+          usage,
+          usageEstimated: estimated,
           startedAt,
           endedAt: run.now(),
         });
@@ -45,7 +47,10 @@ export function createAuditMiddleware(options: { run: RunContext; audit: AuditHo
 
 function buildStepEvent(
   result: LanguageModelV4GenerateResult,
-  base: Pick<ModelStepEvent, 'sessionId' | 'runId' | 'stepNumber' | 'modelId' | 'usage' | 'startedAt' | 'endedAt'>,
+  base: Pick<
+    ModelStepEvent,
+    'sessionId' | 'runId' | 'stepNumber' | 'modelId' | 'usage' | 'usageEstimated' | 'startedAt' | 'endedAt'
+  >,
 ): ModelStepEvent {
   const reasoning = joinParts(result.content, 'reasoning');
   const plan = result.content

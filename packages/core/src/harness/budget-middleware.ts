@@ -1,10 +1,10 @@
-import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import type { LanguageModelMiddleware } from 'ai';
 import type { RunContext } from '../run/run-context.ts';
-import type { ModelStepEvent } from '../store/audit-hook.ts';
 import { outputTokenCap, overranTokens, refuseRound } from './budget-policy.ts';
 import type { CollectionState } from './collection-state.ts';
 import { AuditFailure, HarnessFault, HarnessStop, ModelCallFailure } from './harness-signals.ts';
+import { roundUsage } from './round-usage.ts';
 
 export interface BudgetMiddlewareOptions {
   run: RunContext;
@@ -19,19 +19,22 @@ export interface BudgetMiddlewareOptions {
  * The harness's hold on every model round, built per run: clamp and accounting only, the comparisons are the budget
  * policy's. Before the provider is reached it refuses the round when the run is cancelled, past its deadline, or out
  * of model calls or tokens, and caps the output tokens at what is left; after the round it counts the usage (also
- * when the round's audit failed) and discards a round that overran the token budget. It never retries and never lets
+ * when the round's audit failed; estimated when the provider reported none) and discards a round that overran the token budget. It never retries and never lets
  * a provider failure pass as anything but a typed failure. Compose it outside the audit middleware.
  */
 export function createBudgetMiddleware(options: BudgetMiddlewareOptions): LanguageModelMiddleware {
   const { run, collection, runSignal } = options;
   const { usage } = run.ledger;
 
-  const account = (result: LanguageModelV4GenerateResult) => {
-    const round = readUsage(result);
+  const account = (params: LanguageModelV4CallOptions, result: LanguageModelV4GenerateResult) => {
+    // NOTE: a round the provider reported no usage for is counted with the harness's conservative estimate, so the
+    // token budget holds for every provider.
+    const round = roundUsage(params, result);
     usage.inputTokens += round.inputTokens;
     usage.outputTokens += round.outputTokens;
     usage.totalTokens += round.inputTokens + round.outputTokens;
     usage.cachedInputTokens += round.cachedInputTokens ?? 0;
+    if (round.estimated) usage.estimatedTokenRounds += 1;
     collection.lastRoundTokens = round.inputTokens + round.outputTokens;
     collection.observationBytesSinceRound = 0;
   };
@@ -44,7 +47,7 @@ export function createBudgetMiddleware(options: BudgetMiddlewareOptions): Langua
       maxOutputTokens: outputTokenCap(run, params.maxOutputTokens),
       abortSignal: runSignal,
     }),
-    wrapGenerate: async ({ doGenerate }) => {
+    wrapGenerate: async ({ doGenerate, params }) => {
       if (runSignal.aborted) throw runSignal.reason;
       const refusal = refuseRound(run);
       if (refusal !== null) throw new HarnessStop(refusal);
@@ -55,42 +58,18 @@ export function createBudgetMiddleware(options: BudgetMiddlewareOptions): Langua
       } catch (error) {
         if (error instanceof AuditFailure) {
           // NOTE: the provider answered and the round is counted; only its audit failed.
-          if (error.roundResult !== undefined) account(error.roundResult);
+          if (error.roundResult !== undefined) account(params, error.roundResult);
           throw error;
         }
         if (error instanceof HarnessFault) throw error;
         if (runSignal.aborted) throw runSignal.reason;
         throw new ModelCallFailure('provider call failed', { cause: error });
       }
-      account(result);
+      account(params, result);
       options.onRound?.();
       // A round that overran the token budget is discarded: no tool of it runs, no Draft of it is used.
       if (overranTokens(run)) throw new HarnessStop('TOKEN_BUDGET');
       return result;
     },
   };
-}
-
-type StepUsage = ModelStepEvent['usage'];
-
-/** Usage as the provider reported it; DeepSeek's own cache-hit count is taken when the standard field lacks it. */
-export function readUsage(result: LanguageModelV4GenerateResult): StepUsage {
-  const input = result.usage?.inputTokens;
-  const output = result.usage?.outputTokens;
-  const raw = result.usage?.raw;
-  const deepseekCacheHits = typeof raw?.prompt_cache_hit_tokens === 'number' ? raw.prompt_cache_hit_tokens : undefined;
-  const cached =
-    input?.cacheRead === undefined && deepseekCacheHits === undefined
-      ? undefined
-      : Math.max(input?.cacheRead ?? 0, deepseekCacheHits ?? 0);
-  return {
-    inputTokens: nonNegative(input?.total),
-    outputTokens: nonNegative(output?.total),
-    ...(output?.reasoning === undefined ? {} : { reasoningTokens: nonNegative(output.reasoning) }),
-    ...(cached === undefined ? {} : { cachedInputTokens: cached }),
-  };
-}
-
-function nonNegative(value: number | undefined): number {
-  return value !== undefined && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }

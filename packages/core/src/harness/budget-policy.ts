@@ -11,8 +11,19 @@ import type { CollectionState } from './collection-state.ts';
 
 /** Tokens kept free for the final round's reasoning and Draft when deciding whether collection may go on. */
 export const FINAL_ROUND_TOKEN_RESERVE = 4_096;
-/** Rough bytes per token of JSON observations, used only to estimate the next round's input. */
-const OBSERVATION_BYTES_PER_TOKEN = 2;
+/**
+ * UTF-8 bytes per token wherever the harness estimates tokens: the next round's input (observations sent since the
+ * last round) and a round the provider reported no usage for. NOTE: deliberately conservative (it counts too many
+ * tokens, never too few): DeepSeek's tokenizer takes about 3.3 bytes of English, about 5 bytes of Chinese (3 bytes a
+ * character, about 0.6 tokens each) and about 2.5–3 bytes of JSON per token, so 2 bytes over-counts by 1.25–2.5×
+ * and a run whose provider reports no usage stops early, never late.
+ */
+export const ESTIMATED_BYTES_PER_TOKEN = 2;
+
+/** The tokens `bytes` of UTF-8 text count as when no provider count exists ({@link ESTIMATED_BYTES_PER_TOKEN}). */
+export function estimatedTokens(bytes: number): number {
+  return Math.ceil(bytes / ESTIMATED_BYTES_PER_TOKEN);
+}
 
 /** Whether `remainingMs` is too little for even one model round before the final-round reserve. */
 export function tooLittleTimeForARound(limits: Pick<RunLimits, 'finalRoundReserveMs'>, remainingMs: number): boolean {
@@ -71,9 +82,7 @@ export function softStopBeforeRound(run: RunContext, collection: CollectionState
   const { usage } = run.ledger;
   if (usage.modelCalls >= run.limits.maxModelCalls - 1) return 'MODEL_CALL_BUDGET';
   const nextRoundEstimate =
-    collection.lastRoundTokens +
-    Math.ceil(collection.observationBytesSinceRound / OBSERVATION_BYTES_PER_TOKEN) +
-    FINAL_ROUND_TOKEN_RESERVE;
+    collection.lastRoundTokens + estimatedTokens(collection.observationBytesSinceRound) + FINAL_ROUND_TOKEN_RESERVE;
   if (usage.totalTokens + nextRoundEstimate > run.limits.maxTotalTokens) return 'TOKEN_BUDGET';
   if (inFinalRoundReserve(run)) return 'DEADLINE';
   return null;

@@ -5,8 +5,10 @@
 
 export { runLedger } from '../run/run-context.ts';
 export { createAuditMiddleware } from './audit-middleware.ts';
-export { createBudgetMiddleware, readUsage } from './budget-middleware.ts';
+export { createBudgetMiddleware } from './budget-middleware.ts';
 export {
+  ESTIMATED_BYTES_PER_TOKEN,
+  estimatedTokens,
   FINAL_ROUND_TOKEN_RESERVE,
   finalRoundReserveStartsAt,
   inFinalRoundReserve,
@@ -26,4 +28,5 @@ export { createHarness, type Harness, type HarnessOptions } from './create-harne
 export { AuditFailure, HarnessFault, HarnessStop, ModelCallFailure, ModelRequestTimeout } from './harness-signals.ts';
 export { raceAbort } from './race-abort.ts';
 export { createRequestTimeoutMiddleware } from './request-timeout-middleware.ts';
+export { readUsage, roundUsage } from './round-usage.ts';
 export { createRunLifecycle } from './run-lifecycle.ts';

@@ -58,6 +58,8 @@ export interface DiagnosisResult {
   status: ReleaseStatus;
   report: DiagnosisReport;
   stopReason: StopReason | null;
+  /** The soft stop that ended collection when `stopReason` names a later event (e.g. STOP_IGNORED); else absent. */
+  collectionStopReason?: StopReason;
   progress: ProgressSnapshot | null;
   usage: RunUsage;
 }
@@ -118,6 +120,22 @@ const GUARD_TEXT: Record<string, string> = {
  */
 export function releaseDiagnosis(input: {
   execution?: DiagnosisExecution;
+  error?: unknown;
+  usage: RunUsage;
+}): ReleaseDecision {
+  const decision = decideRelease(input);
+  // NOTE: passed through untouched, so the run item and the result keep why collection stopped, also when the final
+  // round's output was invalid.
+  const collectionStopReason =
+    input.execution?.collectionStopReason ??
+    (input.error instanceof DiagnosisAgentOutputError ? (input.error.collectionStopReason ?? undefined) : undefined);
+  return collectionStopReason === undefined
+    ? decision
+    : { ...decision, outcome: { ...decision.outcome, collectionStopReason } };
+}
+
+function decideRelease(input: {
+  execution?: DiagnosisExecution | undefined;
   error?: unknown;
   usage: RunUsage;
 }): ReleaseDecision {
@@ -265,6 +283,7 @@ export function resultOfStoredRun(run: {
   status: string;
   report: unknown;
   stopReason: StopReason | null;
+  collectionStopReason?: StopReason | null;
   progress: ProgressSnapshot | null;
   usage: RunUsage | null;
 }): DiagnosisResult {
@@ -279,6 +298,9 @@ export function resultOfStoredRun(run: {
     status,
     report: run.report as DiagnosisReport,
     stopReason: run.stopReason,
+    ...(run.collectionStopReason === undefined || run.collectionStopReason === null
+      ? {}
+      : { collectionStopReason: run.collectionStopReason }),
     progress: run.progress,
     usage: run.usage ?? emptyRunUsage(),
   };

@@ -1,5 +1,6 @@
 import { buildRunLimits, type RunLimits } from './run-limits.ts';
 import type { RunIdentity } from './run-request.ts';
+import { DEFAULT_TIME_ZONE, isTimeZone } from './zoned-time.ts';
 
 /** What one run has consumed so far. */
 export interface RunUsage {
@@ -12,6 +13,8 @@ export interface RunUsage {
   toolCalls: number;
   inputBytes: number;
   outputBytes: number;
+  /** Model rounds whose tokens are the harness's estimate because the provider reported no usage. */
+  estimatedTokenRounds: number;
 }
 
 export interface RunContextInit extends RunIdentity {
@@ -22,6 +25,10 @@ export interface RunContextInit extends RunIdentity {
   signal?: AbortSignal;
   /** Clock; tests inject one. */
   now?: () => number;
+  /** When the run started (epoch ms); default: `now()` when the context is created. */
+  startedAt?: number;
+  /** The deployment's time zone (an IANA name), in which the model reads the run's start time; default Asia/Shanghai. */
+  timeZone?: string;
 }
 
 /**
@@ -44,6 +51,10 @@ export interface RunContext {
   readonly sessionId: string;
   readonly enterpriseId: string;
   readonly deadlineAt: number;
+  /** When the run started (epoch ms): the model is told this time as "now". */
+  readonly startedAt: number;
+  /** The IANA time zone in which the model reads times without an offset ("从 14:05 开始"). */
+  readonly timeZone: string;
   readonly limits: Readonly<RunLimits>;
   readonly signal: AbortSignal | undefined;
   readonly now: () => number;
@@ -64,6 +75,7 @@ export function emptyRunUsage(): RunUsage {
     toolCalls: 0,
     inputBytes: 0,
     outputBytes: 0,
+    estimatedTokenRounds: 0,
   };
 }
 
@@ -74,15 +86,22 @@ export function createRunContext(init: RunContextInit): RunContext {
     }
   }
   if (!Number.isFinite(init.deadlineAt)) throw new TypeError('RunContext deadlineAt must be a finite epoch ms');
+  const timeZone = init.timeZone ?? DEFAULT_TIME_ZONE;
+  if (!isTimeZone(timeZone)) throw new TypeError('RunContext timeZone must be an IANA time zone name');
+  const now = init.now ?? Date.now;
+  const startedAt = init.startedAt ?? now();
+  if (!Number.isFinite(startedAt)) throw new TypeError('RunContext startedAt must be a finite epoch ms');
   const ledger: RunLedger = { usage: emptyRunUsage(), claimed: false };
   return Object.freeze({
     runId: init.runId,
     sessionId: init.sessionId,
     enterpriseId: init.enterpriseId,
     deadlineAt: init.deadlineAt,
+    startedAt,
+    timeZone,
     limits: buildRunLimits(init.limits),
     signal: init.signal,
-    now: init.now ?? Date.now,
+    now,
     ledger,
     usage: () => ({ ...ledger.usage }),
   });

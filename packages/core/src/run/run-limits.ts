@@ -45,8 +45,8 @@ export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
 });
 
 /**
- * Merges overrides onto the defaults. A limit that is not a positive integer (zero allowed only for the reserve)
- * is a programming error of the caller, so it throws a RangeError naming the key.
+ * Merges overrides onto the defaults. A limit that is not an integer within its range ({@link runLimitMinimum},
+ * {@link runLimitMaximum}) is a programming error of the caller, so it throws a RangeError naming the key.
  */
 export function buildRunLimits(overrides: Partial<RunLimits> = {}): Readonly<RunLimits> {
   const limits: RunLimits = { ...DEFAULT_RUN_LIMITS };
@@ -54,8 +54,10 @@ export function buildRunLimits(overrides: Partial<RunLimits> = {}): Readonly<Run
     const value = overrides[key];
     if (value === undefined) continue;
     const minimum = runLimitMinimum(key);
-    if (!Number.isSafeInteger(value) || value < minimum) {
-      throw new RangeError(`run limit ${key} must be an integer >= ${minimum}`);
+    const maximum = runLimitMaximum(key);
+    if (!Number.isSafeInteger(value) || value < minimum || (maximum !== null && value > maximum)) {
+      const range = maximum === null ? `>= ${minimum}` : `from ${minimum} to ${maximum}`;
+      throw new RangeError(`run limit ${key} must be an integer ${range}`);
     }
     limits[key] = value;
   }
@@ -69,6 +71,9 @@ export const RUN_LIMIT_SETTINGS = Object.freeze({
   DIAGNOSIS_MAX_TOOL_CALLS: 'maxToolCalls',
   DIAGNOSIS_FINAL_ROUND_RESERVE_MS: 'finalRoundReserveMs',
   DIAGNOSIS_MODEL_TIMEOUT_MS: 'modelRequestTimeoutMs',
+  DIAGNOSIS_MAX_QUERY_BYTES: 'maxQueryBytes',
+  DIAGNOSIS_MAX_PREVIOUS_TURN_BYTES: 'maxPreviousTurnBytes',
+  DIAGNOSIS_MAX_INPUT_BYTES: 'maxInputBytes',
 } as const satisfies Record<string, keyof RunLimits>);
 
 export type RunLimitSetting = keyof typeof RUN_LIMIT_SETTINGS;
@@ -85,7 +90,28 @@ export function runLimitsFromSettings(
   return overrides;
 }
 
-/** The smallest value a limit may take: the final round's reserve may be 0, every other limit is at least 1. */
+/**
+ * The smallest value a limit may take: the final round's reserve may be 0; a previous turn is given at least
+ * {@link MIN_PREVIOUS_TURN_BYTES}, so the smallest form `buildPreviousTurn` can cut one to always fits; every other
+ * limit is at least 1.
+ */
 export function runLimitMinimum(limit: keyof RunLimits): number {
-  return limit === 'finalRoundReserveMs' ? 0 : 1;
+  if (limit === 'finalRoundReserveMs') return 0;
+  if (limit === 'maxPreviousTurnBytes') return MIN_PREVIOUS_TURN_BYTES;
+  return 1;
 }
+
+/**
+ * The largest value a limit may be set to, or null for none. NOTE: the query is stored in the new run item, which is
+ * capped at 64 KiB; half of that leaves room for its keys and the rest of the request.
+ */
+export function runLimitMaximum(limit: keyof RunLimits): number | null {
+  return limit === 'maxQueryBytes' ? MAX_QUERY_BYTES_SETTING : null;
+}
+
+/**
+ * A previous turn cut to its smallest form (a run id of at most 128 characters, items of 15 characters, no list
+ * entries) serializes to well under this many bytes, whatever its characters.
+ */
+export const MIN_PREVIOUS_TURN_BYTES = 512;
+const MAX_QUERY_BYTES_SETTING = 32_768;

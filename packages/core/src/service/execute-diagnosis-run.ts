@@ -39,6 +39,8 @@ export interface DiagnosisServiceDeps {
   /** A store for this invocation: its write-behind queue belongs to one run. */
   createStore: () => AuditHook & RunStore;
   limits?: Partial<RunLimits>;
+  /** The deployment's IANA time zone, in which the model reads the run's start time (default Asia/Shanghai). */
+  timeZone?: string;
   /** Time kept after the run's deadline to flush the audit and complete the run. */
   flushReserveMs: number;
   /** A RUNNING run older than this was abandoned by a crashed invocation and may be closed as FAILED. */
@@ -80,7 +82,9 @@ export async function executeDiagnosisRun(
     enterpriseId: command.enterpriseId,
     deadlineAt,
     ...(deps.limits === undefined ? {} : { limits: deps.limits }),
+    ...(deps.timeZone === undefined ? {} : { timeZone: deps.timeZone }),
     now,
+    startedAt,
     signal: command.signal === undefined ? cancellation.signal : AbortSignal.any([command.signal, cancellation.signal]),
   });
   // Everything the caller sent is checked here, once, before anything is written.
@@ -121,12 +125,9 @@ export async function executeDiagnosisRun(
   let decision: ReleaseDecision;
   try {
     previousTurn = command.continueSession
-      ? buildPreviousTurn(
-          await store.findPreviousRun(command.enterpriseId, command.sessionId),
-          run.limits.maxPreviousTurnBytes,
-        )
+      ? buildPreviousTurn(await store.findPreviousRun(command.enterpriseId, command.sessionId), run.limits)
       : null;
-    const input = composeDiagnosisInput(query, previousTurn, run.limits);
+    const input = composeDiagnosisInput(query, previousTurn, run);
     const execution = await runDiagnosis(
       { run, input },
       {
@@ -157,6 +158,7 @@ export async function executeDiagnosisRun(
     enterpriseId: command.enterpriseId,
     status: decision.status,
     stopReason: decision.outcome.stopReason,
+    collectionStopReason: decision.outcome.collectionStopReason ?? null,
     errorCode: decision.outcome.errorCode,
     usage: decision.outcome.usage,
     continued: previousTurn !== null,
@@ -166,6 +168,9 @@ export async function executeDiagnosisRun(
     status: decision.status,
     report: decision.report,
     stopReason: decision.outcome.stopReason,
+    ...(decision.outcome.collectionStopReason == null
+      ? {}
+      : { collectionStopReason: decision.outcome.collectionStopReason }),
     progress: decision.outcome.progress,
     usage: decision.outcome.usage,
   };
@@ -253,6 +258,7 @@ async function answerReplay(
     status: 'FAILED',
     report: decision.report,
     stopReason: null,
+    collectionStopReason: null,
     progress: null,
     usage: decision.outcome.usage,
   });

@@ -12,6 +12,11 @@ export interface ModelStepEvent {
   modelId: string;
   finishReason: string;
   usage: { inputTokens: number; outputTokens: number; reasoningTokens?: number; cachedInputTokens?: number };
+  /**
+   * True when the provider reported no usage for the round (or 0 tokens beside a prompt and output) and `usage` holds
+   * the harness's conservative estimate from the request's and response's sizes; absent or false: as reported.
+   */
+  usageEstimated?: boolean;
   /** Only what the provider returned as reasoning; '' when it returned none (never derived from the answer). */
   reasoningContent: string;
   /** The visible text and/or the tool-call plan (names and inputs); never tool results. */

@@ -122,6 +122,7 @@ export function completionAttributes(outcome: RunOutcome, nowMs: number): Record
     JSON.stringify({
       status: outcome.status,
       stop_reason: outcome.stopReason,
+      collection_stop_reason: outcome.collectionStopReason ?? null,
       error_code: outcome.errorCode,
       model_failure:
         outcome.modelFailure === undefined || outcome.modelFailure === null
@@ -186,6 +187,7 @@ export function stepItems(
       output_tokens: event.usage.outputTokens,
       reasoning_tokens: event.usage.reasoningTokens ?? null,
       cached_input_tokens: event.usage.cachedInputTokens ?? null,
+      usage_estimated: event.usageEstimated ?? false,
       reasoning_available: reasoning.length > 0,
       content_source: event.contentSource,
       content_bytes: contentBytes,
@@ -295,6 +297,7 @@ export function recordOf(item: Record<string, unknown>): RunRecord {
         outputTokens: step.output_tokens,
         reasoningTokens: step.reasoning_tokens,
         cachedInputTokens: step.cached_input_tokens,
+        usageEstimated: step.usage_estimated ?? false,
         reasoningAvailable: step.reasoning_available,
         contentSource: step.content_source,
         contentBytes: step.content_bytes,
@@ -361,6 +364,7 @@ export function runOf(item: Record<string, unknown>): StoredRun {
     query: run.query,
     continueSession: run.continue_session ?? false,
     stopReason: run.stop_reason,
+    collectionStopReason: run.collection_stop_reason ?? null,
     errorCode: run.error_code,
     modelFailure:
       run.model_failure === undefined || run.model_failure === null

@@ -51,12 +51,13 @@ function numberFieldsOf<T extends { [K in keyof T]: number }>(template: T) {
 }
 
 /**
- * A run's `RunUsage`: exactly the counters of `emptyRunUsage()`. NOTE: `cachedInputTokens` came later; a run stored
- * before it reads back with 0.
+ * A run's `RunUsage`: exactly the counters of `emptyRunUsage()`. NOTE: `cachedInputTokens` and `estimatedTokenRounds`
+ * came later; a run stored before them reads back with 0.
  */
 export const runUsageSchema = v.object({
   ...numberFieldsOf(emptyRunUsage()).entries,
   cachedInputTokens: v.optional(v.number(), 0),
+  estimatedTokenRounds: v.optional(v.number(), 0),
 });
 /**
  * A run's `RunLimits`: exactly the limits of `DEFAULT_RUN_LIMITS`. NOTE: `modelRequestTimeoutMs` came later; a run
@@ -116,6 +117,8 @@ export const runItemSchema = v.object({
   /** Absent on runs stored before it was recorded: those count as `false`. */
   continue_session: v.optional(v.boolean()),
   stop_reason: nullable(v.picklist(STOP_REASONS)),
+  /** Absent on runs stored before it was recorded: those read back as null. */
+  collection_stop_reason: v.optional(v.nullable(v.picklist(STOP_REASONS))),
   error_code: nullable(v.string()),
   /** Absent on runs stored before it was recorded: those read back as null. */
   model_failure: v.optional(v.nullable(modelFailureSchema)),
@@ -144,6 +147,8 @@ export const stepItemSchema = v.object({
   output_tokens: v.number(),
   reasoning_tokens: nullable(v.number()),
   cached_input_tokens: nullable(v.number()),
+  /** Absent on steps stored before it was recorded: those read back as false (their usage was reported). */
+  usage_estimated: v.optional(v.boolean()),
   reasoning_available: v.boolean(),
   content_source: contentSourceSchema,
   content_bytes: v.number(),
@@ -197,6 +202,7 @@ export const liveProgressSchema = v.object({
 export const completionSchema = v.object({
   status: v.picklist(['SUCCEEDED', 'FALLBACK', 'FAILED', 'CANCELLED']),
   stop_reason: runItemSchema.entries.stop_reason,
+  collection_stop_reason: runItemSchema.entries.stop_reason,
   error_code: runItemSchema.entries.error_code,
   model_failure: v.nullable(modelFailureSchema),
   usage: runUsageSchema,

@@ -52,6 +52,8 @@ export interface LiveProgress {
 export interface RunOutcome {
   status: EndedRunStatus;
   stopReason: StopReason | null;
+  /** The soft stop that ended collection when `stopReason` names a later event (see `DiagnosisExecution`). */
+  collectionStopReason?: StopReason | null;
   errorCode: string | null;
   /** What the model endpoint did when the run failed on it (MODEL_FAILED, MODEL_TIMEOUT); absent or null otherwise. */
   modelFailure?: ModelFailure | null;
@@ -82,6 +84,8 @@ export interface StoredRun {
   query: string;
   continueSession: boolean;
   stopReason: StopReason | null;
+  /** The soft stop that ended collection when `stopReason` names a later event; null otherwise and for older runs. */
+  collectionStopReason: StopReason | null;
   errorCode: string | null;
   /** What the model endpoint did when the run failed on it; null otherwise and for runs stored before it existed. */
   modelFailure: ModelFailure | null;
@@ -110,6 +114,8 @@ export interface StoredStep {
   outputTokens: number;
   reasoningTokens: number | null;
   cachedInputTokens: number | null;
+  /** The token counts are the harness's estimate: the provider reported no usage for the round. */
+  usageEstimated: boolean;
   reasoningAvailable: boolean;
   contentSource: ContentSource;
   contentBytes: number;
