@@ -90,13 +90,23 @@ describe('held: cross-tenant cancel, ?wait parsing, races, late progress', () =>
   it('runs one agent for two simultaneous starts of one runId; a racing cancel wins cleanly', async () => {
     const runId = id('race');
     const before = world.server.requests.length;
+    // NOTE: the model answers only once both starts have answered, so neither can see the run already ended.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     world.server.script.push(
-      wireText(JSON.stringify(noConclusionDraft())),
+      async () => {
+        await released;
+        return wireText(JSON.stringify(noConclusionDraft()));
+      },
       wireText(JSON.stringify(noConclusionDraft())),
     );
     const body = { runId, sessionId: 's', enterpriseId: 'E1001', query: QUERY };
     const [a, b] = await Promise.all([start(body, OPS_E1001), start(body, OPS_E1001)]);
+    release();
     expect([a.status, b.status]).toEqual([202, 202]);
+    expect([a.body.runId, b.body.runId]).toEqual([runId, runId]);
     await until(async () => (await read(runId)).body.status === 'SUCCEEDED');
     expect(world.server.requests.length - before).toBe(1);
     world.server.script.splice(0);
