@@ -1,5 +1,10 @@
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
-import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../errors.ts';
+import {
+  AGENT_OUTPUT_ERROR_CODES,
+  DiagnosisAgentOutputError,
+  DiagnosisExecutionError,
+  DiagnosisInputError,
+} from '../errors.ts';
 import type { ModelFailure } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { emptyRunUsage, type RunUsage } from '../run/run-context.ts';
@@ -95,6 +100,12 @@ const FAILED_TEXT: Record<string, string> = {
   RUN_ITEM_TOO_LARGE: '本次运行的结果超过了存储上限，无法保存，已按失败关闭，没有可发布的结果。',
   COMPLETION_FAILED:
     '本次运行的结果未能写入存储，已按失败关闭，没有可发布的结果。请检查 DynamoDB 表的可用性后重新诊断。',
+  ...Object.fromEntries(
+    AGENT_OUTPUT_ERROR_CODES.map((code) => [
+      code,
+      '诊断助手的最终输出不是有效的诊断草稿（见 error_code），且本次运行没有任何经过校验的证据查询，没有可发布的结果。本次运行未重试；请重新诊断，若反复出现，请检查所用模型（DIAGNOSIS_MODEL_ID）是否遵循输出格式。',
+    ]),
+  ),
 };
 /** The message of a code without its own text (a caller error, say): the code itself names the cause. */
 const FAILED_TEXT_DEFAULT = '诊断失败，没有可发布的结果；原因见错误码 error_code。';
@@ -102,6 +113,7 @@ const FAILED_TEXT_DEFAULT = '诊断失败，没有可发布的结果；原因见
 const GUARD_TEXT: Record<string, string> = {
   GUARD_UNKNOWN_CITATION: '诊断草稿引用了本次运行中不存在或未成功的查询。',
   GUARD_SUPPORTED_WITHOUT_EVIDENCE: '诊断草稿中有结论性条目没有非空证据支撑。',
+  GUARD_CITES_ONLY_NO_GAIN: '诊断草稿中有结论性条目只引用了诊断助手自己判定为“没有带来新信息”（NO_GAIN）的查询。',
   GUARD_NO_EVIDENCE_NOT_EMPTY: '诊断草稿把有数据的查询标记为无证据。',
   GUARD_CONCLUSION_UNSUPPORTED: '诊断草稿给出了结论，但没有经过校验的发现支撑。',
   DRAFT_BLANK: '诊断助手没有输出诊断草稿。',
@@ -112,9 +124,10 @@ const GUARD_TEXT: Record<string, string> = {
 
 /**
  * The release policy: what of a run is published. A Draft that passes the EvidenceGuard is PUBLISHED (run
- * SUCCEEDED). A guard failure, a controlled stop without a Draft, or an invalid Draft is a FALLBACK: a fixed Chinese
- * report with the stop reason and limitations derived only from the run's own progress (never model text). Any other
- * failure is FAILED, with no published result. Input errors are the caller's and never reach here.
+ * SUCCEEDED). A guard failure, a controlled stop without a Draft, or an invalid Draft after READY checks is a
+ * FALLBACK: a fixed Chinese report with the stop reason and limitations derived only from the run's own progress
+ * (never model text), each text chosen by the real cause. An invalid Draft without READY checks, and any other
+ * failure, is FAILED, with no published result. Input errors are the caller's and never reach here.
  */
 export function releaseDiagnosis(input: {
   execution?: DiagnosisExecution;
@@ -136,7 +149,13 @@ export function releaseDiagnosis(input: {
       outcome: { status: 'SUCCEEDED', stopReason, errorCode: null, usage, progress, draft, publishedResult, report },
     };
   }
-  if (error instanceof DiagnosisAgentOutputError) return fallback(usage, error.progress, null, error.code, null);
+  if (error instanceof DiagnosisAgentOutputError) {
+    // NOTE: an invalid final Draft without verified checks stays FAILED (nothing to show, and nothing may be made up:
+    // no missing context, no no-conclusion Draft); with READY checks, their scope is worth a FALLBACK.
+    return error.progress === null
+      ? failed(usage, error.code)
+      : fallback(usage, error.progress, null, error.code, null);
+  }
   if (error instanceof DiagnosisExecutionError) return failed(usage, error.code, null, error.modelFailure);
   return failed(usage, error instanceof DiagnosisInputError ? error.code : 'INTERNAL');
 }
@@ -231,14 +250,7 @@ function fallback(
         (check) =>
           `${check.toolName}（${check.toolCallId}）：${check.status === 'READY' ? (check.empty ? '无匹配结果' : '有结果') : '查询失败'}`,
       ),
-      missing_info:
-        checks.length === 0
-          ? [
-              stopReason === null || stopReason === 'INFORMATION_SATURATED'
-                ? '本次运行没有完成任何证据查询；请确认企业、故障开始时间、受影响服务与错误现象后重试。'
-                : '本次运行在完成任何证据查询之前就已停止（原因见上）；处理该原因后重新诊断。',
-            ]
-          : ['证据不足以支撑可发布的诊断结论。'],
+      missing_info: [missingInfo(checks.length, stopReason, errorCode, draft)],
     },
   };
   return {
@@ -246,6 +258,31 @@ function fallback(
     report,
     outcome: { status: 'FALLBACK', stopReason, errorCode, usage, progress, draft, publishedResult: null, report },
   };
+}
+
+/**
+ * The one limitation a FALLBACK states, chosen by the real cause. NOTE: "missing context" (enterprise, time, service,
+ * symptom) is said only when the model's own Draft said information was missing; a run stopped by its deadline, its
+ * budget or a cancellation before any check is never blamed on the question.
+ */
+function missingInfo(
+  checkCount: number,
+  stopReason: StopReason | null,
+  errorCode: string | null,
+  draft: RunOutcome['draft'],
+): string {
+  if (checkCount > 0) {
+    if (errorCode?.startsWith('GUARD_'))
+      return '诊断草稿的引用未通过证据校验（见 reason），已完成的查询没有形成可发布的结论。';
+    if (errorCode !== null) return '诊断助手的最终输出无效，已完成的查询没有形成可发布的结论。';
+    if (stopReason !== null) return '本次运行在写出可校验的诊断草稿之前停止（原因见 reason），已完成的查询见上。';
+    return '证据不足以支撑可发布的诊断结论。';
+  }
+  if (draft !== null && draft.conclusion === null && draft.limitations.missing_info.length > 0) {
+    return '诊断草稿称缺少必要的上下文（如企业、故障开始时间、受影响服务或错误现象），且没有完成任何证据查询；请补充后重新诊断。';
+  }
+  if (stopReason !== null) return '本次运行在完成任何证据查询之前就已停止（原因见 reason）；处理该原因后重新诊断。';
+  return '本次运行没有完成任何经过校验的证据查询。';
 }
 
 /**
