@@ -2,7 +2,13 @@ import type { LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-
 import type { LanguageModelMiddleware } from 'ai';
 import type { RunContext } from '../run/run-context.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
-import { type AuditHook, type ContentSource, MAX_AUDIT_TEXT_CHARS, type ModelStepEvent } from '../store/audit-hook.ts';
+import {
+  type AuditHook,
+  type ContentSource,
+  MAX_AUDIT_TEXT_CHARS,
+  type ModelRole,
+  type ModelStepEvent,
+} from '../store/audit-hook.ts';
 import { readUsage } from './budget-middleware.ts';
 import { AuditFailure, HarnessFault } from './harness-signals.ts';
 
@@ -10,10 +16,14 @@ import { AuditFailure, HarnessFault } from './harness-signals.ts';
  * Audits every model round the provider answered, as one `ModelStepEvent`: the round number the budget middleware
  * counted, usage, the reasoning and assistant texts (capped), the tool calls asked for, and times. A failing audit
  * hook ends the run (`AuditFailure`): an unaudited round never counts as done. Compose it inside the budget
- * middleware, so it sees exactly the rounds the budget let through.
+ * middleware, so it sees exactly the rounds the budget let through. `role: 'JUDGE'` marks the SemanticGuard's call.
  */
-export function createAuditMiddleware(options: { run: RunContext; audit: AuditHook }): LanguageModelMiddleware {
-  const { run, audit } = options;
+export function createAuditMiddleware(options: {
+  run: RunContext;
+  audit: AuditHook;
+  role?: ModelRole;
+}): LanguageModelMiddleware {
+  const { run, audit, role } = options;
   return {
     specificationVersion: 'v4',
     wrapGenerate: async ({ doGenerate, model }) => {
@@ -25,6 +35,7 @@ export function createAuditMiddleware(options: { run: RunContext; audit: AuditHo
           sessionId: run.sessionId,
           runId: run.runId,
           stepNumber: run.ledger.usage.modelCalls,
+          ...(role === undefined ? {} : { role }),
           modelId: model.modelId,
           usage: readUsage(result),
           startedAt,
@@ -45,7 +56,10 @@ export function createAuditMiddleware(options: { run: RunContext; audit: AuditHo
 
 function buildStepEvent(
   result: LanguageModelV4GenerateResult,
-  base: Pick<ModelStepEvent, 'sessionId' | 'runId' | 'stepNumber' | 'modelId' | 'usage' | 'startedAt' | 'endedAt'>,
+  base: Pick<
+    ModelStepEvent,
+    'sessionId' | 'runId' | 'stepNumber' | 'role' | 'modelId' | 'usage' | 'startedAt' | 'endedAt'
+  >,
 ): ModelStepEvent {
   const reasoning = joinParts(result.content, 'reasoning');
   const plan = result.content

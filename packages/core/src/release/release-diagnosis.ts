@@ -1,4 +1,5 @@
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
+import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import {
   AGENT_OUTPUT_ERROR_CODES,
   DiagnosisAgentOutputError,
@@ -9,14 +10,17 @@ import type { ModelFailure } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { emptyRunUsage, type RunUsage } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
-import type { PublishedResult, RunOutcome } from '../store/run-store.ts';
+import type { PublishedResult, RunOutcome, VerifiedCitation } from '../store/run-store.ts';
 import { verifyDraftEvidence } from './evidence-guard.ts';
+import { applyVerdicts, type SemanticGuardReport, type SemanticReview, semanticGuardReport } from './semantic-guard.ts';
 
 export type ReleaseStatus = 'PUBLISHED' | 'FALLBACK' | 'FAILED' | 'CANCELLED';
 
 /** What a caller receives for a published diagnosis: the Draft and the checks it cites. */
 export interface PublishedReport extends PublishedResult {
   kind: 'DIAGNOSIS';
+  /** The SemanticGuard's verdicts (enforce or shadow); absent when it was off or had nothing to judge. */
+  semantic_guard?: SemanticGuardReport;
 }
 
 /** The fixed Chinese report of a run that produced nothing publishable. */
@@ -27,6 +31,8 @@ export interface FallbackReport {
   stop_reason: StopReason | null;
   reason: string;
   limitations: { checked_scope: string[]; missing_info: string[] };
+  /** The SemanticGuard's verdicts or failure, when it judged the Draft (SEMANTIC_GUARD_REJECTED / _FAILED). */
+  semantic_guard?: SemanticGuardReport;
 }
 
 /** What the model endpoint did, in the report's wire names (see {@link ModelFailure}). */
@@ -120,6 +126,10 @@ const GUARD_TEXT: Record<string, string> = {
   DRAFT_NOT_JSON: '诊断助手的输出不是合法的诊断草稿 JSON。',
   DRAFT_SCHEMA: '诊断助手的输出不符合诊断草稿的格式要求。',
   DRAFT_TOO_LARGE: '诊断助手的输出超过了大小限制。',
+  SEMANTIC_GUARD_REJECTED:
+    '独立的语义校验认为诊断结论或支撑它的发现没有得到所引用证据的支持（每条判断与理由见 semantic_guard）。',
+  SEMANTIC_GUARD_FAILED:
+    '语义校验没有给出有效判断（超时、超出预算、模型调用失败或输出无效，见 semantic_guard.failure），草稿未经语义校验。',
 };
 
 /**
@@ -133,21 +143,36 @@ export function releaseDiagnosis(input: {
   execution?: DiagnosisExecution;
   error?: unknown;
   usage: RunUsage;
+  /** The SemanticGuard's review of the Draft (see `reviewDraftSemantics`); absent or null: it was off or not needed. */
+  semantic?: SemanticReview | null;
 }): ReleaseDecision {
   const { execution, error, usage } = input;
+  const semantic = input.semantic ?? null;
   if (execution !== undefined) {
     const { draft, progress, stopReason } = execution;
     if (stopReason === 'CANCELLED' && draft === null) return cancelled(usage, progress);
     if (draft === null) return fallback(usage, progress, stopReason, null, null);
     const guard = verifyDraftEvidence(draft, progress);
     if (!guard.ok) return fallback(usage, progress, stopReason, guard.code, draft);
-    const publishedResult: PublishedResult = { draft, citations: guard.citations };
-    const report: PublishedReport = { kind: 'DIAGNOSIS', ...publishedResult };
-    return {
-      status: 'PUBLISHED',
-      report,
-      outcome: { status: 'SUCCEEDED', stopReason, errorCode: null, usage, progress, draft, publishedResult, report },
-    };
+    if (semantic === null) return published(usage, execution, draft, guard.citations);
+    // NOTE: an unaudited judge call fails the run in every mode: the audit's completeness is not the guard's to waive.
+    if (semantic.outcome === 'FAILED' && semantic.failure === 'AUDIT_FAILED') return failed(usage, 'AUDIT_FAILED');
+    if (semantic.mode === 'shadow') {
+      return published(usage, execution, draft, guard.citations, semanticGuardReport(semantic));
+    }
+    if (semantic.outcome === 'FAILED') {
+      if (semantic.failure === 'CANCELLED') return cancelled(usage, progress);
+      const report = semanticGuardReport(semantic);
+      return fallback(usage, progress, stopReason, 'SEMANTIC_GUARD_FAILED', draft, report);
+    }
+    const decision = applyVerdicts(draft, semantic.verdicts);
+    if (decision.kind === 'REJECTED') {
+      const report = semanticGuardReport(semantic);
+      return fallback(usage, progress, stopReason, 'SEMANTIC_GUARD_REJECTED', draft, report);
+    }
+    const kept = verifyDraftEvidence(decision.draft, progress);
+    if (!kept.ok) return fallback(usage, progress, stopReason, kept.code, draft);
+    return published(usage, execution, decision.draft, kept.citations, semanticGuardReport(semantic, decision.removed));
   }
   if (error instanceof DiagnosisAgentOutputError) {
     // NOTE: an invalid final Draft without verified checks stays FAILED (nothing to show, and nothing may be made up:
@@ -158,6 +183,40 @@ export function releaseDiagnosis(input: {
   }
   if (error instanceof DiagnosisExecutionError) return failed(usage, error.code, null, error.modelFailure);
   return failed(usage, error instanceof DiagnosisInputError ? error.code : 'INTERNAL');
+}
+
+/**
+ * A PUBLISHED decision: `draft` (after the SemanticGuard's removals, if any) with its verified citations. The
+ * outcome keeps the agent's full Draft for the audit; the published result holds what was released.
+ */
+function published(
+  usage: RunUsage,
+  execution: DiagnosisExecution,
+  draft: DiagnosisDraft,
+  citations: VerifiedCitation[],
+  semanticGuard?: SemanticGuardReport,
+): ReleaseDecision {
+  const publishedResult: PublishedResult = { draft, citations };
+  const report: PublishedReport = {
+    kind: 'DIAGNOSIS',
+    ...publishedResult,
+    ...(semanticGuard === undefined ? {} : { semantic_guard: semanticGuard }),
+  };
+  const { progress, stopReason } = execution;
+  return {
+    status: 'PUBLISHED',
+    report,
+    outcome: {
+      status: 'SUCCEEDED',
+      stopReason,
+      errorCode: null,
+      usage,
+      progress,
+      draft: execution.draft,
+      publishedResult,
+      report,
+    },
+  };
 }
 
 /** A CANCELLED decision: the run was stopped on request (its progress so far is kept). */
@@ -231,6 +290,7 @@ function fallback(
   stopReason: StopReason | null,
   errorCode: string | null,
   draft: RunOutcome['draft'],
+  semanticGuard?: SemanticGuardReport,
 ): ReleaseDecision {
   const checks = progress?.checks ?? [];
   const reason =
@@ -252,6 +312,7 @@ function fallback(
       ),
       missing_info: [missingInfo(checks.length, stopReason, errorCode, draft)],
     },
+    ...(semanticGuard === undefined ? {} : { semantic_guard: semanticGuard }),
   };
   return {
     status: 'FALLBACK',
@@ -271,6 +332,12 @@ function missingInfo(
   errorCode: string | null,
   draft: RunOutcome['draft'],
 ): string {
+  if (errorCode === 'SEMANTIC_GUARD_REJECTED') {
+    return '所引用的证据不足以支撑诊断结论（独立语义校验的判断见 semantic_guard）；可据已检查的范围人工核实。';
+  }
+  if (errorCode === 'SEMANTIC_GUARD_FAILED') {
+    return '诊断草稿未能经过语义校验，无法确认其内容得到证据支持；可据已检查的范围人工核实，或稍后重新诊断。';
+  }
   if (checkCount > 0) {
     if (errorCode?.startsWith('GUARD_'))
       return '诊断草稿的引用未通过证据校验（见 reason），已完成的查询没有形成可发布的结论。';
@@ -290,6 +357,12 @@ function missingInfo(
  * Draft failed the evidence check, the final output was invalid, or the run was stopped), fixed per cause.
  */
 function fallbackCause(stopReason: StopReason | null, errorCode: string | null): string {
+  if (errorCode === 'SEMANTIC_GUARD_REJECTED') {
+    return '独立的语义校验认为诊断结论没有得到所引用证据的支持，草稿内容不予发布。';
+  }
+  if (errorCode === 'SEMANTIC_GUARD_FAILED') {
+    return '语义校验没有完成，按失败即关闭的原则，未经校验的草稿内容不予发布。';
+  }
   if (errorCode?.startsWith('GUARD_')) return '诊断草稿未通过证据校验，草稿内容不予发布。';
   if (errorCode !== null) return '诊断助手的最终输出不是有效的诊断草稿，不予发布。';
   if (stopReason !== null) return '本次运行在得出经过证据校验的结论之前停止（原因见 reason）。';
