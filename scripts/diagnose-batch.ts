@@ -114,7 +114,7 @@ export async function runBatchCommand(options: BatchCommandOptions): Promise<num
       if (!options.json) process.stderr.write(`${text}\n`);
     };
     say(
-      `DynamoDB Local at ${runtime.endpoint}, table ${runtime.tableName}; model: ${model === undefined ? (process.env.DIAGNOSIS_MODEL_BASE_URL ?? 'DeepSeek') : `SCRIPTED (the demo's recorded E1001 conversation, ${options.modelLatencyMs} ms per round)`}`,
+      `DynamoDB Local at ${runtime.endpoint}, table ${runtime.tableName}; model: ${model === undefined ? (process.env.DIAGNOSIS_MODEL_BASE_URL ?? 'DeepSeek') : `SCRIPTED (the demo's hand-written E1001 conversation and judge answer, ${options.modelLatencyMs} ms per round)`}`,
     );
     const report = await runLocalBatch({
       requests,
