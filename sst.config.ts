@@ -49,6 +49,7 @@ export default $config({
     const settingKeys = [
       'DIAGNOSIS_MODEL_BASE_URL',
       'DIAGNOSIS_MODEL_ID',
+      'SEMANTIC_GUARD_MODEL_ID',
       'KNOWLEDGE_BACKEND',
       'KNOWLEDGE_DIR',
       'BEDROCK_KNOWLEDGE_BASE_ID',
@@ -75,6 +76,8 @@ export default $config({
       const value = deployEnv[key];
       if (value !== undefined && value !== '') environment[key] = value;
     }
+    // The SemanticGuard is always named in a deployment: `enforce` unless the deployer chose `shadow` or `off`.
+    environment.SEMANTIC_GUARD = deployEnv.SEMANTIC_GUARD || 'enforce';
     // The tenant access policy is checked here with the schema the functions use, so a bad one fails the deploy.
     const { parseTenantAccess } = await import('./packages/core/src/access/tenant-access.ts');
     if (parseTenantAccess(environment.TENANT_ACCESS) === null) {

@@ -42,18 +42,28 @@ export function parseRequestLines(text: string): Record<string, unknown>[] {
   return requests;
 }
 
-/** A loopback model that answers every run's conversation at once: each request gets its own round's response. */
+/**
+ * A loopback model that answers every run's conversation at once: each request gets its own round's response, and
+ * each SemanticGuard request the scripted judge's answer.
+ */
 async function startScriptedModel(count: number, latencyMs: number) {
   const recording = JSON.parse(
     readFileSync(new URL('../examples/demo/e1001-conversation.json', import.meta.url), 'utf8'),
-  ) as { responses: DeepSeekResponse[] };
+  ) as { responses: DeepSeekResponse[]; judgeResponses: DeepSeekResponse[] };
   const answer = async (request: Record<string, unknown>) => {
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
     const messages = Array.isArray(request.messages) ? (request.messages as { role?: unknown }[]) : [];
     const round = messages.filter((message) => message.role === 'assistant').length;
     return structuredClone(recording.responses[Math.min(round, recording.responses.length - 1)] as DeepSeekResponse);
   };
-  return startDeepSeekServer(Array.from({ length: count * recording.responses.length * 2 }, () => answer));
+  const judge = async () => {
+    if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+    return structuredClone(recording.judgeResponses[0] as DeepSeekResponse);
+  };
+  return startDeepSeekServer(
+    Array.from({ length: count * recording.responses.length * 2 }, () => answer),
+    Array.from({ length: count * 2 }, () => judge),
+  );
 }
 
 const seconds = (milliseconds: number) => `${(milliseconds / 1000).toFixed(2)} s`;
@@ -104,7 +114,7 @@ export async function runBatchCommand(options: BatchCommandOptions): Promise<num
       if (!options.json) process.stderr.write(`${text}\n`);
     };
     say(
-      `DynamoDB Local at ${runtime.endpoint}, table ${runtime.tableName}; model: ${model === undefined ? (process.env.DIAGNOSIS_MODEL_BASE_URL ?? 'DeepSeek') : `SCRIPTED (the demo's scripted E1001 conversation, ${options.modelLatencyMs} ms per round)`}`,
+      `DynamoDB Local at ${runtime.endpoint}, table ${runtime.tableName}; model: ${model === undefined ? (process.env.DIAGNOSIS_MODEL_BASE_URL ?? 'DeepSeek') : `SCRIPTED (the demo's hand-written E1001 conversation and judge answer, ${options.modelLatencyMs} ms per round)`}`,
     );
     const report = await runLocalBatch({
       requests,

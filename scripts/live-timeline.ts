@@ -77,7 +77,7 @@ export function followRun(options: {
       step.toolCalls.length === 0 ? 'answer' : `calls ${step.toolCalls.map((call) => call.toolName).join(', ')}`;
     const cached = step.cachedInputTokens ? `, ${step.cachedInputTokens.toLocaleString('en')} cached` : '';
     line(
-      `  ▸ round ${step.stepNumber}  ${step.inputTokens.toLocaleString('en')} in${cached} / ${step.outputTokens.toLocaleString('en')} out tokens  ${seconds.toFixed(1)} s  ${calls}`,
+      `  ▸ ${step.role === 'JUDGE' ? 'judge (SemanticGuard)' : 'round'} ${step.stepNumber}  ${step.inputTokens.toLocaleString('en')} in${cached} / ${step.outputTokens.toLocaleString('en')} out tokens  ${seconds.toFixed(1)} s  ${calls}`,
     );
   }
 

@@ -5,6 +5,7 @@ import type {
   FallbackReport,
   ModelFailureReport,
   PublishedReport,
+  SemanticGuardReport,
 } from '@diagnosis/core';
 
 /** What the renderer knows of the local settings, to say what to check: never a key, never a URL's path. */
@@ -74,6 +75,34 @@ function renderPublished(report: PublishedReport, lines: string[]): void {
     for (const recommendation of draft.recommendations) lines.push(`  - ${recommendation}`);
   }
   renderLimitations(draft.limitations, lines);
+  if (report.semantic_guard !== undefined) renderSemanticGuard(report.semantic_guard, lines);
+}
+
+const FAILURE_TEXT: Record<string, string> = {
+  NO_TIME: 'too little of the run’s time was left to ask the judge',
+  PROMPT_TOO_LARGE: 'the judge’s input would not fit its token budget',
+  TIMEOUT: 'the judge did not answer within its time',
+  TOKEN_BUDGET: 'the judge used more tokens than its budget',
+  MODEL_FAILED: 'the judge’s model call failed',
+  INVALID_OUTPUT: 'the judge’s answer was not valid verdicts',
+  AUDIT_FAILED: 'the judge’s call could not be audited',
+  CANCELLED: 'the run was cancelled while the judge was asked',
+};
+
+/** The SemanticGuard's verdicts, one line per claim, with the judge's reason; or why it gave none. */
+function renderSemanticGuard(guard: SemanticGuardReport, lines: string[]): void {
+  lines.push('', `语义校验 SemanticGuard (${guard.mode}, judge ${guard.model_id})`);
+  if (guard.outcome === 'FAILED') {
+    const effect = guard.mode === 'enforce' ? 'nothing unchecked was published' : 'shadow mode: published unchanged';
+    lines.push(`  未完成 ${guard.failure}: ${FAILURE_TEXT[guard.failure ?? ''] ?? guard.failure} (${effect})`);
+    return;
+  }
+  if (guard.conclusion !== null)
+    lines.push(`  结论 conclusion: ${guard.conclusion.verdict} — ${guard.conclusion.reason}`);
+  for (const item of guard.analysis) {
+    const removed = guard.removed.includes(item.index) ? '  [已移除 removed]' : '';
+    lines.push(`  分析 ${item.index + 1}: ${item.verdict} — ${item.reason}${removed}`);
+  }
 }
 
 function renderFailed(report: FailedReport, context: RenderContext, lines: string[]): void {
@@ -151,6 +180,7 @@ function hostOf(url: string | undefined): string | null {
 function renderFallback(report: FallbackReport, lines: string[]): void {
   lines.push(`━━ ${report.title} (FALLBACK) ━━`, report.message, `原因: ${report.reason}`);
   renderLimitations(report.limitations, lines);
+  if (report.semantic_guard !== undefined) renderSemanticGuard(report.semantic_guard, lines);
 }
 
 function renderLimitations(limitations: { checked_scope: string[]; missing_info: string[] }, lines: string[]): void {

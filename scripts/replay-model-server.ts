@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SEMANTIC_GUARD_TITLE } from '@diagnosis/core';
 
 const FIXTURES = new URL('../test/fixtures/deepseek-wire/', import.meta.url);
 
@@ -109,21 +110,35 @@ export type WireReply =
 export type WireScript = (WireReply | ((request: Record<string, unknown>) => WireReply | Promise<WireReply>))[];
 
 /**
- * A loopback OpenAI-compatible server that answers `POST /v1/chat/completions` from a queue, one entry per request
- * (tests may push more entries at any time), and records every request body. An empty queue answers 599, so a test
- * never passes on an unplanned call.
+ * Whether a chat-completion request is the SemanticGuard's judge call: its system message starts with the judge's own
+ * instructions (it never carries the agent's, and it offers no tools).
  */
-export async function startDeepSeekServer(script: WireScript = []) {
+export function isJudgeRequest(body: Record<string, unknown>): boolean {
+  const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
+  const system = messages.find((message) => message.role === 'system');
+  return typeof system?.content === 'string' && system.content.startsWith(SEMANTIC_GUARD_TITLE) && !('tools' in body);
+}
+
+/**
+ * A loopback OpenAI-compatible server that answers `POST /v1/chat/completions` from a queue, one entry per request
+ * (tests may push more entries at any time), and records every request body. The judge's requests
+ * ({@link isJudgeRequest}) are answered from a queue of their own, `judgeScript`, so a conversation's agent rounds
+ * and its judge answer never take each other's turn. An empty queue answers 599, so a test never passes on an
+ * unplanned call (an unplanned judge call then fails closed).
+ */
+export async function startDeepSeekServer(script: WireScript = [], judgeScript: WireScript = []) {
   const requests: Record<string, unknown>[] = [];
+  const judgeRequests: Record<string, unknown>[] = [];
   const headers: IncomingMessage['headers'][] = [];
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      requests.push(body);
+      const judge = isJudgeRequest(body);
+      (judge ? judgeRequests : requests).push(body);
       headers.push(request.headers);
-      const entry = script.shift();
+      const entry = (judge ? judgeScript : script).shift();
       const reply = typeof entry === 'function' ? await entry(body) : entry;
       if (response.destroyed) return;
       if (reply === undefined) return send(response, 599, { error: { message: 'script exhausted' } });
@@ -136,9 +151,13 @@ export async function startDeepSeekServer(script: WireScript = []) {
   const { port } = server.address() as AddressInfo;
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
+    /** The agent's requests (and any other that is not the judge's). */
     requests,
+    /** The SemanticGuard judge's requests. */
+    judgeRequests,
     headers,
     script,
+    judgeScript,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -87,7 +87,7 @@ export function renderTimeline(trace: RunTrace): string {
     const cached = step.cachedInputTokens ? `, ${number(step.cachedInputTokens)} cached` : '';
     const reasoning = step.reasoningTokens ? `, ${number(step.reasoningTokens)} reasoning` : '';
     lines.push(
-      `round ${step.stepNumber}  +${seconds(ms(run.createdAt, step.startedAt))}  ${seconds(ms(step.startedAt, step.endedAt))}  ${number(step.inputTokens)} in${cached} / ${number(step.outputTokens)} out${reasoning}  finish ${step.finishReason}${step.usageEstimated ? '  (tokens estimated: no provider usage)' : ''}`,
+      `${step.role === 'JUDGE' ? 'judge' : 'round'} ${step.stepNumber}  +${seconds(ms(run.createdAt, step.startedAt))}  ${seconds(ms(step.startedAt, step.endedAt))}  ${number(step.inputTokens)} in${cached} / ${number(step.outputTokens)} out${reasoning}  finish ${step.finishReason}${step.usageEstimated ? '  (tokens estimated: no provider usage)' : ''}`,
     );
     for (const tool of trace.tools.filter((candidate) => candidate.stepNumber === step.stepNumber)) {
       const evaluation = judged.get(tool.toolCallId);
@@ -127,11 +127,14 @@ export function renderMermaid(trace: RunTrace): string {
     '    participant Tool as Tool boundary',
     '    participant Audit as Audit',
     '    participant EG as EvidenceGuard',
+    '    participant SG as SemanticGuard',
     '    participant Release as Release',
     `    App->>Harness: start run ${label(run.runId)} for ${label(run.enterpriseId)}`,
     '    App->>Agent: query + previous_turn',
   ];
-  for (const step of trace.steps) {
+  const agentSteps = trace.steps.filter((step) => step.role !== 'JUDGE');
+  const judgeSteps = trace.steps.filter((step) => step.role === 'JUDGE');
+  for (const step of agentSteps) {
     lines.push(`    Harness->>Agent: round ${step.stepNumber} allowed`);
     lines.push(
       `    Agent->>Audit: agent_step ${step.stepNumber}, ${step.inputTokens} in / ${step.outputTokens} out tokens`,
@@ -150,9 +153,14 @@ export function renderMermaid(trace: RunTrace): string {
   if (run.draft !== null) {
     lines.push('    Agent-->>App: DiagnosisDraft');
     lines.push('    App->>EG: Draft + this run canonical invocations');
-    lines.push(
-      `    EG-->>App: ${run.status === 'SUCCEEDED' ? 'verified snapshot' : label(run.errorCode ?? 'failure')}`,
-    );
+    lines.push(`    EG-->>App: ${run.errorCode?.startsWith('GUARD_') ? label(run.errorCode) : 'verified snapshot'}`);
+    for (const step of judgeSteps) {
+      lines.push('    App->>SG: query + full Draft + verified evidence');
+      lines.push(
+        `    SG->>Audit: agent_step ${step.stepNumber} (JUDGE), ${step.inputTokens} in / ${step.outputTokens} out`,
+      );
+      lines.push(`    SG-->>App: ${run.errorCode?.startsWith('SEMANTIC_GUARD_') ? label(run.errorCode) : 'verdicts'}`);
+    }
   } else {
     lines.push(`    Agent-->>App: no Draft${run.errorCode === null ? '' : ` (${label(run.errorCode)})`}`);
   }
@@ -213,7 +221,9 @@ export function renderHtml(trace: RunTrace): string {
 </svg>`;
   const timeline = rounds
     .map(
-      (round) => `<li class="round"><div class="round-head"><strong>Round ${round.step.stepNumber}</strong>
+      (
+        round,
+      ) => `<li class="${round.step.role === 'JUDGE' ? 'judge' : 'round'}"><div class="round-head"><strong>${round.step.role === 'JUDGE' ? 'Judge (SemanticGuard)' : 'Round'} ${round.step.stepNumber}</strong>
   <span>+${seconds(ms(run.createdAt, round.step.startedAt))}</span><span>${seconds(round.duration)}</span>
   <span>${number(round.step.inputTokens)} in${round.step.cachedInputTokens ? ` (${number(round.step.cachedInputTokens)} cached)` : ''} / ${number(round.step.outputTokens)} out</span>
   <span class="muted">finish ${escapeHtml(round.step.finishReason)}</span></div>
@@ -248,7 +258,7 @@ export function renderHtml(trace: RunTrace): string {
   .status { display: inline-block; padding: 2px 10px; border-radius: 12px; color: #fff; background: ${color}; font-weight: 600; }
   .muted { color: #57606a; } code { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
   .facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin-top: 12px; }
-  ol.timeline { list-style: none; padding: 0; } .round { border-left: 3px solid #0969da; padding: 6px 12px; margin: 8px 0; background: #f6f8fa; }
+  ol.timeline { list-style: none; padding: 0; } .round, .judge { border-left: 3px solid #0969da; padding: 6px 12px; margin: 8px 0; background: #f6f8fa; } .judge { border-left-color: #8250df; }
   .round-head span { margin-left: 12px; } ul.tools { list-style: none; padding-left: 16px; margin: 6px 0 0; }
   .chip { padding: 0 8px; border-radius: 10px; font-size: 12px; } .chip.ok { background: #dafbe1; } .chip.empty { background: #fff8c5; } .chip.bad { background: #ffebe9; }
   .chart .axis { font-size: 11px; fill: #57606a; } pre { white-space: pre-wrap; font-size: 12px; }

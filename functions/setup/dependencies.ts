@@ -23,7 +23,8 @@ export function createDynamoClient(settings: StoreSettings): DynamoDBClient {
 }
 
 /**
- * Everything a diagnosis needs, built once per cold start: the DynamoDB client, the model provider, the adapters
+ * Everything a diagnosis needs, built once per cold start: the DynamoDB client, the model provider (the agent's model
+ * and the SemanticGuard's judge), the adapters
  * (knowledge index and MySQL catalog loaded and validated here). Each invocation gets its own store object (its own
  * write-behind queue) on the shared client.
  */
@@ -38,6 +39,12 @@ export async function buildDiagnosisDependencies(settings: DiagnosisSettings): P
   const { evidence } = await createEvidenceAdapters(settings);
   return {
     model: provider.chatModel(settings.DIAGNOSIS_MODEL_ID),
+    // NOTE: the judge is its own model object (even with the same id): a separate call that never sees the agent's
+    // conversation, only the query, the Draft and the verified evidence.
+    semanticGuard: {
+      mode: settings.SEMANTIC_GUARD,
+      model: provider.chatModel(settings.SEMANTIC_GUARD_MODEL_ID ?? settings.DIAGNOSIS_MODEL_ID),
+    },
     evidence,
     createStore: () =>
       createDynamoAuditStore({

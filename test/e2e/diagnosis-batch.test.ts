@@ -42,7 +42,7 @@ async function runningRuns(prefix: string): Promise<number> {
   return page.Count ?? 0;
 }
 
-/** The recorded E1001 conversation for every run at once: each request is answered by its own round's response. */
+/** The scripted E1001 conversation for every run at once: each request is answered by its own round's response. */
 function answerEveryConversation(responses: DeepSeekResponse[], count: number, observe: () => Promise<void>) {
   const answer = async (request: Record<string, unknown>) => {
     await observe();

@@ -108,6 +108,7 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
 
   it('publishes the E1001 diagnosis with --json, exit 0, and leaves the run in the table and no JVM behind', async () => {
     server.script.push(...structuredClone(recording.responses));
+    server.judgeScript.push(...structuredClone(recording.judgeResponses));
     const finished = await diagnose([recording.query, '--enterprise', 'E1001', '--json']);
     expect(finished.code).toBe(0);
     const result = JSON.parse(finished.stdout);
@@ -115,8 +116,9 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
     expect(result).toMatchObject({
       status: 'PUBLISHED',
       stopReason: null,
-      report: { kind: 'DIAGNOSIS' },
-      usage: { modelCalls: 5 },
+      report: { kind: 'DIAGNOSIS', semantic_guard: { mode: 'enforce', outcome: 'JUDGED', removed: [3] } },
+      // Five agent rounds and the SemanticGuard's one judge call (enforce, the default).
+      usage: { modelCalls: 6 },
     });
     publishedRunId = result.runId;
     expect(await noJvmWithin(3_000)).toBe(true);
@@ -125,11 +127,13 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
     expect(trace.code).toBe(0);
     expect(trace.stdout).toContain(`run ${publishedRunId}   SUCCEEDED`);
     expect(trace.stdout.match(/^round \d/gm)).toHaveLength(5);
+    expect(trace.stdout.match(/^judge 6 /gm)).toHaveLength(1);
     expect(await noJvmWithin(3_000)).toBe(true);
   });
 
   it('shows a live timeline and the report for a person without --json', async () => {
     server.script.push(...structuredClone(recording.responses));
+    server.judgeScript.push(...structuredClone(recording.judgeResponses));
     const finished = await diagnose([recording.query]);
     expect(finished.code).toBe(0);
     expect(finished.stderr).toMatch(/▸ round 1 .* tokens .* s {2}calls lookup_knowledge/);
@@ -137,6 +141,8 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
     expect(finished.stderr).toContain('the model judged call_00_Vw3kQz8RbN2mT6yHcJ5pLx1a: GAINED');
     expect(finished.stdout).toContain('━━ 诊断结论 Diagnosis ━━');
     expect(finished.stdout).toContain('证据: query_logs call_00_');
+    expect(finished.stdout).toContain('语义校验 SemanticGuard (enforce, judge deepseek-v4-flash)');
+    expect(finished.stdout).toMatch(/分析 4: UNCLEAR — .+ {2}\[已移除 removed\]/);
     expect(finished.stdout).toMatch(/run \w{26} {3}status PUBLISHED/);
   });
 
@@ -238,6 +244,7 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
         const mermaid = readFileSync(join(dataDir, 'traces', `${publishedRunId}.mmd`), 'utf8');
         checkMermaidStructure(mermaid);
         expect(mermaid.match(/^ {4}Harness->>Agent: round \d+ allowed$/gm)).toHaveLength(5);
+        expect(mermaid.match(/^ {4}SG->>Audit: agent_step 6 \(JUDGE\)/gm)).toHaveLength(1);
         expect(mermaid.match(/^ {4}Agent->>Tool: /gm)).toHaveLength(4);
         expect(mermaid).toContain('Release-->>App: PUBLISHED');
 
@@ -248,10 +255,10 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
 
         const visit = await visitPage(
           `file://${htmlPath}`,
-          "document.querySelectorAll('li.round').length + ':' + document.querySelectorAll('li.tool').length",
+          "document.querySelectorAll('li.round').length + ':' + document.querySelectorAll('li.tool').length + ':' + document.querySelectorAll('li.judge').length",
         );
         expect(visit.consoleErrors).toEqual([]);
-        expect(visit.evaluate).toBe('5:4');
+        expect(visit.evaluate).toBe('5:4:1');
         expect(distinctColours(visit.screenshot)).toBeGreaterThan(20);
       },
     );
@@ -274,12 +281,13 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
 });
 
 describe('npm run demo', () => {
-  it('diagnoses the E1001 incident with no key, saying that the model is a replay', async () => {
+  it('diagnoses the E1001 incident with no key, saying that the model is scripted, and shows the judge’s verdicts', async () => {
     const finished = await start('scripts/demo.ts', [], { DIAGNOSIS_MODEL_API_KEY: '', DIAGNOSIS_MODEL_BASE_URL: '' })
       .done;
     expect(finished.code).toBe(0);
-    expect(finished.stderr).toContain('the model is a REPLAY');
+    expect(finished.stderr).toContain('the model is SCRIPTED');
     expect(finished.stdout).toContain('payment-gateway 数据库连接池耗尽');
+    expect(finished.stdout).toContain('结论 conclusion: SUPPORTED');
     expect(finished.stdout).toContain('status PUBLISHED');
     expect(await noJvmWithin(3_000)).toBe(true);
   });
@@ -303,5 +311,5 @@ function checkMermaidStructure(text: string): void {
       expect(participants.has(name ?? ''), `undeclared participant in: ${line}`).toBe(true);
     }
   }
-  expect([...participants]).toEqual(['App', 'Harness', 'Agent', 'Tool', 'Audit', 'EG', 'Release']);
+  expect([...participants]).toEqual(['App', 'Harness', 'Agent', 'Tool', 'Audit', 'EG', 'SG', 'Release']);
 }

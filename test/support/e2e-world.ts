@@ -47,6 +47,9 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
     POWERTOOLS_DEV: 'true',
     POWERTOOLS_METRICS_DISABLED: 'false',
     DIAGNOSIS_FINAL_ROUND_RESERVE_MS: '300',
+    // NOTE: these tests script the agent's rounds only; the SemanticGuard (enforce in a deployment) has its own e2e
+    // test (semantic-guard.test.ts), which turns it on and scripts the judge's answers too.
+    SEMANTIC_GUARD: 'off',
     ...(mysqlUrl === undefined ? {} : { MYSQL_URL: mysqlUrl, MYSQL_STATEMENT_TIMEOUT_MS: '2000' }),
     ...environment,
   };

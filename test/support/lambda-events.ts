@@ -57,10 +57,13 @@ export function httpEvent(
 export interface Recording {
   enterpriseId: string;
   query: string;
+  /** The agent's rounds. */
   responses: DeepSeekResponse[];
+  /** The SemanticGuard judge's answer. */
+  judgeResponses: DeepSeekResponse[];
 }
 
-/** The scripted (hand-written) E1001 conversation that the demo replays. */
+/** The scripted E1001 conversation that the demo replays (the agent's rounds and the judge's answer). */
 export function e1001Recording(): Recording {
   return JSON.parse(readFileSync(new URL('../../examples/demo/e1001-conversation.json', import.meta.url), 'utf8'));
 }

@@ -37,8 +37,12 @@ export {
   STORE_ERROR_CODES,
   safeErrorName,
 } from './errors.ts';
+export type { JudgeFailure } from './harness/create-judge-harness.ts';
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
 export { verifyDraftEvidence } from './release/evidence-guard.ts';
+export type { JudgeVerdicts, Verdict } from './release/judge-verdicts.ts';
+/** The SemanticGuard's output schema and strict parser (its verdicts per analysis item and for the conclusion). */
+export { judgeVerdictsSchema, parseJudgeVerdicts, VERDICTS } from './release/judge-verdicts.ts';
 export type {
   CancelledReport,
   DiagnosisReport,
@@ -51,6 +55,10 @@ export type {
   ReleaseStatus,
 } from './release/release-diagnosis.ts';
 export { cancelled, releaseDiagnosis, resultOfStoredRun } from './release/release-diagnosis.ts';
+export type { SemanticGuardConfig, SemanticGuardReport, SemanticReview } from './release/semantic-guard.ts';
+/** The SemanticGuard: a separate judge call (no tools, its own instructions and budget) and how enforce applies it. */
+export { applyVerdicts, reviewDraftSemantics } from './release/semantic-guard.ts';
+export { buildSemanticGuardInstructions, SEMANTIC_GUARD_TITLE } from './release/semantic-guard-prompt.ts';
 export {
   ENTERPRISE_ID_PATTERN,
   isEnterpriseId,
@@ -62,6 +70,8 @@ export {
   SESSION_ID_PATTERN,
   TOOL_CALL_ID_PATTERN,
 } from './run/ids.ts';
+export type { JudgeLimits, SemanticGuardMode } from './run/judge-limits.ts';
+export { DEFAULT_JUDGE_LIMITS, SEMANTIC_GUARD_MODES } from './run/judge-limits.ts';
 export type { ModelFailure, ModelFailureKind } from './run/model-failure.ts';
 export { MODEL_FAILURE_KINDS } from './run/model-failure.ts';
 export type { CheckEvaluation, ProgressCheck, ProgressSnapshot } from './run/progress.ts';
@@ -83,6 +93,7 @@ export type { WorkflowStarter } from './service/workflow-starter.ts';
 export type {
   AuditHook,
   ContentSource,
+  ModelRole,
   ModelStepEvent,
   ToolDisposition,
   ToolInvocationEvent,

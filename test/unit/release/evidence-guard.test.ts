@@ -1,4 +1,5 @@
 import {
+  type CheckEvaluation,
   DiagnosisAgentOutputError,
   type DiagnosisDraft,
   DiagnosisExecutionError,
@@ -9,12 +10,15 @@ import {
 import { describe, expect, it } from 'vitest';
 import { supportedDraft } from '../../support/run-fixtures.ts';
 
-const check = (toolCallId: string, options: { status?: 'READY' | 'ERROR'; empty?: boolean } = {}) => ({
+const check = (
+  toolCallId: string,
+  options: { status?: 'READY' | 'ERROR'; empty?: boolean; evaluation?: CheckEvaluation } = {},
+) => ({
   toolCallId,
   toolName: 'query_logs' as const,
   status: options.status ?? ('READY' as const),
   empty: options.empty ?? false,
-  evaluation: null,
+  evaluation: options.evaluation ?? null,
 });
 const progress = (...checks: ReturnType<typeof check>[]): ProgressSnapshot => ({
   modelCalls: 2,
@@ -79,8 +83,43 @@ describe('verifyDraftEvidence', () => {
       progress(check('c1'), check('c2', { empty: true })),
       'GUARD_CONCLUSION_UNSUPPORTED',
     ],
+    [
+      'a SUPPORTED item citing only checks the model judged NO_GAIN',
+      supportedDraft(['c1', 'c2']),
+      progress(check('c1', { evaluation: 'NO_GAIN' }), check('c2', { evaluation: 'NO_GAIN' })),
+      'GUARD_CITES_ONLY_NO_GAIN',
+    ],
+    [
+      'a SUPPORTED item whose only useful-looking check is empty, beside a NO_GAIN one',
+      supportedDraft(['c1', 'c2']),
+      progress(check('c1', { evaluation: 'NO_GAIN' }), check('c2', { empty: true })),
+      'GUARD_CITES_ONLY_NO_GAIN',
+    ],
   ])('refuses %s', (_label, draft, snapshot, code) => {
     expect(verifyDraftEvidence(draft as DiagnosisDraft, snapshot)).toMatchObject({ ok: false, code });
+  });
+});
+
+describe('verifyDraftEvidence and the model’s own evaluations', () => {
+  it.each([
+    ['GAINED', 'GAINED'],
+    ['PENDING (the last check: the Draft came next, so the model had no chance to evaluate it)', 'PENDING'],
+  ] as const)('accepts a SUPPORTED item citing a check judged %s', (_label, evaluation) => {
+    const snapshot = progress(check('c1', { evaluation: 'NO_GAIN' }), check('c2', { evaluation }));
+    expect(verifyDraftEvidence(supportedDraft(['c1', 'c2']), snapshot)).toMatchObject({ ok: true });
+  });
+
+  it('does not publish a conclusion whose findings cite only NO_GAIN checks', () => {
+    const draft = supportedDraft(['c1']);
+    const decision = releaseDiagnosis({
+      execution: { draft, progress: progress(check('c1', { evaluation: 'NO_GAIN' })), stopReason: null },
+      usage,
+    });
+    expect(decision).toMatchObject({
+      status: 'FALLBACK',
+      outcome: { errorCode: 'GUARD_CITES_ONLY_NO_GAIN', publishedResult: null },
+      report: { kind: 'FALLBACK', reason: expect.stringContaining('NO_GAIN') },
+    });
   });
 });
 

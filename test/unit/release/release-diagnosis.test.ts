@@ -22,6 +22,8 @@ const usage = {
 const emptyProgress = { modelCalls: 1, toolCalls: 0, rejectedToolCalls: 0, totalTokens: 120, checks: [] };
 /** Words that would send the operator to someone else instead of naming the cause. */
 const DEFLECTIONS = /值班|on-?call|联系/i;
+/** Words that blame the question for missing context (the enterprise, time, service or symptom). */
+const MISSING_CONTEXT = /缺少必要的上下文|请确认企业/;
 
 const unauthorized = { kind: 'HTTP', httpStatus: 401, errorClass: 'APICallError', networkCode: null } as const;
 const timeout = { kind: 'TIMEOUT', httpStatus: null, errorClass: 'ModelRequestTimeout', networkCode: null } as const;
@@ -105,8 +107,67 @@ describe('releaseDiagnosis — FALLBACK reports', () => {
     expect(report.limitations.missing_info.join('')).not.toContain('请确认企业');
   });
 
-  it('says the Draft failed the evidence check, or the final output was invalid, in the message', () => {
-    const invalid = releaseDiagnosis({ error: new DiagnosisAgentOutputError('DRAFT_NOT_JSON', null), usage });
+  it('says the final output was invalid in the message when the run had READY checks', () => {
+    const progress = {
+      ...emptyProgress,
+      toolCalls: 1,
+      checks: [{ toolCallId: 'c1', toolName: 'query_logs', status: 'READY', empty: false, evaluation: 'PENDING' }],
+    } as const;
+    const invalid = releaseDiagnosis({ error: new DiagnosisAgentOutputError('DRAFT_NOT_JSON', progress), usage });
+    expect(invalid.status).toBe('FALLBACK');
     expect((invalid.report as FallbackReport).message).toContain('不是有效的诊断草稿');
+  });
+
+  it('ends FAILED, not FALLBACK, when the final Draft is invalid and the run has no verified checks', () => {
+    const decision = releaseDiagnosis({ error: new DiagnosisAgentOutputError('DRAFT_SCHEMA', null), usage });
+    expect(decision).toMatchObject({
+      status: 'FAILED',
+      report: { kind: 'FAILED', error_code: 'DRAFT_SCHEMA' },
+      outcome: { status: 'FAILED', errorCode: 'DRAFT_SCHEMA', progress: null, draft: null, publishedResult: null },
+    });
+    const text = JSON.stringify(decision.report);
+    expect(text).toContain('不是有效的诊断草稿');
+    expect(text).not.toMatch(MISSING_CONTEXT);
+  });
+
+  it.each(STOP_REASONS.filter((reason) => reason !== 'CANCELLED'))(
+    'does not claim missing context when %s stopped a run with zero checks',
+    (stopReason) => {
+      const report = releaseDiagnosis({ execution: { draft: null, progress: emptyProgress, stopReason }, usage })
+        .report as FallbackReport;
+      expect(JSON.stringify(report)).not.toMatch(MISSING_CONTEXT);
+      expect(report.limitations.missing_info.join('')).toContain('之前就已停止');
+    },
+  );
+
+  it('does not claim missing context for a cancelled run with zero checks', () => {
+    const decision = releaseDiagnosis({
+      execution: { draft: null, progress: emptyProgress, stopReason: 'CANCELLED' },
+      usage,
+    });
+    expect(decision.status).toBe('CANCELLED');
+    expect(JSON.stringify(decision.report)).not.toMatch(MISSING_CONTEXT);
+  });
+
+  it('says context is missing only when the model’s own Draft said so', () => {
+    const draft = {
+      conclusion: null,
+      analysis: [
+        {
+          type: 'FINDING' as const,
+          statement: '无法判断',
+          evidence_status: 'SUPPORTED' as const,
+          tool_call_ids: ['c9'],
+          scope: null,
+        },
+      ],
+      action_plan: [],
+      recommendations: [],
+      limitations: { checked_scope: [], missing_info: ['模型自己写的缺失项 X-17'] },
+    };
+    const report = releaseDiagnosis({ execution: { draft, progress: emptyProgress, stopReason: null }, usage })
+      .report as FallbackReport;
+    expect(report.limitations.missing_info.join('')).toMatch(MISSING_CONTEXT);
+    expect(JSON.stringify(report)).not.toContain('X-17');
   });
 });

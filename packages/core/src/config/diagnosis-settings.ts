@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { tenantAccessSchema } from '../access/tenant-access.ts';
+import { SEMANTIC_GUARD_MODES } from '../run/judge-limits.ts';
 import {
   RUN_LIMIT_SETTINGS,
   type RunLimitSetting,
@@ -42,6 +43,10 @@ const serviceSettingsSchema = v.object({
   DIAGNOSIS_MODEL_BASE_URL: v.optional(v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//)), DEFAULT_MODEL_BASE_URL),
   DIAGNOSIS_MODEL_ID: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200)), 'deepseek-v4-flash'),
   DIAGNOSIS_MODEL_API_KEY: v.pipe(v.string(), v.minLength(1)),
+  /** The SemanticGuard: `enforce` (deployments' default), `shadow` (verdicts recorded, release unchanged) or `off`. */
+  SEMANTIC_GUARD: v.optional(v.picklist(SEMANTIC_GUARD_MODES), 'enforce'),
+  /** The judge's model id, on the same endpoint and key; unset: DIAGNOSIS_MODEL_ID (a separate call all the same). */
+  SEMANTIC_GUARD_MODEL_ID: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
   RETENTION_DAYS: v.optional(integer(1), '90'),
   REASONING_RETENTION_DAYS: v.optional(integer(1), '30'),
   /** How often a running invocation reads its cancel flag (a small consistent read). */

@@ -2,7 +2,14 @@ import type { LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-
 import type { LanguageModelMiddleware } from 'ai';
 import type { RunContext } from '../run/run-context.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
-import { type AuditHook, type ContentSource, MAX_AUDIT_TEXT_CHARS, type ModelStepEvent } from '../store/audit-hook.ts';
+import {
+  type AuditHook,
+  type ContentSource,
+  MAX_AUDIT_TEXT_CHARS,
+  type ModelRole,
+  type ModelStepEvent,
+} from '../store/audit-hook.ts';
+
 import { AuditFailure, HarnessFault } from './harness-signals.ts';
 import { roundUsage } from './round-usage.ts';
 
@@ -10,10 +17,14 @@ import { roundUsage } from './round-usage.ts';
  * Audits every model round the provider answered, as one `ModelStepEvent`: the round number the budget middleware
  * counted, usage (flagged `usageEstimated` when the provider reported none), the reasoning and assistant texts (capped), the tool calls asked for, and times. A failing audit
  * hook ends the run (`AuditFailure`): an unaudited round never counts as done. Compose it inside the budget
- * middleware, so it sees exactly the rounds the budget let through.
+ * middleware, so it sees exactly the rounds the budget let through. `role: 'JUDGE'` marks the SemanticGuard's call.
  */
-export function createAuditMiddleware(options: { run: RunContext; audit: AuditHook }): LanguageModelMiddleware {
-  const { run, audit } = options;
+export function createAuditMiddleware(options: {
+  run: RunContext;
+  audit: AuditHook;
+  role?: ModelRole;
+}): LanguageModelMiddleware {
+  const { run, audit, role } = options;
   return {
     specificationVersion: 'v4',
     wrapGenerate: async ({ doGenerate, model, params }) => {
@@ -26,6 +37,7 @@ export function createAuditMiddleware(options: { run: RunContext; audit: AuditHo
           sessionId: run.sessionId,
           runId: run.runId,
           stepNumber: run.ledger.usage.modelCalls,
+          ...(role === undefined ? {} : { role }),
           modelId: model.modelId,
           usage,
           usageEstimated: estimated,
@@ -49,7 +61,7 @@ function buildStepEvent(
   result: LanguageModelV4GenerateResult,
   base: Pick<
     ModelStepEvent,
-    'sessionId' | 'runId' | 'stepNumber' | 'modelId' | 'usage' | 'usageEstimated' | 'startedAt' | 'endedAt'
+    'sessionId' | 'runId' | 'stepNumber' | 'role' | 'modelId' | 'usage' | 'usageEstimated' | 'startedAt' | 'endedAt'
   >,
 ): ModelStepEvent {
   const reasoning = joinParts(result.content, 'reasoning');

@@ -1,3 +1,4 @@
+import type { JudgeLimits } from '../run/judge-limits.ts';
 import type { RunContext } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
 import type { StopReason } from '../run/stop-reason.ts';
@@ -96,4 +97,32 @@ export function softStopAfterToolCall(run: RunContext): StopReason | null {
 /** Whether the model's own judgements say more evidence brings nothing. */
 export function saturated(run: RunContext, noGainStreak: number): boolean {
   return noGainStreak >= run.limits.noGainStopStreak;
+}
+
+/** Rough bytes per token of the judge's prompt (JSON, mostly Chinese): an estimate on the safe side. */
+const JUDGE_PROMPT_BYTES_PER_TOKEN = 2;
+
+/**
+ * How long the SemanticGuard's one call may take: the smaller of its `maxTimeMs` and its share of what is left before
+ * the run's deadline, or null when that is less than `minTimeMs` (the judge is then not called).
+ */
+export function judgeTimeBudgetMs(run: RunContext, limits: JudgeLimits): number | null {
+  const share = Math.floor(((run.deadlineAt - run.now()) * limits.timeSharePercent) / 100);
+  const budget = Math.min(limits.maxTimeMs, share);
+  return budget < limits.minTimeMs ? null : budget;
+}
+
+/** Whether the judge's prompt, estimated from its bytes, leaves room for its output within its token budget. */
+export function judgePromptFits(limits: JudgeLimits, promptBytes: number): boolean {
+  return Math.ceil(promptBytes / JUDGE_PROMPT_BYTES_PER_TOKEN) + limits.maxOutputTokens <= limits.maxTotalTokens;
+}
+
+/** Whether the judge's call, as the provider reported it, used more tokens than its budget (its answer is void). */
+export function judgeOverranTokens(limits: JudgeLimits, usedTokens: number): boolean {
+  return usedTokens > limits.maxTotalTokens;
+}
+
+/** Whether the judge's final text is larger than its verdicts may be (it is then refused unread). */
+export function judgeVerdictTooLarge(limits: JudgeLimits, verdictBytes: number): boolean {
+  return verdictBytes > limits.maxVerdictBytes;
 }

@@ -12,6 +12,10 @@ export {
   FINAL_ROUND_TOKEN_RESERVE,
   finalRoundReserveStartsAt,
   inFinalRoundReserve,
+  judgeOverranTokens,
+  judgePromptFits,
+  judgeTimeBudgetMs,
+  judgeVerdictTooLarge,
   maxRounds,
   modelRequestTimeoutMs,
   outputTokenCap,
@@ -25,6 +29,7 @@ export {
 export { classifyModelFailure } from './classify-model-failure.ts';
 export { createCollectionState } from './collection-state.ts';
 export { createHarness, type Harness, type HarnessOptions } from './create-harness.ts';
+export { createJudgeHarness, JUDGE_FAILURES, JudgeOverBudget, JudgeTimeout } from './create-judge-harness.ts';
 export { AuditFailure, HarnessFault, HarnessStop, ModelCallFailure, ModelRequestTimeout } from './harness-signals.ts';
 export { raceAbort } from './race-abort.ts';
 export { createRequestTimeoutMiddleware } from './request-timeout-middleware.ts';

@@ -5,6 +5,7 @@ import type { VerifiedCitation } from '../store/run-store.ts';
 export type EvidenceGuardCode =
   | 'GUARD_UNKNOWN_CITATION'
   | 'GUARD_SUPPORTED_WITHOUT_EVIDENCE'
+  | 'GUARD_CITES_ONLY_NO_GAIN'
   | 'GUARD_NO_EVIDENCE_NOT_EMPTY'
   | 'GUARD_CONCLUSION_UNSUPPORTED';
 
@@ -14,9 +15,15 @@ export type EvidenceGuardResult =
 
 /**
  * Checks a Draft against the run's own canonical checks, deterministically: every cited `tool_call_id` is a READY
- * check of this run; a SUPPORTED item cites at least one non-empty READY check; a NO_EVIDENCE item cites only empty
- * READY checks; a non-null conclusion has at least one verified FINDING. Returns the verified citations, in the order
- * the Draft first cites them, or the first failure.
+ * check of this run; a SUPPORTED item cites at least one non-empty READY check, and at least one of those is not a
+ * check the model itself judged `NO_GAIN`; a NO_EVIDENCE item cites only empty READY checks; a non-null conclusion has
+ * at least one verified FINDING. Returns the verified citations, in the order the Draft first cites them, or the first
+ * failure.
+ *
+ * NOTE: a check still `PENDING` (the last result, after which the model wrote the Draft) counts as usable evidence:
+ * the protocol asks for an evaluation only in the envelope of the next tool call, so the model never has a chance to
+ * evaluate the last result before the Draft, and the Draft citing it is that evaluation. A check judged `NO_GAIN` is
+ * one the model itself said advanced nothing; resting a SUPPORTED claim on it alone contradicts the model's own word.
  */
 export function verifyDraftEvidence(draft: DiagnosisDraft, progress: ProgressSnapshot): EvidenceGuardResult {
   const ready = new Map(
@@ -31,6 +38,12 @@ export function verifyDraftEvidence(draft: DiagnosisDraft, progress: ProgressSna
     const checks = cited.filter((check) => check !== undefined);
     if (item.evidence_status === 'SUPPORTED' && !checks.some((check) => !check.empty)) {
       return { ok: false, code: 'GUARD_SUPPORTED_WITHOUT_EVIDENCE', analysisIndex: index };
+    }
+    if (
+      item.evidence_status === 'SUPPORTED' &&
+      !checks.some((check) => !check.empty && check.evaluation !== 'NO_GAIN')
+    ) {
+      return { ok: false, code: 'GUARD_CITES_ONLY_NO_GAIN', analysisIndex: index };
     }
     if (item.evidence_status === 'NO_EVIDENCE' && checks.some((check) => !check.empty)) {
       return { ok: false, code: 'GUARD_NO_EVIDENCE_NOT_EMPTY', analysisIndex: index };

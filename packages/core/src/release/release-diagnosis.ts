@@ -1,17 +1,26 @@
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
-import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../errors.ts';
+import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
+import {
+  AGENT_OUTPUT_ERROR_CODES,
+  DiagnosisAgentOutputError,
+  DiagnosisExecutionError,
+  DiagnosisInputError,
+} from '../errors.ts';
 import type { ModelFailure } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { emptyRunUsage, type RunUsage } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
-import type { PublishedResult, RunOutcome } from '../store/run-store.ts';
+import type { PublishedResult, RunOutcome, VerifiedCitation } from '../store/run-store.ts';
 import { verifyDraftEvidence } from './evidence-guard.ts';
+import { applyVerdicts, type SemanticGuardReport, type SemanticReview, semanticGuardReport } from './semantic-guard.ts';
 
 export type ReleaseStatus = 'PUBLISHED' | 'FALLBACK' | 'FAILED' | 'CANCELLED';
 
 /** What a caller receives for a published diagnosis: the Draft and the checks it cites. */
 export interface PublishedReport extends PublishedResult {
   kind: 'DIAGNOSIS';
+  /** The SemanticGuard's verdicts (enforce or shadow); absent when it was off or had nothing to judge. */
+  semantic_guard?: SemanticGuardReport;
 }
 
 /** The fixed Chinese report of a run that produced nothing publishable. */
@@ -22,6 +31,8 @@ export interface FallbackReport {
   stop_reason: StopReason | null;
   reason: string;
   limitations: { checked_scope: string[]; missing_info: string[] };
+  /** The SemanticGuard's verdicts or failure, when it judged the Draft (SEMANTIC_GUARD_REJECTED / _FAILED). */
+  semantic_guard?: SemanticGuardReport;
 }
 
 /** What the model endpoint did, in the report's wire names (see {@link ModelFailure}). */
@@ -97,6 +108,12 @@ const FAILED_TEXT: Record<string, string> = {
   RUN_ITEM_TOO_LARGE: '本次运行的结果超过了存储上限，无法保存，已按失败关闭，没有可发布的结果。',
   COMPLETION_FAILED:
     '本次运行的结果未能写入存储，已按失败关闭，没有可发布的结果。请检查 DynamoDB 表的可用性后重新诊断。',
+  ...Object.fromEntries(
+    AGENT_OUTPUT_ERROR_CODES.map((code) => [
+      code,
+      '诊断助手的最终输出不是有效的诊断草稿（见 error_code），且本次运行没有任何经过校验的证据查询，没有可发布的结果。本次运行未重试；请重新诊断，若反复出现，请检查所用模型（DIAGNOSIS_MODEL_ID）是否遵循输出格式。',
+    ]),
+  ),
 };
 /** The message of a code without its own text (a caller error, say): the code itself names the cause. */
 const FAILED_TEXT_DEFAULT = '诊断失败，没有可发布的结果；原因见错误码 error_code。';
@@ -104,24 +121,32 @@ const FAILED_TEXT_DEFAULT = '诊断失败，没有可发布的结果；原因见
 const GUARD_TEXT: Record<string, string> = {
   GUARD_UNKNOWN_CITATION: '诊断草稿引用了本次运行中不存在或未成功的查询。',
   GUARD_SUPPORTED_WITHOUT_EVIDENCE: '诊断草稿中有结论性条目没有非空证据支撑。',
+  GUARD_CITES_ONLY_NO_GAIN: '诊断草稿中有结论性条目只引用了诊断助手自己判定为“没有带来新信息”（NO_GAIN）的查询。',
   GUARD_NO_EVIDENCE_NOT_EMPTY: '诊断草稿把有数据的查询标记为无证据。',
   GUARD_CONCLUSION_UNSUPPORTED: '诊断草稿给出了结论，但没有经过校验的发现支撑。',
   DRAFT_BLANK: '诊断助手没有输出诊断草稿。',
   DRAFT_NOT_JSON: '诊断助手的输出不是合法的诊断草稿 JSON。',
   DRAFT_SCHEMA: '诊断助手的输出不符合诊断草稿的格式要求。',
   DRAFT_TOO_LARGE: '诊断助手的输出超过了大小限制。',
+  SEMANTIC_GUARD_REJECTED:
+    '独立的语义校验认为诊断结论或支撑它的发现没有得到所引用证据的支持（每条判断与理由见 semantic_guard）。',
+  SEMANTIC_GUARD_FAILED:
+    '语义校验没有给出有效判断（超时、超出预算、模型调用失败或输出无效，见 semantic_guard.failure），草稿未经语义校验。',
 };
 
 /**
  * The release policy: what of a run is published. A Draft that passes the EvidenceGuard is PUBLISHED (run
- * SUCCEEDED). A guard failure, a controlled stop without a Draft, or an invalid Draft is a FALLBACK: a fixed Chinese
- * report with the stop reason and limitations derived only from the run's own progress (never model text). Any other
- * failure is FAILED, with no published result. Input errors are the caller's and never reach here.
+ * SUCCEEDED). A guard failure, a controlled stop without a Draft, or an invalid Draft after READY checks is a
+ * FALLBACK: a fixed Chinese report with the stop reason and limitations derived only from the run's own progress
+ * (never model text), each text chosen by the real cause. An invalid Draft without READY checks, and any other
+ * failure, is FAILED, with no published result. Input errors are the caller's and never reach here.
  */
 export function releaseDiagnosis(input: {
   execution?: DiagnosisExecution;
   error?: unknown;
   usage: RunUsage;
+  /** The SemanticGuard's review of the Draft (see `reviewDraftSemantics`); absent or null: it was off or not needed. */
+  semantic?: SemanticReview | null;
 }): ReleaseDecision {
   const decision = decideRelease(input);
   // NOTE: passed through untouched, so the run item and the result keep why collection stopped, also when the final
@@ -138,25 +163,79 @@ function decideRelease(input: {
   execution?: DiagnosisExecution | undefined;
   error?: unknown;
   usage: RunUsage;
+  semantic?: SemanticReview | null | undefined;
 }): ReleaseDecision {
   const { execution, error, usage } = input;
+  const semantic = input.semantic ?? null;
   if (execution !== undefined) {
     const { draft, progress, stopReason } = execution;
     if (stopReason === 'CANCELLED' && draft === null) return cancelled(usage, progress);
     if (draft === null) return fallback(usage, progress, stopReason, null, null);
     const guard = verifyDraftEvidence(draft, progress);
     if (!guard.ok) return fallback(usage, progress, stopReason, guard.code, draft);
-    const publishedResult: PublishedResult = { draft, citations: guard.citations };
-    const report: PublishedReport = { kind: 'DIAGNOSIS', ...publishedResult };
-    return {
-      status: 'PUBLISHED',
-      report,
-      outcome: { status: 'SUCCEEDED', stopReason, errorCode: null, usage, progress, draft, publishedResult, report },
-    };
+    if (semantic === null) return published(usage, execution, draft, guard.citations);
+    // NOTE: an unaudited judge call fails the run in every mode: the audit's completeness is not the guard's to waive.
+    if (semantic.outcome === 'FAILED' && semantic.failure === 'AUDIT_FAILED') return failed(usage, 'AUDIT_FAILED');
+    if (semantic.mode === 'shadow') {
+      return published(usage, execution, draft, guard.citations, semanticGuardReport(semantic));
+    }
+    if (semantic.outcome === 'FAILED') {
+      if (semantic.failure === 'CANCELLED') return cancelled(usage, progress);
+      const report = semanticGuardReport(semantic);
+      return fallback(usage, progress, stopReason, 'SEMANTIC_GUARD_FAILED', draft, report);
+    }
+    const decision = applyVerdicts(draft, semantic.verdicts);
+    if (decision.kind === 'REJECTED') {
+      const report = semanticGuardReport(semantic);
+      return fallback(usage, progress, stopReason, 'SEMANTIC_GUARD_REJECTED', draft, report);
+    }
+    const kept = verifyDraftEvidence(decision.draft, progress);
+    if (!kept.ok) return fallback(usage, progress, stopReason, kept.code, draft);
+    return published(usage, execution, decision.draft, kept.citations, semanticGuardReport(semantic, decision.removed));
   }
-  if (error instanceof DiagnosisAgentOutputError) return fallback(usage, error.progress, null, error.code, null);
+  if (error instanceof DiagnosisAgentOutputError) {
+    // NOTE: an invalid final Draft without verified checks stays FAILED (nothing to show, and nothing may be made up:
+    // no missing context, no no-conclusion Draft); with READY checks, their scope is worth a FALLBACK.
+    return error.progress === null
+      ? failed(usage, error.code)
+      : fallback(usage, error.progress, null, error.code, null);
+  }
   if (error instanceof DiagnosisExecutionError) return failed(usage, error.code, null, error.modelFailure);
   return failed(usage, error instanceof DiagnosisInputError ? error.code : 'INTERNAL');
+}
+
+/**
+ * A PUBLISHED decision: `draft` (after the SemanticGuard's removals, if any) with its verified citations. The
+ * outcome keeps the agent's full Draft for the audit; the published result holds what was released.
+ */
+function published(
+  usage: RunUsage,
+  execution: DiagnosisExecution,
+  draft: DiagnosisDraft,
+  citations: VerifiedCitation[],
+  semanticGuard?: SemanticGuardReport,
+): ReleaseDecision {
+  const publishedResult: PublishedResult = { draft, citations };
+  const report: PublishedReport = {
+    kind: 'DIAGNOSIS',
+    ...publishedResult,
+    ...(semanticGuard === undefined ? {} : { semantic_guard: semanticGuard }),
+  };
+  const { progress, stopReason } = execution;
+  return {
+    status: 'PUBLISHED',
+    report,
+    outcome: {
+      status: 'SUCCEEDED',
+      stopReason,
+      errorCode: null,
+      usage,
+      progress,
+      draft: execution.draft,
+      publishedResult,
+      report,
+    },
+  };
 }
 
 /** A CANCELLED decision: the run was stopped on request (its progress so far is kept). */
@@ -230,6 +309,7 @@ function fallback(
   stopReason: StopReason | null,
   errorCode: string | null,
   draft: RunOutcome['draft'],
+  semanticGuard?: SemanticGuardReport,
 ): ReleaseDecision {
   const checks = progress?.checks ?? [];
   const reason =
@@ -249,15 +329,9 @@ function fallback(
         (check) =>
           `${check.toolName}（${check.toolCallId}）：${check.status === 'READY' ? (check.empty ? '无匹配结果' : '有结果') : '查询失败'}`,
       ),
-      missing_info:
-        checks.length === 0
-          ? [
-              stopReason === null || stopReason === 'INFORMATION_SATURATED'
-                ? '本次运行没有完成任何证据查询；请确认企业、故障开始时间、受影响服务与错误现象后重试。'
-                : '本次运行在完成任何证据查询之前就已停止（原因见上）；处理该原因后重新诊断。',
-            ]
-          : ['证据不足以支撑可发布的诊断结论。'],
+      missing_info: [missingInfo(checks.length, stopReason, errorCode, draft)],
     },
+    ...(semanticGuard === undefined ? {} : { semantic_guard: semanticGuard }),
   };
   return {
     status: 'FALLBACK',
@@ -267,10 +341,47 @@ function fallback(
 }
 
 /**
+ * The one limitation a FALLBACK states, chosen by the real cause. NOTE: "missing context" (enterprise, time, service,
+ * symptom) is said only when the model's own Draft said information was missing; a run stopped by its deadline, its
+ * budget or a cancellation before any check is never blamed on the question.
+ */
+function missingInfo(
+  checkCount: number,
+  stopReason: StopReason | null,
+  errorCode: string | null,
+  draft: RunOutcome['draft'],
+): string {
+  if (errorCode === 'SEMANTIC_GUARD_REJECTED') {
+    return '所引用的证据不足以支撑诊断结论（独立语义校验的判断见 semantic_guard）；可据已检查的范围人工核实。';
+  }
+  if (errorCode === 'SEMANTIC_GUARD_FAILED') {
+    return '诊断草稿未能经过语义校验，无法确认其内容得到证据支持；可据已检查的范围人工核实，或稍后重新诊断。';
+  }
+  if (checkCount > 0) {
+    if (errorCode?.startsWith('GUARD_'))
+      return '诊断草稿的引用未通过证据校验（见 reason），已完成的查询没有形成可发布的结论。';
+    if (errorCode !== null) return '诊断助手的最终输出无效，已完成的查询没有形成可发布的结论。';
+    if (stopReason !== null) return '本次运行在写出可校验的诊断草稿之前停止（原因见 reason），已完成的查询见上。';
+    return '证据不足以支撑可发布的诊断结论。';
+  }
+  if (draft !== null && draft.conclusion === null && draft.limitations.missing_info.length > 0) {
+    return '诊断草稿称缺少必要的上下文（如企业、故障开始时间、受影响服务或错误现象），且没有完成任何证据查询；请补充后重新诊断。';
+  }
+  if (stopReason !== null) return '本次运行在完成任何证据查询之前就已停止（原因见 reason）；处理该原因后重新诊断。';
+  return '本次运行没有完成任何经过校验的证据查询。';
+}
+
+/**
  * The first sentence of a FALLBACK message: which of the three causes kept the run from a verified conclusion (the
  * Draft failed the evidence check, the final output was invalid, or the run was stopped), fixed per cause.
  */
 function fallbackCause(stopReason: StopReason | null, errorCode: string | null): string {
+  if (errorCode === 'SEMANTIC_GUARD_REJECTED') {
+    return '独立的语义校验认为诊断结论没有得到所引用证据的支持，草稿内容不予发布。';
+  }
+  if (errorCode === 'SEMANTIC_GUARD_FAILED') {
+    return '语义校验没有完成，按失败即关闭的原则，未经校验的草稿内容不予发布。';
+  }
   if (errorCode?.startsWith('GUARD_')) return '诊断草稿未通过证据校验，草稿内容不予发布。';
   if (errorCode !== null) return '诊断助手的最终输出不是有效的诊断草稿，不予发布。';
   if (stopReason !== null) return '本次运行在得出经过证据校验的结论之前停止（原因见 reason）。';

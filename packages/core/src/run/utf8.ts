@@ -16,3 +16,12 @@ export function truncateChars(text: string, maxChars: number): string {
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
+
+/** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes, never cutting a character in two. */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  if (utf8Bytes(text) <= maxBytes) return text;
+  return Buffer.from(text, 'utf8')
+    .subarray(0, Math.max(0, maxBytes))
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+}

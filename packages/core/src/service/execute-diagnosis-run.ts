@@ -15,6 +15,7 @@ import {
   releaseDiagnosis,
   resultOfStoredRun,
 } from '../release/release-diagnosis.ts';
+import { reviewDraftSemantics, type SemanticGuardConfig } from '../release/semantic-guard.ts';
 import { isEnterpriseId, isRunId, isSessionId } from '../run/ids.ts';
 import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
@@ -23,6 +24,7 @@ import type { AuditHook } from '../store/audit-hook.ts';
 import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import { watchCancellation } from './cancel-watch.ts';
+import { createObservationRecorder } from './observation-recorder.ts';
 import { buildPreviousTurn } from './previous-turn.ts';
 import { createProgressPublisher } from './progress-publisher.ts';
 
@@ -41,6 +43,11 @@ export interface DiagnosisServiceDeps {
   limits?: Partial<RunLimits>;
   /** The deployment's IANA time zone, in which the model reads the run's start time (default Asia/Shanghai). */
   timeZone?: string;
+  /**
+   * The SemanticGuard: its mode and the judge's own model. Absent: no judge (the composition root in `functions/`
+   * always passes it, from SEMANTIC_GUARD, whose default is `enforce`).
+   */
+  semanticGuard?: SemanticGuardConfig;
   /** Time kept after the run's deadline to flush the audit and complete the run. */
   flushReserveMs: number;
   /** A RUNNING run older than this was abandoned by a crashed invocation and may be closed as FAILED. */
@@ -59,8 +66,9 @@ export interface DiagnosisServiceDeps {
 /**
  * The application stage around the agent: validate the input (before anything is written), `startRun`
  * (idempotent: a replayed runId answers with the stored outcome and no model call), `findPreviousRun` and
- * `buildPreviousTurn` when the session continues, `runDiagnosis`, the EvidenceGuard and the release policy, `flush`
- * of the audit, `completeRun`.
+ * `buildPreviousTurn` when the session continues, `runDiagnosis`, the SemanticGuard's judge (on a Draft that passes
+ * the EvidenceGuard), the release policy (EvidenceGuard, then the judge's verdicts), `flush` of the audit,
+ * `completeRun`.
  * The audit is flushed before the run is completed, so a failed audit write can still make the run FAILED.
  */
 export async function executeDiagnosisRun(
@@ -128,17 +136,26 @@ export async function executeDiagnosisRun(
       ? buildPreviousTurn(await store.findPreviousRun(command.enterpriseId, command.sessionId), run.limits)
       : null;
     const input = composeDiagnosisInput(query, previousTurn, run);
+    const recorder = createObservationRecorder(store);
     const execution = await runDiagnosis(
       { run, input },
       {
         model: deps.model,
         evidence: deps.evidence,
-        audit: store,
+        audit: recorder.hook,
         onProgress: progress.publish,
         beforeRound: watch.checkNow,
       },
     );
-    decision = releaseDiagnosis({ execution, usage: run.usage() });
+    const semantic =
+      deps.semanticGuard === undefined
+        ? null
+        : await reviewDraftSemantics(
+            { run, query, execution, observations: recorder.observations },
+            deps.semanticGuard,
+            store,
+          );
+    decision = releaseDiagnosis({ execution, usage: run.usage(), semantic });
   } catch (error) {
     decision = releaseDiagnosis({ error, usage: run.usage() });
   } finally {

@@ -3,12 +3,21 @@ import type { Observation } from '../tools/observation.ts';
 
 export type ContentSource = 'PROVIDER_REASONING+ASSISTANT_TEXT' | 'PROVIDER_REASONING' | 'ASSISTANT_TEXT' | 'NONE';
 
+/**
+ * Who made a model call: the Diagnosis Agent (a round of its loop) or the SemanticGuard's judge (its one call after
+ * the loop, never part of the agent's conversation).
+ */
+export const MODEL_ROLES = Object.freeze(['AGENT', 'JUDGE'] as const);
+export type ModelRole = (typeof MODEL_ROLES)[number];
+
 /** One model round as the harness saw it. Raw texts are capped at {@link MAX_AUDIT_TEXT_CHARS} characters each. */
 export interface ModelStepEvent {
   sessionId: string;
   runId: string;
-  /** 1-based round number within the run. */
+  /** 1-based round number within the run (the judge's call is numbered after the agent's rounds). */
   stepNumber: number;
+  /** Absent: the agent's round. */
+  role?: ModelRole;
   modelId: string;
   finishReason: string;
   usage: { inputTokens: number; outputTokens: number; reasoningTokens?: number; cachedInputTokens?: number };

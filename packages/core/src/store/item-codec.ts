@@ -169,6 +169,8 @@ export function stepItems(
     schema_version: SCHEMA_VERSION,
     run_id: event.runId,
     step_number: event.stepNumber,
+    // NOTE: only the judge's call is marked; an agent's round is stored exactly as before the SemanticGuard existed.
+    ...(event.role === 'JUDGE' ? { role: 'JUDGE' } : {}),
   };
   const reasoning = truncateChars(event.reasoningContent, ITEM_CAPS.reasoningChars);
   const assistant = truncateChars(event.assistantText, ITEM_CAPS.reasoningChars);
@@ -291,6 +293,7 @@ export function recordOf(item: Record<string, unknown>): RunRecord {
         entity: 'agent_step',
         runId: step.run_id,
         stepNumber: step.step_number,
+        role: step.role ?? 'AGENT',
         modelId: step.model_id,
         finishReason: step.finish_reason,
         inputTokens: step.input_tokens,
@@ -341,6 +344,7 @@ export function reasoningOf(item: Record<string, unknown>): StoredReasoning {
     entity: 'agent_reasoning_audit',
     runId: audit.run_id,
     stepNumber: audit.step_number,
+    role: audit.role ?? 'AGENT',
     reasoningContent: audit.reasoning_content,
     assistantText: audit.assistant_text,
     contentSource: audit.content_source,

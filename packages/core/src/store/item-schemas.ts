@@ -6,6 +6,7 @@ import { emptyRunUsage } from '../run/run-context.ts';
 import { DEFAULT_RUN_LIMITS } from '../run/run-limits.ts';
 import { STOP_REASONS } from '../run/stop-reason.ts';
 import { TOOL_NAMES } from '../tools/evidence-adapter.ts';
+import { MODEL_ROLES } from './audit-hook.ts';
 import { RUN_STATUSES } from './run-store.ts';
 
 export const SCHEMA_VERSION = 1;
@@ -141,6 +142,8 @@ export const stepItemSchema = v.object({
   entity: v.literal('agent_step'),
   run_id: v.string(),
   step_number: v.number(),
+  /** Absent on the agent's rounds (and on every step stored before the SemanticGuard): those are AGENT. */
+  role: v.optional(v.picklist(MODEL_ROLES)),
   model_id: v.string(),
   finish_reason: v.string(),
   input_tokens: v.number(),
@@ -165,6 +168,7 @@ export const reasoningItemSchema = v.object({
   entity: v.literal('agent_reasoning_audit'),
   run_id: v.string(),
   step_number: v.number(),
+  role: v.optional(v.picklist(MODEL_ROLES)),
   reasoning_content: v.pipe(v.string(), v.maxLength(ITEM_CAPS.reasoningChars)),
   assistant_text: v.pipe(v.string(), v.maxLength(ITEM_CAPS.reasoningChars)),
   content_source: contentSourceSchema,

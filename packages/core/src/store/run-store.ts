@@ -6,7 +6,7 @@ import type { RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import type { ToolName } from '../tools/evidence-adapter.ts';
-import type { ContentSource, ToolDisposition } from './audit-hook.ts';
+import type { ContentSource, ModelRole, ToolDisposition } from './audit-hook.ts';
 
 /**
  * A run's life: QUEUED (accepted, waiting for the workflow), RUNNING, then one of SUCCEEDED, FALLBACK, FAILED or
@@ -108,6 +108,8 @@ export interface StoredStep {
   entity: 'agent_step';
   runId: string;
   stepNumber: number;
+  /** AGENT for a round of the agent's loop, JUDGE for the SemanticGuard's call. */
+  role: ModelRole;
   modelId: string;
   finishReason: string;
   inputTokens: number;
@@ -130,6 +132,7 @@ export interface StoredReasoning {
   entity: 'agent_reasoning_audit';
   runId: string;
   stepNumber: number;
+  role: ModelRole;
   reasoningContent: string;
   assistantText: string;
   contentSource: ContentSource;

@@ -1,0 +1,93 @@
+import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
+import type { JudgeLimits } from '../run/judge-limits.ts';
+import type { ProgressSnapshot } from '../run/progress.ts';
+import { truncateUtf8, utf8Bytes } from '../run/utf8.ts';
+import type { VerifiedCitation } from '../store/run-store.ts';
+import type { Observation } from '../tools/observation.ts';
+import { judgeVerdictsJsonSchema, MAX_VERDICT_REASON_CHARS } from './judge-verdicts.ts';
+
+/** The first line of the judge's instructions: how a replayed conversation (the demo) tells the judge's request apart. */
+export const SEMANTIC_GUARD_TITLE = '# SemanticGuard 语义校验';
+
+/** Said in place of the part of an observation the judge does not see, so it never mistakes a cut for the end. */
+export const TRUNCATION_MARKER = '…[已截断：超出语义校验的输入上限，以下内容未提供]';
+
+/**
+ * The judge's instructions, in Chinese like the agent's. NOTE: the judge reads only the query, the full Draft and the
+ * verified evidence; it never sees the agent's instructions, conversation or reasoning, and it has no tools.
+ */
+export function buildSemanticGuardInstructions(): string {
+  return [
+    SEMANTIC_GUARD_TITLE,
+    '',
+    '你是独立的语义校验裁判，不是诊断助手：你不查询任何数据，不改写诊断，只判断诊断草稿中的每条陈述是否被证据支持。',
+    '输入是一个 JSON 对象：query 是运维人员的问题；draft 是诊断助手写的诊断草稿全文；evidence 是草稿所引用的、本次运行中真实执行且已通过确定性校验的查询，每条给出 tool_call_id、工具名、是否为空结果、诊断助手对它的评价（evaluation），以及诊断助手当时看到的观察结果原文（observation，JSON 文本）。',
+    `observation 可能被截断，截断处带有标记“${TRUNCATION_MARKER}”；被截断的部分你看不到，不能当作存在或不存在。`,
+    '',
+    '对 draft.analysis 的每一条（按 0 开始的下标 index），以及对 draft.conclusion（不为 null 时），给出一个判断：',
+    '- SUPPORTED：该条引用的证据（tool_call_ids 指向的 evidence）直接支持它的陈述。HYPOTHESIS 只要求证据使该假设合理、且陈述明确是假设；NEGATIVE_OBSERVATION 要求所引用的查询确实为空、且陈述没有超出它的 scope。conclusion 要求它能由被支持的 FINDING 推出，不添加证据之外的事实。',
+    '- UNSUPPORTED：证据与陈述矛盾，或陈述含有证据中没有的具体事实（数值、时间、版本、因果关系等）。',
+    '- UNCLEAR：证据被截断或不足以判断。',
+    '',
+    '规则：',
+    '- 只依据 evidence 判断，不要用常识补足证据中没有的事实。运行手册（lookup_knowledge）的内容只能证明“手册如此记载”，不能证明本次故障中发生了什么。',
+    '- 只看陈述引用的证据；引用了与陈述无关的证据不算支持。',
+    `- 每个判断给出一句理由（reason，一行，不超过 ${MAX_VERDICT_REASON_CHARS} 个字），写明依据的 tool_call_id 或缺少的事实。`,
+    '- 不要输出判断之外的任何内容。',
+    '',
+    '输出：只输出一个 JSON 对象，不要 Markdown 代码块，不要任何前后缀文字。analysis 恰好包含草稿的每一条（index 从 0 到 n-1 各一次）；草稿的 conclusion 为 null 时输出 "conclusion": null。例如：',
+    '{"analysis":[{"index":0,"verdict":"SUPPORTED","reason":"call_1 的日志显示连接池耗尽"}],"conclusion":{"verdict":"SUPPORTED","reason":"由第 0 条推出"}}',
+    '',
+    '输出必须符合以下 JSON Schema：',
+    JSON.stringify(judgeVerdictsJsonSchema()),
+  ].join('\n');
+}
+
+/** One cited check as the judge sees it. */
+export interface JudgeEvidence {
+  tool_call_id: string;
+  tool_name: VerifiedCitation['tool_name'];
+  empty: boolean;
+  evaluation: ProgressSnapshot['checks'][number]['evaluation'];
+  /** The observation the agent saw, as JSON text; cut with {@link TRUNCATION_MARKER} when over a bound. */
+  observation: string;
+  truncated: boolean;
+}
+
+/**
+ * The verified evidence snapshot for the judge: for every check the Draft cites (verified by the EvidenceGuard), the
+ * observation the agent saw, taken from the run's own audit events. Bounded: each observation at most
+ * `maxObservationBytes`, all together at most `maxEvidenceBytes`; whatever is cut is marked, never silently dropped.
+ */
+export function buildJudgeEvidence(
+  citations: readonly VerifiedCitation[],
+  progress: ProgressSnapshot,
+  observations: ReadonlyMap<string, Observation>,
+  limits: Pick<JudgeLimits, 'maxObservationBytes' | 'maxEvidenceBytes'>,
+): JudgeEvidence[] {
+  const evaluations = new Map(progress.checks.map((check) => [check.toolCallId, check.evaluation]));
+  let left = limits.maxEvidenceBytes;
+  return citations.map((citation) => {
+    const observation = observations.get(citation.tool_call_id);
+    const full = observation === undefined ? '' : JSON.stringify(observation);
+    const room = Math.min(limits.maxObservationBytes, left);
+    const cut = utf8Bytes(full) > room;
+    const text = cut
+      ? `${truncateUtf8(full, Math.max(0, room - utf8Bytes(TRUNCATION_MARKER)))}${TRUNCATION_MARKER}`
+      : full;
+    left = Math.max(0, left - utf8Bytes(text));
+    return {
+      tool_call_id: citation.tool_call_id,
+      tool_name: citation.tool_name,
+      empty: citation.empty,
+      evaluation: evaluations.get(citation.tool_call_id) ?? null,
+      observation: text,
+      truncated: cut,
+    };
+  });
+}
+
+/** The judge's one user message: the query, the full Draft and the evidence snapshot, as JSON. */
+export function buildJudgePrompt(query: string, draft: DiagnosisDraft, evidence: JudgeEvidence[]): string {
+  return JSON.stringify({ query, draft, evidence });
+}

@@ -1,0 +1,173 @@
+import { generateText, type LanguageModel } from 'ai';
+import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
+import type { AnalysisItem, DiagnosisDraft } from '../draft/diagnosis-draft.ts';
+import { judgePromptFits, judgeVerdictTooLarge } from '../harness/budget-policy.ts';
+import { createJudgeHarness, type JudgeFailure } from '../harness/create-judge-harness.ts';
+import { raceAbort } from '../harness/race-abort.ts';
+import { DEFAULT_JUDGE_LIMITS, type JudgeLimits, type SemanticGuardMode } from '../run/judge-limits.ts';
+import type { RunContext } from '../run/run-context.ts';
+import { truncateChars, utf8Bytes } from '../run/utf8.ts';
+import type { AuditHook } from '../store/audit-hook.ts';
+import type { Observation } from '../tools/observation.ts';
+import { verifyDraftEvidence } from './evidence-guard.ts';
+import { type JudgeVerdicts, parseJudgeVerdicts, type Verdict } from './judge-verdicts.ts';
+import { buildJudgeEvidence, buildJudgePrompt, buildSemanticGuardInstructions } from './semantic-guard-prompt.ts';
+
+/** The SemanticGuard as a run is given it: its mode, the judge's own model and its budget. */
+export interface SemanticGuardConfig {
+  mode: SemanticGuardMode;
+  /** The judge's model: its own object (built from SEMANTIC_GUARD_MODEL_ID), never the agent's. */
+  model: LanguageModel;
+  limits?: Partial<JudgeLimits>;
+}
+
+/** What the SemanticGuard said of a Draft: its verdicts, or why it could not give them. */
+export type SemanticReview =
+  | { mode: 'enforce' | 'shadow'; modelId: string; outcome: 'JUDGED'; verdicts: JudgeVerdicts }
+  | { mode: 'enforce' | 'shadow'; modelId: string; outcome: 'FAILED'; failure: JudgeFailure };
+
+const INSTRUCTIONS = buildSemanticGuardInstructions();
+
+/**
+ * The SemanticGuard: one model call outside the agent's loop, with no tools and its own instructions, asking a judge
+ * whether each analysis item and the conclusion of a Draft are supported by the evidence the Draft cites. It judges
+ * only a Draft that passed the EvidenceGuard (anything else is not published anyway), and it sees only the query, the
+ * full Draft and the verified evidence snapshot (the observations the agent saw, from the run's audit events). Its
+ * budget is its own (`JudgeLimits`, enforced by `createJudgeHarness`); its call and tokens count in the run's usage
+ * and are audited as a JUDGE step. Returns null when there is nothing to judge (mode off, no Draft, a Draft that
+ * failed the EvidenceGuard, or one with neither conclusion nor analysis). Never throws for the judge's failures:
+ * they are a `FAILED` review, which the release turns into a fail-closed FALLBACK in enforce mode.
+ */
+export async function reviewDraftSemantics(
+  input: {
+    run: RunContext;
+    query: string;
+    execution: DiagnosisExecution;
+    observations: ReadonlyMap<string, Observation>;
+  },
+  guard: SemanticGuardConfig,
+  audit?: AuditHook,
+): Promise<SemanticReview | null> {
+  const { run, execution } = input;
+  const { draft, progress } = execution;
+  if (guard.mode === 'off' || draft === null) return null;
+  const verified = verifyDraftEvidence(draft, progress);
+  if (!verified.ok || (draft.conclusion === null && draft.analysis.length === 0)) return null;
+  const { mode } = guard;
+  const limits = { ...DEFAULT_JUDGE_LIMITS, ...guard.limits };
+  const modelId = typeof guard.model === 'string' ? guard.model : guard.model.modelId;
+  const failed = (failure: JudgeFailure): SemanticReview => ({ mode, modelId, outcome: 'FAILED', failure });
+
+  const evidence = buildJudgeEvidence(verified.citations, progress, input.observations, limits);
+  const prompt = buildJudgePrompt(input.query, draft, evidence);
+  if (!judgePromptFits(limits, utf8Bytes(INSTRUCTIONS) + utf8Bytes(prompt))) return failed('PROMPT_TOO_LARGE');
+  if (run.signal?.aborted) return failed('CANCELLED');
+  const judge = createJudgeHarness({ run, model: guard.model, limits, audit });
+  if (judge === null) return failed('NO_TIME');
+  try {
+    const result = await raceAbort(
+      generateText({
+        model: judge.model,
+        instructions: INSTRUCTIONS,
+        prompt,
+        maxRetries: 0,
+        maxOutputTokens: judge.maxOutputTokens,
+        abortSignal: judge.abortSignal,
+        runtimeContext: { runId: run.runId, sessionId: run.sessionId },
+        telemetry: {
+          functionId: 'semantic_guard',
+          recordInputs: false,
+          recordOutputs: false,
+          includeRuntimeContext: { runId: true, sessionId: true },
+        },
+      }),
+      judge.abortSignal,
+    );
+    if (judgeVerdictTooLarge(limits, utf8Bytes(result.text))) return failed('INVALID_OUTPUT');
+    const parsed = parseJudgeVerdicts(result.text, draft);
+    return parsed.ok ? { mode, modelId, outcome: 'JUDGED', verdicts: parsed.verdicts } : failed('INVALID_OUTPUT');
+  } catch (error) {
+    return failed(judge.classify(error));
+  } finally {
+    judge.dispose();
+  }
+}
+
+/** How an enforcing SemanticGuard's verdicts change a Draft. */
+export type SemanticDecision = { kind: 'REJECTED' } | { kind: 'ACCEPTED'; draft: DiagnosisDraft; removed: number[] };
+
+/** The most limitation lines a Draft may hold (its schema's bound). */
+const MAX_LIMITATION_LINES = 10;
+const MAX_LIMITATION_CHARS = 300;
+
+/**
+ * Applies the verdicts as enforce mode does. A conclusion is published only when the judge calls it SUPPORTED and
+ * every SUPPORTED FINDING (what a conclusion rests on) is SUPPORTED too; otherwise the Draft is REJECTED. Of the rest,
+ * only items the judge calls SUPPORTED are published: each other item is removed and listed first in
+ * `limitations.missing_info` with its verdict and the judge's reason (bounded to the Draft's own limits).
+ */
+export function applyVerdicts(draft: DiagnosisDraft, verdicts: JudgeVerdicts): SemanticDecision {
+  const verdictOf = (index: number): Verdict => verdicts.analysis[index]?.verdict ?? 'UNCLEAR';
+  if (draft.conclusion !== null) {
+    const findingsHold = draft.analysis.every(
+      (item, index) =>
+        !(item.type === 'FINDING' && item.evidence_status === 'SUPPORTED') || verdictOf(index) === 'SUPPORTED',
+    );
+    if (verdicts.conclusion?.verdict !== 'SUPPORTED' || !findingsHold) return { kind: 'REJECTED' };
+  }
+  const removed = draft.analysis.flatMap((_item, index) => (verdictOf(index) === 'SUPPORTED' ? [] : [index]));
+  if (removed.length === 0) return { kind: 'ACCEPTED', draft, removed };
+  const lines = removed.map((index) =>
+    removedLine(draft.analysis[index] as AnalysisItem, verdictOf(index), verdicts.analysis[index]?.reason ?? ''),
+  );
+  const combined = [...lines, ...draft.limitations.missing_info];
+  const missing =
+    combined.length <= MAX_LIMITATION_LINES
+      ? combined
+      : [
+          ...combined.slice(0, MAX_LIMITATION_LINES - 1),
+          `另有 ${combined.length - MAX_LIMITATION_LINES + 1} 条限制未列出，见本次运行的审计记录（草稿与 semantic_guard）。`,
+        ];
+  return {
+    kind: 'ACCEPTED',
+    removed,
+    draft: {
+      ...draft,
+      analysis: draft.analysis.filter((_item, index) => !removed.includes(index)),
+      limitations: { ...draft.limitations, missing_info: missing },
+    },
+  };
+}
+
+function removedLine(item: AnalysisItem, verdict: Verdict, reason: string): string {
+  const label = verdict === 'UNSUPPORTED' ? '证据不支持' : '证据不足以判断';
+  const statement = truncateChars(item.statement, 100);
+  return truncateChars(`语义校验（${label}）已移除：“${statement}”——${reason}`, MAX_LIMITATION_CHARS);
+}
+
+/**
+ * The SemanticGuard's part of a report, in wire names: its mode, the judge's model id, its verdicts with the judge's
+ * one-line reasons (the judge's own words, bounded), or the reason it failed; and which analysis items were removed.
+ */
+export interface SemanticGuardReport {
+  mode: 'enforce' | 'shadow';
+  model_id: string;
+  outcome: 'JUDGED' | 'FAILED';
+  failure: JudgeFailure | null;
+  conclusion: { verdict: Verdict; reason: string } | null;
+  analysis: { index: number; verdict: Verdict; reason: string }[];
+  /** Indexes (in the Draft) of the analysis items removed from the published result; always empty in shadow mode. */
+  removed: number[];
+}
+
+export function semanticGuardReport(review: SemanticReview, removed: number[] = []): SemanticGuardReport {
+  return {
+    mode: review.mode,
+    model_id: review.modelId,
+    outcome: review.outcome,
+    failure: review.outcome === 'FAILED' ? review.failure : null,
+    conclusion: review.outcome === 'JUDGED' ? review.verdicts.conclusion : null,
+    analysis: review.outcome === 'JUDGED' ? review.verdicts.analysis : [],
+    removed,
+  };
+}
