@@ -1,6 +1,7 @@
 /**
  * A stored run as something to look at: a text timeline, a Mermaid sequence diagram (App, Harness, Agent, Tool
  * boundary, Audit, EvidenceGuard, Release — as in the architecture document), and a self-contained HTML page.
+ * NOTE: just over 300 lines: three renderings of one trace model, kept together so they show the same run the same way.
  */
 import type { DiagnosisReport, ModelFailure, RunStore } from '@diagnosis/core';
 import type { StoredReasoning, StoredRun, StoredStep, StoredToolInvocation } from '@diagnosis/core/store';

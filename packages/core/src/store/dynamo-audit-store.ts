@@ -1,3 +1,7 @@
+/**
+ * NOTE: over ~300 lines on purpose: it is the one DynamoDB adapter of the RunStore and AuditHook ports, and its
+ * conditional writes (start, queue, claim, cancel, progress, completion) share one helper and one item codec.
+ */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
