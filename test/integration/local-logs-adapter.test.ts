@@ -1,9 +1,9 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LogsData, LogsInput } from '@diagnosis/core';
 import { createLocalLogsAdapter } from '@diagnosis/core/adapters';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/temp-dir.ts';
 import { examplePath, toolCall } from '../support/tool-call.ts';
 
 const adapter = createLocalLogsAdapter({ directory: examplePath('logs') });
@@ -125,7 +125,7 @@ describe('createLocalLogsAdapter on the example world', () => {
   });
 
   it('skips malformed lines and lines without the fields it needs', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'logs-'));
+    const directory = await tempDir('logs-');
     const good = {
       timestamp: '2026-11-30T06:10:00Z',
       level: 'ERROR',
@@ -153,7 +153,7 @@ describe('createLocalLogsAdapter on the example world', () => {
   });
 
   it('counts every matching line of a file read in many chunks, lines straddling the chunk boundaries included', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'logs-'));
+    const directory = await tempDir('logs-');
     const lines = Array.from({ length: 600 }, (_, index) =>
       JSON.stringify({
         timestamp: new Date(Date.parse('2026-11-30T06:00:00Z') + index * 1_000).toISOString(),

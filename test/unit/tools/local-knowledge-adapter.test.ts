@@ -12,6 +12,7 @@ import {
 } from '@diagnosis/core/adapters';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { tempDir } from '../../support/temp-dir.ts';
 import { examplePath, toolCall } from '../../support/tool-call.ts';
 
 const documents = await loadKnowledgeDocuments(examplePath('knowledge'));
@@ -97,10 +98,9 @@ describe('parseRunbook and loadKnowledgeDocuments', () => {
   });
 
   it('refuses a folder that holds a bad runbook, naming the file', async () => {
-    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { writeFile } = await import('node:fs/promises');
     const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const directory = await mkdtemp(join(tmpdir(), 'kb-'));
+    const directory = await tempDir('kb-');
     await writeFile(join(directory, 'bad.md'), 'no front matter');
     await expect(loadKnowledgeDocuments(directory)).rejects.toBeInstanceOf(KnowledgeBaseError);
     await expect(loadKnowledgeDocuments(directory)).rejects.toThrow('bad.md');
@@ -137,10 +137,9 @@ describe('parseSimpleFrontMatter', () => {
 
 describe('a knowledge index prebuilt at deploy time (buildKnowledgeSnapshot / loadKnowledgeSnapshot)', () => {
   it('answers every query exactly as the index built from the runbooks, for each tenant', async () => {
-    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { writeFile } = await import('node:fs/promises');
     const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const path = join(await mkdtemp(join(tmpdir(), 'kb-index-')), 'index.json');
+    const path = join(await tempDir('kb-index-'), 'index.json');
     await writeFile(path, JSON.stringify(buildKnowledgeSnapshot(documents)));
     const fromSnapshot = createLocalKnowledgeAdapter(await loadKnowledgeSnapshot(path));
     const queries = [
@@ -168,10 +167,9 @@ describe('a knowledge index prebuilt at deploy time (buildKnowledgeSnapshot / lo
     ['a file that is not JSON', '{not json'],
     ['another JSON document', JSON.stringify({ format: 'something-else', version: 1 })],
   ])('refuses %s', async (_label, content) => {
-    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { writeFile } = await import('node:fs/promises');
     const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const path = join(await mkdtemp(join(tmpdir(), 'kb-index-')), 'index.json');
+    const path = join(await tempDir('kb-index-'), 'index.json');
     if (content !== null) await writeFile(path, content);
     await expect(loadKnowledgeSnapshot(path)).rejects.toBeInstanceOf(KnowledgeBaseError);
   });
