@@ -4,20 +4,15 @@
  */
 
 import { parseWorkflowSettings } from '@diagnosis/core/config';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { createWorkflowEventsHandler } from './handlers/workflow-events.ts';
 import { coldStart } from './setup/cold-start.ts';
-import { createDynamoClient } from './setup/dependencies.ts';
+import { createTableStore } from './setup/dependencies.ts';
 import { readLinkedEnvironment } from './setup/linked-environment.ts';
 import { createObservability } from './setup/observability.ts';
 
 const { store, workflowArn } = await coldStart(() => {
   const settings = parseWorkflowSettings(readLinkedEnvironment());
-  const store = createDynamoAuditStore({
-    client: createDynamoClient(settings),
-    tableName: settings.DIAGNOSIS_TABLE_NAME,
-  });
-  return { store, workflowArn: settings.DIAGNOSIS_WORKFLOW_ARN };
+  return { store: createTableStore(settings), workflowArn: settings.DIAGNOSIS_WORKFLOW_ARN };
 });
 
 export const handler = createWorkflowEventsHandler(store, { ...createObservability('OnWorkflowStopped'), workflowArn });

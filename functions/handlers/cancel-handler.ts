@@ -1,14 +1,6 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { cancelDiagnosis, isEnded, type RunStore, type WorkflowStarter } from '@diagnosis/core';
-import type { TenantAccessPolicy } from '@diagnosis/core/config';
-import middy from '@middy/core';
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { HandlerContext } from '../middleware/handler-context.ts';
-import { loadReadableRun } from '../middleware/load-readable-run.ts';
-import { mapErrors } from '../middleware/map-errors.ts';
-import { requireIamCaller } from '../middleware/require-iam-caller.ts';
-import type { Observability } from '../setup/observability.ts';
-import { type HttpApiEvent, json } from './http.ts';
+import { json } from './http.ts';
+import { type RunRouteOptions, runRoute } from './run-route.ts';
 import { runLinks } from './start-handler.ts';
 
 /**
@@ -19,22 +11,15 @@ import { runLinks } from './start-handler.ts';
  */
 export function createCancelRunHandler(
   deps: { store: Pick<RunStore, 'getRun' | 'requestCancel'>; workflow: Pick<WorkflowStarter, 'stop'> },
-  options: Pick<Observability, 'logger'> & { policy: TenantAccessPolicy },
+  options: RunRouteOptions,
 ) {
-  return middy<HttpApiEvent, APIGatewayProxyStructuredResultV2, Error, HandlerContext>()
-    .use(injectLambdaContext(options.logger, { resetKeys: true }))
-    .use(mapErrors(options.logger))
-    .use(requireIamCaller({ httpOnly: true }))
-    .use(loadReadableRun(deps.store, options.policy))
-    .handler(async (_event, context) => {
-      const target = context.readableRun;
-      if (target === undefined) throw new Error('the run loader did not run');
-      const run = (await cancelDiagnosis(target.runId, deps)) ?? target;
-      return json(isEnded(run.status) ? 200 : 202, {
-        runId: run.runId,
-        status: run.status,
-        cancelRequestedAt: run.cancelRequestedAt,
-        links: runLinks(run.runId),
-      });
+  return runRoute(deps.store, options, async (target) => {
+    const run = (await cancelDiagnosis(target.runId, deps)) ?? target;
+    return json(isEnded(run.status) ? 200 : 202, {
+      runId: run.runId,
+      status: run.status,
+      cancelRequestedAt: run.cancelRequestedAt,
+      links: runLinks(run.runId),
     });
+  });
 }

@@ -1,36 +1,12 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { DiagnosisInputError, type RunStore, type StoredRun } from '@diagnosis/core';
-import type { TenantAccessPolicy } from '@diagnosis/core/config';
-import middy from '@middy/core';
+import { DiagnosisInputError, type RunStore } from '@diagnosis/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { HandlerContext } from '../middleware/handler-context.ts';
-import { loadReadableRun } from '../middleware/load-readable-run.ts';
-import { mapErrors } from '../middleware/map-errors.ts';
-import { requireIamCaller } from '../middleware/require-iam-caller.ts';
-import type { Observability } from '../setup/observability.ts';
 import { type HttpApiEvent, json } from './http.ts';
+import { type RunRouteOptions, runRoute } from './run-route.ts';
 
-type ReadOptions = Pick<Observability, 'logger'> & { policy: TenantAccessPolicy };
+type Page = { limit: number; cursor?: string };
+type RecordPage = { records: unknown[]; cursor: string | null };
 
-/** The chain of every read route: logger, the error table, the IAM gate, the run this caller may see. */
-function readRoute(
-  store: Pick<RunStore, 'getRun'>,
-  options: ReadOptions,
-  read: (run: StoredRun, event: HttpApiEvent) => Promise<APIGatewayProxyStructuredResultV2>,
-) {
-  return middy<HttpApiEvent, APIGatewayProxyStructuredResultV2, Error, HandlerContext>()
-    .use(injectLambdaContext(options.logger, { resetKeys: true }))
-    .use(mapErrors(options.logger))
-    .use(requireIamCaller({ httpOnly: true }))
-    .use(loadReadableRun(store, options.policy))
-    .handler(async (event, context) => {
-      const run = context.readableRun;
-      if (run === undefined) throw new Error('the run loader did not run');
-      return read(run, event);
-    });
-}
-
-function pageQuery(event: HttpApiEvent): { limit: number; cursor?: string } {
+function pageQuery(event: HttpApiEvent): Page {
   const query = event.queryStringParameters ?? {};
   if (Object.keys(query).some((key) => key !== 'limit' && key !== 'cursor')) {
     throw new DiagnosisInputError('INVALID_QUERY_PARAMETER', 'only limit and cursor are accepted on this route');
@@ -47,24 +23,25 @@ const invalidCursor = () => new DiagnosisInputError('INVALID_CURSOR', 'the curso
 /** One page of a run's records; a forged or foreign cursor is the caller's error, not a 500. */
 async function pageResponse(
   runId: string,
-  list: () => Promise<{ records: unknown[]; cursor: string | null }>,
-  hasCursor: boolean,
+  event: HttpApiEvent,
+  list: (runId: string, page: Page) => Promise<RecordPage>,
 ): Promise<APIGatewayProxyStructuredResultV2> {
+  const query = pageQuery(event);
   try {
-    const page = await list();
+    const page = await list(runId, query);
     return json(200, { runId, records: page.records, cursor: page.cursor });
   } catch (error) {
     // NOTE: a cursor that passed the store's check but that DynamoDB still refuses is the caller's, not a 500.
     const refused =
       (error as { code?: string }).code === 'CORRUPT_ITEM' || (error as Error).name === 'ValidationException';
-    if (refused && hasCursor) throw invalidCursor();
+    if (refused && query.cursor !== undefined) throw invalidCursor();
     throw error;
   }
 }
 
 /** `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence. */
-export function createGetRunHandler(store: Pick<RunStore, 'getRun'>, options: ReadOptions) {
-  return readRoute(store, options, async (run) =>
+export function createGetRunHandler(store: Pick<RunStore, 'getRun'>, options: RunRouteOptions) {
+  return runRoute(store, options, async (run) =>
     json(200, {
       runId: run.runId,
       sessionId: run.sessionId,
@@ -96,28 +73,21 @@ export function createGetRunHandler(store: Pick<RunStore, 'getRun'>, options: Re
  * `GET /runs/{runId}/audit`: the run's audit trail (run, steps, tool invocations), a page at a time (`?cursor=`,
  * `?limit=` up to 100). Never raw reasoning: that is `GET /runs/{runId}/reasoning`, its own function and route.
  */
-export function createGetRunAuditHandler(store: Pick<RunStore, 'getRun' | 'listRunRecords'>, options: ReadOptions) {
-  return readRoute(store, options, async (run, event) => {
-    const { limit, cursor } = pageQuery(event);
-    return pageResponse(
-      run.runId,
-      () => store.listRunRecords(run.runId, { limit, ...(cursor === undefined ? {} : { cursor }) }),
-      cursor !== undefined,
-    );
-  });
+export function createGetRunAuditHandler(store: Pick<RunStore, 'getRun' | 'listRunRecords'>, options: RunRouteOptions) {
+  return runRoute(store, options, (run, event) =>
+    pageResponse(run.runId, event, (runId, page) => store.listRunRecords(runId, page)),
+  );
 }
 
 /**
  * `GET /runs/{runId}/reasoning`: the model's raw reasoning and assistant text per round. Its own function and route,
  * so IAM grants it apart from the audit trail; its items live in their own partition with their own retention.
  */
-export function createGetRunReasoningHandler(store: Pick<RunStore, 'getRun' | 'listReasoning'>, options: ReadOptions) {
-  return readRoute(store, options, async (run, event) => {
-    const { limit, cursor } = pageQuery(event);
-    return pageResponse(
-      run.runId,
-      () => store.listReasoning(run.runId, { limit, ...(cursor === undefined ? {} : { cursor }) }),
-      cursor !== undefined,
-    );
-  });
+export function createGetRunReasoningHandler(
+  store: Pick<RunStore, 'getRun' | 'listReasoning'>,
+  options: RunRouteOptions,
+) {
+  return runRoute(store, options, (run, event) =>
+    pageResponse(run.runId, event, (runId, page) => store.listReasoning(runId, page)),
+  );
 }

@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DiagnosisServiceDeps } from '@diagnosis/core';
 import { type DiagnosisSettings, limitsOf, type StoreSettings } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoAuditStore, type DynamoAuditStore } from '@diagnosis/core/store';
 
 /**
  * A DynamoDB client for the configured table. Placeholder credentials only for a DynamoDB Local on this machine; any
@@ -22,14 +22,21 @@ export function createDynamoClient(settings: StoreSettings): DynamoDBClient {
   });
 }
 
+/** The table's store on a client of its own: the cold start of the functions that only read, start or cancel runs. */
+export function createTableStore(settings: StoreSettings): DynamoAuditStore {
+  return createDynamoAuditStore({ client: createDynamoClient(settings), tableName: settings.DIAGNOSIS_TABLE_NAME });
+}
+
 /**
  * Everything a diagnosis needs, built once per cold start: the DynamoDB client, the model provider (the agent's model
  * and the SemanticGuard's judge), the adapters
  * (knowledge index and MySQL catalog loaded and validated here). Each invocation gets its own store object (its own
  * write-behind queue) on the shared client.
  */
-export async function buildDiagnosisDependencies(settings: DiagnosisSettings): Promise<DiagnosisServiceDeps> {
-  const dynamo = createDynamoClient(settings);
+export async function buildDiagnosisDependencies(
+  settings: DiagnosisSettings,
+  dynamo: DynamoDBClient = createDynamoClient(settings),
+): Promise<DiagnosisServiceDeps> {
   const provider = createOpenAICompatible({
     name: 'deepseek',
     baseURL: settings.DIAGNOSIS_MODEL_BASE_URL,

@@ -1,15 +1,16 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DiagnosisSettings } from '@diagnosis/core/config';
 import { createDynamoTenantLeaseStore } from '@diagnosis/core/store';
 import type { TenantLeaseOptions } from '../middleware/tenant-lease.ts';
 import { createDynamoClient } from './dependencies.ts';
 
 /** The per-enterprise cap of the Diagnose Lambda: lease slots in the diagnosis table, built once per cold start. */
-export function buildTenantLeases(settings: DiagnosisSettings): TenantLeaseOptions {
+export function buildTenantLeases(
+  settings: DiagnosisSettings,
+  client: DynamoDBClient = createDynamoClient(settings),
+): TenantLeaseOptions {
   return {
-    store: createDynamoTenantLeaseStore({
-      client: createDynamoClient(settings),
-      tableName: settings.DIAGNOSIS_TABLE_NAME,
-    }),
+    store: createDynamoTenantLeaseStore({ client, tableName: settings.DIAGNOSIS_TABLE_NAME }),
     maxConcurrentRuns: settings.TENANT_MAX_CONCURRENT_RUNS,
   };
 }

@@ -1,8 +1,8 @@
 import type { WorkflowStarter } from '@diagnosis/core';
 import { parseWorkflowSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
-import { createDynamoAuditStore, type DynamoAuditStore } from '@diagnosis/core/store';
+import type { DynamoAuditStore } from '@diagnosis/core/store';
 import { coldStart } from './cold-start.ts';
-import { createDynamoClient } from './dependencies.ts';
+import { createTableStore } from './dependencies.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
 import { createWorkflow } from './workflow-setup.ts';
 
@@ -14,10 +14,10 @@ export function loadWorkflowStore(): Promise<{
 }> {
   return coldStart(() => {
     const settings = parseWorkflowSettings(readLinkedEnvironment());
-    const store = createDynamoAuditStore({
-      client: createDynamoClient(settings),
-      tableName: settings.DIAGNOSIS_TABLE_NAME,
-    });
-    return { store, workflow: createWorkflow(settings), policy: settings.TENANT_ACCESS ?? null };
+    return {
+      store: createTableStore(settings),
+      workflow: createWorkflow(settings),
+      policy: settings.TENANT_ACCESS ?? null,
+    };
   });
 }
