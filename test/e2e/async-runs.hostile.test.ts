@@ -1,6 +1,7 @@
 /**
  * Found by the red-team review of the asynchronous API: probes of the asynchronous API through the real handlers (e2e world, tenant policy set).
- * The first describe FAILS (finding: runId existence oracle + squatting across tenants); the rest document what held.
+ * Run ids are global (they are Step Functions execution names): another tenant reusing one learns only that it is
+ * taken (409, nothing of the run) — the documented limit in README "Security model"; the rest document what held.
  */
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
@@ -59,6 +60,25 @@ function blockedRound() {
   };
   return { entry, release: () => release() };
 }
+
+describe('a run id another tenant already holds', () => {
+  it('answers 409 RUN_ID_CONFLICT with nothing of the holder’s run, and leaves that run as it was', async () => {
+    const runId = id('held');
+    const session = id('holder-session');
+    world.server.script.push(wireText(JSON.stringify(noConclusionDraft())));
+    await start({ runId, sessionId: session, enterpriseId: 'E1001', query: QUERY }, OPS_E1001);
+    await until(async () => (await read(runId)).body.status === 'SUCCEEDED');
+    const before = (await read(runId)).body;
+
+    const reuse = await start({ runId, sessionId: 'mine', enterpriseId: 'E2002', query: '结算失败？' }, OPS_E2002, {
+      wait: '1',
+    });
+    expect(reuse).toMatchObject({ status: 409, body: { error: { code: 'RUN_ID_CONFLICT' } } });
+    const text = JSON.stringify(reuse.body);
+    for (const secret of ['E1001', session, QUERY, 'SUCCEEDED', 'conclusion']) expect(text).not.toContain(secret);
+    expect((await read(runId)).body).toEqual({ ...before, timeLeftMs: null });
+  });
+});
 
 describe('held: cross-tenant cancel, ?wait parsing, races, late progress', () => {
   it('refuses cancel of another tenant’s run like a missing run, and leaves it untouched', async () => {
