@@ -11,9 +11,11 @@ function pageQuery(event: HttpApiEvent): Page {
   if (Object.keys(query).some((key) => key !== 'limit' && key !== 'cursor')) {
     throw new DiagnosisInputError('INVALID_QUERY_PARAMETER', 'only limit and cursor are accepted on this route');
   }
-  const limit = query.limit === undefined ? 100 : Number(query.limit);
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100)
+  // NOTE: decimal digits only, like `?wait`: `Number()` alone would take ' 5', '0x10' or '1e2'.
+  if (query.limit !== undefined && !/^[1-9][0-9]{0,2}$/.test(query.limit))
     throw new DiagnosisInputError('INVALID_LIMIT', 'limit is 1 to 100');
+  const limit = query.limit === undefined ? 100 : Number(query.limit);
+  if (limit > 100) throw new DiagnosisInputError('INVALID_LIMIT', 'limit is 1 to 100');
   if (query.cursor !== undefined && query.cursor.length > 2_048) throw invalidCursor();
   return { limit, ...(query.cursor === undefined ? {} : { cursor: query.cursor }) };
 }

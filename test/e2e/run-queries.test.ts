@@ -105,12 +105,23 @@ describe('the read and audit functions on a finished run', () => {
       400,
       'INVALID_CURSOR',
     ],
+    ...(['1000', '101', '0', '-1', '1.5', 'abc', '', ' 5', '0x10', '1e2', '05'] as const).map(
+      (limit) =>
+        [
+          'getRunAudit',
+          { pathParameters: { runId: 'queried-run' }, queryStringParameters: { limit } },
+          400,
+          'INVALID_LIMIT',
+        ] as const,
+    ),
     [
       'getRunAudit',
-      { pathParameters: { runId: 'queried-run' }, queryStringParameters: { limit: '1000' } },
+      { pathParameters: { runId: 'queried-run' }, queryStringParameters: { cursor: 'x'.repeat(2_049) } },
       400,
-      'INVALID_LIMIT',
+      'INVALID_CURSOR',
     ],
+    ['getRun', { pathParameters: { runId: 'r'.repeat(129) } }, 400, 'INVALID_RUN_ID'],
+    ['getRun', { pathParameters: { runId: 'run\ud800' } }, 400, 'INVALID_RUN_ID'],
     [
       'getRunAudit',
       { pathParameters: { runId: 'queried-run' }, queryStringParameters: { cursor: 'forged' } },
