@@ -155,6 +155,21 @@ describe('the SemanticGuard (enforce)', () => {
     });
   });
 
+  it('counts a judge call the provider reported no tokens for with the harness estimate, as the audit records it', async () => {
+    const { result, stored, records } = await diagnose(supportedDraft([CALL]), [
+      textRound(judgeText([verdict('SUPPORTED')], verdict('SUPPORTED')), { inputTokens: 0, outputTokens: 0 }),
+    ]);
+    expect(result.status).toBe('PUBLISHED');
+    const judgeStep = records.find((record) => record.entity === 'agent_step' && record.role === 'JUDGE');
+    const judged = judgeStep?.entity === 'agent_step' ? judgeStep : undefined;
+    expect(judged?.usageEstimated).toBe(true);
+    expect(judged?.inputTokens).toBeGreaterThan(0);
+    expect(judged?.outputTokens).toBeGreaterThan(0);
+    const judgeTokens = (judged?.inputTokens ?? 0) + (judged?.outputTokens ?? 0);
+    expect(result.usage).toMatchObject({ modelCalls: 3, totalTokens: 2 * 120 + judgeTokens, estimatedTokenRounds: 1 });
+    expect(stored?.usage).toMatchObject({ totalTokens: 2 * 120 + judgeTokens, estimatedTokenRounds: 1 });
+  });
+
   it('asks the judge with no tools, its own instructions and only the query, the Draft and the evidence', async () => {
     const draft = supportedDraft([CALL]);
     const { agent, judge } = await diagnose(draft, [

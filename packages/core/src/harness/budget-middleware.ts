@@ -4,7 +4,7 @@ import type { RunContext } from '../run/run-context.ts';
 import { outputTokenCap, overranTokens, refuseRound } from './budget-policy.ts';
 import type { CollectionState } from './collection-state.ts';
 import { AuditFailure, HarnessFault, HarnessStop, ModelCallFailure } from './harness-signals.ts';
-import { roundUsage } from './round-usage.ts';
+import { addRoundUsage, roundUsage } from './round-usage.ts';
 
 export interface BudgetMiddlewareOptions {
   run: RunContext;
@@ -29,13 +29,7 @@ export function createBudgetMiddleware(options: BudgetMiddlewareOptions): Langua
   const account = (params: LanguageModelV4CallOptions, result: LanguageModelV4GenerateResult) => {
     // NOTE: a round the provider reported no usage for is counted with the harness's conservative estimate, so the
     // token budget holds for every provider.
-    const round = roundUsage(params, result);
-    usage.inputTokens += round.inputTokens;
-    usage.outputTokens += round.outputTokens;
-    usage.totalTokens += round.inputTokens + round.outputTokens;
-    usage.cachedInputTokens += round.cachedInputTokens ?? 0;
-    if (round.estimated) usage.estimatedTokenRounds += 1;
-    collection.lastRoundTokens = round.inputTokens + round.outputTokens;
+    collection.lastRoundTokens = addRoundUsage(usage, roundUsage(params, result));
     collection.observationBytesSinceRound = 0;
   };
 

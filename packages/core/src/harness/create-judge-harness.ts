@@ -1,4 +1,4 @@
-import type { LanguageModelV4, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { type LanguageModel, type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 import type { JudgeLimits } from '../run/judge-limits.ts';
 import type { RunContext } from '../run/run-context.ts';
@@ -7,7 +7,7 @@ import { createAuditMiddleware } from './audit-middleware.ts';
 import { judgeOverranTokens, judgeTimeBudgetMs } from './budget-policy.ts';
 import { AuditFailure } from './harness-signals.ts';
 import { raceAbort } from './race-abort.ts';
-import { readUsage } from './round-usage.ts';
+import { addRoundUsage, roundUsage } from './round-usage.ts';
 
 /** Why the judge's call gave no usable answer; each one makes an enforcing SemanticGuard fail closed. */
 export const JUDGE_FAILURES = Object.freeze([
@@ -54,14 +54,10 @@ export function createJudgeHarness(options: {
   const signal = run.signal === undefined ? timeout.signal : AbortSignal.any([run.signal, timeout.signal]);
   const { usage } = run.ledger;
 
-  const account = (result: LanguageModelV4GenerateResult) => {
-    const call = readUsage(result);
-    usage.inputTokens += call.inputTokens;
-    usage.outputTokens += call.outputTokens;
-    usage.totalTokens += call.inputTokens + call.outputTokens;
-    usage.cachedInputTokens += call.cachedInputTokens ?? 0;
-    return call.inputTokens + call.outputTokens;
-  };
+  // NOTE: counted exactly as an agent round (estimated where the provider reported nothing), so the run's usage and
+  // the audited JUDGE step agree.
+  const account = (params: LanguageModelV4CallOptions, result: LanguageModelV4GenerateResult) =>
+    addRoundUsage(usage, roundUsage(params, result));
   const budget: LanguageModelMiddleware = {
     specificationVersion: 'v4',
     transformParams: async ({ params }) => ({
@@ -69,17 +65,18 @@ export function createJudgeHarness(options: {
       maxOutputTokens: limits.maxOutputTokens,
       abortSignal: signal,
     }),
-    wrapGenerate: async ({ doGenerate }) => {
+    wrapGenerate: async ({ doGenerate, params }) => {
       if (signal.aborted) throw signal.reason;
       usage.modelCalls += 1;
       let result: LanguageModelV4GenerateResult;
       try {
         result = await doGenerate();
       } catch (error) {
-        if (error instanceof AuditFailure && error.roundResult !== undefined) account(error.roundResult);
+        if (error instanceof AuditFailure && error.roundResult !== undefined) account(params, error.roundResult);
         throw error;
       }
-      if (judgeOverranTokens(limits, account(result))) throw new JudgeOverBudget('the judge overran its tokens');
+      if (judgeOverranTokens(limits, account(params, result)))
+        throw new JudgeOverBudget('the judge overran its tokens');
       return result;
     },
   };

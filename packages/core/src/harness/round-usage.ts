@@ -3,6 +3,7 @@ import type {
   LanguageModelV4Content,
   LanguageModelV4GenerateResult,
 } from '@ai-sdk/provider';
+import type { RunUsage } from '../run/run-context.ts';
 import { utf8Bytes } from '../run/utf8.ts';
 import type { ModelStepEvent } from '../store/audit-hook.ts';
 import { estimatedTokens } from './budget-policy.ts';
@@ -35,6 +36,20 @@ export function roundUsage(
     outputTokens: reported.outputTokens + outputEstimate,
     estimated: inputEstimate > 0 || outputEstimate > 0,
   };
+}
+
+/**
+ * Adds one model call (an agent round or the judge's call) to the run's usage, as {@link roundUsage} counted it;
+ * returns the call's tokens. The one place a call's tokens reach the run's ledger.
+ */
+export function addRoundUsage(usage: RunUsage, round: RoundUsage): number {
+  const tokens = round.inputTokens + round.outputTokens;
+  usage.inputTokens += round.inputTokens;
+  usage.outputTokens += round.outputTokens;
+  usage.totalTokens += tokens;
+  usage.cachedInputTokens += round.cachedInputTokens ?? 0;
+  if (round.estimated) usage.estimatedTokenRounds += 1;
+  return tokens;
 }
 
 /** Usage as the provider reported it; DeepSeek's own cache-hit count is taken when the standard field lacks it. */
