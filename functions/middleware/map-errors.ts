@@ -61,12 +61,9 @@ export function mapErrors(logger: Logger): middy.MiddlewareObj {
     onError: (request) => {
       const http = isHttpApiEvent(request.event);
       const answer = answerFor(request.error, http);
-      if ('error' in answer && answer.error instanceof DiagnosisServiceError) {
-        logger.error('request failed', { error: safeErrorName(request.error) });
-      }
-      if ('response' in answer && answer.response.statusCode === 500) {
-        logger.error('request failed', { error: safeErrorName(request.error) });
-      }
+      const notTheCallers =
+        'error' in answer ? answer.error instanceof DiagnosisServiceError : answer.response.statusCode === 500;
+      if (notTheCallers) logger.error('request failed', { error: safeErrorName(request.error) });
       if ('response' in answer) {
         request.response = answer.response;
         return;

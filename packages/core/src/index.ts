@@ -49,7 +49,6 @@ export type {
   DiagnosisResult,
   FailedReport,
   FallbackReport,
-  ModelFailureReport,
   PublishedReport,
   ReleaseDecision,
   ReleaseStatus,
@@ -72,7 +71,7 @@ export {
 } from './run/ids.ts';
 export type { JudgeLimits, SemanticGuardMode } from './run/judge-limits.ts';
 export { DEFAULT_JUDGE_LIMITS, SEMANTIC_GUARD_MODES } from './run/judge-limits.ts';
-export type { ModelFailure, ModelFailureKind } from './run/model-failure.ts';
+export type { ModelFailure, ModelFailureKind, ModelFailureReport } from './run/model-failure.ts';
 export { MODEL_FAILURE_KINDS } from './run/model-failure.ts';
 export type { CheckEvaluation, ProgressCheck, ProgressSnapshot } from './run/progress.ts';
 export type { RunContext, RunContextInit, RunUsage } from './run/run-context.ts';

@@ -99,9 +99,6 @@ export function saturated(run: RunContext, noGainStreak: number): boolean {
   return noGainStreak >= run.limits.noGainStopStreak;
 }
 
-/** Rough bytes per token of the judge's prompt (JSON, mostly Chinese): an estimate on the safe side. */
-const JUDGE_PROMPT_BYTES_PER_TOKEN = 2;
-
 /**
  * How long the SemanticGuard's one call may take: the smaller of its `maxTimeMs` and its share of what is left before
  * the run's deadline, or null when that is less than `minTimeMs` (the judge is then not called).
@@ -114,7 +111,7 @@ export function judgeTimeBudgetMs(run: RunContext, limits: JudgeLimits): number 
 
 /** Whether the judge's prompt, estimated from its bytes, leaves room for its output within its token budget. */
 export function judgePromptFits(limits: JudgeLimits, promptBytes: number): boolean {
-  return Math.ceil(promptBytes / JUDGE_PROMPT_BYTES_PER_TOKEN) + limits.maxOutputTokens <= limits.maxTotalTokens;
+  return estimatedTokens(promptBytes) + limits.maxOutputTokens <= limits.maxTotalTokens;
 }
 
 /** Whether the judge's call, as the provider reported it, used more tokens than its budget (its answer is void). */

@@ -5,7 +5,7 @@
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../errors.ts';
-import type { ModelFailure } from '../run/model-failure.ts';
+import { type ModelFailure, type ModelFailureReport, modelFailureReport } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { emptyRunUsage, type RunUsage } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
@@ -33,14 +33,6 @@ export interface FallbackReport {
   limitations: { checked_scope: string[]; missing_info: string[] };
   /** The SemanticGuard's verdicts or failure, when it judged the Draft (SEMANTIC_GUARD_REJECTED / _FAILED). */
   semantic_guard?: SemanticGuardReport;
-}
-
-/** What the model endpoint did, in the report's wire names (see {@link ModelFailure}). */
-export interface ModelFailureReport {
-  kind: ModelFailure['kind'];
-  http_status: number | null;
-  error_class: string;
-  network_code: string | null;
 }
 
 /**
@@ -222,16 +214,7 @@ export function failed(
     kind: 'FAILED',
     message: FAILED_TEXT[errorCode] ?? FAILED_TEXT_DEFAULT,
     error_code: errorCode,
-    ...(modelFailure === null
-      ? {}
-      : {
-          model_failure: {
-            kind: modelFailure.kind,
-            http_status: modelFailure.httpStatus,
-            error_class: modelFailure.errorClass,
-            network_code: modelFailure.networkCode,
-          },
-        }),
+    ...(modelFailure === null ? {} : { model_failure: modelFailureReport(modelFailure) }),
   };
   return {
     status: 'FAILED',

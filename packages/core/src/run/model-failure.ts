@@ -30,3 +30,20 @@ export interface ModelFailure {
   /** Node's error code for a connection failure (`ECONNREFUSED`, `ENOTFOUND`, a TLS code), when there is one. */
   networkCode: string | null;
 }
+
+/** A {@link ModelFailure} in the wire names of reports and stored items (`http_status`, `error_class`, …). */
+export interface ModelFailureReport {
+  kind: ModelFailureKind;
+  http_status: number | null;
+  error_class: string;
+  network_code: string | null;
+}
+
+export function modelFailureReport(failure: ModelFailure): ModelFailureReport {
+  return {
+    kind: failure.kind,
+    http_status: failure.httpStatus,
+    error_class: failure.errorClass,
+    network_code: failure.networkCode,
+  };
+}

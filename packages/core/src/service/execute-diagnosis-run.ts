@@ -79,9 +79,7 @@ export async function executeDiagnosisRun(
   const startedAt = now();
   const deadlineAt = startedAt + command.remainingMs - deps.flushReserveMs;
   // NOTE: the handlers check the ids already; the service checks again because it is the last stop before storage.
-  if (!isRunId(command.runId) || !isSessionId(command.sessionId) || !isEnterpriseId(command.enterpriseId)) {
-    throw new DiagnosisInputError('INVALID_IDENTIFIER', 'the run, session or enterprise id is not valid');
-  }
+  assertRequestIds(command);
   // NOTE: the run stops on the caller's signal or on a cancel request seen in the store (watched while it runs).
   const cancellation = new AbortController();
   const run = createRunContext({
@@ -206,6 +204,13 @@ async function closeQueuedRun(
   if (stored === null || stored.status !== 'QUEUED' || !sameRequest(stored, command)) return;
   if ((await store.claimQueuedRun(command.runId, deadlineAt)) === null) return;
   await store.completeRun(command.runId, decision.outcome);
+}
+
+/** Refuses a request whose run, session or enterprise id is not one this service may store (INVALID_IDENTIFIER). */
+export function assertRequestIds(request: Pick<DiagnosisRunRequest, 'runId' | 'sessionId' | 'enterpriseId'>): void {
+  if (!isRunId(request.runId) || !isSessionId(request.sessionId) || !isEnterpriseId(request.enterpriseId)) {
+    throw new DiagnosisInputError('INVALID_IDENTIFIER', 'the run, session or enterprise id is not valid');
+  }
 }
 
 /** Exact comparison of the stored request with the replayed one: every field, byte for byte. */

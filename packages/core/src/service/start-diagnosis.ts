@@ -1,11 +1,10 @@
 import { validateQuery } from '../agent/diagnosis-input.ts';
-import { DiagnosisInputError, DiagnosisRunIdConflictError } from '../errors.ts';
-import { isEnterpriseId, isRunId, isSessionId } from '../run/ids.ts';
+import { DiagnosisRunIdConflictError } from '../errors.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import { isEnded, type RunStore, type StoredRun } from '../store/run-store.ts';
 import { closeUnfinishedRun } from './close-run.ts';
-import { sameRequest } from './execute-diagnosis-run.ts';
+import { assertRequestIds, sameRequest } from './execute-diagnosis-run.ts';
 import type { WorkflowStarter } from './workflow-starter.ts';
 
 /** The longest a start request may wait for its run to end (the HTTP API's own limit is 30 s). */
@@ -32,9 +31,7 @@ export async function startDiagnosis(
   deps: StartDiagnosisDeps,
   options: { waitMs?: number } = {},
 ): Promise<StoredRun> {
-  if (!isRunId(request.runId) || !isSessionId(request.sessionId) || !isEnterpriseId(request.enterpriseId)) {
-    throw new DiagnosisInputError('INVALID_IDENTIFIER', 'the run, session or enterprise id is not valid');
-  }
+  assertRequestIds(request);
   validateQuery(request.query, buildRunLimits(deps.limits));
   const queued = await deps.store.queueRun(request);
   if (!queued.started && !sameRequest(queued.run, request)) throw new DiagnosisRunIdConflictError();

@@ -6,8 +6,9 @@
  */
 import * as v from 'valibot';
 import { issuePaths, RunStoreError } from '../errors.ts';
+import { modelFailureReport } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
-import { truncateChars, utf8Bytes } from '../run/utf8.ts';
+import { truncateChars, truncateUtf8, utf8Bytes } from '../run/utf8.ts';
 import type { ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
 import { reasoningPartitionKey, runKey, sessionKey, stepSortKey, toolSortKey } from './item-keys.ts';
 import {
@@ -127,12 +128,7 @@ export function completionAttributes(outcome: RunOutcome, nowMs: number): Record
       model_failure:
         outcome.modelFailure === undefined || outcome.modelFailure === null
           ? null
-          : {
-              kind: outcome.modelFailure.kind,
-              http_status: outcome.modelFailure.httpStatus,
-              error_class: outcome.modelFailure.errorClass,
-              network_code: outcome.modelFailure.networkCode,
-            },
+          : modelFailureReport(outcome.modelFailure),
       usage: outcome.usage,
       progress: outcome.progress === null ? null : plainProgress(outcome.progress),
       draft: outcome.draft,
@@ -272,14 +268,8 @@ function cappedJson(value: unknown, maxBytes: number): { text: string; truncated
   } catch {
     text = '"<unserializable>"';
   }
-  if (Buffer.byteLength(text) <= maxBytes) return { text, truncated: false };
-  return {
-    text: Buffer.from(text)
-      .subarray(0, maxBytes)
-      .toString('utf8')
-      .replace(/\uFFFD$/, ''),
-    truncated: true,
-  };
+  if (utf8Bytes(text) <= maxBytes) return { text, truncated: false };
+  return { text: truncateUtf8(text, maxBytes), truncated: true };
 }
 
 /** Reads one stored item back into its typed record, validating it against its schema. */
