@@ -189,6 +189,7 @@ const readEvent: fc.Arbitrary<Event> = fc.record({
   route: fc.constantFrom('getRun' as const, 'getRunAudit' as const, 'getRunReasoning' as const),
   runId: fc.constantFrom(E2002_RUN, 'no-such-run'),
 });
+const OWN_RUN_ID = '<own-run-id>';
 const malformedBody = fc.oneof(
   fc.jsonValue().map((value) => ({ body: value })),
   fc.string().map((text) => ({ body: text })),
@@ -196,7 +197,8 @@ const malformedBody = fc.oneof(
   fc.record({ body: fc.constant('{}'), headers: fc.oneof(fc.string(), fc.constant({ 'content-type': 'text/plain' })) }),
   fc
     .record({
-      runId: fc.string(),
+      // NOTE: half the time the event's own runId, so "nothing was written under it" is a check that can fail.
+      runId: fc.oneof(fc.string(), fc.constant(OWN_RUN_ID)),
       sessionId: fc.oneof(fc.string(), fc.integer()),
       enterpriseId: fc.constantFrom('e1001', 'E1001 ', "E1001' --", 'E1001#x', ''),
       query: fc.oneof(fc.string(), fc.constant(' ')),
@@ -205,7 +207,8 @@ const malformedBody = fc.oneof(
 );
 const malformedHttpEvent: fc.Arbitrary<Event> = fc.record({ override: malformedBody }).map(({ override }) => {
   const runId = `malformed-${(counter++).toString(36)}`;
-  return { kind: 'malformed-http', runId, event: { ...httpEvent({ iam: OPS_E1001 }), ...override } };
+  const body = typeof override.body === 'string' ? override.body.replace(OWN_RUN_ID, runId) : override.body;
+  return { kind: 'malformed-http', runId, event: { ...httpEvent({ iam: OPS_E1001 }), ...override, body } };
 });
 const malformedSfnEvent: fc.Arbitrary<Event> = fc
   .record({
