@@ -95,6 +95,30 @@ describe('a DiagnosisBatch of one enterprise under its lease cap', () => {
     expect(await leaseStore().listLeases('E1001')).toEqual([]);
   });
 
+  it('refuses each bad item as invalid input and still runs the good ones, whatever the batch is named', async () => {
+    // 79 characters: `<name>-<index>` is longer than a run id may be, so an item without its own runId is refused.
+    const longName = `long-${'n'.repeat(74)}`;
+    const good = `batch-good-${Date.now().toString(36)}`;
+    world.server.script.push(...structuredClone(recording.responses));
+    const report = await runLocalBatch({
+      requests: [
+        { ...REQUEST, runId: good },
+        { ...REQUEST },
+        { ...REQUEST, runId: `${good}-tenant`, enterpriseId: 'e1001' },
+        { ...REQUEST, runId: `${good}-session`, sessionId: 's#TENANT#E2002' },
+        { ...REQUEST, runId: '../RUN#x' },
+      ],
+      concurrency: 1,
+      executionName: longName,
+      invoke: async (payload) => world.handlers.diagnose(payload, lambdaContext(60_000)),
+      sleep: async () => undefined,
+    });
+    expect(report.outcomes).toEqual({ PUBLISHED: 1, DiagnosisInputError: 4 });
+    const written = (await world.items()).filter((item) => String(item.run_id ?? '').startsWith(longName));
+    expect(written).toEqual([]);
+    expect((await world.items()).filter((item) => String(item.run_id ?? '').startsWith(`${good}-`))).toEqual([]);
+  });
+
   it('refuses a run with DiagnosisTenantBusyError while every slot is held, and writes no run', async () => {
     const expiresAt = Date.now() + 60_000;
     const enterpriseId = 'E2002';
