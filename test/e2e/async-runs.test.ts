@@ -194,7 +194,9 @@ describe('cancelling a run', () => {
     const runId = newId('foreign');
     const store = createDynamoAuditStore({ client: dynamo, tableName: world.tableName });
     await store.queueRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
-    expect(await workflowEvent(runId, 'ABORTED', `${WORKFLOW_ARN}-other`)).toEqual({ run: null });
+    for (const status of ['ABORTED', 'FAILED', 'TIMED_OUT'] as const) {
+      expect(await workflowEvent(runId, status, `${WORKFLOW_ARN}-other`)).toEqual({ run: null });
+    }
     expect(await workflowEvent(runId, 'SUCCEEDED')).toEqual({ run: null });
     const other = { source: 'aws.states', 'detail-type': 'Step Functions Execution Status Change', detail: {} };
     expect(await workflowEvents(other, lambdaContext(5_000))).toEqual({ run: null });

@@ -66,6 +66,17 @@ describe('canAccessTenant', () => {
     expect(canAccessTenant(parseTenantAccess('[]'), ops, 'E1001')).toBe(false);
   });
 
+  it('lets "*" mean any caller, and only for the enterprises it names (a single-tenant stage)', () => {
+    const single = parseTenantAccess(JSON.stringify([{ principal: '*', enterprises: ['E1001'] }]));
+    for (const caller of [ops, { accountId: '999999999999' }, { userArn: 'arn:aws:iam::999999999999:user/x' }, {}]) {
+      expect(canAccessTenant(single, caller, 'E1001')).toBe(true);
+      expect(canAccessTenant(single, caller, 'E2002')).toBe(false);
+      expect(canAccessTenant(single, caller, 'e1001')).toBe(false);
+    }
+    const open = parseTenantAccess(JSON.stringify([{ principal: '*', enterprises: '*' }]));
+    expect(canAccessTenant(open, { accountId: '999999999999' }, 'E2002')).toBe(true);
+  });
+
   it('treats regular-expression characters in a pattern as text', () => {
     const dotted = parseTenantAccess(
       JSON.stringify([{ principal: 'arn:aws:iam::123456789012:user/a.b', enterprises: ['E1001'] }]),
