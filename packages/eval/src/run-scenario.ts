@@ -156,8 +156,11 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       : undefined;
   let evidence: Awaited<ReturnType<typeof createEvidenceAdapters>> | undefined;
   try {
-    const model: Record<string, string> =
-      server === undefined
+    const probesOnly = context.mode === 'offline' && scripted === undefined;
+    const model: Record<string, string> = probesOnly
+      ? // NOTE: no model is called for a scenario without scripted.json; the settings still need a key to parse.
+        { DIAGNOSIS_MODEL_API_KEY: 'eval-probes-only-no-model', SEMANTIC_GUARD: 'off' }
+      : server === undefined
         ? context.liveSettings
         : {
             DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
@@ -173,7 +176,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       ...model,
     });
     const semanticGuard = settings.SEMANTIC_GUARD;
-    if (semanticGuard === 'off') {
+    if (semanticGuard === 'off' && !probesOnly) {
       notes.push(
         server === undefined ? 'SemanticGuard off (SEMANTIC_GUARD=off)' : 'SemanticGuard off: no scripted judge',
       );
@@ -185,7 +188,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       scenarioId: scenario.id,
     });
     const probesPassed = probes.every((probe) => probe.passed);
-    if (context.mode === 'offline' && scripted === undefined) {
+    if (probesOnly) {
       notes.push('no scripted.json: probes only');
       return { ...base, status: 'PROBES_ONLY', semanticGuard, probes, notes, passed: probesPassed };
     }
