@@ -284,6 +284,51 @@ describe('npm run eval (offline)', () => {
     },
   );
 
+  it('runs a follow-up scenario: the previous turn first in the same session, then the question that continues it', async () => {
+    const root = await tempDir('eval-e2e-');
+    const abstain = JSON.stringify({
+      conclusion: null,
+      analysis: [],
+      action_plan: [],
+      recommendations: [],
+      limitations: { checked_scope: [], missing_info: ['需要回滚后的监控数据才能判断是否恢复'] },
+    });
+    const finalRound = {
+      ...demo.responses[demo.responses.length - 1],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: abstain, reasoning_content: '' },
+          logprobs: null,
+          finish_reason: 'stop',
+        },
+      ],
+    };
+    writeScenario(
+      root,
+      {
+        id: 'follow-up',
+        title: '追问',
+        category: 'follow-up',
+        previousTurn: { query: demo.query },
+        query: '回滚之后恢复了吗？',
+        expected: { outcome: 'ABSTAIN', mustNotClaim: ['已经恢复'] },
+        probes: [poolProbe],
+      },
+      {
+        'scripted.json': {
+          responses: [finalRound],
+          previousTurn: { responses: demo.responses, judge: demo.judgeResponses },
+        },
+      },
+    );
+    const { code, stdout } = await runEvalCli(['--scenarios', root, '--json']);
+    const report = JSON.parse(stdout) as EvalReport;
+    expect(report.scenarios[0]).toMatchObject({ status: 'RAN', verdict: 'CORRECT', semanticGuard: 'enforce' });
+    expect(report.scenarios[0]?.usage.modelCalls).toBe(demo.responses.length + demo.judgeResponses.length + 1);
+    expect(code).toBe(0);
+  });
+
   it('answers --help, and refuses bad options and corpora in one line with exit 2', async () => {
     expect((await runEvalCli(['--help'])).code).toBe(0);
     expect((await runEvalCli(['--help'])).stdout).toContain('--scenarios DIR');

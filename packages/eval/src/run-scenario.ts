@@ -167,7 +167,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
             DIAGNOSIS_MODEL_API_KEY: 'eval-scripted-replay-no-key',
             DIAGNOSIS_MODEL_ID: String(scripted?.responses[0]?.model ?? 'deepseek-v4-flash'),
             // NOTE: without a scripted judge there is nothing to answer the SemanticGuard: it is off, and said so.
-            SEMANTIC_GUARD: scripted?.judge === undefined ? 'off' : 'enforce',
+            SEMANTIC_GUARD:
+              scripted?.judge === undefined && scripted?.previousTurn?.judge === undefined ? 'off' : 'enforce',
           };
     const settings = parseDiagnosisSettings({
       DIAGNOSIS_TABLE_NAME: context.tableName,
