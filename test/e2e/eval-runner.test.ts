@@ -329,6 +329,29 @@ describe('npm run eval (offline)', () => {
     expect(code).toBe(0);
   });
 
+  it('gives a world without mysql/ no database: query_mysql answers NOT_CONFIGURED, never the example rows', async () => {
+    const root = await tempDir('eval-e2e-');
+    writeScenario(
+      root,
+      {
+        id: 'no-mysql',
+        title: '没有数据库',
+        expected: { outcome: 'ABSTAIN' },
+        probes: [
+          {
+            tool: 'query_mysql',
+            input: { query_name: 'recent_deploys', params: { since: '2026-11-29T00:00:00+08:00' } },
+            expect: 'EMPTY',
+          },
+        ],
+      },
+      { 'world/knowledge/.keep': '' },
+    );
+    const { stdout } = await runEvalCli(['--scenarios', root, '--json']);
+    const report = JSON.parse(stdout) as EvalReport;
+    expect(report.scenarios[0]?.probes[0]?.got).toBe('ERROR:NOT_CONFIGURED');
+  });
+
   it('answers --help, and refuses bad options and corpora in one line with exit 2', async () => {
     expect((await runEvalCli(['--help'])).code).toBe(0);
     expect((await runEvalCli(['--help'])).stdout).toContain('--scenarios DIR');
