@@ -170,6 +170,7 @@ export async function evalMain(argv: readonly string[], io: EvalIo): Promise<num
     liveSettings,
     totalTokenCap: totalTokens,
     runTimeoutMs: timeoutSeconds * 1_000,
+    dynamoEndpoint: io.env.DYNAMODB_ENDPOINT,
     onProgress: ({ kind, scenario, run, done }) => {
       if (kind === 'start') running.add(scenario.id);
       else running.delete(scenario.id);

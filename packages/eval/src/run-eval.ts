@@ -30,6 +30,8 @@ export interface EvalOptions {
   /** Live: stop starting scenarios once this many tokens are spent. */
   totalTokenCap: number;
   runTimeoutMs: number;
+  /** A DynamoDB endpoint to use (a table of this run's own is made and deleted); undefined: start DynamoDB Local. */
+  dynamoEndpoint?: string | undefined;
   /** Called when a scenario starts and when it ends. */
   onProgress?: (event: { kind: 'start' | 'end'; scenario: Scenario; run?: ScenarioRun; done: number }) => void;
 }
@@ -83,7 +85,7 @@ function skipped(scenario: Scenario, note: string): ScenarioRun {
 export async function runEval(scenarios: readonly Scenario[], options: EvalOptions): Promise<EvalReport> {
   const startedAt = new Date();
   const started = performance.now();
-  const given = process.env.DYNAMODB_ENDPOINT;
+  const given = options.dynamoEndpoint;
   const engine = given === undefined || given === '' ? await startDynamoDbLocal() : undefined;
   const endpoint = engine?.endpoint ?? (given as string);
   const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(endpoint);

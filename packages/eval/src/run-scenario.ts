@@ -156,15 +156,19 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       : undefined;
   let evidence: Awaited<ReturnType<typeof createEvidenceAdapters>> | undefined;
   try {
-    const model: Record<string, string> =
-      server === undefined
+    const probesOnly = context.mode === 'offline' && scripted === undefined;
+    const model: Record<string, string> = probesOnly
+      ? // NOTE: no model is called for a scenario without scripted.json; the settings still need a key to parse.
+        { DIAGNOSIS_MODEL_API_KEY: 'eval-probes-only-no-model', SEMANTIC_GUARD: 'off' }
+      : server === undefined
         ? context.liveSettings
         : {
             DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
             DIAGNOSIS_MODEL_API_KEY: 'eval-scripted-replay-no-key',
             DIAGNOSIS_MODEL_ID: String(scripted?.responses[0]?.model ?? 'deepseek-v4-flash'),
             // NOTE: without a scripted judge there is nothing to answer the SemanticGuard: it is off, and said so.
-            SEMANTIC_GUARD: scripted?.judge === undefined ? 'off' : 'enforce',
+            SEMANTIC_GUARD:
+              scripted?.judge === undefined && scripted?.previousTurn?.judge === undefined ? 'off' : 'enforce',
           };
     const settings = parseDiagnosisSettings({
       DIAGNOSIS_TABLE_NAME: context.tableName,
@@ -173,7 +177,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       ...model,
     });
     const semanticGuard = settings.SEMANTIC_GUARD;
-    if (semanticGuard === 'off') {
+    if (semanticGuard === 'off' && !probesOnly) {
       notes.push(
         server === undefined ? 'SemanticGuard off (SEMANTIC_GUARD=off)' : 'SemanticGuard off: no scripted judge',
       );
@@ -185,7 +189,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       scenarioId: scenario.id,
     });
     const probesPassed = probes.every((probe) => probe.passed);
-    if (context.mode === 'offline' && scripted === undefined) {
+    if (probesOnly) {
       notes.push('no scripted.json: probes only');
       return { ...base, status: 'PROBES_ONLY', semanticGuard, probes, notes, passed: probesPassed };
     }

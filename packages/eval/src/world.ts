@@ -2,9 +2,10 @@
  * A scenario's world on this machine: its knowledge, logs (committed and generated) and MySQL catalog as the local
  * adapters' settings, and its MySQL seed in a database of its own, dropped when the scenario is done. Without a
  * `world/`, the repository's example world. A world that has no part (no `mysql/`, say) gets an empty one, never the
- * example world's: a scenario sees only the data it declares.
+ * example world's: a scenario sees only the data it declares (a world without `mysql/` lists the example catalog
+ * to the model but has no database: query_mysql answers NOT_CONFIGURED).
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { generateLogFile } from './generate-logs.ts';
@@ -72,8 +73,9 @@ export async function prepareWorld(scenario: Scenario, options: WorldOptions): P
     catalogPath = join(world, 'mysql', 'catalog.json');
     seedPath = existsSync(join(world, 'mysql', 'seed.sql')) ? join(world, 'mysql', 'seed.sql') : undefined;
   } else {
-    catalogPath = join(scratch, 'empty-catalog.json');
-    writeFileSync(catalogPath, '[]\n');
+    // NOTE: a catalog cannot be empty (the loader refuses it); the example catalog without a database makes
+    // query_mysql answer NOT_CONFIGURED, so the scenario still sees no data it did not declare.
+    catalogPath = join(examples, 'mysql', 'catalog.json');
   }
 
   const settings: Record<string, string> = {
