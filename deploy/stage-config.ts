@@ -5,13 +5,14 @@
  * would refuse fails the deploy instead, naming the key. A production stage refuses the example world (the sample
  * runbooks, logs and MySQL catalog under `examples/`) unless its file says `"allowExampleEvidence": true`.
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import * as v from 'valibot';
 // NOTE: by relative path, like sst.config.ts's other imports of our code: SST bundles the config and what it imports,
 // and a workspace package's TypeScript sources are not something Node loads by itself.
 import {
   DIAGNOSIS_SETTING_KEYS,
+  type DiagnosisSettingKey,
   type DiagnosisSettings,
   parseDiagnosisSettings,
   SettingsError,
@@ -37,9 +38,13 @@ export const DEPLOY_PROVIDED_SETTINGS = Object.freeze([
   'DYNAMODB_ENDPOINT',
 ] as const);
 
+export type StageSettingKey = Exclude<DiagnosisSettingKey, (typeof DEPLOY_PROVIDED_SETTINGS)[number]>;
+
 /** The settings a stage file may name: every setting of the functions' schema but those the deploy provides. */
-export const STAGE_SETTING_KEYS: readonly string[] = Object.freeze(
-  DIAGNOSIS_SETTING_KEYS.filter((key) => !(DEPLOY_PROVIDED_SETTINGS as readonly string[]).includes(key)),
+export const STAGE_SETTING_KEYS = Object.freeze(
+  DIAGNOSIS_SETTING_KEYS.filter(
+    (key): key is StageSettingKey => !(DEPLOY_PROVIDED_SETTINGS as readonly string[]).includes(key),
+  ),
 );
 
 /**
@@ -51,12 +56,19 @@ const settingValue = v.union([v.string(), v.number(), v.array(v.unknown()), v.re
 const stageFileSchema = v.strictObject({
   /** The editor's hint, ignored. */
   $comment: v.optional(v.string()),
-  settings: v.strictObject(Object.fromEntries(STAGE_SETTING_KEYS.map((key) => [key, v.optional(settingValue)]))),
+  settings: v.strictObject(
+    Object.fromEntries(STAGE_SETTING_KEYS.map((key) => [key, v.optional(settingValue)])) as {
+      [Key in StageSettingKey]: v.OptionalSchema<typeof settingValue, undefined>;
+    },
+  ),
   [ALLOW_EXAMPLE_EVIDENCE]: v.optional(v.boolean(), false),
   /** `MaxConcurrency` of the DiagnosisBatch Distributed Map. */
   batchMaxConcurrency: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(10_000)), 16),
   alarms: v.optional(alarmSettingsSchema, {}),
 });
+
+/** A stage file as written (what `deploy/<stage>.json` may hold): the tests type-check the committed files with it. */
+export type StageFile = v.InferInput<typeof stageFileSchema>;
 
 /** A stage's configuration, checked. */
 export interface StageConfig {
@@ -113,7 +125,7 @@ export function parseStageConfig(root: string, stage: string, file: string, json
   const parsed = v.safeParse(stageFileSchema, json);
   if (!parsed.success) {
     const keys = [
-      ...new Set(parsed.issues.map((issue) => issue.path?.map((item) => String(item.key)).join('.') ?? '(root)')),
+      ...new Set(parsed.issues.map((issue) => issue.path?.map((item) => String(item.key)).join('.') || '(root)')),
     ];
     throw new StageConfigError(`${file}: invalid or unknown keys: ${keys.join(', ')}`);
   }
@@ -134,6 +146,12 @@ export function parseStageConfig(root: string, stage: string, file: string, json
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
     throw new StageConfigError(`${file}: settings the functions would refuse: ${error.keys.join(', ')}`);
+  }
+  const missing = shippedPaths(settings).filter(([, path]) => !existsSync(resolve(root, path)));
+  if (missing.length > 0) {
+    throw new StageConfigError(
+      `${file}: no such file or folder: ${missing.map(([key, path]) => `${key}=${path}`).join(', ')}`,
+    );
   }
   const production = stage === PRODUCTION_STAGE;
   const exampleEvidence = findExampleEvidence(root, settings);
@@ -168,13 +186,18 @@ export function findExampleEvidence(root: string, settings: DiagnosisSettings): 
     const from = relative(examples, canonical(resolve(root, path)));
     return from === '' || (!from.startsWith('..') && !isAbsolute(from));
   };
-  const found: string[] = [];
-  if (settings.KNOWLEDGE_BACKEND === 'local' && inExamples(settings.KNOWLEDGE_DIR)) {
-    found.push(`KNOWLEDGE_DIR=${settings.KNOWLEDGE_DIR}`);
-  }
-  if (settings.LOGS_BACKEND === 'local' && inExamples(settings.LOGS_DIR)) found.push(`LOGS_DIR=${settings.LOGS_DIR}`);
-  if (inExamples(settings.MYSQL_CATALOG_PATH)) found.push(`MYSQL_CATALOG_PATH=${settings.MYSQL_CATALOG_PATH}`);
-  return found;
+  return shippedPaths(settings)
+    .filter(([, path]) => inExamples(path))
+    .map(([key, path]) => `${key}=${path}`);
+}
+
+/** The files and folders the deploy copies into the Diagnose function, by the setting that names each. */
+function shippedPaths(settings: DiagnosisSettings): [string, string][] {
+  return [
+    ...(settings.KNOWLEDGE_BACKEND === 'local' ? [['KNOWLEDGE_DIR', settings.KNOWLEDGE_DIR] as [string, string]] : []),
+    ...(settings.LOGS_BACKEND === 'local' ? [['LOGS_DIR', settings.LOGS_DIR] as [string, string]] : []),
+    ['MYSQL_CATALOG_PATH', settings.MYSQL_CATALOG_PATH],
+  ];
 }
 
 function canonical(path: string): string {

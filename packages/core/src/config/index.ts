@@ -9,6 +9,7 @@ export {
 export {
   DEFAULT_MODEL_BASE_URL,
   DIAGNOSIS_SETTING_KEYS,
+  type DiagnosisSettingKey,
   type DiagnosisSettings,
   limitsOf,
   parseDiagnosisSettings,
