@@ -23,10 +23,9 @@ export default $config({
     const { PRODUCTION_STAGE, buildLogsQueryPermissions, ignoredShellSettings, loadStageConfig } = await import(
       './deploy/stage-config.ts'
     );
-    const { existsSync } = await import('node:fs');
-    const stageConfig = loadStageConfig(process.cwd(), $app.stage, existsSync);
-    if (production !== (PRODUCTION_STAGE === $app.stage))
-      throw new Error('app() and the stage config disagree on prod');
+    // NOTE: the app's root as SST resolves `copyFiles` against it (`$cli.paths.root`), whatever folder you deploy from.
+    const stageConfig = loadStageConfig($cli.paths.root, $app.stage);
+    if (production !== (PRODUCTION_STAGE === $app.stage)) throw new Error('app() and deploy/ disagree on prod');
     console.log(`stage ${$app.stage}: settings from ${stageConfig.file}`);
     const ignored = ignoredShellSettings(process.env);
     if (ignored.length > 0) {

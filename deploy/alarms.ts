@@ -384,7 +384,7 @@ export function buildDashboardBody<V>(resources: MonitoredResources<V>, settings
       throttleEvents.map((query) => widgetLine(query, true)),
     ),
     widget('Workflow executions', perMachine),
-    widget('API requests and 5xx', [
+    widget('API requests, 4xx and 5xx', [
       ['AWS/ApiGateway', 'Count', 'ApiId', resources.apiId, { stat: 'Sum', label: 'requests' }],
       ['AWS/ApiGateway', '5xx', 'ApiId', resources.apiId, { stat: 'Sum', label: '5xx' }],
       ['AWS/ApiGateway', '4xx', 'ApiId', resources.apiId, { stat: 'Sum', label: '4xx' }],

@@ -106,7 +106,11 @@ export function stageFilePath(root: string, stage: string, exists: (path: string
 }
 
 /** Reads and checks a stage's file (see `parseStageConfig`). */
-export function loadStageConfig(root: string, stage: string, exists: (path: string) => boolean): StageConfig {
+export function loadStageConfig(
+  root: string,
+  stage: string,
+  exists: (path: string) => boolean = existsSync,
+): StageConfig {
   const file = stageFilePath(root, stage, exists);
   let json: unknown;
   try {
@@ -147,12 +151,6 @@ export function parseStageConfig(root: string, stage: string, file: string, json
     if (!(error instanceof SettingsError)) throw error;
     throw new StageConfigError(`${file}: settings the functions would refuse: ${error.keys.join(', ')}`);
   }
-  const missing = shippedPaths(settings).filter(([, path]) => !existsSync(resolve(root, path)));
-  if (missing.length > 0) {
-    throw new StageConfigError(
-      `${file}: no such file or folder: ${missing.map(([key, path]) => `${key}=${path}`).join(', ')}`,
-    );
-  }
   const production = stage === PRODUCTION_STAGE;
   const exampleEvidence = findExampleEvidence(root, settings);
   if (production && exampleEvidence.length > 0 && !parsed.output[ALLOW_EXAMPLE_EVIDENCE]) {
@@ -161,6 +159,12 @@ export function parseStageConfig(root: string, stage: string, file: string, json
         `stage ${stage} would deploy the example world as production evidence: ${exampleEvidence.join(', ')}.`,
         `Point these settings at your own evidence in ${file}, or set "${ALLOW_EXAMPLE_EVIDENCE}": true there to deploy the examples on purpose.`,
       ].join(' '),
+    );
+  }
+  const missing = shippedPaths(settings).filter(([, path]) => !existsSync(resolve(root, path)));
+  if (missing.length > 0) {
+    throw new StageConfigError(
+      `${file}: no such file or folder: ${missing.map(([key, path]) => `${key}=${path}`).join(', ')}`,
     );
   }
   return {
