@@ -338,7 +338,8 @@ export default $config({
 
     // Alarms and a dashboard on what the functions emit and what AWS measures of them, built as data by
     // deploy/alarms.ts (thresholds: the stage file's `alarms`); every alarm notifies this topic, firing and recovering.
-    const { buildAlarmDefinitions, buildDashboardBody } = await import('./deploy/alarms.ts');
+    const { buildAlarmDefinitions } = await import('./deploy/alarms.ts');
+    const { buildDashboardBody } = await import('./deploy/dashboard.ts');
     const alarmTopic = new sst.aws.SnsTopic('Alarms');
     if (stageConfig.alarms.email !== undefined) {
       new aws.sns.TopicSubscription('AlarmsEmail', {

@@ -1,18 +1,18 @@
 /**
- * The deployment's alarms and dashboard as data: a pure function of the monitored resources' names and the stage's
- * alarm settings, so the tests read exactly what `sst.config.ts` creates (one `aws.cloudwatch.MetricAlarm` per
- * definition, one `aws.cloudwatch.Dashboard` with this body). `V` is how a deployed name is held: a string in tests,
- * a Pulumi output in the SST config.
+ * The deployment's alarms as data: a pure function of the monitored resources' names and the stage's alarm settings,
+ * so the tests read exactly what `sst.config.ts` creates (one `aws.cloudwatch.MetricAlarm` per definition).
  */
 import * as v from 'valibot';
 import {
-  METRICS_NAMESPACE,
-  OUTCOME_DIMENSION,
-  RUN_METRICS,
-  RUN_OUTCOMES,
-  SERVICE_DIMENSION,
-  SERVICE_NAME,
-} from '../functions/setup/metric-names.ts';
+  awsMetric,
+  failedRateQueries,
+  type MetricQuery,
+  type MonitoredResources,
+  sumOf,
+  tableThrottleQueries,
+} from './metric-queries.ts';
+
+export type { MetricQuery, MonitoredResources };
 
 const count = (minimum: number) => v.pipe(v.number(), v.safeInteger(), v.minValue(minimum));
 
@@ -62,36 +62,6 @@ export const alarmSettingsSchema = v.strictObject({
 
 export type AlarmSettings = v.InferOutput<typeof alarmSettingsSchema>;
 
-/** What is watched, by the names AWS gives it at deploy time. */
-export interface MonitoredResources<V> {
-  region: V;
-  /** Every function of the stage: its logical name (as in `sst.config.ts`) and its deployed name. */
-  functions: readonly { id: string; name: V }[];
-  /** The logical name of the function that runs a diagnosis (its errors and p95 duration have their own alarms). */
-  runFunctionId: string;
-  tableName: V;
-  globalIndexNames: readonly string[];
-  stateMachines: readonly { id: string; arn: V }[];
-  apiId: V;
-  topicArn: V;
-}
-
-/** One query of an alarm or graph: a metric with its statistic, or an expression over other queries' ids. */
-export type MetricQuery<V> =
-  | {
-      id: string;
-      returnData: boolean;
-      label?: string;
-      metric: {
-        namespace: string;
-        metricName: string;
-        dimensions: Record<string, V | string>;
-        period: number;
-        stat: string;
-      };
-    }
-  | { id: string; returnData: boolean; label: string; expression: string };
-
 /** The arguments of one `aws.cloudwatch.MetricAlarm`, named as Pulumi names them. */
 export interface AlarmDefinition<V> {
   /** The Pulumi resource name: unique in the stage. */
@@ -108,62 +78,6 @@ export interface AlarmDefinition<V> {
     metricQueries: MetricQuery<V>[];
   };
 }
-
-const serviceDimensions = (outcome: string): Record<string, string> => ({
-  [SERVICE_DIMENSION]: SERVICE_NAME,
-  [OUTCOME_DIMENSION]: outcome,
-});
-
-/** A metric query id: CloudWatch wants `^[a-z][a-zA-Z0-9_]*$`. */
-const queryId = (...parts: string[]) =>
-  parts
-    .join('_')
-    .toLowerCase()
-    .replace(/[^a-z0-9_]/g, '_');
-
-/** One query per run outcome of a run metric (hidden), for expressions over all runs. */
-export function runMetricPerOutcome<V>(metricName: string, stat: string, period: number): MetricQuery<V>[] {
-  return RUN_OUTCOMES.map((outcome) => ({
-    id: queryId(metricName, outcome),
-    returnData: false,
-    metric: {
-      namespace: METRICS_NAMESPACE,
-      metricName,
-      dimensions: serviceDimensions(outcome),
-      period,
-      stat,
-    },
-  }));
-}
-
-const sumOf = (queries: readonly { id: string }[]) => queries.map((query) => `FILL(${query.id}, 0)`).join(' + ');
-
-/** The FAILED share of the runs that ended in a period, in percent; 0 while fewer than `minimumRuns` ended. */
-export function failedRateQueries<V>(settings: AlarmSettings): MetricQuery<V>[] {
-  const perOutcome = runMetricPerOutcome<V>(RUN_METRICS.runs, 'Sum', settings.failedRatePeriodSeconds);
-  const failed = perOutcome[RUN_OUTCOMES.indexOf('FAILED')];
-  if (failed === undefined) throw new Error('RUN_OUTCOMES has no FAILED');
-  return [
-    ...perOutcome,
-    { id: 'runs_total', returnData: false, label: 'runs ended', expression: sumOf(perOutcome) },
-    {
-      id: 'failed_rate',
-      returnData: true,
-      label: 'FAILED runs (% of runs ended)',
-      expression: `IF(runs_total >= ${settings.failedRateMinimumRuns}, 100 * FILL(${failed.id}, 0) / runs_total, 0)`,
-    },
-  ];
-}
-
-const awsMetric = <V>(
-  namespace: string,
-  metricName: string,
-  dimensions: Record<string, V | string>,
-  period: number,
-  stat: string,
-  id = 'm',
-  returnData = true,
-): MetricQuery<V> => ({ id, returnData, metric: { namespace, metricName, dimensions, period, stat } });
 
 /**
  * Every alarm of the stage: the FAILED rate; errors and throttles of every function; the table's throttled reads
@@ -203,7 +117,7 @@ export function buildAlarmDefinitions<V>(
       'RunsFailedRate',
       `At least ${settings.failedRatePercent}% of the runs that ended in ${settings.failedRatePeriodSeconds / 60} min ended FAILED (at least ${settings.failedRateMinimumRuns} runs).`,
       settings.failedRatePercent,
-      failedRateQueries(settings),
+      failedRateQueries(settings.failedRatePeriodSeconds, settings.failedRateMinimumRuns),
     ),
   ];
   for (const fn of resources.functions) {
@@ -281,119 +195,4 @@ export function buildAlarmDefinitions<V>(
     );
   }
   return alarms;
-}
-
-/** Throttled read and write events of the table and of each global index (hidden queries). */
-function tableThrottleQueries<V>(resources: MonitoredResources<V>, period: number): MetricQuery<V>[] {
-  const targets: { id: string; dimensions: Record<string, V | string> }[] = [
-    { id: 'table', dimensions: { TableName: resources.tableName } },
-    ...resources.globalIndexNames.map((index) => ({
-      id: index,
-      dimensions: { TableName: resources.tableName, GlobalSecondaryIndexName: index },
-    })),
-  ];
-  return targets.flatMap((target) =>
-    (['ReadThrottleEvents', 'WriteThrottleEvents'] as const).map((metricName) =>
-      awsMetric('AWS/DynamoDB', metricName, target.dimensions, period, 'Sum', queryId(target.id, metricName), false),
-    ),
-  );
-}
-
-/** A dashboard widget's metric line in CloudWatch's array form, from a query (shown when it returns data). */
-function widgetLine<V>(query: MetricQuery<V>, visible = query.returnData): unknown[] {
-  if ('expression' in query) return [{ expression: query.expression, label: query.label, id: query.id, visible }];
-  const { namespace, metricName, dimensions, period, stat } = query.metric;
-  const options = { id: query.id, stat, period, visible, ...(query.label ? { label: query.label } : {}) };
-  return [namespace, metricName, ...Object.entries(dimensions).flat(), options];
-}
-
-/**
- * The stage's dashboard body (CloudWatch's JSON, before `JSON.stringify`): runs by outcome and the FAILED rate, run
- * duration p95 by outcome, model and tool calls, tokens, Lambda errors, throttles and p95 duration of every function,
- * the table's throttled events, executions of every state machine, and the API's requests and 5xx.
- */
-export function buildDashboardBody<V>(resources: MonitoredResources<V>, settings: AlarmSettings) {
-  const period = settings.periodSeconds;
-  let row = 0;
-  const widget = (title: string, lines: unknown[][], width = 12, extra: Record<string, unknown> = {}) => ({
-    type: 'metric',
-    width,
-    height: 6,
-    properties: { title, region: resources.region, period, metrics: lines, ...extra },
-  });
-  const perOutcome = (metricName: string, stat: string) =>
-    RUN_OUTCOMES.map((outcome) => [
-      METRICS_NAMESPACE,
-      metricName,
-      SERVICE_DIMENSION,
-      SERVICE_NAME,
-      OUTCOME_DIMENSION,
-      outcome,
-      { stat, label: `${outcome} ${stat}` },
-    ]);
-  const totalOverOutcomes = (metricName: string, label: string) => {
-    const queries = runMetricPerOutcome<V>(metricName, 'Sum', period);
-    return [
-      ...queries.map((query) => widgetLine(query)),
-      [{ expression: sumOf(queries), label, id: queryId(metricName, 'total') }],
-    ];
-  };
-  const perFunction = (metricName: string, stat: string) =>
-    resources.functions.map((fn) => ['AWS/Lambda', metricName, 'FunctionName', fn.name, { stat, label: fn.id }]);
-  const perMachine = resources.stateMachines.flatMap((machine) =>
-    ['ExecutionsStarted', 'ExecutionsSucceeded', 'ExecutionsFailed', 'ExecutionsTimedOut', 'ExecutionsAborted'].map(
-      (metricName) => [
-        'AWS/States',
-        metricName,
-        'StateMachineArn',
-        machine.arn,
-        { stat: 'Sum', label: `${machine.id} ${metricName.replace('Executions', '')}` },
-      ],
-    ),
-  );
-  const throttleEvents = tableThrottleQueries(resources, period);
-
-  const widgets = [
-    widget('Runs by outcome', perOutcome(RUN_METRICS.runs, 'Sum'), 12, { stacked: true, view: 'timeSeries' }),
-    widget(
-      'FAILED runs (% of runs ended)',
-      failedRateQueries<V>(settings).map((query) => widgetLine(query)),
-      12,
-      {
-        period: settings.failedRatePeriodSeconds,
-        yAxis: { left: { min: 0, max: 100 } },
-      },
-    ),
-    widget('Run duration p95 (ms) by outcome', perOutcome(RUN_METRICS.runDuration, 'p95')),
-    widget('Model and tool calls', [
-      ...totalOverOutcomes(RUN_METRICS.modelCalls, 'model calls'),
-      ...totalOverOutcomes(RUN_METRICS.toolCalls, 'tool calls'),
-      ...totalOverOutcomes(RUN_METRICS.toolCallsError, 'tool calls ERROR'),
-      ...totalOverOutcomes(RUN_METRICS.toolCallsRejected, 'tool calls rejected'),
-    ]),
-    widget('Tokens', [
-      ...totalOverOutcomes(RUN_METRICS.inputTokens, 'input'),
-      ...totalOverOutcomes(RUN_METRICS.cachedInputTokens, 'cached input'),
-      ...totalOverOutcomes(RUN_METRICS.outputTokens, 'output'),
-    ]),
-    widget('Lambda errors', perFunction('Errors', 'Sum')),
-    widget('Lambda throttles', perFunction('Throttles', 'Sum')),
-    widget('Lambda duration p95 (ms)', perFunction('Duration', 'p95')),
-    widget(
-      'DynamoDB throttled events',
-      throttleEvents.map((query) => widgetLine(query, true)),
-    ),
-    widget('Workflow executions', perMachine),
-    widget('API requests, 4xx and 5xx', [
-      ['AWS/ApiGateway', 'Count', 'ApiId', resources.apiId, { stat: 'Sum', label: 'requests' }],
-      ['AWS/ApiGateway', '5xx', 'ApiId', resources.apiId, { stat: 'Sum', label: '5xx' }],
-      ['AWS/ApiGateway', '4xx', 'ApiId', resources.apiId, { stat: 'Sum', label: '4xx' }],
-    ]),
-  ].map((entry, index) => {
-    // Two widgets a row, 24 units wide.
-    const placed = { ...entry, x: (index % 2) * 12, y: row };
-    if (index % 2 === 1) row += entry.height;
-    return placed;
-  });
-  return { widgets };
 }

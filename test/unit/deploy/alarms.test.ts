@@ -5,10 +5,10 @@ import {
   type AlarmDefinition,
   alarmSettingsSchema,
   buildAlarmDefinitions,
-  buildDashboardBody,
   type MetricQuery,
   type MonitoredResources,
 } from '../../../deploy/alarms.ts';
+import { buildDashboardBody } from '../../../deploy/dashboard.ts';
 import { METRICS_NAMESPACE, RUN_OUTCOMES } from '../../../functions/setup/metric-names.ts';
 import { createObservability, recordRunMetrics } from '../../../functions/setup/observability.ts';
 
