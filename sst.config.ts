@@ -2,9 +2,10 @@
 
 /**
  * The Diagnosis Agent on AWS: one DynamoDB table, the model key and MySQL URL as secrets, the Diagnose function,
- * the DiagnosisWorkflow and DiagnosisBatch state machines that invoke it, and an IAM-only InternalApi with the read
- * and audit functions.
- * Deploy with `npx sst deploy --stage prod`; the `prod` stage keeps and protects its data.
+ * the DiagnosisWorkflow and DiagnosisBatch state machines that invoke it, an IAM-only InternalApi with the read
+ * and audit functions, and alarms (to an SNS topic) and a dashboard.
+ * Deploy with `npx sst deploy --stage prod`; the `prod` stage keeps and protects its data. A stage's settings come
+ * from `deploy/<stage>.json` (see deploy/stage-config.ts), never from the deploying shell.
  */
 export default $config({
   app(input) {
