@@ -14,7 +14,7 @@ import { ulid } from 'ulid';
 import { createDiagnoseHandler } from '../../../functions/handlers/diagnose-handler.ts';
 import { buildDiagnosisDependencies } from '../../../functions/setup/dependencies.ts';
 import { lambdaContext } from '../../../functions/setup/lambda-context.ts';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../functions/setup/observability.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../functions/setup/metric-names.ts';
 import { type DeepSeekResponse, startDeepSeekServer } from '../../../scripts/replay-model-server.ts';
 import { type Price, priceOf } from './price.ts';
 import { type ProbeResult, runProbes } from './probes.ts';
