@@ -42,3 +42,9 @@ export {
   type TenantLease,
   type TenantLeaseStore,
 } from './tenant-lease-store.ts';
+export {
+  createWriteQueue,
+  DEFAULT_AUDIT_WRITES_IN_FLIGHT,
+  MAX_AUDIT_WRITES_IN_FLIGHT,
+  type WriteQueue,
+} from './write-queue.ts';
