@@ -12,6 +12,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { AuditWriteError, RunStoreError, safeErrorName } from '../errors.ts';
+import { DEFAULT_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
 import {
   completionAttributes,
@@ -42,7 +43,7 @@ import {
   type StartRunResult,
   type StoredRun,
 } from './run-store.ts';
-import { createWriteQueue, DEFAULT_AUDIT_WRITES_IN_FLIGHT } from './write-queue.ts';
+import { createWriteQueue } from './write-queue.ts';
 
 export interface DynamoAuditStoreOptions {
   /** A DynamoDB client built once per cold start (its own retry policy applies to storage writes only). */

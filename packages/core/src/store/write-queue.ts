@@ -1,16 +1,5 @@
 import pLimit from 'p-limit';
 
-/**
- * Audit writes a run's store has in flight at once by default. NOTE: every item of a run shares one partition key
- * (`RUN#<runId>`), and a partition takes about 1,000 writes a second; 16 puts of a few milliseconds each stay far
- * below that, while a round of many tool calls no longer starts all its puts at the same instant (measured in
- * BENCHMARKS.md, "Bounded audit writes").
- */
-export const DEFAULT_AUDIT_WRITES_IN_FLIGHT = 16;
-
-/** The most `AUDIT_MAX_WRITES_IN_FLIGHT` may be set to (the DynamoDB client's own connection pool is 50). */
-export const MAX_AUDIT_WRITES_IN_FLIGHT = 50;
-
 export interface WriteQueue {
   /**
    * Queues `write` under `key` and returns its promise (settled exactly as the write settles). It starts once every
