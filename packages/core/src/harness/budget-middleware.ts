@@ -19,9 +19,9 @@ export interface BudgetMiddlewareOptions {
  * The harness's hold on every model round, built per run: clamp and accounting only, the comparisons are the budget
  * policy's. Before the provider is reached it refuses the round when the run is cancelled, past its deadline, or out
  * of model calls or tokens, and caps the output tokens at what is left; after the round it counts the usage (also
- * when the round's audit failed; estimated when the provider reported none) and discards a round that overran the token budget
- * or asked for more tool calls than a round may (both stop the run). It never retries and never lets
- * a provider failure pass as anything but a typed failure. Compose it outside the audit middleware.
+ * when the round's audit failed; estimated when the provider reported none) and discards a round that overran the token
+ * budget or asked for more tool calls than a round may (both stop the run). It never retries and never lets a provider
+ * failure pass as anything but a typed failure. Compose it outside the audit middleware.
  */
 export function createBudgetMiddleware(options: BudgetMiddlewareOptions): LanguageModelMiddleware {
   const { run, collection, runSignal } = options;

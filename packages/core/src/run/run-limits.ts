@@ -14,7 +14,10 @@ export interface RunLimits {
    * any of its calls runs, and the run stops (`ROUND_TOOL_CALL_LIMIT`).
    */
   maxToolCallsPerRound: number;
-  /** Tool calls the boundary may refuse (and audit) per run; the one that reaches it stops the run (`REJECTED_CALL_LIMIT`). */
+  /**
+   * Tool calls the boundary may refuse (and audit) per run; the refusal that reaches it stops the run
+   * (`REJECTED_CALL_LIMIT`).
+   */
   maxRejectedToolCalls: number;
   /** UTF-8 bytes of the operator's query. */
   maxQueryBytes: number;
