@@ -1,6 +1,7 @@
 /** `npm run bench`: every benchmark of the project, one after the other. Figures go into BENCHMARKS.md. */
 import { benchAsyncApi } from './async-api.ts';
 import { benchAuditStore } from './audit-store.ts';
+import { benchAuditWrites } from './audit-writes.ts';
 import { benchEvidenceAdapters } from './evidence-adapters.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
 import { benchLambdaBundle } from './lambda-bundle.ts';
@@ -9,5 +10,6 @@ console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 await benchHarnessOverhead();
 await benchEvidenceAdapters();
 await benchAuditStore();
+await benchAuditWrites();
 await benchAsyncApi();
 await benchLambdaBundle();

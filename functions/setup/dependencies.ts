@@ -61,6 +61,7 @@ export async function buildDiagnosisDependencies(
         tableName: settings.DIAGNOSIS_TABLE_NAME,
         retentionDays: settings.RETENTION_DAYS,
         reasoningRetentionDays: settings.REASONING_RETENTION_DAYS,
+        maxWritesInFlight: settings.AUDIT_MAX_WRITES_IN_FLIGHT,
       }),
     limits: limitsOf(settings),
     timeZone: settings.DIAGNOSIS_TIMEZONE,

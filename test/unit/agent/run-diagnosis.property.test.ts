@@ -39,7 +39,7 @@ const roundArb = fc.oneof(
     weight: 12,
     arbitrary: fc.record({
       kind: fc.constant('tools' as const),
-      calls: fc.array(callArb, { minLength: 1, maxLength: 3 }),
+      calls: fc.array(callArb, { minLength: 1, maxLength: 5 }),
     }),
   },
   {
@@ -59,6 +59,8 @@ const limitsArb = fc.record({
   maxModelCalls: fc.integer({ min: 1, max: 10 }),
   maxToolCalls: fc.integer({ min: 1, max: 6 }),
   noGainStopStreak: fc.integer({ min: 1, max: 3 }),
+  maxToolCallsPerRound: fc.integer({ min: 1, max: 6 }),
+  maxRejectedToolCalls: fc.integer({ min: 1, max: 8 }),
 });
 
 /** An adapter's answer of the given kind; 'ok' is shaped for the tool that asked. */
@@ -195,6 +197,23 @@ describe('runDiagnosis — properties under random model and adapter behaviour',
           // Budgets.
           expect(model.doGenerateCalls.length).toBeLessThanOrEqual(limits.maxModelCalls);
           expect(fake.calls.length).toBeLessThanOrEqual(limits.maxToolCalls);
+
+          // Floods: refusals audited never pass their limit; no call of a round that asked for too many reaches the
+          // boundary, and such a round is the run's last; the run's tool items stay within the three limits.
+          const refused = audit.tools.filter((event) => event.disposition === 'REJECTED');
+          expect(refused.length).toBeLessThanOrEqual(limits.maxRejectedToolCalls);
+          const flooded = audit.steps.filter((step) => step.toolCalls.length > limits.maxToolCallsPerRound);
+          for (const step of flooded) {
+            expect(audit.tools.filter((event) => event.stepNumber === step.stepNumber)).toEqual([]);
+            expect(step.stepNumber).toBe(audit.steps.length);
+          }
+          if (flooded.length > 0 && result !== undefined) expect(result.stopReason).toBe('ROUND_TOOL_CALL_LIMIT');
+          if (refused.length === limits.maxRejectedToolCalls && flooded.length === 0 && result !== undefined) {
+            expect(result.stopReason).toBe('REJECTED_CALL_LIMIT');
+          }
+          expect(audit.tools.length).toBeLessThanOrEqual(
+            limits.maxToolCalls + limits.maxRejectedToolCalls + limits.maxToolCallsPerRound,
+          );
 
           // Exactly one canonical record and one audit event per executed call, with the framework id.
           const executed = audit.tools.filter((event) => event.disposition === 'EXECUTED');

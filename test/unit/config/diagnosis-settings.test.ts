@@ -51,4 +51,35 @@ describe('parseDiagnosisSettings', () => {
       new SettingsError(['DIAGNOSIS_TIMEZONE']),
     );
   });
+
+  it('keeps 16 audit writes in flight per run by default and takes 1 to 50', () => {
+    expect(parseDiagnosisSettings(REQUIRED).AUDIT_MAX_WRITES_IN_FLIGHT).toBe(16);
+    expect(parseDiagnosisSettings({ ...REQUIRED, AUDIT_MAX_WRITES_IN_FLIGHT: '1' }).AUDIT_MAX_WRITES_IN_FLIGHT).toBe(1);
+    expect(parseDiagnosisSettings({ ...REQUIRED, AUDIT_MAX_WRITES_IN_FLIGHT: '50' }).AUDIT_MAX_WRITES_IN_FLIGHT).toBe(
+      50,
+    );
+  });
+
+  it.each(['0', '51', '1e3', 'all'])('refuses AUDIT_MAX_WRITES_IN_FLIGHT=%s naming the key only', (value) => {
+    expect(() => parseDiagnosisSettings({ ...REQUIRED, AUDIT_MAX_WRITES_IN_FLIGHT: value })).toThrow(
+      new SettingsError(['AUDIT_MAX_WRITES_IN_FLIGHT']),
+    );
+  });
+
+  it('sets the tool-call flood limits from DIAGNOSIS_MAX_TOOL_CALLS_PER_ROUND and _MAX_REJECTED_TOOL_CALLS', () => {
+    const settings = parseDiagnosisSettings({
+      ...REQUIRED,
+      DIAGNOSIS_MAX_TOOL_CALLS_PER_ROUND: '8',
+      DIAGNOSIS_MAX_REJECTED_TOOL_CALLS: '4',
+    });
+    expect(limitsOf(settings)).toEqual({ maxToolCallsPerRound: 8, maxRejectedToolCalls: 4 });
+    expect(DEFAULT_RUN_LIMITS).toMatchObject({ maxToolCallsPerRound: 16, maxRejectedToolCalls: 16 });
+  });
+
+  it.each(['DIAGNOSIS_MAX_TOOL_CALLS_PER_ROUND', 'DIAGNOSIS_MAX_REJECTED_TOOL_CALLS'])(
+    'refuses %s=0 naming the key only',
+    (key) => {
+      expect(() => parseDiagnosisSettings({ ...REQUIRED, [key]: '0' })).toThrow(new SettingsError([key]));
+    },
+  );
 });

@@ -5,7 +5,9 @@ import {
   inFinalRoundReserve,
   modelRequestTimeoutMs,
   outputTokenCap,
+  overRoundToolCallLimit,
   overranTokens,
+  reachedRejectedCallLimit,
   refuseRound,
   saturated,
   softStopAfterToolCall,
@@ -118,5 +120,20 @@ describe('modelRequestTimeoutMs', () => {
     expect(
       modelRequestTimeoutMs(testRun({ now: () => T0 + 45_000, limits: { modelRequestTimeoutMs: 30_000 } })),
     ).toBeNull();
+  });
+});
+
+describe('overRoundToolCallLimit and reachedRejectedCallLimit', () => {
+  it('lets a round ask for up to maxToolCallsPerRound tool calls and no more', () => {
+    const run = testRun({ limits: { maxToolCallsPerRound: 16 } });
+    expect(overRoundToolCallLimit(run, 16)).toBe(false);
+    expect(overRoundToolCallLimit(run, 17)).toBe(true);
+    expect(overRoundToolCallLimit(run, 200)).toBe(true);
+  });
+
+  it('says the run’s refusals are used up at maxRejectedToolCalls, not before', () => {
+    const run = testRun({ limits: { maxRejectedToolCalls: 16 } });
+    expect(reachedRejectedCallLimit(run, 15)).toBe(false);
+    expect(reachedRejectedCallLimit(run, 16)).toBe(true);
   });
 });

@@ -87,6 +87,16 @@ describe('releaseDiagnosis — FALLBACK reports', () => {
     },
   );
 
+  it.each([
+    ['ROUND_TOOL_CALL_LIMIT', '单轮上限'],
+    ['REJECTED_CALL_LIMIT', '被拒绝的查询'],
+  ] as const)('gives %s its own reason, not a budget’s', (stopReason, cause) => {
+    const decision = releaseDiagnosis({ execution: { draft: null, progress: emptyProgress, stopReason }, usage });
+    expect(decision.status).toBe('FALLBACK');
+    expect((decision.report as FallbackReport).reason).toContain(cause);
+    expect((decision.report as FallbackReport).stop_reason).toBe(stopReason);
+  });
+
   it('reports a cancelled run as CANCELLED, not as a fallback, with its progress and no on-call', () => {
     const decision = releaseDiagnosis({
       execution: { draft: null, progress: emptyProgress, stopReason: 'CANCELLED' },

@@ -27,6 +27,8 @@ const limits: Required<RunLimits> = {
   finalRoundReserveMs: 18,
   noGainStopStreak: 19,
   modelRequestTimeoutMs: 20,
+  maxToolCallsPerRound: 21,
+  maxRejectedToolCalls: 22,
 };
 const outcome = { ...failedOutcome(), usage, limits, deadlineAt: STORE_T0 + 60_000 };
 
@@ -55,6 +57,18 @@ describe('runOf, for runs stored by earlier versions', () => {
   it('reads back limits stored before the per-request model time limit existed, without it', () => {
     const start = { runId: 'run-1', sessionId: 'session-1', enterpriseId: 'E1001', query: 'q', continueSession: false };
     const { modelRequestTimeoutMs: _absent, ...olderLimits } = limits;
+    const item = {
+      ...newRunItem(start, STORE_T0, 90),
+      ...completionAttributes(outcome, STORE_T0 + 1_000),
+      limits: olderLimits,
+    };
+
+    expect(runOf(item).limits).toEqual(olderLimits);
+  });
+
+  it('reads back limits stored before the tool-call flood limits existed, without them', () => {
+    const start = { runId: 'run-1', sessionId: 'session-1', enterpriseId: 'E1001', query: 'q', continueSession: false };
+    const { maxToolCallsPerRound: _perRound, maxRejectedToolCalls: _rejected, ...olderLimits } = limits;
     const item = {
       ...newRunItem(start, STORE_T0, 90),
       ...completionAttributes(outcome, STORE_T0 + 1_000),

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { tenantAccessSchema } from '../access/tenant-access.ts';
+import { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 import { SEMANTIC_GUARD_MODES } from '../run/judge-limits.ts';
 import {
   RUN_LIMIT_SETTINGS,
@@ -55,6 +56,11 @@ const serviceSettingsSchema = v.object({
   /** The tenant access policy (JSON, see `canAccessTenant`); unset: every IAM caller may use every enterprise. */
   TENANT_ACCESS: v.optional(tenantAccessSchema),
   FLUSH_RESERVE_MS: v.optional(integer(0), '3000'),
+  /** Audit puts one run has in flight at once (its store's write-behind queue; same-key writes keep their order). */
+  AUDIT_MAX_WRITES_IN_FLIGHT: v.optional(
+    integerUpTo(1, MAX_AUDIT_WRITES_IN_FLIGHT),
+    String(DEFAULT_AUDIT_WRITES_IN_FLIGHT),
+  ),
   /** Runs of one enterprise in progress at once, enforced with lease items in the table (see TenantLeaseStore). */
   TENANT_MAX_CONCURRENT_RUNS: v.optional(v.pipe(integer(1), v.maxValue(256)), '4'),
   /** The deployment's IANA time zone: the model reads the run's start time in it ("从 14:05 开始" is today there). */

@@ -1,7 +1,7 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import type { LanguageModelMiddleware } from 'ai';
 import type { RunContext } from '../run/run-context.ts';
-import { outputTokenCap, overranTokens, refuseRound } from './budget-policy.ts';
+import { outputTokenCap, overRoundToolCallLimit, overranTokens, refuseRound } from './budget-policy.ts';
 import type { CollectionState } from './collection-state.ts';
 import { AuditFailure, HarnessFault, HarnessStop, ModelCallFailure } from './harness-signals.ts';
 import { addRoundUsage, roundUsage } from './round-usage.ts';
@@ -19,8 +19,9 @@ export interface BudgetMiddlewareOptions {
  * The harness's hold on every model round, built per run: clamp and accounting only, the comparisons are the budget
  * policy's. Before the provider is reached it refuses the round when the run is cancelled, past its deadline, or out
  * of model calls or tokens, and caps the output tokens at what is left; after the round it counts the usage (also
- * when the round's audit failed; estimated when the provider reported none) and discards a round that overran the token budget. It never retries and never lets
- * a provider failure pass as anything but a typed failure. Compose it outside the audit middleware.
+ * when the round's audit failed; estimated when the provider reported none) and discards a round that overran the token
+ * budget or asked for more tool calls than a round may (both stop the run). It never retries and never lets a provider
+ * failure pass as anything but a typed failure. Compose it outside the audit middleware.
  */
 export function createBudgetMiddleware(options: BudgetMiddlewareOptions): LanguageModelMiddleware {
   const { run, collection, runSignal } = options;
@@ -63,6 +64,10 @@ export function createBudgetMiddleware(options: BudgetMiddlewareOptions): Langua
       options.onRound?.();
       // A round that overran the token budget is discarded: no tool of it runs, no Draft of it is used.
       if (overranTokens(run)) throw new HarnessStop('TOKEN_BUDGET');
+      // NOTE: so is a round that asked for more tool calls than a round may: none of them reaches the tool boundary,
+      // so it adds no audit item; its step (audited inside) names the first 100 calls and counts them all.
+      const toolCalls = result.content.filter((part) => part.type === 'tool-call').length;
+      if (overRoundToolCallLimit(run, toolCalls)) throw new HarnessStop('ROUND_TOOL_CALL_LIMIT');
       return result;
     },
   };

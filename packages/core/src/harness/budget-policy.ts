@@ -94,6 +94,19 @@ export function softStopAfterToolCall(run: RunContext): StopReason | null {
   return run.ledger.usage.toolCalls >= run.limits.maxToolCalls ? 'TOOL_CALL_BUDGET' : null;
 }
 
+/**
+ * Whether a round that asked for `toolCallCount` tool calls (unknown tools included) asked for more than one round
+ * may: the round is then discarded before any call runs and the run stops (`ROUND_TOOL_CALL_LIMIT`).
+ */
+export function overRoundToolCallLimit(run: RunContext, toolCallCount: number): boolean {
+  return toolCallCount > run.limits.maxToolCallsPerRound;
+}
+
+/** Whether the boundary has refused as many calls as a run may have refused: the run stops (`REJECTED_CALL_LIMIT`). */
+export function reachedRejectedCallLimit(run: RunContext, rejectedCount: number): boolean {
+  return rejectedCount >= run.limits.maxRejectedToolCalls;
+}
+
 /** Whether the model's own judgements say more evidence brings nothing. */
 export function saturated(run: RunContext, noGainStreak: number): boolean {
   return noGainStreak >= run.limits.noGainStopStreak;

@@ -41,6 +41,8 @@ export function createProgressTracker() {
     recordRejected(): void {
       rejected += 1;
     },
+    /** Calls the boundary refused so far in the run. */
+    rejectedCount: () => rejected,
     hasReadyCheck: () => checks.some((check) => check.status === 'READY'),
     snapshot(usage: RunUsage): ProgressSnapshot {
       return Object.freeze({

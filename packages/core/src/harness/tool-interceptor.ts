@@ -24,9 +24,9 @@ import {
   stopRequiredObservation,
 } from '../tools/observation.ts';
 import type { ParsedEnvelope } from '../tools/tool-inputs.ts';
-import { inFinalRoundReserve, saturated, softStopAfterToolCall } from './budget-policy.ts';
+import { inFinalRoundReserve, reachedRejectedCallLimit, saturated, softStopAfterToolCall } from './budget-policy.ts';
 import { type CollectionState, stopCollection } from './collection-state.ts';
-import { AuditFailure } from './harness-signals.ts';
+import { AuditFailure, HarnessStop } from './harness-signals.ts';
 import type { ProgressTracker } from './progress-tracker.ts';
 
 export interface ToolInterceptorOptions {
@@ -38,7 +38,11 @@ export interface ToolInterceptorOptions {
   parseEnvelope: (toolName: ToolName, raw: unknown) => ParsedEnvelope;
   /** Aborts when collection must end: cancellation, or the start of the final round's time reserve. */
   collectionSignal: AbortSignal;
-  /** Ends the whole run (used when the audit fails inside a tool call, where a throw would only become a tool-error). */
+  /**
+   * Ends the whole run (used when the audit fails inside a tool call, where a throw would only become a tool-error,
+   * and when the run's refusals reach their limit). The loop then runs no further call: the SDK checks the run's
+   * signal before each one (tool calls run one at a time).
+   */
   abortRun: (reason: unknown) => void;
   /** Called after every tool call the boundary answered (live progress); must not throw. */
   onToolCall?: () => void;
@@ -59,6 +63,7 @@ type Outcome = {
  * the progress protocol (a pending non-empty result must be evaluated by the next call, naming its exact id), refuses
  * repeats, runs the adapter with the tenant of the run, projects the result, updates progress and audits the call.
  * It always answers with an observation; it throws only when the audit failed (and then the run is already aborted).
+ * The refusal that reaches `maxRejectedToolCalls` stops the run (`REJECTED_CALL_LIMIT`) once it is audited.
  */
 export function createToolInterceptor(options: ToolInterceptorOptions) {
   const { run, tracker, collection, evidence, audit, parseEnvelope, collectionSignal, abortRun } = options;
@@ -94,6 +99,11 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
       }
     }
     options.onToolCall?.();
+    // NOTE: refusals cost an audit item and prompt tokens each and never count against `maxToolCalls`; the refusal
+    // that reaches their limit is the run's last (audited above), so a run never holds more than the limit.
+    if (outcome.disposition === 'REJECTED' && reachedRejectedCallLimit(run, tracker.rejectedCount())) {
+      abortRun(new HarnessStop('REJECTED_CALL_LIMIT'));
+    }
     return outcome.observation;
   };
 

@@ -13,6 +13,8 @@ export const REASON_TEXT: Record<StopReason, string> = {
   DEADLINE: '本次运行已到达时间上限（调用剩余时间减去收尾预留），未能在时限内得出经过校验的结论。',
   CANCELLED: '本次运行在完成前被取消，证据收集已中止。',
   STOP_IGNORED: '诊断助手在要求停止后仍试图继续查询，结果不予采用。',
+  ROUND_TOOL_CALL_LIMIT: '诊断助手在一轮中请求的证据查询超过了单轮上限，该轮的查询均未执行，运行已停止。',
+  REJECTED_CALL_LIMIT: '诊断助手被拒绝的查询（输入无效或违反查询协议）达到了上限，运行已停止。',
 };
 
 /**

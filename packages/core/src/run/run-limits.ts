@@ -9,6 +9,16 @@ export interface RunLimits {
   maxTotalTokens: number;
   /** Business tool calls that actually executed (rejected and stopped calls do not count). */
   maxToolCalls: number;
+  /**
+   * Tool calls one model round may ask for, whatever becomes of them. A round that asks for more is discarded before
+   * any of its calls runs, and the run stops (`ROUND_TOOL_CALL_LIMIT`).
+   */
+  maxToolCallsPerRound: number;
+  /**
+   * Tool calls the boundary may refuse (and audit) per run; the refusal that reaches it stops the run
+   * (`REJECTED_CALL_LIMIT`).
+   */
+  maxRejectedToolCalls: number;
   /** UTF-8 bytes of the operator's query. */
   maxQueryBytes: number;
   /** UTF-8 bytes of the serialized PreviousTurn. */
@@ -33,6 +43,12 @@ export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
   maxModelCalls: 8,
   maxTotalTokens: 64_000,
   maxToolCalls: 6,
+  // NOTE: a run executes at most `maxToolCalls` (6) calls and the protocol wants each non-empty result evaluated by the
+  // next call, so an honest round asks for a few; 16 leaves room for a model that fans out over every tool and service
+  // at once, and a round past it is a flood. 16 refusals are more than twice the executed budget: an honest model's
+  // slips are a few per run, each taught by its observation. With both, a run holds at most 6 + 16 + 16 tool items.
+  maxToolCallsPerRound: 16,
+  maxRejectedToolCalls: 16,
   maxQueryBytes: 4_096,
   maxPreviousTurnBytes: 4_096,
   maxInputBytes: 12_288,
@@ -69,6 +85,8 @@ export const RUN_LIMIT_SETTINGS = Object.freeze({
   DIAGNOSIS_MAX_MODEL_CALLS: 'maxModelCalls',
   DIAGNOSIS_MAX_TOTAL_TOKENS: 'maxTotalTokens',
   DIAGNOSIS_MAX_TOOL_CALLS: 'maxToolCalls',
+  DIAGNOSIS_MAX_TOOL_CALLS_PER_ROUND: 'maxToolCallsPerRound',
+  DIAGNOSIS_MAX_REJECTED_TOOL_CALLS: 'maxRejectedToolCalls',
   DIAGNOSIS_FINAL_ROUND_RESERVE_MS: 'finalRoundReserveMs',
   DIAGNOSIS_MODEL_TIMEOUT_MS: 'modelRequestTimeoutMs',
   DIAGNOSIS_MAX_QUERY_BYTES: 'maxQueryBytes',

@@ -4,7 +4,10 @@
  *   INFORMATION_SATURATED, TOOL_CALL_BUDGET, MODEL_CALL_BUDGET, TOKEN_BUDGET, DEADLINE;
  * - hard stops end the run at once with no Draft: DEADLINE (passed), CANCELLED, MODEL_CALL_BUDGET / TOKEN_BUDGET
  *   (exhausted mid-round);
- * - STOP_IGNORED: the final round called a tool instead of writing the Draft.
+ * - STOP_IGNORED: the final round called a tool instead of writing the Draft;
+ * - hard stops of a model that floods the tool boundary: ROUND_TOOL_CALL_LIMIT (one round asked for more tool calls
+ *   than `maxToolCallsPerRound`; none of them ran), REJECTED_CALL_LIMIT (the boundary refused `maxRejectedToolCalls`
+ *   calls of the run).
  */
 export const STOP_REASONS = Object.freeze([
   'INFORMATION_SATURATED',
@@ -14,6 +17,8 @@ export const STOP_REASONS = Object.freeze([
   'DEADLINE',
   'CANCELLED',
   'STOP_IGNORED',
+  'ROUND_TOOL_CALL_LIMIT',
+  'REJECTED_CALL_LIMIT',
 ] as const);
 
 export type StopReason = (typeof STOP_REASONS)[number];

@@ -12,6 +12,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { AuditWriteError, RunStoreError, safeErrorName } from '../errors.ts';
+import { DEFAULT_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
 import {
   completionAttributes,
@@ -42,6 +43,7 @@ import {
   type StartRunResult,
   type StoredRun,
 } from './run-store.ts';
+import { createWriteQueue } from './write-queue.ts';
 
 export interface DynamoAuditStoreOptions {
   /** A DynamoDB client built once per cold start (its own retry policy applies to storage writes only). */
@@ -52,6 +54,11 @@ export interface DynamoAuditStoreOptions {
   /** Days a run's raw reasoning is kept (default: `retentionDays`). */
   reasoningRetentionDays?: number;
   now?: () => number;
+  /**
+   * Audit puts this store has in flight at once (default {@link DEFAULT_AUDIT_WRITES_IN_FLIGHT}); the rest wait in
+   * its write-behind queue. The store is built per run, so this bounds one run's writes. `Infinity`: no bound.
+   */
+  maxWritesInFlight?: number;
   /** Runs read per page by `findPreviousRun`, and the most pages it reads. */
   sessionPageSize?: number;
   maxSessionPages?: number;
@@ -61,7 +68,8 @@ export type DynamoAuditStore = AuditHook & RunStore;
 
 /**
  * The audit hook and run store on one DynamoDB table. Audit writes are write-behind: `onModelStep` and
- * `onToolInvocation` start their puts at once and return; `flush` waits for them and names any that failed. Every
+ * `onToolInvocation` queue their puts and return; at most `maxWritesInFlight` run at once, writes to the same item
+ * key in the order they were queued; `flush` waits for them all and names any that failed. Every
  * put is conditional (`attribute_not_exists`): nothing written is ever overwritten, and a second record for the same
  * tool call id is an integrity error, never an overwrite.
  */
@@ -77,27 +85,26 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
   const maxPages = options.maxSessionPages ?? 40;
   const pending: Promise<void>[] = [];
   const failures: { key: string; reason: string }[] = [];
-  const inFlight = new Map<string, Promise<void>>();
+  const writes = createWriteQueue(options.maxWritesInFlight ?? DEFAULT_AUDIT_WRITES_IN_FLIGHT);
   const toolSortKeyOf = createToolSortKeys();
 
   function putBehind(item: Item): void {
     const key = `${item.pk}|${item.sk}`;
-    // NOTE: writes to the same key go out in the order they were emitted (others stay parallel), so the conditional
-    // put keeps the first one, not whichever reached DynamoDB first.
-    const previous = inFlight.get(key) ?? Promise.resolve();
-    const write = previous
-      .then(() =>
-        documents.send(
+    // NOTE: writes to the same key go out in the order they were emitted, so the conditional put keeps the first one,
+    // not whichever reached DynamoDB first; and however many events a round emits, only `maxWritesInFlight` puts of
+    // this run's one partition are on the wire at once.
+    const write = writes
+      .enqueue(key, async () => {
+        await documents.send(
           new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-        ),
-      )
+        );
+      })
       .then(
         () => undefined,
         (error: unknown) => {
           failures.push({ key, reason: safeErrorName(error) });
         },
       );
-    inFlight.set(key, write);
     pending.push(write);
   }
 
@@ -112,7 +119,6 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
 
     async flush() {
       while (pending.length > 0) await Promise.all(pending.splice(0));
-      inFlight.clear();
       if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
     },
 

@@ -5,6 +5,7 @@
  */
 
 export * from '../errors.ts';
+export { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 export { diagnosisTableDefinition, ensureDiagnosisTable } from './diagnosis-table.ts';
 export { createDynamoAuditStore, type DynamoAuditStore, type DynamoAuditStoreOptions } from './dynamo-audit-store.ts';
 export { createDynamoTenantLeaseStore, type DynamoTenantLeaseStoreOptions } from './dynamo-tenant-lease-store.ts';
@@ -42,3 +43,4 @@ export {
   type TenantLease,
   type TenantLeaseStore,
 } from './tenant-lease-store.ts';
+export { createWriteQueue, type WriteQueue } from './write-queue.ts';

@@ -61,12 +61,15 @@ export const runUsageSchema = v.object({
   estimatedTokenRounds: v.optional(v.number(), 0),
 });
 /**
- * A run's `RunLimits`: exactly the limits of `DEFAULT_RUN_LIMITS`. NOTE: `modelRequestTimeoutMs` came later; a run
- * stored before it reads back without it (it had no such limit).
+ * A run's `RunLimits`: exactly the limits of `DEFAULT_RUN_LIMITS`. NOTE: `modelRequestTimeoutMs`,
+ * `maxToolCallsPerRound` and `maxRejectedToolCalls` came later; a run stored before them reads back without them (it
+ * had no such limits).
  */
 export const runLimitsSchema = v.object({
   ...numberFieldsOf(DEFAULT_RUN_LIMITS).entries,
   modelRequestTimeoutMs: v.exactOptional(v.number()),
+  maxToolCallsPerRound: v.exactOptional(v.number()),
+  maxRejectedToolCalls: v.exactOptional(v.number()),
 });
 
 const progressSchema = v.object({

@@ -70,9 +70,12 @@ export interface RunOutcome {
   deadlineAt?: number | null;
 }
 
-/** The limits a stored run had; runs stored before the per-request model time limit existed have none. */
-export type StoredRunLimits = Omit<RunLimits, 'modelRequestTimeoutMs'> &
-  Partial<Pick<RunLimits, 'modelRequestTimeoutMs'>>;
+/**
+ * The limits a stored run had; runs stored before the per-request model time limit or the tool-call flood limits
+ * existed have none of those.
+ */
+export type StoredRunLimits = Omit<RunLimits, LaterRunLimit> & Partial<Pick<RunLimits, LaterRunLimit>>;
+type LaterRunLimit = 'modelRequestTimeoutMs' | 'maxToolCallsPerRound' | 'maxRejectedToolCalls';
 
 export interface StoredRun {
   entity: 'run';
