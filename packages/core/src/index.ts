@@ -65,6 +65,7 @@ export {
   type CitationEvidence,
   type CitationEvidenceLimits,
   type CitationVerdict,
+  describeStoredToolCall,
   type RunEvidence,
   type RunFailureCause,
 } from './report/citation-evidence.ts';

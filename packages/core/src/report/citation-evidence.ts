@@ -170,7 +170,7 @@ export function buildRunEvidence(
       input_truncated: input.truncated,
       observation: observation.text,
       observation_truncated: observation.truncated,
-      summary: describeToolCall(toolName ?? 'unknown_tool', businessInput(record), record.observation),
+      summary: describeStoredToolCall(record),
       cited_by: citedBy,
       verdicts,
     };
@@ -204,6 +204,14 @@ function canonicalRecords(tools: readonly StoredToolInvocation[]): Map<string, S
     }
   }
   return byId;
+}
+
+/**
+ * One line for any stored tool call, cited or not: what was asked and what came back (see {@link describeToolCall}).
+ */
+export function describeStoredToolCall(record: StoredToolInvocation): string {
+  const toolName = TOOL_NAMES.includes(record.toolName) ? record.toolName : 'unknown_tool';
+  return describeToolCall(toolName, businessInput(record), record.observation);
 }
 
 /** The envelope's `input` when the stored input is an envelope; else whatever was stored. */
