@@ -54,7 +54,7 @@ export function renderEvidenceText(evidence: RunEvidence): string[] {
   return lines;
 }
 
-/** Why a chart or the timeline of a run is empty: the run never finished a model round, and what stopped it. */
+/** Why a chart or the timeline of a run is empty: the run never finished a model round, and what ended it (codes). */
 export function emptyReason(evidence: RunEvidence, status: string): string {
   const cause = evidence.failure;
   if (cause === null) {
@@ -62,7 +62,7 @@ export function emptyReason(evidence: RunEvidence, status: string): string {
       ? `No model round is recorded yet: the run is ${status}.`
       : 'No model round is recorded for this run.';
   }
-  return `No model round completed: the run ended ${causeLine(cause)}.${cause.message === null ? '' : ` ${cause.message}`}`;
+  return `No model round completed: the run ended ${causeLine(cause)}.`;
 }
 
 /** The cause block of the page, for a run that did not succeed (empty for one that did). */

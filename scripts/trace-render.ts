@@ -304,7 +304,7 @@ export function renderHtml(trace: RunTrace): string {
   .chip { padding: 0 8px; border-radius: 10px; font-size: 12px; } .chip.ok { background: #dafbe1; } .chip.empty { background: #fff8c5; } .chip.bad { background: #ffebe9; }
   figure.chart { margin: 8px 0 16px; } figure.chart figcaption { font-size: 12px; color: #57606a; } .chart .axis { font-size: 11px; fill: #57606a; }
   .empty { padding: 12px; background: #fff8c5; border-radius: 6px; } pre { white-space: pre-wrap; word-break: break-word; font-size: 12px; background: #f6f8fa; padding: 8px; max-height: 480px; overflow: auto; }
-  .asked { font-size: 12px; color: #1f2328; margin-left: 4px; } .cause { border-left: 3px solid #cf222e; padding: 4px 12px; background: #ffebe9; }
+  .asked { font-size: 12px; color: #1f2328; margin-left: 4px; } .cause { border-left: 3px solid #cf222e; padding: 4px 12px; margin-top: 16px; background: #ffebe9; }
   details.evidence { border: 1px solid #d0d7de; border-radius: 6px; padding: 6px 10px; margin: 6px 0; } details.evidence summary { cursor: pointer; } details.evidence h4 { margin: 8px 0 2px; font-size: 12px; }
   .finding { margin: 6px 0; } .cite { font-size: 12px; color: #57606a; }
 </style>

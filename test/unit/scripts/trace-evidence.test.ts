@@ -131,7 +131,7 @@ describe('the trace’s evidence and cause', () => {
   it('explains an empty chart or timeline by the cause, or by the run still going', () => {
     const evidence = { citations: [], omitted: 0, failure };
     expect(emptyReason(evidence, 'FAILED')).toBe(
-      'No model round completed: the run ended FAILED · MODEL_FAILED · model endpoint CONNECTION · APICallError · ECONNREFUSED. 模型服务调用失败。',
+      'No model round completed: the run ended FAILED · MODEL_FAILED · model endpoint CONNECTION · APICallError · ECONNREFUSED.',
     );
     expect(emptyReason({ ...evidence, failure: null }, 'RUNNING')).toBe(
       'No model round is recorded yet: the run is RUNNING.',
