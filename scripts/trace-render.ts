@@ -1,7 +1,8 @@
 /**
  * A stored run as something to look at: a text timeline, a Mermaid sequence diagram (App, Harness, Agent, Tool
  * boundary, Audit, EvidenceGuard, Release — as in the architecture document), and a self-contained HTML page.
- * NOTE: just over 300 lines: three renderings of one trace model, kept together so they show the same run the same way.
+ * NOTE: about 370 lines: three renderings of one trace model, kept together so they show the same run the same way;
+ * the evidence and the cause, which all three share with the report, are in trace-evidence.ts.
  */
 import {
   buildRunEvidence,
