@@ -1,10 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import type {
+  CitationEvidence,
   DiagnosisResult,
   FailedReport,
   FallbackReport,
   ModelFailureReport,
   PublishedReport,
+  RunEvidence,
   SemanticGuardReport,
 } from '@diagnosis/core';
 
@@ -16,14 +18,18 @@ export interface RenderContext {
   modelTimeoutMs?: number;
 }
 
-/** The result of a run as a person reads it: conclusion, findings with their evidence, plan, limits. */
-export function renderReport(result: DiagnosisResult, context: RenderContext = {}): string {
+/**
+ * The result of a run as a person reads it: conclusion, findings with their evidence, plan, limits; with the run's
+ * `evidence` (see `loadRunEvidence`), what each cited check asked and what the model saw.
+ */
+export function renderReport(result: DiagnosisResult, context: RenderContext = {}, evidence?: RunEvidence): string {
   const lines: string[] = [];
   const usage = result.usage;
   if (result.report.kind === 'DIAGNOSIS') renderPublished(result.report, lines);
   else if (result.report.kind === 'FALLBACK') renderFallback(result.report, lines);
   else if (result.report.kind === 'CANCELLED') lines.push('诊断已取消 (CANCELLED)', `  ${result.report.message}`);
   else renderFailed(result.report, context, lines);
+  if (evidence !== undefined) renderEvidence(evidence, lines);
   lines.push(
     '',
     `run ${result.runId}   status ${result.status}${result.stopReason === null ? '' : `   stop ${describeStop(result.stopReason, result.collectionStopReason)}`}`,
@@ -175,6 +181,60 @@ function hostOf(url: string | undefined): string | null {
   } catch {
     return null;
   }
+}
+
+/** How much of an observation the terminal report prints; the trace and `--json` carry all of it. */
+export const OBSERVATION_PREVIEW_CHARS = 400;
+
+/**
+ * The evidence behind each cited check: one line of what was asked and what came back, the canonical input, the
+ * start of the observation the model saw, and how the agent and the judge rated it.
+ */
+function renderEvidence(evidence: RunEvidence, lines: string[]): void {
+  if (evidence.citations.length === 0) return;
+  const verified = evidence.citations.every((citation) => citation.verified);
+  lines.push(
+    '',
+    verified
+      ? '证据 Evidence (what each cited check asked, and what the model saw)'
+      : '草稿引用的证据 Evidence the Draft cited (not published)',
+  );
+  for (const citation of evidence.citations) lines.push(...evidenceLines(citation, OBSERVATION_PREVIEW_CHARS));
+  if (evidence.omitted > 0) lines.push(`  … ${evidence.omitted} more citations not shown`);
+}
+
+/** One citation's evidence as indented lines; `previewChars` bounds the observation (null: all of it, as stored). */
+export function evidenceLines(citation: CitationEvidence, previewChars: number | null): string[] {
+  const lines = [`  ${citation.tool_call_id}  ${citation.summary}`];
+  if (!citation.found) return lines;
+  const state = [citation.disposition, citation.status, citation.code].filter((part) => part !== null).join(' ');
+  if (citation.input !== null) {
+    lines.push(`    input: ${citation.input}${citation.input_truncated ? ' …(cut)' : ''}`);
+  }
+  const observation = citation.observation;
+  if (observation === null) lines.push('    observation: none recorded');
+  else {
+    const shown = previewChars === null ? observation : observation.slice(0, previewChars);
+    const bytes = Buffer.byteLength(observation, 'utf8').toLocaleString('en');
+    const note =
+      shown.length < observation.length
+        ? ` …(first ${previewChars} characters of ${bytes} bytes; all of it: --json or npm run trace)`
+        : citation.observation_truncated
+          ? ' …(cut: not all of it is stored or shown)'
+          : '';
+    lines.push(`    observation (${state}): ${shown}${note}`);
+  }
+  const rated = [
+    citation.evaluation === null
+      ? null
+      : `agent ${citation.evaluation === 'PENDING' ? 'did not judge it (the Draft came next)' : citation.evaluation}`,
+    ...citation.verdicts.map(
+      (verdict) =>
+        `judge 分析 ${verdict.analysis_index + 1}: ${verdict.verdict}${verdict.removed ? ' [已移除 removed]' : ''}`,
+    ),
+  ].filter((part) => part !== null);
+  if (rated.length > 0) lines.push(`    ${rated.join(' · ')}`);
+  return lines;
 }
 
 function renderFallback(report: FallbackReport, lines: string[]): void {

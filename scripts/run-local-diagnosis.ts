@@ -3,7 +3,7 @@
  * would), a synthesized Step Functions event, a Lambda context counting down from the timeout, the embedded local
  * defaults. Returns the process exit code: 0 published, 2 fallback, 1 failed or bad input.
  */
-import { cancelDiagnosis, DEFAULT_RUN_LIMITS, type DiagnosisResult } from '@diagnosis/core';
+import { cancelDiagnosis, DEFAULT_RUN_LIMITS, type DiagnosisResult, loadRunEvidence } from '@diagnosis/core';
 import { DEFAULT_MODEL_BASE_URL } from '@diagnosis/core/config';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { ulid } from 'ulid';
@@ -87,9 +87,11 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions): Promise
       return 1;
     }
     await timeline?.stop();
-    if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    // NOTE: the evidence behind each citation, read back from the run's own audit records: what the model saw.
+    const evidence = (await loadRunEvidence(store, runId))?.evidence ?? null;
+    if (options.json) process.stdout.write(`${JSON.stringify({ ...result, evidence }, null, 2)}\n`);
     else {
-      process.stdout.write(`\n${renderReport(result, renderContext())}\n`);
+      process.stdout.write(`\n${renderReport(result, renderContext(), evidence ?? undefined)}\n`);
       say(`\nlook at this run: npm run trace -- ${runId}`);
     }
     if (cancelling || result.status === 'CANCELLED') return 130;

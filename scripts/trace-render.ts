@@ -1,17 +1,37 @@
 /**
  * A stored run as something to look at: a text timeline, a Mermaid sequence diagram (App, Harness, Agent, Tool
  * boundary, Audit, EvidenceGuard, Release — as in the architecture document), and a self-contained HTML page.
- * NOTE: just over 300 lines: three renderings of one trace model, kept together so they show the same run the same way.
+ * NOTE: about 370 lines: three renderings of one trace model, kept together so they show the same run the same way;
+ * the evidence and the cause, which all three share with the report, are in trace-evidence.ts.
  */
-import type { DiagnosisReport, ModelFailure, RunStore } from '@diagnosis/core';
+import {
+  buildRunEvidence,
+  type DiagnosisReport,
+  describeStoredToolCall,
+  type ModelFailure,
+  type RunEvidence,
+  type RunStore,
+} from '@diagnosis/core';
 import type { StoredReasoning, StoredRun, StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
 import { describeStop, estimatedNote } from './render-report.ts';
+import {
+  emptyReason,
+  escapeHtml,
+  evidenceAnchor,
+  PAGE_FONT_STACK,
+  PAGE_MONO_FONT_STACK,
+  renderCauseHtml,
+  renderEvidenceHtml,
+  renderEvidenceText,
+} from './trace-evidence.ts';
 
 export interface RunTrace {
   run: StoredRun;
   steps: StoredStep[];
   tools: StoredToolInvocation[];
   reasoning: StoredReasoning[];
+  /** The evidence behind the citations and, for a run that did not succeed, its cause (see `buildRunEvidence`). */
+  evidence: RunEvidence;
 }
 
 export async function loadRunTrace(
@@ -21,7 +41,7 @@ export async function loadRunTrace(
 ): Promise<RunTrace | null> {
   const run = await store.getRun(runId);
   if (run === null) return null;
-  const trace: RunTrace = { run, steps: [], tools: [], reasoning: [] };
+  const trace: RunTrace = { run, steps: [], tools: [], reasoning: [], evidence: buildRunEvidence(run, []) };
   let cursor: string | undefined;
   do {
     const page = await store.listRunRecords(runId, { limit: 100, ...(cursor === undefined ? {} : { cursor }) });
@@ -42,6 +62,7 @@ export async function loadRunTrace(
     (a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt) || a.toolCallId.localeCompare(b.toolCallId),
   );
   trace.reasoning.sort((a, b) => a.stepNumber - b.stepNumber);
+  trace.evidence = buildRunEvidence(run, trace.tools);
   return trace;
 }
 
@@ -93,12 +114,15 @@ export function renderTimeline(trace: RunTrace): string {
     for (const tool of trace.tools.filter((candidate) => candidate.stepNumber === step.stepNumber)) {
       const evaluation = judged.get(tool.toolCallId);
       lines.push(
-        `  ${tool.toolName.padEnd(16)} ${tool.toolCallId}  ${toolOutcome(tool)}  ${ms(tool.startedAt, tool.endedAt)} ms${evaluation ? `  judged ${evaluation}` : ''}`,
+        `  ${tool.toolName.padEnd(16)} ${tool.toolCallId}  ${toolOutcome(tool)}  ${ms(tool.startedAt, tool.endedAt)} ms${evaluation ? `  ${evaluation === 'not judged' ? evaluation : `judged ${evaluation}`}` : ''}`,
+        `    ${describeStoredToolCall(tool)}`,
       );
     }
     const reasoningText = trace.reasoning.find((item) => item.stepNumber === step.stepNumber)?.reasoningContent;
     if (reasoningText) lines.push(`  reasoning: ${reasoningText.replace(/\s+/g, ' ')}`);
   }
+  if (trace.steps.length === 0) lines.push(emptyReason(trace.evidence, run.status));
+  lines.push(...renderEvidenceText(trace.evidence));
   if (run.usage !== null) {
     lines.push(
       '',
@@ -172,10 +196,6 @@ export function renderMermaid(trace: RunTrace): string {
   return `${lines.join('\n')}\n`;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
 /** The run as one self-contained HTML page: no script, no external resource. */
 export function renderHtml(trace: RunTrace): string {
   const { run } = trace;
@@ -206,20 +226,41 @@ export function renderHtml(trace: RunTrace): string {
     return { ...round, cumulativeTokens, elapsed: ms(run.createdAt, round.step.endedAt) };
   });
   const chartWidth = Math.max(320, bars.length * 70 + 60);
-  const bar = (index: number, share: number, fill: string, title: string, y0: number) => {
+  const bar = (index: number, share: number, fill: string, title: string) => {
     const height = Math.max(1, Math.round(Math.min(1, share) * 120));
     const x = 50 + index * 70;
-    return `<rect x="${x}" y="${y0 + 120 - height}" width="26" height="${height}" fill="${fill}"><title>${escapeHtml(title)}</title></rect><text x="${x - 4}" y="${y0 + 114 - height}" class="axis">${Math.round(share * 100)}%</text>`;
+    return `<rect x="${x}" y="${140 - height}" width="26" height="${height}" fill="${fill}"><title>${escapeHtml(title)}</title></rect><text x="${x - 4}" y="${134 - height}" class="axis">${Math.round(share * 100)}%</text>`;
   };
-  const chart = `<svg class="chart" role="img" aria-label="budget use per round" width="${chartWidth}" height="330" viewBox="0 0 ${chartWidth} 330">
-  <text x="0" y="14" class="axis">tokens used, cumulative (share of ${number(budgetTokens)})</text>
+  // NOTE: the captions are HTML (they wrap), not SVG text: an SVG text is cut at the SVG's width.
+  const figure = (caption: string, label: string, items: string[]) =>
+    items.length === 0
+      ? `<figure class="chart"><figcaption>${escapeHtml(caption)}</figcaption><p class="empty">${escapeHtml(emptyReason(trace.evidence, status))}</p></figure>`
+      : `<figure class="chart"><figcaption>${escapeHtml(caption)}</figcaption><svg role="img" aria-label="${escapeHtml(label)}" width="${chartWidth}" height="164" viewBox="0 0 ${chartWidth} 164">
   <line x1="40" y1="140" x2="${chartWidth - 10}" y2="140" stroke="#d0d7de"/>
-  ${bars.map((item, index) => bar(index, item.cumulativeTokens / budgetTokens, '#0969da', `round ${item.step.stepNumber}: ${number(item.cumulativeTokens)} tokens`, 20)).join('\n  ')}
-  <text x="0" y="178" class="axis">time elapsed at the end of each round (share of the deadline, ${seconds(budgetMs)})</text>
-  <line x1="40" y1="306" x2="${chartWidth - 10}" y2="306" stroke="#d0d7de"/>
-  ${bars.map((item, index) => bar(index, item.elapsed / budgetMs, '#8250df', `round ${item.step.stepNumber}: ${seconds(item.elapsed)}`, 186)).join('\n  ')}
-  ${bars.map((item, index) => `<text x="${50 + index * 70}" y="324" class="axis">R${item.step.stepNumber}</text>`).join('')}
-</svg>`;
+  ${items.join('\n  ')}
+  ${bars.map((item, index) => `<text x="${50 + index * 70}" y="158" class="axis">R${item.step.stepNumber}</text>`).join('')}
+</svg></figure>`;
+  const chart = [
+    figure(
+      `Tokens used, cumulative (share of the budget, ${number(budgetTokens)})`,
+      'tokens used per round',
+      bars.map((item, index) =>
+        bar(
+          index,
+          item.cumulativeTokens / budgetTokens,
+          '#0969da',
+          `round ${item.step.stepNumber}: ${number(item.cumulativeTokens)} tokens`,
+        ),
+      ),
+    ),
+    figure(
+      `Time elapsed at the end of each round (share of the deadline, ${seconds(budgetMs)})`,
+      'time used per round',
+      bars.map((item, index) =>
+        bar(index, item.elapsed / budgetMs, '#8250df', `round ${item.step.stepNumber}: ${seconds(item.elapsed)}`),
+      ),
+    ),
+  ].join('\n');
   const timeline = rounds
     .map(
       (
@@ -236,7 +277,7 @@ export function renderHtml(trace: RunTrace): string {
             const outcome = toolOutcome(tool);
             const kind = outcome.startsWith('READY (evidence)') ? 'ok' : outcome.startsWith('READY') ? 'empty' : 'bad';
             const evaluation = judged.get(tool.toolCallId);
-            return `<li class="tool"><code>${escapeHtml(tool.toolName)}</code> <code class="muted">${escapeHtml(tool.toolCallId)}</code> <span class="chip ${kind}">${escapeHtml(outcome)}</span> <span class="muted">${ms(tool.startedAt, tool.endedAt)} ms${evaluation ? ` · judged ${escapeHtml(evaluation)}` : ''}</span></li>`;
+            return `<li class="tool"><code>${escapeHtml(tool.toolName)}</code> <code class="muted">${escapeHtml(tool.toolCallId)}</code> <span class="chip ${kind}">${escapeHtml(outcome)}</span> <span class="muted">${ms(tool.startedAt, tool.endedAt)} ms${evaluation ? ` · ${evaluation === 'not judged' ? evaluation : `judged ${escapeHtml(evaluation)}`}` : ''}</span><div class="asked">${escapeHtml(describeStoredToolCall(tool))}</div></li>`;
           })
           .join('')}</ul>`
   }
@@ -254,22 +295,25 @@ export function renderHtml(trace: RunTrace): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Run ${escapeHtml(run.runId)}</title>
 <style>
-  body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", sans-serif; margin: 24px auto; max-width: 980px; color: #1f2328; padding: 0 16px; }
+  body { font: 14px/1.5 ${PAGE_FONT_STACK}; margin: 24px auto; max-width: 980px; color: #1f2328; padding: 0 16px; }
   h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8px; border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
   .status { display: inline-block; padding: 2px 10px; border-radius: 12px; color: #fff; background: ${color}; font-weight: 600; }
-  .muted { color: #57606a; } code { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
+  .muted { color: #57606a; } code, pre { font-family: ${PAGE_MONO_FONT_STACK}; } code { font-size: 12px; }
   .facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin-top: 12px; }
   ol.timeline { list-style: none; padding: 0; } .round, .judge { border-left: 3px solid #0969da; padding: 6px 12px; margin: 8px 0; background: #f6f8fa; } .judge { border-left-color: #8250df; }
   .round-head span { margin-left: 12px; } ul.tools { list-style: none; padding-left: 16px; margin: 6px 0 0; }
   .chip { padding: 0 8px; border-radius: 10px; font-size: 12px; } .chip.ok { background: #dafbe1; } .chip.empty { background: #fff8c5; } .chip.bad { background: #ffebe9; }
-  .chart .axis { font-size: 11px; fill: #57606a; } pre { white-space: pre-wrap; font-size: 12px; }
+  figure.chart { margin: 8px 0 16px; } figure.chart figcaption { font-size: 12px; color: #57606a; } .chart .axis { font-size: 11px; fill: #57606a; }
+  .empty { padding: 12px; background: #fff8c5; border-radius: 6px; } pre { white-space: pre-wrap; word-break: break-word; font-size: 12px; background: #f6f8fa; padding: 8px; max-height: 480px; overflow: auto; }
+  .asked { font-size: 12px; color: #1f2328; margin-left: 4px; } .cause { border-left: 3px solid #cf222e; padding: 4px 12px; margin-top: 16px; background: #ffebe9; }
+  details.evidence { border: 1px solid #d0d7de; border-radius: 6px; padding: 6px 10px; margin: 6px 0; } details.evidence summary { cursor: pointer; } details.evidence h4 { margin: 8px 0 2px; font-size: 12px; }
   .finding { margin: 6px 0; } .cite { font-size: 12px; color: #57606a; }
 </style>
 </head>
 <body>
 <h1>Diagnosis run <code>${escapeHtml(run.runId)}</code> <span class="status">${escapeHtml(status)}</span></h1>
 <div class="facts">
-  <span class="muted">query</span><span>${escapeHtml(run.query)}</span>
+  <span class="muted">query</span><span id="query">${escapeHtml(run.query)}</span>
   <span class="muted">enterprise</span><span>${escapeHtml(run.enterpriseId)}</span>
   <span class="muted">session</span><span>${escapeHtml(run.sessionId)}</span>
   <span class="muted">time</span><span>${escapeHtml(run.createdAt)} → ${escapeHtml(run.endedAt ?? 'running')} (${seconds(ms(run.createdAt, run.endedAt))})</span>
@@ -277,20 +321,20 @@ export function renderHtml(trace: RunTrace): string {
   <span class="muted">error code</span><span>${escapeHtml(run.errorCode ?? '—')}</span>
   <span class="muted">usage</span><span>${run.usage === null ? '—' : `${run.usage.modelCalls} model calls · ${run.usage.toolCalls} tool calls · ${number(run.usage.totalTokens)} tokens`}</span>
 </div>
+${renderCauseHtml(trace.evidence)}
 <h2>Budget use per round</h2>
 ${chart}
 <h2>Timeline</h2>
-<ol class="timeline">
-${timeline}
-</ol>
+${rounds.length === 0 ? `<p class="empty">${escapeHtml(emptyReason(trace.evidence, status))}</p>` : `<ol class="timeline">\n${timeline}\n</ol>`}
 <h2>Report</h2>
-${renderReportHtml(run.report as DiagnosisReport | null)}
+${renderReportHtml(run.report as DiagnosisReport | null, trace.evidence)}
+${renderEvidenceHtml(trace.evidence)}
 </body>
 </html>
 `;
 }
 
-function renderReportHtml(report: DiagnosisReport | null): string {
+function renderReportHtml(report: DiagnosisReport | null, evidence: RunEvidence): string {
   if (report === null) return '<p class="muted">No report (the run has not finished).</p>';
   if (report.kind === 'FAILED')
     return `<p><strong>FAILED</strong> ${escapeHtml(report.message)} <code>${escapeHtml(report.error_code)}</code></p>`;
@@ -305,6 +349,12 @@ function renderReportHtml(report: DiagnosisReport | null): string {
   }
   const { draft, citations } = report;
   const tools = new Map(citations.map((citation) => [citation.tool_call_id, citation.tool_name]));
+  const anchors = new Map(evidence.citations.map((citation, index) => [citation.tool_call_id, evidenceAnchor(index)]));
+  const cite = (id: string) => {
+    const anchor = anchors.get(id);
+    const text = `${escapeHtml(tools.get(id) ?? '')} <code>${escapeHtml(id)}</code>`;
+    return anchor === undefined ? text : `<a href="#${anchor}">${text}</a>`;
+  };
   return `<p><strong>${draft.conclusion === null ? 'No conclusion: the evidence does not support one.' : escapeHtml(draft.conclusion)}</strong></p>
 <h3>Findings</h3>
 ${draft.analysis
@@ -312,7 +362,7 @@ ${draft.analysis
     (
       item,
     ) => `<div class="finding"><span class="chip ${item.evidence_status === 'SUPPORTED' ? 'ok' : 'empty'}">${escapeHtml(item.type)} · ${escapeHtml(item.evidence_status)}</span> ${escapeHtml(item.statement)}
-  <div class="cite">${item.tool_call_ids.map((id) => `${escapeHtml(tools.get(id) ?? '')} <code>${escapeHtml(id)}</code>`).join(' · ')}${item.scope === null ? '' : ` — ${escapeHtml(item.scope)}`}</div></div>`,
+  <div class="cite">${item.tool_call_ids.map(cite).join(' · ')}${item.scope === null ? '' : ` — ${escapeHtml(item.scope)}`}</div></div>`,
   )
   .join('\n')}
 <h3>Action plan</h3>${list(draft.action_plan.map((step) => `${step.step} — ${step.purpose}`))}

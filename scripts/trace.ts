@@ -3,6 +3,7 @@
  * with DYNAMODB_ENDPOINT and DIAGNOSIS_TABLE_NAME): a timeline on stdout, and a Mermaid sequence diagram and a
  * self-contained HTML page under `.data/traces/`. Reasoning is shown only with `--include-reasoning`.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -37,9 +38,23 @@ async function main(): Promise<number> {
     writeFileSync(mermaid, renderMermaid(trace));
     writeFileSync(html, renderHtml(trace));
     process.stdout.write(`\nsequence diagram: ${mermaid}\npage: ${html}\n`);
+    if (!hasCjkFont()) {
+      process.stderr.write(
+        'note: no CJK font is installed, so a browser on this machine draws the page’s Chinese as boxes (Debian: apt-get install fonts-noto-cjk)\n',
+      );
+    }
     return 0;
   } finally {
     await runtime.stop();
+  }
+}
+
+/** Whether fontconfig knows a font for Chinese; true where there is no fontconfig to ask (macOS, Windows). */
+function hasCjkFont(): boolean {
+  try {
+    return execFileSync('fc-list', [':lang=zh', 'family'], { encoding: 'utf8', timeout: 5_000 }).trim() !== '';
+  } catch {
+    return true;
   }
 }
 

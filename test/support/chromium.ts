@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
@@ -10,13 +10,27 @@ export interface PageVisit {
   consoleErrors: string[];
   screenshot: Buffer;
   evaluate: unknown;
+  /**
+   * The fonts Chromium actually drew the text of `fontsOf`'s element with (CDP `CSS.getPlatformFontsForNode`): what
+   * ended up on screen after every fallback, not what the CSS asked for.
+   */
+  platformFonts: { familyName: string; glyphCount: number }[];
+}
+
+export interface VisitOptions {
+  /** A CSS selector: report the platform fonts used for this element's text. */
+  fontsOf?: string;
+  /** Extra environment for the browser (e.g. FONTCONFIG_FILE, to run it as on a machine with other fonts). */
+  environment?: Record<string, string>;
+  /** Capture the whole page, not only the 1200×900 window. */
+  fullPage?: boolean;
 }
 
 /**
  * Opens a page in headless Debian Chromium over the DevTools protocol (no npm browser download), collects console
  * errors and uncaught exceptions, evaluates an expression, and takes a screenshot.
  */
-export async function visitPage(url: string, expression: string): Promise<PageVisit> {
+export async function visitPage(url: string, expression: string, options: VisitOptions = {}): Promise<PageVisit> {
   if (CHROMIUM === undefined) throw new Error('chromium is not installed (apt-get install chromium)');
   const profile = mkdtempSync(join(tmpdir(), 'chromium-'));
   const browser = spawn(
@@ -35,7 +49,7 @@ export async function visitPage(url: string, expression: string): Promise<PageVi
       '--window-size=1200,900',
       'about:blank',
     ],
-    { stdio: 'ignore' },
+    { stdio: 'ignore', env: { ...process.env, ...options.environment } },
   );
   try {
     const portFile = join(profile, 'DevToolsActivePort');
@@ -51,14 +65,14 @@ export async function visitPage(url: string, expression: string): Promise<PageVi
     }[];
     const page = targets.find((target) => target.type === 'page');
     if (page === undefined) throw new Error('no page target');
-    return await drive(page.webSocketDebuggerUrl, url, expression);
+    return await drive(page.webSocketDebuggerUrl, url, expression, options);
   } finally {
     browser.kill('SIGKILL');
     rmSync(profile, { recursive: true, force: true });
   }
 }
 
-async function drive(webSocketUrl: string, url: string, expression: string): Promise<PageVisit> {
+async function drive(webSocketUrl: string, url: string, expression: string, options: VisitOptions): Promise<PageVisit> {
   const socket = new WebSocket(webSocketUrl);
   await new Promise((resolve, reject) => {
     socket.addEventListener('open', resolve, { once: true });
@@ -99,18 +113,44 @@ async function drive(webSocketUrl: string, url: string, expression: string): Pro
   await send('Log.enable');
   await send('Page.navigate', { url });
   await load;
-  const evaluated = await send('Runtime.evaluate', { expression, returnByValue: true });
-  const shot = await send('Page.captureScreenshot', { format: 'png' });
+  const evaluated = await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true });
+  let platformFonts: PageVisit['platformFonts'] = [];
+  if (options.fontsOf !== undefined) {
+    await send('DOM.enable');
+    await send('CSS.enable');
+    const root = (await send('DOM.getDocument', { depth: 0 })).root as { nodeId: number };
+    const { nodeId } = (await send('DOM.querySelector', { nodeId: root.nodeId, selector: options.fontsOf })) as {
+      nodeId: number;
+    };
+    const fonts = nodeId === 0 ? {} : await send('CSS.getPlatformFontsForNode', { nodeId });
+    platformFonts = (fonts.fonts as PageVisit['platformFonts'] | undefined) ?? [];
+  }
+  let clip: Record<string, number> | undefined;
+  if (options.fullPage) {
+    const metrics = (await send('Page.getLayoutMetrics')).cssContentSize as { width: number; height: number };
+    clip = {
+      x: 0,
+      y: 0,
+      width: Math.ceil(metrics.width),
+      height: Math.min(16_000, Math.ceil(metrics.height)),
+      scale: 1,
+    };
+  }
+  const shot = await send('Page.captureScreenshot', {
+    format: 'png',
+    ...(clip === undefined ? {} : { clip, captureBeyondViewport: true }),
+  });
   socket.close();
   return {
     consoleErrors,
     screenshot: Buffer.from(String(shot.data), 'base64'),
     evaluate: (evaluated.result as { value?: unknown } | undefined)?.value,
+    platformFonts,
   };
 }
 
-/** The number of distinct colours in a PNG (8-bit RGB/RGBA): a blank page has one or two. */
-export function distinctColours(png: Buffer): number {
+/** The rows of an 8-bit RGB/RGBA PNG as RGB triples, every `step`-th pixel of each row. */
+function sampledPixels(png: Buffer, step: number): number[] {
   const width = png.readUInt32BE(16);
   const height = png.readUInt32BE(20);
   const colourType = png[25];
@@ -127,7 +167,7 @@ export function distinctColours(png: Buffer): number {
   const stride = width * channels;
   const previous = Buffer.alloc(stride);
   const row = Buffer.alloc(stride);
-  const colours = new Set<number>();
+  const pixels: number[] = [];
   for (let y = 0; y < height; y += 1) {
     const base = y * (stride + 1);
     const filter = data[base] ?? 0;
@@ -148,12 +188,63 @@ export function distinctColours(png: Buffer): number {
                 : 0;
       row[x] = (raw + predictor) & 0xff;
     }
-    for (let x = 0; x < stride; x += channels * 7)
-      colours.add(((row[x] ?? 0) << 16) | ((row[x + 1] ?? 0) << 8) | (row[x + 2] ?? 0));
+    for (let x = 0; x < stride; x += channels * step)
+      pixels.push(((row[x] ?? 0) << 16) | ((row[x + 1] ?? 0) << 8) | (row[x + 2] ?? 0));
     row.copy(previous);
   }
-  return colours.size;
+  return pixels;
 }
+
+/** The number of distinct colours in a PNG (8-bit RGB/RGBA): a blank page has one or two. */
+export function distinctColours(png: Buffer): number {
+  return new Set(sampledPixels(png, 7)).size;
+}
+
+/**
+ * The share of a PNG's pixels that differ from its most common colour (the page's background): 0 for a blank page,
+ * a few percent for a page of text and charts.
+ */
+export function inkShare(png: Buffer): number {
+  const pixels = sampledPixels(png, 1);
+  const counts = new Map<number, number>();
+  for (const pixel of pixels) counts.set(pixel, (counts.get(pixel) ?? 0) + 1);
+  const background = Math.max(...counts.values());
+  return pixels.length === 0 ? 0 : (pixels.length - background) / pixels.length;
+}
+
+/**
+ * A fontconfig file that shows Chromium every font of this machine except those that cover Chinese, as on a stock
+ * Debian install without `fonts-noto-cjk`: to prove the CJK checks fail where the fonts are missing. Returns the file
+ * and a cleanup.
+ */
+export function fontconfigWithoutCjk(): { file: string; cleanup: () => void } {
+  const list = (pattern: string[]) =>
+    new Set(
+      execFileSync('fc-list', [...pattern, '--format', '%{file}\n'], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean),
+    );
+  const cjk = list([':lang=zh']);
+  const directory = mkdtempSync(join(tmpdir(), 'fonts-no-cjk-'));
+  const fonts = join(directory, 'fonts');
+  mkdirSync(fonts);
+  let index = 0;
+  for (const file of list([])) {
+    if (cjk.has(file)) continue;
+    index += 1;
+    symlinkSync(file, join(fonts, `${index}-${basename(file)}`));
+  }
+  const file = join(directory, 'fonts.conf');
+  writeFileSync(
+    file,
+    `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>${fonts}</dir><cachedir>${join(directory, 'cache')}</cachedir></fontconfig>\n`,
+  );
+  return { file, cleanup: () => rmSync(directory, { recursive: true, force: true }) };
+}
+
+/** Whether a platform font name is a CJK font (Noto/Source Han, WenQuanYi, PingFang, YaHei, …). */
+export const isCjkFontName = (name: string) =>
+  /CJK|Source Han|WenQuanYi|WQY|PingFang|YaHei|Hiragino|SimSun|SimHei|Droid Sans Fallback|AR PL/i.test(name);
 
 function paeth(a: number, b: number, c: number): number {
   const p = a + b - c;

@@ -58,6 +58,19 @@ export type { SemanticGuardConfig, SemanticGuardReport, SemanticReview } from '.
 /** The SemanticGuard: a separate judge call (no tools, its own instructions and budget) and how enforce applies it. */
 export { applyVerdicts, reviewDraftSemantics } from './release/semantic-guard.ts';
 export { buildSemanticGuardInstructions, SEMANTIC_GUARD_TITLE } from './release/semantic-guard-prompt.ts';
+/** The evidence behind a run's citations (tool, canonical input, the observation the model saw, verdicts) and its failure cause. */
+export {
+  buildRunEvidence,
+  CITATION_EVIDENCE_LIMITS,
+  type CitationEvidence,
+  type CitationEvidenceLimits,
+  type CitationVerdict,
+  describeStoredToolCall,
+  type RunEvidence,
+  type RunFailureCause,
+} from './report/citation-evidence.ts';
+export { describeInput, describeObservation, describeToolCall, printable } from './report/describe-tool-call.ts';
+export { loadRunEvidence, MAX_EVIDENCE_RECORDS } from './report/load-run-evidence.ts';
 export {
   ENTERPRISE_ID_PATTERN,
   isEnterpriseId,

@@ -314,7 +314,7 @@ export function recordOf(item: Record<string, unknown>): RunRecord {
         code: tool.code,
         input: parseJsonText(tool.input, tool.input_truncated),
         inputTruncated: tool.input_truncated,
-        observation: JSON.parse(tool.observation),
+        observation: parseObservationText(tool.observation),
         result: tool.result === null ? null : parseJsonText(tool.result, tool.result_truncated),
         resultTruncated: tool.result_truncated,
         errorDetail: tool.error_detail,
@@ -344,6 +344,19 @@ export function reasoningOf(item: Record<string, unknown>): StoredReasoning {
 
 function parseJsonText(text: string, truncated: boolean): unknown {
   return truncated ? text : JSON.parse(text);
+}
+
+/**
+ * The observation the model saw, parsed from its stored JSON text. NOTE: the codec writes it whole (at most 8 KiB), so
+ * a text that does not parse was cut or damaged outside this code; it is read back as its text rather than failing
+ * the whole page of the run's records with a parser's exception.
+ */
+function parseObservationText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 export function runOf(item: Record<string, unknown>): StoredRun {

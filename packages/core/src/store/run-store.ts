@@ -154,6 +154,7 @@ export interface StoredToolInvocation {
   code: string | null;
   input: unknown;
   inputTruncated: boolean;
+  /** The observation the model saw; its stored text when that text does not parse (cut or damaged). */
   observation: unknown;
   /** The adapter's data; a JSON text cut at the cap when `resultTruncated`. */
   result: unknown;

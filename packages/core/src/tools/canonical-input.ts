@@ -3,7 +3,12 @@
  * same thing compare equal however the model ordered the fields.
  */
 export function canonicalInput(toolName: string, input: unknown): string {
-  return `${toolName}:${JSON.stringify(sortKeys(input))}`;
+  return `${toolName}:${canonicalJson(input)}`;
+}
+
+/** The JSON text of a value with object keys sorted at every depth (`undefined` as `null`). */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)) ?? 'null';
 }
 
 function sortKeys(value: unknown): unknown {

@@ -1,0 +1,136 @@
+/**
+ * The evidence behind a run's citations and the cause of a run that did not succeed, as the trace shows them: text
+ * lines for the timeline and HTML for the page (one collapsible block per citation). Built from `RunEvidence` only
+ * (see `buildRunEvidence` in core): what the model saw, never the adapters' raw data or an exception's text.
+ */
+import type { CitationEvidence, ModelFailureReport, RunEvidence, RunFailureCause } from '@diagnosis/core';
+import { describeStop, evidenceLines } from './render-report.ts';
+
+/**
+ * The page's font stacks. NOTE: Chinese needs a CJK font; a stock Debian machine has none, and Chromium then draws
+ * boxes. The stacks name the common CJK fonts of each platform (Debian: `apt-get install fonts-noto-cjk`).
+ */
+export const PAGE_FONT_STACK =
+  'system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei", "PingFang SC", "Microsoft YaHei", sans-serif';
+export const PAGE_MONO_FONT_STACK =
+  'ui-monospace, SFMono-Regular, Menlo, "Noto Sans Mono CJK SC", "Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei", "PingFang SC", "Microsoft YaHei", monospace';
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/** `HTTP 401 · APICallError`, `CONNECTION · APICallError · ECONNREFUSED`: identifiers only. */
+export function modelFailureText(failure: ModelFailureReport): string {
+  const status = failure.http_status === null ? null : `HTTP ${failure.http_status}`;
+  const parts = [failure.kind === 'HTTP' ? null : failure.kind, status, failure.error_class, failure.network_code];
+  return parts.filter((part) => part !== null).join(' · ');
+}
+
+/** The cause of a run that did not succeed, in one line: status, code, stop, the model endpoint's failure. */
+export function causeLine(cause: RunFailureCause): string {
+  const parts = [
+    cause.status,
+    cause.error_code,
+    cause.stop_reason === null ? null : `stop ${describeStop(cause.stop_reason, cause.collection_stop_reason)}`,
+    cause.model_failure === null ? null : `model endpoint ${modelFailureText(cause.model_failure)}`,
+  ].filter((part) => part !== null);
+  return parts.join(' · ');
+}
+
+/** The timeline's lines for the cause and the evidence: all of each observation, as stored (bounded). */
+export function renderEvidenceText(evidence: RunEvidence): string[] {
+  const lines: string[] = [];
+  if (evidence.failure !== null) {
+    lines.push('', `cause: ${causeLine(evidence.failure)}`);
+    if (evidence.failure.message !== null) lines.push(`  ${evidence.failure.message}`);
+    if (evidence.failure.reason !== null) lines.push(`  ${evidence.failure.reason}`);
+  }
+  if (evidence.citations.length > 0) {
+    const verified = evidence.citations.every((citation) => citation.verified);
+    lines.push('', verified ? 'evidence behind the citations:' : 'evidence the Draft cited (not published):');
+    for (const citation of evidence.citations) lines.push(...evidenceLines(citation, null));
+    if (evidence.omitted > 0) lines.push(`  … ${evidence.omitted} more citations not shown`);
+  }
+  return lines;
+}
+
+/** Why a chart or the timeline of a run is empty: the run never finished a model round, and what ended it (codes). */
+export function emptyReason(evidence: RunEvidence, status: string): string {
+  const cause = evidence.failure;
+  if (cause === null) {
+    return status === 'QUEUED' || status === 'RUNNING'
+      ? `No model round is recorded yet: the run is ${status}.`
+      : 'No model round is recorded for this run.';
+  }
+  return `No model round completed: the run ended ${causeLine(cause)}.`;
+}
+
+/** The cause block of the page, for a run that did not succeed (empty for one that did). */
+export function renderCauseHtml(evidence: RunEvidence): string {
+  const cause = evidence.failure;
+  if (cause === null) return '';
+  const rows = [
+    ['status', cause.status],
+    ['error code', cause.error_code],
+    ['stop reason', cause.stop_reason === null ? null : describeStop(cause.stop_reason, cause.collection_stop_reason)],
+    ['model endpoint', cause.model_failure === null ? null : modelFailureText(cause.model_failure)],
+    ['message', cause.message],
+    ['reason', cause.reason],
+  ].filter((row): row is [string, string] => row[1] !== null);
+  return `<section class="cause" id="cause"><h2>Why this run did not publish a diagnosis</h2><div class="facts">
+${rows.map(([name, value]) => `  <span class="muted">${escapeHtml(name)}</span><span>${escapeHtml(value)}</span>`).join('\n')}
+</div></section>`;
+}
+
+/** The anchor of a citation's block on the page (by position: a tool call id is the model's text). */
+export const evidenceAnchor = (index: number) => `evidence-${index + 1}`;
+
+/** One collapsible block per citation: the summary line, then the input and the observation the model saw. */
+export function renderEvidenceHtml(evidence: RunEvidence): string {
+  if (evidence.citations.length === 0) return '';
+  const verified = evidence.citations.every((citation) => citation.verified);
+  const title = verified ? 'Evidence behind the citations' : 'Evidence the Draft cited (not published)';
+  const blocks = evidence.citations.map((citation, index) => citationHtml(citation, index)).join('\n');
+  const omitted = evidence.omitted > 0 ? `<p class="muted">… ${evidence.omitted} more citations not shown</p>` : '';
+  return `<h2>${title}</h2>
+<p class="muted">For each check the report cites: what the agent asked (canonical input) and the observation it saw, exactly as audited.</p>
+${blocks}${omitted}`;
+}
+
+function citationHtml(citation: CitationEvidence, index: number): string {
+  const chips = [
+    citation.found ? '' : '<span class="chip bad">not in this run’s audit</span>',
+    citation.disposition === null || citation.disposition === 'EXECUTED'
+      ? ''
+      : `<span class="chip bad">${escapeHtml(`${citation.disposition} ${citation.code ?? ''}`.trim())}</span>`,
+    citation.evaluation === null
+      ? ''
+      : `<span class="chip">agent ${escapeHtml(citation.evaluation === 'PENDING' ? 'not judged' : citation.evaluation)}</span>`,
+    ...citation.verdicts.map(
+      (verdict) =>
+        `<span class="chip ${verdict.verdict === 'SUPPORTED' ? 'ok' : 'empty'}" title="${escapeHtml(verdict.reason)}">judge #${verdict.analysis_index + 1} ${escapeHtml(verdict.verdict)}${verdict.removed ? ' · removed' : ''}</span>`,
+    ),
+  ].join(' ');
+  const body = citation.found
+    ? `<h4>input</h4>${preBlock(citation.input, citation.input_truncated)}
+  <h4>observation the model saw</h4>${preBlock(citation.observation, citation.observation_truncated)}
+  ${citation.verdicts.map((verdict) => `<p class="cite">judge on finding ${verdict.analysis_index + 1}: ${escapeHtml(verdict.verdict)} — ${escapeHtml(verdict.reason)}</p>`).join('')}`
+    : '<p class="muted">The Draft cites an id that no tool call of this run had.</p>';
+  return `<details class="evidence" id="${evidenceAnchor(index)}"><summary><code>${escapeHtml(citation.tool_call_id)}</code> ${escapeHtml(citation.summary)} ${chips}</summary>
+  ${body}</details>`;
+}
+
+/** A JSON text pretty-printed when it parses, else as it is; a cut is said. */
+function preBlock(text: string | null, truncated: boolean): string {
+  if (text === null) return '<p class="muted">none recorded</p>';
+  let shown = text;
+  if (!truncated) {
+    try {
+      shown = JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      shown = text;
+    }
+  }
+  const cut = truncated ? '<p class="muted">cut: not all of it is stored or shown</p>' : '';
+  return `<pre>${escapeHtml(shown)}</pre>${cut}`;
+}

@@ -1,0 +1,237 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DiagnosisResult, loadRunEvidence } from '@diagnosis/core';
+import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadRunTrace, renderHtml, renderTimeline } from '../../scripts/trace-render.ts';
+import {
+  CHROMIUM,
+  fontconfigWithoutCjk,
+  inkShare,
+  isCjkFontName,
+  type PageVisit,
+  visitPage,
+} from '../support/chromium.ts';
+import { localDynamoClient } from '../support/dynamodb.ts';
+import { startE2eWorld } from '../support/e2e-world.ts';
+import { e1001Recording, httpEvent, lambdaContext } from '../support/lambda-events.ts';
+
+if (CHROMIUM === undefined && !process.env.CI) {
+  console.warn('\n!!! Chromium not found (apt-get install chromium): the trace page font tests are SKIPPED !!!\n');
+}
+
+let world: Awaited<ReturnType<typeof startE2eWorld>>;
+let store: ReturnType<typeof createDynamoAuditStore>;
+let client: ReturnType<typeof localDynamoClient>;
+let pages: string;
+const recording = e1001Recording();
+
+beforeAll(async () => {
+  // The deployed default: the judge's verdicts are part of the evidence view.
+  world = await startE2eWorld({ SEMANTIC_GUARD: 'enforce' });
+  client = localDynamoClient();
+  store = createDynamoAuditStore({ client, tableName: world.tableName });
+  pages = mkdtempSync(join(tmpdir(), 'trace-pages-'));
+});
+afterAll(async () => {
+  await world?.cleanup();
+  client?.destroy();
+  rmSync(pages, { recursive: true, force: true });
+});
+
+const diagnose = (runId: string) =>
+  world.handlers.diagnose(
+    { runId, sessionId: 'ops-evidence', enterpriseId: 'E1001', query: recording.query },
+    lambdaContext(60_000),
+  ) as Promise<DiagnosisResult>;
+
+/** The stored observation text of a run's tool call, straight from the table. */
+async function storedObservation(runId: string, toolCallId: string): Promise<string> {
+  const item = (await world.items()).find(
+    (candidate) =>
+      candidate.pk === `RUN#${runId}` &&
+      candidate.entity === 'tool_invocation' &&
+      candidate.tool_call_id === toolCallId,
+  );
+  return String(item?.observation);
+}
+
+async function writePage(runId: string): Promise<string> {
+  const trace = await loadRunTrace(store, runId, false);
+  if (trace === null) throw new Error(`no run ${runId}`);
+  const path = join(pages, `${runId}.html`);
+  writeFileSync(path, renderHtml(trace));
+  return path;
+}
+
+/**
+ * How wide a Chinese string is drawn in the page's own font stack, in ems per character: a CJK font draws each
+ * character one em wide; the boxes drawn where no font has the glyph are far narrower (≈ 0.4 em).
+ */
+const CJK_WIDTH_PROBE = `(async () => {
+  await document.fonts.ready;
+  const probe = document.createElement('span');
+  probe.style.font = '32px ' + getComputedStyle(document.body).fontFamily;
+  probe.textContent = '订单失败为什么';
+  document.body.append(probe);
+  const width = probe.getBoundingClientRect().width;
+  probe.remove();
+  const blocks = [...document.querySelectorAll('details.evidence')].map(
+    (block) => block.querySelectorAll('pre').length + ':' + block.open,
+  );
+  return { emsPerCharacter: width / (7 * 32), blocks: blocks.join(',') };
+})()`;
+
+const emsPerCharacter = (visit: PageVisit) => (visit.evaluate as { emsPerCharacter: number }).emsPerCharacter;
+
+/**
+ * Whether the page's Chinese was drawn with a CJK font: by the platform fonts Chromium used, and by width. NOTE: not by
+ * `document.fonts.check('16px "Noto Sans CJK SC"', '订单')`: for a local font with no @font-face, Chromium 156 answers
+ * true whether or not the font is installed (measured with the CJK fonts hidden), so that check could not fail.
+ */
+function drawnWithCjkFont(visit: PageVisit): boolean {
+  const cjk = visit.platformFonts.filter((font) => isCjkFontName(font.familyName));
+  const glyphs = cjk.reduce((sum, font) => sum + font.glyphCount, 0);
+  // The query `E1001 的订单从 14:05 开始大量失败，为什么？` has 15 CJK characters and full-width punctuation.
+  return glyphs >= 15 && emsPerCharacter(visit) > 0.9;
+}
+
+describe('the evidence behind each citation, through the Diagnose Lambda and DynamoDB Local', () => {
+  const published = `evidence-${Date.now().toString(36)}`;
+
+  it('gives every published citation its tool, canonical input, the audited observation and the judge’s verdicts', async () => {
+    world.server.script.push(...structuredClone(recording.responses));
+    world.server.judgeScript.push(...structuredClone(recording.judgeResponses));
+    const result = await diagnose(published);
+    expect(result.status).toBe('PUBLISHED');
+
+    const loaded = await loadRunEvidence(store, published);
+    const citations = loaded?.evidence.citations ?? [];
+    expect(citations.map((citation) => [citation.tool_call_id, citation.tool_name])).toEqual([
+      ['call_00_Hs7dFq2WkZ9nB4vXeR6tMy3c', 'query_logs'],
+      ['call_00_Jp5tGm8XcV1bN7qWzK4sLd2e', 'query_logs'],
+      ['call_00_Rk9nTz3QmW6pX2vBcH8yFs5g', 'query_logs'],
+      ['call_00_Vw3kQz8RbN2mT6yHcJ5pLx1a', 'lookup_knowledge'],
+    ]);
+    for (const citation of citations) {
+      expect(citation).toMatchObject({ verified: true, found: true, disposition: 'EXECUTED', status: 'READY' });
+      // Exactly the observation the audit recorded for the call: what the model saw.
+      expect(citation.observation).toBe(await storedObservation(published, citation.tool_call_id));
+      expect(citation.observation_truncated).toBe(false);
+    }
+    expect(citations[1]).toMatchObject({
+      input:
+        '{"end_time":"2026-11-30T15:00:00+08:00","keyword":"HikariPool","limit":10,"service":"payment-gateway","start_time":"2026-11-30T14:00:00+08:00"}',
+      summary:
+        'query_logs payment-gateway 2026-11-30 14:00–15:00 keyword=HikariPool limit=10 → 67 matching lines, 10 shown',
+      evaluation: 'GAINED',
+      verdicts: [{ analysis_index: 1, verdict: 'SUPPORTED', removed: false }],
+    });
+    expect(citations[2]?.verdicts).toMatchObject([
+      { analysis_index: 2, verdict: 'SUPPORTED', removed: false },
+      { analysis_index: 3, verdict: 'UNCLEAR', removed: true },
+    ]);
+    expect(loaded?.evidence.failure).toBeNull();
+  });
+
+  it('shows each citation’s tool, input and observation in the trace text', async () => {
+    const trace = await loadRunTrace(store, published, false);
+    const text = renderTimeline(trace ?? (undefined as never));
+    expect(text).toContain('evidence behind the citations:');
+    for (const citation of trace?.evidence.citations ?? []) {
+      expect(text).toContain(`  ${citation.tool_call_id}  ${citation.summary}`);
+      expect(text).toContain(`    input: ${citation.input}`);
+      expect(text).toContain(`    observation (EXECUTED READY): ${citation.observation}`);
+    }
+    // Every tool line of the timeline says what was asked and what came back, not only its status.
+    expect(text).toContain(
+      '    lookup_knowledge “订单失败 支付超时 排查” service=order-service top_k=3 → 3 runbook hits: 订单服务下单失败排查',
+    );
+  });
+
+  it('keeps raw evidence off GET /runs/{runId}: that route shows status and report, the audit route the evidence', async () => {
+    const response = (await world.handlers.getRun(
+      httpEvent({ method: 'GET', path: `/runs/${published}`, pathParameters: { runId: published } }),
+      lambdaContext(5_000),
+    )) as { statusCode: number; body: string };
+    expect(response.statusCode).toBe(200);
+    expect(response.body).not.toContain('HikariPool-1 - pool stats');
+    expect(JSON.parse(response.body)).not.toHaveProperty('evidence');
+  });
+
+  it('says why a failed run has no rounds, charts or citations: its cause, never the endpoint’s answer', async () => {
+    const failed = `evidence-failed-${Date.now().toString(36)}`;
+    world.server.script.push({ status: 401, body: { error: { message: 'EVIDENCE-BODY-MARKER invalid key' } } });
+    const result = await diagnose(failed);
+    expect(result.status).toBe('FAILED');
+
+    const loaded = await loadRunEvidence(store, failed);
+    expect(loaded?.evidence).toEqual({
+      citations: [],
+      omitted: 0,
+      failure: {
+        status: 'FAILED',
+        stop_reason: null,
+        collection_stop_reason: null,
+        error_code: 'MODEL_FAILED',
+        model_failure: { kind: 'HTTP', http_status: 401, error_class: 'APICallError', network_code: null },
+        message: expect.any(String),
+        reason: null,
+      },
+    });
+    const trace = await loadRunTrace(store, failed, true);
+    const text = renderTimeline(trace ?? (undefined as never));
+    expect(text).toContain('No model round completed: the run ended FAILED · MODEL_FAILED · model endpoint HTTP 401');
+    expect(text).toContain('cause: FAILED · MODEL_FAILED · model endpoint HTTP 401 · APICallError');
+    const html = renderHtml(trace ?? (undefined as never));
+    expect(html).toContain('Why this run did not publish a diagnosis');
+    // Both charts and the timeline say why they are empty.
+    expect(html.match(/<p class="empty">No model round completed: the run ended FAILED · MODEL_FAILED/g)).toHaveLength(
+      3,
+    );
+    expect(`${text}${html}`).not.toContain('EVIDENCE-BODY-MARKER');
+  });
+});
+
+describe.skipIf(!CHROMIUM && !process.env.CI)('the trace page in headless Chromium', () => {
+  const runId = `evidence-page-${Date.now().toString(36)}`;
+  let page = '';
+
+  beforeAll(async () => {
+    world.server.script.push(...structuredClone(recording.responses));
+    world.server.judgeScript.push(...structuredClone(recording.judgeResponses));
+    await diagnose(runId);
+    page = await writePage(runId);
+  });
+
+  it('draws the Chinese text with a CJK font, shows one collapsible block per citation, and is not blank', async () => {
+    const visit = await visitPage(`file://${page}`, CJK_WIDTH_PROBE, { fontsOf: '#query', fullPage: true });
+    expect(visit.consoleErrors).toEqual([]);
+    expect(visit.platformFonts.some((font) => isCjkFontName(font.familyName))).toBe(true);
+    expect(drawnWithCjkFont(visit)).toBe(true);
+    // A page of text and charts: well over 2% of its pixels are not background.
+    expect(inkShare(visit.screenshot)).toBeGreaterThan(0.02);
+    // Four citations, each a closed <details> with its input and its observation.
+    expect((visit.evaluate as { blocks: string }).blocks).toBe('2:false,2:false,2:false,2:false');
+  });
+
+  it('fails those checks where no CJK font is installed, and on a blank page', async () => {
+    const fonts = fontconfigWithoutCjk();
+    try {
+      const visit = await visitPage(`file://${page}`, CJK_WIDTH_PROBE, {
+        fontsOf: '#query',
+        environment: { FONTCONFIG_FILE: fonts.file },
+      });
+      expect(visit.platformFonts.length).toBeGreaterThan(0);
+      expect(visit.platformFonts.some((font) => isCjkFontName(font.familyName))).toBe(false);
+      expect(emsPerCharacter(visit)).toBeLessThan(0.9);
+      expect(drawnWithCjkFont(visit)).toBe(false);
+    } finally {
+      fonts.cleanup();
+    }
+    const blank = join(pages, 'blank.html');
+    writeFileSync(blank, '<!doctype html><html><body></body></html>');
+    expect(inkShare((await visitPage(`file://${blank}`, '1')).screenshot)).toBe(0);
+  });
+});
