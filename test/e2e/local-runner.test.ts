@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, distinctColours, visitPage } from '../support/chromium.ts';
 import { startDeepSeekServer, wireText } from '../support/deepseek-server.ts';
-import { e1001Recording } from '../support/lambda-events.ts';
+import { e1001ScriptedConversation } from '../support/lambda-events.ts';
 import { supportedDraft } from '../support/run-fixtures.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -13,7 +13,7 @@ if (CHROMIUM === undefined && !process.env.CI) {
   console.warn('\n!!! Chromium not found (apt-get install chromium): the trace page rendering test is SKIPPED !!!\n');
 }
 const NODE = process.execPath;
-const recording = e1001Recording();
+const conversation = e1001ScriptedConversation();
 let server: Awaited<ReturnType<typeof startDeepSeekServer>>;
 let dataDir: string;
 
@@ -97,7 +97,7 @@ async function runIdOf(runner: ReturnType<typeof start>): Promise<string> {
 async function runnerWaitingForTheModel() {
   const before = server.requests.length;
   server.script.push(() => new Promise(() => undefined));
-  const runner = start('scripts/diagnose.ts', [recording.query]);
+  const runner = start('scripts/diagnose.ts', [conversation.query]);
   const deadline = Date.now() + 20_000;
   while (server.requests.length === before && Date.now() < deadline) await new Promise((wait) => setTimeout(wait, 50));
   return runner;
@@ -107,9 +107,9 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
   let publishedRunId = '';
 
   it('publishes the E1001 diagnosis with --json, exit 0, and leaves the run in the table and no JVM behind', async () => {
-    server.script.push(...structuredClone(recording.responses));
-    server.judgeScript.push(...structuredClone(recording.judgeResponses));
-    const finished = await diagnose([recording.query, '--enterprise', 'E1001', '--json']);
+    server.script.push(...structuredClone(conversation.responses));
+    server.judgeScript.push(...structuredClone(conversation.judgeResponses));
+    const finished = await diagnose([conversation.query, '--enterprise', 'E1001', '--json']);
     expect(finished.code).toBe(0);
     const result = JSON.parse(finished.stdout);
     expect(Object.keys(result).sort()).toEqual(['progress', 'report', 'runId', 'status', 'stopReason', 'usage']);
@@ -132,9 +132,9 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
   });
 
   it('shows a live timeline and the report for a person without --json', async () => {
-    server.script.push(...structuredClone(recording.responses));
-    server.judgeScript.push(...structuredClone(recording.judgeResponses));
-    const finished = await diagnose([recording.query]);
+    server.script.push(...structuredClone(conversation.responses));
+    server.judgeScript.push(...structuredClone(conversation.judgeResponses));
+    const finished = await diagnose([conversation.query]);
     expect(finished.code).toBe(0);
     expect(finished.stderr).toMatch(/▸ round 1 .* tokens .* s {2}calls lookup_knowledge/);
     expect(finished.stderr).toMatch(/⚙ query_logs call_00_\w+ {2}READY, evidence/);
@@ -148,21 +148,21 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
 
   it('exits 2 on a fallback', async () => {
     server.script.push(wireText(JSON.stringify(supportedDraft(['call_00_invented']))));
-    const finished = await diagnose([recording.query, '--json']);
+    const finished = await diagnose([conversation.query, '--json']);
     expect(finished.code).toBe(2);
     expect(JSON.parse(finished.stdout)).toMatchObject({ status: 'FALLBACK' });
   });
 
   it('exits 1 on a failed run', async () => {
     server.script.push({ status: 500, body: { error: { message: 'boom' } } });
-    const finished = await diagnose([recording.query, '--json']);
+    const finished = await diagnose([conversation.query, '--json']);
     expect(finished.code).toBe(1);
     expect(JSON.parse(finished.stdout)).toMatchObject({ status: 'FAILED', report: { error_code: 'MODEL_FAILED' } });
   });
 
   it('says what to check when the model endpoint refuses the key, and shows none of its answer', async () => {
     server.script.push({ status: 401, body: { error: { message: 'RUNNER-BODY-MARKER invalid key sk-runner-test' } } });
-    const finished = await diagnose([recording.query]);
+    const finished = await diagnose([conversation.query]);
     expect(finished.code).toBe(1);
     expect(finished.stdout).toContain('诊断失败 (FAILED)');
     expect(finished.stdout).toContain('Model endpoint: HTTP 401 · APICallError');
@@ -186,7 +186,7 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
   });
 
   it('exits 1 pointing to the demo when there is no model key', async () => {
-    const finished = await diagnose([recording.query], { DIAGNOSIS_MODEL_API_KEY: '' });
+    const finished = await diagnose([conversation.query], { DIAGNOSIS_MODEL_API_KEY: '' });
     expect(finished.code).toBe(1);
     expect(finished.stderr).toContain('npm run demo');
     expect(jvmsOfThisTest()).toEqual([]);
@@ -251,7 +251,7 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
         const htmlPath = join(dataDir, 'traces', `${publishedRunId}.html`);
         const html = readFileSync(htmlPath, 'utf8');
         expect(html).not.toMatch(/https?:|\/\/[a-z]|<script|<link|<img|@import|url\(/i);
-        expect(html).not.toContain(recording.responses[0]?.choices[0]?.message.reasoning_content);
+        expect(html).not.toContain(conversation.responses[0]?.choices[0]?.message.reasoning_content);
 
         const visit = await visitPage(
           `file://${htmlPath}`,
@@ -264,7 +264,7 @@ describe('npm run diagnose (the local runner, in a child process)', () => {
     );
 
     it('shows the reasoning only with --include-reasoning', async () => {
-      const reasoning = recording.responses[0]?.choices[0]?.message.reasoning_content ?? '';
+      const reasoning = conversation.responses[0]?.choices[0]?.message.reasoning_content ?? '';
       const plain = await start('scripts/trace.ts', [publishedRunId]).done;
       expect(plain.stdout).not.toContain(reasoning);
       const withReasoning = await start('scripts/trace.ts', [publishedRunId, '--include-reasoning']).done;

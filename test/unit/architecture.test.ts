@@ -18,6 +18,7 @@ const LAYERS = [
   ['harness'],
   ['agent'],
   ['release'],
+  ['report'],
   ['service'],
 ];
 const rank = new Map(LAYERS.flatMap((folders, index) => folders.map((folder) => [folder, index] as const)));

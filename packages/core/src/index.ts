@@ -58,6 +58,12 @@ export type { SemanticGuardConfig, SemanticGuardReport, SemanticReview } from '.
 /** The SemanticGuard: a separate judge call (no tools, its own instructions and budget) and how enforce applies it. */
 export { applyVerdicts, reviewDraftSemantics } from './release/semantic-guard.ts';
 export { buildSemanticGuardInstructions, SEMANTIC_GUARD_TITLE } from './release/semantic-guard-prompt.ts';
+/** The evidence behind each citation of a published report, from the run's own audit (tool, input, observation). */
+export {
+  type AuditedInvocation,
+  buildCitationEvidence,
+  type CitationEvidence,
+} from './report/citation-evidence.ts';
 export {
   ENTERPRISE_ID_PATTERN,
   isEnterpriseId,
@@ -111,6 +117,10 @@ export type {
   VerifiedCitation,
 } from './store/run-store.ts';
 export { isEnded, RUN_STATUSES } from './store/run-store.ts';
+/** A listener beside the run's store: the audit events in the harness's own order, for a live view. */
+export { type AuditListener, teeAuditStore } from './store/tee-audit-store.ts';
+/** A tool call in a few words (what was asked, what came back), bounded and free of control characters. */
+export { describeToolCall, MAX_DESCRIPTION_CHARS } from './tools/describe-tool-call.ts';
 export type {
   AdapterResult,
   EvidenceAdapter,

@@ -6,10 +6,15 @@
  * E1001 conversation from a loopback server (no key), each model round after `--model-latency` milliseconds.
  */
 import { readFileSync } from 'node:fs';
+import { type DeepSeekResponse, loadScriptedConversation, startDeepSeekServer } from '@diagnosis/devkit';
 import { ulid } from 'ulid';
-import { lambdaContext } from '../functions/setup/lambda-context.ts';
-import { startLocalRuntime } from './local-runtime.ts';
-import { type DeepSeekResponse, startDeepSeekServer } from './replay-model-server.ts';
+import { composeDiagnoseFunction } from '../../../../functions/setup/diagnose-function.ts';
+import { lambdaContext } from '../../../../functions/setup/lambda-context.ts';
+import { createObservability } from '../../../../functions/setup/observability.ts';
+import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
+import { startLocalRuntime } from '../local/local-runtime.ts';
+import { buildLocalSettings } from '../local/local-settings.ts';
+import { localLogDestination } from '../local/run-local-diagnosis.ts';
 import { type LocalBatchReport, runLocalBatch } from './run-local-batch.ts';
 
 export interface BatchCommandOptions {
@@ -47,21 +52,21 @@ export function parseRequestLines(text: string): Record<string, unknown>[] {
  * each SemanticGuard request the scripted judge's answer.
  */
 async function startScriptedModel(count: number, latencyMs: number) {
-  const recording = JSON.parse(
-    readFileSync(new URL('../examples/demo/e1001-conversation.json', import.meta.url), 'utf8'),
-  ) as { responses: DeepSeekResponse[]; judgeResponses: DeepSeekResponse[] };
+  const conversation = loadScriptedConversation();
   const answer = async (request: Record<string, unknown>) => {
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
     const messages = Array.isArray(request.messages) ? (request.messages as { role?: unknown }[]) : [];
     const round = messages.filter((message) => message.role === 'assistant').length;
-    return structuredClone(recording.responses[Math.min(round, recording.responses.length - 1)] as DeepSeekResponse);
+    return structuredClone(
+      conversation.responses[Math.min(round, conversation.responses.length - 1)] as DeepSeekResponse,
+    );
   };
   const judge = async () => {
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-    return structuredClone(recording.judgeResponses[0] as DeepSeekResponse);
+    return structuredClone(conversation.judgeResponses[0] as DeepSeekResponse);
   };
   return startDeepSeekServer(
-    Array.from({ length: count * recording.responses.length * 2 }, () => answer),
+    Array.from({ length: count * conversation.responses.length * 2 }, () => answer),
     Array.from({ length: count * 2 }, () => judge),
   );
 }
@@ -78,63 +83,66 @@ export function renderBatchReport(report: LocalBatchReport, options: BatchComman
   ].join('\n');
 }
 
-export async function runBatchCommand(options: BatchCommandOptions): Promise<number> {
+export async function runBatchCommand(options: BatchCommandOptions, io: CliIo): Promise<number> {
   let requests: Record<string, unknown>[];
   try {
     requests = parseRequestLines(readFileSync(options.path, 'utf8'));
   } catch (error) {
-    process.stderr.write(`${options.path}: ${(error as Error).message}\n`);
-    return 1;
+    const reason = error instanceof Error && error.message.startsWith('line ') ? error.message : 'cannot be read';
+    throw new CliError(EXIT.USAGE, `${printable(options.path)}: ${reason}`);
+  }
+  if (!options.scriptedModel && (io.env.DIAGNOSIS_MODEL_API_KEY ?? '') === '') {
+    throw new CliError(
+      EXIT.UNAVAILABLE,
+      'no model key: set DIAGNOSIS_MODEL_API_KEY, or run the batch with --scripted-model',
+    );
   }
   const model = options.scriptedModel ? await startScriptedModel(requests.length, options.modelLatencyMs) : undefined;
-  if (model !== undefined) {
-    process.env.DIAGNOSIS_MODEL_BASE_URL = model.baseURL;
-    process.env.DIAGNOSIS_MODEL_API_KEY = 'scripted-model-no-key';
-    process.env.DIAGNOSIS_MODEL_ID = 'deepseek-v4-flash';
-  } else if ((process.env.DIAGNOSIS_MODEL_API_KEY ?? '') === '') {
-    process.stderr.write('No model key: set DIAGNOSIS_MODEL_API_KEY, or run the batch with --scripted-model.\n');
-    return 1;
-  }
-  if (options.cap !== undefined) process.env.TENANT_MAX_CONCURRENT_RUNS = String(options.cap);
-  // NOTE: the handler logs JSON lines and EMF metrics for CloudWatch; a local batch keeps only its own report.
-  const original = { log: console.log, info: console.info, warn: console.warn, error: console.error };
-  Object.assign(console, {
-    log: () => undefined,
-    info: () => undefined,
-    warn: () => undefined,
-    error: () => undefined,
-  });
-  const runtime = await startLocalRuntime();
+  const overrides: Record<string, string> = {
+    ...(model === undefined
+      ? {}
+      : {
+          DIAGNOSIS_MODEL_BASE_URL: model.baseURL,
+          DIAGNOSIS_MODEL_API_KEY: 'scripted-model-no-key',
+          DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash',
+        }),
+    ...(options.cap === undefined ? {} : { TENANT_MAX_CONCURRENT_RUNS: String(options.cap) }),
+  };
+  let runtime: Awaited<ReturnType<typeof startLocalRuntime>> | undefined;
   try {
-    const handler = (await import('../functions/diagnose.ts')).handler as unknown as (
-      event: unknown,
-      context: unknown,
-    ) => Promise<unknown>;
+    runtime = await startLocalRuntime(io.env);
+    const settings = buildLocalSettings(io.env, runtime, overrides);
+    const log = localLogDestination(io.env);
+    // NOTE: the function's JSON log lines and EMF metrics go to the log file; stdout keeps only the batch's report.
+    const { handler, dynamo } = await composeDiagnoseFunction(settings, createObservability('Diagnose', log.write));
     const say = (text: string) => {
-      if (!options.json) process.stderr.write(`${text}\n`);
+      if (!options.json) io.stderr(`${text}\n`);
     };
     say(
-      `DynamoDB Local at ${runtime.endpoint}, table ${runtime.tableName}; model: ${model === undefined ? (process.env.DIAGNOSIS_MODEL_BASE_URL ?? 'DeepSeek') : `SCRIPTED (the demo's hand-written E1001 conversation and judge answer, ${options.modelLatencyMs} ms per round)`}`,
+      `DynamoDB at ${runtime.endpoint}, table ${runtime.tableName}; model: ${model === undefined ? settings.DIAGNOSIS_MODEL_BASE_URL : `SCRIPTED (the demo's hand-written E1001 conversation and judge answer, ${options.modelLatencyMs} ms per round)`}; log lines: ${log.path}`,
     );
-    const report = await runLocalBatch({
-      requests,
-      concurrency: options.concurrency,
-      executionName: `batch-${ulid()}`,
-      invoke: (payload) => handler(payload, lambdaContext(options.timeoutSeconds * 1_000)),
-    });
-    if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    else {
-      for (const result of report.results) {
-        const item = result as { runId?: string; status?: string; Error?: string };
-        process.stdout.write(`${item.runId ?? '(no run)'}  ${item.status ?? item.Error}\n`);
+    try {
+      const report = await runLocalBatch({
+        requests,
+        concurrency: options.concurrency,
+        executionName: `batch-${ulid()}`,
+        invoke: (payload) => handler(payload, lambdaContext(options.timeoutSeconds * 1_000)),
+      });
+      if (options.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+      else {
+        for (const result of report.results) {
+          const item = result as { runId?: string; status?: string; Error?: string };
+          io.stdout(`${item.runId ?? '(no run)'}  ${item.status ?? item.Error}\n`);
+        }
+        io.stdout(`${renderBatchReport(report, options, String(settings.TENANT_MAX_CONCURRENT_RUNS))}\n`);
       }
-      process.stdout.write(`${renderBatchReport(report, options, process.env.TENANT_MAX_CONCURRENT_RUNS ?? '4')}\n`);
+      const failures = report.total - (report.outcomes.PUBLISHED ?? 0) - (report.outcomes.FALLBACK ?? 0);
+      return failures === 0 ? EXIT.OK : EXIT.FAILED;
+    } finally {
+      dynamo.destroy();
     }
-    const failures = report.total - (report.outcomes.PUBLISHED ?? 0) - (report.outcomes.FALLBACK ?? 0);
-    return failures === 0 ? 0 : 1;
   } finally {
-    Object.assign(console, original);
-    await runtime.stop();
+    await runtime?.stop();
     await model?.close();
   }
 }

@@ -1,99 +1,131 @@
-/**
- * `npm run diagnose -- "<query>" [--enterprise E1001] [--session S] [--continue] [--timeout 300] [--json]`
- * Diagnoses with a real model through the real handler, on this machine's embedded defaults.
- * `npm run diagnose -- --batch requests.jsonl --concurrency K [--cap N] [--scripted-model [--model-latency MS]]`
- * runs a batch through DiagnosisBatch's definition (see `diagnose-batch.ts`).
- */
-import { parseArgs } from 'node:util';
-import { runBatchCommand } from './diagnose-batch.ts';
-import { runLocalDiagnosis } from './run-local-diagnosis.ts';
+import { isEnterpriseId, isSessionId } from '@diagnosis/core';
+import { runBatchCommand } from '../batch/diagnose-batch.ts';
+import { CliError, type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
+import { runLocalDiagnosis } from '../local/run-local-diagnosis.ts';
 
-const USAGE = [
-  'usage: npm run diagnose -- "<query>" [--enterprise E1001] [--session S] [--continue] [--timeout 300] [--json]',
-  '       npm run diagnose -- --batch requests.jsonl --concurrency K [--cap N] [--scripted-model [--model-latency MS]]',
-].join('\n');
-
-async function main(): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse();
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
-    return 1;
-  }
-  const { values, positionals } = parsed;
-  if (values.batch !== undefined) return batch(values, positionals);
-  const query = positionals.join(' ');
-  const timeout = Number(values.timeout);
-  if (query.trim() === '' || !Number.isFinite(timeout) || timeout < 1 || timeout > 900) {
-    process.stderr.write(`${USAGE}\n`);
-    return 1;
-  }
-  if ((process.env.DIAGNOSIS_MODEL_API_KEY ?? '') === '') {
-    process.stderr.write(
-      [
-        'No model key: set DIAGNOSIS_MODEL_API_KEY (DeepSeek by default; any OpenAI-compatible server works with',
-        'DIAGNOSIS_MODEL_BASE_URL and DIAGNOSIS_MODEL_ID, e.g. a local Ollama at http://127.0.0.1:11434/v1).',
-        'To see the whole pipeline without a key, run: npm run demo',
-        '',
-      ].join('\n'),
-    );
-    return 1;
-  }
-  return runLocalDiagnosis({
-    query,
-    enterpriseId: values.enterprise,
-    sessionId: values.session ?? `local-${new Date().toISOString().slice(0, 10)}`,
-    continueSession: values.continue,
-    timeoutSeconds: timeout,
-    json: values.json,
-  });
-}
-
-function parse() {
-  return parseArgs({
-    allowPositionals: true,
-    options: {
-      enterprise: { type: 'string', default: 'E1001' },
-      session: { type: 'string' },
-      continue: { type: 'boolean', default: false },
-      timeout: { type: 'string', default: '300' },
-      json: { type: 'boolean', default: false },
-      batch: { type: 'string' },
-      concurrency: { type: 'string', default: '4' },
-      cap: { type: 'string' },
-      'scripted-model': { type: 'boolean', default: false },
-      'model-latency': { type: 'string', default: '0' },
+/** `diagnosis diagnose`: one diagnosis with a real model, or a batch through the DiagnosisBatch definition. */
+export const diagnoseCommand: Command = {
+  name: 'diagnose',
+  summary: 'diagnose an incident with a real model (or a batch of requests)',
+  synopsis: '"<query>" [options]  |  --batch <file.jsonl> [batch options]',
+  description: [
+    'Runs one diagnosis on this machine through the real Diagnose function: the model of DIAGNOSIS_MODEL_BASE_URL',
+    '(DeepSeek by default, key in DIAGNOSIS_MODEL_API_KEY), DynamoDB Local under .data/ (or DYNAMODB_ENDPOINT), the',
+    "example world's runbooks and logs, MySQL from MYSQL_URL. Shows each round and tool call live on stderr and the",
+    'report on stdout. With --batch, runs a JSON Lines file of requests through the DiagnosisBatch state machine.',
+  ],
+  arguments: [['<query>', 'the question, in any language (at most 4,096 UTF-8 bytes)']],
+  options: [
+    { name: 'enterprise', type: 'string', value: '<id>', description: 'the tenant (A-Z, 0-9, _ -)', default: 'E1001' },
+    { name: 'session', type: 'string', value: '<id>', description: 'the session', default: 'local-<date>' },
+    {
+      name: 'continue',
+      type: 'boolean',
+      description: "continue the session: its last published diagnosis is the model's previous turn",
     },
-  });
-}
-
-async function batch(values: ReturnType<typeof parse>['values'], positionals: string[]): Promise<number> {
-  const concurrency = Number(values.concurrency);
-  const cap = values.cap === undefined ? undefined : Number(values.cap);
-  const latency = Number(values['model-latency']);
-  const timeout = Number(values.timeout);
-  const whole = (value: number, max: number) => Number.isSafeInteger(value) && value >= 1 && value <= max;
-  if (
-    positionals.length > 0 ||
-    !whole(concurrency, 1_000) ||
-    (cap !== undefined && !whole(cap, 256)) ||
-    !Number.isSafeInteger(latency) ||
-    latency < 0 ||
-    !whole(timeout, 900)
-  ) {
-    process.stderr.write(`${USAGE}\n`);
-    return 1;
-  }
-  return runBatchCommand({
-    path: values.batch ?? '',
-    concurrency,
-    ...(cap === undefined ? {} : { cap }),
-    scriptedModel: values['scripted-model'],
-    modelLatencyMs: latency,
-    timeoutSeconds: timeout,
-    json: values.json,
-  });
-}
-
-process.exit(await main());
+    {
+      name: 'timeout',
+      type: 'string',
+      value: '<seconds>',
+      description: "the invocation's time, 1-900",
+      default: '300',
+    },
+    {
+      name: 'json',
+      type: 'boolean',
+      description: 'print only the result object, with the evidence behind each citation',
+    },
+    {
+      name: 'batch',
+      type: 'string',
+      value: '<file>',
+      description: 'run a batch: one { sessionId, enterpriseId, query } per line',
+    },
+    {
+      name: 'concurrency',
+      type: 'string',
+      value: '<n>',
+      description: "batch: the Map's MaxConcurrency, 1-1000",
+      default: '4',
+    },
+    { name: 'cap', type: 'string', value: '<n>', description: 'batch: TENANT_MAX_CONCURRENT_RUNS, 1-256' },
+    {
+      name: 'scripted-model',
+      type: 'boolean',
+      description: "batch: answer every run with the demo's scripted conversation (no key)",
+    },
+    {
+      name: 'model-latency',
+      type: 'string',
+      value: '<ms>',
+      description: 'batch, scripted model: delay per round',
+      default: '0',
+    },
+  ],
+  examples: [
+    'export DIAGNOSIS_MODEL_API_KEY=sk-…',
+    'diagnosis diagnose "E1001 的订单从 14:05 开始大量失败，为什么？" --enterprise E1001',
+    'diagnosis diagnose "回滚之后还需要做什么？" --session ops-42 --continue',
+    'diagnosis diagnose "…" --json > result.json',
+    'diagnosis diagnose --batch examples/batch/e1001-requests.jsonl --concurrency 4 --scripted-model',
+  ],
+  exitCodes: [
+    [EXIT.FAILED, 'the run FAILED'],
+    [EXIT.FALLBACK, 'the run ended with a FALLBACK report'],
+    [EXIT.USAGE, 'bad usage or input (the query too large, an invalid id)'],
+    [EXIT.UNAVAILABLE, 'no model key, or no DynamoDB'],
+    [EXIT.CONFIG, 'an invalid setting in the environment'],
+    [EXIT.INTERRUPTED, 'cancelled with Ctrl-C'],
+  ],
+  async run({ values, positionals }, io) {
+    const timeoutSeconds = wholeNumber('timeout', String(values.timeout ?? '300'), 1, 900);
+    if (values.batch !== undefined) {
+      if (positionals.length > 0) throw usageError('a batch takes no query: the queries are in the file');
+      const cap = values.cap === undefined ? undefined : wholeNumber('cap', String(values.cap), 1, 256);
+      return runBatchCommand(
+        {
+          path: String(values.batch),
+          concurrency: wholeNumber('concurrency', String(values.concurrency ?? '4'), 1, 1_000),
+          ...(cap === undefined ? {} : { cap }),
+          scriptedModel: values['scripted-model'] === true,
+          modelLatencyMs: wholeNumber('model-latency', String(values['model-latency'] ?? '0'), 0, 600_000),
+          timeoutSeconds,
+          json: values.json === true,
+        },
+        io,
+      );
+    }
+    for (const batchOnly of ['concurrency', 'cap', 'scripted-model', 'model-latency']) {
+      if (values[batchOnly] !== undefined) throw usageError(`--${batchOnly} is an option of --batch`);
+    }
+    const query = positionals.join(' ');
+    if (query.trim() === '') throw usageError('no query: diagnosis diagnose "<query>" (see --help)');
+    const enterpriseId = String(values.enterprise ?? 'E1001');
+    if (!isEnterpriseId(enterpriseId)) {
+      throw usageError(
+        `bad enterprise id '${printable(enterpriseId)}': upper-case letters, digits, _ and - (e.g. E1001)`,
+      );
+    }
+    const sessionId = String(values.session ?? `local-${new Date().toISOString().slice(0, 10)}`);
+    if (!isSessionId(sessionId)) {
+      throw usageError(`bad session id '${printable(sessionId)}': letters, digits and _ . : - (at most 128)`);
+    }
+    if ((io.env.DIAGNOSIS_MODEL_API_KEY ?? '') === '') {
+      throw new CliError(
+        EXIT.UNAVAILABLE,
+        'no model key: set DIAGNOSIS_MODEL_API_KEY (DeepSeek by default; any OpenAI-compatible server with DIAGNOSIS_MODEL_BASE_URL and DIAGNOSIS_MODEL_ID), or try `npm run demo`',
+      );
+    }
+    return runLocalDiagnosis(
+      {
+        query,
+        enterpriseId,
+        sessionId,
+        continueSession: values.continue === true,
+        timeoutSeconds,
+        json: values.json === true,
+      },
+      io,
+    );
+  },
+};

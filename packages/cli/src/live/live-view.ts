@@ -1,136 +1,113 @@
 /**
- * The live timeline of a local run on stderr: it follows the run's audit trail in the table as the harness writes it
- * (each model round with its tokens and seconds; each tool call with its status and the evaluation the next call gave
- * it; stops), with a spinner while the model thinks when stderr is a terminal.
+ * The live view of a local run on stderr, fed in-process by a tee beside the run's audit store (`teeAuditStore`):
+ * each model round as the harness audited it (tokens, its real duration, the tools it asked for), each tool call in
+ * a few words (what was asked and what came back: `describeToolCall`), the model's judgement of its previous result,
+ * stops. Lines come in exactly the audit's order (no table is read), and a spinner shows the wait for the model when
+ * stderr is a terminal. Nothing else writes to stderr while it runs: the run's JSON log lines go to a file.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  createDynamoAuditStore,
-  type RunRecord,
-  type StoredStep,
-  type StoredToolInvocation,
-} from '@diagnosis/core/store';
+import { type AuditListener, describeToolCall, type ModelStepEvent, type ToolInvocationEvent } from '@diagnosis/core';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-export function followRun(options: {
-  client: DynamoDBClient;
-  tableName: string;
-  runId: string;
-  write?: (text: string) => void;
-}) {
-  const store = createDynamoAuditStore({ client: options.client, tableName: options.tableName });
-  const write = options.write ?? ((text: string) => process.stderr.write(text));
-  const tty = options.write === undefined && process.stderr.isTTY === true;
-  const seen = new Set<string>();
-  const started = Date.now();
-  let lastEventAt = started;
-  let rounds = 0;
-  let spinnerLine = false;
+export interface LiveViewOptions {
+  write: (text: string) => void;
+  /** Show the spinner (stderr is a terminal). */
+  spinner: boolean;
+  now?: () => number;
+}
+
+export interface LiveView {
+  /** Goes beside the run's store. */
+  listener: AuditListener;
+  /** Stops the spinner and clears its line. */
+  stop(): void;
+}
+
+export function createLiveView(options: LiveViewOptions): LiveView {
+  const { write } = options;
+  const now = options.now ?? Date.now;
+  const toolNames = new Map<string, string>();
+  let lastEventAt = now();
+  let spinnerShown = false;
   let frame = 0;
-  let polling = false;
 
   const clearSpinner = () => {
-    if (spinnerLine) write('\r\x1b[2K');
-    spinnerLine = false;
+    if (spinnerShown) write('\r\x1b[2K');
+    spinnerShown = false;
   };
   const line = (text: string) => {
     clearSpinner();
     write(`${text}\n`);
+    lastEventAt = now();
   };
 
-  async function poll(): Promise<void> {
-    if (polling) return;
-    polling = true;
-    try {
-      let cursor: string | undefined;
-      const records: RunRecord[] = [];
-      do {
-        const page = await store.listRunRecords(options.runId, {
-          limit: 100,
-          ...(cursor === undefined ? {} : { cursor }),
-        });
-        records.push(...page.records);
-        cursor = page.cursor ?? undefined;
-      } while (cursor !== undefined);
-      const fresh = records
-        .filter((record) => record.entity === 'agent_step' || record.entity === 'tool_invocation')
-        .filter((record) => !seen.has(keyOf(record)))
-        .sort((a, b) => startOf(a) - startOf(b));
-      for (const record of fresh) {
-        seen.add(keyOf(record));
-        lastEventAt = Date.now();
-        if (record.entity === 'agent_step') describeStep(record);
-        else describeTool(record);
-      }
-    } catch {
-      // The table may not hold the run yet; the next poll tries again.
-    } finally {
-      polling = false;
-    }
-  }
-
-  function describeStep(step: StoredStep): void {
-    rounds = Math.max(rounds, step.stepNumber);
-    const seconds = (Date.parse(step.endedAt) - Date.parse(step.startedAt)) / 1_000;
-    const calls =
-      step.toolCalls.length === 0 ? 'answer' : `calls ${step.toolCalls.map((call) => call.toolName).join(', ')}`;
-    const cached = step.cachedInputTokens ? `, ${step.cachedInputTokens.toLocaleString('en')} cached` : '';
-    line(
-      `  ▸ ${step.role === 'JUDGE' ? 'judge (SemanticGuard)' : 'round'} ${step.stepNumber}  ${step.inputTokens.toLocaleString('en')} in${cached} / ${step.outputTokens.toLocaleString('en')} out tokens  ${seconds.toFixed(1)} s  ${calls}`,
-    );
-  }
-
-  function describeTool(tool: StoredToolInvocation): void {
-    const evaluated = (tool.input as { previous_observation?: { tool_call_id?: string; evaluation?: string } } | null)
-      ?.previous_observation;
-    if (evaluated?.tool_call_id !== undefined)
-      line(`      ↳ the model judged ${evaluated.tool_call_id}: ${evaluated.evaluation}`);
-    const outcome =
-      tool.disposition === 'EXECUTED'
-        ? tool.status === 'READY'
-          ? tool.empty
-            ? 'READY, no match'
-            : 'READY, evidence'
-          : `ERROR ${tool.code}`
-        : tool.disposition === 'STOPPED'
-          ? 'STOP_REQUIRED: collection is over'
-          : `REJECTED ${tool.code}`;
-    const ms = Date.parse(tool.endedAt) - Date.parse(tool.startedAt);
-    line(`    ⚙ ${tool.toolName} ${tool.toolCallId}  ${outcome}  ${ms} ms`);
-  }
-
-  const timer = setInterval(() => {
-    void poll();
-    if (tty) {
-      frame = (frame + 1) % FRAMES.length;
-      write(
-        `\r\x1b[2K${FRAMES[frame]} round ${rounds + 1}: waiting for the model… ${((Date.now() - lastEventAt) / 1_000).toFixed(1)} s`,
-      );
-      spinnerLine = true;
-    }
-  }, 200);
+  const timer = options.spinner
+    ? setInterval(() => {
+        frame = (frame + 1) % FRAMES.length;
+        write(`\r\x1b[2K${FRAMES[frame]} waiting for the model… ${duration(now() - lastEventAt)}`);
+        spinnerShown = true;
+      }, 200)
+    : undefined;
+  timer?.unref();
 
   return {
-    async stop(): Promise<void> {
-      clearInterval(timer);
-      while (polling) await new Promise((resolve) => setTimeout(resolve, 20));
-      await poll();
+    listener: {
+      onModelStep: (event) => line(describeStep(event)),
+      onToolInvocation(event) {
+        const judged = previousJudgement(event.input);
+        if (judged !== null) {
+          const tool = toolNames.get(judged.toolCallId);
+          line(
+            `      ↳ the model judged ${tool === undefined ? '' : `${tool} `}${judged.toolCallId}: ${judged.evaluation}`,
+          );
+        }
+        if (!toolNames.has(event.toolCallId)) toolNames.set(event.toolCallId, event.toolName);
+        line(describeTool(event));
+      },
+    },
+    stop() {
+      if (timer !== undefined) clearInterval(timer);
       clearSpinner();
     },
   };
 }
 
-function keyOf(record: RunRecord): string {
-  return record.entity === 'agent_step'
-    ? `S${record.stepNumber}`
-    : record.entity === 'tool_invocation'
-      ? `T${record.toolCallId}${record.disposition}${record.startedAt}`
-      : record.entity;
+/** `▸ round 2  1,234 in / 56 out tokens  2.3 s  → query_logs` */
+export function describeStep(event: ModelStepEvent): string {
+  const who = event.role === 'JUDGE' ? 'judge (SemanticGuard)' : 'round';
+  const cached = event.usage.cachedInputTokens ? `, ${number(event.usage.cachedInputTokens)} cached` : '';
+  const estimated = event.usageEstimated === true ? ' (estimated)' : '';
+  const asked =
+    event.toolCalls.length === 0
+      ? event.role === 'JUDGE'
+        ? 'verdicts'
+        : 'answer'
+      : `→ ${event.toolCalls.map((call) => call.toolName).join(', ')}`;
+  return `  ▸ ${who} ${event.stepNumber}  ${number(event.usage.inputTokens)} in${cached} / ${number(event.usage.outputTokens)} out tokens${estimated}  ${duration(event.endedAt - event.startedAt)}  ${asked}`;
 }
 
-function startOf(record: RunRecord): number {
-  return record.entity === 'agent_step' || record.entity === 'tool_invocation'
-    ? Date.parse(record.startedAt) + (record.entity === 'tool_invocation' ? 1 : 0)
-    : 0;
+/** `⚙ query_logs payment-gateway 14:00–15:00 kw=HikariPool → 67 matches  4 ms  call_00_…` */
+export function describeTool(event: ToolInvocationEvent): string {
+  return `    ⚙ ${describeToolCall(event.toolName, event.input, event.observation)}  ${duration(event.endedAt - event.startedAt)}  ${printableId(event.toolCallId)}`;
+}
+
+function previousJudgement(input: unknown): { toolCallId: string; evaluation: string } | null {
+  const previous = (input as { previous_observation?: { tool_call_id?: unknown; evaluation?: unknown } } | null)
+    ?.previous_observation;
+  if (typeof previous?.tool_call_id !== 'string' || typeof previous.evaluation !== 'string') return null;
+  return { toolCallId: printableId(previous.tool_call_id), evaluation: printableId(previous.evaluation).slice(0, 16) };
+}
+
+/** A tool call id as the harness allows them (`[A-Za-z0-9_.:-]`, ≤ 200); anything else is shown as invalid. */
+function printableId(id: string): string {
+  return /^[A-Za-z0-9_.:-]{1,200}$/.test(id) ? id : '(invalid id)';
+}
+
+function duration(ms: number): string {
+  const value = Math.max(0, ms);
+  return value < 1_000 ? `${Math.round(value)} ms` : `${(value / 1_000).toFixed(1)} s`;
+}
+
+function number(value: number): string {
+  return value.toLocaleString('en');
 }
