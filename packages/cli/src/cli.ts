@@ -1,4 +1,3 @@
-import { safeErrorName } from '@diagnosis/core';
 import {
   CliError,
   type CliIo,
@@ -77,7 +76,9 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly Comma
 
 function describeFailure(error: unknown): { exitCode: number; message: string } {
   if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message };
-  const name = safeErrorName(error);
+  const raw = (error as { name?: unknown } | null)?.name;
+  // NOTE: the class name only, and only when it looks like one: never an error's message or fields.
+  const name = typeof raw === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(raw) ? raw : 'Error';
   if (name === 'ResourceNotFoundException') {
     return { exitCode: EXIT.UNAVAILABLE, message: 'the table does not exist: check DIAGNOSIS_TABLE_NAME' };
   }

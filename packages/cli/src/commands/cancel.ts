@@ -1,7 +1,5 @@
-import { cancelDiagnosis, isRunId } from '@diagnosis/core';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { isRunId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
-import { startLocalRuntime } from '../local/local-runtime.ts';
 
 /**
  * `diagnosis cancel <runId>`: cancels a run in the local table (the one a diagnosis in another terminal writes to;
@@ -29,6 +27,9 @@ export const cancelCommand: Command = {
     if (runId === undefined) throw usageError('no run id: diagnosis cancel <runId>');
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
     if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
+    const { cancelDiagnosis } = await import('@diagnosis/core');
+    const { createDynamoAuditStore } = await import('@diagnosis/core/store');
+    const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const runtime = await startLocalRuntime(io.env);
     try {
       const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });

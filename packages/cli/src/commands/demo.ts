@@ -1,6 +1,4 @@
-import { loadScriptedConversation, startDeepSeekServer } from '@diagnosis/devkit';
 import type { Command } from '../command-line.ts';
-import { runLocalDiagnosis } from '../local/run-local-diagnosis.ts';
 
 /**
  * `diagnosis demo`: the E1001 incident end to end with no key. A loopback OpenAI-compatible server answers from a
@@ -31,6 +29,8 @@ export const demoCommand: Command = {
     [69, 'no DynamoDB (Java 17+ is needed for DynamoDB Local)'],
   ],
   async run({ values }, io) {
+    const { loadScriptedConversation, startDeepSeekServer } = await import('@diagnosis/devkit');
+    const { runLocalDiagnosis } = await import('../local/run-local-diagnosis.ts');
     const conversation = loadScriptedConversation();
     const server = await startDeepSeekServer([...conversation.responses], [...conversation.judgeResponses]);
     try {

@@ -1,7 +1,5 @@
-import { isEnterpriseId, isSessionId } from '@diagnosis/core';
-import { runBatchCommand } from '../batch/diagnose-batch.ts';
+import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
-import { runLocalDiagnosis } from '../local/run-local-diagnosis.ts';
 
 /** `diagnosis diagnose`: one diagnosis with a real model, or a batch through the DiagnosisBatch definition. */
 export const diagnoseCommand: Command = {
@@ -82,6 +80,7 @@ export const diagnoseCommand: Command = {
     if (values.batch !== undefined) {
       if (positionals.length > 0) throw usageError('a batch takes no query: the queries are in the file');
       const cap = values.cap === undefined ? undefined : wholeNumber('cap', String(values.cap), 1, 256);
+      const { runBatchCommand } = await import('../batch/diagnose-batch.ts');
       return runBatchCommand(
         {
           path: String(values.batch),
@@ -99,7 +98,7 @@ export const diagnoseCommand: Command = {
       if (values[batchOnly] !== undefined) throw usageError(`--${batchOnly} is an option of --batch`);
     }
     const query = positionals.join(' ');
-    if (query.trim() === '') throw usageError('no query: diagnosis diagnose "<query>" (see --help)');
+    if (query.trim() === '') throw usageError('no query: diagnosis diagnose "<query>"');
     const enterpriseId = String(values.enterprise ?? 'E1001');
     if (!isEnterpriseId(enterpriseId)) {
       throw usageError(
@@ -116,6 +115,7 @@ export const diagnoseCommand: Command = {
         'no model key: set DIAGNOSIS_MODEL_API_KEY (DeepSeek by default; any OpenAI-compatible server with DIAGNOSIS_MODEL_BASE_URL and DIAGNOSIS_MODEL_ID), or try `npm run demo`',
       );
     }
+    const { runLocalDiagnosis } = await import('../local/run-local-diagnosis.ts');
     return runLocalDiagnosis(
       {
         query,

@@ -1,8 +1,6 @@
-import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { isEnterpriseId, isSessionId } from '@diagnosis/core';
-import { sessionKey } from '@diagnosis/core/store';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
 import { type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
-import { startLocalRuntime } from '../local/local-runtime.ts';
 
 /**
  * The most items one listing reads without an index. NOTE: the table has no index by time (its one GSI is by
@@ -64,6 +62,8 @@ export const runsCommand: Command = {
     if (sessionId !== undefined && !isSessionId(sessionId)) {
       throw usageError(`bad session id '${printable(sessionId)}': letters, digits and _ . : - (at most 128)`);
     }
+    const { startLocalRuntime } = await import('../local/local-runtime.ts');
+    const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
     const runtime = await startLocalRuntime(io.env);
     try {
       const documents = DynamoDBDocumentClient.from(runtime.client);
@@ -91,6 +91,8 @@ export async function listRuns(
   tableName: string,
   filter: { enterpriseId?: string | undefined; sessionId?: string | undefined; limit: number },
 ): Promise<{ runs: RunSummary[]; bounded: boolean }> {
+  const { QueryCommand, ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { sessionKey } = await import('@diagnosis/core/store');
   if (filter.enterpriseId !== undefined && filter.sessionId !== undefined) {
     const page = await documents.send(
       new QueryCommand({

@@ -1,10 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isRunId } from '@diagnosis/core';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { isRunId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
-import { localDataDir, startLocalRuntime } from '../local/local-runtime.ts';
-import { loadRunTrace, renderHtml, renderMermaid, renderTimeline } from '../render/trace-render.ts';
 
 /**
  * `diagnosis trace <runId>`: one run from the table (the local one by default; any endpoint with DYNAMODB_ENDPOINT
@@ -35,6 +32,9 @@ export const traceCommand: Command = {
     if (runId === undefined) throw usageError('no run id: diagnosis trace <runId> (diagnosis runs lists them)');
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
     if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
+    const { createDynamoAuditStore } = await import('@diagnosis/core/store');
+    const { localDataDir, startLocalRuntime } = await import('../local/local-runtime.ts');
+    const { loadRunTrace, renderHtml, renderMermaid, renderTimeline } = await import('../render/trace-render.ts');
     const runtime = await startLocalRuntime(io.env);
     try {
       const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
