@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -179,6 +179,19 @@ describe('the diagnosis bin (child processes)', () => {
       expect(limited.map((run: { runId: string }) => run.runId)).toEqual([runIds[1]]);
       expect((await diagnosis(['runs', '--enterprise', 'E2002'])).stdout).toBe('no runs yet: try npm run demo\n');
       expect(JSON.parse((await diagnosis(['runs', '--session', 'other', '--json'])).stdout)).toEqual([]);
+    });
+
+    it('writes the function’s JSON log lines and EMF metrics to the log file, never to stdout or the view', () => {
+      const directory = join(dataDir, 'logs');
+      const lines = readdirSync(directory)
+        .flatMap((file) => readFileSync(join(directory, file), 'utf8').trimEnd().split('\n'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      for (const runId of runIds) {
+        expect(lines).toContainEqual(
+          expect.objectContaining({ message: 'diagnosis finished', runId, status: 'PUBLISHED' }),
+        );
+      }
+      expect(lines.filter((line) => '_aws' in line && line.outcome === 'PUBLISHED').length).toBeGreaterThanOrEqual(2);
     });
 
     it('--json carries, for each citation, the tool, the input the model sent and the observation it saw', async () => {
