@@ -18,6 +18,8 @@ export const EXIT = Object.freeze({
   UNAVAILABLE: 69,
   /** A bug: an error nobody planned for (its class is named, never its text). */
   INTERNAL: 70,
+  /** stdout or stderr failed (a closed pipe is not a failure: exit 0). */
+  IO: 74,
   /** A setting in the environment is invalid (the keys are named, never their values). */
   CONFIG: 78,
   /** Stopped with Ctrl-C. */

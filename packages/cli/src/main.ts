@@ -4,7 +4,16 @@
  * its arguments, environment (read only), streams, signals and exit code.
  */
 import { runCli } from './cli.ts';
+import { EXIT } from './command-line.ts';
 import { COMMANDS } from './commands/index.ts';
+
+// NOTE: a reader that stops early (`diagnosis runs | head -1`) closes the pipe: that ends the command quietly,
+// never with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    process.exit(error.code === 'EPIPE' ? EXIT.OK : EXIT.IO);
+  });
+}
 
 process.exitCode = await runCli(
   process.argv.slice(2),
