@@ -2,9 +2,10 @@
 
 /**
  * The Diagnosis Agent on AWS: one DynamoDB table, the model key and MySQL URL as secrets, the Diagnose function,
- * the DiagnosisWorkflow and DiagnosisBatch state machines that invoke it, and an IAM-only InternalApi with the read
- * and audit functions.
- * Deploy with `npx sst deploy --stage prod`; the `prod` stage keeps and protects its data.
+ * the DiagnosisWorkflow and DiagnosisBatch state machines that invoke it, an IAM-only InternalApi with the read
+ * and audit functions, and alarms (to an SNS topic) and a dashboard.
+ * Deploy with `npx sst deploy --stage prod`; the `prod` stage keeps and protects its data. A stage's settings come
+ * from `deploy/<stage>.json` (see deploy/stage-config.ts), never from the deploying shell.
  */
 export default $config({
   app(input) {
@@ -18,7 +19,22 @@ export default $config({
   },
   async run() {
     const production = $app.stage === 'prod';
-    const deployEnv = process.env;
+    // The stage's settings come from its committed file, deploy/<stage>.json (deploy/default.json for a stage
+    // without one, never for prod), checked with the functions' own settings parse; not from the deploying shell.
+    const { PRODUCTION_STAGE, buildLogsQueryPermissions, ignoredShellSettings, loadStageConfig } = await import(
+      './deploy/stage-config.ts'
+    );
+    // NOTE: the app's root as SST resolves `copyFiles` against it (`$cli.paths.root`), whatever folder you deploy from.
+    const stageConfig = loadStageConfig($cli.paths.root, $app.stage);
+    if (production !== (PRODUCTION_STAGE === $app.stage)) throw new Error('app() and deploy/ disagree on prod');
+    console.log(`stage ${$app.stage}: settings from ${stageConfig.file}`);
+    const ignored = ignoredShellSettings(process.env);
+    if (ignored.length > 0) {
+      console.warn(`!!! ignored from your shell (settings come from ${stageConfig.file} now): ${ignored.join(', ')}`);
+    }
+    if (stageConfig.exampleEvidence.length > 0) {
+      console.warn(`!!! stage ${$app.stage} deploys the example world: ${stageConfig.exampleEvidence.join(', ')}`);
+    }
 
     // NOTE: production data is encrypted with a key of our own, so its use is in CloudTrail and can be revoked.
     const tableKey = production
@@ -28,10 +44,11 @@ export default $config({
           deletionWindowInDays: 30,
         })
       : undefined;
+    const globalIndexes = { gsi1: { hashKey: 'gsi1pk', rangeKey: 'gsi1sk', projection: 'all' } } as const;
     const table = new sst.aws.Dynamo('DiagnosisTable', {
       fields: { pk: 'string', sk: 'string', gsi1pk: 'string', gsi1sk: 'string' },
       primaryIndex: { hashKey: 'pk', rangeKey: 'sk' },
-      globalIndexes: { gsi1: { hashKey: 'gsi1pk', rangeKey: 'gsi1sk', projection: 'all' } },
+      globalIndexes,
       ttl: 'ttl',
       deletionProtection: production,
       transform: {
@@ -45,48 +62,17 @@ export default $config({
     // "none" means no MySQL: query_mysql then answers NOT_CONFIGURED.
     const mysqlUrl = new sst.Secret('MysqlUrl', 'none');
 
-    // Evidence backends are chosen at deploy time (see README, "Evidence adapters and their settings").
-    const settingKeys = [
-      'DIAGNOSIS_MODEL_BASE_URL',
-      'DIAGNOSIS_MODEL_ID',
-      'SEMANTIC_GUARD_MODEL_ID',
-      'KNOWLEDGE_BACKEND',
-      'KNOWLEDGE_DIR',
-      'BEDROCK_KNOWLEDGE_BASE_ID',
-      'LOGS_BACKEND',
-      'LOGS_DIR',
-      'LOGS_GROUPS',
-      'LOGS_TENANT_FIELD',
-      'MYSQL_CATALOG_PATH',
-      'MYSQL_DIALECT',
-      'MYSQL_STATEMENT_TIMEOUT_MS',
-      'MYSQL_POOL_SIZE',
-      'RETENTION_DAYS',
-      'REASONING_RETENTION_DAYS',
-      'TENANT_ACCESS',
-      'FLUSH_RESERVE_MS',
-      'TENANT_MAX_CONCURRENT_RUNS',
-      'DIAGNOSIS_MAX_MODEL_CALLS',
-      'DIAGNOSIS_MAX_TOTAL_TOKENS',
-      'DIAGNOSIS_MAX_TOOL_CALLS',
-      'DIAGNOSIS_FINAL_ROUND_RESERVE_MS',
-    ];
     const environment: Record<string, string> = { NODE_OPTIONS: '--enable-source-maps' };
-    for (const key of settingKeys) {
-      const value = deployEnv[key];
-      if (value !== undefined && value !== '') environment[key] = value;
-    }
-    // The SemanticGuard is always named in a deployment: `enforce` unless the deployer chose `shadow` or `off`.
-    environment.SEMANTIC_GUARD = deployEnv.SEMANTIC_GUARD || 'enforce';
-    // The tenant access policy is checked here with the schema the functions use, so a bad one fails the deploy.
-    const { parseTenantAccess } = await import('./packages/core/src/access/tenant-access.ts');
-    if (parseTenantAccess(environment.TENANT_ACCESS) === null) {
+    Object.assign(environment, stageConfig.environment);
+    // The SemanticGuard is always named in a deployment: `enforce` unless the stage file chose `shadow` or `off`.
+    environment.SEMANTIC_GUARD = stageConfig.settings.SEMANTIC_GUARD;
+    if (stageConfig.settings.TENANT_ACCESS === undefined) {
       console.warn(
         [
           '',
           '!!! TENANT_ACCESS is not set: every IAM principal allowed on the API may use EVERY enterprise and read',
-          '!!! every run. Set it before real tenants use this stage (README, "Security model"); a single-tenant',
-          '!!! stage can say so with TENANT_ACCESS=\'[{"principal":"*","enterprises":["E1001"]}]\'.',
+          `!!! every run. Set it in ${stageConfig.file} before real tenants use this stage (README, "Security model");`,
+          '!!! a single-tenant stage can say so with "TENANT_ACCESS": [{ "principal": "*", "enterprises": ["E1001"] }].',
           '',
         ].join('\n'),
       );
@@ -96,24 +82,34 @@ export default $config({
     const permissions: sst.aws.FunctionPermissionArgs[] = [
       ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*', 'kms:ReEncrypt*']),
     ];
-    if (environment.KNOWLEDGE_BACKEND === 'bedrock') {
+    const settings = stageConfig.settings;
+    const account = aws.getCallerIdentityOutput().accountId;
+    const region = aws.getRegionOutput().region;
+    const partition = aws.getPartitionOutput().partition;
+    if (settings.KNOWLEDGE_BACKEND === 'bedrock') {
       permissions.push({
         actions: ['bedrock:Retrieve'],
-        resources: [`arn:aws:bedrock:*:*:knowledge-base/${environment.BEDROCK_KNOWLEDGE_BASE_ID ?? '*'}`],
+        resources: [
+          $interpolate`arn:${partition}:bedrock:${region}:${account}:knowledge-base/${settings.BEDROCK_KNOWLEDGE_BASE_ID}`,
+        ],
       });
     }
-    if (environment.LOGS_BACKEND === 'cloudwatch') {
-      permissions.push({ actions: ['logs:StartQuery', 'logs:GetQueryResults', 'logs:StopQuery'], resources: ['*'] });
-    }
-    const copyFiles = [{ from: environment.MYSQL_CATALOG_PATH ?? 'examples/mysql/catalog.json' }];
-    if (environment.KNOWLEDGE_BACKEND !== 'bedrock') {
+    // StartQuery only on the configured log groups (see buildLogsQueryPermissions for GetQueryResults/StopQuery).
+    permissions.push(
+      ...buildLogsQueryPermissions(
+        settings,
+        (name) => $interpolate`arn:${partition}:logs:${region}:${account}:log-group:${name}`,
+      ),
+    );
+    const copyFiles = [{ from: settings.MYSQL_CATALOG_PATH }];
+    if (settings.KNOWLEDGE_BACKEND !== 'bedrock') {
       // The runbooks are indexed here, at deploy time: a cold start then loads one file instead of indexing them.
       const { writeKnowledgeIndex } = await import('./scripts/build-knowledge-index.ts');
-      await writeKnowledgeIndex(environment.KNOWLEDGE_DIR ?? 'examples/knowledge', '.data/knowledge-index.json');
+      await writeKnowledgeIndex(settings.KNOWLEDGE_DIR, '.data/knowledge-index.json');
       environment.KNOWLEDGE_INDEX_PATH = '.data/knowledge-index.json';
       copyFiles.push({ from: '.data/knowledge-index.json' });
     }
-    if (environment.LOGS_BACKEND !== 'cloudwatch') copyFiles.push({ from: environment.LOGS_DIR ?? 'examples/logs' });
+    if (settings.LOGS_BACKEND !== 'cloudwatch') copyFiles.push({ from: settings.LOGS_DIR });
 
     const diagnose = new sst.aws.Function('Diagnose', {
       handler: 'functions/diagnose.handler',
@@ -176,9 +172,6 @@ export default $config({
     const { buildDiagnosisBatchDefinition, buildDiagnosisWorkflowDefinition } = await import(
       './functions/workflows/diagnosis-workflows.ts'
     );
-    const account = aws.getCallerIdentityOutput().accountId;
-    const region = aws.getRegionOutput().region;
-    const partition = aws.getPartitionOutput().partition;
     const statesLogging = [
       'logs:CreateLogDelivery',
       'logs:GetLogDelivery',
@@ -240,7 +233,7 @@ export default $config({
     // read objects of the input bucket only. The per-enterprise cap is the Diagnose function's (TENANT_MAX_CONCURRENT_RUNS).
     const batchInput = new sst.aws.Bucket('DiagnosisBatchInput');
     const batchName = `${$app.name}-${$app.stage}-DiagnosisBatch`;
-    const batchMaxConcurrency = Number(deployEnv.BATCH_MAX_CONCURRENCY ?? '16');
+    const batchMaxConcurrency = stageConfig.batchMaxConcurrency;
     const batch = stateMachine(
       'DiagnosisBatch',
       diagnose.arn.apply((arn) =>
@@ -344,12 +337,56 @@ export default $config({
       sourceArn: stoppedRule.arn,
     });
 
+    // Alarms and a dashboard on what the functions emit and what AWS measures of them, built as data by
+    // deploy/alarms.ts (thresholds: the stage file's `alarms`); every alarm notifies this topic, firing and recovering.
+    const { buildAlarmDefinitions } = await import('./deploy/alarms.ts');
+    const { buildDashboardBody } = await import('./deploy/dashboard.ts');
+    const alarmTopic = new sst.aws.SnsTopic('Alarms');
+    if (stageConfig.alarms.email !== undefined) {
+      new aws.sns.TopicSubscription('AlarmsEmail', {
+        topic: alarmTopic.arn,
+        protocol: 'email',
+        endpoint: stageConfig.alarms.email,
+      });
+    }
+    const monitored = {
+      region,
+      functions: Object.entries({
+        Diagnose: diagnose,
+        StartDiagnosis: startDiagnosis,
+        CancelRun: cancelRun,
+        GetRun: getRun,
+        GetRunAudit: getRunAudit,
+        GetRunReasoning: getRunReasoning,
+        OnWorkflowStopped: onWorkflowStopped,
+      }).map(([id, fn]) => ({ id, name: fn.name })),
+      runFunctionId: 'Diagnose',
+      tableName: table.name,
+      globalIndexNames: Object.keys(globalIndexes),
+      stateMachines: [
+        { id: 'DiagnosisWorkflow', arn: workflow.arn },
+        { id: 'DiagnosisBatch', arn: batch.arn },
+      ],
+      apiId: api.nodes.api.id,
+      topicArn: alarmTopic.arn,
+    };
+    for (const alarm of buildAlarmDefinitions(monitored, stageConfig.alarms)) {
+      new aws.cloudwatch.MetricAlarm(alarm.id, { name: `${$app.name}-${$app.stage}-${alarm.id}`, ...alarm.args });
+    }
+    const dashboardName = `${$app.name}-${$app.stage}`;
+    new aws.cloudwatch.Dashboard('Dashboard', {
+      dashboardName,
+      dashboardBody: $jsonStringify(buildDashboardBody(monitored, stageConfig.alarms)),
+    });
+
     return {
       api: api.url,
       table: table.name,
       workflow: workflow.arn,
       batch: batch.arn,
       batchInput: batchInput.name,
+      alarmTopic: alarmTopic.arn,
+      dashboard: $interpolate`https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#dashboards/dashboard/${dashboardName}`,
     };
   },
 });

@@ -1,6 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DiagnosisServiceDeps } from '@diagnosis/core';
+import type { DiagnosisServiceDeps, EvidenceAdapters } from '@diagnosis/core';
 import { type DiagnosisSettings, limitsOf, type StoreSettings } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
 import { createDynamoAuditStore, type DynamoAuditStore } from '@diagnosis/core/store';
@@ -36,6 +36,8 @@ export function createTableStore(settings: StoreSettings): DynamoAuditStore {
 export async function buildDiagnosisDependencies(
   settings: DiagnosisSettings,
   dynamo: DynamoDBClient = createDynamoClient(settings),
+  /** Adapters built by the caller from the same settings (a local runner that must close its MySQL pool). */
+  prebuiltEvidence?: EvidenceAdapters,
 ): Promise<DiagnosisServiceDeps> {
   const provider = createOpenAICompatible({
     name: 'deepseek',
@@ -43,7 +45,7 @@ export async function buildDiagnosisDependencies(
     apiKey: settings.DIAGNOSIS_MODEL_API_KEY,
     includeUsage: true,
   });
-  const { evidence } = await createEvidenceAdapters(settings);
+  const evidence = prebuiltEvidence ?? (await createEvidenceAdapters(settings)).evidence;
   return {
     model: provider.chatModel(settings.DIAGNOSIS_MODEL_ID),
     // NOTE: the judge is its own model object (even with the same id): a separate call that never sees the agent's

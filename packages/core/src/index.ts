@@ -145,3 +145,4 @@ export type {
 export { EVIDENCE_ERROR_CODES, TOOL_NAMES } from './tools/evidence-adapter.ts';
 export type { EvidenceStatus, Observation, RejectionCode } from './tools/observation.ts';
 export { MAX_OBSERVATION_BYTES } from './tools/observation.ts';
+export { createToolInputParser, type ParsedEnvelope } from './tools/tool-inputs.ts';

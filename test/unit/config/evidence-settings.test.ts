@@ -37,6 +37,13 @@ describe('parseEvidenceSettings', () => {
     [{ LOGS_GROUPS: '{not json', MYSQL_POOL_SIZE: '0' }, ['LOGS_GROUPS', 'MYSQL_POOL_SIZE']],
     [{ KNOWLEDGE_BACKEND: 'bedrock' }, ['BEDROCK_KNOWLEDGE_BASE_ID']],
     [{ LOGS_BACKEND: 'cloudwatch' }, ['LOGS_GROUPS']],
+    // A wildcard or an ARN is not a log group name: the deploy turns these names into IAM resources.
+    [{ LOGS_GROUPS: '{"order-service":["*"]}' }, ['LOGS_GROUPS']],
+    [{ LOGS_GROUPS: '{"order-service":["/ecs/order*"]}' }, ['LOGS_GROUPS']],
+    [
+      { LOGS_GROUPS: '{"order-service":["arn:aws:logs:eu-west-1:123456789012:log-group:/ecs/order"]}' },
+      ['LOGS_GROUPS'],
+    ],
   ])('refuses %j naming only the bad keys', (environment, keys) => {
     let error: unknown;
     try {

@@ -13,6 +13,7 @@ import { DEFAULT_TIME_ZONE, isTimeZone } from '../run/zoned-time.ts';
 import {
   badKeys,
   type EvidenceSettings,
+  evidenceSettingsSchema,
   parseEvidenceSettings,
   pickDefined,
   SettingsError,
@@ -68,6 +69,20 @@ const serviceSettingsSchema = v.object({
 });
 
 export type DiagnosisSettings = v.InferOutput<typeof serviceSettingsSchema> & EvidenceSettings;
+
+/**
+ * The name of every setting `parseDiagnosisSettings` reads, taken from its schemas: the deploy's per-stage file may
+ * name exactly these (less what the deploy itself provides), so a typo is refused instead of silently ignored.
+ */
+export const DIAGNOSIS_SETTING_KEYS = Object.freeze([
+  ...Object.keys(serviceSettingsSchema.entries),
+  ...Object.keys(evidenceSettingsSchema.entries),
+] as DiagnosisSettingKey[]);
+
+/** The name of one setting of `parseDiagnosisSettings`. */
+export type DiagnosisSettingKey =
+  | keyof typeof serviceSettingsSchema.entries
+  | keyof typeof evidenceSettingsSchema.entries;
 
 /**
  * All settings of the Lambda, parsed once per cold start from its environment (the handler merges in SST's linked

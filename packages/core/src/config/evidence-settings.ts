@@ -4,10 +4,15 @@ import { SettingsError } from '../errors.ts';
 export { SettingsError };
 
 const positiveInteger = v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(1));
+/**
+ * NOTE: a log group name as CloudWatch Logs defines it (1–512 of `[.\-_/#A-Za-z0-9]`). The deploy builds the IAM
+ * resources of `logs:StartQuery` from these names, so a `*` (or anything else) here must never reach an ARN.
+ */
+const logGroupName = v.pipe(v.string(), v.regex(/^[.\-_/#A-Za-z0-9]{1,512}$/));
 const logGroups = v.pipe(
   v.string(),
   v.parseJson(),
-  v.record(v.pipe(v.string(), v.minLength(1)), v.array(v.pipe(v.string(), v.minLength(1)))),
+  v.record(v.pipe(v.string(), v.minLength(1)), v.array(logGroupName)),
 );
 
 /**

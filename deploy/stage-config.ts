@@ -1,0 +1,240 @@
+/**
+ * A stage's settings come from a committed file, `deploy/<stage>.json`, never from the deploying shell: what a stage
+ * runs with is reviewed like code. The file's `settings` are the Lambda settings (names as in the README), checked at
+ * deploy time by the very parse the functions run at cold start (`parseDiagnosisSettings`), so a value the functions
+ * would refuse fails the deploy instead, naming the key. A production stage refuses the example world (the sample
+ * runbooks, logs and MySQL catalog under `examples/`) unless its file says `"allowExampleEvidence": true`.
+ */
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import * as v from 'valibot';
+// NOTE: by relative path, like sst.config.ts's other imports of our code: SST bundles the config and what it imports,
+// and a workspace package's TypeScript sources are not something Node loads by itself.
+import {
+  DIAGNOSIS_SETTING_KEYS,
+  type DiagnosisSettingKey,
+  type DiagnosisSettings,
+  parseDiagnosisSettings,
+  SettingsError,
+} from '../packages/core/src/config/index.ts';
+import { type AlarmSettings, alarmSettingsSchema } from './alarms.ts';
+
+/** The stage that holds real tenants' data (its table is retained and protected, see `sst.config.ts`). */
+export const PRODUCTION_STAGE = 'prod';
+/** The file a non-production stage without a file of its own deploys with: the example world. */
+export const DEFAULT_STAGE_FILE = 'default';
+/** The setting that lets a production stage deploy the example world on purpose. */
+export const ALLOW_EXAMPLE_EVIDENCE = 'allowExampleEvidence';
+
+/**
+ * NOTE: what the deploy itself provides, so a stage file may not set it: the table (linked), the model key and the
+ * MySQL URL (secrets: never in a committed file), the knowledge index (built at deploy time) and DynamoDB Local.
+ */
+export const DEPLOY_PROVIDED_SETTINGS = Object.freeze([
+  'DIAGNOSIS_TABLE_NAME',
+  'DIAGNOSIS_MODEL_API_KEY',
+  'MYSQL_URL',
+  'KNOWLEDGE_INDEX_PATH',
+  'DYNAMODB_ENDPOINT',
+] as const);
+
+export type StageSettingKey = Exclude<DiagnosisSettingKey, (typeof DEPLOY_PROVIDED_SETTINGS)[number]>;
+
+/** The settings a stage file may name: every setting of the functions' schema but those the deploy provides. */
+export const STAGE_SETTING_KEYS = Object.freeze(
+  DIAGNOSIS_SETTING_KEYS.filter(
+    (key): key is StageSettingKey => !(DEPLOY_PROVIDED_SETTINGS as readonly string[]).includes(key),
+  ),
+);
+
+/**
+ * A value as the file writes it: a string, as in the environment; a number (`"MYSQL_POOL_SIZE": 4`); or, for the
+ * JSON settings (`LOGS_GROUPS`, `TENANT_ACCESS`), the JSON itself. The functions get the string or its JSON text.
+ */
+const settingValue = v.union([v.string(), v.number(), v.array(v.unknown()), v.record(v.string(), v.unknown())]);
+
+const stageFileSchema = v.strictObject({
+  /** The editor's hint, ignored. */
+  $comment: v.optional(v.string()),
+  settings: v.strictObject(
+    Object.fromEntries(STAGE_SETTING_KEYS.map((key) => [key, v.optional(settingValue)])) as {
+      [Key in StageSettingKey]: v.OptionalSchema<typeof settingValue, undefined>;
+    },
+  ),
+  [ALLOW_EXAMPLE_EVIDENCE]: v.optional(v.boolean(), false),
+  /** `MaxConcurrency` of the DiagnosisBatch Distributed Map. */
+  batchMaxConcurrency: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(10_000)), 16),
+  alarms: v.optional(alarmSettingsSchema, {}),
+});
+
+/** A stage file as written (what `deploy/<stage>.json` may hold): the tests type-check the committed files with it. */
+export type StageFile = v.InferInput<typeof stageFileSchema>;
+
+/** A stage's configuration, checked. */
+export interface StageConfig {
+  stage: string;
+  /** The file read, relative to the app's root. */
+  file: string;
+  production: boolean;
+  /** The functions' environment from the file: only the keys it names, each as a string. */
+  environment: Record<string, string>;
+  /** The settings as the functions will parse them (defaults filled in), for deploy decisions. */
+  settings: DiagnosisSettings;
+  /** The settings that point at the example world (`KEY=value`), empty when none does. */
+  exampleEvidence: string[];
+  batchMaxConcurrency: number;
+  alarms: AlarmSettings;
+}
+
+/** A stage file that is missing, unreadable or invalid: the message names the file and the keys, never values. */
+export class StageConfigError extends Error {
+  override name = 'StageConfigError';
+}
+
+/** The file a stage deploys with: its own, or (for any stage but production) the default one. */
+export function stageFilePath(root: string, stage: string, exists: (path: string) => boolean): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/.test(stage))
+    throw new StageConfigError(`invalid stage name ${JSON.stringify(stage)}`);
+  const own = join('deploy', `${stage}.json`);
+  if (exists(join(root, own))) return own;
+  if (stage === PRODUCTION_STAGE) {
+    throw new StageConfigError(
+      `stage ${stage} has no ${own}: a production stage deploys only with settings of its own (see README, "Deploy")`,
+    );
+  }
+  return join('deploy', `${DEFAULT_STAGE_FILE}.json`);
+}
+
+/** Reads and checks a stage's file (see `parseStageConfig`). */
+export function loadStageConfig(
+  root: string,
+  stage: string,
+  exists: (path: string) => boolean = existsSync,
+): StageConfig {
+  const file = stageFilePath(root, stage, exists);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(join(root, file), 'utf8'));
+  } catch (error) {
+    throw new StageConfigError(`${file} is not readable JSON (${(error as Error).name})`);
+  }
+  return parseStageConfig(root, stage, file, json);
+}
+
+/**
+ * Checks a stage file's content: unknown keys (typos included) are refused by name; the settings must pass the
+ * functions' own parse; a production stage may not deploy the example world unless `allowExampleEvidence` is true.
+ */
+export function parseStageConfig(root: string, stage: string, file: string, json: unknown): StageConfig {
+  const parsed = v.safeParse(stageFileSchema, json);
+  if (!parsed.success) {
+    const keys = [
+      ...new Set(parsed.issues.map((issue) => issue.path?.map((item) => String(item.key)).join('.') || '(root)')),
+    ];
+    throw new StageConfigError(`${file}: invalid or unknown keys: ${keys.join(', ')}`);
+  }
+  const environment: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parsed.output.settings)) {
+    // An empty string means "unset" to the functions' parse; the functions are not given it at all.
+    if (value === undefined || value === '') continue;
+    environment[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  let settings: DiagnosisSettings;
+  try {
+    // NOTE: the two required settings the deploy provides get stand-ins here; everything else is the file's.
+    settings = parseDiagnosisSettings({
+      ...environment,
+      DIAGNOSIS_TABLE_NAME: 'deploy-check',
+      DIAGNOSIS_MODEL_API_KEY: 'deploy-check',
+    });
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    throw new StageConfigError(`${file}: settings the functions would refuse: ${error.keys.join(', ')}`);
+  }
+  const production = stage === PRODUCTION_STAGE;
+  const exampleEvidence = findExampleEvidence(root, settings);
+  if (production && exampleEvidence.length > 0 && !parsed.output[ALLOW_EXAMPLE_EVIDENCE]) {
+    throw new StageConfigError(
+      [
+        `stage ${stage} would deploy the example world as production evidence: ${exampleEvidence.join(', ')}.`,
+        `Point these settings at your own evidence in ${file}, or set "${ALLOW_EXAMPLE_EVIDENCE}": true there to deploy the examples on purpose.`,
+      ].join(' '),
+    );
+  }
+  const missing = shippedPaths(settings).filter(([, path]) => !existsSync(resolve(root, path)));
+  if (missing.length > 0) {
+    throw new StageConfigError(
+      `${file}: no such file or folder: ${missing.map(([key, path]) => `${key}=${path}`).join(', ')}`,
+    );
+  }
+  return {
+    stage,
+    file,
+    production,
+    environment,
+    settings,
+    exampleEvidence,
+    batchMaxConcurrency: parsed.output.batchMaxConcurrency,
+    alarms: parsed.output.alarms,
+  };
+}
+
+/**
+ * The settings whose path lies inside `examples/` (the local runner's sample world): the knowledge folder and the
+ * logs folder when their backend is local, and the MySQL catalog (always shipped). Paths are resolved, symlinks
+ * followed, so `./examples/../examples/logs` or a link to it is caught too.
+ */
+export function findExampleEvidence(root: string, settings: DiagnosisSettings): string[] {
+  const examples = canonical(resolve(root, 'examples'));
+  const inExamples = (path: string) => {
+    const from = relative(examples, canonical(resolve(root, path)));
+    return from === '' || (!from.startsWith('..') && !isAbsolute(from));
+  };
+  return shippedPaths(settings)
+    .filter(([, path]) => inExamples(path))
+    .map(([key, path]) => `${key}=${path}`);
+}
+
+/** The files and folders the deploy copies into the Diagnose function, by the setting that names each. */
+function shippedPaths(settings: DiagnosisSettings): [string, string][] {
+  return [
+    ...(settings.KNOWLEDGE_BACKEND === 'local' ? [['KNOWLEDGE_DIR', settings.KNOWLEDGE_DIR] as [string, string]] : []),
+    ...(settings.LOGS_BACKEND === 'local' ? [['LOGS_DIR', settings.LOGS_DIR] as [string, string]] : []),
+    ['MYSQL_CATALOG_PATH', settings.MYSQL_CATALOG_PATH],
+  ];
+}
+
+function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * The IAM statements of `query_logs` on CloudWatch Logs Insights. `logs:StartQuery` names the log groups it reads,
+ * so it is granted on exactly the configured groups (`log-group:<name>` and `log-group:<name>:*`, the forms IAM
+ * matches for a group). `logs:GetQueryResults` and `logs:StopQuery` name only a query id and have no resource type
+ * of their own in the Service Authorization Reference, so they take `*`; they reach only queries whose id the
+ * function got from its own StartQuery.
+ */
+export function buildLogsQueryPermissions<V>(
+  settings: Pick<DiagnosisSettings, 'LOGS_BACKEND' | 'LOGS_GROUPS'>,
+  logGroupArn: (name: string) => V,
+): { actions: string[]; resources: (V | string)[] }[] {
+  if (settings.LOGS_BACKEND !== 'cloudwatch') return [];
+  const names = [...new Set(Object.values(settings.LOGS_GROUPS).flat())].sort();
+  if (names.length === 0) throw new StageConfigError('LOGS_BACKEND is cloudwatch but LOGS_GROUPS names no log group');
+  return [
+    { actions: ['logs:StartQuery'], resources: names.flatMap((name) => [logGroupArn(name), logGroupArn(`${name}:*`)]) },
+    { actions: ['logs:GetQueryResults', 'logs:StopQuery'], resources: ['*'] },
+  ];
+}
+
+/** Settings set in the deploying shell that the deploy ignores now (it says so, so nobody relies on them). */
+export function ignoredShellSettings(environment: Record<string, string | undefined>): string[] {
+  return [...STAGE_SETTING_KEYS, 'BATCH_MAX_CONCURRENCY'].filter(
+    (key) => environment[key] !== undefined && environment[key] !== '',
+  );
+}

@@ -1,0 +1,31 @@
+-- Scenario cascade-migration-index: synthetic data. DATETIME columns are UTC.
+DROP TABLE IF EXISTS deploy_history, config_changes;
+
+CREATE TABLE deploy_history (
+  id INT PRIMARY KEY,
+  enterprise_id VARCHAR(32) NOT NULL,
+  service VARCHAR(64) NOT NULL,
+  version VARCHAR(32) NOT NULL,
+  change_summary VARCHAR(300) NOT NULL,
+  deployed_by VARCHAR(64) NOT NULL,
+  deployed_at DATETIME NOT NULL,
+  KEY idx_deploy_tenant_time (enterprise_id, deployed_at)
+);
+CREATE TABLE config_changes (
+  id INT PRIMARY KEY,
+  enterprise_id VARCHAR(32) NOT NULL,
+  service VARCHAR(64) NOT NULL,
+  config_key VARCHAR(128) NOT NULL,
+  old_value VARCHAR(256) NULL,
+  new_value VARCHAR(256) NULL,
+  changed_by VARCHAR(64) NOT NULL,
+  changed_at DATETIME NOT NULL,
+  KEY idx_config_tenant_time (enterprise_id, service, changed_at)
+);
+
+INSERT INTO deploy_history (id, enterprise_id, service, version, change_summary, deployed_by, deployed_at) VALUES
+(1, 'E2002', 'payment-gateway', '2.8.4', '回调重试日志补充 trace_id', 'ci-bot', '2026-11-26 03:00:00'),
+(2, 'E2002', 'payment-gateway', '2.9.0', '数据库迁移 V42：重建 payment_records 为按月分区表（数据回填）', 'dba_chenjing', '2026-11-30 12:04:30'),
+(3, 'E3003', 'payment-gateway', '2.8.4', '回调重试日志补充 trace_id', 'ci-bot', '2026-11-27 03:00:00');
+INSERT INTO config_changes (id, enterprise_id, service, config_key, old_value, new_value, changed_by, changed_at) VALUES
+(1, 'E2002', 'payment-gateway', 'callback.retry.max', '3', '5', 'ops_wangfang', '2026-11-27 07:30:00');

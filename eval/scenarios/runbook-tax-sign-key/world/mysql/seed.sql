@@ -1,0 +1,31 @@
+-- Scenario runbook-tax-sign-key: synthetic data. DATETIME columns are UTC.
+DROP TABLE IF EXISTS deploy_history, config_changes;
+
+CREATE TABLE deploy_history (
+  id INT PRIMARY KEY,
+  enterprise_id VARCHAR(32) NOT NULL,
+  service VARCHAR(64) NOT NULL,
+  version VARCHAR(32) NOT NULL,
+  change_summary VARCHAR(300) NOT NULL,
+  deployed_by VARCHAR(64) NOT NULL,
+  deployed_at DATETIME NOT NULL,
+  KEY idx_deploy_tenant_time (enterprise_id, deployed_at)
+);
+CREATE TABLE config_changes (
+  id INT PRIMARY KEY,
+  enterprise_id VARCHAR(32) NOT NULL,
+  service VARCHAR(64) NOT NULL,
+  config_key VARCHAR(128) NOT NULL,
+  old_value VARCHAR(256) NULL,
+  new_value VARCHAR(256) NULL,
+  changed_by VARCHAR(64) NOT NULL,
+  changed_at DATETIME NOT NULL,
+  KEY idx_config_tenant_time (enterprise_id, service, changed_at)
+);
+
+INSERT INTO deploy_history (id, enterprise_id, service, version, change_summary, deployed_by, deployed_at) VALUES
+(1, 'E1001', 'invoice-service', '1.9.4', '发票 PDF 模板更新', 'ci-bot', '2026-11-20 03:00:00'),
+(2, 'E2002', 'invoice-service', '1.9.4', '发票 PDF 模板更新', 'ci-bot', '2026-11-21 03:00:00');
+INSERT INTO config_changes (id, enterprise_id, service, config_key, old_value, new_value, changed_by, changed_at) VALUES
+(1, 'E2002', 'invoice-service', 'tax.sign.key_version', '2026Q3', '2026Q4', 'fin_sunli', '2026-11-29 09:30:00'),
+(2, 'E3003', 'invoice-service', 'tax.sign.key_version', '2026Q3', '2026Q4', 'fin_sunli', '2026-11-29 09:40:00');

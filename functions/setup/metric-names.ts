@@ -1,0 +1,40 @@
+import type { ReleaseStatus } from '@diagnosis/core';
+
+/**
+ * The names of what the functions emit, in one place: `observability.ts` emits with them and the deploy's alarms and
+ * dashboard (`deploy/alarms.ts`) read them, so an alarm cannot watch a metric nobody writes. Plain constants, no
+ * imports at run time: the SST config loads this file at deploy time.
+ */
+export const SERVICE_NAME = 'diagnosis-agent';
+export const METRICS_NAMESPACE = 'Diagnosis';
+
+/** NOTE: Powertools Metrics names the dimension of `serviceName` `service` (every metric carries it). */
+export const SERVICE_DIMENSION = 'service';
+/** The run's release status, the only dimension a run's metrics add. */
+export const OUTCOME_DIMENSION = 'outcome';
+
+/** Every value of the outcome dimension: a run ends as exactly one of them. */
+export const RUN_OUTCOMES = Object.freeze([
+  'PUBLISHED',
+  'FALLBACK',
+  'FAILED',
+  'CANCELLED',
+] as const satisfies readonly ReleaseStatus[]);
+// NOTE: fails to compile when the core gains a release status this list does not name (the FAILED rate would then
+// divide by a total that misses it).
+const everyOutcomeListed: [Exclude<ReleaseStatus, (typeof RUN_OUTCOMES)[number]>] extends [never] ? true : false = true;
+void everyOutcomeListed;
+
+/** The metrics of one finished run (see `recordRunMetrics`). */
+export const RUN_METRICS = Object.freeze({
+  runs: 'Runs',
+  modelCalls: 'ModelCalls',
+  toolCalls: 'ToolCalls',
+  toolCallsReady: 'ToolCallsReady',
+  toolCallsError: 'ToolCallsError',
+  toolCallsRejected: 'ToolCallsRejected',
+  inputTokens: 'InputTokens',
+  outputTokens: 'OutputTokens',
+  cachedInputTokens: 'CachedInputTokens',
+  runDuration: 'RunDuration',
+} as const);

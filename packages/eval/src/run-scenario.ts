@@ -1,0 +1,244 @@
+/**
+ * One scenario through the real pipeline: its world prepared, its probes on the real adapters, then its query (and
+ * its previous turn) through the real Diagnose handler, provider, guards and release, against DynamoDB Local — with
+ * the model either a loopback server replaying `scripted.json` in DeepSeek's wire format (offline) or the configured
+ * endpoint (live). The run's clock starts at the scenario's `now`.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DiagnosisResult, RunUsage } from '@diagnosis/core';
+import { parseDiagnosisSettings, SettingsError } from '@diagnosis/core/config';
+import { createEvidenceAdapters } from '@diagnosis/core/evidence';
+import { type DeepSeekResponse, startDeepSeekServer } from '@diagnosis/devkit';
+import { ulid } from 'ulid';
+import { createDiagnoseHandler } from '../../../functions/handlers/diagnose-handler.ts';
+import { buildDiagnosisDependencies } from '../../../functions/setup/dependencies.ts';
+import { lambdaContext } from '../../../functions/setup/lambda-context.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../functions/setup/metric-names.ts';
+import { type Price, priceOf } from './price.ts';
+import { type ProbeResult, runProbes } from './probes.ts';
+import type { Scenario, ScenarioVerdict } from './scenario.ts';
+import { observeResult, type RunObservation, type Score, scoreRun } from './score.ts';
+import { prepareWorld, type WorldOptions } from './world.ts';
+
+export type EvalMode = 'offline' | 'live';
+
+export interface ScenarioContext extends WorldOptions {
+  mode: EvalMode;
+  dynamo: DynamoDBClient;
+  dynamoEndpoint: string;
+  tableName: string;
+  /** Live: the model and limit settings (DIAGNOSIS_MODEL_*, SEMANTIC_GUARD*, DIAGNOSIS_MAX_*, …). */
+  liveSettings: Record<string, string>;
+  /** The time a run may take (its Lambda deadline). */
+  runTimeoutMs: number;
+  price: Price;
+}
+
+export type ScenarioStatus = 'RAN' | 'PROBES_ONLY' | 'SKIPPED' | 'ERROR';
+
+export interface ScenarioRun {
+  id: string;
+  title: string;
+  category: Scenario['category'];
+  expectedOutcome: Scenario['expected']['outcome'];
+  status: ScenarioStatus;
+  /** The scorer's verdict of the run; null when no run happened. */
+  verdict: ScenarioVerdict | null;
+  /** Offline: what the scenario says the scripted run must score (CORRECT unless deliberately wrong); live: CORRECT. */
+  expectedVerdict: ScenarioVerdict;
+  deliberatelyWrong: boolean;
+  /** The SemanticGuard as configured for this run. */
+  semanticGuard: 'enforce' | 'shadow' | 'off';
+  score: Score | null;
+  observation: RunObservation | null;
+  probes: ProbeResult[];
+  /** Both turns of a follow-up scenario. */
+  usage: Pick<
+    RunUsage,
+    'modelCalls' | 'toolCalls' | 'inputTokens' | 'cachedInputTokens' | 'outputTokens' | 'totalTokens'
+  >;
+  costUsd: number;
+  latencyMs: number;
+  runId: string | null;
+  /** Why the scenario could not run (a stable code and a short text, never a raw exception). */
+  error: string | null;
+  notes: string[];
+  /** Probes all passed and the verdict is the expected one. */
+  passed: boolean;
+}
+
+const EMPTY_USAGE: ScenarioRun['usage'] = {
+  modelCalls: 0,
+  toolCalls: 0,
+  inputTokens: 0,
+  cachedInputTokens: 0,
+  outputTokens: 0,
+  totalTokens: 0,
+};
+
+/** Powertools' logger and EMF metrics kept off the terminal: the eval's stdout is its scorecard. */
+class UnpublishedMetrics extends Metrics {
+  override publishStoredMetrics(): this {
+    this.clearMetrics();
+    this.clearDimensions();
+    this.clearMetadata();
+    return this;
+  }
+}
+
+function quietObservability() {
+  const logger = new Logger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' });
+  const metrics = new UnpublishedMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger });
+  return { logger, metrics };
+}
+
+function addUsage(total: ScenarioRun['usage'], usage: RunUsage): ScenarioRun['usage'] {
+  return {
+    modelCalls: total.modelCalls + usage.modelCalls,
+    toolCalls: total.toolCalls + usage.toolCalls,
+    inputTokens: total.inputTokens + usage.inputTokens,
+    cachedInputTokens: total.cachedInputTokens + usage.cachedInputTokens,
+    outputTokens: total.outputTokens + usage.outputTokens,
+    totalTokens: total.totalTokens + usage.totalTokens,
+  };
+}
+
+function errorCode(error: unknown): string {
+  if (error instanceof SettingsError) return `SETTINGS_INVALID: ${error.keys.join(', ')}`;
+  const code = (error as { code?: unknown } | null)?.code;
+  const name = (error as { name?: unknown } | null)?.name;
+  return typeof code === 'string' ? code : typeof name === 'string' ? name : 'ERROR';
+}
+
+export async function runScenario(scenario: Scenario, context: ScenarioContext): Promise<ScenarioRun> {
+  const deliberatelyWrong = context.mode === 'offline' && scenario.expected.scripted !== undefined;
+  const base: ScenarioRun = {
+    id: scenario.id,
+    title: scenario.title,
+    category: scenario.category,
+    expectedOutcome: scenario.expected.outcome,
+    status: 'ERROR',
+    verdict: null,
+    expectedVerdict: deliberatelyWrong ? (scenario.expected.scripted?.verdict ?? 'CORRECT') : 'CORRECT',
+    deliberatelyWrong,
+    semanticGuard: 'off',
+    score: null,
+    observation: null,
+    probes: [],
+    usage: EMPTY_USAGE,
+    costUsd: 0,
+    latencyMs: 0,
+    runId: null,
+    error: null,
+    notes: [],
+    passed: false,
+  };
+  let world: Awaited<ReturnType<typeof prepareWorld>>;
+  try {
+    world = await prepareWorld(scenario, context);
+  } catch (error) {
+    return { ...base, error: `WORLD: ${errorCode(error)}` };
+  }
+  const notes: string[] = [];
+  if (world.generatedLines > 0) notes.push(`${world.generatedLines} log lines generated`);
+  if (world.mysql === 'NOT_CONFIGURED' && context.mysqlAdminUrl === undefined) {
+    notes.push('no MySQL server: query_mysql answers NOT_CONFIGURED');
+  }
+  const scripted = scenario.scripted;
+  const server =
+    context.mode === 'offline' && scripted !== undefined
+      ? await startDeepSeekServer(
+          [...(scripted.previousTurn?.responses ?? []), ...scripted.responses] as unknown as DeepSeekResponse[],
+          [...(scripted.previousTurn?.judge ?? []), ...(scripted.judge ?? [])] as unknown as DeepSeekResponse[],
+        )
+      : undefined;
+  let evidence: Awaited<ReturnType<typeof createEvidenceAdapters>> | undefined;
+  try {
+    const probesOnly = context.mode === 'offline' && scripted === undefined;
+    const model: Record<string, string> = probesOnly
+      ? // NOTE: no model is called for a scenario without scripted.json; the settings still need a key to parse.
+        { DIAGNOSIS_MODEL_API_KEY: 'eval-probes-only-no-model', SEMANTIC_GUARD: 'off' }
+      : server === undefined
+        ? context.liveSettings
+        : {
+            DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
+            DIAGNOSIS_MODEL_API_KEY: 'eval-scripted-replay-no-key',
+            DIAGNOSIS_MODEL_ID: String(scripted?.responses[0]?.model ?? 'deepseek-v4-flash'),
+            // NOTE: without a scripted judge there is nothing to answer the SemanticGuard: it is off, and said so.
+            SEMANTIC_GUARD:
+              scripted?.judge === undefined && scripted?.previousTurn?.judge === undefined ? 'off' : 'enforce',
+          };
+    const settings = parseDiagnosisSettings({
+      DIAGNOSIS_TABLE_NAME: context.tableName,
+      DYNAMODB_ENDPOINT: context.dynamoEndpoint,
+      ...world.settings,
+      ...model,
+    });
+    const semanticGuard = settings.SEMANTIC_GUARD;
+    if (semanticGuard === 'off' && !probesOnly) {
+      notes.push(
+        server === undefined ? 'SemanticGuard off (SEMANTIC_GUARD=off)' : 'SemanticGuard off: no scripted judge',
+      );
+    }
+    evidence = await createEvidenceAdapters(settings);
+    const probes = await runProbes(scenario.probes, {
+      enterpriseId: scenario.enterpriseId,
+      evidence: evidence.evidence,
+      scenarioId: scenario.id,
+    });
+    const probesPassed = probes.every((probe) => probe.passed);
+    if (probesOnly) {
+      notes.push('no scripted.json: probes only');
+      return { ...base, status: 'PROBES_ONLY', semanticGuard, probes, notes, passed: probesPassed };
+    }
+
+    const deps = await buildDiagnosisDependencies(settings, context.dynamo, evidence.evidence);
+    const offset = Date.parse(scenario.now) - Date.now();
+    const handler = createDiagnoseHandler({ ...deps, now: () => Date.now() + offset }, quietObservability());
+    const sessionId = `eval-${scenario.id}-${ulid().toLowerCase()}`.slice(0, 128);
+    const invoke = async (query: string, continueSession: boolean) => {
+      const runId = `eval-${ulid()}`;
+      const result = (await handler(
+        { runId, sessionId, enterpriseId: scenario.enterpriseId, query, continueSession },
+        lambdaContext(context.runTimeoutMs),
+      )) as DiagnosisResult;
+      return { runId, result };
+    };
+    const started = performance.now();
+    let usage = EMPTY_USAGE;
+    if (scenario.previousTurn !== undefined) {
+      const previous = await invoke(scenario.previousTurn.query, false);
+      usage = addUsage(usage, previous.result.usage);
+      if (previous.result.status !== 'PUBLISHED') notes.push(`previous turn ended ${previous.result.status}`);
+    }
+    const { runId, result } = await invoke(scenario.query, scenario.previousTurn !== undefined);
+    const latencyMs = performance.now() - started;
+    usage = addUsage(usage, result.usage);
+    const observation = observeResult(result);
+    const score = scoreRun(scenario.expected, observation);
+    if (observation.removedClaims > 0) notes.push(`SemanticGuard removed ${observation.removedClaims} claim(s)`);
+    return {
+      ...base,
+      status: 'RAN',
+      verdict: score.verdict,
+      semanticGuard,
+      score,
+      observation,
+      probes,
+      usage,
+      costUsd: priceOf(usage, context.price),
+      latencyMs,
+      runId,
+      notes,
+      passed: probesPassed && score.verdict === base.expectedVerdict,
+    };
+  } catch (error) {
+    return { ...base, error: errorCode(error), notes };
+  } finally {
+    await server?.close();
+    await evidence?.close().catch(() => undefined);
+    await world.close().catch(() => undefined);
+  }
+}

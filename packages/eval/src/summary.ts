@@ -1,0 +1,89 @@
+/** The scorecard's summary over all scenarios of one eval run (pure; unit-tested). */
+import type { ScenarioRun } from './run-scenario.ts';
+import { type ScenarioVerdict, VERDICTS } from './scenario.ts';
+import { VERDICT_POINTS } from './score.ts';
+
+export interface EvalSummary {
+  scenarios: number;
+  ran: number;
+  probesOnly: number;
+  skipped: number;
+  errors: number;
+  verdicts: Record<ScenarioVerdict, number>;
+  /** CORRECT runs over runs (null without runs). */
+  accuracy: number | null;
+  /** Mean points per run: CORRECT 1, INCOMPLETE 0.5, ABSTAINED and FAILED 0, CONFIDENTLY_WRONG −1. */
+  meanPoints: number | null;
+  confidentlyWrong: number;
+  /** Of the runs that abstained, the share whose scenario expected abstaining. */
+  abstentionPrecision: number | null;
+  /** Of the runs of scenarios that expect abstaining, the share that abstained. */
+  abstentionRecall: number | null;
+  probes: { total: number; passed: number; evidenceRecall: number | null; emptyPassed: number | null };
+  tokensPerRun: number | null;
+  costPerRunUsd: number | null;
+  costTotalUsd: number;
+  latencyP50Ms: number | null;
+  latencyP95Ms: number | null;
+  /** Scenarios whose verdict is the one expected and whose probes all pass. */
+  asExpected: number;
+  allAsExpected: boolean;
+}
+
+const ratio = (part: number, whole: number) => (whole === 0 ? null : part / whole);
+
+/** The nearest-rank percentile of a list of numbers (null when empty). */
+export function percentile(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1] as number;
+}
+
+export function summarize(runs: readonly ScenarioRun[]): EvalSummary {
+  const ran = runs.filter((run) => run.status === 'RAN');
+  const verdicts = Object.fromEntries(VERDICTS.map((verdict) => [verdict, 0])) as Record<ScenarioVerdict, number>;
+  for (const run of ran) if (run.verdict !== null) verdicts[run.verdict] += 1;
+  const abstained = ran.filter((run) => run.score?.abstained === true);
+  const expectAbstain = ran.filter((run) => run.expectedOutcome === 'ABSTAIN');
+  const probes = runs.flatMap((run) => run.probes);
+  const evidenceProbes = probes.filter((probe) => probe.expect === 'EVIDENCE');
+  const emptyProbes = probes.filter((probe) => probe.expect === 'EMPTY');
+  const costTotalUsd = ran.reduce((sum, run) => sum + run.costUsd, 0);
+  const asExpected = runs.filter((run) => run.passed).length;
+  return {
+    scenarios: runs.length,
+    ran: ran.length,
+    probesOnly: runs.filter((run) => run.status === 'PROBES_ONLY').length,
+    skipped: runs.filter((run) => run.status === 'SKIPPED').length,
+    errors: runs.filter((run) => run.status === 'ERROR').length,
+    verdicts,
+    accuracy: ratio(verdicts.CORRECT, ran.length),
+    meanPoints:
+      ran.length === 0
+        ? null
+        : ran.reduce((sum, run) => sum + (run.verdict === null ? 0 : VERDICT_POINTS[run.verdict]), 0) / ran.length,
+    confidentlyWrong: verdicts.CONFIDENTLY_WRONG,
+    abstentionPrecision: ratio(abstained.filter((run) => run.expectedOutcome === 'ABSTAIN').length, abstained.length),
+    abstentionRecall: ratio(expectAbstain.filter((run) => run.score?.abstained === true).length, expectAbstain.length),
+    probes: {
+      total: probes.length,
+      passed: probes.filter((probe) => probe.passed).length,
+      evidenceRecall: ratio(evidenceProbes.filter((probe) => probe.passed).length, evidenceProbes.length),
+      emptyPassed: ratio(emptyProbes.filter((probe) => probe.passed).length, emptyProbes.length),
+    },
+    tokensPerRun: ran.length === 0 ? null : ran.reduce((sum, run) => sum + run.usage.totalTokens, 0) / ran.length,
+    costPerRunUsd: ran.length === 0 ? null : costTotalUsd / ran.length,
+    costTotalUsd,
+    latencyP50Ms: percentile(
+      ran.map((run) => run.latencyMs),
+      50,
+    ),
+    latencyP95Ms: percentile(
+      ran.map((run) => run.latencyMs),
+      95,
+    ),
+    asExpected,
+    allAsExpected: runs.length > 0 && asExpected === runs.length,
+  };
+}

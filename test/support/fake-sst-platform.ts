@@ -1,0 +1,120 @@
+/**
+ * A recording stand-in for the globals SST gives `sst.config.ts` (`$config`, `$app`, `$cli`, `sst.*`, `aws.*`,
+ * `$interpolate`, `$jsonStringify`), so a test can run the config's real `run()` offline: every resource it creates is
+ * recorded with its arguments, and deployed names and ARNs are predictable strings. Pulumi outputs are `FakeOutput`s
+ * (`apply` works); `resolveOutputs` turns any recorded argument into plain data.
+ */
+
+export class FakeOutput<T = unknown> {
+  readonly value: T;
+  constructor(value: T) {
+    this.value = value;
+  }
+  apply<U>(transform: (value: T) => U): FakeOutput<U> {
+    return new FakeOutput(transform(this.value));
+  }
+}
+
+/** Plain data from anything holding fake outputs (deeply). */
+export function resolveOutputs(value: unknown): unknown {
+  if (value instanceof FakeOutput) return resolveOutputs(value.value);
+  if (Array.isArray(value)) return value.map(resolveOutputs);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveOutputs(item)]));
+  }
+  return value;
+}
+
+export interface RecordedResource {
+  type: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface FakePlatform {
+  resources: RecordedResource[];
+  routes: { route: string; handler: unknown; args: unknown }[];
+  /** The recorded resources of one type (e.g. `sst.aws.Function`, `aws.cloudwatch.MetricAlarm`), arguments resolved. */
+  ofType(type: string): RecordedResource[];
+}
+
+export const FAKE_ACCOUNT = '123456789012';
+export const FAKE_REGION = 'eu-west-1';
+
+/** Installs the fake globals for one app stage and root; returns what the config records. */
+export function installFakeSstPlatform(stage: string, root: string): FakePlatform {
+  const resources: RecordedResource[] = [];
+  const routes: FakePlatform['routes'] = [];
+  const app = { name: 'diagnosis-agent', stage };
+  const deployed = (name: string) => `${app.name}-${stage}-${name}`;
+
+  const resourceClass = (type: string, service: string) =>
+    class {
+      readonly name: FakeOutput<string>;
+      readonly arn: FakeOutput<string>;
+      readonly id: FakeOutput<string>;
+      readonly url: FakeOutput<string>;
+      readonly nodes: { api: { id: FakeOutput<string> } };
+      constructor(name: string, args: Record<string, unknown> = {}) {
+        resources.push({ type, name, args });
+        this.name = new FakeOutput(deployed(name));
+        this.arn = new FakeOutput(`arn:aws:${service}:${FAKE_REGION}:${FAKE_ACCOUNT}:${deployed(name)}`);
+        this.id = new FakeOutput(`${name.toLowerCase()}-id`);
+        this.url = new FakeOutput(`https://${name.toLowerCase()}.execute-api.${FAKE_REGION}.amazonaws.com`);
+        this.nodes = { api: { id: new FakeOutput(`${name.toLowerCase()}-api-id`) } };
+      }
+      route(route: string, handler: unknown, args: unknown) {
+        routes.push({ route, handler, args });
+      }
+    };
+
+  const globals: Record<string, unknown> = {
+    $config: (config: unknown) => config,
+    $app: app,
+    $cli: { paths: { root } },
+    $interpolate: (strings: TemplateStringsArray, ...values: unknown[]) =>
+      new FakeOutput(
+        strings.reduce((text, part, index) => text + part + String(resolveOutputs(values[index]) ?? ''), ''),
+      ),
+    $jsonStringify: (value: unknown) => new FakeOutput(JSON.stringify(resolveOutputs(value))),
+    sst: {
+      Secret: resourceClass('sst.Secret', 'ssm'),
+      aws: {
+        Dynamo: resourceClass('sst.aws.Dynamo', 'dynamodb'),
+        Function: resourceClass('sst.aws.Function', 'lambda'),
+        ApiGatewayV2: resourceClass('sst.aws.ApiGatewayV2', 'execute-api'),
+        Bucket: resourceClass('sst.aws.Bucket', 's3'),
+        SnsTopic: resourceClass('sst.aws.SnsTopic', 'sns'),
+      },
+    },
+    aws: {
+      getCallerIdentityOutput: () => ({ accountId: new FakeOutput(FAKE_ACCOUNT) }),
+      getRegionOutput: () => ({ region: new FakeOutput(FAKE_REGION) }),
+      getPartitionOutput: () => ({ partition: new FakeOutput('aws') }),
+      kms: { Key: resourceClass('aws.kms.Key', 'kms') },
+      iam: {
+        Role: resourceClass('aws.iam.Role', 'iam'),
+        assumeRolePolicyForPrincipal: (principal: unknown) => ({ principal }),
+      },
+      sfn: { StateMachine: resourceClass('aws.sfn.StateMachine', 'states') },
+      lambda: { Permission: resourceClass('aws.lambda.Permission', 'lambda') },
+      sns: { TopicSubscription: resourceClass('aws.sns.TopicSubscription', 'sns') },
+      cloudwatch: {
+        LogGroup: resourceClass('aws.cloudwatch.LogGroup', 'logs'),
+        EventRule: resourceClass('aws.cloudwatch.EventRule', 'events'),
+        EventTarget: resourceClass('aws.cloudwatch.EventTarget', 'events'),
+        MetricAlarm: resourceClass('aws.cloudwatch.MetricAlarm', 'cloudwatch'),
+        Dashboard: resourceClass('aws.cloudwatch.Dashboard', 'cloudwatch'),
+      },
+    },
+  };
+  Object.assign(globalThis, globals);
+  return {
+    resources,
+    routes,
+    ofType: (type) =>
+      resources
+        .filter((resource) => resource.type === type)
+        .map((resource) => ({ ...resource, args: resolveOutputs(resource.args) as Record<string, unknown> })),
+  };
+}

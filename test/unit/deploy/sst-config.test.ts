@@ -1,0 +1,175 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  FAKE_ACCOUNT,
+  FAKE_REGION,
+  type FakePlatform,
+  installFakeSstPlatform,
+  resolveOutputs,
+} from '../../support/fake-sst-platform.ts';
+
+/**
+ * `sst.config.ts`'s real `run()`, against a recording stand-in of SST's globals: what the deploy would create, from a
+ * stage file, without AWS. NOTE: imported by a computed path so `tsc -p tsconfig.json` does not type-check the config
+ * against SST's platform types (`npm run typecheck` does that with tsconfig.sst.json).
+ */
+const CONFIG = resolve(import.meta.dirname, '../../../sst.config.ts');
+type SstConfig = { default: { run(): Promise<Record<string, unknown>> } };
+
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+/** An app root holding `deploy/<stage>.json` with `stageFile` (none when undefined) and a catalog of its own. */
+function appRoot(stage: string, stageFile: unknown): string {
+  const root = mkdtempSync(join(tmpdir(), 'sst-config-'));
+  roots.push(root);
+  mkdirSync(join(root, 'deploy'));
+  mkdirSync(join(root, 'ops'));
+  mkdirSync(join(root, 'examples/mysql'), { recursive: true });
+  writeFileSync(join(root, 'ops/catalog.json'), '[]');
+  writeFileSync(join(root, 'examples/mysql/catalog.json'), '[]');
+  if (stageFile !== undefined) writeFileSync(join(root, 'deploy', `${stage}.json`), JSON.stringify(stageFile));
+  return root;
+}
+
+const production = {
+  settings: {
+    KNOWLEDGE_BACKEND: 'bedrock',
+    BEDROCK_KNOWLEDGE_BASE_ID: 'KB12345678',
+    LOGS_BACKEND: 'cloudwatch',
+    LOGS_GROUPS: { 'order-service': ['/ecs/order'], 'payment-gateway': ['/ecs/payment'] },
+    MYSQL_CATALOG_PATH: 'ops/catalog.json',
+    TENANT_ACCESS: [{ principal: FAKE_ACCOUNT, enterprises: ['E1001'] }],
+  },
+  batchMaxConcurrency: 8,
+  alarms: { email: 'oncall@example.com' },
+};
+
+async function runConfig(stage: string, stageFile: unknown): Promise<{ platform: FakePlatform; outputs: unknown }> {
+  const platform = installFakeSstPlatform(stage, appRoot(stage, stageFile));
+  const config = (await import(/* @vite-ignore */ CONFIG)) as SstConfig;
+  const outputs = resolveOutputs(await config.default.run());
+  return { platform, outputs };
+}
+
+describe('sst.config.ts on prod with a stage file of its own', async () => {
+  // The deploying shell says otherwise; the stage file wins and the shell is ignored.
+  const shell = { LOGS_BACKEND: 'local', KNOWLEDGE_DIR: 'examples/knowledge', BATCH_MAX_CONCURRENCY: '99' };
+  const saved = Object.fromEntries(Object.keys(shell).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, shell);
+  let result: Awaited<ReturnType<typeof runConfig>>;
+  try {
+    result = await runConfig('prod', production);
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+  const { platform, outputs } = result;
+  const functions = platform.ofType('sst.aws.Function');
+  const alarms = platform.ofType('aws.cloudwatch.MetricAlarm');
+  const diagnose = functions.find((fn) => fn.name === 'Diagnose');
+  const topic = `arn:aws:sns:${FAKE_REGION}:${FAKE_ACCOUNT}:diagnosis-agent-prod-Alarms`;
+
+  it('gives the functions the stage file’s settings, not the shell’s', () => {
+    const environment = diagnose?.args.environment as Record<string, string>;
+    expect(environment.LOGS_BACKEND).toBe('cloudwatch');
+    expect(environment.KNOWLEDGE_BACKEND).toBe('bedrock');
+    expect(environment.KNOWLEDGE_DIR).toBeUndefined();
+    expect(environment.TENANT_ACCESS).toBe(`[{"principal":"${FAKE_ACCOUNT}","enterprises":["E1001"]}]`);
+    expect(environment.SEMANTIC_GUARD).toBe('enforce');
+    const batch = platform.ofType('aws.sfn.StateMachine').find((machine) => machine.name === 'DiagnosisBatch');
+    expect(String(batch?.args.definition)).toContain('"MaxConcurrency":8');
+    // Every function that serves a caller enforces the same tenant access policy.
+    const policies = functions
+      .filter((fn) => fn.name !== 'OnWorkflowStopped')
+      .map((fn) => [fn.name, (fn.args.environment as Record<string, string>).TENANT_ACCESS]);
+    expect(policies).toEqual(policies.map(([name]) => [name, environment.TENANT_ACCESS]));
+    expect(policies).toHaveLength(6);
+  });
+
+  it('grants StartQuery on the configured log groups only, and Retrieve on the configured knowledge base', () => {
+    const permissions = diagnose?.args.permissions as { actions: string[]; resources: string[] }[];
+    const logs = permissions.filter((permission) => permission.actions.some((action) => action.startsWith('logs:')));
+    const group = (name: string) => `arn:aws:logs:${FAKE_REGION}:${FAKE_ACCOUNT}:log-group:${name}`;
+    expect(logs).toEqual([
+      {
+        actions: ['logs:StartQuery'],
+        resources: [group('/ecs/order'), group('/ecs/order:*'), group('/ecs/payment'), group('/ecs/payment:*')],
+      },
+      { actions: ['logs:GetQueryResults', 'logs:StopQuery'], resources: ['*'] },
+    ]);
+    expect(permissions).toContainEqual({
+      actions: ['bedrock:Retrieve'],
+      resources: [`arn:aws:bedrock:${FAKE_REGION}:${FAKE_ACCOUNT}:knowledge-base/KB12345678`],
+    });
+    expect(diagnose?.args.copyFiles).toEqual([{ from: 'ops/catalog.json' }]);
+  });
+
+  it('creates an errors and a throttles alarm for every function it creates, on that function’s name', () => {
+    expect(functions.length).toBe(7);
+    for (const fn of functions) {
+      for (const metricName of ['Errors', 'Throttles']) {
+        const watching = alarms.filter((alarm) =>
+          (alarm.args.metricQueries as { metric?: { metricName: string; dimensions: Record<string, string> } }[]).some(
+            (query) =>
+              query.metric?.metricName === metricName &&
+              query.metric.dimensions.FunctionName === `diagnosis-agent-prod-${fn.name}`,
+          ),
+        );
+        expect(
+          watching.map((alarm) => alarm.name),
+          `${fn.name} ${metricName}`,
+        ).toEqual([`Alarm${fn.name}${metricName}`]);
+      }
+    }
+  });
+
+  it('points every alarm at the topic, subscribes the stage file’s address, and outputs both by name', () => {
+    expect(alarms.length).toBeGreaterThan(2 * functions.length);
+    for (const alarm of alarms) {
+      expect(alarm.args.alarmActions).toEqual([topic]);
+      expect(alarm.args.okActions).toEqual([topic]);
+      expect(alarm.args.name).toBe(`diagnosis-agent-prod-${alarm.name}`);
+    }
+    expect(platform.ofType('aws.sns.TopicSubscription').map((subscription) => subscription.args)).toEqual([
+      { topic, protocol: 'email', endpoint: 'oncall@example.com' },
+    ]);
+    expect(outputs).toMatchObject({
+      alarmTopic: topic,
+      dashboard: `https://${FAKE_REGION}.console.aws.amazon.com/cloudwatch/home?region=${FAKE_REGION}#dashboards/dashboard/diagnosis-agent-prod`,
+      api: expect.stringContaining('execute-api'),
+      workflow: expect.stringContaining(':states:'),
+    });
+  });
+
+  it('creates one dashboard whose body is JSON naming every function', () => {
+    const [dashboard] = platform.ofType('aws.cloudwatch.Dashboard');
+    const body = JSON.parse(String(dashboard?.args.dashboardBody)) as { widgets: unknown[] };
+    expect(body.widgets.length).toBeGreaterThan(5);
+    for (const fn of functions) expect(JSON.stringify(body)).toContain(`diagnosis-agent-prod-${fn.name}`);
+  });
+});
+
+describe('sst.config.ts refusing to deploy prod', () => {
+  it('without a deploy/prod.json of its own', async () => {
+    await expect(runConfig('prod', undefined)).rejects.toThrow('stage prod has no deploy/prod.json');
+  });
+
+  it('with the example world, naming the setting that would allow it', async () => {
+    await expect(runConfig('prod', { settings: {} })).rejects.toThrow(
+      /example world as production evidence: KNOWLEDGE_DIR=examples\/knowledge.*"allowExampleEvidence": true/,
+    );
+  });
+
+  it('with a setting the functions would refuse, naming it', async () => {
+    await expect(
+      runConfig('prod', { ...production, settings: { ...production.settings, LOGS_GROUPS: { x: ['*'] } } }),
+    ).rejects.toThrow('deploy/prod.json: settings the functions would refuse: LOGS_GROUPS');
+  });
+});
