@@ -17,8 +17,8 @@ import {
   type WorkflowStarter,
 } from '@diagnosis/core';
 import { createDynamoAuditStore, ensureDiagnosisTable } from '@diagnosis/core/store';
+import { startDynamoDbLocal } from '@diagnosis/devkit';
 import { MockLanguageModelV4 } from 'ai/test';
-import { startDynamoDbLocal } from '../scripts/dynamodb-local.ts';
 import { createFakeEvidence } from '../test/support/fake-evidence.ts';
 
 const STARTS = Number(process.env.BENCH_ASYNC_STARTS ?? 50);

@@ -4,7 +4,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoAuditStore, ensureDiagnosisTable } from '@diagnosis/core/store';
-import { startDynamoDbLocal } from '../scripts/dynamodb-local.ts';
+import { startDynamoDbLocal } from '@diagnosis/devkit';
 import { publishedOutcome, stepEvent, toolEvent } from '../test/support/audit-events.ts';
 
 const ROUNDS = 10;

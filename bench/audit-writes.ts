@@ -14,12 +14,11 @@
 import type { DiagnosisResult } from '@diagnosis/core';
 import { parseDiagnosisSettings } from '@diagnosis/core/config';
 import { createDynamoAuditStore, ensureDiagnosisTable } from '@diagnosis/core/store';
+import { startDeepSeekServer, startDynamoDbLocal, wireText, wireToolCalls } from '@diagnosis/devkit';
 import { createDiagnoseHandler } from '../functions/handlers/diagnose-handler.ts';
 import { buildDiagnosisDependencies, createDynamoClient } from '../functions/setup/dependencies.ts';
 import { lambdaContext } from '../functions/setup/lambda-context.ts';
 import { createObservability } from '../functions/setup/observability.ts';
-import { startDynamoDbLocal } from '../scripts/dynamodb-local.ts';
-import { startDeepSeekServer, wireText, wireToolCalls } from '../scripts/replay-model-server.ts';
 import { STORE_T0, stepEvent, toolEvent } from '../test/support/audit-events.ts';
 import { noConclusionDraft } from '../test/support/run-fixtures.ts';
 import { countWritesInFlight } from '../test/support/write-counter.ts';

@@ -8,9 +8,9 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureDiagnosisTable } from '@diagnosis/core/store';
+import { startDynamoDbLocal } from '@diagnosis/devkit';
 import { build, type Metafile } from 'esbuild';
 import { writeKnowledgeIndex } from '../scripts/build-knowledge-index.ts';
-import { startDynamoDbLocal } from '../scripts/dynamodb-local.ts';
 
 const SST_BANNER =
   "import { createRequire as topLevelCreateRequire } from 'module';const require = topLevelCreateRequire(import.meta.url);";

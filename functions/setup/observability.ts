@@ -1,19 +1,65 @@
-import { Logger } from '@aws-lambda-powertools/logger';
+import { Logger, type LogItem } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DiagnosisResult } from '@diagnosis/core';
 import { METRICS_NAMESPACE, OUTCOME_DIMENSION, RUN_METRICS, SERVICE_NAME } from './metric-names.ts';
 
+/** Where log lines and EMF records go instead of stdout: one JSON text per call, without a line break. */
+export type LogDestination = (line: string) => void;
+
 /**
  * The function's structured logger and EMF metrics (Powertools), made once per cold start. Log lines carry ids,
  * statuses, codes and counters only; the run id is a persistent key while a run is handled, never a metric dimension.
+ * In Lambda both write to stdout (CloudWatch). `destination` sends every line elsewhere instead (the command line
+ * keeps stdout for the answer): Powertools 2 has no output-stream option, so two small subclasses override its
+ * documented extension points (`printLog`, `publishStoredMetrics`); the lines themselves are unchanged.
  */
-export function createObservability(functionName: string) {
-  const logger = new Logger({ serviceName: SERVICE_NAME, persistentKeys: { function: functionName } });
-  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger });
+export function createObservability(functionName: string, destination?: LogDestination) {
+  const options = { serviceName: SERVICE_NAME, persistentKeys: { function: functionName } };
+  const logger = destination === undefined ? new Logger(options) : new DestinationLogger(options, destination);
+  const metricsOptions = { namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger };
+  const metrics =
+    destination === undefined ? new Metrics(metricsOptions) : new DestinationMetrics(metricsOptions, destination);
   return { logger, metrics };
 }
 
-export type Observability = ReturnType<typeof createObservability>;
+export interface Observability {
+  logger: Logger;
+  metrics: Metrics;
+}
+
+class DestinationLogger extends Logger {
+  readonly #destination: LogDestination;
+
+  constructor(options: ConstructorParameters<typeof Logger>[0], destination: LogDestination) {
+    super(options);
+    this.#destination = destination;
+  }
+
+  protected override printLog(_logLevel: number, log: LogItem): void {
+    log.prepareForPrint();
+    this.#destination(JSON.stringify(log.getAttributes(), this.getJsonReplacer()));
+  }
+}
+
+class DestinationMetrics extends Metrics {
+  readonly #destination: LogDestination;
+
+  constructor(options: ConstructorParameters<typeof Metrics>[0], destination: LogDestination) {
+    super(options);
+    this.#destination = destination;
+  }
+
+  override publishStoredMetrics(): this {
+    try {
+      if (this.hasStoredMetrics()) this.#destination(JSON.stringify(this.serializeMetrics()));
+    } finally {
+      this.clearMetrics();
+      this.clearDimensions();
+      this.clearMetadata();
+    }
+    return this;
+  }
+}
 
 /**
  * The metrics of one finished run, emitted once per run: its outcome as the only dimension besides the service (four

@@ -2,7 +2,7 @@
  * The Amazon States Language definitions of the two state machines, as plain JSON objects: `DiagnosisWorkflow` (one
  * diagnosis) and `DiagnosisBatch` (a Distributed Map of diagnoses). `sst.config.ts` deploys exactly what these
  * functions return; the tests validate the same objects with `asl-validator` and run them with a local interpreter
- * against the real Diagnose handler (`scripts/local-workflow.ts`), so the deployed definition is the tested one.
+ * against the real Diagnose handler (`packages/devkit/src/local-workflow.ts`), so the deployed definition is the tested one.
  *
  * Both use JSONata. The error names are those `functions/middleware/map-errors.ts` throws to Step Functions.
  */

@@ -11,11 +11,11 @@ import { createObservability } from '../../functions/setup/observability.ts';
 import { wireText } from '../support/deepseek-server.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
-import { e1001Recording, httpEvent, lambdaContext } from '../support/lambda-events.ts';
+import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';
 import { noConclusionDraft } from '../support/run-fixtures.ts';
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
-const recording = e1001Recording();
+const conversation = e1001ScriptedConversation();
 const dynamo = localDynamoClient();
 const WORKFLOW_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:diagnosis-test-DiagnosisWorkflow';
 let workflowEvents: ReturnType<typeof createWorkflowEventsHandler>;
@@ -89,7 +89,7 @@ describe('POST /diagnoses, asynchronously', () => {
     const runId = newId('async');
     const blocked = blockedRound();
     world.server.script.push(blocked.entry);
-    const body = { runId, sessionId: 's', enterpriseId: 'E1001', query: recording.query };
+    const body = { runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query };
     const first = await start(body);
     expect(first).toEqual({
       status: 202,
@@ -111,7 +111,7 @@ describe('POST /diagnoses, asynchronously', () => {
   });
 
   it('refuses a wait that is not a whole number of seconds up to 25', async () => {
-    const answer = await start({ sessionId: 's', enterpriseId: 'E1001', query: recording.query }, 26);
+    const answer = await start({ sessionId: 's', enterpriseId: 'E1001', query: conversation.query }, 26);
     expect(answer).toMatchObject({ status: 400, body: { error: { code: 'INVALID_QUERY_PARAMETER' } } });
   });
 });
@@ -120,8 +120,8 @@ describe('GET /runs/{runId} while it runs', () => {
   it('shows rounds done, tool calls, tokens so far and the time left', async () => {
     const runId = newId('live');
     const blocked = blockedRound();
-    world.server.script.push(...structuredClone(recording.responses.slice(0, 2)), blocked.entry);
-    await start({ runId, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
+    world.server.script.push(...structuredClone(conversation.responses.slice(0, 2)), blocked.entry);
+    await start({ runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });
     await until(async () => ((await read(runId)).body.progress as { modelCalls?: number } | null)?.modelCalls === 2);
     const live = await read(runId);
     expect(live.body).toMatchObject({
@@ -142,8 +142,8 @@ describe('cancelling a run', () => {
   it('stops a run during a model call: CANCELLED, its audit flushed and its progress kept', async () => {
     const runId = newId('cancel');
     const blocked = blockedRound();
-    world.server.script.push(...structuredClone(recording.responses.slice(0, 1)), blocked.entry);
-    await start({ runId, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
+    world.server.script.push(...structuredClone(conversation.responses.slice(0, 1)), blocked.entry);
+    await start({ runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });
     // Round 1 asked for one tool call, which ran; round 2 is now waiting on the model.
     await until(async () => ((await read(runId)).body.progress as { toolCalls?: number } | null)?.toolCalls === 1);
     const answer = await cancel(runId);
@@ -172,7 +172,7 @@ describe('cancelling a run', () => {
     const runId = newId('console');
     const blocked = blockedRound();
     world.server.script.push(blocked.entry);
-    await start({ runId, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
+    await start({ runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });
     await until(async () => (await read(runId)).body.status === 'RUNNING');
     expect(await workflowEvent(runId, 'ABORTED')).toEqual({ run: 'RUNNING' });
     await until(async () => (await read(runId)).body.status === 'CANCELLED');

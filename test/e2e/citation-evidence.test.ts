@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type DiagnosisResult, loadRunEvidence } from '@diagnosis/core';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRunTrace, renderHtml, renderTimeline } from '../../scripts/trace-render.ts';
+import { loadRunTrace, renderHtml, renderTimeline } from '../../packages/cli/src/render/trace-render.ts';
 import {
   CHROMIUM,
   fontconfigWithoutCjk,
@@ -15,7 +15,7 @@ import {
 } from '../support/chromium.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
-import { e1001Recording, httpEvent, lambdaContext } from '../support/lambda-events.ts';
+import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';
 
 if (CHROMIUM === undefined && !process.env.CI) {
   console.warn('\n!!! Chromium not found (apt-get install chromium): the trace page font tests are SKIPPED !!!\n');
@@ -25,7 +25,7 @@ let world: Awaited<ReturnType<typeof startE2eWorld>>;
 let store: ReturnType<typeof createDynamoAuditStore>;
 let client: ReturnType<typeof localDynamoClient>;
 let pages: string;
-const recording = e1001Recording();
+const scripted = e1001ScriptedConversation();
 
 beforeAll(async () => {
   // The deployed default: the judge's verdicts are part of the evidence view.
@@ -42,7 +42,7 @@ afterAll(async () => {
 
 const diagnose = (runId: string) =>
   world.handlers.diagnose(
-    { runId, sessionId: 'ops-evidence', enterpriseId: 'E1001', query: recording.query },
+    { runId, sessionId: 'ops-evidence', enterpriseId: 'E1001', query: scripted.query },
     lambdaContext(60_000),
   ) as Promise<DiagnosisResult>;
 
@@ -101,8 +101,8 @@ describe('the evidence behind each citation, through the Diagnose Lambda and Dyn
   const published = `evidence-${Date.now().toString(36)}`;
 
   it('gives every published citation its tool, canonical input, the audited observation and the judge’s verdicts', async () => {
-    world.server.script.push(...structuredClone(recording.responses));
-    world.server.judgeScript.push(...structuredClone(recording.judgeResponses));
+    world.server.script.push(...structuredClone(scripted.responses));
+    world.server.judgeScript.push(...structuredClone(scripted.judgeResponses));
     const result = await diagnose(published);
     expect(result.status).toBe('PUBLISHED');
 
@@ -199,8 +199,8 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('the trace page in headless Chromi
   let page = '';
 
   beforeAll(async () => {
-    world.server.script.push(...structuredClone(recording.responses));
-    world.server.judgeScript.push(...structuredClone(recording.judgeResponses));
+    world.server.script.push(...structuredClone(scripted.responses));
+    world.server.judgeScript.push(...structuredClone(scripted.judgeResponses));
     await diagnose(runId);
     page = await writePage(runId);
   });

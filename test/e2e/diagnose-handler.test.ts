@@ -2,7 +2,7 @@ import type { DiagnosisResult, PublishedReport } from '@diagnosis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeepSeekResponse, wireText, wireToolCalls } from '../support/deepseek-server.ts';
 import { E2E_FLUSH_RESERVE_MS, E2E_MODEL_KEY, startE2eWorld } from '../support/e2e-world.ts';
-import { e1001Recording, httpEvent, lambdaContext } from '../support/lambda-events.ts';
+import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';
 import { mariadbAvailable } from '../support/mariadb.ts';
 import { supportedDraft } from '../support/run-fixtures.ts';
 
@@ -26,7 +26,7 @@ const runId = () => `e2e-${Date.now().toString(36)}-${(counter++).toString(36)}`
 const minute = () => lambdaContext(60_000);
 const sfn = (payload: Record<string, unknown>, context = minute()) =>
   world.handlers.diagnose(payload, context) as Promise<DiagnosisResult>;
-const recording = e1001Recording();
+const conversation = e1001ScriptedConversation();
 const replay = (responses: DeepSeekResponse[]) => world.server.script.push(...structuredClone(responses));
 /** A run's items: its own partition and its reasoning partition. */
 const runItems = async (id: string) =>
@@ -35,9 +35,9 @@ const runItems = async (id: string) =>
 describe('the Diagnose Lambda end to end (Step Functions events)', () => {
   it('publishes a diagnosis of the E1001 incident over several tool rounds, all of it read back from the table', async () => {
     const id = runId();
-    replay(recording.responses);
+    replay(conversation.responses);
     const requestsBefore = world.server.requests.length;
-    const result = await sfn({ runId: id, sessionId: 'ops-e1001', enterpriseId: 'E1001', query: recording.query });
+    const result = await sfn({ runId: id, sessionId: 'ops-e1001', enterpriseId: 'E1001', query: conversation.query });
 
     expect(result.status).toBe('PUBLISHED');
     expect(result.stopReason).toBeNull();
@@ -53,7 +53,7 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
     expect(result.usage).toMatchObject({ modelCalls: 5, toolCalls: 4 });
 
     const items = await runItems(id);
-    const ids = recording.responses.flatMap(
+    const ids = conversation.responses.flatMap(
       (response) => response.choices[0]?.message.tool_calls?.map((call) => call.id) ?? [],
     );
     expect(items.filter((item) => item.entity === 'run')).toMatchObject([
@@ -65,7 +65,7 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
     expect(tools.map((item) => item.tool_call_id).sort()).toEqual([...ids].sort());
     expect(tools.every((item) => item.status === 'READY' && item.empty === false)).toBe(true);
     const reasoning = items.find((item) => item.pk === `REASONING#${id}` && item.sk === 'STEP#0001');
-    expect(reasoning?.reasoning_content).toBe(recording.responses[0]?.choices[0]?.message.reasoning_content);
+    expect(reasoning?.reasoning_content).toBe(conversation.responses[0]?.choices[0]?.message.reasoning_content);
     expect(reasoning?.content_source).toBe('PROVIDER_REASONING+ASSISTANT_TEXT');
     expect(items.find((item) => item.pk === `RUN#${id}` && item.sk === 'STEP#0002')?.cached_input_tokens).toBe(3_072);
   });
@@ -73,9 +73,9 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
   it('gives a follow-up in the same session the PreviousTurn of the last published run only', async () => {
     const session = `ops-${runId()}`;
     const published = runId();
-    replay(recording.responses);
+    replay(conversation.responses);
     expect(
-      (await sfn({ runId: published, sessionId: session, enterpriseId: 'E1001', query: recording.query })).status,
+      (await sfn({ runId: published, sessionId: session, enterpriseId: 'E1001', query: conversation.query })).status,
     ).toBe('PUBLISHED');
     const fallback = runId();
     replay([wireText(JSON.stringify(supportedDraft(['call_00_never_made'])))]);
@@ -107,7 +107,7 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
     const messages = world.server.requests[before]?.messages as { role: string; content: string }[];
     const user = JSON.parse(messages.find((message) => message.role === 'user')?.content ?? '{}');
     expect(user.query).toBe('回滚之后还需要做什么？');
-    expect(user.previous_turn).toMatchObject({ run_id: published, query: recording.query });
+    expect(user.previous_turn).toMatchObject({ run_id: published, query: conversation.query });
     expect(user.previous_turn.findings).toHaveLength(3);
     expect(JSON.stringify(user)).not.toContain('HikariPool-1 - pool stats');
     expect(JSON.stringify(messages)).not.toContain(fallback);
@@ -171,7 +171,7 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
       wireToolCalls([{ id: 'call_00_real', name: 'lookup_knowledge', arguments: { input: { query: '连接池' } } }]),
       wireText(JSON.stringify(supportedDraft(['call_00_real', 'call_00_invented']))),
     ]);
-    const result = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
+    const result = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });
     expect(result).toMatchObject({ status: 'FALLBACK', report: { kind: 'FALLBACK' } });
     const run = (await runItems(id)).find((item) => item.entity === 'run');
     expect(run).toMatchObject({
@@ -187,7 +187,7 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
     const id = runId();
     world.server.script.push({ status: 500, body: { error: { message: `internal error, key ${E2E_MODEL_KEY}` } } });
     const before = world.server.requests.length;
-    const result = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
+    const result = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });
     expect(result).toMatchObject({
       status: 'FAILED',
       report: {
@@ -207,11 +207,11 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
 
   it('runs the agent once when the same runId is invoked twice (a Step Functions retry) and answers the same', async () => {
     const id = runId();
-    replay(recording.responses);
+    replay(conversation.responses);
     const before = world.server.requests.length;
-    const first = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
+    const first = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });
     const afterFirst = world.server.requests.length;
-    const second = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
+    const second = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });
     expect(afterFirst - before).toBe(5);
     expect(world.server.requests.length).toBe(afterFirst);
     expect(second).toEqual(first);
@@ -222,7 +222,7 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
     const before = world.server.requests.length;
     await expect(
       sfn(
-        { runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query },
+        { runId: id, sessionId: 's', enterpriseId: 'E1001', query: conversation.query },
         lambdaContext(E2E_FLUSH_RESERVE_MS + 250),
       ),
     ).rejects.toMatchObject({
@@ -235,14 +235,14 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
 
   it('falls back with DEADLINE when the deadline is reached mid-run, with all the audit written', async () => {
     const id = runId();
-    const [first] = recording.responses;
-    if (first === undefined) throw new Error('empty recording');
+    const [first] = conversation.responses;
+    if (first === undefined) throw new Error('empty conversation');
     world.server.script.push(structuredClone(first), async () => {
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       return wireText('{}');
     });
     const result = await sfn(
-      { runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query },
+      { runId: id, sessionId: 's', enterpriseId: 'E1001', query: conversation.query },
       lambdaContext(E2E_FLUSH_RESERVE_MS + 1_300),
     );
     expect(result).toMatchObject({
@@ -275,7 +275,7 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
       wireText(JSON.stringify(supportedDraft([call]))),
     ]);
     const before = world.server.requests.length;
-    const result = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
+    const result = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });
     expect(result.status).toBe('PUBLISHED');
     const messages = world.server.requests[before + 1]?.messages as { role: string; content: string }[];
     const observation = JSON.parse(messages.find((message) => message.role === 'tool')?.content ?? '{}');
@@ -289,10 +289,10 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
 
 describe('POST /diagnoses and the workflow', () => {
   it('answers 202 at once and, with ?wait, 200 with the result, generating a runId when none is given', async () => {
-    replay(recording.responses);
+    replay(conversation.responses);
     const response = (await world.handlers.startDiagnosis(
       httpEvent({
-        body: JSON.stringify({ sessionId: 'http', enterpriseId: 'E1001', query: recording.query }),
+        body: JSON.stringify({ sessionId: 'http', enterpriseId: 'E1001', query: conversation.query }),
         queryStringParameters: { wait: '25' },
       }),
       minute(),
@@ -325,7 +325,7 @@ describe('POST /diagnoses and the workflow', () => {
         }),
       );
     });
-    const payload = { runId: id, sessionId: 's', enterpriseId: 'E1001', query: recording.query };
+    const payload = { runId: id, sessionId: 's', enterpriseId: 'E1001', query: conversation.query };
     const running = sfn(payload);
     while (world.server.script.length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     const second = await sfn(payload).then(

@@ -2,14 +2,14 @@ import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dy
 import type { DiagnosisResult } from '@diagnosis/core';
 import { createDynamoTenantLeaseStore, leasePartitionKey, leaseSortKey } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runLocalBatch } from '../../scripts/run-local-batch.ts';
+import { runLocalBatch } from '../../packages/cli/src/batch/run-local-batch.ts';
 import type { DeepSeekResponse } from '../support/deepseek-server.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
-import { e1001Recording, lambdaContext } from '../support/lambda-events.ts';
+import { e1001ScriptedConversation, lambdaContext } from '../support/lambda-events.ts';
 
 const CAP = 3;
-const recording = e1001Recording();
+const conversation = e1001ScriptedConversation();
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 const dynamo = localDynamoClient();
 const documents = DynamoDBDocumentClient.from(dynamo);
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 const leaseStore = () => createDynamoTenantLeaseStore({ client: dynamo, tableName: world.tableName });
-const REQUEST = { sessionId: 'ops-batch', enterpriseId: 'E1001', query: recording.query };
+const REQUEST = { sessionId: 'ops-batch', enterpriseId: 'E1001', query: conversation.query };
 
 /** Run items of these runIds that are RUNNING right now. */
 async function runningRuns(prefix: string): Promise<number> {
@@ -56,7 +56,7 @@ describe('a DiagnosisBatch of one enterprise under its lease cap', () => {
   it(`never has more than ${CAP} runs in progress for 12 requests at concurrency 8, and publishes them all`, async () => {
     const batch = `batch-${Date.now().toString(36)}`;
     const samples: { running: number; leases: number }[] = [];
-    answerEveryConversation(recording.responses, 12 * recording.responses.length, async () => {
+    answerEveryConversation(conversation.responses, 12 * conversation.responses.length, async () => {
       samples.push({ running: await runningRuns(batch), leases: (await leaseStore().listLeases('E1001')).length });
     });
     // NOTE: a refused item retries once another run has finished (an event, not a timer): the slot it waits for.
@@ -89,7 +89,7 @@ describe('a DiagnosisBatch of one enterprise under its lease cap', () => {
 
     expect(report.outcomes).toEqual({ PUBLISHED: 12 });
     expect(report.busyRefusals).toBeGreaterThan(0);
-    expect(samples.length).toBe(12 * recording.responses.length);
+    expect(samples.length).toBe(12 * conversation.responses.length);
     expect(Math.max(...samples.map((sample) => sample.running))).toBeLessThanOrEqual(CAP);
     expect(Math.max(...samples.map((sample) => sample.leases))).toBeLessThanOrEqual(CAP);
     expect(await leaseStore().listLeases('E1001')).toEqual([]);
@@ -99,7 +99,7 @@ describe('a DiagnosisBatch of one enterprise under its lease cap', () => {
     // 79 characters: `<name>-<index>` is longer than a run id may be, so an item without its own runId is refused.
     const longName = `long-${'n'.repeat(74)}`;
     const good = `batch-good-${Date.now().toString(36)}`;
-    world.server.script.push(...structuredClone(recording.responses));
+    world.server.script.push(...structuredClone(conversation.responses));
     const report = await runLocalBatch({
       requests: [
         { ...REQUEST, runId: good },
@@ -163,7 +163,7 @@ describe('a DiagnosisBatch of one enterprise under its lease cap', () => {
         }),
       );
     }
-    world.server.script.push(...structuredClone(recording.responses));
+    world.server.script.push(...structuredClone(conversation.responses));
     const result = (await world.handlers.diagnose(
       { ...REQUEST, enterpriseId, runId: `reclaim-${Date.now().toString(36)}` },
       lambdaContext(60_000),

@@ -1,18 +1,18 @@
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { cancelDiagnosis, type DiagnosisResult } from '@diagnosis/core';
 import { createDynamoAuditStore, createDynamoTenantLeaseStore, newRunItem } from '@diagnosis/core/store';
+import { runLocalWorkflow } from '@diagnosis/devkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildDiagnosisWorkflowDefinition } from '../../functions/workflows/diagnosis-workflows.ts';
-import { runLocalWorkflow } from '../../scripts/local-workflow.ts';
 import { type DeepSeekResponse, wireText, wireToolCalls } from '../support/deepseek-server.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
-import { e1001Recording, lambdaContext } from '../support/lambda-events.ts';
+import { e1001ScriptedConversation, lambdaContext } from '../support/lambda-events.ts';
 import { supportedDraft } from '../support/run-fixtures.ts';
 
 const ARN = 'arn:aws:lambda:local:000000000000:function:Diagnose';
 const definition = buildDiagnosisWorkflowDefinition({ diagnoseFunctionArn: ARN });
-const recording = e1001Recording();
+const conversation = e1001ScriptedConversation();
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 const dynamo = localDynamoClient();
 const documents = DynamoDBDocumentClient.from(dynamo);
@@ -59,7 +59,7 @@ async function execute(input: Record<string, unknown>, beforeRetry: (error: stri
   return { name, execution, invocations };
 }
 
-const REQUEST = { sessionId: 'ops-wf', enterpriseId: 'E1001', query: recording.query };
+const REQUEST = { sessionId: 'ops-wf', enterpriseId: 'E1001', query: conversation.query };
 
 describe('DiagnosisWorkflow on the real Diagnose handler', () => {
   afterEach(async () => {
@@ -68,7 +68,7 @@ describe('DiagnosisWorkflow on the real Diagnose handler', () => {
   });
 
   it('publishes, with the execution name as the runId, and ends in Published', async () => {
-    replay(recording.responses);
+    replay(conversation.responses);
     const { name, execution, invocations } = await execute(REQUEST);
     expect(invocations).toEqual([
       { payload: { ...REQUEST, runId: name, continueSession: false }, outcome: 'PUBLISHED' },
@@ -131,7 +131,7 @@ describe('DiagnosisWorkflow on the real Diagnose handler', () => {
   });
 
   it('catches a DiagnosisRunIdConflictError into RunIdConflict when the runId belongs to another request', async () => {
-    replay(recording.responses);
+    replay(conversation.responses);
     const first = await execute(REQUEST);
     const { execution, invocations } = await execute({ ...REQUEST, runId: first.name, query: '另一个问题' });
     expect(invocations.map((invocation) => invocation.outcome)).toEqual(['DiagnosisRunIdConflictError']);
@@ -143,7 +143,7 @@ describe('DiagnosisWorkflow on the real Diagnose handler', () => {
     // A run item that fails its schema: the store refuses it, and the handler answers DiagnosisServiceError.
     const key = { pk: `RUN#${runId}`, sk: 'RUN' };
     await documents.send(new PutCommand({ TableName: world.tableName, Item: { ...key, entity: 'run', status: 42 } }));
-    replay(recording.responses);
+    replay(conversation.responses);
     const retried: string[] = [];
     const { execution, invocations } = await execute({ ...REQUEST, runId }, async (error) => {
       retried.push(error);

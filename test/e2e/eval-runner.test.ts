@@ -13,7 +13,9 @@ import { startDeepSeekServer } from '../support/deepseek-server.ts';
 import { MYSQL_TEST_URL, mariadbAvailable } from '../support/mariadb.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
-const demo = JSON.parse(readFileSync(new URL('../../examples/demo/e1001-conversation.json', import.meta.url), 'utf8'));
+const demo = JSON.parse(
+  readFileSync(new URL('../../examples/demo/e1001-scripted-conversation.json', import.meta.url), 'utf8'),
+);
 const hasMysql = await mariadbAvailable();
 
 const base = {

@@ -1,7 +1,7 @@
 import type { DiagnosisResult } from '@diagnosis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { E2E_MODEL_KEY, startE2eWorld } from '../support/e2e-world.ts';
-import { e1001Recording, lambdaContext } from '../support/lambda-events.ts';
+import { e1001ScriptedConversation, lambdaContext } from '../support/lambda-events.ts';
 
 /** Put in everything the model endpoint sends; it must never reach a result, an item or a log line. */
 const MARKER = 'E2E-ENDPOINT-MARKER-93c2';
@@ -21,12 +21,12 @@ afterAll(async () => {
 });
 
 let counter = 0;
-const recording = e1001Recording();
+const conversation = e1001ScriptedConversation();
 async function diagnose() {
   const runId = `e2e-model-${Date.now().toString(36)}-${counter++}`;
   const startedAt = Date.now();
   const result = (await world.handlers.diagnose(
-    { runId, sessionId: 's', enterpriseId: 'E1001', query: recording.query },
+    { runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query },
     lambdaContext(LAMBDA_MS),
   )) as DiagnosisResult;
   const items = (await world.items()).filter((item) => String(item.pk).endsWith(`#${runId}`));

@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2eWorld } from '../support/e2e-world.ts';
-import { e1001Recording, lambdaContext } from '../support/lambda-events.ts';
+import { e1001ScriptedConversation, lambdaContext } from '../support/lambda-events.ts';
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 const lines: string[] = [];
 const original = { log: console.log, info: console.info };
-const recording = e1001Recording();
+const conversation = e1001ScriptedConversation();
 
 beforeAll(async () => {
   world = await startE2eWorld();
@@ -35,8 +35,8 @@ const emf = (from: number) => parsed(from).filter((entry) => '_aws' in entry);
 describe('the Diagnose Lambda’s logs and metrics', () => {
   it('emits one set of EMF metrics per run, none for a replay, and logs with the run id as a key', async () => {
     const runId = `obs-${Date.now().toString(36)}`;
-    const payload = { runId, sessionId: 's', enterpriseId: 'E1001', query: recording.query };
-    world.server.script.push(...structuredClone(recording.responses));
+    const payload = { runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query };
+    world.server.script.push(...structuredClone(conversation.responses));
     const before = lines.length;
     await world.handlers.diagnose(payload, lambdaContext(60_000));
 
@@ -64,7 +64,7 @@ describe('the Diagnose Lambda’s logs and metrics', () => {
 
     const finished = parsed(before).find((entry) => entry.message === 'diagnosis finished');
     expect(finished).toMatchObject({ level: 'INFO', runId, function: 'Diagnose', status: 'PUBLISHED' });
-    expect(JSON.stringify(parsed(before))).not.toContain(recording.query);
+    expect(JSON.stringify(parsed(before))).not.toContain(conversation.query);
 
     const replayFrom = lines.length;
     await world.handlers.diagnose(payload, lambdaContext(60_000));

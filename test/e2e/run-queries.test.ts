@@ -1,17 +1,17 @@
 import type { DiagnosisResult } from '@diagnosis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2eWorld } from '../support/e2e-world.ts';
-import { e1001Recording, httpEvent, lambdaContext } from '../support/lambda-events.ts';
+import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 let finished: DiagnosisResult;
-const recording = e1001Recording();
+const conversation = e1001ScriptedConversation();
 
 beforeAll(async () => {
   world = await startE2eWorld();
-  world.server.script.push(...structuredClone(recording.responses));
+  world.server.script.push(...structuredClone(conversation.responses));
   finished = (await world.handlers.diagnose(
-    { runId: 'queried-run', sessionId: 's', enterpriseId: 'E1001', query: recording.query },
+    { runId: 'queried-run', sessionId: 's', enterpriseId: 'E1001', query: conversation.query },
     lambdaContext(60_000),
   )) as DiagnosisResult;
 });
@@ -42,7 +42,7 @@ describe('the read and audit functions on a finished run', () => {
       report: finished.report,
     });
     expect(body.conclusion).toContain('连接池');
-    expect(JSON.stringify(body)).not.toContain(recording.responses[0]?.choices[0]?.message.reasoning_content);
+    expect(JSON.stringify(body)).not.toContain(conversation.responses[0]?.choices[0]?.message.reasoning_content);
   });
 
   it('lists the audit trail without reasoning, and the reasoning only on its own route', async () => {
@@ -54,7 +54,7 @@ describe('the read and audit functions on a finished run', () => {
     expect(entities.filter((entity) => entity === 'agent_step')).toHaveLength(5);
     expect(entities.filter((entity) => entity === 'tool_invocation')).toHaveLength(4);
     expect(entities).not.toContain('agent_reasoning_audit');
-    expect(JSON.stringify(plain.body)).not.toContain(recording.responses[0]?.choices[0]?.message.reasoning_content);
+    expect(JSON.stringify(plain.body)).not.toContain(conversation.responses[0]?.choices[0]?.message.reasoning_content);
     expect(JSON.stringify(plain.body)).not.toContain('"thought"');
 
     const full = await get('getRunReasoning', {
@@ -67,7 +67,7 @@ describe('the read and audit functions on a finished run', () => {
     );
     expect(full.body.records).toHaveLength(5);
     expect(reasoning).toHaveLength(5);
-    expect(reasoning[0]?.reasoningContent).toBe(recording.responses[0]?.choices[0]?.message.reasoning_content);
+    expect(reasoning[0]?.reasoningContent).toBe(conversation.responses[0]?.choices[0]?.message.reasoning_content);
   });
 
   it('pages the audit trail with a cursor', async () => {

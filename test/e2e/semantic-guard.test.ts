@@ -2,7 +2,7 @@ import type { DiagnosisResult, FallbackReport, PublishedReport } from '@diagnosi
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wireText } from '../support/deepseek-server.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
-import { e1001Recording, lambdaContext } from '../support/lambda-events.ts';
+import { e1001ScriptedConversation, lambdaContext } from '../support/lambda-events.ts';
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 
@@ -16,16 +16,16 @@ afterAll(async () => {
 
 let counter = 0;
 const runId = () => `sg-${Date.now().toString(36)}-${(counter++).toString(36)}`;
-const recording = e1001Recording();
+const conversation = e1001ScriptedConversation();
 const sfn = (payload: Record<string, unknown>) =>
   world.handlers.diagnose(payload, lambdaContext(60_000)) as Promise<DiagnosisResult>;
-const request = (id: string) => ({ runId: id, sessionId: 'ops-sg', enterpriseId: 'E1001', query: recording.query });
+const request = (id: string) => ({ runId: id, sessionId: 'ops-sg', enterpriseId: 'E1001', query: conversation.query });
 
 describe('the SemanticGuard through the Diagnose Lambda (enforce)', () => {
   it('asks the judge once after the agent, removes the claim it cannot confirm, and audits its call as JUDGE', async () => {
     const id = runId();
-    world.server.script.push(...structuredClone(recording.responses));
-    world.server.judgeScript.push(...structuredClone(recording.judgeResponses));
+    world.server.script.push(...structuredClone(conversation.responses));
+    world.server.judgeScript.push(...structuredClone(conversation.judgeResponses));
     const agentBefore = world.server.requests.length;
     const judgeBefore = world.server.judgeRequests.length;
 
@@ -61,7 +61,7 @@ describe('the SemanticGuard through the Diagnose Lambda (enforce)', () => {
 
   it('fails closed when the judge answers with prose instead of verdicts', async () => {
     const id = runId();
-    world.server.script.push(...structuredClone(recording.responses));
+    world.server.script.push(...structuredClone(conversation.responses));
     world.server.judgeScript.push(wireText('看起来都没问题。'));
 
     const result = await sfn(request(id));

@@ -5,7 +5,7 @@
 import type { DiagnosisResult } from '@diagnosis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2eWorld } from '../support/e2e-world.ts';
-import { e1001Recording, httpEvent, lambdaContext } from '../support/lambda-events.ts';
+import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';
 
 const OPS_E1001 = {
   accountId: '111122223333',
@@ -22,15 +22,15 @@ const POLICY = [
 ];
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
-const recording = e1001Recording();
+const conversation = e1001ScriptedConversation();
 const runE1001 = `tenant-e1001-${Date.now().toString(36)}`;
 let published: DiagnosisResult;
 
 beforeAll(async () => {
   world = await startE2eWorld({ TENANT_ACCESS: JSON.stringify(POLICY) });
-  world.server.script.push(...structuredClone(recording.responses));
+  world.server.script.push(...structuredClone(conversation.responses));
   published = (await world.handlers.diagnose(
-    { runId: runE1001, sessionId: 's', enterpriseId: 'E1001', query: recording.query },
+    { runId: runE1001, sessionId: 's', enterpriseId: 'E1001', query: conversation.query },
     lambdaContext(60_000),
   )) as DiagnosisResult;
 });
@@ -59,7 +59,7 @@ describe('tenant authorization on every HTTP route', () => {
     const runId = `forbidden-${Date.now().toString(36)}`;
     const requests = world.server.requests.length;
     for (const iam of [OPS_E2002, STRANGER]) {
-      const answer = await start({ runId, sessionId: 's', enterpriseId: 'E1001', query: recording.query }, iam);
+      const answer = await start({ runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query }, iam);
       expect(answer).toEqual({
         status: 403,
         body: { error: { code: 'FORBIDDEN_TENANT', message: 'this caller may not diagnose this enterprise' } },
@@ -92,7 +92,7 @@ describe('reasoning on its own route and key', () => {
     expect(reasoningItems.every((item) => item.pk === `REASONING#${runE1001}`)).toBe(true);
     expect(items.filter((item) => item.pk === `RUN#${runE1001}`).some((item) => 'thought' in item)).toBe(false);
 
-    const firstReasoning = recording.responses[0]?.choices[0]?.message.reasoning_content ?? '';
+    const firstReasoning = conversation.responses[0]?.choices[0]?.message.reasoning_content ?? '';
     expect(firstReasoning.length).toBeGreaterThan(0);
     const audit = await read('getRunAudit', runE1001, OPS_E1001);
     expect(audit.body).not.toContain(firstReasoning.slice(0, 20));

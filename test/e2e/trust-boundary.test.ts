@@ -6,11 +6,11 @@ import type { DiagnosisResult } from '@diagnosis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeepSeekResponse, wireText, wireToolCalls } from '../support/deepseek-server.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
-import { e1001Recording, httpEvent, lambdaContext } from '../support/lambda-events.ts';
+import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';
 import { envelope, LOGS_INPUT, noConclusionDraft } from '../support/run-fixtures.ts';
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
-const recording = e1001Recording();
+const conversation = e1001ScriptedConversation();
 beforeAll(async () => {
   world = await startE2eWorld();
 });
@@ -42,12 +42,12 @@ const runItem = async (runId: string) =>
 describe('#9.1 a session id reused by another tenant', () => {
   it('gives the other tenant no previous turn, never the first tenant’s conclusion', async () => {
     const session = newId('shared-session');
-    replay(recording.responses);
+    replay(conversation.responses);
     const first = await sfn({
       runId: newId('e1001'),
       sessionId: session,
       enterpriseId: 'E1001',
-      query: recording.query,
+      query: conversation.query,
     });
     expect(first.status).toBe('PUBLISHED');
 
@@ -64,15 +64,15 @@ describe('#9.1 a session id reused by another tenant', () => {
     const sent = JSON.stringify(world.server.requests[before]);
     expect(userMessage(before).previous_turn ?? null).toBeNull();
     expect(sent).not.toContain('连接池');
-    expect(sent).not.toContain(recording.query);
+    expect(sent).not.toContain(conversation.query);
   });
 });
 
 describe('#9.2 a runId replayed with another request', () => {
   it('answers 409 RUN_ID_CONFLICT for any differing field and never returns the stored report', async () => {
     const runId = newId('replayed');
-    const original = { runId, sessionId: 's-orig', enterpriseId: 'E1001', query: recording.query };
-    replay(recording.responses);
+    const original = { runId, sessionId: 's-orig', enterpriseId: 'E1001', query: conversation.query };
+    replay(conversation.responses);
     const stored = await post(original);
     expect(stored.status).toBe(200);
     expect(stored.body.status).toBe('PUBLISHED');
@@ -81,7 +81,7 @@ describe('#9.2 a runId replayed with another request', () => {
     for (const variant of [
       { ...original, enterpriseId: 'E2002' },
       { ...original, sessionId: 's-other' },
-      { ...original, query: `${recording.query} ` },
+      { ...original, query: `${conversation.query} ` },
       { ...original, continueSession: true },
     ]) {
       const answer = await post(variant);
@@ -104,10 +104,12 @@ describe('#9.2 a runId replayed with another request', () => {
 describe('#9.7 case variants of an enterprise id', () => {
   it('refuses e1001 at the boundary, over HTTP and Step Functions, and writes nothing', async () => {
     const runId = newId('lower');
-    const answer = await post({ runId, sessionId: 's', enterpriseId: 'e1001', query: recording.query });
+    const answer = await post({ runId, sessionId: 's', enterpriseId: 'e1001', query: conversation.query });
     expect(answer.status).toBe(400);
     expect(answer.body.error.code).toBe('INVALID_REQUEST');
-    await expect(sfn({ runId, sessionId: 's', enterpriseId: 'e1001', query: recording.query })).rejects.toMatchObject({
+    await expect(
+      sfn({ runId, sessionId: 's', enterpriseId: 'e1001', query: conversation.query }),
+    ).rejects.toMatchObject({
       name: 'DiagnosisInputError',
     });
     expect(await runItem(runId)).toBeUndefined();
@@ -122,7 +124,7 @@ describe('#9.9 model-chosen tool call ids', () => {
     const longId = `call_${'x'.repeat(9_000)}`;
     const before = world.server.requests.length;
     replay([wireToolCalls([logsCall(longId)]), wireText(JSON.stringify(noConclusionDraft()))]);
-    const result = await sfn({ runId, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
+    const result = await sfn({ runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });
     expect(['PUBLISHED', 'FALLBACK']).toContain(result.status);
     const messages = world.server.requests[before + 1]?.messages as { role: string; content: string }[];
     const observation = messages.find((message) => message.role === 'tool')?.content ?? '';
@@ -135,7 +137,7 @@ describe('#9.9 model-chosen tool call ids', () => {
     const runId = newId('huge-id');
     const ids = [1, 2, 3].map((index) => `c${index}${'y'.repeat(150_000)}`);
     replay([wireToolCalls(ids.map(logsCall)), wireText(JSON.stringify(noConclusionDraft()))]);
-    const result = await sfn({ runId, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
+    const result = await sfn({ runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });
     expect(['PUBLISHED', 'FALLBACK']).toContain(result.status);
     expect((await runItem(runId))?.status).not.toBe('RUNNING');
     const items = (await world.items()).filter((item) => String(item.pk).endsWith(runId));
@@ -149,7 +151,7 @@ describe('#9.9 model-chosen tool call ids', () => {
       wireToolCalls([logsCall('c1#REUSED#001'), logsCall('c1')]),
       wireText(JSON.stringify(noConclusionDraft())),
     ]);
-    const result = await sfn({ runId, sessionId: 's', enterpriseId: 'E1001', query: recording.query });
+    const result = await sfn({ runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });
     expect(result.report).not.toMatchObject({ error_code: 'AUDIT_FAILED' });
     expect((await runItem(runId))?.error_code ?? null).not.toBe('AUDIT_FAILED');
     const tools = (await world.items()).filter(
@@ -174,7 +176,7 @@ describe('#9.10 malformed HTTP events', () => {
     };
     return { status: response.statusCode, code: JSON.parse(response.body).error?.code };
   };
-  const valid = { runId: 'malformed-run', sessionId: 's', enterpriseId: 'E1001', query: recording.query };
+  const valid = { runId: 'malformed-run', sessionId: 's', enterpriseId: 'E1001', query: conversation.query };
 
   it.each([
     ['an object body', { body: valid }],

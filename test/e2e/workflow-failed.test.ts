@@ -7,11 +7,11 @@
  */
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { runLocalWorkflow } from '@diagnosis/devkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkflowEventsHandler } from '../../functions/handlers/workflow-events.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
 import { buildDiagnosisWorkflowDefinition } from '../../functions/workflows/diagnosis-workflows.ts';
-import { runLocalWorkflow } from '../../scripts/local-workflow.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
 import { lambdaContext } from '../support/lambda-events.ts';

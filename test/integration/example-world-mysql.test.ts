@@ -1,8 +1,8 @@
 import type { MysqlData, MysqlInput } from '@diagnosis/core';
 import { createMysqlAdapter, createMysqlPool, loadMysqlCatalog } from '@diagnosis/core/adapters';
+import { loadExampleMysql } from '@diagnosis/devkit';
 import type { Pool } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadExampleMysql } from '../../scripts/load-example-mysql.ts';
 import { MYSQL_TEST_URL, mariadbAvailable, randomSuffix } from '../support/mariadb.ts';
 import { examplePath, toolCall } from '../support/tool-call.ts';
 

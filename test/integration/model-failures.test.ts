@@ -4,7 +4,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type DiagnosisResult, executeDiagnosisRun, type ModelFailureReport } from '@diagnosis/core';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderReport } from '../../scripts/render-report.ts';
+import { renderReport } from '../../packages/cli/src/render/render-report.ts';
 import { startDeepSeekServer, type WireScript } from '../support/deepseek-server.ts';
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
 import { createFakeEvidence } from '../support/fake-evidence.ts';

@@ -1,2 +1,2 @@
-/** The loopback DeepSeek-format server lives with the demo that ships it; tests use the same one. */
-export * from '../../scripts/replay-model-server.ts';
+/** The loopback DeepSeek-format server lives in the devkit with the demo that ships it; tests use the same one. */
+export * from '@diagnosis/devkit';

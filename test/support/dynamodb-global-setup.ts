@@ -1,5 +1,5 @@
+import { type DynamoDbLocal, startDynamoDbLocal } from '@diagnosis/devkit';
 import type { TestProject } from 'vitest/node';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../scripts/dynamodb-local.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

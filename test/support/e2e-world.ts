@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createMysqlPool } from '@diagnosis/core/adapters';
+import { loadExampleMysql } from '@diagnosis/devkit';
 import { inject } from 'vitest';
-import { loadExampleMysql } from '../../scripts/load-example-mysql.ts';
 import { startDeepSeekServer } from './deepseek-server.ts';
 import { createTestTable, localDynamoClient } from './dynamodb.ts';
 import { MYSQL_TEST_URL, mariadbAvailable, randomSuffix } from './mariadb.ts';

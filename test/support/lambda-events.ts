@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import type { DeepSeekResponse } from './deepseek-server.ts';
+import { loadScriptedConversation, type ScriptedConversation } from '@diagnosis/devkit';
 
 export { lambdaContext } from '../../functions/setup/lambda-context.ts';
 
@@ -54,16 +53,9 @@ export function httpEvent(
   };
 }
 
-export interface Recording {
-  enterpriseId: string;
-  query: string;
-  /** The agent's rounds. */
-  responses: DeepSeekResponse[];
-  /** The SemanticGuard judge's answer. */
-  judgeResponses: DeepSeekResponse[];
-}
+export type { ScriptedConversation };
 
 /** The scripted E1001 conversation that the demo replays (the agent's rounds and the judge's answer). */
-export function e1001Recording(): Recording {
-  return JSON.parse(readFileSync(new URL('../../examples/demo/e1001-conversation.json', import.meta.url), 'utf8'));
+export function e1001ScriptedConversation(): ScriptedConversation {
+  return loadScriptedConversation();
 }

@@ -124,6 +124,8 @@ export type {
   VerifiedCitation,
 } from './store/run-store.ts';
 export { isEnded, RUN_STATUSES } from './store/run-store.ts';
+/** A listener beside the run's store: the audit events in the harness's own order, for a live view. */
+export { type AuditListener, teeAuditStore } from './store/tee-audit-store.ts';
 export type {
   AdapterResult,
   EvidenceAdapter,

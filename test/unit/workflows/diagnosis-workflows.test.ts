@@ -1,3 +1,4 @@
+import { evaluateTemplate, runLocalWorkflow } from '@diagnosis/devkit';
 import validator from 'asl-validator';
 import { describe, expect, it } from 'vitest';
 import {
@@ -7,7 +8,6 @@ import {
   JSON_LINES_PREFIX,
   type StateMachineDefinition,
 } from '../../../functions/workflows/diagnosis-workflows.ts';
-import { evaluateTemplate, runLocalWorkflow } from '../../../scripts/local-workflow.ts';
 
 const ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:diagnosis-agent-prod-DiagnoseFunction';
 const workflow = buildDiagnosisWorkflowDefinition({ diagnoseFunctionArn: ARN });

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { SEMANTIC_GUARD_TITLE } from '@diagnosis/core';
 
-const FIXTURES = new URL('../test/fixtures/deepseek-wire/', import.meta.url);
+const FIXTURES = new URL('../../../test/fixtures/deepseek-wire/', import.meta.url);
 
 /** A recorded DeepSeek chat-completion response (see test/fixtures/deepseek-wire/README.md). */
 export function loadWireFixture(name: 'tool-call' | 'reasoning-and-text' | 'json-content' | 'truncated-reasoning') {

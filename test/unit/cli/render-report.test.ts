@@ -1,7 +1,7 @@
 import type { DiagnosisResult, FailedReport, ModelFailureReport } from '@diagnosis/core';
 import { emptyRunUsage } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
-import { renderReport } from '../../../scripts/render-report.ts';
+import { renderReport } from '../../../packages/cli/src/render/render-report.ts';
 
 const context = {
   modelBaseUrl: 'https://user:pw@models.example.com:8443/v1/secret-path?key=sk-1',

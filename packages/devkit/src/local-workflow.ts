@@ -7,7 +7,7 @@
  * JSONPath, and whatever state type it does not know is refused loudly.
  */
 import jsonata from 'jsonata';
-import type { AslState, Retrier, StateMachineDefinition } from '../functions/workflows/diagnosis-workflows.ts';
+import type { AslState, Retrier, StateMachineDefinition } from '../../../functions/workflows/diagnosis-workflows.ts';
 
 export interface LocalWorkflowOptions {
   /** The Lambda invocation of a Task: resolves with the function's result or rejects with its error (its `name`). */

@@ -4,8 +4,9 @@
  * enterprise is waited out with the definition's own backoff), the same per-enterprise lease slots in the table.
  * `--concurrency` stands in for the Map's MaxConcurrency.
  */
-import { buildDiagnosisBatchDefinition } from '../functions/workflows/diagnosis-workflows.ts';
-import { type LocalWorkflowOptions, runLocalWorkflow } from './local-workflow.ts';
+
+import { type LocalWorkflowOptions, runLocalWorkflow } from '@diagnosis/devkit';
+import { buildDiagnosisBatchDefinition } from '../../../../functions/workflows/diagnosis-workflows.ts';
 
 export interface LocalBatchOptions {
   requests: unknown[];

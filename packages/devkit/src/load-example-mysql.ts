@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { createConnection } from 'mysql2/promise';
 
 export async function loadExampleMysql(url: string): Promise<void> {
-  const sql = await readFile(new URL('../examples/mysql/seed.sql', import.meta.url), 'utf8');
+  const sql = await readFile(new URL('../../../examples/mysql/seed.sql', import.meta.url), 'utf8');
   const connection = await createConnection({ uri: url, multipleStatements: true, timezone: 'Z' });
   try {
     await connection.query(sql);

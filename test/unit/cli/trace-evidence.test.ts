@@ -1,14 +1,14 @@
 import type { CitationEvidence, DiagnosisResult, RunEvidence } from '@diagnosis/core';
 import { emptyRunUsage } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
-import { OBSERVATION_PREVIEW_CHARS, renderReport } from '../../../scripts/render-report.ts';
+import { OBSERVATION_PREVIEW_CHARS, renderReport } from '../../../packages/cli/src/render/render-report.ts';
 import {
   emptyReason,
   PAGE_FONT_STACK,
   renderCauseHtml,
   renderEvidenceHtml,
   renderEvidenceText,
-} from '../../../scripts/trace-evidence.ts';
+} from '../../../packages/cli/src/render/trace-evidence.ts';
 
 function citation(overrides: Partial<CitationEvidence> = {}): CitationEvidence {
   return {

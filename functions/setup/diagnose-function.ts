@@ -1,0 +1,33 @@
+import type { AuditHook, RunStore } from '@diagnosis/core';
+import type { DiagnosisSettings } from '@diagnosis/core/config';
+import { createDiagnoseHandler } from '../handlers/diagnose-handler.ts';
+import { buildDiagnosisDependencies, createDynamoClient } from './dependencies.ts';
+import type { Observability } from './observability.ts';
+import { buildTenantLeases } from './tenant-leases.ts';
+
+export interface DiagnoseFunctionOptions extends Observability {
+  /**
+   * Wraps each invocation's store (the command line tees the audit events into its live view); the store itself is
+   * unchanged. Absent in Lambda.
+   */
+  wrapStore?: <S extends AuditHook & RunStore>(store: S) => S;
+}
+
+/**
+ * The Diagnose function from its settings, the one composition root of the Lambda and the command line: settings →
+ * clients (one DynamoDB client, one pool, for the audit store and the lease slots: the same table) → dependencies →
+ * the middy chain. The Lambda calls it once per cold start with the settings of its environment; the command line
+ * with the settings it built as an object (embedded local defaults, the user's environment and flags).
+ */
+export async function composeDiagnoseFunction(settings: DiagnosisSettings, options: DiagnoseFunctionOptions) {
+  const dynamo = createDynamoClient(settings);
+  const dependencies = await buildDiagnosisDependencies(settings, dynamo);
+  const { wrapStore, logger, metrics } = options;
+  const handler = createDiagnoseHandler(
+    wrapStore === undefined
+      ? dependencies
+      : { ...dependencies, createStore: () => wrapStore(dependencies.createStore()) },
+    { logger, metrics, leases: buildTenantLeases(settings, dynamo) },
+  );
+  return { handler, dynamo };
+}

@@ -1,0 +1,86 @@
+import {
+  CliError,
+  type CliIo,
+  type Command,
+  EXIT,
+  parseCommandArgs,
+  printable,
+  renderCommandHelp,
+} from './command-line.ts';
+
+/** The bin's own help: the commands, the environment they read, where to look next. */
+export function renderMainHelp(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((command) => command.name.length));
+  return [
+    'usage: diagnosis <command> [arguments] [options]',
+    '',
+    'The Diagnosis Agent on this machine: one AI agent gathers read-only evidence (runbooks, logs, MySQL) and returns',
+    'an evidence-cited diagnosis, through the same Diagnose function a deployment runs, on DynamoDB Local.',
+    '',
+    'commands:',
+    ...commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
+    '',
+    'Run `diagnosis <command> --help` for its arguments, options and examples.',
+    '',
+    'environment:',
+    '  DIAGNOSIS_MODEL_API_KEY, DIAGNOSIS_MODEL_BASE_URL, DIAGNOSIS_MODEL_ID   the model (DeepSeek by default)',
+    '  DYNAMODB_ENDPOINT, DIAGNOSIS_TABLE_NAME   another DynamoDB / table (default: DynamoDB Local, diagnosis-local)',
+    '  MYSQL_URL   the MySQL of query_mysql      DIAGNOSIS_LOCAL_DATA   where .data/ lives',
+    '',
+    'examples:',
+    '  npm run demo                     # no key needed: the model is scripted',
+    '  npx diagnosis diagnose "E1001 的订单从 14:05 开始大量失败，为什么？"',
+    '  npx diagnosis runs --limit 5',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Runs the bin: `diagnosis <command> …`, `diagnosis --help`, `diagnosis help <command>`. Every failure is one line on
+ * stderr (`diagnosis <command>: <what>`) and a stable exit code (`EXIT`), never a stack trace; an unplanned error
+ * names only its class.
+ */
+export async function runCli(argv: string[], io: CliIo, commands: readonly Command[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || (first === 'help' && rest.length === 0)) {
+    (first === undefined ? io.stderr : io.stdout)(renderMainHelp(commands));
+    return first === undefined ? EXIT.USAGE : EXIT.OK;
+  }
+  const name = first === 'help' ? rest[0] : first;
+  const command = commands.find((candidate) => candidate.name === name);
+  if (command === undefined) {
+    io.stderr(
+      `diagnosis: unknown command '${printable(name ?? '')}' (commands: ${commands.map((candidate) => candidate.name).join(', ')}; see diagnosis --help)\n`,
+    );
+    return EXIT.USAGE;
+  }
+  if (first === 'help') {
+    io.stdout(renderCommandHelp(command));
+    return EXIT.OK;
+  }
+  try {
+    const parsed = parseCommandArgs(command, rest);
+    if (parsed === 'help') {
+      io.stdout(renderCommandHelp(command));
+      return EXIT.OK;
+    }
+    return await command.run(parsed, io);
+  } catch (error) {
+    const { exitCode, message } = describeFailure(error);
+    io.stderr(
+      `diagnosis ${command.name}: ${message}${exitCode === EXIT.USAGE ? ` (see diagnosis ${command.name} --help)` : ''}\n`,
+    );
+    return exitCode;
+  }
+}
+
+function describeFailure(error: unknown): { exitCode: number; message: string } {
+  if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message };
+  const raw = (error as { name?: unknown } | null)?.name;
+  // NOTE: the class name only, and only when it looks like one: never an error's message or fields.
+  const name = typeof raw === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(raw) ? raw : 'Error';
+  if (name === 'ResourceNotFoundException') {
+    return { exitCode: EXIT.UNAVAILABLE, message: 'the table does not exist: check DIAGNOSIS_TABLE_NAME' };
+  }
+  return { exitCode: EXIT.INTERNAL, message: `internal error (${name})` };
+}

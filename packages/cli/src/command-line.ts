@@ -1,0 +1,171 @@
+import { parseArgs } from 'node:util';
+
+/**
+ * The exit codes of every command, stable so scripts can branch on them. NOTE: 2 means "a fallback report" for
+ * `diagnose` and `demo`, "the run had already ended" for `cancel`.
+ */
+export const EXIT = Object.freeze({
+  OK: 0,
+  /** The run FAILED (or ended CANCELLED on its own). */
+  FAILED: 1,
+  /** The run ended with a FALLBACK report; `cancel`: the run had already ended. */
+  FALLBACK: 2,
+  /** No run with that id in the table. */
+  NOT_FOUND: 3,
+  /** Bad usage: an unknown command or option, a missing or bad value, an id of the wrong form. */
+  USAGE: 64,
+  /** Something the command needs is not there: DynamoDB (Java), the model key. */
+  UNAVAILABLE: 69,
+  /** A bug: an error nobody planned for (its class is named, never its text). */
+  INTERNAL: 70,
+  /** stdout or stderr failed (a closed pipe is not a failure: exit 0). */
+  IO: 74,
+  /** A setting in the environment is invalid (the keys are named, never their values). */
+  CONFIG: 78,
+  /** Stopped with Ctrl-C. */
+  INTERRUPTED: 130,
+});
+
+/** A command's expected failure: one line for stderr, and the exit code. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  readonly exitCode: number;
+
+  constructor(exitCode: number, message: string) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+export const usageError = (message: string) => new CliError(EXIT.USAGE, message);
+
+/** What a command writes to and reads from; the process's own in `main.ts`, a capture in tests. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** The user's environment, read only: settings are built from it as an object, never written back. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Whether stderr is a terminal (the live view then shows a spinner). */
+  stderrIsTTY: boolean;
+  /** Registers a handler for Ctrl-C / SIGTERM; returns its removal. */
+  onInterrupt: (handler: () => void) => () => void;
+}
+
+export interface OptionSpec {
+  /** The long name, without `--`. */
+  name: string;
+  type: 'string' | 'boolean';
+  /** For string options: how the value is shown in help (`<id>`, `<seconds>`). */
+  value?: string;
+  description: string;
+  /** The default as shown in help. */
+  default?: string;
+}
+
+/** One command of the `diagnosis` bin: its help and what it runs. */
+export interface Command {
+  name: string;
+  /** One line for the bin's command list. */
+  summary: string;
+  /** The argument synopsis after `diagnosis <name>`, e.g. `"<query>" [options]`. */
+  synopsis: string;
+  /** A few sentences: what it does and on which table. */
+  description: string[];
+  /** Positional arguments, shown in help: name and meaning. */
+  arguments?: [string, string][];
+  options: OptionSpec[];
+  examples: string[];
+  /** Exit codes beyond 0, as `[code, meaning]`. */
+  exitCodes?: [number, string][];
+  run(args: ParsedArgs, io: CliIo): Promise<number>;
+}
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/**
+ * Parses a command's arguments strictly against its options (`--help` is every command's). Every refusal is a
+ * one-line UsageError naming the option, never Node's own message with its hints.
+ */
+export function parseCommandArgs(command: Command, argv: string[]): ParsedArgs | 'help' {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+  };
+  for (const option of command.options) options[option.name] = { type: option.type };
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw usageError(describeParseError(error, command));
+  }
+  if (parsed.values.help === true) return 'help';
+  const values: Record<string, string | boolean | undefined> = {};
+  for (const [key, value] of Object.entries(parsed.values)) {
+    if (typeof value === 'string' || typeof value === 'boolean') values[key] = value;
+  }
+  return { values, positionals: parsed.positionals };
+}
+
+function describeParseError(error: unknown, command: Command): string {
+  const code = (error as { code?: unknown }).code;
+  const message = String((error as { message?: unknown }).message ?? '');
+  const option = /'(-{1,2}[^' ]*)/.exec(message)?.[1] ?? '';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${printable(option)}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const spec = command.options.find((candidate) => option.replace(/^--/, '').startsWith(candidate.name));
+    return spec?.type === 'string'
+      ? `option --${spec.name} needs a value ${spec.value ?? ''}`.trimEnd()
+      : `option ${printable(option)} takes no value`;
+  }
+  return 'cannot read the arguments';
+}
+
+/** At most 60 printable characters of something the user typed, for an error line. */
+export function printable(text: string): string {
+  const clean = text.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '?').replace(/[\u202a-\u202e\u2066-\u2069]/g, '?');
+  return clean.length > 60 ? `${clean.slice(0, 59)}…` : clean;
+}
+
+/** A command's help text: usage, description, arguments, options, examples, exit codes. */
+export function renderCommandHelp(command: Command): string {
+  const width = Math.max(
+    ...command.options.map((option) => optionLabel(option).length),
+    ...(command.arguments ?? []).map(([name]) => name.length),
+    10,
+  );
+  const lines = [`usage: diagnosis ${command.name} ${command.synopsis}`.trimEnd(), '', ...command.description];
+  if (command.arguments !== undefined && command.arguments.length > 0) {
+    lines.push('', 'arguments:');
+    for (const [name, meaning] of command.arguments) lines.push(`  ${name.padEnd(width)}  ${meaning}`);
+  }
+  lines.push('', 'options:');
+  for (const option of command.options) {
+    const fallback = option.default === undefined ? '' : ` (default: ${option.default})`;
+    lines.push(`  ${optionLabel(option).padEnd(width)}  ${option.description}${fallback}`);
+  }
+  lines.push(`  ${'-h, --help'.padEnd(width)}  show this help`);
+  if (command.examples.length > 0) lines.push('', 'examples:', ...command.examples.map((example) => `  ${example}`));
+  if (command.exitCodes !== undefined) {
+    lines.push(
+      '',
+      'exit codes:',
+      ...command.exitCodes.map(([code, meaning]) => `  ${String(code).padEnd(4)}${meaning}`),
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function optionLabel(option: OptionSpec): string {
+  return option.type === 'string' ? `--${option.name} ${option.value ?? '<value>'}` : `--${option.name}`;
+}
+
+/** A whole number within bounds from a string option, or a UsageError naming the option. */
+export function wholeNumber(name: string, text: string, minimum: number, maximum: number): number {
+  const value = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < minimum || value > maximum) {
+    throw usageError(`--${name} must be a whole number from ${minimum} to ${maximum}, not '${printable(text)}'`);
+  }
+  return value;
+}

@@ -1,0 +1,48 @@
+import { isRunId } from '@diagnosis/core/ids';
+import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
+
+/**
+ * `diagnosis cancel <runId>`: cancels a run in the local table (the one a diagnosis in another terminal writes to;
+ * any endpoint with DYNAMODB_ENDPOINT and DIAGNOSIS_TABLE_NAME). A QUEUED run ends CANCELLED at once; a RUNNING one
+ * is asked to stop and its runner ends it CANCELLED within a few seconds; an ended run is left as it is.
+ */
+export const cancelCommand: Command = {
+  name: 'cancel',
+  summary: 'cancel a queued or running run',
+  synopsis: '<runId>',
+  description: [
+    'Asks a run to stop. A QUEUED run ends CANCELLED at once; a RUNNING one (a diagnosis in another terminal) reads',
+    'the flag within DIAGNOSIS_CANCEL_POLL_MS (2 s) and ends CANCELLED, its audit flushed; an ended run is left as it is.',
+  ],
+  arguments: [['<runId>', 'the run to cancel']],
+  options: [],
+  examples: ['diagnosis cancel 01KB3…'],
+  exitCodes: [
+    [EXIT.FALLBACK, 'the run had already ended (its status is printed)'],
+    [EXIT.NOT_FOUND, 'no run with that id in the table'],
+    [EXIT.USAGE, 'no run id, or not a run id'],
+  ],
+  async run({ positionals }, io) {
+    const runId = positionals[0];
+    if (runId === undefined) throw usageError('no run id: diagnosis cancel <runId>');
+    if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
+    if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
+    const { cancelDiagnosis } = await import('@diagnosis/core');
+    const { createDynamoAuditStore } = await import('@diagnosis/core/store');
+    const { startLocalRuntime } = await import('../local/local-runtime.ts');
+    const runtime = await startLocalRuntime(io.env);
+    try {
+      const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
+      const run = await cancelDiagnosis(runId, { store });
+      if (run === null) throw new CliError(EXIT.NOT_FOUND, `no run ${runId} in table ${runtime.tableName}`);
+      if (run.status === 'RUNNING') {
+        io.stdout(`run ${runId}: asked to stop; it ends CANCELLED within a few seconds\n`);
+        return EXIT.OK;
+      }
+      io.stdout(`run ${runId}: ${run.status}\n`);
+      return run.status === 'CANCELLED' ? EXIT.OK : EXIT.FALLBACK;
+    } finally {
+      await runtime.stop();
+    }
+  },
+};

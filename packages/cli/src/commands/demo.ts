@@ -1,0 +1,67 @@
+import type { Command } from '../command-line.ts';
+
+/**
+ * `diagnosis demo`: the E1001 incident end to end with no key. A loopback OpenAI-compatible server answers from a
+ * scripted, hand-written conversation in DeepSeek's wire format (examples/demo/e1001-scripted-conversation.json: the
+ * agent's rounds and the SemanticGuard judge's answer) through the real provider, the real Diagnose function,
+ * DynamoDB Local and the local adapters. The SemanticGuard runs in `enforce` mode, as in a deployment.
+ */
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'the E1001 incident end to end, no key needed (the model is scripted)',
+  synopsis: '[--json]',
+  description: [
+    'Diagnoses the example incident of enterprise E1001 with everything real but the model: a loopback server answers',
+    "with a scripted, hand-written conversation in DeepSeek's wire format (examples/demo/e1001-scripted-conversation.json),",
+    "one response per request — the agent's five rounds, then the SemanticGuard judge's verdicts (enforce, as deployed).",
+  ],
+  options: [
+    {
+      name: 'json',
+      type: 'boolean',
+      description: 'print only the result object, with the evidence behind each citation',
+    },
+  ],
+  examples: ['npm run demo', 'npx diagnosis demo --json | jq .evidence'],
+  exitCodes: [
+    [1, 'the run FAILED'],
+    [2, 'the run ended with a FALLBACK report'],
+    [69, 'no DynamoDB (Java 17+ is needed for DynamoDB Local)'],
+  ],
+  async run({ values }, io) {
+    const { loadScriptedConversation, startDeepSeekServer } = await import('@diagnosis/devkit');
+    const { runLocalDiagnosis } = await import('../local/run-local-diagnosis.ts');
+    const conversation = loadScriptedConversation();
+    const server = await startDeepSeekServer([...conversation.responses], [...conversation.judgeResponses]);
+    try {
+      return await runLocalDiagnosis(
+        {
+          query: conversation.query,
+          enterpriseId: conversation.enterpriseId,
+          sessionId: 'demo',
+          continueSession: false,
+          timeoutSeconds: 120,
+          json: values.json === true,
+          // NOTE: over the user's environment: the demo's model is always the scripted one, with the deployed guard.
+          settings: {
+            DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
+            DIAGNOSIS_MODEL_API_KEY: 'scripted-demo-no-key',
+            DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash',
+            SEMANTIC_GUARD: 'enforce',
+          },
+          banner: [
+            "DEMO — the model is SCRIPTED: a loopback server answers with a hand-written conversation in DeepSeek's wire",
+            "format (examples/demo/e1001-scripted-conversation.json), one response per request: the agent's rounds, then the",
+            "SemanticGuard judge's verdicts (SEMANTIC_GUARD=enforce, as deployed). Everything else is real: the provider,",
+            'the Diagnose function, the harness, both guards, DynamoDB Local and the local adapters on the example world.',
+            `question (${conversation.enterpriseId}): ${conversation.query}`,
+            '',
+          ].join('\n'),
+        },
+        io,
+      );
+    } finally {
+      await server.close();
+    }
+  },
+};

@@ -1,0 +1,208 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
+import { type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
+
+/**
+ * The most items one listing reads without an index. NOTE: the table has no index by time (its one GSI is by
+ * enterprise and session), so listing every recent run is a Scan. That is fine for the local table (a developer's
+ * runs), and bounded everywhere: at most this many items are read, and the listing says when it stopped early. With
+ * both --enterprise and --session the session index is queried instead: newest first, no scan.
+ */
+export const MAX_SCANNED_ITEMS = 5_000;
+
+/** One line of the listing. */
+export interface RunSummary {
+  runId: string;
+  status: string;
+  stopReason: string | null;
+  errorCode: string | null;
+  totalTokens: number | null;
+  createdAt: string;
+  enterpriseId: string;
+  sessionId: string;
+  query: string;
+}
+
+const PROJECTION =
+  'run_id, #status, stop_reason, error_code, #usage, created_at, enterprise_id, session_id, #query, entity';
+const NAMES = { '#status': 'status', '#usage': 'usage', '#query': 'query' };
+
+/** `diagnosis runs`: the recent runs of a table, newest first. */
+export const runsCommand: Command = {
+  name: 'runs',
+  summary: 'list recent runs (status, stop reason, tokens, age)',
+  synopsis: '[--enterprise <id>] [--session <id>] [--limit <n>] [--json]',
+  description: [
+    'Lists the newest runs of the table (the local one by default; any table with DYNAMODB_ENDPOINT and',
+    'DIAGNOSIS_TABLE_NAME): id, status, stop reason (or error code), tokens, age, enterprise, session, query.',
+    'With --enterprise and --session it reads the session index (no scan). Otherwise it scans at most',
+    `${MAX_SCANNED_ITEMS.toLocaleString('en')} items and says so when the table holds more.`,
+  ],
+  options: [
+    { name: 'enterprise', type: 'string', value: '<id>', description: 'only runs of this enterprise' },
+    { name: 'session', type: 'string', value: '<id>', description: 'only runs of this session' },
+    { name: 'limit', type: 'string', value: '<n>', description: 'how many runs, 1-200', default: '20' },
+    { name: 'json', type: 'boolean', description: 'print a JSON array of the runs' },
+  ],
+  examples: ['diagnosis runs', 'diagnosis runs --enterprise E1001 --session demo --limit 5', 'diagnosis runs --json'],
+  exitCodes: [
+    [EXIT.USAGE, 'a bad option or id'],
+    [EXIT.UNAVAILABLE, 'no DynamoDB'],
+  ],
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0) throw usageError(`runs takes no argument, not '${printable(positionals[0] ?? '')}'`);
+    const limit = wholeNumber('limit', String(values.limit ?? '20'), 1, 200);
+    const enterpriseId = values.enterprise === undefined ? undefined : String(values.enterprise);
+    const sessionId = values.session === undefined ? undefined : String(values.session);
+    if (enterpriseId !== undefined && !isEnterpriseId(enterpriseId)) {
+      throw usageError(
+        `bad enterprise id '${printable(enterpriseId)}': upper-case letters, digits, _ and - (e.g. E1001)`,
+      );
+    }
+    if (sessionId !== undefined && !isSessionId(sessionId)) {
+      throw usageError(`bad session id '${printable(sessionId)}': letters, digits and _ . : - (at most 128)`);
+    }
+    const { startLocalRuntime } = await import('../local/local-runtime.ts');
+    const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
+    const runtime = await startLocalRuntime(io.env);
+    try {
+      const documents = DynamoDBDocumentClient.from(runtime.client);
+      const listing = await listRuns(documents, runtime.tableName, { enterpriseId, sessionId, limit });
+      if (values.json === true) {
+        io.stdout(`${JSON.stringify(listing.runs, null, 2)}\n`);
+        return EXIT.OK;
+      }
+      io.stdout(renderRuns(listing.runs, Date.now()));
+      if (listing.bounded) {
+        io.stderr(
+          `(read the first ${MAX_SCANNED_ITEMS.toLocaleString('en')} items of table ${runtime.tableName}: older runs may be missing; --enterprise with --session reads the session index)\n`,
+        );
+      }
+      return EXIT.OK;
+    } finally {
+      await runtime.stop();
+    }
+  },
+};
+
+/** The newest runs: from the session index when both ids are given, else a bounded scan. */
+export async function listRuns(
+  documents: DynamoDBDocumentClient,
+  tableName: string,
+  filter: { enterpriseId?: string | undefined; sessionId?: string | undefined; limit: number },
+): Promise<{ runs: RunSummary[]; bounded: boolean }> {
+  const { QueryCommand, ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { sessionKey } = await import('@diagnosis/core/store');
+  if (filter.enterpriseId !== undefined && filter.sessionId !== undefined) {
+    const page = await documents.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :session',
+        FilterExpression: 'entity = :run',
+        ProjectionExpression: PROJECTION,
+        ExpressionAttributeNames: NAMES,
+        ExpressionAttributeValues: { ':session': sessionKey(filter.enterpriseId, filter.sessionId), ':run': 'run' },
+        ScanIndexForward: false,
+        Limit: filter.limit,
+      }),
+    );
+    return { runs: summaries(page.Items ?? []).slice(0, filter.limit), bounded: false };
+  }
+  const conditions = ['entity = :run'];
+  const values: Record<string, string> = { ':run': 'run' };
+  if (filter.enterpriseId !== undefined) {
+    conditions.push('enterprise_id = :enterprise');
+    values[':enterprise'] = filter.enterpriseId;
+  }
+  if (filter.sessionId !== undefined) {
+    conditions.push('session_id = :session');
+    values[':session'] = filter.sessionId;
+  }
+  const items: Record<string, unknown>[] = [];
+  let scanned = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documents.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: conditions.join(' AND '),
+        ProjectionExpression: PROJECTION,
+        ExpressionAttributeNames: NAMES,
+        ExpressionAttributeValues: values,
+        Limit: MAX_SCANNED_ITEMS - scanned,
+        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    scanned += page.ScannedCount ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined && scanned < MAX_SCANNED_ITEMS);
+  const runs = summaries(items).sort(
+    (a, b) => b.createdAt.localeCompare(a.createdAt) || b.runId.localeCompare(a.runId),
+  );
+  return { runs: runs.slice(0, filter.limit), bounded: startKey !== undefined };
+}
+
+/** Items as summaries; an item of another shape (not ours) is skipped, never trusted. */
+function summaries(items: Record<string, unknown>[]): RunSummary[] {
+  const runs: RunSummary[] = [];
+  for (const item of items) {
+    const text = (key: string) => (typeof item[key] === 'string' ? (item[key] as string) : null);
+    const runId = text('run_id');
+    const createdAt = text('created_at');
+    if (runId === null || createdAt === null) continue;
+    const usage = item.usage as { totalTokens?: unknown } | null | undefined;
+    runs.push({
+      runId,
+      status: text('status') ?? '?',
+      stopReason: text('stop_reason'),
+      errorCode: text('error_code'),
+      totalTokens: typeof usage?.totalTokens === 'number' ? usage.totalTokens : null,
+      createdAt,
+      enterpriseId: text('enterprise_id') ?? '?',
+      sessionId: text('session_id') ?? '?',
+      query: text('query') ?? '',
+    });
+  }
+  return runs;
+}
+
+/** The listing as a table; every value cut and cleaned (a table's content is data, not terminal commands). */
+export function renderRuns(runs: RunSummary[], nowMs: number): string {
+  if (runs.length === 0) return 'no runs yet: try npm run demo\n';
+  const rows = runs.map((run) => [
+    printable(run.runId),
+    printable(run.status),
+    printable(run.stopReason ?? run.errorCode ?? '—'),
+    run.totalTokens === null ? '—' : run.totalTokens.toLocaleString('en'),
+    age(nowMs - Date.parse(run.createdAt)),
+    printable(run.enterpriseId),
+    printable(run.sessionId),
+    cut(printable(run.query.replace(/\s+/g, ' ')), 32),
+  ]);
+  const header = ['RUN', 'STATUS', 'STOP / CODE', 'TOKENS', 'AGE', 'ENTERPRISE', 'SESSION', 'QUERY'];
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** `12 s`, `5 min`, `3 h`, `2 d` ago. */
+export function age(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—';
+  const seconds = Math.floor(ms / 1_000);
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3_600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3_600)} h`;
+  return `${Math.floor(seconds / 86_400)} d`;
+}

@@ -1,0 +1,71 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { isRunId } from '@diagnosis/core/ids';
+import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
+
+/**
+ * `diagnosis trace <runId>`: one run from the table (the local one by default; any endpoint with DYNAMODB_ENDPOINT
+ * and DIAGNOSIS_TABLE_NAME): a timeline on stdout, and a Mermaid sequence diagram and a self-contained HTML page
+ * under `.data/traces/`. Reasoning is shown only with `--include-reasoning`.
+ */
+export const traceCommand: Command = {
+  name: 'trace',
+  summary: "one run's rounds and tool calls; writes a Mermaid diagram and an HTML page",
+  synopsis: '<runId> [--include-reasoning]',
+  description: [
+    'Reads a run from the table (the local one by default; any table with DYNAMODB_ENDPOINT and DIAGNOSIS_TABLE_NAME)',
+    'and prints its timeline: rounds with durations and tokens, tool calls, statuses, codes, the stop reason. Writes',
+    '.data/traces/<runId>.mmd (a Mermaid sequence diagram) and .data/traces/<runId>.html (a self-contained page).',
+  ],
+  arguments: [['<runId>', 'the run, as printed by diagnose, demo and runs']],
+  options: [
+    { name: 'include-reasoning', type: 'boolean', description: "show the model's raw reasoning (its own partition)" },
+  ],
+  examples: ['diagnosis trace 01KB3…', 'diagnosis runs --limit 1   # the id of the latest run'],
+  exitCodes: [
+    [EXIT.NOT_FOUND, 'no run with that id in the table'],
+    [EXIT.USAGE, 'no run id, or not a run id'],
+    [EXIT.UNAVAILABLE, 'no DynamoDB'],
+  ],
+  async run({ values, positionals }, io) {
+    const runId = positionals[0];
+    if (runId === undefined) throw usageError('no run id: diagnosis trace <runId> (diagnosis runs lists them)');
+    if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
+    if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
+    const { createDynamoAuditStore } = await import('@diagnosis/core/store');
+    const { localDataDir, startLocalRuntime } = await import('../local/local-runtime.ts');
+    const { loadRunTrace, renderHtml, renderMermaid, renderTimeline } = await import('../render/trace-render.ts');
+    const runtime = await startLocalRuntime(io.env);
+    try {
+      const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
+      const trace = await loadRunTrace(store, runId, values['include-reasoning'] === true);
+      if (trace === null) throw new CliError(EXIT.NOT_FOUND, `no run ${runId} in table ${runtime.tableName}`);
+      io.stdout(`${renderTimeline(trace)}\n`);
+      const directory = resolve(localDataDir(io.env), 'traces');
+      mkdirSync(directory, { recursive: true });
+      const mermaid = resolve(directory, `${runId}.mmd`);
+      const html = resolve(directory, `${runId}.html`);
+      writeFileSync(mermaid, renderMermaid(trace));
+      writeFileSync(html, renderHtml(trace));
+      io.stdout(`\nsequence diagram: ${mermaid}\npage: ${html}\n`);
+      if (!hasCjkFont()) {
+        io.stderr(
+          'note: no CJK font is installed, so a browser on this machine draws the page’s Chinese as boxes (Debian: apt-get install fonts-noto-cjk)\n',
+        );
+      }
+      return EXIT.OK;
+    } finally {
+      await runtime.stop();
+    }
+  },
+};
+
+/** Whether fontconfig knows a font for Chinese; true where there is no fontconfig to ask (macOS, Windows). */
+function hasCjkFont(): boolean {
+  try {
+    return execFileSync('fc-list', [':lang=zh', 'family'], { encoding: 'utf8', timeout: 5_000 }).trim() !== '';
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * `@diagnosis/cli`: the `diagnosis` command as a library, for tests and for commands added to its table (`COMMANDS`).
+ */
+export { renderMainHelp, runCli } from './cli.ts';
+export { CliError, type CliIo, type Command, EXIT, type OptionSpec, type ParsedArgs } from './command-line.ts';
+export { COMMANDS } from './commands/index.ts';
+export { type LocalDiagnosisOptions, runLocalDiagnosis } from './local/run-local-diagnosis.ts';
+export { renderReport } from './render/render-report.ts';
+export { loadRunTrace, renderHtml, renderMermaid, renderTimeline } from './render/trace-render.ts';

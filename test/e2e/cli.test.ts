@@ -1,0 +1,280 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { RunRecord, StoredToolInvocation } from '@diagnosis/core/store';
+import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type CliIo, COMMANDS, runCli } from '../../packages/cli/src/index.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = 'packages/cli/src/main.ts';
+const endpoint = inject('dynamodbEndpoint');
+const tableName = `cli-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+let dataDir: string;
+
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'diagnosis-cli-'));
+});
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The bin in a child process, on the test run's DynamoDB Local and this file's own table. */
+function diagnosis(args: string[], environment: Record<string, string> = {}): Promise<Finished> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DIAGNOSIS_LOCAL_DATA: dataDir,
+      DYNAMODB_ENDPOINT: endpoint,
+      DIAGNOSIS_TABLE_NAME: tableName,
+      ...environment,
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolveDone) => child.on('exit', (code) => resolveDone({ code, stdout, stderr })));
+}
+
+describe('the diagnosis bin (child processes)', () => {
+  it('prints its own help listing every command, exit 0', async () => {
+    const finished = await diagnosis(['--help']);
+    expect(finished.code).toBe(0);
+    expect(finished.stdout).toMatch(/^usage: diagnosis <command> \[arguments\] \[options\]\n/);
+    for (const name of ['diagnose', 'demo', 'trace', 'runs', 'cancel']) {
+      expect(finished.stdout).toMatch(new RegExp(`^ {2}${name} +\\S`, 'm'));
+    }
+    expect(finished.stderr).toBe('');
+  });
+
+  it.each(['diagnose', 'demo', 'trace', 'runs', 'cancel'])(
+    'prints the help of %s with its usage, options and examples, exit 0',
+    async (command) => {
+      for (const args of [
+        [command, '--help'],
+        [command, '-h'],
+        ['help', command],
+      ]) {
+        const finished = await diagnosis(args);
+        expect(finished.code).toBe(0);
+        expect(finished.stdout).toMatch(new RegExp(`^usage: diagnosis ${command}`));
+        expect(finished.stdout).toContain('\noptions:\n');
+        expect(finished.stdout).toContain('  -h, --help');
+        expect(finished.stdout).toContain('\nexamples:\n');
+        expect(finished.stderr).toBe('');
+      }
+    },
+  );
+
+  it.each([
+    ['an unknown command', ['diagnoze'], 64, /^diagnosis: unknown command 'diagnoze' \(commands: /],
+    ['no command', [], 64, /^usage: diagnosis <command>/],
+    ['an unknown option', ['diagnose', 'q', '--model', 'x'], 64, /^diagnosis diagnose: unknown option --model /],
+    ['an unknown option of trace', ['trace', '01ABC', '--html'], 64, /^diagnosis trace: unknown option --html /],
+    [
+      'a missing value',
+      ['diagnose', 'q', '--enterprise'],
+      64,
+      /^diagnosis diagnose: option --enterprise needs a value/,
+    ],
+    ['a value for a flag', ['demo', '--json=yes'], 64, /^diagnosis demo: option --json takes no value/],
+    [
+      'a bad enterprise id',
+      ['diagnose', 'q', '--enterprise', 'e1001'],
+      64,
+      /^diagnosis diagnose: bad enterprise id 'e1001'/,
+    ],
+    ['a bad enterprise id for runs', ['runs', '--enterprise', 'E1;DROP'], 64, /^diagnosis runs: bad enterprise id /],
+    [
+      'a bad timeout',
+      ['diagnose', 'q', '--timeout', 'soon'],
+      64,
+      /^diagnosis diagnose: --timeout must be a whole number/,
+    ],
+    ['no query', ['diagnose'], 64, /^diagnosis diagnose: no query/],
+    [
+      'a run id of the wrong form',
+      ['trace', '../../etc/passwd'],
+      64,
+      /^diagnosis trace: '\.\.\/\.\.\/etc\/passwd' is not a run id/,
+    ],
+    ['an unknown run id', ['trace', 'NO-SUCH-RUN'], 3, /^diagnosis trace: no run NO-SUCH-RUN in table cli-/],
+    ['an unknown run to cancel', ['cancel', 'NO-SUCH-RUN'], 3, /^diagnosis cancel: no run NO-SUCH-RUN/],
+    ['a bad limit', ['runs', '--limit', '1e3'], 64, /^diagnosis runs: --limit must be a whole number from 1 to 200/],
+  ])('refuses %s with one line on stderr and exit %s, nothing on stdout', async (_label, args, code, message) => {
+    const finished = await diagnosis(args, { DIAGNOSIS_MODEL_API_KEY: 'sk-test' });
+    expect(finished.code).toBe(code);
+    expect(finished.stderr).toMatch(message);
+    if (args.length > 0) expect(finished.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(finished.stderr).not.toMatch(/\n {4}at |Error: .*\n.*at /);
+    expect(finished.stdout).toBe('');
+  });
+
+  it.each([
+    ['runs', ['runs']],
+    ['trace', ['trace', '01ABC']],
+  ])('says on one line that no DynamoDB answered (%s), exit 69, naming only the host', async (_label, args) => {
+    const finished = await diagnosis(args, { DYNAMODB_ENDPOINT: 'http://user:SECRET-PW@127.0.0.1:1' });
+    expect(finished.code).toBe(69);
+    expect(finished.stderr).toMatch(/^diagnosis \w+: no DynamoDB answered at 127\.0\.0\.1:1 \(\w+\): is it running\?/);
+    expect(finished.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(finished.stderr).not.toContain('SECRET-PW');
+  });
+
+  it('names the bad setting, never its value, exit 78', async () => {
+    const finished = await diagnosis(['demo'], { MYSQL_URL: 'http://not-mysql/SECRET-PW' });
+    expect(finished.code).toBe(78);
+    expect(finished.stderr).toBe('diagnosis demo: invalid settings: MYSQL_URL (see the README, "Real use")\n');
+  });
+
+  describe('after two demo runs', () => {
+    const runIds: string[] = [];
+    let json: Record<string, unknown> = {};
+
+    beforeAll(async () => {
+      const first = await diagnosis(['demo', '--json']);
+      const second = await diagnosis(['demo']);
+      expect([first.code, second.code]).toEqual([0, 0]);
+      json = JSON.parse(first.stdout);
+      runIds.push(String(json.runId), /^run (\w{26}) {2}enterprise/m.exec(second.stderr)?.[1] ?? '');
+    }, 120_000);
+
+    it('runs lists both, newest first, with status, tokens and age', async () => {
+      const finished = await diagnosis(['runs']);
+      expect(finished.code).toBe(0);
+      const lines = finished.stdout.trimEnd().split('\n');
+      expect(lines[0]).toMatch(/^RUN +STATUS +STOP \/ CODE +TOKENS +AGE +ENTERPRISE +SESSION +QUERY$/);
+      expect(lines.slice(1).map((line) => line.split(/\s+/)[0])).toEqual([runIds[1], runIds[0]]);
+      for (const line of lines.slice(1))
+        expect(line).toMatch(/^\w{26} {2}SUCCEEDED +— +38,230 +\d+ s +E1001 +demo +E1001 /);
+    });
+
+    it('runs filters by enterprise and session (the session index) and says when nothing matches', async () => {
+      const bySession = JSON.parse(
+        (await diagnosis(['runs', '--enterprise', 'E1001', '--session', 'demo', '--json'])).stdout,
+      );
+      expect(bySession.map((run: { runId: string }) => run.runId)).toEqual([runIds[1], runIds[0]]);
+      expect(bySession[0]).toMatchObject({
+        status: 'SUCCEEDED',
+        stopReason: null,
+        totalTokens: 38_230,
+        enterpriseId: 'E1001',
+      });
+      const limited = JSON.parse((await diagnosis(['runs', '--limit', '1', '--json'])).stdout);
+      expect(limited.map((run: { runId: string }) => run.runId)).toEqual([runIds[1]]);
+      expect((await diagnosis(['runs', '--enterprise', 'E2002'])).stdout).toBe('no runs yet: try npm run demo\n');
+      expect(JSON.parse((await diagnosis(['runs', '--session', 'other', '--json'])).stdout)).toEqual([]);
+    });
+
+    it('writes the function’s JSON log lines and EMF metrics to the log file, never to stdout or the view', () => {
+      const directory = join(dataDir, 'logs');
+      const lines = readdirSync(directory)
+        .flatMap((file) => readFileSync(join(directory, file), 'utf8').trimEnd().split('\n'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      for (const runId of runIds) {
+        expect(lines).toContainEqual(
+          expect.objectContaining({ message: 'diagnosis finished', runId, status: 'PUBLISHED' }),
+        );
+      }
+      expect(lines.filter((line) => '_aws' in line && line.outcome === 'PUBLISHED').length).toBeGreaterThanOrEqual(2);
+    });
+
+    it('--json carries, for each citation, the tool, the input the model sent and the observation it saw', async () => {
+      const report = json.report as { citations: { tool_call_id: string; tool_name: string }[] };
+      // The evidence view of the run's audit (core's buildRunEvidence): input and observation as the stored JSON text.
+      const evidence = (
+        json.evidence as {
+          citations: { tool_call_id: string; tool_name: string; input: string; observation: string; found: boolean }[];
+        }
+      ).citations;
+      expect(report.citations.length).toBeGreaterThan(0);
+      expect(evidence.map((item) => item.tool_call_id)).toEqual(
+        report.citations.map((citation) => citation.tool_call_id),
+      );
+      const store = createDynamoAuditStore({ client: dynamo(), tableName });
+      const stored = new Map(
+        (await store.listRunRecords(runIds[0] ?? '', { limit: 100 })).records
+          .filter((record): record is StoredToolInvocation => record.entity === 'tool_invocation')
+          .map((record) => [record.toolCallId, record]),
+      );
+      for (const item of evidence) {
+        const audited = stored.get(item.tool_call_id);
+        if (audited === undefined) throw new Error(`no audited invocation ${item.tool_call_id}`);
+        expect(item).toMatchObject({ tool_name: audited.toolName, found: true });
+        expect(JSON.parse(item.input)).toEqual((audited.input as { input: unknown }).input);
+        expect(JSON.parse(item.observation)).toEqual(audited.observation);
+        expect(JSON.parse(item.observation)).toMatchObject({ tool_call_id: item.tool_call_id, evidence_status: 'OK' });
+      }
+      expect(JSON.parse(evidence.find((item) => item.tool_name === 'query_logs')?.input ?? 'null')).toMatchObject({
+        service: expect.any(String),
+        start_time: expect.any(String),
+      });
+    });
+  });
+});
+
+describe('the live view of the demo (in process, 20 runs)', () => {
+  it('prints every round before its tool calls and those before the next round, in the audit’s own order', async () => {
+    const store = createDynamoAuditStore({ client: dynamo(), tableName });
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      let stderr = '';
+      const io: CliIo = {
+        stdout: () => undefined,
+        stderr: (text) => {
+          stderr += text;
+        },
+        env: { DYNAMODB_ENDPOINT: endpoint, DIAGNOSIS_TABLE_NAME: tableName, DIAGNOSIS_LOCAL_DATA: dataDir },
+        stderrIsTTY: false,
+        onInterrupt: () => () => undefined,
+      };
+      expect(await runCli(['demo'], io, COMMANDS)).toBe(0);
+      const runId = /^run (\w{26}) {2}/m.exec(stderr)?.[1] ?? '';
+      // The view: round lines and tool lines, as printed.
+      const view = stderr.split('\n').flatMap((line) => {
+        const round = /^ {2}▸ (?:round|judge \(SemanticGuard\)) (\d+) /.exec(line);
+        if (round) return [`S${round[1]}`];
+        const tool = /^ {4}⚙ .* (call_\w+)$/.exec(line);
+        return tool ? [`T${tool[1]}`] : [];
+      });
+      // The audit's sequence: each step, then the tool calls it asked for, in the order they ran.
+      const records: RunRecord[] = (await store.listRunRecords(runId, { limit: 100 })).records;
+      const steps = records.flatMap((record) => (record.entity === 'agent_step' ? [record] : []));
+      const tools = records.flatMap((record) => (record.entity === 'tool_invocation' ? [record] : []));
+      const audit = steps
+        .sort((a, b) => a.stepNumber - b.stepNumber)
+        .flatMap((step) => [
+          `S${step.stepNumber}`,
+          ...tools
+            .filter((tool) => tool.stepNumber === step.stepNumber)
+            .sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt))
+            .map((tool) => `T${tool.toolCallId}`),
+        ]);
+      expect(view, `run ${attempt + 1} (${runId})`).toEqual(audit);
+      expect(view.filter((entry) => entry.startsWith('S'))).toEqual(['S1', 'S2', 'S3', 'S4', 'S5', 'S6']);
+      expect(stderr).not.toMatch(/ 0\.0 s /);
+    }
+  }, 240_000);
+});
+
+function dynamo(): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
