@@ -3,11 +3,13 @@ import { benchAsyncApi } from './async-api.ts';
 import { benchAuditStore } from './audit-store.ts';
 import { benchEvidenceAdapters } from './evidence-adapters.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
+import { benchKnowledgeIndex } from './knowledge-index.ts';
 import { benchLambdaBundle } from './lambda-bundle.ts';
 
 console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 await benchHarnessOverhead();
 await benchEvidenceAdapters();
+await benchKnowledgeIndex();
 await benchAuditStore();
 await benchAsyncApi();
 await benchLambdaBundle();
