@@ -168,6 +168,7 @@ export function createKnowledgeIndex(data: KnowledgeIndexData): KnowledgeIndex {
     serviceOf[doc] = numberOf(serviceNumbers, runbook.service);
     enterpriseOf[doc] = numberOf(enterpriseNumbers, runbook.enterprise);
   });
+  const { termFieldStart, postingDocs, postingFrequencies, fieldLengths } = data;
   // NOTE: scratch arrays reused by every search; a search runs synchronously, so calls never interleave.
   const totals = new Float64Array(documentCount);
   const termScores = new Float64Array(documentCount);
@@ -191,8 +192,8 @@ export function createKnowledgeIndex(data: KnowledgeIndexData): KnowledgeIndex {
         seen.add(term);
         termTouched.length = 0;
         for (let field = 0; field < FIELD_COUNT; field += 1) {
-          const start: number = data.termFieldStart[termId * FIELD_COUNT + field] ?? 0;
-          const end: number = data.termFieldStart[termId * FIELD_COUNT + field + 1] ?? 0;
+          const start: number = termFieldStart[termId * FIELD_COUNT + field] ?? 0;
+          const end: number = termFieldStart[termId * FIELD_COUNT + field + 1] ?? 0;
           if (start === end) continue;
           const matching = end - start;
           const inverseFrequency = Math.log(1 + (documentCount - matching + 0.5) / (matching + 0.5));
@@ -200,9 +201,9 @@ export function createKnowledgeIndex(data: KnowledgeIndexData): KnowledgeIndex {
           const fieldBoost = FIELD_BOOSTS[field] ?? 1;
           const boostedField = fieldBoost * SERVICE_BOOST;
           for (let at: number = start; at < end; at += 1) {
-            const doc: number = data.postingDocs[at] ?? 0;
-            const frequency = data.postingFrequencies[at] ?? 0;
-            const length = data.fieldLengths[doc * FIELD_COUNT + field] ?? 0;
+            const doc: number = postingDocs[at] ?? 0;
+            const frequency = postingFrequencies[at] ?? 0;
+            const length = fieldLengths[doc * FIELD_COUNT + field] ?? 0;
             const raw =
               inverseFrequency * (D + (frequency * (K + 1)) / (frequency + K * (1 - B + (B * length) / average)));
             if (lastTerm[doc] !== position) {
