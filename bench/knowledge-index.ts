@@ -1,8 +1,8 @@
 /**
  * Knowledge at scale (issue #14): the local knowledge index on synthetic runbooks with a realistic vocabulary (Zipf over
  * the Han characters and ASCII words of examples/knowledge, bodies as long as the examples', seeded), at 1,000 and
- * 10,000 documents, plus the example world itself (10 documents: the example runbooks, their titles as queries). Each candidate runs in a fresh process (`--expose-gc`) so that its
- * memory is its own:
+ * 10,000 documents, plus the example world itself (its 10 runbooks, their titles as queries). Each candidate runs in
+ * a fresh process (`--expose-gc`) so that its memory is its own:
  *
  * - `inverted index`: what ships (buildKnowledgeIndexFile → file → cold-start check → first lookup decodes);
  * - `minisearch`: the MiniSearch 7.2 index it replaced, same options (fields, stored fields, bigram tokenizer);
