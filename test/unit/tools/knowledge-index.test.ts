@@ -120,6 +120,18 @@ describe('the local knowledge index', () => {
       detail: 'the knowledge index file’s postings are inconsistent',
     });
   });
+  it('answers UNAVAILABLE from a file that passes its checksum but whose JSON has another shape', async () => {
+    const bytes = buildKnowledgeIndexFile(examples);
+    const at = Buffer.from(bytes).indexOf('"runbooks"');
+    expect(at).toBeGreaterThan(64);
+    bytes.set(new TextEncoder().encode('"runbookz"'), at);
+    bytes.set(createHash('sha256').update(bytes.subarray(64)).digest(), 32);
+    const file = parseKnowledgeIndexFile(bytes);
+    if (typeof file === 'string') throw new Error(file);
+    const result = await createLocalKnowledgeAdapter(file).execute(toolCall('lookup_knowledge', { query: '连接池' }));
+    expect(result).toMatchObject({ status: 'ERROR', code: 'UNAVAILABLE' });
+    expect(JSON.stringify(result)).toContain('do not match its header');
+  });
 });
 
 describe('generateRunbooks', () => {
