@@ -105,9 +105,9 @@ export default $config({
     if (settings.KNOWLEDGE_BACKEND !== 'bedrock') {
       // The runbooks are indexed here, at deploy time: a cold start then loads one file instead of indexing them.
       const { writeKnowledgeIndex } = await import('./scripts/build-knowledge-index.ts');
-      await writeKnowledgeIndex(settings.KNOWLEDGE_DIR, '.data/knowledge-index.json');
-      environment.KNOWLEDGE_INDEX_PATH = '.data/knowledge-index.json';
-      copyFiles.push({ from: '.data/knowledge-index.json' });
+      await writeKnowledgeIndex(settings.KNOWLEDGE_DIR, '.data/knowledge-index.bin');
+      environment.KNOWLEDGE_INDEX_PATH = '.data/knowledge-index.bin';
+      copyFiles.push({ from: '.data/knowledge-index.bin' });
     }
     if (settings.LOGS_BACKEND !== 'cloudwatch') copyFiles.push({ from: settings.LOGS_DIR });
 

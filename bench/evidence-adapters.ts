@@ -1,21 +1,17 @@
 /**
- * Evidence adapter benchmarks: local logs scan rate (1,000,000 generated lines), local knowledge index build and
- * query latency (1,000 generated Chinese documents), and MySQL adapter overhead over a raw mysql2 query.
+ * Evidence adapter benchmarks: local logs scan rate (1,000,000 generated lines) and MySQL adapter overhead over a raw
+ * mysql2 query. The local knowledge index has its own, at scale: bench/knowledge-index.ts.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  createLocalKnowledgeAdapter,
   createLocalLogsAdapter,
   createMysqlAdapter,
   createMysqlPool,
-  type KnowledgeDocument,
   parseMysqlCatalog,
-  tokenizeMixedText,
 } from '@diagnosis/core/adapters';
-import MiniSearch from 'minisearch';
 import { toolCall } from '../test/support/tool-call.ts';
 
 const percentile = (sorted: number[], p: number) =>
@@ -65,119 +61,6 @@ async function benchLogs(): Promise<void> {
     `best of 3 ${best.toFixed(0)} ms   ${Math.round(rate).toLocaleString('en')} lines/s   (target ≥ 500,000: ${rate >= 500_000 ? 'met' : 'MISSED'})`,
   );
   await rm(directory, { recursive: true, force: true });
-}
-
-const WORDS = [
-  '支付',
-  '网关',
-  '连接池',
-  '订单',
-  '库存',
-  '超时',
-  '数据库',
-  '发布',
-  '回滚',
-  '配置',
-  '告警',
-  '延迟',
-  '消息队列',
-  '缓存',
-  '重试',
-  '限流',
-  '熔断',
-  '索引',
-  '慢查询',
-  '证书',
-];
-
-function generatedDocuments(count: number): KnowledgeDocument[] {
-  let seed = 7;
-  const next = () => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed;
-  };
-  return Array.from({ length: count }, (_, index) => {
-    const paragraphs = Array.from({ length: 6 }, () =>
-      Array.from({ length: 40 }, () => WORDS[next() % WORDS.length]).join(next() % 3 === 0 ? '，' : ''),
-    );
-    return {
-      docId: `doc-${index}`,
-      title: `${WORDS[index % WORDS.length]}${WORDS[(index * 7) % WORDS.length]}处理手册 ${index}`,
-      service: `service-${index % 12}`,
-      tags: [WORDS[index % WORDS.length] ?? ''],
-      body: paragraphs.join('\n\n'),
-      ...(index % 10 === 0 ? { enterprise: 'E2002' } : {}),
-    };
-  });
-}
-
-async function benchKnowledge(): Promise<void> {
-  const documents = generatedDocuments(1_000);
-  const builds: number[] = [];
-  let adapter = createLocalKnowledgeAdapter(documents);
-  for (let run = 0; run < 5; run += 1) {
-    const begin = performance.now();
-    adapter = createLocalKnowledgeAdapter(documents);
-    builds.push(performance.now() - begin);
-  }
-  builds.sort((a, b) => a - b);
-  const queries = ['支付网关连接池超时', '发布回滚', '数据库慢查询索引', '消息队列延迟告警', '证书配置'];
-  const latencies: number[] = [];
-  for (let run = 0; run < 500; run += 1) {
-    const begin = performance.now();
-    await adapter.execute(
-      toolCall('lookup_knowledge', { query: queries[run % queries.length] ?? '', top_k: 5, service: 'service-3' }),
-    );
-    latencies.push(performance.now() - begin);
-  }
-  latencies.sort((a, b) => a - b);
-  const build = percentile(builds, 0.5);
-  const p95 = percentile(latencies, 0.95);
-  console.log('\n## local knowledge: 1,000 generated Chinese documents');
-  console.log(`index build median ${build.toFixed(0)} ms   (target ≤ 500 ms: ${build <= 500 ? 'met' : 'MISSED'})`);
-  console.log(
-    `query p50 ${percentile(latencies, 0.5).toFixed(2)} ms   p95 ${p95.toFixed(2)} ms   (target p95 ≤ 5 ms: ${p95 <= 5 ? 'met' : 'MISSED'})`,
-  );
-
-  // Would an index prebuilt at build time load faster than building it at cold start?
-  const options = {
-    fields: ['title', 'tags', 'text'],
-    storeFields: ['docId', 'title', 'service', 'enterprise'],
-    tokenize: tokenizeMixedText,
-  };
-  const rows = documents.map((document, id) => ({
-    id,
-    docId: document.docId,
-    title: document.title,
-    tags: document.tags.join(' '),
-    text: document.body,
-    service: document.service ?? '',
-    enterprise: document.enterprise ?? '',
-  }));
-  const buildOnly: number[] = [];
-  const loads: number[] = [];
-  let json = '';
-  for (let run = 0; run < 5; run += 1) {
-    let begin = performance.now();
-    const index = new MiniSearch(options);
-    index.addAll(rows);
-    buildOnly.push(performance.now() - begin);
-    json = JSON.stringify(index);
-    begin = performance.now();
-    MiniSearch.loadJSON(json, options);
-    loads.push(performance.now() - begin);
-  }
-  const built = percentile(
-    buildOnly.sort((a, b) => a - b),
-    0.5,
-  );
-  const loaded = percentile(
-    loads.sort((a, b) => a - b),
-    0.5,
-  );
-  console.log(
-    `prebuilt index: build ${built.toFixed(0)} ms vs loadJSON ${loaded.toFixed(0)} ms (${(json.length / 1_048_576).toFixed(1)} MiB of JSON to ship)`,
-  );
 }
 
 async function benchMysql(): Promise<void> {
@@ -242,7 +125,6 @@ async function benchMysql(): Promise<void> {
 
 export async function benchEvidenceAdapters(): Promise<void> {
   await benchLogs();
-  await benchKnowledge();
   await benchMysql();
 }
 

@@ -4,11 +4,13 @@ import { benchAuditStore } from './audit-store.ts';
 import { benchAuditWrites } from './audit-writes.ts';
 import { benchEvidenceAdapters } from './evidence-adapters.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
+import { benchKnowledgeIndex } from './knowledge-index.ts';
 import { benchLambdaBundle } from './lambda-bundle.ts';
 
 console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 await benchHarnessOverhead();
 await benchEvidenceAdapters();
+await benchKnowledgeIndex();
 await benchAuditStore();
 await benchAuditWrites();
 await benchAsyncApi();

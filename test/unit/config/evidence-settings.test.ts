@@ -1,6 +1,14 @@
-import { createEvidenceAdapters } from '@diagnosis/core/adapters';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  buildKnowledgeIndexFile,
+  createEvidenceAdapters,
+  KnowledgeBaseError,
+  loadKnowledgeDocuments,
+} from '@diagnosis/core/adapters';
 import { parseEvidenceSettings, SettingsError } from '@diagnosis/core/config';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../support/temp-dir.ts';
 import { examplePath, toolCall } from '../../support/tool-call.ts';
 
 const local = {
@@ -79,5 +87,23 @@ describe('createEvidenceAdapters', () => {
       code: 'NOT_CONFIGURED',
     });
     await close();
+  });
+
+  it('serves lookup_knowledge from a prebuilt index file (KNOWLEDGE_INDEX_PATH)', async () => {
+    const path = join(await tempDir('kb-index-'), 'knowledge-index.bin');
+    await writeFile(path, buildKnowledgeIndexFile(await loadKnowledgeDocuments(examplePath('knowledge'))));
+    const { evidence } = await createEvidenceAdapters(parseEvidenceSettings({ ...local, KNOWLEDGE_INDEX_PATH: path }));
+    const result = await evidence.lookup_knowledge.execute(toolCall('lookup_knowledge', { query: '发布以后怎么回滚' }));
+    expect(result.status === 'OK' ? result.data.hits[0]?.doc_id : result.status).toBe('deploy-rollback');
+  });
+
+  it('fails the cold start on a damaged index file, before any lookup', async () => {
+    const bytes = buildKnowledgeIndexFile(await loadKnowledgeDocuments(examplePath('knowledge')));
+    bytes.set([(bytes.at(-1) ?? 0) ^ 0xff], bytes.length - 1);
+    const path = join(await tempDir('kb-index-'), 'knowledge-index.bin');
+    await writeFile(path, bytes);
+    await expect(
+      createEvidenceAdapters(parseEvidenceSettings({ ...local, KNOWLEDGE_INDEX_PATH: path })),
+    ).rejects.toBeInstanceOf(KnowledgeBaseError);
   });
 });

@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { KnowledgeData } from '@diagnosis/core';
 import {
-  buildKnowledgeSnapshot,
+  buildKnowledgeIndexFile,
   createLocalKnowledgeAdapter,
   KnowledgeBaseError,
   loadKnowledgeDocuments,
-  loadKnowledgeSnapshot,
+  loadKnowledgeIndexFile,
   parseRunbook,
   parseSimpleFrontMatter,
   tokenizeMixedText,
@@ -135,13 +135,19 @@ describe('parseSimpleFrontMatter', () => {
   });
 });
 
-describe('a knowledge index prebuilt at deploy time (buildKnowledgeSnapshot / loadKnowledgeSnapshot)', () => {
-  it('answers every query exactly as the index built from the runbooks, for each tenant', async () => {
+describe('a knowledge index prebuilt at deploy time (buildKnowledgeIndexFile / loadKnowledgeIndexFile)', () => {
+  const writeIndex = async (bytes: Uint8Array | string | null) => {
     const { writeFile } = await import('node:fs/promises');
     const { join } = await import('node:path');
-    const path = join(await tempDir('kb-index-'), 'index.json');
-    await writeFile(path, JSON.stringify(buildKnowledgeSnapshot(documents)));
-    const fromSnapshot = createLocalKnowledgeAdapter(await loadKnowledgeSnapshot(path));
+    const path = join(await tempDir('kb-index-'), 'knowledge-index.bin');
+    if (bytes !== null) await writeFile(path, bytes);
+    return path;
+  };
+
+  it('answers every query exactly as the index built from the runbooks, for each tenant', async () => {
+    const fromFile = createLocalKnowledgeAdapter(
+      await loadKnowledgeIndexFile(await writeIndex(buildKnowledgeIndexFile(documents))),
+    );
     const queries = [
       '订单支付超时连接池耗尽怎么办',
       '发布以后怎么回滚',
@@ -154,7 +160,7 @@ describe('a knowledge index prebuilt at deploy time (buildKnowledgeSnapshot / lo
       for (const enterpriseId of ['E1001', 'E2002']) {
         for (const service of [undefined, 'payment-gateway']) {
           const input = { query, top_k: 5, ...(service === undefined ? {} : { service }) };
-          expect(await fromSnapshot.execute(toolCall('lookup_knowledge', input, { enterpriseId }))).toEqual(
+          expect(await fromFile.execute(toolCall('lookup_knowledge', input, { enterpriseId }))).toEqual(
             await adapter.execute(toolCall('lookup_knowledge', input, { enterpriseId })),
           );
         }
@@ -162,15 +168,64 @@ describe('a knowledge index prebuilt at deploy time (buildKnowledgeSnapshot / lo
     }
   });
 
+  it('writes the index with the build script and finds the same runbooks from it', async () => {
+    const { writeKnowledgeIndex } = await import('../../../scripts/build-knowledge-index.ts');
+    const path = await writeIndex(null);
+    expect(await writeKnowledgeIndex(examplePath('knowledge'), path)).toBe(documents.length);
+    const fromFile = createLocalKnowledgeAdapter(await loadKnowledgeIndexFile(path));
+    const result = await fromFile.execute(toolCall('lookup_knowledge', { query: '订单支付超时连接池耗尽怎么办' }));
+    expect(result.status === 'OK' ? result.data.hits[0]?.doc_id : result.status).toBe('payment-gateway-db-pool');
+  });
+
+  const valid = buildKnowledgeIndexFile(documents);
+  const damaged = (change: (bytes: Uint8Array) => void) => {
+    const bytes = valid.slice();
+    change(bytes);
+    return bytes;
+  };
   it.each([
-    ['a missing file', null],
-    ['a file that is not JSON', '{not json'],
-    ['another JSON document', JSON.stringify({ format: 'something-else', version: 1 })],
-  ])('refuses %s', async (_label, content) => {
-    const { writeFile } = await import('node:fs/promises');
-    const { join } = await import('node:path');
-    const path = join(await tempDir('kb-index-'), 'index.json');
-    if (content !== null) await writeFile(path, content);
-    await expect(loadKnowledgeSnapshot(path)).rejects.toBeInstanceOf(KnowledgeBaseError);
+    ['a missing file', null, 'missing'],
+    ['a JSON document (the old format)', JSON.stringify({ format: 'diagnosis-knowledge-index', version: 1 }), 'not a'],
+    ['an empty file', '', 'not a'],
+    ['a file of another format version', damaged((bytes) => bytes.set([1], 8)), 'version 1'],
+    ['a truncated file', valid.slice(0, valid.length - 4), 'truncated'],
+    ['a file with trailing bytes', new Uint8Array([...valid, 0, 0, 0, 0]), 'truncated'],
+    ['a file with one byte flipped', damaged((bytes) => bytes.set([(bytes[200] ?? 0) ^ 1], 200)), 'checksum'],
+    ['a file whose checksum is damaged', damaged((bytes) => bytes.set([(bytes[40] ?? 0) ^ 1], 40)), 'checksum'],
+    ['a header with absurd counts', damaged((bytes) => bytes.set([0xff, 0xff, 0xff, 0xff], 12)), 'header'],
+  ])('refuses %s at load, naming the fault but no path', async (_label, content, fault) => {
+    const path = await writeIndex(content);
+    const refusal = await loadKnowledgeIndexFile(path).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(KnowledgeBaseError);
+    expect((refusal as KnowledgeBaseError).faults.join()).toContain(fault);
+    expect((refusal as Error).message).not.toContain(path);
+  });
+
+  it('builds the index on the first lookup, once, even when the first lookups come together', async () => {
+    let loads = 0;
+    const lazy = createLocalKnowledgeAdapter(await loadKnowledgeIndexFile(await writeIndex(valid)), {
+      onIndexLoaded: () => {
+        loads += 1;
+      },
+    });
+    expect(loads).toBe(0);
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => lazy.execute(toolCall('lookup_knowledge', { query: '发布以后怎么回滚' }))),
+    );
+    expect(loads).toBe(1);
+    for (const result of results) expect(result).toEqual(results[0]);
+    await lazy.execute(toolCall('lookup_knowledge', { query: '连接池' }));
+    expect(loads).toBe(1);
+  });
+
+  it('builds an index from runbooks on the first lookup too, not when the adapter is created', async () => {
+    let loads = 0;
+    const lazy = createLocalKnowledgeAdapter(documents, { onIndexLoaded: () => (loads += 1) });
+    expect(loads).toBe(0);
+    await lazy.execute(toolCall('lookup_knowledge', { query: '连接池' }));
+    expect(loads).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
-/** A run of Han characters, or a word of other letters, digits and underscores. */
-const TOKEN = /\p{Script=Han}+|[[\p{L}\p{N}_]--\p{Script=Han}]+/gv;
+/** A run of Han characters (captured), or a word of other letters, digits and underscores. */
+const TOKEN = /(\p{Script=Han}+)|[[\p{L}\p{N}_]--\p{Script=Han}]+/gv;
 
 /**
  * Tokens for full-text search over mixed Chinese and Latin text. Chinese has no spaces, and ICU word segmentation
@@ -9,20 +9,19 @@ const TOKEN = /\p{Script=Han}+|[[\p{L}\p{N}_]--\p{Script=Han}]+/gv;
  */
 export function tokenizeMixedText(text: string): string[] {
   const tokens: string[] = [];
-  for (const [token] of text.toLowerCase().matchAll(TOKEN)) {
-    const first = token.codePointAt(0) ?? 0;
-    if (!isHan(first)) {
+  for (const match of text.toLowerCase().matchAll(TOKEN)) {
+    const token = match[0];
+    if (match[1] === undefined) {
       tokens.push(token);
       continue;
     }
-    const chars = Array.from(token);
-    if (chars.length === 1) tokens.push(token);
-    for (let index = 0; index + 1 < chars.length; index += 1) tokens.push(`${chars[index]}${chars[index + 1]}`);
+    // NOTE: iterates code points, not UTF-16 units: Han characters beyond the BMP (CJK extension B…) are one each.
+    let previous = '';
+    for (const character of token) {
+      if (previous !== '') tokens.push(previous + character);
+      previous = character;
+    }
+    if (previous === token) tokens.push(token);
   }
   return tokens;
-}
-
-const HAN = /\p{Script=Han}/u;
-function isHan(codePoint: number): boolean {
-  return HAN.test(String.fromCodePoint(codePoint));
 }

@@ -6,7 +6,7 @@ import type { AdapterResult, EvidenceAdapters, MysqlData, MysqlQueryDescriptor }
 import {
   createLocalKnowledgeAdapter,
   loadKnowledgeDocuments,
-  loadKnowledgeSnapshot,
+  loadKnowledgeIndexFile,
 } from './local-knowledge-adapter.ts';
 import { createLocalLogsAdapter } from './local-logs-adapter.ts';
 import { readMysqlCatalogDescriptors } from './mysql-catalog-descriptors.ts';
@@ -19,8 +19,9 @@ export interface EvidenceClients {
 }
 
 /**
- * Builds the three adapters the settings choose, once per cold start: the knowledge index and the MySQL catalog are
- * loaded (and validated) here, so a bad runbook or catalog fails the cold start, not a run. Without `MYSQL_URL`,
+ * Builds the three adapters the settings choose, once per cold start: the runbooks or the knowledge index file (header
+ * and checksum) and the MySQL catalog are loaded and validated here, so a bad runbook, index or catalog fails the cold
+ * start, not a run; the knowledge index itself is built or decoded on the first lookup. Without `MYSQL_URL`,
  * `query_mysql` still lists the catalog but answers NOT_CONFIGURED.
  */
 export async function createEvidenceAdapters(
@@ -40,7 +41,7 @@ export async function createEvidenceAdapters(
       knowledgeBaseId: settings.BEDROCK_KNOWLEDGE_BASE_ID ?? '',
     });
   } else if (settings.KNOWLEDGE_INDEX_PATH !== undefined) {
-    lookup_knowledge = createLocalKnowledgeAdapter(await loadKnowledgeSnapshot(settings.KNOWLEDGE_INDEX_PATH));
+    lookup_knowledge = createLocalKnowledgeAdapter(await loadKnowledgeIndexFile(settings.KNOWLEDGE_INDEX_PATH));
   } else {
     lookup_knowledge = createLocalKnowledgeAdapter(await loadKnowledgeDocuments(settings.KNOWLEDGE_DIR));
   }

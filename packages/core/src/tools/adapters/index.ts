@@ -15,13 +15,24 @@ export {
 } from './cloudwatch-logs-insights-adapter.ts';
 export { createEvidenceAdapters, type EvidenceClients } from './create-evidence-adapters.ts';
 export {
-  buildKnowledgeSnapshot,
+  buildKnowledgeIndexData,
+  createKnowledgeIndex,
+  type KnowledgeIndex,
+  type KnowledgeIndexData,
+} from './knowledge-index.ts';
+export {
+  decodeKnowledgeIndexFile,
+  encodeKnowledgeIndexFile,
+  type KnowledgeIndexFile,
+  parseKnowledgeIndexFile,
+} from './knowledge-index-file.ts';
+export {
+  buildKnowledgeIndexFile,
   createLocalKnowledgeAdapter,
   KnowledgeBaseError,
   type KnowledgeDocument,
-  type KnowledgeSnapshot,
   loadKnowledgeDocuments,
-  loadKnowledgeSnapshot,
+  loadKnowledgeIndexFile,
   parseRunbook,
   parseSimpleFrontMatter,
   splitPassages,

@@ -1,20 +1,25 @@
-/**
- * NOTE: about 300 lines on purpose: the runbook format (front matter, tenant visibility), the index (build, prebuilt
- * load and its validation) and the query (service boost, best passage) are one adapter whose parts must agree.
- */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import MiniSearch, { type Options } from 'minisearch';
 import * as v from 'valibot';
 import type {
   AdapterResult,
   EvidenceAdapter,
   KnowledgeData,
-  KnowledgeHit,
   KnowledgeInput,
   ToolCallRequest,
 } from '../evidence-adapter.ts';
-import { tokenizeMixedText } from './cjk-tokenizer.ts';
+import {
+  buildKnowledgeIndexData,
+  createKnowledgeIndex,
+  type KnowledgeIndex,
+  type RunbookFields,
+} from './knowledge-index.ts';
+import {
+  decodeKnowledgeIndexFile,
+  encodeKnowledgeIndexFile,
+  type KnowledgeIndexFile,
+  parseKnowledgeIndexFile,
+} from './knowledge-index-file.ts';
 
 const frontMatterSchema = v.strictObject({
   title: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
@@ -34,18 +39,7 @@ export interface KnowledgeDocument {
   body: string;
 }
 
-interface IndexedDocument {
-  id: number;
-  docId: string;
-  title: string;
-  tags: string;
-  text: string;
-  service: string;
-  enterprise: string;
-}
-
 const SNIPPET_CHARS = 600;
-const SERVICE_BOOST = 2;
 
 /** The folder's runbooks were refused; `faults` names each file and problem. */
 export class KnowledgeBaseError extends Error {
@@ -132,166 +126,87 @@ export function parseSimpleFrontMatter(text: string): Record<string, unknown> | 
 }
 
 /**
- * `lookup_knowledge` over local runbooks: a MiniSearch index of documents (title and tags boosted), Chinese tokenized
+ * `lookup_knowledge` over local runbooks: an inverted index of documents (title and tags boosted), Chinese tokenized
  * as character bigrams, documents of the asked service boosted; the snippet is the document's passage (paragraph of
  * at most 600 characters) that shares the most query terms. A document with an `enterprise` is visible to that tenant
- * only. The index is built once, when the adapter is created.
+ * only. The runbooks or the index file are validated before this is called (at cold start); the index is built or
+ * decoded on the first lookup, once.
  */
 export function createLocalKnowledgeAdapter(
-  source: readonly KnowledgeDocument[] | KnowledgeSnapshot,
-  options: { defaultTopK?: number } = {},
+  source: readonly KnowledgeDocument[] | KnowledgeIndexFile,
+  options: {
+    defaultTopK?: number;
+    /** Called once, when the first lookup has built or decoded the index. */
+    onIndexLoaded?: () => void;
+  } = {},
 ): EvidenceAdapter<KnowledgeInput, KnowledgeData> {
-  const index = isSnapshot(source) ? knowledgeIndexFromSnapshot(source) : buildKnowledgeIndex(source);
   const defaultTopK = options.defaultTopK ?? 3;
+  let index: KnowledgeIndex | string | undefined;
+  // NOTE: synchronous from the check to the assignment, so concurrent first lookups cannot build it twice.
+  const loadedIndex = (): KnowledgeIndex | string => {
+    if (index === undefined) {
+      const data = isDocumentList(source)
+        ? buildKnowledgeIndexData(source.map(runbookFields))
+        : decodeKnowledgeIndexFile(source);
+      index = typeof data === 'string' ? data : createKnowledgeIndex(data);
+      options.onIndexLoaded?.();
+    }
+    return index;
+  };
 
   return {
     async execute(call: ToolCallRequest<KnowledgeInput>): Promise<AdapterResult<KnowledgeData>> {
       if (call.signal.aborted) return { status: 'ERROR', code: 'TIMEOUT', detail: 'aborted before start' };
-      const topK = Math.min(5, Math.max(1, call.input.top_k ?? defaultTopK));
-      const service = call.input.service?.toLowerCase();
-      const results = index.search(call.input.query, {
-        filter: (result) => result.enterprise === '' || result.enterprise === call.enterpriseId,
-        boostDocument: (_id, _term, stored) =>
-          service !== undefined && stored?.service === service ? SERVICE_BOOST : 1,
+      const searchable = loadedIndex();
+      if (typeof searchable === 'string') return { status: 'ERROR', code: 'UNAVAILABLE', detail: searchable };
+      const hits = searchable.search({
+        query: call.input.query,
+        enterpriseId: call.enterpriseId,
+        service: call.input.service?.toLowerCase(),
+        topK: Math.min(5, Math.max(1, call.input.top_k ?? defaultTopK)),
       });
-      const queryTerms = new Set(tokenizeMixedText(call.input.query));
-      const hits: KnowledgeHit[] = results.slice(0, topK).map((result) => ({
-        doc_id: result.docId,
-        title: result.title,
-        snippet: bestPassage(index.passages(result.docId), queryTerms),
-        score: Math.round(result.score * 1_000) / 1_000,
-        ...(result.service === '' ? {} : { service: result.service }),
-      }));
       return hits.length === 0 ? { status: 'EMPTY' } : { status: 'OK', data: { hits } };
     },
   };
 }
 
-type StoredDocument = Pick<IndexedDocument, 'docId' | 'title' | 'service' | 'enterprise'>;
+function isDocumentList(
+  source: readonly KnowledgeDocument[] | KnowledgeIndexFile,
+): source is readonly KnowledgeDocument[] {
+  return Array.isArray(source);
+}
 
-const INDEX_OPTIONS: Options<IndexedDocument> = {
-  fields: ['title', 'tags', 'text'],
-  storeFields: ['docId', 'title', 'service', 'enterprise'],
-  tokenize: tokenizeMixedText,
-  processTerm: (term: string) => term,
-  searchOptions: {
-    boost: { title: 3, tags: 2 },
-    combineWith: 'OR',
-    tokenize: tokenizeMixedText,
-    processTerm: (term: string) => term,
-  },
-};
+function runbookFields(document: KnowledgeDocument): RunbookFields {
+  return {
+    docId: document.docId,
+    title: document.title,
+    service: document.service?.toLowerCase() ?? '',
+    enterprise: document.enterprise ?? '',
+    tags: document.tags.join(' '),
+    text: document.body,
+    passages: splitPassages(document.body),
+  };
+}
+
+/** The index file `npm run knowledge:index` writes (format in knowledge-index-file.ts). */
+export function buildKnowledgeIndexFile(documents: readonly KnowledgeDocument[]): Uint8Array {
+  return encodeKnowledgeIndexFile(buildKnowledgeIndexData(documents.map(runbookFields)));
+}
 
 /**
- * A knowledge index prebuilt at deploy time (`npm run knowledge:index`): the documents' passages and MiniSearch's
- * serialized index, loaded at cold start instead of reading and indexing every runbook (see BENCHMARKS.md).
+ * Reads a prebuilt index and checks its header, size and checksum; a missing, foreign, truncated or damaged file fails
+ * the cold start. Decoding is left to the first lookup.
  */
-export interface KnowledgeSnapshot {
-  format: 'diagnosis-knowledge-index';
-  version: 1;
-  passages: Record<string, string[]>;
-  index: unknown;
-}
-
-function isSnapshot(source: readonly KnowledgeDocument[] | KnowledgeSnapshot): source is KnowledgeSnapshot {
-  return !Array.isArray(source);
-}
-
-export function buildKnowledgeSnapshot(documents: readonly KnowledgeDocument[]): KnowledgeSnapshot {
-  const { miniSearch, passages } = indexDocuments(documents);
-  return {
-    format: 'diagnosis-knowledge-index',
-    version: 1,
-    passages: Object.fromEntries(passages),
-    index: miniSearch.toJSON(),
-  };
-}
-
-const snapshotSchema = v.strictObject({
-  format: v.literal('diagnosis-knowledge-index'),
-  version: v.literal(1),
-  passages: v.record(v.string(), v.array(v.string())),
-  index: v.looseObject({ documentCount: v.number() }),
-});
-
-/** Reads a prebuilt index; a missing or malformed file fails the cold start. */
-export async function loadKnowledgeSnapshot(path: string): Promise<KnowledgeSnapshot> {
-  let json: unknown;
+export async function loadKnowledgeIndexFile(path: string): Promise<KnowledgeIndexFile> {
+  let bytes: Uint8Array;
   try {
-    json = JSON.parse(await readFile(path, 'utf8'));
+    bytes = await readFile(path);
   } catch {
-    throw new KnowledgeBaseError(['the knowledge index file is missing or not JSON']);
+    throw new KnowledgeBaseError(['the knowledge index file is missing or unreadable']);
   }
-  const result = v.safeParse(snapshotSchema, json);
-  if (!result.success) throw new KnowledgeBaseError(['the knowledge index file is not a diagnosis knowledge index']);
-  return result.output as KnowledgeSnapshot;
-}
-
-function indexDocuments(documents: readonly KnowledgeDocument[]) {
-  const miniSearch = new MiniSearch<IndexedDocument>(INDEX_OPTIONS);
-  const passages = new Map<string, string[]>();
-  miniSearch.addAll(
-    documents.map((document, id) => {
-      passages.set(document.docId, splitPassages(document.body));
-      return {
-        id,
-        docId: document.docId,
-        title: document.title,
-        tags: document.tags.join(' '),
-        text: document.body,
-        service: document.service?.toLowerCase() ?? '',
-        enterprise: document.enterprise ?? '',
-      };
-    }),
-  );
-  return { miniSearch, passages };
-}
-
-export function buildKnowledgeIndex(documents: readonly KnowledgeDocument[]) {
-  const { miniSearch, passages } = indexDocuments(documents);
-  return searchable(miniSearch, passages);
-}
-
-function knowledgeIndexFromSnapshot(snapshot: KnowledgeSnapshot) {
-  let miniSearch: MiniSearch<IndexedDocument>;
-  try {
-    miniSearch = MiniSearch.loadJS(snapshot.index as Parameters<typeof MiniSearch.loadJS>[0], INDEX_OPTIONS);
-  } catch {
-    throw new KnowledgeBaseError(['the knowledge index cannot be loaded (built by another version?)']);
-  }
-  return searchable(miniSearch, new Map(Object.entries(snapshot.passages)));
-}
-
-function searchable(miniSearch: MiniSearch<IndexedDocument>, passages: ReadonlyMap<string, string[]>) {
-  return {
-    passages: (docId: string) => passages.get(docId) ?? [],
-    search: (
-      query: string,
-      options: {
-        filter: (result: StoredDocument) => boolean;
-        boostDocument: (id: unknown, term: string, stored?: Record<string, unknown>) => number;
-      },
-    ) =>
-      miniSearch.search(query, {
-        filter: (result) => options.filter(result as unknown as StoredDocument),
-        boostDocument: options.boostDocument,
-      }) as unknown as (StoredDocument & { score: number })[],
-  };
-}
-
-/** The passage sharing the most distinct query terms (the first one on a tie), cut to 600 characters. */
-function bestPassage(passages: readonly string[], queryTerms: ReadonlySet<string>): string {
-  let best = passages[0] ?? '';
-  let bestScore = -1;
-  for (const passage of passages) {
-    let score = 0;
-    for (const term of new Set(tokenizeMixedText(passage))) if (queryTerms.has(term)) score += 1;
-    if (score > bestScore) {
-      best = passage;
-      bestScore = score;
-    }
-  }
-  return best.slice(0, SNIPPET_CHARS);
+  const file = parseKnowledgeIndexFile(bytes);
+  if (typeof file === 'string') throw new KnowledgeBaseError([file]);
+  return file;
 }
 
 /** Paragraphs (blank-line separated, headings kept with what follows), each cut to at most 600 characters. */
