@@ -1,4 +1,4 @@
-import type { AuditHook, RunStore } from '@diagnosis/core';
+import type { AuditHook, EvidenceAdapters, RunStore } from '@diagnosis/core';
 import type { DiagnosisSettings } from '@diagnosis/core/config';
 import { createDiagnoseHandler } from '../handlers/diagnose-handler.ts';
 import { buildDiagnosisDependencies, createDynamoClient } from './dependencies.ts';
@@ -11,6 +11,10 @@ export interface DiagnoseFunctionOptions extends Observability {
    * unchanged. Absent in Lambda.
    */
   wrapStore?: <S extends AuditHook & RunStore>(store: S) => S;
+  /** Adapters the caller built from the same settings and closes itself (the eval runner's MySQL pool). */
+  evidence?: EvidenceAdapters;
+  /** The run's clock (the eval runner starts a scenario's run at the scenario's own instant). Absent: real time. */
+  now?: () => number;
 }
 
 /**
@@ -21,7 +25,8 @@ export interface DiagnoseFunctionOptions extends Observability {
  */
 export async function composeDiagnoseFunction(settings: DiagnosisSettings, options: DiagnoseFunctionOptions) {
   const dynamo = createDynamoClient(settings);
-  const dependencies = await buildDiagnosisDependencies(settings, dynamo);
+  const built = await buildDiagnosisDependencies(settings, dynamo, options.evidence);
+  const dependencies = options.now === undefined ? built : { ...built, now: options.now };
   const { wrapStore, logger, metrics } = options;
   const handler = createDiagnoseHandler(
     wrapStore === undefined

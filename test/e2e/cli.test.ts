@@ -56,13 +56,13 @@ describe('the diagnosis bin (child processes)', () => {
     const finished = await diagnosis(['--help']);
     expect(finished.code).toBe(0);
     expect(finished.stdout).toMatch(/^usage: diagnosis <command> \[arguments\] \[options\]\n/);
-    for (const name of ['diagnose', 'demo', 'trace', 'runs', 'cancel']) {
+    for (const name of ['diagnose', 'demo', 'trace', 'runs', 'cancel', 'eval']) {
       expect(finished.stdout).toMatch(new RegExp(`^ {2}${name} +\\S`, 'm'));
     }
     expect(finished.stderr).toBe('');
   });
 
-  it.each(['diagnose', 'demo', 'trace', 'runs', 'cancel'])(
+  it.each(['diagnose', 'demo', 'trace', 'runs', 'cancel', 'eval'])(
     'prints the help of %s with its usage, options and examples, exit 0',
     async (command) => {
       for (const args of [
@@ -116,6 +116,19 @@ describe('the diagnosis bin (child processes)', () => {
     ['an unknown run id', ['trace', 'NO-SUCH-RUN'], 3, /^diagnosis trace: no run NO-SUCH-RUN in table cli-/],
     ['an unknown run to cancel', ['cancel', 'NO-SUCH-RUN'], 3, /^diagnosis cancel: no run NO-SUCH-RUN/],
     ['a bad limit', ['runs', '--limit', '1e3'], 64, /^diagnosis runs: --limit must be a whole number from 1 to 200/],
+    ['an unknown option of eval', ['eval', '--bogus'], 64, /^diagnosis eval: unknown option --bogus/],
+    [
+      'a bad eval concurrency',
+      ['eval', '--concurrency', '0'],
+      64,
+      /^diagnosis eval: --concurrency must be a whole number/,
+    ],
+    [
+      'an eval corpus that is not there',
+      ['eval', '--scenarios', '/no/such/dir'],
+      64,
+      /^diagnosis eval: .*not a directory/,
+    ],
   ])('refuses %s with one line on stderr and exit %s, nothing on stdout', async (_label, args, code, message) => {
     const finished = await diagnosis(args, { DIAGNOSIS_MODEL_API_KEY: 'sk-test' });
     expect(finished.code).toBe(code);

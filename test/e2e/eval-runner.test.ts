@@ -366,7 +366,7 @@ describe('npm run eval (offline)', () => {
       ['--only', 'no-such-scenario'],
     ]) {
       const { code, stderr, stdout } = await runEvalCli(args);
-      expect(code, args.join(' ')).toBe(2);
+      expect(code, args.join(' ')).toBe(64);
       expect(stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
       expect(stderr).toMatch(/^eval: /);
       expect(stdout).toBe('');
@@ -374,7 +374,7 @@ describe('npm run eval (offline)', () => {
     const root = await tempDir('eval-e2e-');
     writeScenario(root, { id: 'any', title: '任意', expected: { outcome: 'ABSTAIN' } });
     const live = await runEvalCli(['--scenarios', root, '--live'], { DIAGNOSIS_MODEL_API_KEY: undefined });
-    expect(live).toMatchObject({ code: 2 });
+    expect(live).toMatchObject({ code: 64 });
     expect(live.stderr).toContain('DIAGNOSIS_MODEL_API_KEY');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * `npm run eval -- [--scenarios DIR] [--only ID,…] [--live] [--concurrency K] [--json] [--html FILE] …`: the
  * scorecard of a scenario corpus. Exit 0 only when every scenario scores as expected (offline: its scripted verdict)
- * and every probe passes; 1 when one does not; 2 for a bad command line or corpus.
+ * and every probe passes; 1 when one does not; 64 (EX_USAGE, as every command of the bin) for a bad command line or
+ * corpus.
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -33,7 +34,10 @@ Options:
   --timeout SECONDS     each run's deadline (default 120 offline, 300 live)
   -h, --help            this text
 
-Exit status: 0 every scenario scored as expected and every probe passed; 1 otherwise; 2 bad options or corpus.`;
+Exit status: 0 every scenario scored as expected and every probe passed; 1 otherwise; 64 bad options or corpus.`;
+
+/** Bad options or a bad corpus: the bin's usage code (EX_USAGE). */
+const EXIT_USAGE = 64;
 
 const LIVE_KEYS = [
   'DIAGNOSIS_MODEL_BASE_URL',
@@ -57,7 +61,9 @@ export interface EvalIo {
   stderr: (text: string) => void;
   /** Whether stderr is a terminal (a redrawn progress bar) or not (one line per finished scenario). */
   interactive: boolean;
-  env: Record<string, string | undefined>;
+  env: Readonly<Record<string, string | undefined>>;
+  /** How messages name the command (`eval`; the bin's `diagnosis eval`). */
+  name?: string;
 }
 
 class UsageError extends Error {}
@@ -71,6 +77,7 @@ function positiveInteger(value: string | undefined, name: string, max: number): 
 }
 
 export async function evalMain(argv: readonly string[], io: EvalIo): Promise<number> {
+  const name = io.name ?? 'eval';
   let values: ReturnType<typeof parse>['values'];
   const parse = (args: readonly string[]) =>
     parseArgs({
@@ -96,9 +103,9 @@ export async function evalMain(argv: readonly string[], io: EvalIo): Promise<num
     values = parse(argv).values;
   } catch (error) {
     io.stderr(
-      `eval: ${(error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 'unknown option' : 'bad option'} (${firstLine(error)}); see --help\n`,
+      `${name}: ${(error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 'unknown option' : 'bad option'} (${firstLine(error)}); see --help\n`,
     );
-    return 2;
+    return EXIT_USAGE;
   }
   if (values.help) {
     io.stdout(`${EVAL_HELP}\n`);
@@ -124,14 +131,14 @@ export async function evalMain(argv: readonly string[], io: EvalIo): Promise<num
     scenarios = loadCorpus(resolve(values.scenarios ?? resolve(REPO_ROOT, 'eval/scenarios')), only);
   } catch (error) {
     if (error instanceof UsageError || error instanceof PriceError || error instanceof ScenarioError) {
-      io.stderr(`eval: ${error.message}\n`);
-      return 2;
+      io.stderr(`${name}: ${error.message}\n`);
+      return EXIT_USAGE;
     }
     throw error;
   }
   if (scenarios.length === 0) {
-    io.stderr('eval: the corpus holds no scenario\n');
-    return 2;
+    io.stderr(`${name}: the corpus holds no scenario\n`);
+    return EXIT_USAGE;
   }
 
   const liveSettings: Record<string, string> = {};
@@ -142,9 +149,9 @@ export async function evalMain(argv: readonly string[], io: EvalIo): Promise<num
     }
     if (liveSettings.DIAGNOSIS_MODEL_API_KEY === undefined) {
       io.stderr(
-        'eval: --live needs DIAGNOSIS_MODEL_API_KEY (and DIAGNOSIS_MODEL_BASE_URL / _ID for a non-DeepSeek model)\n',
+        `${name}: --live needs DIAGNOSIS_MODEL_API_KEY (and DIAGNOSIS_MODEL_BASE_URL / _ID for a non-DeepSeek model)\n`,
       );
-      return 2;
+      return EXIT_USAGE;
     }
     if (scenarioTokens !== undefined) liveSettings.DIAGNOSIS_MAX_TOTAL_TOKENS = String(scenarioTokens);
   }
@@ -153,10 +160,10 @@ export async function evalMain(argv: readonly string[], io: EvalIo): Promise<num
   let mysqlAdminUrl: string | undefined = givenMysql ?? DEFAULT_MYSQL_URL;
   if (!(await mysqlReachable(mysqlAdminUrl))) {
     if (givenMysql !== undefined) {
-      io.stderr('eval: the MySQL server of --mysql / EVAL_MYSQL_URL does not answer\n');
-      return 2;
+      io.stderr(`${name}: the MySQL server of --mysql / EVAL_MYSQL_URL does not answer\n`);
+      return EXIT_USAGE;
     }
-    io.stderr('eval: no MySQL server at the default URL: query_mysql answers NOT_CONFIGURED in every scenario\n');
+    io.stderr(`${name}: no MySQL server at the default URL: query_mysql answers NOT_CONFIGURED in every scenario\n`);
     mysqlAdminUrl = undefined;
   }
 
@@ -186,7 +193,7 @@ export async function evalMain(argv: readonly string[], io: EvalIo): Promise<num
   if (io.interactive) io.stderr('\r\x1b[2K');
   if (values.html !== undefined) {
     writeFileSync(values.html, renderHtml(report));
-    io.stderr(`eval: scorecard page written to ${values.html}\n`);
+    io.stderr(`${name}: scorecard page written to ${values.html}\n`);
   }
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderTable(report));
   const errorsOrProbes = report.scenarios.some(

@@ -113,7 +113,6 @@ export async function runEval(scenarios: readonly Scenario[], options: EvalOptio
           options.onProgress?.({ kind: 'start', scenario, done });
           runs[index] = await runScenario(scenario, {
             mode: options.mode,
-            dynamo,
             dynamoEndpoint: endpoint,
             tableName,
             repoRoot: REPO_ROOT,

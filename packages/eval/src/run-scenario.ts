@@ -4,18 +4,14 @@
  * the model either a loopback server replaying `scripted.json` in DeepSeek's wire format (offline) or the configured
  * endpoint (live). The run's clock starts at the scenario's `now`.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DiagnosisResult, RunUsage } from '@diagnosis/core';
 import { parseDiagnosisSettings, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
 import { type DeepSeekResponse, startDeepSeekServer } from '@diagnosis/devkit';
 import { ulid } from 'ulid';
-import { createDiagnoseHandler } from '../../../functions/handlers/diagnose-handler.ts';
-import { buildDiagnosisDependencies } from '../../../functions/setup/dependencies.ts';
+import { composeDiagnoseFunction } from '../../../functions/setup/diagnose-function.ts';
 import { lambdaContext } from '../../../functions/setup/lambda-context.ts';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../functions/setup/metric-names.ts';
+import { createObservability } from '../../../functions/setup/observability.ts';
 import { type Price, priceOf } from './price.ts';
 import { type ProbeResult, runProbes } from './probes.ts';
 import type { Scenario, ScenarioVerdict } from './scenario.ts';
@@ -26,7 +22,6 @@ export type EvalMode = 'offline' | 'live';
 
 export interface ScenarioContext extends WorldOptions {
   mode: EvalMode;
-  dynamo: DynamoDBClient;
   dynamoEndpoint: string;
   tableName: string;
   /** Live: the model and limit settings (DIAGNOSIS_MODEL_*, SEMANTIC_GUARD*, DIAGNOSIS_MAX_*, …). */
@@ -77,22 +72,6 @@ const EMPTY_USAGE: ScenarioRun['usage'] = {
   outputTokens: 0,
   totalTokens: 0,
 };
-
-/** Powertools' logger and EMF metrics kept off the terminal: the eval's stdout is its scorecard. */
-class UnpublishedMetrics extends Metrics {
-  override publishStoredMetrics(): this {
-    this.clearMetrics();
-    this.clearDimensions();
-    this.clearMetadata();
-    return this;
-  }
-}
-
-function quietObservability() {
-  const logger = new Logger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' });
-  const metrics = new UnpublishedMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger });
-  return { logger, metrics };
-}
 
 function addUsage(total: ScenarioRun['usage'], usage: RunUsage): ScenarioRun['usage'] {
   return {
@@ -155,6 +134,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         )
       : undefined;
   let evidence: Awaited<ReturnType<typeof createEvidenceAdapters>> | undefined;
+  let dynamoOfRun: { destroy(): void } | undefined;
   try {
     const probesOnly = context.mode === 'offline' && scripted === undefined;
     const model: Record<string, string> = probesOnly
@@ -173,6 +153,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     const settings = parseDiagnosisSettings({
       DIAGNOSIS_TABLE_NAME: context.tableName,
       DYNAMODB_ENDPOINT: context.dynamoEndpoint,
+      // Scenarios of one enterprise run side by side here; the per-enterprise cap is a deployment's, not the eval's.
+      TENANT_MAX_CONCURRENT_RUNS: '256',
       ...world.settings,
       ...model,
     });
@@ -194,9 +176,16 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       return { ...base, status: 'PROBES_ONLY', semanticGuard, probes, notes, passed: probesPassed };
     }
 
-    const deps = await buildDiagnosisDependencies(settings, context.dynamo, evidence.evidence);
     const offset = Date.parse(scenario.now) - Date.now();
-    const handler = createDiagnoseHandler({ ...deps, now: () => Date.now() + offset }, quietObservability());
+    // NOTE: the Lambda's own composition root; the function's log lines and metrics are dropped (the eval's stdout
+    // is its scorecard, and the audit in the table holds what a run did).
+    const composed = await composeDiagnoseFunction(settings, {
+      ...createObservability('Diagnose', () => undefined),
+      evidence: evidence.evidence,
+      now: () => Date.now() + offset,
+    });
+    dynamoOfRun = composed.dynamo;
+    const handler = composed.handler;
     const sessionId = `eval-${scenario.id}-${ulid().toLowerCase()}`.slice(0, 128);
     const invoke = async (query: string, continueSession: boolean) => {
       const runId = `eval-${ulid()}`;
@@ -238,6 +227,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     return { ...base, error: errorCode(error), notes };
   } finally {
     await server?.close();
+    dynamoOfRun?.destroy();
     await evidence?.close().catch(() => undefined);
     await world.close().catch(() => undefined);
   }

@@ -2,6 +2,7 @@ import type { Command } from '../command-line.ts';
 import { cancelCommand } from './cancel.ts';
 import { demoCommand } from './demo.ts';
 import { diagnoseCommand } from './diagnose.ts';
+import { evalCommand } from './eval.ts';
 import { runsCommand } from './runs.ts';
 import { traceCommand } from './trace.ts';
 
@@ -9,4 +10,11 @@ import { traceCommand } from './trace.ts';
  * The commands of the `diagnosis` bin, in the order its help lists them. NOTE: a new command is one entry here (a
  * `Command`: its help and its `run`); parsing, `--help`, errors and exit codes are the bin's, not the command's.
  */
-export const COMMANDS: readonly Command[] = [diagnoseCommand, demoCommand, traceCommand, runsCommand, cancelCommand];
+export const COMMANDS: readonly Command[] = [
+  diagnoseCommand,
+  demoCommand,
+  traceCommand,
+  runsCommand,
+  cancelCommand,
+  evalCommand,
+];
