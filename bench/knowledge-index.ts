@@ -24,7 +24,7 @@ import {
   type KnowledgeDocument,
   loadKnowledgeDocuments,
   parseKnowledgeIndexFile,
-  splitPassages,
+  runbookFields,
   tokenizeMixedText,
 } from '@diagnosis/core/adapters';
 import MiniSearch from 'minisearch';
@@ -141,7 +141,7 @@ async function measureInChild(candidate: Candidate, count: number): Promise<Meas
     const buildCpu: number[] = [];
     let data = buildKnowledgeIndexData([]);
     for (let run = 0; run < builds; run += 1) {
-      const [built, wall, cpu] = timeWithCpu(() => buildKnowledgeIndexData(documents.map(fieldsOf)));
+      const [built, wall, cpu] = timeWithCpu(() => buildKnowledgeIndexData(documents.map(runbookFields)));
       data = built;
       buildTimes.push(wall);
       buildCpu.push(cpu);
@@ -250,18 +250,6 @@ async function measureInChild(candidate: Candidate, count: number): Promise<Meas
     heapMiB: (after.heap - before.heap) / MiB,
     rssMiB: (after.rss - before.rss) / MiB,
     peakRssMiB: process.resourceUsage().maxRSS / 1_024,
-  };
-}
-
-function fieldsOf(document: KnowledgeDocument) {
-  return {
-    docId: document.docId,
-    title: document.title,
-    service: document.service?.toLowerCase() ?? '',
-    enterprise: document.enterprise ?? '',
-    tags: document.tags.join(' '),
-    text: document.body,
-    passages: splitPassages(document.body),
   };
 }
 

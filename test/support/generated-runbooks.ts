@@ -1,4 +1,5 @@
 import type { KnowledgeDocument } from '@diagnosis/core/adapters';
+import { seededRandom } from '@diagnosis/eval/generate-logs';
 
 /**
  * Synthetic runbooks with a realistic vocabulary, generated deterministically from a seed: every Han character and
@@ -14,18 +15,6 @@ export interface GeneratedRunbooks {
 
 const UNIT = /\p{Script=Han}|[[\p{L}\p{N}_]--\p{Script=Han}]+/gv;
 const PUNCTUATION = ['，', '，', '，', '。', '、', '：'];
-
-/** A small seeded PRNG (mulberry32): the same seed gives the same corpus on every machine. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** The units (Han characters, ASCII words) of the sample runbooks, most frequent first, with Zipf weights. */
 function zipfVocabulary(samples: readonly KnowledgeDocument[]) {

@@ -35,6 +35,7 @@ export {
   loadKnowledgeIndexFile,
   parseRunbook,
   parseSimpleFrontMatter,
+  runbookFields,
   splitPassages,
 } from './local-knowledge-adapter.ts';
 export { createLocalLogsAdapter, type LocalLogsAdapterOptions } from './local-logs-adapter.ts';

@@ -176,7 +176,8 @@ function isDocumentList(
   return Array.isArray(source);
 }
 
-function runbookFields(document: KnowledgeDocument): RunbookFields {
+/** A runbook as the index reads it: its fields, its service lower-cased, its body split into passages. */
+export function runbookFields(document: KnowledgeDocument): RunbookFields {
   return {
     docId: document.docId,
     title: document.title,
