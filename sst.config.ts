@@ -62,7 +62,8 @@ export default $config({
     // "none" means no MySQL: query_mysql then answers NOT_CONFIGURED.
     const mysqlUrl = new sst.Secret('MysqlUrl', 'none');
 
-    const environment: Record<string, string> = { NODE_OPTIONS: '--enable-source-maps' };
+    // NOTE: no NODE_OPTIONS=--enable-source-maps: no source maps are shipped (scripts/build-functions.ts).
+    const environment: Record<string, string> = {};
     Object.assign(environment, stageConfig.environment);
     // The SemanticGuard is always named in a deployment: `enforce` unless the stage file chose `shadow` or `off`.
     environment.SEMANTIC_GUARD = stageConfig.settings.SEMANTIC_GUARD;
@@ -111,8 +112,17 @@ export default $config({
     }
     if (settings.LOGS_BACKEND !== 'cloudwatch') copyFiles.push({ from: settings.LOGS_DIR });
 
+    // Every function's code is its folder from `npm run build:functions` (SST's `bundle` option), built here first:
+    // what is deployed is exactly what that build wrote and what bench/lambda-bundle.ts measures.
+    const { spawnSync } = await import('node:child_process');
+    const built = spawnSync('npm', ['run', '-s', 'build:functions'], { cwd: $cli.paths.root, stdio: 'inherit' });
+    if (built.status !== 0) {
+      throw new Error('npm run build:functions failed');
+    }
+    const { functionCode } = await import('./scripts/lambda-functions.ts');
+
     const diagnose = new sst.aws.Function('Diagnose', {
-      handler: 'functions/diagnose.handler',
+      ...functionCode('Diagnose', $cli.paths.root),
       runtime: 'nodejs24.x',
       architecture: 'arm64',
       // A run is at most 8 model rounds; DeepSeek thinking rounds take 5–30 s each. The run's own deadline is the
@@ -125,17 +135,15 @@ export default $config({
       environment,
       permissions,
       copyFiles,
-      // Splitting keeps mysql2, the SQL grammar and the CloudWatch/Bedrock clients out of the cold start unless used.
-      nodejs: { format: 'esm', minify: true, splitting: true },
       logging: { retention: '3 months', format: 'json' },
     });
 
     // The read functions may only read the table, and only the partitions they serve: `dynamodb:LeadingKeys` keeps
     // the run and audit readers out of the REASONING#<runId> partitions; only the reasoning reader gets them. Each
     // route is its own function, so execute-api access to each is granted separately too.
-    const readOnlyFunction = (name: string, handler: string, partitions: string[]) =>
+    const readOnlyFunction = (name: 'GetRun' | 'GetRunAudit' | 'GetRunReasoning', partitions: string[]) =>
       new sst.aws.Function(name, {
-        handler,
+        ...functionCode(name, $cli.paths.root),
         runtime: 'nodejs24.x',
         architecture: 'arm64',
         timeout: '10 seconds',
@@ -152,14 +160,10 @@ export default $config({
           },
           ...keyUse(['kms:Decrypt']),
         ],
-        nodejs: { format: 'esm', minify: true },
       });
-    const getRun = readOnlyFunction('GetRun', 'functions/get-run.handler', ['RUN#*']);
-    const getRunAudit = readOnlyFunction('GetRunAudit', 'functions/get-run-audit.handler', ['RUN#*']);
-    const getRunReasoning = readOnlyFunction('GetRunReasoning', 'functions/get-run-reasoning.handler', [
-      'RUN#*',
-      'REASONING#*',
-    ]);
+    const getRun = readOnlyFunction('GetRun', ['RUN#*']);
+    const getRunAudit = readOnlyFunction('GetRunAudit', ['RUN#*']);
+    const getRunReasoning = readOnlyFunction('GetRunReasoning', ['RUN#*', 'REASONING#*']);
 
     const api = new sst.aws.ApiGatewayV2('InternalApi');
     api.route('GET /runs/{runId}', getRun.arn, { auth: { iam: true } });
@@ -266,9 +270,9 @@ export default $config({
     const executionsArn = $interpolate`${workflow.arn}`.apply(
       (arn) => `${arn.replace(':stateMachine:', ':execution:')}:*`,
     );
-    const runWriter = (name: string, handler: string, actions: string[], resources: $util.Input<string>[]) =>
+    const runWriter = (name: 'StartDiagnosis' | 'CancelRun', actions: string[], resources: $util.Input<string>[]) =>
       new sst.aws.Function(name, {
-        handler,
+        ...functionCode(name, $cli.paths.root),
         runtime: 'nodejs24.x',
         architecture: 'arm64',
         timeout: '30 seconds',
@@ -287,15 +291,9 @@ export default $config({
           { actions, resources },
           ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
         ],
-        nodejs: { format: 'esm', minify: true },
       });
-    const startDiagnosis = runWriter(
-      'StartDiagnosis',
-      'functions/start-diagnosis.handler',
-      ['states:StartExecution'],
-      [workflow.arn],
-    );
-    const cancelRun = runWriter('CancelRun', 'functions/cancel-run.handler', ['states:StopExecution'], [executionsArn]);
+    const startDiagnosis = runWriter('StartDiagnosis', ['states:StartExecution'], [workflow.arn]);
+    const cancelRun = runWriter('CancelRun', ['states:StopExecution'], [executionsArn]);
     api.route('POST /diagnoses', startDiagnosis.arn, { auth: { iam: true } });
     api.route('POST /runs/{runId}/cancel', cancelRun.arn, { auth: { iam: true } });
 
@@ -303,7 +301,7 @@ export default $config({
     // stopping an execution does not stop the Lambda it waits on, so the run's flag is set and its invocation stops.
     // One that failed or timed out closes its unfinished run as FAILED (nothing else would).
     const onWorkflowStopped = new sst.aws.Function('OnWorkflowStopped', {
-      handler: 'functions/on-workflow-stopped.handler',
+      ...functionCode('OnWorkflowStopped', $cli.paths.root),
       runtime: 'nodejs24.x',
       architecture: 'arm64',
       timeout: '10 seconds',
@@ -317,7 +315,6 @@ export default $config({
         },
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ],
-      nodejs: { format: 'esm', minify: true },
     });
     const stoppedRule = new aws.cloudwatch.EventRule('DiagnosisWorkflowStopped', {
       eventPattern: $jsonStringify({

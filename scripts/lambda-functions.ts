@@ -1,0 +1,36 @@
+/**
+ * The Lambda functions that sst.config.ts deploys, and where `npm run build:functions` puts each one's code. This
+ * module has no dependencies: sst.config.ts imports it, and `functionCode(name)` is the only way a function there gets
+ * its code (SST's `bundle` option), so what is deployed is exactly what the build wrote.
+ */
+import { basename, join } from 'node:path';
+
+/** Function name in sst.config.ts → its entry point. */
+export const LAMBDA_FUNCTIONS = {
+  Diagnose: 'functions/diagnose.ts',
+  GetRun: 'functions/get-run.ts',
+  GetRunAudit: 'functions/get-run-audit.ts',
+  GetRunReasoning: 'functions/get-run-reasoning.ts',
+  StartDiagnosis: 'functions/start-diagnosis.ts',
+  CancelRun: 'functions/cancel-run.ts',
+  OnWorkflowStopped: 'functions/on-workflow-stopped.ts',
+} as const;
+
+export type LambdaFunctionName = keyof typeof LAMBDA_FUNCTIONS;
+
+/** One folder per function (its handler file at the root, its chunks beside it): SST zips the whole folder. */
+export const FUNCTIONS_OUT_DIR = '.data/build/functions';
+
+/** The built handler file of `name`, relative to its bundle folder (`diagnose.mjs`). */
+export function handlerFileOf(name: LambdaFunctionName): string {
+  return `${basename(LAMBDA_FUNCTIONS[name], '.ts')}.mjs`;
+}
+
+/**
+ * The `bundle` and `handler` options of `sst.aws.Function` for `name`: SST then zips that folder as it is and skips
+ * its own esbuild build (so SST's `nodejs` options must not be set beside them). `root` is the app's root
+ * (sst.config.ts passes `$cli.paths.root`, against which SST resolves `copyFiles` too).
+ */
+export function functionCode(name: LambdaFunctionName, root = '.') {
+  return { bundle: join(root, FUNCTIONS_OUT_DIR, name), handler: `${basename(LAMBDA_FUNCTIONS[name], '.ts')}.handler` };
+}
