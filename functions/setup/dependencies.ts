@@ -1,31 +1,10 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DiagnosisServiceDeps, EvidenceAdapters } from '@diagnosis/core';
-import { type DiagnosisSettings, limitsOf, type StoreSettings } from '@diagnosis/core/config';
+import { type DiagnosisSettings, limitsOf } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
-import { createDynamoAuditStore, type DynamoAuditStore } from '@diagnosis/core/store';
-
-/**
- * A DynamoDB client for the configured table. Placeholder credentials only for a DynamoDB Local on this machine; any
- * other endpoint (a VPC endpoint, say) uses the function's own credentials.
- */
-export function createDynamoClient(settings: StoreSettings): DynamoDBClient {
-  const endpoint = settings.DYNAMODB_ENDPOINT;
-  if (endpoint === undefined) return new DynamoDBClient({ maxAttempts: 3 });
-  const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(endpoint);
-  return new DynamoDBClient({
-    endpoint,
-    maxAttempts: 3,
-    ...(local
-      ? { region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
-  });
-}
-
-/** The table's store on a client of its own: the cold start of the functions that only read, start or cancel runs. */
-export function createTableStore(settings: StoreSettings): DynamoAuditStore {
-  return createDynamoAuditStore({ client: createDynamoClient(settings), tableName: settings.DIAGNOSIS_TABLE_NAME });
-}
+import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoClient } from './dynamo-client.ts';
 
 /**
  * Everything a diagnosis needs, built once per cold start: the DynamoDB client, the model provider (the agent's model

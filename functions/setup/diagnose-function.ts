@@ -1,7 +1,8 @@
 import type { AuditHook, EvidenceAdapters, RunStore } from '@diagnosis/core';
 import type { DiagnosisSettings } from '@diagnosis/core/config';
 import { createDiagnoseHandler } from '../handlers/diagnose-handler.ts';
-import { buildDiagnosisDependencies, createDynamoClient } from './dependencies.ts';
+import { buildDiagnosisDependencies } from './dependencies.ts';
+import { createDynamoClient } from './dynamo-client.ts';
 import type { Observability } from './observability.ts';
 import { buildTenantLeases } from './tenant-leases.ts';
 

@@ -1,7 +1,7 @@
 import { parseStoreSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
 import type { DynamoAuditStore } from '@diagnosis/core/store';
 import { coldStart } from './cold-start.ts';
-import { createTableStore } from './dependencies.ts';
+import { createTableStore } from './dynamo-client.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
 
 /** The cold start of a read function: the table's store and the tenant access policy. */

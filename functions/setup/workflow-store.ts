@@ -2,7 +2,7 @@ import type { WorkflowStarter } from '@diagnosis/core';
 import { parseWorkflowSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
 import type { DynamoAuditStore } from '@diagnosis/core/store';
 import { coldStart } from './cold-start.ts';
-import { createTableStore } from './dependencies.ts';
+import { createTableStore } from './dynamo-client.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
 import { createWorkflow } from './workflow-setup.ts';
 
