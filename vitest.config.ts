@@ -14,7 +14,15 @@ export default defineConfig({
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], ...timeouts } },
       { test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...timeouts } },
-      { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...timeouts } },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          ...timeouts,
+          // The built functions (E2E_BUILT_FUNCTIONS=.data/build/functions) load as Node loads them on Lambda, untransformed.
+          server: { deps: { external: [/\/node_modules\//, /\/\.data\/build\/functions\//] } },
+        },
+      },
     ],
   },
 });

@@ -1,7 +1,10 @@
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createMysqlPool } from '@diagnosis/core/adapters';
 import { loadExampleMysql } from '@diagnosis/devkit';
 import { inject } from 'vitest';
+import { handlerFileOf, LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../../scripts/lambda-functions.ts';
 import { startDeepSeekServer } from './deepseek-server.ts';
 import { createTestTable, localDynamoClient } from './dynamodb.ts';
 import { MYSQL_TEST_URL, mariadbAvailable, randomSuffix } from './mariadb.ts';
@@ -16,6 +19,19 @@ export const E2E_MODEL_KEY = 'sk-e2e-0123456789abcdef';
 export const E2E_FLUSH_RESERVE_MS = 3_000;
 
 type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+
+/**
+ * A function's handler: its source, or — with `E2E_BUILT_FUNCTIONS=<folder>` (e.g. `.data/build/functions` after
+ * `npm run build:functions`) — the built bundle that is deployed, so the same tests run against the artifacts.
+ */
+async function loadHandler(name: LambdaFunctionName): Promise<Handler> {
+  const built = process.env.E2E_BUILT_FUNCTIONS;
+  const path =
+    built === undefined || built === ''
+      ? `../../${LAMBDA_FUNCTIONS[name]}`
+      : pathToFileURL(resolve(built, name, handlerFileOf(name))).href;
+  return ((await import(path)) as { handler: Handler }).handler;
+}
 
 /**
  * The whole product on this machine: the real handlers (imported after the environment is set, as a cold start
@@ -57,13 +73,13 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
   const previous = Object.fromEntries(Object.keys(settings).map((key) => [key, process.env[key]]));
   Object.assign(process.env, settings);
 
-  const diagnose = (await import('../../functions/diagnose.ts')).handler as unknown as Handler;
-  const getRun = (await import('../../functions/get-run.ts')).handler as unknown as Handler;
-  const getRunAudit = (await import('../../functions/get-run-audit.ts')).handler as unknown as Handler;
-  const getRunReasoning = (await import('../../functions/get-run-reasoning.ts')).handler as unknown as Handler;
-  const startDiagnosis = (await import('../../functions/start-diagnosis.ts')).handler as unknown as Handler;
-  const cancelRun = (await import('../../functions/cancel-run.ts')).handler as unknown as Handler;
-  const onWorkflowStopped = (await import('../../functions/on-workflow-stopped.ts')).handler as unknown as Handler;
+  const diagnose = await loadHandler('Diagnose');
+  const getRun = await loadHandler('GetRun');
+  const getRunAudit = await loadHandler('GetRunAudit');
+  const getRunReasoning = await loadHandler('GetRunReasoning');
+  const startDiagnosis = await loadHandler('StartDiagnosis');
+  const cancelRun = await loadHandler('CancelRun');
+  const onWorkflowStopped = await loadHandler('OnWorkflowStopped');
   const documents = DynamoDBDocumentClient.from(dynamo);
 
   return {

@@ -1,0 +1,76 @@
+/**
+ * `npm run build:functions` is what `sst deploy` ships (sst.config.ts gives every function its folder through
+ * `functionCode`): one handler per function of sst.config.ts, and none of the code the unused-code plugin drops.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Metafile } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFunctions } from '../../scripts/build-functions.ts';
+import { handlerFileOf, LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../../scripts/lambda-functions.ts';
+
+const config = readFileSync('sst.config.ts', 'utf8');
+
+/** The names of the functions sst.config.ts creates: directly, or through a helper that passes on its `name`. */
+function functionsOfConfig(): string[] {
+  const direct = [...config.matchAll(/new sst\.aws\.Function\('(\w+)'/g)].map((match) => match[1] ?? '');
+  const helpers = [...config.matchAll(/const (\w+) = \(\s*name\b[^=]*\)\s*=>\s*new sst\.aws\.Function\(name,/g)].map(
+    (match) => match[1] ?? '',
+  );
+  const viaHelpers = helpers.flatMap((helper) =>
+    [...config.matchAll(new RegExp(`\\b${helper}\\('(\\w+)'`, 'g'))].map((match) => match[1] ?? ''),
+  );
+  // NOTE: every `new sst.aws.Function(` is one of those two kinds, or a function could escape this test.
+  expect(config.match(/new sst\.aws\.Function\(/g)?.length).toBe(direct.length + helpers.length);
+  return [...direct, ...viaHelpers].sort();
+}
+
+const names = Object.keys(LAMBDA_FUNCTIONS) as LambdaFunctionName[];
+const temp = mkdtempSync(join(tmpdir(), 'build-functions-'));
+let metafiles: Record<LambdaFunctionName, Metafile>;
+
+// NOTE: a generous limit for seven esbuild builds on a loaded machine; this is no timing assertion.
+beforeAll(async () => {
+  metafiles = await buildFunctions(join(temp, 'functions'), join(temp, 'meta'));
+}, 120_000);
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+describe('buildFunctions', () => {
+  it('builds exactly the functions sst.config.ts deploys, each a handler at the root of its own folder', () => {
+    expect(functionsOfConfig()).toEqual([...names].sort());
+    for (const name of names) {
+      const handler = join(temp, 'functions', name, handlerFileOf(name));
+      expect(existsSync(handler), handler).toBe(true);
+      expect(readFileSync(handler, 'utf8')).toMatch(
+        /export\s*\{[^}]*\bas handler\b[^}]*\}|export\s*\{[^}]*\bhandler\b/,
+      );
+    }
+  });
+
+  it('is the only code sst.config.ts deploys: no handler path or SST build options of its own', () => {
+    expect(config).not.toMatch(/\bhandler:/);
+    expect(config).not.toMatch(/\bnodejs:/);
+    expect(config.match(/\.\.\.functionCode\(/g)?.length).toBe(config.match(/new sst\.aws\.Function\(/g)?.length);
+  });
+
+  it('leaves zod’s locale files (English aside) and the AI Gateway provider out of every function', () => {
+    for (const name of names) {
+      const included = Object.values(metafiles[name].outputs).flatMap((output) =>
+        Object.entries(output.inputs)
+          .filter(([, input]) => input.bytesInOutput > 0)
+          .map(([path]) => path),
+      );
+      expect(included.filter((path) => /node_modules\/zod\/v4\/locales\/(?!en\.js$)/.test(path))).toEqual([]);
+      expect(included.filter((path) => path.includes('node_modules/@ai-sdk/gateway/'))).toEqual([]);
+    }
+    const diagnose = join(temp, 'functions', 'Diagnose');
+    const code = readdirSync(diagnose, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.mjs'))
+      .map((file) => readFileSync(join(diagnose, file), 'utf8'))
+      .join('');
+    // German is one of the dropped locales: its text is in a build without the plugin.
+    expect(code).not.toContain('Ungültige Eingabe');
+    expect(code).toContain('deepseek');
+  });
+});
