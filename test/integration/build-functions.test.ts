@@ -2,12 +2,13 @@
  * `npm run build:functions` is what `sst deploy` ships (sst.config.ts gives every function its folder through
  * `functionCode`): one handler per function of sst.config.ts, and none of the code the unused-code plugin drops.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Metafile } from 'esbuild';
+import { pathToFileURL } from 'node:url';
+import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFunctions } from '../../scripts/build-functions.ts';
+import { buildFunctions, lambdaBuildOptions } from '../../scripts/build-functions.ts';
 import { handlerFileOf, LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../../scripts/lambda-functions.ts';
 
 const config = readFileSync('sst.config.ts', 'utf8');
@@ -72,5 +73,19 @@ describe('buildFunctions', () => {
     // German is one of the dropped locales: its text is in a build without the plugin.
     expect(code).not.toContain('Ungültige Eingabe');
     expect(code).toContain('deepseek');
+  });
+
+  it('answers the AI SDK’s gateway checks with false and refuses any use of the gateway, naming why', async () => {
+    const entry = join(temp, 'gateway-probe.ts');
+    writeFileSync(
+      entry,
+      "export { GatewayAuthenticationError, GatewayError, createGateway, gateway } from '@ai-sdk/gateway';\n",
+    );
+    await build({ ...lambdaBuildOptions(entry, join(temp, 'probe')), absWorkingDir: process.cwd() });
+    const probe = await import(pathToFileURL(join(temp, 'probe', 'gateway-probe.mjs')).href);
+    expect(probe.GatewayAuthenticationError.isInstance(new Error('x'))).toBe(false);
+    expect(probe.GatewayError.isInstance(new Error('x'))).toBe(false);
+    expect(() => probe.createGateway()).toThrow('@ai-sdk/gateway is not part of this build');
+    expect(() => probe.gateway.languageModel('m')).toThrow('@ai-sdk/gateway is not part of this build');
   });
 });
