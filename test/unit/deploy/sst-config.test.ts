@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,11 @@ function appRoot(stage: string, stageFile: unknown): string {
   mkdirSync(join(root, 'examples/mysql'), { recursive: true });
   writeFileSync(join(root, 'ops/catalog.json'), '[]');
   writeFileSync(join(root, 'examples/mysql/catalog.json'), '[]');
+  // The deploy runs `npm run build:functions` in the app root first; here a stand-in that only leaves a mark.
+  writeFileSync(
+    join(root, 'package.json'),
+    JSON.stringify({ scripts: { 'build:functions': "node -e \"require('fs').writeFileSync('built', '')\"" } }),
+  );
   if (stageFile !== undefined) writeFileSync(join(root, 'deploy', `${stage}.json`), JSON.stringify(stageFile));
   return root;
 }
@@ -49,11 +54,15 @@ const production = {
   alarms: { email: 'oncall@example.com' },
 };
 
-async function runConfig(stage: string, stageFile: unknown): Promise<{ platform: FakePlatform; outputs: unknown }> {
-  const platform = installFakeSstPlatform(stage, appRoot(stage, stageFile));
+async function runConfig(
+  stage: string,
+  stageFile: unknown,
+): Promise<{ platform: FakePlatform; outputs: unknown; root: string }> {
+  const root = appRoot(stage, stageFile);
+  const platform = installFakeSstPlatform(stage, root);
   const config = (await import(/* @vite-ignore */ CONFIG)) as SstConfig;
   const outputs = resolveOutputs(await config.default.run());
-  return { platform, outputs };
+  return { platform, outputs, root };
 }
 
 describe('sst.config.ts on prod with a stage file of its own', async () => {
@@ -70,11 +79,19 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       else process.env[key] = value;
     }
   }
-  const { platform, outputs } = result;
+  const { platform, outputs, root } = result;
   const functions = platform.ofType('sst.aws.Function');
   const alarms = platform.ofType('aws.cloudwatch.MetricAlarm');
   const diagnose = functions.find((fn) => fn.name === 'Diagnose');
   const topic = `arn:aws:sns:${FAKE_REGION}:${FAKE_ACCOUNT}:diagnosis-agent-prod-Alarms`;
+
+  it('builds the functions in the app root first and deploys each from its own build folder, not SST’s build', () => {
+    expect(existsSync(join(root, 'built'))).toBe(true);
+    expect(functions.map((fn) => [fn.name, fn.args.bundle, fn.args.nodejs])).toEqual(
+      functions.map((fn) => [fn.name, join(root, '.data/build/functions', fn.name), undefined]),
+    );
+    expect(diagnose?.args.handler).toBe('diagnose.handler');
+  });
 
   it('gives the functions the stage file’s settings, not the shell’s', () => {
     const environment = diagnose?.args.environment as Record<string, string>;
