@@ -39,7 +39,7 @@ import {
   type LambdaFunctionName,
 } from '../scripts/lambda-functions.ts';
 import { startDeepSeekServer } from '../test/support/deepseek-server.ts';
-import { e1001Recording } from '../test/support/lambda-events.ts';
+import { e1001ScriptedConversation } from '../test/support/lambda-events.ts';
 
 const NODE = process.execPath;
 const BARE = 'bench/fixtures/baseline-handler.ts';
@@ -391,7 +391,7 @@ async function run(root: string): Promise<void> {
     });
     await ensureDiagnosisTable(client, TABLE);
     client.destroy();
-    const recording = e1001Recording();
+    const recording = e1001ScriptedConversation();
     const diagnosisEvent = (run: number, call: number) => ({
       runId: `bench-${process.pid}-${run}-${call}`,
       sessionId: 'bench',
