@@ -69,7 +69,13 @@ export {
   type RunEvidence,
   type RunFailureCause,
 } from './report/citation-evidence.ts';
-export { describeInput, describeObservation, describeToolCall, printable } from './report/describe-tool-call.ts';
+export {
+  describeInput,
+  describeObservation,
+  describeToolCall,
+  envelopeInput,
+  printable,
+} from './report/describe-tool-call.ts';
 export { loadRunEvidence, MAX_EVIDENCE_RECORDS } from './report/load-run-evidence.ts';
 export {
   ENTERPRISE_ID_PATTERN,

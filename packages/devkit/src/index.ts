@@ -5,7 +5,7 @@
  * example world's MySQL loader.
  */
 export { type DynamoDbLocal, dynamoDbLocalJarDir, startDynamoDbLocal } from './dynamodb-local.ts';
-export { loadExampleMysql } from './load-example-mysql.ts';
+export { loadExampleMysql, loadMysqlSeed } from './load-example-mysql.ts';
 export {
   evaluateTemplate,
   type LocalExecution,

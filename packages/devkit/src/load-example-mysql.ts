@@ -6,7 +6,12 @@ import { readFile } from 'node:fs/promises';
 import { createConnection } from 'mysql2/promise';
 
 export async function loadExampleMysql(url: string): Promise<void> {
-  const sql = await readFile(new URL('../../../examples/mysql/seed.sql', import.meta.url), 'utf8');
+  await loadMysqlSeed(url, new URL('../../../examples/mysql/seed.sql', import.meta.url));
+}
+
+/** Runs a seed file (statements separated by `;`, DATETIMEs in UTC) in the database named by `url`. */
+export async function loadMysqlSeed(url: string, seedPath: string | URL): Promise<void> {
+  const sql = await readFile(seedPath, 'utf8');
   const connection = await createConnection({ uri: url, multipleStatements: true, timezone: 'Z' });
   try {
     await connection.query(sql);

@@ -7,13 +7,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ensureDiagnosisTable } from '@diagnosis/core/store';
 import { startDynamoDbLocal } from '@diagnosis/devkit';
 import { createConnection } from 'mysql2/promise';
 import { ulid } from 'ulid';
+import { createDynamoClient } from '../../../functions/setup/dynamo-client.ts';
 import type { Price } from './price.ts';
-import { type EvalMode, runScenario, type ScenarioRun } from './run-scenario.ts';
+import { type EvalMode, emptyRun, runScenario, type ScenarioRun } from './run-scenario.ts';
 import type { Scenario } from './scenario.ts';
 import { type EvalSummary, summarize } from './summary.ts';
 
@@ -58,43 +59,14 @@ export async function mysqlReachable(url: string): Promise<boolean> {
   }
 }
 
-function skipped(scenario: Scenario, note: string): ScenarioRun {
-  return {
-    id: scenario.id,
-    title: scenario.title,
-    category: scenario.category,
-    expectedOutcome: scenario.expected.outcome,
-    status: 'SKIPPED',
-    verdict: null,
-    expectedVerdict: 'CORRECT',
-    deliberatelyWrong: false,
-    semanticGuard: 'off',
-    score: null,
-    observation: null,
-    probes: [],
-    usage: { modelCalls: 0, toolCalls: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    costUsd: 0,
-    latencyMs: 0,
-    runId: null,
-    error: null,
-    notes: [note],
-    passed: false,
-  };
-}
-
 export async function runEval(scenarios: readonly Scenario[], options: EvalOptions): Promise<EvalReport> {
   const startedAt = new Date();
   const started = performance.now();
   const given = options.dynamoEndpoint;
   const engine = given === undefined || given === '' ? await startDynamoDbLocal() : undefined;
   const endpoint = engine?.endpoint ?? (given as string);
-  const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(endpoint);
-  const dynamo = new DynamoDBClient({
-    endpoint,
-    maxAttempts: 3,
-    ...(local ? { region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  });
   const tableName = `diagnosis-eval-${ulid().toLowerCase()}`;
+  const dynamo = createDynamoClient({ DIAGNOSIS_TABLE_NAME: tableName, DYNAMODB_ENDPOINT: endpoint });
   const scratchDir = mkdtempSync(join(tmpdir(), 'diagnosis-eval-'));
   const runs: ScenarioRun[] = new Array(scenarios.length);
   try {
@@ -108,7 +80,11 @@ export async function runEval(scenarios: readonly Scenario[], options: EvalOptio
         next += 1;
         const scenario = scenarios[index] as Scenario;
         if (options.mode === 'live' && spent >= options.totalTokenCap) {
-          runs[index] = skipped(scenario, `total token cap ${options.totalTokenCap} reached`);
+          runs[index] = {
+            ...emptyRun(scenario),
+            status: 'SKIPPED',
+            notes: [`total token cap ${options.totalTokenCap} reached`],
+          };
         } else {
           options.onProgress?.({ kind: 'start', scenario, done });
           runs[index] = await runScenario(scenario, {

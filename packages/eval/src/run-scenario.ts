@@ -4,7 +4,7 @@
  * the model either a loopback server replaying `scripted.json` in DeepSeek's wire format (offline) or the configured
  * endpoint (live). The run's clock starts at the scenario's `now`.
  */
-import type { DiagnosisResult, RunUsage } from '@diagnosis/core';
+import { type DiagnosisResult, type RunUsage, safeErrorName } from '@diagnosis/core';
 import { parseDiagnosisSettings, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
 import { type DeepSeekResponse, startDeepSeekServer } from '@diagnosis/devkit';
@@ -84,24 +84,17 @@ function addUsage(total: ScenarioRun['usage'], usage: RunUsage): ScenarioRun['us
   };
 }
 
-function errorCode(error: unknown): string {
-  if (error instanceof SettingsError) return `SETTINGS_INVALID: ${error.keys.join(', ')}`;
-  const code = (error as { code?: unknown } | null)?.code;
-  const name = (error as { name?: unknown } | null)?.name;
-  return typeof code === 'string' ? code : typeof name === 'string' ? name : 'ERROR';
-}
-
-export async function runScenario(scenario: Scenario, context: ScenarioContext): Promise<ScenarioRun> {
-  const deliberatelyWrong = context.mode === 'offline' && scenario.expected.scripted !== undefined;
-  const base: ScenarioRun = {
+/** A scenario's row before anything ran: no verdict, no usage, ERROR until a run or a skip says otherwise. */
+export function emptyRun(scenario: Scenario): ScenarioRun {
+  return {
     id: scenario.id,
     title: scenario.title,
     category: scenario.category,
     expectedOutcome: scenario.expected.outcome,
     status: 'ERROR',
     verdict: null,
-    expectedVerdict: deliberatelyWrong ? (scenario.expected.scripted?.verdict ?? 'CORRECT') : 'CORRECT',
-    deliberatelyWrong,
+    expectedVerdict: 'CORRECT',
+    deliberatelyWrong: false,
     semanticGuard: 'off',
     score: null,
     observation: null,
@@ -113,6 +106,21 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     error: null,
     notes: [],
     passed: false,
+  };
+}
+
+function errorCode(error: unknown): string {
+  if (error instanceof SettingsError) return `SETTINGS_INVALID: ${error.keys.join(', ')}`;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : safeErrorName(error);
+}
+
+export async function runScenario(scenario: Scenario, context: ScenarioContext): Promise<ScenarioRun> {
+  const deliberatelyWrong = context.mode === 'offline' && scenario.expected.scripted !== undefined;
+  const base: ScenarioRun = {
+    ...emptyRun(scenario),
+    expectedVerdict: deliberatelyWrong ? (scenario.expected.scripted?.verdict ?? 'CORRECT') : 'CORRECT',
+    deliberatelyWrong,
   };
   let world: Awaited<ReturnType<typeof prepareWorld>>;
   try {

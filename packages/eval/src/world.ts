@@ -5,8 +5,9 @@
  * example world's: a scenario sees only the data it declares (a world without `mysql/` lists the example catalog
  * to the model but has no database: query_mysql answers NOT_CONFIGURED).
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadMysqlSeed } from '@diagnosis/devkit';
 import { createConnection } from 'mysql2/promise';
 import { generateLogFile } from './generate-logs.ts';
 import type { Scenario } from './scenario.ts';
@@ -90,21 +91,21 @@ export async function prepareWorld(scenario: Scenario, options: WorldOptions): P
   }
   const database = databaseName(scenario.id);
   const adminUrl = options.mysqlAdminUrl;
-  const admin = await createConnection({ uri: adminUrl, multipleStatements: true, timezone: 'Z' });
+  const databaseUrl = withDatabase(adminUrl, database);
+  const admin = await createConnection({ uri: adminUrl });
   let created = false;
   try {
     await admin.query(`CREATE DATABASE \`${database}\``);
     created = true;
-    await admin.query(`USE \`${database}\``);
-    await admin.query(readFileSync(seedPath, 'utf8'));
+    await loadMysqlSeed(databaseUrl, seedPath);
   } catch (error) {
     if (created) await admin.query(`DROP DATABASE IF EXISTS \`${database}\``).catch(() => undefined);
-    await admin.end().catch(() => undefined);
     throw new WorldError(scenario.id, 'the MySQL seed could not be loaded', error);
+  } finally {
+    await admin.end().catch(() => undefined);
   }
-  await admin.end();
   return {
-    settings: { ...settings, MYSQL_URL: withDatabase(adminUrl, database), MYSQL_STATEMENT_TIMEOUT_MS: '5000' },
+    settings: { ...settings, MYSQL_URL: databaseUrl, MYSQL_STATEMENT_TIMEOUT_MS: '5000' },
     mysql: 'OWN_DATABASE',
     generatedLines,
     async close() {

@@ -5,7 +5,13 @@
  * stops. Lines come in exactly the audit's order (no table is read), and a spinner shows the wait for the model when
  * stderr is a terminal. Nothing else writes to stderr while it runs: the run's JSON log lines go to a file.
  */
-import { type AuditListener, describeToolCall, type ModelStepEvent, type ToolInvocationEvent } from '@diagnosis/core';
+import {
+  type AuditListener,
+  describeToolCall,
+  envelopeInput,
+  type ModelStepEvent,
+  type ToolInvocationEvent,
+} from '@diagnosis/core';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -88,7 +94,7 @@ export function describeStep(event: ModelStepEvent): string {
 
 /** `⚙ query_logs payment-gateway 14:00–15:00 kw=HikariPool → 67 matches  4 ms  call_00_…` */
 export function describeTool(event: ToolInvocationEvent): string {
-  return `    ⚙ ${describeToolCall(event.toolName, businessInput(event.input), event.observation)}  ${duration(event.endedAt - event.startedAt)}  ${printableId(event.toolCallId)}`;
+  return `    ⚙ ${describeToolCall(event.toolName, envelopeInput(event.input), event.observation)}  ${duration(event.endedAt - event.startedAt)}  ${printableId(event.toolCallId)}`;
 }
 
 function previousJudgement(input: unknown): { toolCallId: string; evaluation: string } | null {
@@ -110,11 +116,4 @@ function duration(ms: number): string {
 
 function number(value: number): string {
   return value.toLocaleString('en');
-}
-
-/** The business input of an audited envelope (`{ previous_observation?, input }`); anything else as it is. */
-function businessInput(envelope: unknown): unknown {
-  return typeof envelope === 'object' && envelope !== null && 'input' in envelope
-    ? (envelope as { input: unknown }).input
-    : envelope;
 }

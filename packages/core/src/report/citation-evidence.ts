@@ -9,7 +9,7 @@ import type { RunStatus, StoredRun, StoredToolInvocation } from '../store/run-st
 import { canonicalJson } from '../tools/canonical-input.ts';
 import { isRecord } from '../tools/evidence-projection.ts';
 import { MAX_OBSERVATION_BYTES } from '../tools/observation.ts';
-import { describeToolCall, printable } from './describe-tool-call.ts';
+import { describeToolCall, envelopeInput, printable } from './describe-tool-call.ts';
 
 export interface CitationEvidenceLimits {
   maxCitations: number;
@@ -211,20 +211,14 @@ function canonicalRecords(tools: readonly StoredToolInvocation[]): Map<string, S
  */
 export function describeStoredToolCall(record: StoredToolInvocation): string {
   const toolName = TOOL_NAMES.includes(record.toolName) ? record.toolName : 'unknown_tool';
-  return describeToolCall(toolName, businessInput(record), record.observation);
-}
-
-/** The envelope's `input` when the stored input is an envelope; else whatever was stored. */
-function businessInput(record: StoredToolInvocation): unknown {
-  const stored = record.input;
-  return isRecord(stored) && Object.hasOwn(stored, 'input') ? stored.input : stored;
+  return describeToolCall(toolName, envelopeInput(record.input), record.observation);
 }
 
 function inputText(record: StoredToolInvocation, maxBytes: number): { text: string | null; truncated: boolean } {
   if (record.input === undefined) return { text: null, truncated: false };
   // NOTE: a stored input over its cap is kept as its cut JSON text (`inputTruncated`): shown as it is, flagged.
   const stored = record.inputTruncated === true && typeof record.input === 'string';
-  const text = stored ? (record.input as string) : canonicalJson(businessInput(record));
+  const text = stored ? (record.input as string) : canonicalJson(envelopeInput(record.input));
   return bounded(text, maxBytes, stored);
 }
 

@@ -103,3 +103,8 @@ export function printable(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters being removed.
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '\uFFFD');
 }
+
+/** The business input of an audited envelope (`{ previous_observation?, input }`); anything else as it is. */
+export function envelopeInput(stored: unknown): unknown {
+  return isRecord(stored) && Object.hasOwn(stored, 'input') ? stored.input : stored;
+}
