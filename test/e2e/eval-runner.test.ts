@@ -354,6 +354,58 @@ describe('npm run eval (offline)', () => {
     expect(report.scenarios[0]?.probes[0]?.got).toBe('ERROR:NOT_CONFIGURED');
   });
 
+  it('refuses hostile probe inputs at the tool boundary: another tenant named in the input, an oversized window', async () => {
+    const root = await tempDir('eval-e2e-');
+    const window = { start_time: '2026-11-30T14:00:00+08:00', end_time: '2026-11-30T15:00:00+08:00' };
+    writeScenario(root, {
+      id: 'hostile-probes',
+      title: '恶意探针',
+      expected: { outcome: 'ABSTAIN' },
+      probes: [
+        {
+          tool: 'query_logs',
+          input: { service: 'payment-gateway', ...window, enterprise_id: 'E2002' },
+          expect: 'EVIDENCE',
+        },
+        {
+          tool: 'query_logs',
+          input: { service: 'payment-gateway', start_time: '2026-11-28T00:00:00+08:00', end_time: window.end_time },
+          expect: 'EVIDENCE',
+        },
+        { tool: 'query_mysql', input: { query_name: "x' OR '1'='1", params: {} }, expect: 'EVIDENCE' },
+      ],
+    });
+    const { code, stdout } = await runEvalCli(['--scenarios', root, '--json']);
+    const report = JSON.parse(stdout) as EvalReport;
+    expect(report.scenarios[0]?.probes.map((probe) => probe.got)).toEqual([
+      'INVALID_INPUT:input.enterprise_id',
+      'INVALID_INPUT:input.end_time',
+      'INVALID_INPUT:input.query_name',
+    ]);
+    expect(code).toBe(1);
+  });
+
+  it('never prints the credentials of a MySQL URL or a model key it was given', async () => {
+    const root = await tempDir('eval-e2e-');
+    writeScenario(root, { id: 'any', title: '任意', expected: { outcome: 'ABSTAIN' } });
+    const mysql = await runEvalCli(['--scenarios', root, '--mysql', 'mysql://root:s3cret-pw@127.0.0.1:1/x']);
+    expect(mysql.code).toBe(64);
+    expect(`${mysql.stdout}${mysql.stderr}`).not.toContain('s3cret-pw');
+    const server = await startDeepSeekServer([...demo.responses], [...demo.judgeResponses]);
+    try {
+      writeScenario(root, { id: 'any', title: '任意', expected: { outcome: 'ABSTAIN' }, probes: [poolProbe] });
+      const live = await runEvalCli(['--scenarios', root, '--live', '--html', join(root, 'card.html')], {
+        DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
+        DIAGNOSIS_MODEL_API_KEY: 'sk-live-secret-0123456789',
+      });
+      expect(`${live.stdout}${live.stderr}${readFileSync(join(root, 'card.html'), 'utf8')}`).not.toContain(
+        'sk-live-secret',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers --help, and refuses bad options and corpora in one line with exit 2', async () => {
     expect((await runEvalCli(['--help'])).code).toBe(0);
     expect((await runEvalCli(['--help'])).stdout).toContain('--scenarios DIR');
