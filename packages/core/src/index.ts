@@ -38,6 +38,8 @@ export {
   safeErrorName,
 } from './errors.ts';
 export type { JudgeFailure } from './harness/create-judge-harness.ts';
+/** The Draft round's JSON mode (by the provider profile's `draftFormat`), for the composition root to wrap its model. */
+export { createDraftFormatMiddleware, draftResponseFormat } from './harness/draft-format-middleware.ts';
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
 export { verifyDraftEvidence } from './release/evidence-guard.ts';
 export type { JudgeVerdicts, Verdict } from './release/judge-verdicts.ts';

@@ -24,3 +24,14 @@ export {
   parseEvidenceSettings,
   SettingsError,
 } from './evidence-settings.ts';
+export {
+  DRAFT_FORMATS,
+  type DraftFormat,
+  MODEL_PROFILE_NAMES,
+  MODEL_PROFILES,
+  type ModelPrice,
+  type ModelProfile,
+  type ModelProfileName,
+  modelProfile,
+  providerJsonSchema,
+} from './model-profiles.ts';
