@@ -152,7 +152,9 @@ describe('the diagnosis bin (child processes)', () => {
   it('names the bad setting, never its value, exit 78', async () => {
     const finished = await diagnosis(['demo'], { MYSQL_URL: 'http://not-mysql/SECRET-PW' });
     expect(finished.code).toBe(78);
-    expect(finished.stderr).toBe('diagnosis demo: invalid settings: MYSQL_URL (see the README, "Real use")\n');
+    expect(finished.stderr).toBe(
+      'diagnosis demo: invalid settings: MYSQL_URL (a mysql:// URL) (see the README, "Real use")\n',
+    );
   });
 
   describe('after two demo runs', () => {
@@ -174,7 +176,7 @@ describe('the diagnosis bin (child processes)', () => {
       expect(lines[0]).toMatch(/^RUN +STATUS +STOP \/ CODE +TOKENS +AGE +ENTERPRISE +SESSION +QUERY$/);
       expect(lines.slice(1).map((line) => line.split(/\s+/)[0])).toEqual([runIds[1], runIds[0]]);
       for (const line of lines.slice(1))
-        expect(line).toMatch(/^\w{26} {2}SUCCEEDED +— +38,230 +\d+ s +E1001 +demo +E1001 /);
+        expect(line).toMatch(/^\w{26} {2}PUBLISHED +— +38,230 +\d+ s +E1001 +demo +E1001 /);
     });
 
     it('runs filters by enterprise and session (the session index) and says when nothing matches', async () => {

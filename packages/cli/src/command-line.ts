@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { settingHelpLines } from './setting-help.ts';
 
 /**
  * The exit codes of every command, stable so scripts can branch on them. NOTE: 2 means "a fallback report" for
@@ -77,6 +78,8 @@ export interface Command {
   examples: string[];
   /** Exit codes beyond 0, as `[code, meaning]`. */
   exitCodes?: [number, string][];
+  /** The settings (environment variables) it reads, shown in its help with their forms. */
+  settings?: readonly string[];
   run(args: ParsedArgs, io: CliIo): Promise<number>;
 }
 
@@ -146,6 +149,10 @@ export function renderCommandHelp(command: Command): string {
     lines.push(`  ${optionLabel(option).padEnd(width)}  ${option.description}${fallback}`);
   }
   lines.push(`  ${'-h, --help'.padEnd(width)}  show this help`);
+  if (command.settings !== undefined && command.settings.length > 0) {
+    lines.push('', 'settings (a flag, then the environment, then .env in this folder, then the default):');
+    lines.push(...settingHelpLines(command.settings));
+  }
   if (command.examples.length > 0) lines.push('', 'examples:', ...command.examples.map((example) => `  ${example}`));
   if (command.exitCodes !== undefined) {
     lines.push(

@@ -3,7 +3,8 @@
  * whatever the model does, and the strict DiagnosisDraft. `functions/` and `test/` import only from here.
  */
 
-export { prepareDiagnosisInput as validateDiagnosisInput } from './agent/diagnosis-input.ts';
+/** The query check every entry point runs (blank, over `maxQueryBytes`): the CLI runs it before starting anything. */
+export { prepareDiagnosisInput as validateDiagnosisInput, validateQuery } from './agent/diagnosis-input.ts';
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
 export { runDiagnosis } from './agent/run-diagnosis.ts';

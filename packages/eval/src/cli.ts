@@ -185,7 +185,7 @@ export async function evalMain(argv: readonly string[], io: EvalIo): Promise<num
       else if (kind === 'end' && run !== undefined) {
         const verdict = run.status === 'RAN' ? run.verdict : run.status;
         io.stderr(
-          `[${String(done).padStart(String(total).length)}/${total}] ${run.passed ? 'ok' : 'XX'} ${scenario.id} ${verdict}\n`,
+          `[${String(done).padStart(String(total).length)}/${total}] ${run.passed ? 'as expected' : 'unexpected '}  ${scenario.id} ${verdict}\n`,
         );
       }
     },

@@ -3,6 +3,7 @@ import { cancelCommand } from './cancel.ts';
 import { demoCommand } from './demo.ts';
 import { diagnoseCommand } from './diagnose.ts';
 import { evalCommand } from './eval.ts';
+import { localCommand } from './local.ts';
 import { runsCommand } from './runs.ts';
 import { traceCommand } from './trace.ts';
 
@@ -17,4 +18,5 @@ export const COMMANDS: readonly Command[] = [
   runsCommand,
   cancelCommand,
   evalCommand,
+  localCommand,
 ];

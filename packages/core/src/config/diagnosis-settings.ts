@@ -20,6 +20,7 @@ import {
   SettingsError,
 } from './evidence-settings.ts';
 import { MODEL_PROFILE_NAMES, modelProfile } from './model-profiles.ts';
+import { describeSettingForm } from './setting-forms.ts';
 
 const integer = (minimum: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(minimum));
@@ -220,4 +221,9 @@ export function parseWorkflowSettings(environment: Record<string, string | undef
   const result = v.safeParse(workflowSettingsSchema, pickDefined(environment, workflowSettingsSchema));
   if (!result.success) throw new SettingsError(badKeys(result.issues));
   return result.output;
+}
+
+/** The form a setting of `parseDiagnosisSettings` (or the read and workflow functions) accepts, in words. */
+export function settingForm(key: string): string | undefined {
+  return describeSettingForm(key, [serviceSettingsSchema, evidenceSettingsSchema, workflowSettingsSchema]);
 }

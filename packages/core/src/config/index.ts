@@ -16,6 +16,7 @@ export {
   parseStoreSettings,
   parseWorkflowSettings,
   type StoreSettings,
+  settingForm,
   type WorkflowSettings,
 } from './diagnosis-settings.ts';
 export {
