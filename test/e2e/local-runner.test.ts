@@ -189,11 +189,11 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     expect(sent[1]).not.toHaveProperty('tools');
     expect(finished.stdout).toContain('(FALLBACK) ━━');
     expect(finished.stdout).toContain(
-      'code DRAFT_NOT_JSON · stop TOOL_CALL_BUDGET: the model’s final answer was not a bare JSON DiagnosisDraft',
+      'code DRAFT_NOT_JSON: the model’s final answer was not a bare JSON DiagnosisDraft (a ```json fence',
     );
     const runId = finished.stdout.match(/^run (\w{26}) /m)?.[1] ?? '';
     const trace = await start('trace', [runId]).done;
-    expect(trace.stdout).toContain('cause: FALLBACK · DRAFT_NOT_JSON · stop TOOL_CALL_BUDGET');
+    expect(trace.stdout).toContain('cause: FALLBACK · DRAFT_NOT_JSON');
     expect(trace.stdout).toContain('  why: the model’s final answer was not a bare JSON DiagnosisDraft');
   });
 

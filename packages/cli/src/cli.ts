@@ -18,7 +18,8 @@ export const CLI_VERSION: string = (
 export function renderMainHelp(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((command) => command.name.length));
   return [
-    'usage: diagnosis <command> [arguments] [options]     diagnosis --version',
+    'usage: diagnosis <command> [arguments] [options]',
+    '       diagnosis --version',
     '',
     'The Diagnosis Agent on this machine: one AI agent gathers read-only evidence (runbooks, logs, MySQL) and returns',
     'an evidence-cited diagnosis, through the same Diagnose function a deployment runs, on DynamoDB Local.',

@@ -1,5 +1,6 @@
 import type { Command } from '../command-line.ts';
 import { cancelCommand } from './cancel.ts';
+import { createCompletionCommand } from './completion.ts';
 import { demoCommand } from './demo.ts';
 import { diagnoseCommand } from './diagnose.ts';
 import { evalCommand } from './eval.ts';
@@ -19,4 +20,5 @@ export const COMMANDS: readonly Command[] = [
   cancelCommand,
   evalCommand,
   localCommand,
+  createCompletionCommand(() => COMMANDS),
 ];

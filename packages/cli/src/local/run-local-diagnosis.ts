@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import {
   cancelDiagnosis,
   DEFAULT_RUN_LIMITS,
+  DiagnosisInputError,
   type DiagnosisResult,
   loadRunEvidence,
   safeErrorName,
@@ -63,6 +64,10 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions, io: CliI
   try {
     validateQuery(options.query, { ...DEFAULT_RUN_LIMITS, ...limitsOf(checked) });
   } catch (error) {
+    // NOTE: the same one line as the Diagnose function's own refusal: `DiagnosisInputError: <CODE>: <fixed text>`.
+    if (error instanceof DiagnosisInputError) {
+      throw new CliError(EXIT.USAGE, `DiagnosisInputError: ${error.code}: ${printable(error.message)}`);
+    }
     throw asCliError(error);
   }
   const runtime = await startLocalRuntime(io.env, say);
