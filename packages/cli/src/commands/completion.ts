@@ -1,7 +1,7 @@
 import { type Command, printable, usageError } from '../command-line.ts';
 
 /** The words completion offers after a command: its options, or its fixed arguments (`local status|stop`). */
-function wordsOf(command: Command, all: readonly Command[]): string[] {
+function wordsOf(command: Command): string[] {
   if (command.name === 'local') return ['status', 'stop'];
   if (command.name === 'completion') return ['bash', 'zsh'];
   return [...command.options.map((option) => `--${option.name}`), '--help'];
@@ -23,7 +23,7 @@ const shellWord = (word: string) => (/^[A-Za-z0-9_.:=-]+$/.test(word) ? word : "
 export function bashCompletion(all: readonly Command[]): string {
   const names = all.map((command) => command.name);
   const cases = all
-    .map((command) => `    ${command.name}) words="${wordsOf(command, all).map(shellWord).join(' ')}" ;;`)
+    .map((command) => `    ${command.name}) words="${wordsOf(command).map(shellWord).join(' ')}" ;;`)
     .join('\n');
   return `# bash completion for diagnosis: source <(diagnosis completion bash)   (or save it in ~/.bash_completion.d/)
 _diagnosis() {
@@ -53,7 +53,7 @@ complete -F _diagnosis diagnosis
 export function zshCompletion(all: readonly Command[]): string {
   const names = all.map((command) => command.name);
   const cases = all
-    .map((command) => `    ${command.name}) compadd -- ${wordsOf(command, all).map(shellWord).join(' ')} ;;`)
+    .map((command) => `    ${command.name}) compadd -- ${wordsOf(command).map(shellWord).join(' ')} ;;`)
     .join('\n');
   return `#compdef diagnosis
 # zsh completion for diagnosis: source <(diagnosis completion zsh)   (after compinit)
