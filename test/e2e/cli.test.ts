@@ -7,6 +7,7 @@ import type { RunRecord, StoredToolInvocation } from '@diagnosis/core/store';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type CliIo, COMMANDS, runCli } from '../../packages/cli/src/index.ts';
+import { schemaErrors } from '../support/json-schemas.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = 'packages/cli/src/main.ts';
@@ -170,6 +171,8 @@ describe('the diagnosis bin (child processes)', () => {
       const second = await diagnosis(['demo']);
       expect([first.code, second.code]).toEqual([0, 0]);
       json = JSON.parse(first.stdout);
+      // The demo's --json holds to the committed schema (docs/schemas/diagnosis-result.schema.json).
+      expect(schemaErrors('diagnosis-result', json)).toEqual([]);
       runIds.push(String(json.runId), /^run (\w{26}) {2}enterprise/m.exec(second.stderr)?.[1] ?? '');
     }, 120_000);
 
@@ -194,6 +197,7 @@ describe('the diagnosis bin (child processes)', () => {
         totalTokens: 38_230,
         enterpriseId: 'E1001',
       });
+      expect(schemaErrors('run-summaries', bySession)).toEqual([]);
       const limited = JSON.parse((await diagnosis(['runs', '--limit', '1', '--json'])).stdout);
       expect(limited.map((run: { runId: string }) => run.runId)).toEqual([runIds[1]]);
       expect((await diagnosis(['runs', '--enterprise', 'E2002'])).stdout).toBe('no runs yet: try npm run demo\n');

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHROMIUM, distinctColours, inkShare, isCjkFontName, visitPage } from '../support/chromium.ts';
 import { startDeepSeekServer, wireText, wireToolCalls } from '../support/deepseek-server.ts';
+import { schemaErrors } from '../support/json-schemas.ts';
 import { e1001ScriptedConversation } from '../support/lambda-events.ts';
 import { envelope, LOGS_INPUT, supportedDraft } from '../support/run-fixtures.ts';
 
@@ -118,6 +119,7 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
       usage: { modelCalls: 6 },
     });
     publishedRunId = result.runId;
+    expect(schemaErrors('diagnosis-result', result)).toEqual([]);
     // The evidence per citation: each published citation with its tool, its input and the observation the model saw.
     expect(result.evidence.citations.map((citation: { tool_call_id: string }) => citation.tool_call_id)).toEqual(
       result.report.citations.map((citation: { tool_call_id: string }) => citation.tool_call_id),
@@ -170,7 +172,9 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     server.script.push(wireText(JSON.stringify(supportedDraft(['call_00_invented']))));
     const finished = await diagnose([conversation.query, '--json']);
     expect(finished.code).toBe(2);
-    expect(JSON.parse(finished.stdout)).toMatchObject({ status: 'FALLBACK' });
+    const result = JSON.parse(finished.stdout);
+    expect(result).toMatchObject({ status: 'FALLBACK', report: { error_code: 'GUARD_UNKNOWN_CITATION' } });
+    expect(schemaErrors('diagnosis-result', result)).toEqual([]);
   });
 
   it('asks for JSON mode in the Draft round only, and prints a fenced Draft’s FALLBACK code with its English cause', async () => {
@@ -201,7 +205,9 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     server.script.push({ status: 500, body: { error: { message: 'boom' } } });
     const finished = await diagnose([conversation.query, '--json']);
     expect(finished.code).toBe(1);
-    expect(JSON.parse(finished.stdout)).toMatchObject({ status: 'FAILED', report: { error_code: 'MODEL_FAILED' } });
+    const result = JSON.parse(finished.stdout);
+    expect(result).toMatchObject({ status: 'FAILED', report: { error_code: 'MODEL_FAILED' } });
+    expect(schemaErrors('diagnosis-result', result)).toEqual([]);
   });
 
   it('says what to check when the model endpoint refuses the key, and shows none of its answer', async () => {
