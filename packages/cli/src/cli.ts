@@ -67,13 +67,13 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly Comma
     return EXIT.USAGE;
   }
   if (first === 'help') {
-    io.stdout(renderCommandHelp(command));
+    io.stdout(await commandHelp(command));
     return EXIT.OK;
   }
   try {
     const parsed = parseCommandArgs(command, rest);
     if (parsed === 'help') {
-      io.stdout(renderCommandHelp(command));
+      io.stdout(await commandHelp(command));
       return EXIT.OK;
     }
     return await command.run(parsed, io);
@@ -84,6 +84,13 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly Comma
     );
     return exitCode;
   }
+}
+
+/** A command's help with its settings' lines (the settings' schemas are loaded only for help). */
+async function commandHelp(command: Command): Promise<string> {
+  if (command.settings === undefined || command.settings.length === 0) return renderCommandHelp(command);
+  const { settingHelpLines } = await import('./setting-help.ts');
+  return renderCommandHelp(command, settingHelpLines(command.settings));
 }
 
 function describeFailure(error: unknown): { exitCode: number; message: string } {

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { settingHelpLines } from './setting-help.ts';
 
 /**
  * The exit codes of every command, stable so scripts can branch on them. NOTE: 2 means "a fallback report" for
@@ -131,8 +130,11 @@ export function printable(text: string): string {
   return clean.length > 60 ? `${clean.slice(0, 59)}…` : clean;
 }
 
-/** A command's help text: usage, description, arguments, options, examples, exit codes. */
-export function renderCommandHelp(command: Command): string {
+/**
+ * A command's help text: usage, description, arguments, options, the settings it reads (their lines given by the
+ * caller, see setting-help.ts), examples, exit codes.
+ */
+export function renderCommandHelp(command: Command, settingLines: readonly string[] = []): string {
   const width = Math.max(
     ...command.options.map((option) => optionLabel(option).length),
     ...(command.arguments ?? []).map(([name]) => name.length),
@@ -149,9 +151,9 @@ export function renderCommandHelp(command: Command): string {
     lines.push(`  ${optionLabel(option).padEnd(width)}  ${option.description}${fallback}`);
   }
   lines.push(`  ${'-h, --help'.padEnd(width)}  show this help`);
-  if (command.settings !== undefined && command.settings.length > 0) {
+  if (settingLines.length > 0) {
     lines.push('', 'settings (a flag, then the environment, then .env in this folder, then the default):');
-    lines.push(...settingHelpLines(command.settings));
+    lines.push(...settingLines);
   }
   if (command.examples.length > 0) lines.push('', 'examples:', ...command.examples.map((example) => `  ${example}`));
   if (command.exitCodes !== undefined) {

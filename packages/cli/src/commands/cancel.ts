@@ -1,7 +1,7 @@
 import { isRunId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
 import { statusWord } from '../render/outcome-words.ts';
-import { STORE_SETTINGS } from '../setting-help.ts';
+import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
  * `diagnosis cancel <runId>`: cancels a run in the local table (the one a diagnosis in another terminal writes to;

@@ -1,5 +1,5 @@
 import type { Command } from '../command-line.ts';
-import { STORE_SETTINGS } from '../setting-help.ts';
+import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
  * `diagnosis demo`: the E1001 incident end to end with no key. A loopback OpenAI-compatible server answers from a

@@ -1,6 +1,6 @@
 import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
-import { DIAGNOSIS_SETTINGS, STORE_SETTINGS } from '../setting-help.ts';
+import { DIAGNOSIS_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
 
 /** `diagnosis diagnose`: one diagnosis with a real model, or a batch through the DiagnosisBatch definition. */
 export const diagnoseCommand: Command = {

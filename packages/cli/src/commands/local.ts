@@ -1,5 +1,5 @@
 import { type Command, EXIT, printable, usageError } from '../command-line.ts';
-import { STORE_SETTINGS } from '../setting-help.ts';
+import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
  * `diagnosis local status|stop`: the data folder's shared DynamoDB Local (started by the first command that needs

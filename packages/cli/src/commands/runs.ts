@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
 import { type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
 import { statusWord } from '../render/outcome-words.ts';
-import { STORE_SETTINGS } from '../setting-help.ts';
+import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
  * The most items one listing reads without an index. NOTE: the table has no index by time (its one GSI is by

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isRunId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
-import { STORE_SETTINGS } from '../setting-help.ts';
+import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
  * `diagnosis trace <runId>`: one run from the table (the local one by default; any endpoint with DYNAMODB_ENDPOINT
