@@ -86,7 +86,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('the data folder’s shared DynamoDB Local', () => {
+// NOTE: each test runs several child processes (and some start Java); a loaded machine needs more than the default.
+describe('the data folder’s shared DynamoDB Local', { timeout: 120_000 }, () => {
   it.each([
     ['a run id of the wrong form', ['trace', '../etc'], {}, 64],
     ['an option out of range', ['runs', '--limit', '0'], {}, 64],
@@ -137,7 +138,7 @@ describe('the data folder’s shared DynamoDB Local', () => {
     const status = await diagnosis(['local', 'status']);
     expect(status).toMatchObject({ code: 0 });
     expect(status.stdout).toContain(`(pid ${started?.pid}, since `);
-  }, 90_000);
+  });
 
   it('keeps the engine when a runner using it is killed outright, and the next command reuses it', async () => {
     const pid = note()?.pid;
@@ -175,7 +176,28 @@ describe('the data folder’s shared DynamoDB Local', () => {
     expect(`${one?.stderr}${two?.stderr}`.match(/started DynamoDB Local/g)).toHaveLength(1);
     expect(jvms()).toHaveLength(1);
     expect(jvms()).toEqual([String(note()?.pid)]);
-  }, 90_000);
+  });
+
+  it('neither reuses nor replaces an engine whose process runs but does not answer: it says so, exit 69', async () => {
+    await diagnosis(['local', 'stop']);
+    const dbPath = join(dataDir, 'data', 'dynamodb');
+    // A process with the engine's command line that answers nothing (port 9 is closed).
+    const silent = spawn('bash', ['-c', 'sleep 60; true', 'DynamoDBLocal.jar', '-dbPath', dbPath], { stdio: 'ignore' });
+    try {
+      const pid = silent.pid ?? 0;
+      writeFileSync(notePath(), JSON.stringify({ endpoint: 'http://127.0.0.1:9', pid, dbPath, startedAt: 'x' }));
+      const finished = await diagnosis(['runs']);
+      expect(finished.code).toBe(69);
+      expect(finished.stderr).toBe(
+        `diagnosis runs: DynamoDB Local (pid ${pid}) runs for this data folder but does not answer: try again, or restart it with diagnosis local stop (the data stays)\n`,
+      );
+      expect(note()?.pid).toBe(pid);
+      expect(jvms()).toEqual([String(pid)]);
+      expect(alive(pid)).toBe(true);
+    } finally {
+      silent.kill('SIGKILL');
+    }
+  });
 
   it('ignores a note naming a process that is not this folder’s engine, never signals it, and starts its own', async () => {
     await diagnosis(['local', 'stop']);
@@ -211,5 +233,5 @@ describe('the data folder’s shared DynamoDB Local', () => {
     } finally {
       bystander.kill('SIGKILL');
     }
-  }, 90_000);
+  });
 });

@@ -1,4 +1,4 @@
-import { type Command, EXIT, printable, usageError } from '../command-line.ts';
+import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
 import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
@@ -28,10 +28,13 @@ export const localCommand: Command = {
       throw usageError(`expected status or stop, not '${printable(positionals.join(' '))}'`);
     }
     const { localDataDir } = await import('../local/local-runtime.ts');
-    const { findEngine, stopEngine } = await import('../local/local-engine.ts');
+    const { EngineNotAnswering, findEngine, stopEngine } = await import('../local/local-engine.ts');
     const dataDir = localDataDir(io.env);
     if (action === 'status') {
-      const engine = await findEngine(dataDir);
+      const engine = await findEngine(dataDir).catch((error: unknown) => {
+        if (error instanceof EngineNotAnswering) throw new CliError(EXIT.UNAVAILABLE, error.message);
+        throw error;
+      });
       if (engine === undefined) {
         io.stdout(`no DynamoDB Local runs for ${dataDir}\n`);
         return EXIT.NOT_FOUND;

@@ -106,22 +106,35 @@ async function answers(endpoint: string): Promise<boolean> {
   }
 }
 
-/** The folder's running engine, or undefined (a stale note is removed). */
+/** The folder's engine runs (its process is there) but does not answer: it is neither reused nor replaced. */
+export class EngineNotAnswering extends Error {
+  override readonly name = 'EngineNotAnswering';
+  readonly pid: number;
+
+  constructor(pid: number) {
+    super(`DynamoDB Local (pid ${pid}) runs for this data folder but does not answer`);
+    this.pid = pid;
+  }
+}
+
+/**
+ * The folder's running engine, or undefined (a stale note is removed). NOTE: an engine whose process is there but
+ * does not answer (a loaded machine, a JVM still starting) is given a few seconds and then reported, never replaced:
+ * a second engine on the same SQLite file would not see the first one's writes.
+ */
 export async function findEngine(dataDir: string): Promise<EngineNote | undefined> {
   const dbPath = engineDbPath(dataDir);
   const note = readNote(dbPath);
-  if (note !== undefined && isEngineProcess(note.pid, dbPath) && (await answers(note.endpoint))) return note;
-  if (note !== undefined || safeExists(noteFile(dbPath))) rmSync(noteFile(dbPath), { force: true });
-  return undefined;
-}
-
-function safeExists(path: string): boolean {
-  try {
-    readFileSync(path);
-    return true;
-  } catch {
-    return false;
+  if (note !== undefined && isEngineProcess(note.pid, dbPath)) {
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      if (await answers(note.endpoint)) return note;
+      if (!isEngineProcess(note.pid, dbPath)) break;
+      await pause(500);
+    }
+    if (isEngineProcess(note.pid, dbPath)) throw new EngineNotAnswering(note.pid);
   }
+  rmSync(noteFile(dbPath), { force: true });
+  return undefined;
 }
 
 /** Takes the start lock, or returns false when a live process holds it (a stale lock is taken over). */

@@ -10,7 +10,7 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { safeErrorName } from '@diagnosis/core';
 import { ensureDiagnosisTable } from '@diagnosis/core/store';
 import { CliError, EXIT } from '../command-line.ts';
-import { acquireEngine } from './local-engine.ts';
+import { acquireEngine, EngineNotAnswering } from './local-engine.ts';
 import { checkStoreSettings } from './local-settings.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
@@ -46,7 +46,13 @@ async function localEngine(env: Environment, say: (line: string) => void): Promi
       ),
     );
     return { endpoint: note.endpoint };
-  } catch {
+  } catch (error) {
+    if (error instanceof EngineNotAnswering) {
+      throw new CliError(
+        EXIT.UNAVAILABLE,
+        `${error.message}: try again, or restart it with diagnosis local stop (the data stays)`,
+      );
+    }
     throw new CliError(
       EXIT.UNAVAILABLE,
       'DynamoDB Local could not start: is Java 17+ on the PATH? (or name a running DynamoDB with DYNAMODB_ENDPOINT)',
