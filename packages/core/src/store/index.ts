@@ -6,6 +6,13 @@
 
 export * from '../errors.ts';
 export { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
+export {
+  checkMaxOpenRuns,
+  DEFAULT_TENANT_MAX_OPEN_RUNS,
+  MAX_TENANT_MAX_OPEN_RUNS,
+  type OpenRuns,
+  TENANT_BUSY_RETRY_AFTER_SECONDS,
+} from '../access/tenant-admission.ts';
 export { diagnosisTableDefinition, ensureDiagnosisTable } from './diagnosis-table.ts';
 export { createDynamoAuditStore, type DynamoAuditStore, type DynamoAuditStoreOptions } from './dynamo-audit-store.ts';
 export { createDynamoTenantLeaseStore, type DynamoTenantLeaseStoreOptions } from './dynamo-tenant-lease-store.ts';
@@ -21,6 +28,8 @@ export {
 } from './item-codec.ts';
 export {
   createToolSortKeys,
+  OPEN_RUNS_INDEX_KEY,
+  openRunsKey,
   reasoningPartitionKey,
   runKey,
   sessionKey,
