@@ -3,6 +3,12 @@
  * whatever the model does, and the strict DiagnosisDraft. `functions/` and `test/` import only from here.
  */
 
+export {
+  DEFAULT_TENANT_MAX_OPEN_RUNS,
+  MAX_TENANT_MAX_OPEN_RUNS,
+  type OpenRuns,
+  TENANT_BUSY_RETRY_AFTER_SECONDS,
+} from './access/tenant-admission.ts';
 export { prepareDiagnosisInput as validateDiagnosisInput } from './agent/diagnosis-input.ts';
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
@@ -117,12 +123,6 @@ export { buildPreviousTurn } from './service/previous-turn.ts';
 export { MAX_START_WAIT_MS, type StartDiagnosisDeps, startDiagnosis } from './service/start-diagnosis.ts';
 export { MAX_SWEEP_RUNS, type SweepDeps, type SweepReport, sweepOpenRuns } from './service/sweep-open-runs.ts';
 export type { WorkflowStarter } from './service/workflow-starter.ts';
-export {
-  DEFAULT_TENANT_MAX_OPEN_RUNS,
-  MAX_TENANT_MAX_OPEN_RUNS,
-  type OpenRuns,
-  TENANT_BUSY_RETRY_AFTER_SECONDS,
-} from './access/tenant-admission.ts';
 export type {
   AuditHook,
   ContentSource,

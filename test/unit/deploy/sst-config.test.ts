@@ -112,7 +112,9 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
 
   it('sends the events of both workflows’ executions, batch children included, to OnWorkflowStopped, and sweeps every 5 minutes', () => {
     const rules = platform.ofType('aws.cloudwatch.EventRule');
-    const stopped = JSON.parse(String(rules.find((rule) => rule.name === 'DiagnosisWorkflowStopped')?.args.eventPattern));
+    const stopped = JSON.parse(
+      String(rules.find((rule) => rule.name === 'DiagnosisWorkflowStopped')?.args.eventPattern),
+    );
     const machines = stopped.detail.stateMachineArn as unknown[];
     const batch = platform.ofType('aws.sfn.StateMachine').find((machine) => machine.name === 'DiagnosisBatch');
     expect(machines).toHaveLength(3);

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { tenantAccessSchema } from '../access/tenant-access.ts';
+import { DEFAULT_TENANT_MAX_OPEN_RUNS, MAX_TENANT_MAX_OPEN_RUNS } from '../access/tenant-admission.ts';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 import { SEMANTIC_GUARD_MODES } from '../run/judge-limits.ts';
 import {
@@ -11,7 +12,6 @@ import {
   runLimitsFromSettings,
 } from '../run/run-limits.ts';
 import { DEFAULT_TIME_ZONE, isTimeZone } from '../run/zoned-time.ts';
-import { DEFAULT_TENANT_MAX_OPEN_RUNS, MAX_TENANT_MAX_OPEN_RUNS } from '../access/tenant-admission.ts';
 import {
   badKeys,
   type EvidenceSettings,

@@ -16,9 +16,9 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS, type OpenRuns } from '../access/tenant-admission.ts';
 import { AuditWriteError, DiagnosisTenantBusyError, RunStoreError, safeErrorName } from '../errors.ts';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
-import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS, type OpenRuns } from '../access/tenant-admission.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
 import {
   completionAttributes,

@@ -4,8 +4,6 @@
  * so the harness can be used without the AWS SDK.
  */
 
-export * from '../errors.ts';
-export { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 export {
   checkMaxOpenRuns,
   DEFAULT_TENANT_MAX_OPEN_RUNS,
@@ -13,6 +11,8 @@ export {
   type OpenRuns,
   TENANT_BUSY_RETRY_AFTER_SECONDS,
 } from '../access/tenant-admission.ts';
+export * from '../errors.ts';
+export { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 export { diagnosisTableDefinition, ensureDiagnosisTable } from './diagnosis-table.ts';
 export { createDynamoAuditStore, type DynamoAuditStore, type DynamoAuditStoreOptions } from './dynamo-audit-store.ts';
 export { createDynamoTenantLeaseStore, type DynamoTenantLeaseStoreOptions } from './dynamo-tenant-lease-store.ts';

@@ -1,5 +1,5 @@
-import { AuditWriteError, DiagnosisTenantBusyError, RunStoreError } from '../errors.ts';
 import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS } from '../access/tenant-admission.ts';
+import { AuditWriteError, DiagnosisTenantBusyError, RunStoreError } from '../errors.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
 import {
   completionAttributes,
