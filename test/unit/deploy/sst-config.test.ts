@@ -124,11 +124,11 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       scheduleExpression: 'rate(5 minutes)',
     });
     const sweeper = functions.find((fn) => fn.name === 'SweepRuns');
-    expect((sweeper?.args.environment as Record<string, string>).FLUSH_RESERVE_MS).toBe('3000');
+    expect((sweeper?.args.environment as Record<string, string> | undefined)?.FLUSH_RESERVE_MS).toBe('3000');
     // The start and cancel functions reach the admission items, nothing else of the enterprise.
     const start = functions.find((fn) => fn.name === 'StartDiagnosis');
     expect(JSON.stringify(start?.args.permissions)).toContain('TENANT#*#OPEN');
-    expect((start?.args.environment as Record<string, string>).TENANT_MAX_OPEN_RUNS).toBe('20');
+    expect((start?.args.environment as Record<string, string> | undefined)?.TENANT_MAX_OPEN_RUNS).toBe('20');
   });
 
   it('grants StartQuery on the configured log groups only, and Retrieve on the configured knowledge base', () => {
