@@ -20,7 +20,7 @@ const MEANING: Record<string, string> = {
   DIAGNOSIS_LOCAL_DATA: 'where the local data lives (default .data in the project)',
   DIAGNOSIS_TIMEZONE: 'the time zone the model reads the start time in (default Asia/Shanghai)',
   DIAGNOSIS_MAX_QUERY_BYTES: 'the largest query, checked before anything starts',
-  EVAL_PRICE: 'the eval: USD per million tokens',
+  EVAL_PRICE: 'the eval: USD per million tokens, input=…,cached=…,output=…',
 };
 
 /** The help lines of these settings. */
