@@ -576,6 +576,9 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       await store.requestCancel(ids[0] as string, failedOutcome());
       expect((await store.listOpenRuns()).find((open) => open.enterpriseId === 'E1001')?.runIds).toEqual([ids[2]]);
       expect(await store.queueRun(request(ids[3] as string))).toMatchObject({ started: true });
+      // An enterprise whose runs all ended has no open runs to list.
+      for (const id of [ids[2], ids[3]] as string[]) await store.requestCancel(id, failedOutcome());
+      expect((await store.listOpenRuns()).map((open) => open.enterpriseId)).toEqual(['E2002']);
     });
 
     it('lets only the execution that owns a QUEUED run (or none, for a run without one) claim it', async () => {

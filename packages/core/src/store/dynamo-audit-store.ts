@@ -268,8 +268,11 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
         );
         for (const item of page.Items ?? []) {
           if (item.entity !== 'tenant_open_runs' || typeof item.enterprise_id !== 'string') continue;
-          const ids = item.open_run_ids instanceof Set ? [...item.open_run_ids] : [];
-          open.push({ enterpriseId: item.enterprise_id, runIds: ids.filter((id) => typeof id === 'string').sort() });
+          const ids = (item.open_run_ids instanceof Set ? [...item.open_run_ids] : []).filter(
+            (id): id is string => typeof id === 'string',
+          );
+          // NOTE: an enterprise whose runs all ended keeps its item, with no set: it has no open runs to list.
+          if (ids.length > 0) open.push({ enterpriseId: item.enterprise_id, runIds: ids.sort() });
         }
         startKey = page.LastEvaluatedKey;
       } while (startKey !== undefined);
