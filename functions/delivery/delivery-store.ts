@@ -94,7 +94,12 @@ export function createDynamoDeliveryStore(options: DynamoDeliveryStoreOptions): 
         Key: marshall(deliveryKey(key)),
         UpdateExpression: expression,
         ConditionExpression: condition,
-        ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+        // NOTE: DynamoDB refuses a name the expressions do not use.
+        ExpressionAttributeNames: Object.fromEntries(
+          Object.entries({ '#status': 'status', '#ttl': 'ttl' }).filter(([name]) =>
+            `${expression} ${condition}`.includes(name),
+          ),
+        ),
         ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
         ...(returnAll ? { ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } : {}),
       }),
