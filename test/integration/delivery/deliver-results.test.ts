@@ -9,8 +9,8 @@ import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createDynamoAuditStore, type DynamoAuditStore } from '@diagnosis/core/store';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDynamoDeliveryStore, type DeliveryStore } from '../../../functions/delivery/delivery-store.ts';
 import { MAX_DELIVERY_RECEIVES } from '../../../functions/delivery/delivery-metric-names.ts';
+import { createDynamoDeliveryStore, type DeliveryStore } from '../../../functions/delivery/delivery-store.ts';
 import { createDestinationSender } from '../../../functions/delivery/destination-senders.ts';
 import type { ResolvedDestination } from '../../../functions/delivery/destinations.ts';
 import type { SlackMessage } from '../../../functions/delivery/slack-message.ts';
@@ -20,9 +20,9 @@ import { createObservability } from '../../../functions/setup/observability.ts';
 import { blockKitViolations } from '../../support/block-kit.ts';
 import { deliveredEnvelope, QUEUE_URL, sqsEvent, sqsRecord } from '../../support/delivery-events.ts';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
-import { outcomeOf, type FinishedKind } from '../../support/finished-runs.ts';
+import { type FinishedKind, outcomeOf } from '../../support/finished-runs.ts';
 import { lambdaContext } from '../../support/lambda-events.ts';
-import { startLoopbackReceiver, type LoopbackReceiver } from '../../support/loopback-receiver.ts';
+import { type LoopbackReceiver, startLoopbackReceiver } from '../../support/loopback-receiver.ts';
 import { resultEventValidator } from '../../support/result-event-schema.ts';
 import { T0 } from '../../support/run-fixtures.ts';
 
@@ -84,7 +84,13 @@ function handlerFor(runId: string, timeoutMs = 2_000) {
 }
 
 async function endedRun(runId: string, kind: FinishedKind = 'PUBLISHED') {
-  await runs.queueRun({ runId, sessionId: 's-1', enterpriseId: 'E1001', query: '下单失败 <!channel>', continueSession: false });
+  await runs.queueRun({
+    runId,
+    sessionId: 's-1',
+    enterpriseId: 'E1001',
+    query: '下单失败 <!channel>',
+    continueSession: false,
+  });
   await runs.claimQueuedRun(runId, T0 + 60_000);
   await runs.completeRun(runId, outcomeOf(kind));
   const run = await runs.getRun(runId);
@@ -120,7 +126,13 @@ describe('createDeliveryQueueHandler', () => {
     expect(published).toMatchObject({ TopicArn: TOPIC, MessageStructure: 'json' });
     expect(JSON.parse(published?.Message ?? '{}')).toHaveProperty('email');
 
-    expect((await deliveries.listDeliveries(run.runId)).map((record) => [record.destinationId, record.status, record.attempts])).toEqual([
+    expect(
+      (await deliveries.listDeliveries(run.runId)).map((record) => [
+        record.destinationId,
+        record.status,
+        record.attempts,
+      ]),
+    ).toEqual([
       ['itsm', 'DELIVERED', 1],
       ['oncall', 'DELIVERED', 1],
       ['ops-mail', 'DELIVERED', 1],
@@ -134,30 +146,44 @@ describe('createDeliveryQueueHandler', () => {
     ['answers 500', { status: 500 } as const, 'HTTP_500'],
     ['hangs without answering', 'hang' as const, 'TIMEOUT'],
     ['redirects elsewhere', { status: 302 } as const, 'HTTP_302'],
-  ])('retries a webhook that %s with backoff, then dead-letters it; the run and the other destinations are unchanged', async (_name, answer, code) => {
-    const run = await endedRun(`run-retry-${code.toLowerCase()}`);
-    receiver.answer(`/hook/${run.runId}`, answer);
-    const before = await runs.getRun(run.runId);
-    const body = JSON.stringify(deliveredEnvelope(run));
-    const deliver = handlerFor(run.runId, 200);
-    for (let receive = 1; receive <= MAX_DELIVERY_RECEIVES; receive += 1) {
-      clock += 61_000;
-      expect(await deliver(body, receive)).toEqual({ batchItemFailures: [{ itemIdentifier: `msg-${run.runId}` }] });
-    }
-    // Backoff before each receive but the last (after which SQS moves the message to the dead-letter queue).
-    expect(sqs.commandCalls(ChangeMessageVisibilityCommand).map((call) => call.args[0].input.VisibilityTimeout)).toEqual([30, 60, 120, 240]);
-    const records = await deliveries.listDeliveries(run.runId);
-    expect(records.find((record) => record.destinationId === 'itsm')).toMatchObject({ status: 'DEAD_LETTERED', attempts: 5, lastError: code });
-    expect(records.filter((record) => record.status === 'DELIVERED').map((record) => record.destinationId)).toEqual(['oncall', 'ops-mail']);
-    expect(receiver.received.filter((request) => request.path === `/slack/${run.runId}`)).toHaveLength(1);
-    expect(receiver.received.filter((request) => request.path === `/hook/${run.runId}`)).toHaveLength(5);
-    expect(await runs.getRun(run.runId)).toEqual(before);
-  });
+  ])(
+    'retries a webhook that %s with backoff, then dead-letters it; the run and the other destinations are unchanged',
+    async (_name, answer, code) => {
+      const run = await endedRun(`run-retry-${code.toLowerCase()}`);
+      receiver.answer(`/hook/${run.runId}`, answer);
+      const before = await runs.getRun(run.runId);
+      const body = JSON.stringify(deliveredEnvelope(run));
+      const deliver = handlerFor(run.runId, 200);
+      for (let receive = 1; receive <= MAX_DELIVERY_RECEIVES; receive += 1) {
+        clock += 61_000;
+        expect(await deliver(body, receive)).toEqual({ batchItemFailures: [{ itemIdentifier: `msg-${run.runId}` }] });
+      }
+      // Backoff before each receive but the last (after which SQS moves the message to the dead-letter queue).
+      expect(
+        sqs.commandCalls(ChangeMessageVisibilityCommand).map((call) => call.args[0].input.VisibilityTimeout),
+      ).toEqual([30, 60, 120, 240]);
+      const records = await deliveries.listDeliveries(run.runId);
+      expect(records.find((record) => record.destinationId === 'itsm')).toMatchObject({
+        status: 'DEAD_LETTERED',
+        attempts: 5,
+        lastError: code,
+      });
+      expect(records.filter((record) => record.status === 'DELIVERED').map((record) => record.destinationId)).toEqual([
+        'oncall',
+        'ops-mail',
+      ]);
+      expect(receiver.received.filter((request) => request.path === `/slack/${run.runId}`)).toHaveLength(1);
+      expect(receiver.received.filter((request) => request.path === `/hook/${run.runId}`)).toHaveLength(5);
+      expect(await runs.getRun(run.runId)).toEqual(before);
+    },
+  );
 
   it('counts a 200 whose body never ends as delivered', async () => {
     const run = await endedRun('run-slow-body');
     receiver.answer(`/slack/${run.runId}`, 'status-then-hang');
-    expect(await handlerFor(run.runId, 200)(JSON.stringify(deliveredEnvelope(run)), 1)).toEqual({ batchItemFailures: [] });
+    expect(await handlerFor(run.runId, 200)(JSON.stringify(deliveredEnvelope(run)), 1)).toEqual({
+      batchItemFailures: [],
+    });
     expect((await deliveries.listDeliveries(run.runId)).every((record) => record.status === 'DELIVERED')).toBe(true);
   });
 
@@ -185,7 +211,13 @@ describe('createDeliveryQueueHandler', () => {
   it('drops, without sending or retrying, a forged or foreign message: another enterprise, an unknown or unfinished run, bad JSON', async () => {
     const run = await endedRun('run-forged');
     const envelope = deliveredEnvelope(run);
-    await runs.queueRun({ runId: 'run-still-queued', sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
+    await runs.queueRun({
+      runId: 'run-still-queued',
+      sessionId: 's',
+      enterpriseId: 'E1001',
+      query: 'q',
+      continueSession: false,
+    });
     const forged = [
       { ...envelope, detail: { ...envelope.detail, enterpriseId: 'E2002' } },
       { ...envelope, detail: { ...envelope.detail, runId: 'run-never-stored' } },
@@ -205,7 +237,10 @@ describe('createDeliveryQueueHandler', () => {
   it('sends what the stored run says, whatever the message body claims', async () => {
     const run = await endedRun('run-rewritten');
     const envelope = deliveredEnvelope(run);
-    const body = JSON.stringify({ ...envelope, detail: { ...envelope.detail, conclusion: '<!channel> 伪造的结论', findings: [] } });
+    const body = JSON.stringify({
+      ...envelope,
+      detail: { ...envelope.detail, conclusion: '<!channel> 伪造的结论', findings: [] },
+    });
     await handlerFor(run.runId)(body, 1);
     const hook = receiver.received.find((request) => request.path === `/hook/${run.runId}`);
     expect(JSON.parse(hook?.body ?? '{}').detail).toEqual(envelope.detail);
@@ -220,13 +255,25 @@ describe('createDeliveryQueueHandler', () => {
         runs: broken,
         deliveries,
         destinations: new Map([['E1001', destinationsOf(run.runId)]]),
-        send: createDestinationSender({ sns: new SNSClient({ region: 'eu-west-1' }), timeoutMs: 200, now: () => clock }),
+        send: createDestinationSender({
+          sns: new SNSClient({ region: 'eu-west-1' }),
+          timeoutMs: 200,
+          now: () => clock,
+        }),
         now: () => clock,
         leaseMs: 60_000,
       },
-      { ...createObservability('DeliverResults', () => undefined), sqs: new SQSClient({ region: 'eu-west-1' }), queueUrl: QUEUE_URL, maxReceives: 5 },
+      {
+        ...createObservability('DeliverResults', () => undefined),
+        sqs: new SQSClient({ region: 'eu-west-1' }),
+        queueUrl: QUEUE_URL,
+        maxReceives: 5,
+      },
     );
-    const answer = await handler(sqsEvent(sqsRecord(JSON.stringify(deliveredEnvelope(run)), 1, 'm')), lambdaContext(30_000, 'DeliverResults'));
+    const answer = await handler(
+      sqsEvent(sqsRecord(JSON.stringify(deliveredEnvelope(run)), 1, 'm')),
+      lambdaContext(30_000, 'DeliverResults'),
+    );
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm' }] });
     expect(receiver.received).toEqual([]);
   });
