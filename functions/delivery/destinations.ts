@@ -4,8 +4,10 @@
  * is an SST secret named here, never a value in the file; the deploy declares one `sst.Secret` per name and links it
  * to the delivery function, which reads it at cold start.
  */
-import { ENTERPRISE_ID_PATTERN } from '@diagnosis/core';
 import * as v from 'valibot';
+// NOTE: by relative path: deploy/stage-config.ts (and so sst.config.ts) imports this module, and SST loads the
+// config's imports of workspace packages as Node would, which cannot load their TypeScript sources.
+import { ENTERPRISE_ID_PATTERN } from '../../packages/core/src/run/ids.ts';
 
 export const DESTINATION_TYPES = Object.freeze(['slack', 'sns', 'webhook'] as const);
 export type DestinationType = (typeof DESTINATION_TYPES)[number];
@@ -16,8 +18,8 @@ export const MAX_DELIVERY_ENTERPRISES = 200;
 
 /** A destination id: unique within its enterprise, safe in a DynamoDB sort key and a resource name. */
 export const DESTINATION_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,39}$/;
-/** An SST secret's name (an SST resource name). */
-export const SECRET_NAME_PATTERN = /^[A-Z][A-Za-z0-9]{0,63}$/;
+/** An SST secret's name: `Destination…`, so it can never be the name of another resource of the app (`ModelApiKey`, a queue). */
+export const SECRET_NAME_PATTERN = /^Destination[A-Z0-9][A-Za-z0-9]{0,52}$/;
 
 const destinationId = v.pipe(v.string(), v.regex(DESTINATION_ID_PATTERN));
 const secretName = v.pipe(v.string(), v.regex(SECRET_NAME_PATTERN));
