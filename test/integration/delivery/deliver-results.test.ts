@@ -16,12 +16,13 @@ import type { ResolvedDestination } from '../../../functions/delivery/destinatio
 import type { SlackMessage } from '../../../functions/delivery/slack-message.ts';
 import { verifyWebhookSignature } from '../../../functions/delivery/webhook-request.ts';
 import { createDeliveryQueueHandler } from '../../../functions/handlers/delivery-queue-handler.ts';
+import { createGetRunHandler } from '../../../functions/handlers/run-queries.ts';
 import { createObservability } from '../../../functions/setup/observability.ts';
 import { blockKitViolations } from '../../support/block-kit.ts';
 import { deliveredEnvelope, QUEUE_URL, sqsEvent, sqsRecord } from '../../support/delivery-events.ts';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
 import { type FinishedKind, outcomeOf } from '../../support/finished-runs.ts';
-import { lambdaContext } from '../../support/lambda-events.ts';
+import { httpEvent, lambdaContext } from '../../support/lambda-events.ts';
 import { type LoopbackReceiver, startLoopbackReceiver } from '../../support/loopback-receiver.ts';
 import { resultEventValidator } from '../../support/result-event-schema.ts';
 import { T0 } from '../../support/run-fixtures.ts';
@@ -276,5 +277,42 @@ describe('createDeliveryQueueHandler', () => {
     );
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm' }] });
     expect(receiver.received).toEqual([]);
+  });
+});
+
+describe('GET /runs/{runId} after delivery', () => {
+  it("shows each destination's delivery status on the run, to a caller allowed to read the run only", async () => {
+    const run = await endedRun('run-status-shown');
+    receiver.answer(`/hook/${run.runId}`, { status: 503 });
+    await handlerFor(run.runId, 200)(JSON.stringify(deliveredEnvelope(run)), 1);
+    const get = (policy: Parameters<typeof createGetRunHandler>[1]['policy']) =>
+      createGetRunHandler(runs, { ...createObservability('GetRun', () => undefined), policy, deliveries })(
+        httpEvent({ method: 'GET', path: `/runs/${run.runId}`, pathParameters: { runId: run.runId } }) as never,
+        lambdaContext(10_000, 'GetRun'),
+      );
+    const answer = await get(null);
+    expect(answer.statusCode).toBe(200);
+    const body = JSON.parse(String(answer.body)) as { status: string; delivery: unknown[] };
+    expect(body.status).toBe('SUCCEEDED');
+    expect(body.delivery).toEqual([
+      expect.objectContaining({
+        destinationId: 'itsm',
+        destinationType: 'webhook',
+        status: 'RETRYING',
+        attempts: 1,
+        lastError: 'HTTP_503',
+      }),
+      expect.objectContaining({
+        destinationId: 'oncall',
+        destinationType: 'slack',
+        status: 'DELIVERED',
+        attempts: 1,
+        lastError: null,
+      }),
+      expect.objectContaining({ destinationId: 'ops-mail', destinationType: 'sns', status: 'DELIVERED' }),
+    ]);
+    const foreign = await get([{ principal: '*', enterprises: ['E2002'] }] as never);
+    expect(foreign.statusCode).toBe(404);
+    expect(String(foreign.body)).not.toContain('itsm');
   });
 });
