@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { STOP_REASONS, TOOL_NAMES } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
 import {
@@ -179,5 +180,25 @@ describe('the committed schema docs/schemas/diagnosis-run-finished.v1.json', () 
     const { conclusion: _omitted, ...withoutConclusion } = event.detail;
     expect(validate({ ...event, detail: withoutConclusion })).toBe(false);
     expect(validate(event)).toBe(true);
+  });
+});
+
+describe('the documented example docs/schemas/diagnosis-run-finished.v1.example.json', () => {
+  it('is valid and is exactly what the builder makes of its (scripted) run', async () => {
+    const example = JSON.parse(readFileSync('docs/schemas/diagnosis-run-finished.v1.example.json', 'utf8'));
+    expect(validate(example)).toBe(true);
+    const run = await finishedRun('PUBLISHED', { runId: '01KB2X7Q9D4M8N3P6R5S0T1V2W', sessionId: 'incident-4711' });
+    const trigger = {
+      source: 'cloudwatch',
+      incidentKey: 'arn:aws:cloudwatch:eu-west-1:123456789012:alarm:order-service-5xx@2026-11-30T06:05:00.000Z',
+    };
+    const event = buildRunFinishedEvent(
+      { ...run, trigger },
+      {
+        apiUrl: 'https://a1b2c3.execute-api.eu-west-1.amazonaws.com',
+        price: { input: 0.28, cachedInput: 0.028, output: 0.42 },
+      },
+    );
+    expect(example).toEqual(envelopeOf(event, { ...META, id: example.id }));
   });
 });
