@@ -89,8 +89,14 @@ export async function benchDelivery(): Promise<void> {
         return { FailedEntryCount: 0, Entries: (command.input.Entries ?? []).map(() => ({ EventId: 'e' })) };
       },
     } as unknown as EventBridgeClient;
-    const sns = { send: async () => (counting && count('SNS Publish'), { MessageId: 'm' }) } as unknown as SNSClient;
-    const sqs = { send: async () => (counting && count('SQS ChangeMessageVisibility'), {}) } as unknown as SQSClient;
+    const counter = <T>(name: string, answer: T) => ({
+      send: async () => {
+        if (counting) count(name);
+        return answer;
+      },
+    });
+    const sns = counter('SNS Publish', { MessageId: 'm' }) as unknown as SNSClient;
+    const sqs = counter('SQS ChangeMessageVisibility', {}) as unknown as SQSClient;
     const onRunFinished = createRunFinishedStreamHandler({ events, busName: 'bench' }, silent());
     const destinations = new Map([
       [

@@ -20,7 +20,6 @@ import {
   RUN_FINISHED_SOURCE,
   type RunFinishedInput,
   type RunFinishedOptions,
-  type RunTrigger,
 } from './run-finished-event.ts';
 
 export interface DeliveryDeps {
@@ -87,7 +86,7 @@ export async function deliverRunResult(
   if (!isEnded(run.status)) return { kind: 'DROPPED', code: 'RUN_NOT_ENDED' };
   if (run.enterpriseId !== message.detail.enterpriseId) return { kind: 'DROPPED', code: 'ENTERPRISE_MISMATCH' };
 
-  const input: RunFinishedInput = { ...run, status: run.status, trigger: triggerOf(run) };
+  const input: RunFinishedInput = { ...run, status: run.status };
   const envelope = envelopeOf(buildRunFinishedEvent(input, deps.event), message);
   const final = attempt.receiveCount >= attempt.maxReceives;
   const destinations = deps.destinations.get(run.enterpriseId) ?? [];
@@ -124,20 +123,4 @@ export async function deliverRunResult(
     destinations: outcomes,
     retry: outcomes.some((outcome) => outcome.outcome !== 'DELIVERED' && outcome.outcome !== 'ALREADY_DELIVERED'),
   };
-}
-
-/**
- * The run's trigger when its item records one (issue #21's triggers add it); null for a run started through the API.
- * Only a source and an incident key of bounded plain strings are taken.
- */
-function triggerOf(run: object): RunTrigger | null {
-  const trigger = (run as { trigger?: unknown }).trigger;
-  const parsed = v.safeParse(
-    v.object({
-      source: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
-      incidentKey: v.pipe(v.string(), v.minLength(1), v.maxLength(1_024)),
-    }),
-    trigger,
-  );
-  return parsed.success ? { source: parsed.output.source, incidentKey: parsed.output.incidentKey } : null;
 }

@@ -50,7 +50,8 @@ export interface RunFinishedInput {
   report: unknown;
   createdAt: string;
   endedAt: string | null;
-  trigger?: RunTrigger | null;
+  /** What the run item records of its trigger (issue #21's triggers); only `source` and `incidentKey` are read. */
+  trigger?: unknown;
 }
 
 export interface ResultCitation {
@@ -177,7 +178,7 @@ export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishe
       runId: run.runId,
       enterpriseId: run.enterpriseId,
       sessionId: run.sessionId,
-      trigger: run.trigger ?? null,
+      trigger: triggerOf(run.trigger),
       status,
       runStatus: run.status,
       stopReason: run.stopReason,
@@ -205,6 +206,21 @@ export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishe
       links: { run: runLink, audit: runLink === null ? null : `${runLink}/audit` },
     },
   };
+}
+
+const triggerSchema = v.object({
+  source: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+  incidentKey: v.pipe(v.string(), v.minLength(1), v.maxLength(1_024)),
+});
+
+/**
+ * The trigger as the event states it: the source and incident key of a run item's trigger, bounded plain strings;
+ * null for a run started through the API (or a trigger of another shape). Other fields of the item's trigger are not
+ * part of schema version 1.
+ */
+export function triggerOf(trigger: unknown): RunTrigger | null {
+  const parsed = v.safeParse(triggerSchema, trigger);
+  return parsed.success ? { source: parsed.output.source, incidentKey: parsed.output.incidentKey } : null;
 }
 
 /** USD for a run's tokens, rounded to a millionth of a dollar (cached input counted at its own price). */

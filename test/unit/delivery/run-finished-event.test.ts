@@ -138,6 +138,23 @@ describe('buildRunFinishedEvent', () => {
     expect(valid(event)).toBe('valid');
   });
 
+  it('states only the source and incident key of a richer trigger, and null for a trigger of another shape', async () => {
+    const run = await finishedRun('FAILED');
+    const rich = { source: 'pagerduty', incidentKey: 'PD-Q1', window: { from: 'x' }, events: 99 };
+    expect(buildRunFinishedEvent({ ...run, trigger: rich }).detail.trigger).toEqual({
+      source: 'pagerduty',
+      incidentKey: 'PD-Q1',
+    });
+    for (const bad of [
+      { source: 'x' },
+      { source: '', incidentKey: 'k' },
+      'cloudwatch',
+      { source: 'x', incidentKey: 'k'.repeat(1_025) },
+    ]) {
+      expect(buildRunFinishedEvent({ ...run, trigger: bad }).detail.trigger).toBeNull();
+    }
+  });
+
   it('percent-encodes the run id in its links and gives none without an API URL', async () => {
     const run = await finishedRun('FAILED', { runId: 'run.with-dots_1' });
     expect(buildRunFinishedEvent(run).detail.links).toEqual({ run: null, audit: null });
