@@ -16,6 +16,7 @@ export const LAMBDA_FUNCTIONS = {
   OnWorkflowStopped: 'functions/on-workflow-stopped.ts',
   OnRunFinished: 'functions/on-run-finished.ts',
   DeliverResults: 'functions/deliver-results.ts',
+  SweepRuns: 'functions/sweep-runs.ts',
 } as const;
 
 export type LambdaFunctionName = keyof typeof LAMBDA_FUNCTIONS;

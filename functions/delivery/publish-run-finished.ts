@@ -2,7 +2,7 @@
  * Emits `Diagnosis Run Finished` from the table's stream (NEW_AND_OLD_IMAGES): once for every run item whose status
  * goes from QUEUED or RUNNING to an ended one. NOTE: that transition is the one thing every way a run ends shares —
  * the Diagnose invocation's `completeRun` (after its audit is flushed), a QUEUED run's cancel (`requestCancel`), a
- * workflow failure's `closeUnfinishedRun`, the sweeper of abandoned runs — so no closing path can forget to emit,
+ * workflow failure's `closeQueuedRun`, the sweeper's `closeAbandonedRun` — so no closing path can forget to emit,
  * and a replayed completion (a conditional write that changes nothing) emits nothing. The stream retries a batch
  * whose events could not all be put (partial batch response), so emission is at least once; subscribers dedupe by
  * `detail.runId`.

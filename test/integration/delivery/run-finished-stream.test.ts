@@ -4,10 +4,11 @@
  * handler. EventBridge has no local engine here: `aws-sdk-client-mock` stands in for it and records each PutEvents.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { cancelDiagnosis, closeUnfinishedRun, type RunOutcome } from '@diagnosis/core';
+import { cancelDiagnosis, closeAbandonedRun, closeQueuedRun, type RunOutcome } from '@diagnosis/core';
 import { createDynamoAuditStore, type DynamoAuditStore } from '@diagnosis/core/store';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isRunFinishing } from '../../../functions/delivery/publish-run-finished.ts';
 import { envelopeOf, type RunFinishedDetail } from '../../../functions/delivery/run-finished-event.ts';
 import { createRunFinishedStreamHandler } from '../../../functions/handlers/run-finished-stream-handler.ts';
 import { createObservability } from '../../../functions/setup/observability.ts';
@@ -122,26 +123,43 @@ describe('createRunFinishedStreamHandler', () => {
     expect(putDetails().map((detail) => detail.status)).toEqual(['CANCELLED']);
   });
 
-  it('emits one FAILED event when a workflow failure closes a QUEUED or RUNNING run (closeUnfinishedRun)', async () => {
+  it('emits one FAILED event when a workflow failure closes a QUEUED run (closeQueuedRun)', async () => {
     await queue('run-wf-queued');
-    await queue('run-wf-running');
-    await store.claimQueuedRun('run-wf-running', T0 + 60_000);
-    await closeUnfinishedRun('run-wf-queued', 'WORKFLOW_FAILED', store, () => T0);
-    await closeUnfinishedRun('run-wf-running', 'WORKFLOW_FAILED', store, () => T0);
+    await closeQueuedRun('run-wf-queued', 'WORKFLOW_FAILED', store, { now: () => T0 });
     await deliverStream();
-    const details = putDetails();
-    expect(details.map((detail) => [detail.runId, detail.status, detail.errorCode]).sort()).toEqual([
+    expect(putDetails().map((detail) => [detail.runId, detail.status, detail.errorCode])).toEqual([
       ['run-wf-queued', 'FAILED', 'WORKFLOW_FAILED'],
-      ['run-wf-running', 'FAILED', 'WORKFLOW_FAILED'],
     ]);
   });
 
-  it('emits nothing when a run is queued or started, and once only when it is closed again (completeRun, closeUnfinishedRun, cancel)', async () => {
+  it('emits one FAILED event when the sweeper closes an abandoned QUEUED or RUNNING run (closeAbandonedRun)', async () => {
+    await queue('run-swept-queued');
+    await queue('run-swept-running');
+    await store.claimQueuedRun('run-swept-running', T0 + 60_000);
+    for (const runId of ['run-swept-queued', 'run-swept-running']) {
+      const run = await store.getRun(runId);
+      if (run === null) throw new Error('no run');
+      expect(await closeAbandonedRun(store, run, T0 + 3_600_000)).toBe(true);
+    }
+    await deliverStream();
+    expect(
+      putDetails()
+        .map((detail) => [detail.runId, detail.status, detail.errorCode])
+        .sort(),
+    ).toEqual([
+      ['run-swept-queued', 'FAILED', 'RUN_ABANDONED'],
+      ['run-swept-running', 'FAILED', 'RUN_ABANDONED'],
+    ]);
+  });
+
+  it('emits nothing when a run is queued or started, and once only when it is closed again (completeRun, closeQueuedRun, closeAbandonedRun, cancel)', async () => {
     await queue('run-twice');
     await store.claimQueuedRun('run-twice', T0 + 60_000);
     await store.completeRun('run-twice', outcomeOf('FAILED') as RunOutcome);
     await expect(store.completeRun('run-twice', outcomeOf('PUBLISHED') as RunOutcome)).rejects.toThrow();
-    await closeUnfinishedRun('run-twice', 'WORKFLOW_FAILED', store, () => T0);
+    await closeQueuedRun('run-twice', 'WORKFLOW_FAILED', store, { now: () => T0 });
+    const ended = await store.getRun('run-twice');
+    if (ended !== null) expect(await closeAbandonedRun(store, ended, T0 + 3_600_000)).toBe(false);
     await cancelDiagnosis('run-twice', { store });
     await deliverStream();
     expect(putDetails().map((detail) => [detail.runId, detail.status])).toEqual([['run-twice', 'FAILED']]);
@@ -153,7 +171,9 @@ describe('createRunFinishedStreamHandler', () => {
     await cancelDiagnosis('run-put-ok', { store });
     await cancelDiagnosis('run-put-refused', { store });
     const event = await table.readNewRecords();
-    const finishing = event.Records.filter((record) => record.eventName === 'MODIFY');
+    // NOTE: the store writes other items too (the open-runs index, leases): only run items that end emit.
+    const finishing = event.Records.filter(isRunFinishing);
+    expect(finishing.map((record) => record.dynamodb?.Keys?.pk?.S)).toEqual(['RUN#run-put-ok', 'RUN#run-put-refused']);
     events.reset();
     events.on(PutEventsCommand).resolves({
       FailedEntryCount: 1,
