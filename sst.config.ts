@@ -131,6 +131,9 @@ export default $config({
       // Peak RSS of a full end-to-end diagnosis is about 145 MB (BENCHMARKS.md): 256 MB would fit, 512 MB buys CPU
       // (Lambda allots CPU by memory) for the cold start and the JSON work of each round.
       memory: '512 MB',
+      // NOTE: reserved concurrency (deploy/<stage>.json's `reservedConcurrency`) is a floor and a ceiling: a flood of
+      // diagnoses cannot take the account's concurrency from the API, nor the API's from the diagnoses.
+      concurrency: { reserved: stageConfig.reservedConcurrency.Diagnose },
       link: [table, modelApiKey, mysqlUrl],
       environment,
       permissions,
@@ -148,6 +151,7 @@ export default $config({
         architecture: 'arm64',
         timeout: '10 seconds',
         memory: '256 MB',
+        concurrency: { reserved: stageConfig.reservedConcurrency.api },
         environment: {
           DIAGNOSIS_TABLE_NAME: table.name,
           ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
@@ -277,6 +281,7 @@ export default $config({
         architecture: 'arm64',
         timeout: '30 seconds',
         memory: '256 MB',
+        concurrency: { reserved: stageConfig.reservedConcurrency.api },
         environment: {
           DIAGNOSIS_TABLE_NAME: table.name,
           DIAGNOSIS_WORKFLOW_ARN: workflow.arn,

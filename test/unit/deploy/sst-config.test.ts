@@ -51,6 +51,7 @@ const production = {
     TENANT_ACCESS: [{ principal: FAKE_ACCOUNT, enterprises: ['E1001'] }],
   },
   batchMaxConcurrency: 8,
+  reservedConcurrency: { Diagnose: 40, api: 6 },
   alarms: { email: 'oncall@example.com' },
 };
 
@@ -108,6 +109,21 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       .map((fn) => [fn.name, (fn.args.environment as Record<string, string>).TENANT_ACCESS]);
     expect(policies).toEqual(policies.map(([name]) => [name, environment.TENANT_ACCESS]));
     expect(policies).toHaveLength(6);
+  });
+
+  it('reserves the stage file’s concurrency for Diagnose and for every API function', () => {
+    const reserved = Object.fromEntries(
+      functions.map((fn) => [fn.name, (fn.args.concurrency as { reserved?: number } | undefined)?.reserved]),
+    );
+    expect(reserved).toEqual({
+      Diagnose: 40,
+      GetRun: 6,
+      GetRunAudit: 6,
+      GetRunReasoning: 6,
+      StartDiagnosis: 6,
+      CancelRun: 6,
+      OnWorkflowStopped: undefined,
+    });
   });
 
   it('grants StartQuery on the configured log groups only, and Retrieve on the configured knowledge base', () => {
@@ -181,6 +197,19 @@ describe('sst.config.ts refusing to deploy prod', () => {
   it('with the example world, naming the setting that would allow it', async () => {
     await expect(runConfig('prod', { settings: {} })).rejects.toThrow(
       /example world as production evidence: KNOWLEDGE_DIR=examples\/knowledge.*"allowExampleEvidence": true/,
+    );
+  });
+
+  it('without TENANT_ACCESS, naming it', async () => {
+    const { TENANT_ACCESS: _, ...settings } = production.settings;
+    await expect(runConfig('prod', { ...production, settings })).rejects.toThrow(
+      'deploy/prod.json: TENANT_ACCESS is not set',
+    );
+  });
+
+  it('with reserved concurrency out of bounds, naming the key', async () => {
+    await expect(runConfig('prod', { ...production, reservedConcurrency: { Diagnose: 0, api: 6 } })).rejects.toThrow(
+      'deploy/prod.json: invalid or unknown keys: reservedConcurrency.Diagnose',
     );
   });
 
