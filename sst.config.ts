@@ -274,7 +274,10 @@ export default $config({
     const executionsArn = $interpolate`${workflow.arn}`.apply(
       (arn) => `${arn.replace(':stateMachine:', ':execution:')}:*`,
     );
-    const runWriter = (name: 'StartDiagnosis' | 'CancelRun', actions: string[], resources: $util.Input<string>[]) =>
+    const runWriter = (
+      name: 'StartDiagnosis' | 'CancelRun',
+      workflowPermissions: { actions: string[]; resources: $util.Input<string>[] }[],
+    ) =>
       new sst.aws.Function(name, {
         ...functionCode(name, $cli.paths.root),
         runtime: 'nodejs24.x',
@@ -293,12 +296,16 @@ export default $config({
             resources: [table.arn],
             conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*'] }],
           },
-          { actions, resources },
+          ...workflowPermissions,
           ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
         ],
       });
-    const startDiagnosis = runWriter('StartDiagnosis', ['states:StartExecution'], [workflow.arn]);
-    const cancelRun = runWriter('CancelRun', ['states:StopExecution'], [executionsArn]);
+    // NOTE: the start reads the execution under the run's name when StartExecution says it exists (whose it is).
+    const startDiagnosis = runWriter('StartDiagnosis', [
+      { actions: ['states:StartExecution'], resources: [workflow.arn] },
+      { actions: ['states:DescribeExecution'], resources: [executionsArn] },
+    ]);
+    const cancelRun = runWriter('CancelRun', [{ actions: ['states:StopExecution'], resources: [executionsArn] }]);
     api.route('POST /diagnoses', startDiagnosis.arn, { auth: { iam: true } });
     api.route('POST /runs/{runId}/cancel', cancelRun.arn, { auth: { iam: true } });
 

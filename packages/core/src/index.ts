@@ -28,6 +28,7 @@ export {
   DiagnosisRunConflictError,
   DiagnosisRunIdConflictError,
   DiagnosisTenantBusyError,
+  DiagnosisWorkflowConflictError,
   EXECUTION_ERROR_CODES,
   INPUT_ERROR_CODES,
   issuePaths,
@@ -36,6 +37,8 @@ export {
   SettingsError,
   STORE_ERROR_CODES,
   safeErrorName,
+  WORKFLOW_CONFLICT_CODES,
+  type WorkflowConflictCode,
 } from './errors.ts';
 export type { JudgeFailure } from './harness/create-judge-harness.ts';
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';

@@ -126,6 +126,25 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
     });
   });
 
+  it('lets StartDiagnosis start the workflow and read its executions, CancelRun stop them, and nothing more', () => {
+    const statesPermissions = (name: string) =>
+      (
+        (functions.find((fn) => fn.name === name)?.args.permissions ?? []) as {
+          actions: string[];
+          resources: string[];
+        }[]
+      )
+        .filter((permission) => permission.actions.some((action) => action.startsWith('states:')))
+        .map((permission) => [permission.actions, permission.resources]);
+    // NOTE: the stand-in platform's state machine ARN has no `:stateMachine:` part; the executions' is that plus `:*`.
+    const machine = `arn:aws:states:${FAKE_REGION}:${FAKE_ACCOUNT}:diagnosis-agent-prod-DiagnosisWorkflow`;
+    expect(statesPermissions('StartDiagnosis')).toEqual([
+      [['states:StartExecution'], [machine]],
+      [['states:DescribeExecution'], [`${machine}:*`]],
+    ]);
+    expect(statesPermissions('CancelRun')).toEqual([[['states:StopExecution'], [`${machine}:*`]]]);
+  });
+
   it('grants StartQuery on the configured log groups only, and Retrieve on the configured knowledge base', () => {
     const permissions = diagnose?.args.permissions as { actions: string[]; resources: string[] }[];
     const logs = permissions.filter((permission) => permission.actions.some((action) => action.startsWith('logs:')));

@@ -1,5 +1,5 @@
 import { validateQuery } from '../agent/diagnosis-input.ts';
-import { DiagnosisRunIdConflictError } from '../errors.ts';
+import { DiagnosisRunIdConflictError, DiagnosisWorkflowConflictError } from '../errors.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import { isEnded, type RunStore, type StoredRun } from '../store/run-store.ts';
@@ -40,7 +40,8 @@ export async function startDiagnosis(
       await deps.workflow.start(request);
     } catch (error) {
       // NOTE: no execution will ever take this run: it ends FAILED at once instead of waiting QUEUED forever.
-      await closeUnfinishedRun(request.runId, 'WORKFLOW_START_FAILED', deps.store);
+      const code = error instanceof DiagnosisWorkflowConflictError ? error.runErrorCode : 'WORKFLOW_START_FAILED';
+      await closeUnfinishedRun(request.runId, code, deps.store);
       throw error;
     }
   }
