@@ -7,8 +7,6 @@ import {
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { type DiagnosisRunRequest, DiagnosisWorkflowConflictError, type WorkflowStarter } from '@diagnosis/core';
-import type { Context } from 'aws-lambda';
-import { lambdaContext } from './lambda-context.ts';
 
 /** Statuses of an execution that will still run Diagnose (a failed one being redriven runs again). */
 const OPEN_EXECUTION_STATUSES: ReadonlySet<string> = new Set(['RUNNING', 'PENDING_REDRIVE']);
@@ -53,32 +51,4 @@ export function createStepFunctionsWorkflow(client: SFNClient, stateMachineArn: 
       }
     },
   };
-}
-
-type Invoke = (payload: DiagnosisRunRequest, context: Context) => Promise<unknown>;
-
-/**
- * The workflow's stand-in for local runs and tests (no DIAGNOSIS_WORKFLOW_ARN): the Diagnose handler invoked in this
- * process with the payload the state machine would send. NOTE: never for a deployed function — a Lambda is frozen
- * once it has answered; `sst.config.ts` always sets DIAGNOSIS_WORKFLOW_ARN.
- */
-export function createInProcessWorkflow(loadDiagnose: () => Promise<Invoke>, timeoutMs = 300_000) {
-  const running = new Set<Promise<unknown>>();
-  const workflow: WorkflowStarter & { idle(): Promise<void> } = {
-    async start(request) {
-      const invoke = await loadDiagnose();
-      const run = invoke(request, lambdaContext(timeoutMs))
-        .catch(() => undefined)
-        .finally(() => running.delete(run));
-      running.add(run);
-    },
-    async stop() {
-      // NOTE: nothing to stop: the run's invocation watches its cancel flag.
-    },
-    /** Waits until every run started here has ended. */
-    async idle() {
-      while (running.size > 0) await Promise.all([...running]);
-    },
-  };
-  return workflow;
 }

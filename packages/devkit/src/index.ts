@@ -1,15 +1,25 @@
 /**
  * `@diagnosis/devkit`: the engines that local runs (the `diagnosis` command) and the tests share, never deployed —
  * AWS's DynamoDB Local from npm, the loopback DeepSeek-format server that answers from a script (hand-written
- * conversations, never recordings of a live model), the local interpreter of our Step Functions definitions, and the
- * example world's MySQL loader.
+ * conversations, never recordings of a live model), the local interpreter of our Step Functions definitions, the
+ * DiagnosisWorkflow's local stand-in built on it, and the example world's MySQL loader.
  */
 export { type DynamoDbLocal, dynamoDbLocalJarDir, startDynamoDbLocal } from './dynamodb-local.ts';
 export { loadExampleMysql, loadMysqlSeed } from './load-example-mysql.ts';
 export {
+  createLocalDiagnosisWorkflow,
+  type ExecutionStatusChangeEvent,
+  LOCAL_WORKFLOW_ARN,
+  LOCAL_WORKFLOW_NAME,
+  type LocalDiagnosisWorkflow,
+  type LocalDiagnosisWorkflowOptions,
+} from './local-diagnosis-workflow.ts';
+export {
   evaluateTemplate,
   type LocalExecution,
   type LocalWorkflowOptions,
+  localExecutionArn,
+  localStateMachineArn,
   runLocalWorkflow,
 } from './local-workflow.ts';
 export {

@@ -13,6 +13,10 @@ export interface LocalWorkflowOptions {
   /** The Lambda invocation of a Task: resolves with the function's result or rejects with its error (its `name`). */
   invoke(functionArn: string, payload: unknown): Promise<unknown>;
   executionName: string;
+  /** The state machine's name, for the context object's ARNs (default `local`). */
+  stateMachineName?: string;
+  /** The execution's start, for the context object's `Execution.StartTime` (default: now). */
+  startTime?: Date;
   /** Waits before a retry (default: real time), given the error being retried. Tests wait for an event instead. */
   sleep?: (milliseconds: number, error: unknown) => Promise<void>;
   /** For `JitterStrategy: FULL` (default `Math.random`). */
@@ -84,7 +88,7 @@ export async function runLocalWorkflow(
   context: Record<string, unknown> = {},
 ): Promise<LocalExecution> {
   const visited: string[] = [];
-  const fullContext = { ...context, Execution: { Name: options.executionName } };
+  const fullContext = { ...context, ...executionContext(input, options) };
   let name = definition.StartAt;
   let current = input;
   for (;;) {
@@ -98,6 +102,33 @@ export async function runLocalWorkflow(
     name = step.next;
     current = step.output;
   }
+}
+
+/** A local execution's ARN, shaped as Step Functions shapes it (region `local`, account `000000000000`). */
+export function localExecutionArn(stateMachineName: string, executionName: string): string {
+  return `arn:aws:states:local:000000000000:execution:${stateMachineName}:${executionName}`;
+}
+
+/** A local state machine's ARN. */
+export function localStateMachineArn(stateMachineName: string): string {
+  return `arn:aws:states:local:000000000000:stateMachine:${stateMachineName}`;
+}
+
+/**
+ * The context object's `Execution` and `StateMachine` as Step Functions gives them (`$states.context`): the
+ * execution's ARN, name, input and start time (ISO 8601), and the state machine's ARN and name.
+ */
+function executionContext(input: unknown, options: LocalWorkflowOptions) {
+  const machine = options.stateMachineName ?? 'local';
+  return {
+    Execution: {
+      Id: localExecutionArn(machine, options.executionName),
+      Name: options.executionName,
+      Input: input,
+      StartTime: (options.startTime ?? new Date()).toISOString(),
+    },
+    StateMachine: { Id: localStateMachineArn(machine), Name: machine },
+  };
 }
 
 type Step =
