@@ -23,6 +23,13 @@ export {
   runLocalWorkflow,
 } from './local-workflow.ts';
 export {
+  MAX_SEED_STATEMENTS,
+  parseMysqlSeed,
+  SEED_STATEMENTS,
+  type SeedParse,
+  SeedRefusedError,
+} from './mysql-seed.ts';
+export {
   E1001_SCRIPTED_CONVERSATION,
   loadScriptedConversation,
   type ScriptedConversation,
