@@ -7,6 +7,7 @@ import {
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { type DiagnosisRunRequest, DiagnosisWorkflowConflictError, type WorkflowStarter } from '@diagnosis/core';
+import { executionArnOf } from '../workflows/diagnosis-workflows.ts';
 
 /** Statuses of an execution that will still run Diagnose (a failed one being redriven runs again). */
 const OPEN_EXECUTION_STATUSES: ReadonlySet<string> = new Set(['RUNNING', 'PENDING_REDRIVE']);
@@ -23,8 +24,9 @@ const OPEN_EXECUTION_STATUSES: ReadonlySet<string> = new Set(['RUNNING', 'PENDIN
  * QUEUED run any more). `startDiagnosis` closes the run with the error's `runErrorCode`.
  */
 export function createStepFunctionsWorkflow(client: SFNClient, stateMachineArn: string): WorkflowStarter {
-  const executionArn = (runId: string) => `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${runId}`;
+  const executionArn = (runId: string) => executionArnOf(stateMachineArn, runId);
   return {
+    executionArnOf: executionArn,
     async start(request: DiagnosisRunRequest) {
       const input = JSON.stringify(request);
       try {

@@ -10,7 +10,6 @@ export {
   createLocalDiagnosisWorkflow,
   type ExecutionStatusChangeEvent,
   LOCAL_WORKFLOW_ARN,
-  LOCAL_WORKFLOW_NAME,
   type LocalDiagnosisWorkflow,
   type LocalDiagnosisWorkflowOptions,
 } from './local-diagnosis-workflow.ts';
@@ -18,8 +17,6 @@ export {
   evaluateTemplate,
   type LocalExecution,
   type LocalWorkflowOptions,
-  localExecutionArn,
-  localStateMachineArn,
   runLocalWorkflow,
 } from './local-workflow.ts';
 export {

@@ -17,13 +17,16 @@ import {
 } from '@diagnosis/core';
 import { createWorkflowEventsHandler } from '../../../functions/handlers/workflow-events.ts';
 import { lambdaContext } from '../../../functions/setup/lambda-context.ts';
-import { buildDiagnosisWorkflowDefinition } from '../../../functions/workflows/diagnosis-workflows.ts';
-import { type LocalExecution, localExecutionArn, localStateMachineArn, runLocalWorkflow } from './local-workflow.ts';
+import {
+  buildDiagnosisWorkflowDefinition,
+  executionArnOf,
+  LOCAL_WORKFLOW_ARN,
+} from '../../../functions/workflows/diagnosis-workflows.ts';
+import { type LocalExecution, runLocalWorkflow } from './local-workflow.ts';
 
-/** The state machine's name here; its ARN is {@link LOCAL_WORKFLOW_ARN}. */
-export const LOCAL_WORKFLOW_NAME = 'DiagnosisWorkflow';
 /** The local DiagnosisWorkflow's ARN: what the workflow events handler is told is its own state machine. */
-export const LOCAL_WORKFLOW_ARN = localStateMachineArn(LOCAL_WORKFLOW_NAME);
+export { LOCAL_WORKFLOW_ARN };
+
 const LOCAL_DIAGNOSE_ARN = 'arn:aws:lambda:local:000000000000:function:Diagnose';
 
 export interface LocalDiagnosisWorkflowOptions {
@@ -88,12 +91,12 @@ export function createLocalDiagnosisWorkflow(options: LocalDiagnosisWorkflowOpti
 
   const execute = async (name: string, request: DiagnosisRunRequest, record: LocalExecutionRecord) => {
     const startDate = new Date();
-    const executionArn = localExecutionArn(LOCAL_WORKFLOW_NAME, name);
+    const executionArn = executionArnOf(LOCAL_WORKFLOW_ARN, name);
     let execution: LocalExecution;
     try {
       execution = await runLocalWorkflow(definition, structuredClone(request), {
         executionName: name,
-        stateMachineName: LOCAL_WORKFLOW_NAME,
+        stateMachineArn: LOCAL_WORKFLOW_ARN,
         startTime: startDate,
         invoke: (_functionArn, payload) =>
           options.invoke(payload, lambdaContext(options.invocationTimeoutMs ?? 300_000)),
@@ -116,6 +119,7 @@ export function createLocalDiagnosisWorkflow(options: LocalDiagnosisWorkflowOpti
   };
 
   return {
+    executionArnOf: (runId) => executionArnOf(LOCAL_WORKFLOW_ARN, runId),
     async start(request) {
       const name = request.runId;
       const input = JSON.stringify(request);

@@ -13,9 +13,12 @@ export interface LocalWorkflowOptions {
   /** The Lambda invocation of a Task: resolves with the function's result or rejects with its error (its `name`). */
   invoke(functionArn: string, payload: unknown): Promise<unknown>;
   executionName: string;
-  /** The state machine's name, for the context object's ARNs (default `local`). */
-  stateMachineName?: string;
-  /** The execution's start, for the context object's `Execution.StartTime` (default: now). */
+  /**
+   * The state machine's ARN, from which the execution's ARN (`$states.context.Execution.Id`) is made as Step Functions
+   * makes it (default: a local DiagnosisWorkflow). A Map's child executions get `…:execution:<machine>/<label>:<name>`.
+   */
+  stateMachineArn?: string;
+  /** The execution's start, for the context object's `Execution.StartTime` (ISO 8601; default: now). */
   startTime?: Date;
   /** Waits before a retry (default: real time), given the error being retried. Tests wait for an event instead. */
   sleep?: (milliseconds: number, error: unknown) => Promise<void>;
@@ -50,6 +53,8 @@ class StatesError extends Error {
 }
 
 const EXPRESSION = /^\{%([\s\S]*)%\}$/;
+/** The state machine a local execution belongs to when the caller names none. */
+const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:DiagnosisWorkflow';
 
 /** Evaluates a JSONata template: a `{% … %}` string is an expression; objects and arrays are walked; the rest is kept. */
 export async function evaluateTemplate(template: unknown, states: StatesVariable): Promise<unknown> {
@@ -88,7 +93,17 @@ export async function runLocalWorkflow(
   context: Record<string, unknown> = {},
 ): Promise<LocalExecution> {
   const visited: string[] = [];
-  const fullContext = { ...context, ...executionContext(input, options) };
+  const machine = options.stateMachineArn ?? LOCAL_STATE_MACHINE_ARN;
+  const fullContext = {
+    ...context,
+    Execution: {
+      Name: options.executionName,
+      Id: `${machine.replace(':stateMachine:', ':execution:')}:${options.executionName}`,
+      Input: input,
+      StartTime: (options.startTime ?? new Date()).toISOString(),
+    },
+    StateMachine: { Id: machine },
+  };
   let name = definition.StartAt;
   let current = input;
   for (;;) {
@@ -102,33 +117,6 @@ export async function runLocalWorkflow(
     name = step.next;
     current = step.output;
   }
-}
-
-/** A local execution's ARN, shaped as Step Functions shapes it (region `local`, account `000000000000`). */
-export function localExecutionArn(stateMachineName: string, executionName: string): string {
-  return `arn:aws:states:local:000000000000:execution:${stateMachineName}:${executionName}`;
-}
-
-/** A local state machine's ARN. */
-export function localStateMachineArn(stateMachineName: string): string {
-  return `arn:aws:states:local:000000000000:stateMachine:${stateMachineName}`;
-}
-
-/**
- * The context object's `Execution` and `StateMachine` as Step Functions gives them (`$states.context`): the
- * execution's ARN, name, input and start time (ISO 8601), and the state machine's ARN and name.
- */
-function executionContext(input: unknown, options: LocalWorkflowOptions) {
-  const machine = options.stateMachineName ?? 'local';
-  return {
-    Execution: {
-      Id: localExecutionArn(machine, options.executionName),
-      Name: options.executionName,
-      Input: input,
-      StartTime: (options.startTime ?? new Date()).toISOString(),
-    },
-    StateMachine: { Id: localStateMachineArn(machine), Name: machine },
-  };
 }
 
 type Step =
@@ -263,10 +251,16 @@ async function runMap(
         state.ItemSelector === undefined
           ? items[index]
           : await evaluateTemplate(state.ItemSelector, { ...states, context: itemContext });
+      const machine = options.stateMachineArn ?? LOCAL_STATE_MACHINE_ARN;
       const execution = await runLocalWorkflow(
         processor,
         selected,
-        { ...options, executionName: `${options.executionName}:${String(state.Label ?? name)}:${index}` },
+        {
+          ...options,
+          // NOTE: a child execution's ARN names the batch machine and its Map Run, as Step Functions names it.
+          stateMachineArn: `${machine}/${String(state.Label ?? name)}`,
+          executionName: `${options.executionName}-${index}`,
+        },
         [...path, name],
         {},
       );

@@ -1,11 +1,6 @@
 import { DiagnosisWorkflowConflictError } from '@diagnosis/core';
 import { createMemoryRunStore } from '@diagnosis/core/store';
-import {
-  createLocalDiagnosisWorkflow,
-  LOCAL_WORKFLOW_ARN,
-  localExecutionArn,
-  runLocalWorkflow,
-} from '@diagnosis/devkit';
+import { createLocalDiagnosisWorkflow, LOCAL_WORKFLOW_ARN, runLocalWorkflow } from '@diagnosis/devkit';
 import { describe, expect, it } from 'vitest';
 import { createObservability } from '../../../functions/setup/observability.ts';
 
@@ -45,7 +40,7 @@ describe('createLocalDiagnosisWorkflow', () => {
       expect.objectContaining({
         message: 'workflow execution failed',
         runId: 'run-fails',
-        executionArn: localExecutionArn('DiagnosisWorkflow', 'run-fails'),
+        executionArn: 'arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:run-fails',
         error: 'DiagnosisServiceError',
       }),
     );
@@ -145,7 +140,7 @@ describe('runLocalWorkflow’s context object', () => {
       { runId: 'r-1' },
       {
         executionName: 'r-1',
-        stateMachineName: 'DiagnosisWorkflow',
+        stateMachineArn: LOCAL_WORKFLOW_ARN,
         startTime,
         invoke: async (_arn, payload) => void payloads.push(payload),
       },
