@@ -3,6 +3,11 @@ import { createMemoryRunStore } from '@diagnosis/core/store';
 import { createLocalDiagnosisWorkflow, LOCAL_WORKFLOW_ARN, runLocalWorkflow } from '@diagnosis/devkit';
 import { describe, expect, it } from 'vitest';
 import { createObservability } from '../../../functions/setup/observability.ts';
+import {
+  DIAGNOSE_ERRORS,
+  DIAGNOSE_RETRIERS,
+  executionArnOf,
+} from '../../../functions/workflows/diagnosis-workflows.ts';
 
 const request = (runId: string) => ({
   runId,
@@ -19,22 +24,28 @@ function standIn(invoke: (payload: unknown) => Promise<unknown>) {
   const lines: Record<string, unknown>[] = [];
   const { logger } = createObservability('LocalWorkflow', (line) => lines.push(JSON.parse(line)));
   const workflow = createLocalDiagnosisWorkflow({ invoke, store, logger, delayScale: 0, random: () => 0.5 });
-  return { store, lines, workflow };
+  /** Queues the run as StartDiagnosis does: owned by its execution here. */
+  const queue = (runId: string) =>
+    store.queueRun(request(runId), { executionArn: executionArnOf(LOCAL_WORKFLOW_ARN, runId) });
+  return { store, lines, workflow, queue };
 }
 
 describe('createLocalDiagnosisWorkflow', () => {
   it('closes a QUEUED run FAILED WORKFLOW_FAILED when its execution fails, and logs the error by class only', async () => {
     const invoked: unknown[] = [];
-    const { store, lines, workflow } = standIn(async (payload) => {
+    const { store, lines, workflow, queue } = standIn(async (payload) => {
       invoked.push(payload);
       throw named('DiagnosisServiceError');
     });
-    await store.queueRun(request('run-fails'));
+    await queue('run-fails');
     await workflow.start(request('run-fails'));
     await workflow.idle();
     // The deployed retrier: DiagnosisServiceError twice more, then the execution fails.
     expect(invoked).toHaveLength(3);
-    expect(invoked[0]).toEqual(request('run-fails'));
+    expect(invoked[0]).toEqual({
+      ...request('run-fails'),
+      executionArn: 'arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:run-fails',
+    });
     expect(await store.getRun('run-fails')).toMatchObject({ status: 'FAILED', errorCode: 'WORKFLOW_FAILED' });
     expect(lines).toContainEqual(
       expect.objectContaining({
@@ -52,12 +63,12 @@ describe('createLocalDiagnosisWorkflow', () => {
 
   it('waits out a busy enterprise with the definition’s retrier, then runs', async () => {
     let calls = 0;
-    const { store, workflow } = standIn(async () => {
+    const { store, workflow, queue } = standIn(async () => {
       calls += 1;
       if (calls <= 5) throw named('DiagnosisTenantBusyError');
       return { runId: 'run-busy', status: 'PUBLISHED' };
     });
-    await store.queueRun(request('run-busy'));
+    await queue('run-busy');
     await workflow.start(request('run-busy'));
     await workflow.idle();
     expect(calls).toBe(6);
@@ -66,14 +77,15 @@ describe('createLocalDiagnosisWorkflow', () => {
 
   it('fails the execution of a run whose enterprise stays busy past every retry, and closes the run', async () => {
     let calls = 0;
-    const { store, workflow } = standIn(async () => {
+    const { store, workflow, queue } = standIn(async () => {
       calls += 1;
       throw named('DiagnosisTenantBusyError');
     });
-    await store.queueRun(request('run-starved'));
+    await queue('run-starved');
     await workflow.start(request('run-starved'));
     await workflow.idle();
-    expect(calls).toBe(41);
+    const busy = DIAGNOSE_RETRIERS.find((retrier) => retrier.ErrorEquals.includes(DIAGNOSE_ERRORS.tenantBusy));
+    expect(calls).toBe((busy?.MaxAttempts ?? 0) + 1);
     expect(await store.getRun('run-starved')).toMatchObject({ status: 'FAILED', errorCode: 'WORKFLOW_FAILED' });
   });
 
@@ -101,14 +113,20 @@ describe('createLocalDiagnosisWorkflow', () => {
     expect(ended).toMatchObject({ code: 'WORKFLOW_EXECUTION_ENDED', runErrorCode: 'WORKFLOW_FAILED' });
   });
 
-  it('closes a RUNNING run whose execution fails on a result status the definition does not release', async () => {
-    const { store, workflow } = standIn(async () => ({ runId: 'run-odd', status: 'SOMETHING_ELSE' }));
-    await store.queueRun(request('run-odd'));
-    await store.claimQueuedRun('run-odd', Date.now());
+  it('leaves a RUNNING run its live invocation holds as it is when the execution fails (the sweeper’s, not the event’s)', async () => {
+    const { store, lines, workflow, queue } = standIn(async () => ({ runId: 'run-odd', status: 'SOMETHING_ELSE' }));
+    await queue('run-odd');
+    await store.claimQueuedRun('run-odd', Date.now() + 60_000, {
+      owner: executionArnOf(LOCAL_WORKFLOW_ARN, 'run-odd'),
+    });
     await workflow.start(request('run-odd'));
     await workflow.idle();
-    // `DiagnosisFailed` (an unknown status) fails the execution; the RUNNING run is closed by the events handler.
-    expect(await store.getRun('run-odd')).toMatchObject({ status: 'FAILED', errorCode: 'WORKFLOW_FAILED' });
+    // `DiagnosisFailed` (an unknown status) fails the execution; the event reaches the handler, which leaves a run
+    // held by a live invocation alone (main's ownership rule); the execution's failure is logged.
+    expect(await store.getRun('run-odd')).toMatchObject({ status: 'RUNNING' });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ message: 'workflow execution failed', runId: 'run-odd', error: 'DiagnosisFailed' }),
+    );
   });
 });
 
