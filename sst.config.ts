@@ -133,6 +133,9 @@ export default $config({
       // Peak RSS of a full end-to-end diagnosis is about 145 MB (BENCHMARKS.md): 256 MB would fit, 512 MB buys CPU
       // (Lambda allots CPU by memory) for the cold start and the JSON work of each round.
       memory: '512 MB',
+      // NOTE: reserved concurrency (deploy/<stage>.json's `reservedConcurrency`) is a floor and a ceiling: a flood of
+      // diagnoses cannot take the account's concurrency from the API, nor the API's from the diagnoses.
+      concurrency: { reserved: stageConfig.reservedConcurrency.Diagnose },
       link: [table, modelApiKey, mysqlUrl],
       environment,
       permissions,
@@ -150,6 +153,7 @@ export default $config({
         architecture: 'arm64',
         timeout: '10 seconds',
         memory: '256 MB',
+        concurrency: { reserved: stageConfig.reservedConcurrency.api },
         environment: {
           DIAGNOSIS_TABLE_NAME: table.name,
           ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
@@ -272,13 +276,17 @@ export default $config({
     const executionsArn = $interpolate`${workflow.arn}`.apply(
       (arn) => `${arn.replace(':stateMachine:', ':execution:')}:*`,
     );
-    const runWriter = (name: 'StartDiagnosis' | 'CancelRun', actions: string[], resources: $util.Input<string>[]) =>
+    const runWriter = (
+      name: 'StartDiagnosis' | 'CancelRun',
+      workflowPermissions: { actions: string[]; resources: $util.Input<string>[] }[],
+    ) =>
       new sst.aws.Function(name, {
         ...functionCode(name, $cli.paths.root),
         runtime: 'nodejs24.x',
         architecture: 'arm64',
         timeout: '30 seconds',
         memory: '256 MB',
+        concurrency: { reserved: stageConfig.reservedConcurrency.api },
         environment: {
           DIAGNOSIS_TABLE_NAME: table.name,
           DIAGNOSIS_WORKFLOW_ARN: workflow.arn,
@@ -295,12 +303,16 @@ export default $config({
               { test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*', 'TENANT#*#OPEN'] },
             ],
           },
-          { actions, resources },
+          ...workflowPermissions,
           ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
         ],
       });
-    const startDiagnosis = runWriter('StartDiagnosis', ['states:StartExecution'], [workflow.arn]);
-    const cancelRun = runWriter('CancelRun', ['states:StopExecution'], [executionsArn]);
+    // NOTE: the start reads the execution under the run's name when StartExecution says it exists (whose it is).
+    const startDiagnosis = runWriter('StartDiagnosis', [
+      { actions: ['states:StartExecution'], resources: [workflow.arn] },
+      { actions: ['states:DescribeExecution'], resources: [executionsArn] },
+    ]);
+    const cancelRun = runWriter('CancelRun', [{ actions: ['states:StopExecution'], resources: [executionsArn] }]);
     api.route('POST /diagnoses', startDiagnosis.arn, { auth: { iam: true } });
     api.route('POST /runs/{runId}/cancel', cancelRun.arn, { auth: { iam: true } });
 

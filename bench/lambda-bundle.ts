@@ -353,12 +353,15 @@ async function run(root: string): Promise<void> {
       'knowledge index empty',
       emptyKnowledgeIndex,
     );
-    const counted: [string, Task, Task][] = [
-      ['Diagnose', tasks.Diagnose, tasks.bare],
-      ['Diagnose, knowledge index empty (stands in for loading it on first use)', noKnowledge, tasks.bare],
-      ['stack alone (ai + provider + DynamoDB client)', tasks.stack, tasks.bare],
-      ['GetRun', tasks.GetRun, tasks.bare],
-      ['before: Diagnose as SST built it, --enable-source-maps', tasks.diagnoseBefore, tasks.bareBefore],
+    // The targets: Diagnose ≤ 1.8× (issue #14), every API function ≤ 1.3× (issue #25).
+    const counted: [string, Task, Task, number][] = [
+      ['Diagnose', tasks.Diagnose, tasks.bare, 1.8],
+      ['Diagnose, knowledge index empty (stands in for loading it on first use)', noKnowledge, tasks.bare, 1.8],
+      ['stack alone (ai + provider + DynamoDB client)', tasks.stack, tasks.bare, 1.8],
+      ...names
+        .filter((name) => name !== 'Diagnose')
+        .map((name): [string, Task, Task, number] => [name, tasks[name], tasks.bare, 1.3]),
+      ['before: Diagnose as SST built it, --enable-source-maps', tasks.diagnoseBefore, tasks.bareBefore, 1.8],
     ];
     const totals = new Map<Task, number>();
     const total = (task: Task) => {
@@ -371,12 +374,12 @@ async function run(root: string): Promise<void> {
     console.log(
       `\ninstructions (callgrind, node --predictable): whole process (Node's start + import, as Lambda's Init Duration) and the import alone (minus a process importing an empty module, ${mega(nothing)})`,
     );
-    for (const [label, task, baseline] of counted) {
+    for (const [label, task, baseline, target] of counted) {
       const [whole, bare] = [total(task), total(baseline)];
       const ratio = whole / bare;
       const importRatio = (whole - nothing) / (bare - nothing);
       console.log(
-        `  ${label}: ${mega(whole)} vs bare ${mega(bare)} = ${ratio.toFixed(2)}× (target ≤ 1.8×: ${ratio <= 1.8 ? 'met' : 'MISSED'});   import alone ${mega(whole - nothing)} vs ${mega(bare - nothing)} = ${importRatio.toFixed(2)}×`,
+        `  ${label}: ${mega(whole)} vs bare ${mega(bare)} = ${ratio.toFixed(2)}× (target ≤ ${target}×: ${ratio <= target ? 'met' : 'MISSED'});   import alone ${mega(whole - nothing)} vs ${mega(bare - nothing)} = ${importRatio.toFixed(2)}×`,
       );
     }
   }

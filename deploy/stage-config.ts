@@ -3,7 +3,8 @@
  * runs with is reviewed like code. The file's `settings` are the Lambda settings (names as in the README), checked at
  * deploy time by the very parse the functions run at cold start (`parseDiagnosisSettings`), so a value the functions
  * would refuse fails the deploy instead, naming the key. A production stage refuses the example world (the sample
- * runbooks, logs and MySQL catalog under `examples/`) unless its file says `"allowExampleEvidence": true`.
+ * runbooks, logs and MySQL catalog under `examples/`) unless its file says `"allowExampleEvidence": true`, and
+ * refuses to deploy without a TENANT_ACCESS policy.
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
@@ -55,6 +56,26 @@ export const STAGE_SETTING_KEYS = Object.freeze(
  */
 const settingValue = v.union([v.string(), v.number(), v.array(v.unknown()), v.record(v.string(), v.unknown())]);
 
+/**
+ * Reserved concurrency of a function: at least 1 (0 would throttle every call, a kill switch and not a setting) and at
+ * most 1,000, AWS's default account quota; AWS itself refuses a reservation that leaves the account under 100
+ * unreserved, which the deploy then reports.
+ */
+const reservedConcurrencyValue = v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(1_000));
+
+/**
+ * Lambda reserved concurrency, per stage: `Diagnose` for the function that runs diagnoses, `api` for each function
+ * behind the InternalApi (StartDiagnosis, CancelRun, GetRun, GetRunAudit, GetRunReasoning). A reservation is also
+ * a ceiling, so a flood on one cannot take the account's concurrency from the others, nor from other apps. The
+ * default (also deploy/default.json's) is small, so several development stages fit in one account.
+ */
+export interface ReservedConcurrency {
+  Diagnose: number;
+  api: number;
+}
+
+export const DEFAULT_RESERVED_CONCURRENCY: Readonly<ReservedConcurrency> = Object.freeze({ Diagnose: 10, api: 2 });
+
 const stageFileSchema = v.strictObject({
   /** The editor's hint, ignored. */
   $comment: v.optional(v.string()),
@@ -69,6 +90,10 @@ const stageFileSchema = v.strictObject({
   alarms: v.optional(alarmSettingsSchema, {}),
   /** Where each enterprise's results are delivered (docs/delivery.md); secrets by SST secret name only. */
   delivery: v.optional(deliverySettingsSchema, {}),
+  reservedConcurrency: v.optional(
+    v.strictObject({ Diagnose: reservedConcurrencyValue, api: reservedConcurrencyValue }),
+    DEFAULT_RESERVED_CONCURRENCY,
+  ),
 });
 
 /** A stage file as written (what `deploy/<stage>.json` may hold): the tests type-check the committed files with it. */
@@ -89,6 +114,7 @@ export interface StageConfig {
   batchMaxConcurrency: number;
   alarms: AlarmSettings;
   delivery: DeliverySettings;
+  reservedConcurrency: ReservedConcurrency;
 }
 
 /** A stage file that is missing, unreadable or invalid: the message names the file and the keys, never values. */
@@ -166,6 +192,13 @@ export function parseStageConfig(root: string, stage: string, file: string, json
       ].join(' '),
     );
   }
+  // NOTE: without a policy every IAM caller allowed on the API may use every enterprise: a warning elsewhere, a
+  // refusal for the stage that holds real tenants. `[]` (no caller may use any enterprise) is a policy.
+  if (production && settings.TENANT_ACCESS === undefined) {
+    throw new StageConfigError(
+      `${file}: TENANT_ACCESS is not set: stage ${stage} deploys only with a tenant access policy (README, "Security model")`,
+    );
+  }
   const missing = shippedPaths(settings).filter(([, path]) => !existsSync(resolve(root, path)));
   if (missing.length > 0) {
     throw new StageConfigError(
@@ -182,6 +215,7 @@ export function parseStageConfig(root: string, stage: string, file: string, json
     batchMaxConcurrency: parsed.output.batchMaxConcurrency,
     alarms: parsed.output.alarms,
     delivery: parsed.output.delivery,
+    reservedConcurrency: { ...parsed.output.reservedConcurrency },
   };
 }
 

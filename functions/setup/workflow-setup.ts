@@ -1,15 +1,15 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { WorkflowStarter } from '@diagnosis/core';
-import type { WorkflowSettings } from '@diagnosis/core/config';
-import { createInProcessWorkflow, createStepFunctionsWorkflow } from './workflow.ts';
+import { SettingsError, type WorkflowSettings } from '@diagnosis/core/config';
+import { createStepFunctionsWorkflow } from './workflow.ts';
 
 /**
- * The workflow a start or cancel function talks to: the DiagnosisWorkflow when DIAGNOSIS_WORKFLOW_ARN is set (always
- * in a deployment), else the Diagnose handler in this process (local runs and tests).
+ * The workflow a start or cancel function talks to: the DiagnosisWorkflow named by DIAGNOSIS_WORKFLOW_ARN, which a
+ * deployment always sets. Without it the cold start fails naming the key. NOTE: there is no in-process fallback
+ * here any more: it made these functions' bundles carry the whole model stack, and a Lambda is frozen once it has
+ * answered. Local runs and tests compose the handlers with `createLocalDiagnosisWorkflow` (`@diagnosis/devkit`).
  */
 export function createWorkflow(settings: WorkflowSettings): WorkflowStarter {
-  if (settings.DIAGNOSIS_WORKFLOW_ARN !== undefined) {
-    return createStepFunctionsWorkflow(new SFNClient({ maxAttempts: 3 }), settings.DIAGNOSIS_WORKFLOW_ARN);
-  }
-  return createInProcessWorkflow(async () => (await import('../diagnose.ts')).handler as never);
+  if (settings.DIAGNOSIS_WORKFLOW_ARN === undefined) throw new SettingsError(['DIAGNOSIS_WORKFLOW_ARN']);
+  return createStepFunctionsWorkflow(new SFNClient({ maxAttempts: 3 }), settings.DIAGNOSIS_WORKFLOW_ARN);
 }

@@ -1,30 +1,46 @@
 import {
+  DescribeExecutionCommand,
   ExecutionAlreadyExists,
   ExecutionDoesNotExist,
   type SFNClient,
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import type { DiagnosisRunRequest, WorkflowStarter } from '@diagnosis/core';
-import type { Context } from 'aws-lambda';
-import { executionArnOf, LOCAL_WORKFLOW_ARN } from '../workflows/diagnosis-workflows.ts';
-import { lambdaContext } from './lambda-context.ts';
+import { type DiagnosisRunRequest, DiagnosisWorkflowConflictError, type WorkflowStarter } from '@diagnosis/core';
+import { executionArnOf } from '../workflows/diagnosis-workflows.ts';
+
+/** Statuses of an execution that will still run Diagnose (a failed one being redriven runs again). */
+const OPEN_EXECUTION_STATUSES: ReadonlySet<string> = new Set(['RUNNING', 'PENDING_REDRIVE']);
 
 /**
- * The DiagnosisWorkflow on Step Functions: an execution named by the runId (so a second start of the same run is
- * harmless), stopped by its ARN. A client made once per cold start.
+ * The DiagnosisWorkflow on Step Functions: an execution named by the runId, stopped by its ARN. A client made once
+ * per cold start.
+ *
+ * NOTE: a second StartExecution with the name and input of a RUNNING execution succeeds (Standard workflows are
+ * idempotent so); `ExecutionAlreadyExists` means the named execution has ended or has another input. So that
+ * refusal is never taken as a start: the execution under the run's name is read, and only this run's own execution
+ * (this state machine, exactly this input) still running counts as started. One of another request or machine is
+ * `WORKFLOW_EXECUTION_CONFLICT`; this run's own, ended, is `WORKFLOW_EXECUTION_ENDED` (no execution will take the
+ * QUEUED run any more). `startDiagnosis` closes the run with the error's `runErrorCode`.
  */
 export function createStepFunctionsWorkflow(client: SFNClient, stateMachineArn: string): WorkflowStarter {
   const executionArn = (runId: string) => executionArnOf(stateMachineArn, runId);
   return {
     executionArnOf: executionArn,
     async start(request: DiagnosisRunRequest) {
+      const input = JSON.stringify(request);
       try {
-        await client.send(
-          new StartExecutionCommand({ stateMachineArn, name: request.runId, input: JSON.stringify(request) }),
-        );
+        await client.send(new StartExecutionCommand({ stateMachineArn, name: request.runId, input }));
+        return;
       } catch (error) {
         if (!(error instanceof ExecutionAlreadyExists)) throw error;
+      }
+      const existing = await client.send(new DescribeExecutionCommand({ executionArn: executionArn(request.runId) }));
+      if (existing.stateMachineArn !== stateMachineArn || existing.input !== input) {
+        throw new DiagnosisWorkflowConflictError('WORKFLOW_EXECUTION_CONFLICT');
+      }
+      if (!OPEN_EXECUTION_STATUSES.has(String(existing.status))) {
+        throw new DiagnosisWorkflowConflictError('WORKFLOW_EXECUTION_ENDED');
       }
     },
     async stop(runId: string) {
@@ -37,36 +53,4 @@ export function createStepFunctionsWorkflow(client: SFNClient, stateMachineArn: 
       }
     },
   };
-}
-
-type Invoke = (payload: DiagnosisRunRequest, context: Context) => Promise<unknown>;
-
-/**
- * The workflow's stand-in for local runs and tests (no DIAGNOSIS_WORKFLOW_ARN): the Diagnose handler invoked in this
- * process with the payload the state machine would send. NOTE: never for a deployed function — a Lambda is frozen
- * once it has answered; `sst.config.ts` always sets DIAGNOSIS_WORKFLOW_ARN.
- */
-export function createInProcessWorkflow(loadDiagnose: () => Promise<Invoke>, timeoutMs = 300_000) {
-  const running = new Set<Promise<unknown>>();
-  const workflow: WorkflowStarter & { idle(): Promise<void> } = {
-    executionArnOf: (runId) => executionArnOf(LOCAL_WORKFLOW_ARN, runId),
-    async start(request) {
-      const invoke = await loadDiagnose();
-      const run = invoke(
-        { ...request, executionArn: executionArnOf(LOCAL_WORKFLOW_ARN, request.runId) } as DiagnosisRunRequest,
-        lambdaContext(timeoutMs),
-      )
-        .catch(() => undefined)
-        .finally(() => running.delete(run));
-      running.add(run);
-    },
-    async stop() {
-      // NOTE: nothing to stop: the run's invocation watches its cancel flag.
-    },
-    /** Waits until every run started here has ended. */
-    async idle() {
-      while (running.size > 0) await Promise.all([...running]);
-    },
-  };
-  return workflow;
 }

@@ -73,4 +73,35 @@ describe('the cold start of every function', () => {
       expectNoSecret(failure);
     },
   );
+
+  it.each(['start-diagnosis', 'cancel-run'])(
+    'fails %s without DIAGNOSIS_WORKFLOW_ARN, naming the key (no in-process fallback in a Lambda)',
+    async (name) => {
+      vi.resetModules();
+      vi.stubEnv('DIAGNOSIS_TABLE_NAME', 'table-x');
+      vi.stubEnv('DIAGNOSIS_WORKFLOW_ARN', '');
+      const failure = await import(`../../functions/${name}.ts`).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      vi.unstubAllEnvs();
+      expect(failure).toMatchObject({
+        name: 'SettingsError',
+        message: 'invalid configuration: DIAGNOSIS_WORKFLOW_ARN',
+      });
+    },
+  );
+
+  it.each(['start-diagnosis', 'cancel-run'])('starts %s with a workflow ARN', async (name) => {
+    vi.resetModules();
+    vi.stubEnv('DIAGNOSIS_TABLE_NAME', 'table-x');
+    vi.stubEnv('AWS_REGION', 'eu-west-1');
+    vi.stubEnv(
+      'DIAGNOSIS_WORKFLOW_ARN',
+      'arn:aws:states:eu-west-1:123456789012:stateMachine:diagnosis-DiagnosisWorkflow',
+    );
+    const loaded = (await import(`../../functions/${name}.ts`)) as { handler?: unknown };
+    vi.unstubAllEnvs();
+    expect(typeof loaded.handler).toBe('function');
+  });
 });

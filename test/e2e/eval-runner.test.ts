@@ -4,7 +4,7 @@
  * codes, probes, worlds of the scenario's own (MySQL database made and dropped, logs generated), live mode against a
  * loopback model with its total token cap.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMysqlPool } from '@diagnosis/core/adapters';
 import { type EvalReport, evalMain } from '@diagnosis/eval';
@@ -407,6 +407,29 @@ describe('npm run eval (offline)', () => {
       );
     } finally {
       await server.close();
+    }
+  });
+
+  it('refuses a scenario linking out of its folder, or a seed leaving its database, in one line with exit 64', async () => {
+    for (const [id, prepare] of [
+      ['linked', (dir: string) => symlinkSync('/etc/hostname', join(dir, 'world/knowledge/leak.md'))],
+      ['seeded', (dir: string) => writeFileSync(join(dir, 'world/mysql/seed.sql'), 'USE mysql;\nDROP TABLE user;')],
+    ] as const) {
+      const root = await tempDir('eval-e2e-');
+      writeScenario(
+        root,
+        { id, title: '任意', expected: { outcome: 'ABSTAIN' } },
+        {
+          'world/knowledge/runbook.md': '# 手册',
+          'world/mysql/catalog.json': [],
+        },
+      );
+      prepare(join(root, id));
+      const { code, stderr, stdout } = await runEvalCli(['--scenarios', root]);
+      expect(code, id).toBe(64);
+      expect(stderr.trim().split('\n'), id).toHaveLength(1);
+      expect(stderr).toMatch(new RegExp(`^eval: ${id}: `));
+      expect(`${stdout}${stderr}`).not.toMatch(/USE mysql|TABLE user/);
     }
   });
 

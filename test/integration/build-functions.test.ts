@@ -75,6 +75,22 @@ describe('buildFunctions', () => {
     expect(code).toContain('deepseek');
   });
 
+  it('keeps the model stack (the AI SDK, its providers, zod) out of every function but Diagnose (issue 19)', () => {
+    // NOTE: every output counts, chunks of a dynamic import included: whatever a function can reach is shipped.
+    const modelStack = /node_modules\/(ai|@ai-sdk\/[^/]+|zod)\//;
+    for (const name of names.filter((candidate) => candidate !== 'Diagnose')) {
+      const included = Object.values(metafiles[name].outputs).flatMap((output) =>
+        Object.entries(output.inputs)
+          .filter(([, input]) => input.bytesInOutput > 0)
+          .map(([path]) => path),
+      );
+      const packages = [...new Set(included.map((path) => modelStack.exec(path)?.[1]).filter(Boolean))].sort();
+      expect(packages, name).toEqual([]);
+    }
+    const diagnose = Object.values(metafiles.Diagnose.outputs).flatMap((output) => Object.keys(output.inputs));
+    expect(diagnose.some((path) => modelStack.test(path))).toBe(true);
+  });
+
   it('answers the AI SDK’s gateway checks with false and refuses any use of the gateway, naming why', async () => {
     const entry = join(temp, 'gateway-probe.ts');
     writeFileSync(

@@ -2,8 +2,13 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createMysqlPool } from '@diagnosis/core/adapters';
-import { loadExampleMysql } from '@diagnosis/devkit';
+import { parseWorkflowSettings } from '@diagnosis/core/config';
+import { createLocalDiagnosisWorkflow, loadExampleMysql } from '@diagnosis/devkit';
 import { inject } from 'vitest';
+import { createCancelRunHandler } from '../../functions/handlers/cancel-handler.ts';
+import { createStartDiagnosisHandler } from '../../functions/handlers/start-handler.ts';
+import { createTableStore } from '../../functions/setup/dynamo-client.ts';
+import { createObservability } from '../../functions/setup/observability.ts';
 import { handlerFileOf, LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../../scripts/lambda-functions.ts';
 import { startDeepSeekServer } from './deepseek-server.ts';
 import { createTestTable, localDynamoClient } from './dynamodb.ts';
@@ -38,7 +43,13 @@ async function loadHandler(name: LambdaFunctionName): Promise<Handler> {
  * would), DynamoDB Local, a loopback DeepSeek-format model server, the local adapters on `examples/`, and MariaDB
  * with the example seed when one is reachable.
  */
-export async function startE2eWorld(environment: Record<string, string> = {}) {
+export async function startE2eWorld(
+  environment: Record<string, string> = {},
+  options: {
+    /** Scales the local workflow's retry waits (default 0.01: a 30 s backoff takes 0.3 s). */
+    workflowDelayScale?: number;
+  } = {},
+) {
   const server = await startDeepSeekServer();
   const dynamo = localDynamoClient();
   const table = await createTestTable(dynamo);
@@ -77,8 +88,32 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
   const getRun = await loadHandler('GetRun');
   const getRunAudit = await loadHandler('GetRunAudit');
   const getRunReasoning = await loadHandler('GetRunReasoning');
-  const startDiagnosis = await loadHandler('StartDiagnosis');
-  const cancelRun = await loadHandler('CancelRun');
+  // NOTE: the deployed StartDiagnosis and CancelRun need a Step Functions workflow (DIAGNOSIS_WORKFLOW_ARN); here
+  // their handlers are composed as their entries compose them, with the devkit's local DiagnosisWorkflow instead,
+  // which runs the deployed definition against this Diagnose handler and closes failed runs as the deployed rule does.
+  const workflowSettings = parseWorkflowSettings(process.env);
+  const workflowStore = createTableStore(workflowSettings);
+  /** What the local workflow's Diagnose invocations answered: refusals of a busy enterprise are counted. */
+  const invocations = { tenantBusy: 0 };
+  const workflow = createLocalDiagnosisWorkflow({
+    invoke: (payload, context) =>
+      diagnose(payload, context).catch((error: unknown) => {
+        if ((error as Error)?.name === 'DiagnosisTenantBusyError') invocations.tenantBusy += 1;
+        throw error;
+      }),
+    store: workflowStore,
+    logger: createObservability('OnWorkflowStopped').logger,
+    delayScale: options.workflowDelayScale ?? 0.01,
+  });
+  const policy = workflowSettings.TENANT_ACCESS ?? null;
+  const startDiagnosis = createStartDiagnosisHandler(
+    { store: workflowStore, workflow },
+    { ...createObservability('StartDiagnosis'), policy },
+  ) as Handler;
+  const cancelRun = createCancelRunHandler(
+    { store: workflowStore, workflow },
+    { ...createObservability('CancelRun'), policy },
+  ) as Handler;
   const onWorkflowStopped = await loadHandler('OnWorkflowStopped');
   const documents = DynamoDBDocumentClient.from(dynamo);
 
@@ -86,6 +121,9 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
     server,
     mysqlAvailable,
     handlers: { diagnose, getRun, getRunAudit, getRunReasoning, startDiagnosis, cancelRun, onWorkflowStopped },
+    /** The local DiagnosisWorkflow behind startDiagnosis (`idle()` waits for every execution it started). */
+    workflow,
+    invocations,
     tableName: table.tableName,
     /** Every item in the table. */
     async items(): Promise<Record<string, unknown>[]> {

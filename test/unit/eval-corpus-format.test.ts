@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCorpus, loadScenario, parsePrice, priceOf, ScenarioError } from '@diagnosis/eval';
 import { fillTemplate, generateLogFile, seededRandom } from '@diagnosis/eval/generate-logs';
@@ -157,6 +157,59 @@ describe('scenario folders', () => {
     expect(loadCorpus(root).map((scenario) => scenario.id)).toEqual(['a-one', 'b-two']);
     expect(loadCorpus(root, ['b-two']).map((scenario) => scenario.id)).toEqual(['b-two']);
     expect(problemsOf(() => loadCorpus(root, ['nope']))).toContain('nope');
+  });
+});
+
+describe('scenario folders and what they link to (issue 19)', () => {
+  const world = {
+    'world/knowledge/runbook.md': '# 手册',
+    'world/mysql/catalog.json': '[]',
+    'world/mysql/seed.sql': 'CREATE TABLE t (a INT);',
+  };
+
+  it.each([
+    ['a file of this machine', (dir: string) => symlinkSync('/etc/hostname', join(dir, 'world/knowledge/leak.md'))],
+    ['a folder outside', (dir: string) => symlinkSync('/etc', join(dir, 'world/logs'))],
+    ['a sibling scenario', (dir: string) => symlinkSync(join(dir, '..'), join(dir, 'world/knowledge/up'))],
+    ['nothing', (dir: string) => symlinkSync(join(dir, 'gone'), join(dir, 'world/knowledge/dangling.md'))],
+    ['a system file as scripted.json', (dir: string) => symlinkSync('/etc/hostname', join(dir, 'scripted.json'))],
+  ])('refuses a symbolic link to %s, in one line naming the link', async (_label, link) => {
+    const root = await tempDir('eval-links-');
+    const dir = scenarioDir(root, valid, world);
+    link(dir);
+    const problems = problemsOf(() => loadScenario(dir));
+    expect(problems.split('\n')).toHaveLength(1);
+    expect(problems).toMatch(
+      /^(world\/(knowledge|logs)|scripted\.json)\S* is a symbolic link (that leaves the scenario folder|to nothing)$/,
+    );
+  });
+
+  it('accepts a symbolic link that stays inside the scenario folder', async () => {
+    const root = await tempDir('eval-links-');
+    const dir = scenarioDir(root, valid, world);
+    symlinkSync(join(dir, 'world/knowledge/runbook.md'), join(dir, 'world/knowledge/alias.md'));
+    expect(loadScenario(dir).id).toBe('logs-pool');
+  });
+
+  it('refuses a scenario folder that is itself a link, in a corpus or on its own', async () => {
+    const root = await tempDir('eval-links-');
+    const elsewhere = await tempDir('eval-elsewhere-');
+    const real = scenarioDir(elsewhere, valid);
+    symlinkSync(real, join(root, 'logs-pool'));
+    expect(problemsOf(() => loadCorpus(root))).toBe('the scenario folder is a symbolic link');
+    expect(problemsOf(() => loadScenario(join(root, 'logs-pool')))).toBe('the scenario folder is a symbolic link');
+  });
+
+  it.each([
+    ['USE of another database', 'CREATE TABLE t (a INT);\nUSE mysql;'],
+    ['CREATE DATABASE', 'CREATE DATABASE other;'],
+    ['a table of another database', 'INSERT INTO other.t VALUES (1);'],
+  ])('refuses a seed.sql with %s when the scenario is loaded, before any database is touched', async (_l, sql) => {
+    const root = await tempDir('eval-seed-');
+    const dir = scenarioDir(root, valid, { ...world, 'world/mysql/seed.sql': sql });
+    const problems = problemsOf(() => loadScenario(dir));
+    expect(problems).toMatch(/^world\/mysql\/seed\.sql statement \d+: /);
+    expect(problems).not.toMatch(/mysql;|other\.t/);
   });
 });
 

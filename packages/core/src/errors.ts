@@ -172,6 +172,38 @@ export class DiagnosisTenantBusyError extends DiagnosisError {
   }
 }
 
+/** Why a run's workflow execution could not be started under its name (the runId). */
+export const WORKFLOW_CONFLICT_CODES = Object.freeze([
+  'WORKFLOW_EXECUTION_CONFLICT',
+  'WORKFLOW_EXECUTION_ENDED',
+] as const);
+export type WorkflowConflictCode = (typeof WORKFLOW_CONFLICT_CODES)[number];
+
+const WORKFLOW_CONFLICT_MESSAGES: Record<WorkflowConflictCode, string> = {
+  WORKFLOW_EXECUTION_CONFLICT: 'a workflow execution of another request already has this run id; use a new run id',
+  WORKFLOW_EXECUTION_ENDED: 'the workflow execution of this run has already ended; the run was closed',
+};
+
+/**
+ * The run's workflow execution name (its runId) is taken: by an execution of another request or another state
+ * machine (`WORKFLOW_EXECUTION_CONFLICT`; the run is closed FAILED `WORKFLOW_START_FAILED`), or by this run's own
+ * execution, which has already ended (`WORKFLOW_EXECUTION_ENDED`; the run is closed FAILED `WORKFLOW_FAILED`).
+ * `runErrorCode` is the code the run is closed with. An HTTP caller gets 409: the same request again reads the
+ * closed run; a new run id starts afresh.
+ */
+export class DiagnosisWorkflowConflictError extends DiagnosisError {
+  override readonly name = 'DiagnosisWorkflowConflictError';
+  readonly kind = 'conflict';
+  readonly code: WorkflowConflictCode;
+  readonly runErrorCode: 'WORKFLOW_START_FAILED' | 'WORKFLOW_FAILED';
+
+  constructor(code: WorkflowConflictCode) {
+    super(WORKFLOW_CONFLICT_MESSAGES[code]);
+    this.code = code;
+    this.runErrorCode = code === 'WORKFLOW_EXECUTION_ENDED' ? 'WORKFLOW_FAILED' : 'WORKFLOW_START_FAILED';
+  }
+}
+
 export const STORE_ERROR_CODES = Object.freeze([
   'RUN_NOT_FOUND',
   'RUN_NOT_RUNNING',

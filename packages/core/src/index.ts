@@ -35,6 +35,7 @@ export {
   DiagnosisRunConflictError,
   DiagnosisRunIdConflictError,
   DiagnosisTenantBusyError,
+  DiagnosisWorkflowConflictError,
   EXECUTION_ERROR_CODES,
   INPUT_ERROR_CODES,
   issuePaths,
@@ -43,6 +44,8 @@ export {
   SettingsError,
   STORE_ERROR_CODES,
   safeErrorName,
+  WORKFLOW_CONFLICT_CODES,
+  type WorkflowConflictCode,
 } from './errors.ts';
 export type { JudgeFailure } from './harness/create-judge-harness.ts';
 /** The Draft round's JSON mode (by the provider profile's `draftFormat`), for the composition root to wrap its model. */

@@ -1,8 +1,8 @@
 /**
  * `@diagnosis/devkit`: the engines that local runs (the `diagnosis` command) and the tests share, never deployed —
  * AWS's DynamoDB Local from npm, the loopback DeepSeek-format server that answers from a script (hand-written
- * conversations, never recordings of a live model), the local interpreter of our Step Functions definitions, and the
- * example world's MySQL loader.
+ * conversations, never recordings of a live model), the local interpreter of our Step Functions definitions, the
+ * DiagnosisWorkflow's local stand-in built on it, and the example world's MySQL loader.
  */
 export {
   type DynamoDbLocal,
@@ -12,11 +12,25 @@ export {
 } from './dynamodb-local.ts';
 export { loadExampleMysql, loadMysqlSeed } from './load-example-mysql.ts';
 export {
+  createLocalDiagnosisWorkflow,
+  type ExecutionStatusChangeEvent,
+  LOCAL_WORKFLOW_ARN,
+  type LocalDiagnosisWorkflow,
+  type LocalDiagnosisWorkflowOptions,
+} from './local-diagnosis-workflow.ts';
+export {
   evaluateTemplate,
   type LocalExecution,
   type LocalWorkflowOptions,
   runLocalWorkflow,
 } from './local-workflow.ts';
+export {
+  MAX_SEED_STATEMENTS,
+  parseMysqlSeed,
+  SEED_STATEMENTS,
+  type SeedParse,
+  SeedRefusedError,
+} from './mysql-seed.ts';
 export {
   E1001_SCRIPTED_CONVERSATION,
   loadScriptedConversation,

@@ -4,17 +4,22 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createConnection } from 'mysql2/promise';
+import { parseMysqlSeed, SeedRefusedError } from './mysql-seed.ts';
 
 export async function loadExampleMysql(url: string): Promise<void> {
   await loadMysqlSeed(url, new URL('../../../examples/mysql/seed.sql', import.meta.url));
 }
 
-/** Runs a seed file (statements separated by `;`, DATETIMEs in UTC) in the database named by `url`. */
+/**
+ * Runs a seed file (DATETIMEs in UTC) in the database named by `url`, one checked statement at a time (see
+ * `parseMysqlSeed`: no `multipleStatements`, nothing that leaves that database). A refused seed runs nothing.
+ */
 export async function loadMysqlSeed(url: string, seedPath: string | URL): Promise<void> {
-  const sql = await readFile(seedPath, 'utf8');
-  const connection = await createConnection({ uri: url, multipleStatements: true, timezone: 'Z' });
+  const parsed = parseMysqlSeed(await readFile(seedPath, 'utf8'));
+  if (!parsed.ok) throw new SeedRefusedError(`the seed was refused: ${parsed.problem}`);
+  const connection = await createConnection({ uri: url, timezone: 'Z' });
   try {
-    await connection.query(sql);
+    for (const statement of parsed.statements) await connection.query(statement);
   } finally {
     await connection.end();
   }

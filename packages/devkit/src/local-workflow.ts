@@ -18,6 +18,8 @@ export interface LocalWorkflowOptions {
    * makes it (default: a local DiagnosisWorkflow). A Map's child executions get `…:execution:<machine>/<label>:<name>`.
    */
   stateMachineArn?: string;
+  /** The execution's start, for the context object's `Execution.StartTime` (ISO 8601; default: now). */
+  startTime?: Date;
   /** Waits before a retry (default: real time), given the error being retried. Tests wait for an event instead. */
   sleep?: (milliseconds: number, error: unknown) => Promise<void>;
   /** For `JitterStrategy: FULL` (default `Math.random`). */
@@ -98,6 +100,7 @@ export async function runLocalWorkflow(
       Name: options.executionName,
       Id: `${machine.replace(':stateMachine:', ':execution:')}:${options.executionName}`,
       Input: input,
+      StartTime: (options.startTime ?? new Date()).toISOString(),
     },
     StateMachine: { Id: machine },
   };

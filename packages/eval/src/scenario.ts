@@ -3,9 +3,10 @@
  * optional `scripted.json`. Everything read from a scenario folder is validated here, with sizes bounded, before the
  * runner touches a database, a model or a file outside the folder.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ENTERPRISE_ID_PATTERN, TOOL_NAMES } from '@diagnosis/core';
+import { parseMysqlSeed } from '@diagnosis/devkit';
 import * as v from 'valibot';
 
 export const CATEGORIES = [
@@ -35,6 +36,9 @@ const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?
 const MAX_SCENARIO_BYTES = 256 * 1024;
 const MAX_SCRIPTED_BYTES = 8 * 1024 * 1024;
 const MAX_GENERATE_BYTES = 256 * 1024;
+const MAX_SEED_BYTES = 8 * 1024 * 1024;
+/** The most files and folders one scenario folder may hold (its world included). */
+const MAX_SCENARIO_ENTRIES = 20_000;
 /** The most scenario folders one corpus may hold, and the most lines one generated log file may have. */
 export const MAX_SCENARIOS = 500;
 export const MAX_GENERATED_LINES = 2_000_000;
@@ -186,10 +190,54 @@ function parse<T extends v.GenericSchema>(schema: T, value: unknown, scenario: s
   throw new ScenarioError(scenario, problems);
 }
 
+/** Whether `path` is `folder` or inside it (both canonical). */
+const isInside = (folder: string, path: string) => {
+  const from = relative(folder, path);
+  return from === '' || (!from.startsWith('..') && !isAbsolute(from));
+};
+
+/**
+ * Refuses a scenario folder holding a symbolic link that leads out of it (or nowhere): the runner reads the folder's
+ * files as the scenario's world, and a link would hand it any file of this machine. Links inside the folder are
+ * fine. NOTE: checked before anything in the folder is read; the walk is bounded.
+ */
+function assertSelfContained(folder: string, name: string): void {
+  const root = realpathSync(folder);
+  const pending = [folder];
+  let seen = 0;
+  while (pending.length > 0) {
+    const current = pending.pop() as string;
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      seen += 1;
+      if (seen > MAX_SCENARIO_ENTRIES) throw new ScenarioError(name, [`more than ${MAX_SCENARIO_ENTRIES} files`]);
+      const path = join(current, entry.name);
+      if (entry.isSymbolicLink()) {
+        let target: string;
+        try {
+          target = realpathSync(path);
+        } catch {
+          throw new ScenarioError(name, [`${relative(folder, path)} is a symbolic link to nothing`]);
+        }
+        if (!isInside(root, target)) {
+          throw new ScenarioError(name, [
+            `${relative(folder, path)} is a symbolic link that leaves the scenario folder`,
+          ]);
+        }
+      } else if (entry.isDirectory()) {
+        pending.push(path);
+      }
+    }
+  }
+}
+
 /** One scenario folder, validated. */
 export function loadScenario(dir: string): Scenario {
   const folder = resolve(dir);
   const name = folder.split('/').pop() ?? folder;
+  if (lstatSync(folder).isSymbolicLink()) {
+    throw new ScenarioError(name, ['the scenario folder is a symbolic link']);
+  }
+  assertSelfContained(folder, name);
   const specPath = join(folder, 'scenario.json');
   if (!existsSync(specPath)) throw new ScenarioError(name, ['no scenario.json']);
   const spec = parse(scenarioSchema, readJson(specPath, MAX_SCENARIO_BYTES, name), name, 'scenario.json');
@@ -228,6 +276,14 @@ export function loadScenario(dir: string): Scenario {
       }
     }
   }
+  const seedPath = worldDir === undefined ? undefined : join(worldDir, 'mysql', 'seed.sql');
+  if (seedPath !== undefined && existsSync(seedPath)) {
+    if (statSync(seedPath).size > MAX_SEED_BYTES) {
+      throw new ScenarioError(name, [`world/mysql/seed.sql is larger than ${MAX_SEED_BYTES} bytes`]);
+    }
+    const seed = parseMysqlSeed(readFileSync(seedPath, 'utf8'));
+    if (!seed.ok) throw new ScenarioError(name, [`world/mysql/seed.sql ${seed.problem}`]);
+  }
   return { ...spec, dir: folder, worldDir, scripted, generatedLogs };
 }
 
@@ -238,7 +294,11 @@ export function loadScenario(dir: string): Scenario {
 export function loadCorpus(dir: string, only?: readonly string[]): Scenario[] {
   const root = resolve(dir);
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new ScenarioError(dir, ['not a directory']);
-  const folders = readdirSync(root, { withFileTypes: true })
+  const entries = readdirSync(root, { withFileTypes: true });
+  // NOTE: a linked scenario folder is refused, not skipped: a corpus is exactly the folders it holds.
+  const linked = entries.find((entry) => entry.isSymbolicLink());
+  if (linked !== undefined) throw new ScenarioError(linked.name, ['the scenario folder is a symbolic link']);
+  const folders = entries
     .filter((entry) => entry.isDirectory() && existsSync(join(root, entry.name, 'scenario.json')))
     .map((entry) => entry.name)
     .sort();

@@ -51,6 +51,7 @@ const production = {
     TENANT_ACCESS: [{ principal: FAKE_ACCOUNT, enterprises: ['E1001'] }],
   },
   batchMaxConcurrency: 8,
+  reservedConcurrency: { Diagnose: 40, api: 6 },
   alarms: { email: 'oncall@example.com' },
 };
 
@@ -108,6 +109,41 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       .map((fn) => [fn.name, (fn.args.environment as Record<string, string>).TENANT_ACCESS]);
     expect(policies).toEqual(policies.map(([name]) => [name, environment.TENANT_ACCESS]));
     expect(policies).toHaveLength(6);
+  });
+
+  it('reserves the stage file’s concurrency for Diagnose and for every API function', () => {
+    const reserved = Object.fromEntries(
+      functions.map((fn) => [fn.name, (fn.args.concurrency as { reserved?: number } | undefined)?.reserved]),
+    );
+    expect(reserved).toEqual({
+      Diagnose: 40,
+      GetRun: 6,
+      GetRunAudit: 6,
+      GetRunReasoning: 6,
+      StartDiagnosis: 6,
+      CancelRun: 6,
+      OnWorkflowStopped: undefined,
+      SweepRuns: undefined,
+    });
+  });
+
+  it('lets StartDiagnosis start the workflow and read its executions, CancelRun stop them, and nothing more', () => {
+    const statesPermissions = (name: string) =>
+      (
+        (functions.find((fn) => fn.name === name)?.args.permissions ?? []) as {
+          actions: string[];
+          resources: string[];
+        }[]
+      )
+        .filter((permission) => permission.actions.some((action) => action.startsWith('states:')))
+        .map((permission) => [permission.actions, permission.resources]);
+    // NOTE: the stand-in platform's state machine ARN has no `:stateMachine:` part; the executions' is that plus `:*`.
+    const machine = `arn:aws:states:${FAKE_REGION}:${FAKE_ACCOUNT}:diagnosis-agent-prod-DiagnosisWorkflow`;
+    expect(statesPermissions('StartDiagnosis')).toEqual([
+      [['states:StartExecution'], [machine]],
+      [['states:DescribeExecution'], [`${machine}:*`]],
+    ]);
+    expect(statesPermissions('CancelRun')).toEqual([[['states:StopExecution'], [`${machine}:*`]]]);
   });
 
   it('sends the events of both workflows’ executions, batch children included, to OnWorkflowStopped, and sweeps every 5 minutes', () => {
@@ -202,6 +238,19 @@ describe('sst.config.ts refusing to deploy prod', () => {
   it('with the example world, naming the setting that would allow it', async () => {
     await expect(runConfig('prod', { settings: {} })).rejects.toThrow(
       /example world as production evidence: KNOWLEDGE_DIR=examples\/knowledge.*"allowExampleEvidence": true/,
+    );
+  });
+
+  it('without TENANT_ACCESS, naming it', async () => {
+    const { TENANT_ACCESS: _, ...settings } = production.settings;
+    await expect(runConfig('prod', { ...production, settings })).rejects.toThrow(
+      'deploy/prod.json: TENANT_ACCESS is not set',
+    );
+  });
+
+  it('with reserved concurrency out of bounds, naming the key', async () => {
+    await expect(runConfig('prod', { ...production, reservedConcurrency: { Diagnose: 0, api: 6 } })).rejects.toThrow(
+      'deploy/prod.json: invalid or unknown keys: reservedConcurrency.Diagnose',
     );
   });
 

@@ -103,8 +103,64 @@ describe('parseStageConfig', () => {
   });
 
   it('deploys the example world on prod only when the file allows it explicitly', () => {
-    const config = parseStageConfig(ownRoot, 'prod', 'deploy/prod.json', { settings: {}, allowExampleEvidence: true });
+    const config = parseStageConfig(ownRoot, 'prod', 'deploy/prod.json', {
+      settings: { TENANT_ACCESS: [] },
+      allowExampleEvidence: true,
+    });
     expect(config.exampleEvidence).toHaveLength(3);
+  });
+
+  it('refuses prod without TENANT_ACCESS, naming the key (every caller could use every enterprise)', () => {
+    const { TENANT_ACCESS: _, ...withoutPolicy } = validProduction.settings;
+    const error = refusal(() => parseStageConfig(ownRoot, 'prod', 'deploy/prod.json', { settings: withoutPolicy }));
+    expect(error.message).toBe(
+      'deploy/prod.json: TENANT_ACCESS is not set: stage prod deploys only with a tenant access policy (README, "Security model")',
+    );
+    expect(
+      refusal(() =>
+        parseStageConfig(ownRoot, 'prod', 'deploy/prod.json', { settings: { ...withoutPolicy, TENANT_ACCESS: '' } }),
+      ).message,
+    ).toContain('TENANT_ACCESS is not set');
+  });
+
+  it('deploys prod with an empty policy (no caller may use any enterprise until a rule grants one)', () => {
+    const config = parseStageConfig(ownRoot, 'prod', 'deploy/prod.json', {
+      settings: { ...validProduction.settings, TENANT_ACCESS: [] },
+    });
+    expect(config.settings.TENANT_ACCESS).toEqual([]);
+  });
+
+  it('lets any other stage deploy without TENANT_ACCESS (sst.config.ts warns)', () => {
+    const { TENANT_ACCESS: _, ...withoutPolicy } = validProduction.settings;
+    const config = parseStageConfig(ownRoot, 'staging', 'deploy/staging.json', { settings: withoutPolicy });
+    expect(config.settings.TENANT_ACCESS).toBeUndefined();
+  });
+
+  it('takes reserved concurrency from the file, else the small default', () => {
+    expect(parseStageConfig(ownRoot, 'alice', 'deploy/alice.json', { settings: {} }).reservedConcurrency).toEqual({
+      Diagnose: 10,
+      api: 2,
+    });
+    const config = parseStageConfig(ownRoot, 'prod', 'deploy/prod.json', {
+      ...validProduction,
+      reservedConcurrency: { Diagnose: 200, api: 25 },
+    });
+    expect(config.reservedConcurrency).toEqual({ Diagnose: 200, api: 25 });
+  });
+
+  it.each([
+    ['zero (a function that never runs)', { Diagnose: 0, api: 2 }, 'reservedConcurrency.Diagnose'],
+    ['a fraction', { Diagnose: 10, api: 2.5 }, 'reservedConcurrency.api'],
+    ['a negative value', { Diagnose: -1, api: 2 }, 'reservedConcurrency.Diagnose'],
+    ['over the account default', { Diagnose: 1_001, api: 2 }, 'reservedConcurrency.Diagnose'],
+    ['a string', { Diagnose: '10', api: 2 }, 'reservedConcurrency.Diagnose'],
+    ['a missing key', { Diagnose: 10 }, 'reservedConcurrency.api'],
+    ['an unknown function', { Diagnose: 10, api: 2, GetRun: 5 }, 'reservedConcurrency.GetRun'],
+  ])('refuses reserved concurrency with %s, naming the key', (_, reservedConcurrency, key) => {
+    const error = refusal(() =>
+      parseStageConfig(ownRoot, 'alice', 'deploy/alice.json', { settings: {}, reservedConcurrency }),
+    );
+    expect(error.message).toBe(`deploy/alice.json: invalid or unknown keys: ${key}`);
   });
 
   it('lets any other stage deploy the example world (and says which settings point at it)', () => {
@@ -174,6 +230,7 @@ describe('the committed stage files', () => {
     expect(config.exampleEvidence).toHaveLength(3);
     expect(config.settings.TENANT_ACCESS).toEqual([{ principal: '*', enterprises: ['E1001', 'E2002'] }]);
     expect(committed.default?.settings).toEqual(defaultStage.settings);
+    expect(config.reservedConcurrency).toEqual({ Diagnose: 10, api: 2 });
   });
 
   it('deploy/default.json is refused as prod’s settings', () => {
@@ -195,6 +252,7 @@ describe('the committed stage files', () => {
     };
     const config = parseStageConfig(ownRoot, 'prod', 'deploy/prod.json', filled);
     expect(config.settings.TENANT_ACCESS).toEqual([]);
+    expect(config.reservedConcurrency).toEqual({ Diagnose: 50, api: 10 });
     expect(config.settings.SEMANTIC_GUARD).toBe('enforce');
   });
 });

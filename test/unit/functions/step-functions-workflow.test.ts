@@ -1,11 +1,13 @@
 // NOTE: aws-sdk-client-mock because Step Functions has no local engine this project can run.
 import {
+  DescribeExecutionCommand,
   ExecutionAlreadyExists,
   ExecutionDoesNotExist,
   SFNClient,
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
+import { DiagnosisWorkflowConflictError } from '@diagnosis/core';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createStepFunctionsWorkflow } from '../../../functions/setup/workflow.ts';
@@ -24,11 +26,21 @@ describe('createStepFunctionsWorkflow', () => {
     ]);
   });
 
-  it('takes an execution that already exists as started (a second start of the same run is harmless)', async () => {
+  it('takes an existing execution as started only when it is this run’s own, still running (issue 19)', async () => {
+    const executionArn = 'arn:aws:states:eu-west-1:123456789012:execution:diagnosis-prod-DiagnosisWorkflow:run-1';
     sfn.on(StartExecutionCommand).rejects(new ExecutionAlreadyExists({ message: 'exists', $metadata: {} }));
-    await expect(
-      createStepFunctionsWorkflow(new SFNClient({ region: 'eu-west-1' }), ARN).start(request),
-    ).resolves.toBeUndefined();
+    sfn
+      .on(DescribeExecutionCommand, { executionArn })
+      .resolvesOnce({ executionArn, stateMachineArn: ARN, status: 'RUNNING', input: JSON.stringify(request) } as never)
+      .resolvesOnce({ executionArn, stateMachineArn: ARN, status: 'RUNNING', input: '{}' } as never)
+      .resolves({ executionArn, stateMachineArn: ARN, status: 'FAILED', input: JSON.stringify(request) } as never);
+    const workflow = createStepFunctionsWorkflow(new SFNClient({ region: 'eu-west-1' }), ARN);
+    await expect(workflow.start(request)).resolves.toBeUndefined();
+    await expect(workflow.start(request)).rejects.toBeInstanceOf(DiagnosisWorkflowConflictError);
+    await expect(workflow.start(request)).rejects.toMatchObject({
+      code: 'WORKFLOW_EXECUTION_ENDED',
+      runErrorCode: 'WORKFLOW_FAILED',
+    });
   });
 
   it('lets any other failure reach the caller, who answers 500 and may retry the same request', async () => {

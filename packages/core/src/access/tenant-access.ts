@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ENTERPRISE_ID_PATTERN } from '../run/ids.ts';
+import { matchesWildcard } from './wildcard-match.ts';
 
 /**
  * Who may use which enterprise. One rule per principal pattern:
@@ -64,13 +65,6 @@ function principalMatches(principal: string, caller: IamCaller): boolean {
   if (principal === '*') return true;
   if (/^\d{12}$/.test(principal)) return caller.accountId === principal;
   if (principal.startsWith('o-')) return caller.principalOrgId === principal;
-  return typeof caller.userArn === 'string' && wildcard(principal).test(caller.userArn);
-}
-
-function wildcard(pattern: string): RegExp {
-  const source = pattern
-    .split('*')
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`);
+  // NOTE: a linear-time match, never a RegExp built from the pattern: the caller picks its role session name.
+  return typeof caller.userArn === 'string' && matchesWildcard(principal, caller.userArn);
 }

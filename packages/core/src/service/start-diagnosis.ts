@@ -1,5 +1,5 @@
 import { validateQuery } from '../agent/diagnosis-input.ts';
-import { DiagnosisRunIdConflictError } from '../errors.ts';
+import { DiagnosisRunIdConflictError, DiagnosisWorkflowConflictError } from '../errors.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import { isEnded, type RunStore, type StoredRun } from '../store/run-store.ts';
@@ -43,9 +43,8 @@ export async function startDiagnosis(
       await deps.workflow.start(request);
     } catch (error) {
       // NOTE: no execution will ever take this run: it ends FAILED at once instead of waiting QUEUED forever.
-      await closeQueuedRun(request.runId, 'WORKFLOW_START_FAILED', deps.store, {
-        owner: deps.workflow.executionArnOf(request.runId),
-      });
+      const code = error instanceof DiagnosisWorkflowConflictError ? error.runErrorCode : 'WORKFLOW_START_FAILED';
+      await closeQueuedRun(request.runId, code, deps.store, { owner: deps.workflow.executionArnOf(request.runId) });
       throw error;
     }
   }
