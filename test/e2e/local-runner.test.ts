@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHROMIUM, distinctColours, inkShare, isCjkFontName, visitPage } from '../support/chromium.ts';
 import { startDeepSeekServer, wireText } from '../support/deepseek-server.ts';
 import { e1001ScriptedConversation } from '../support/lambda-events.ts';
@@ -17,6 +17,22 @@ const CLI = 'packages/cli/src/main.ts';
 const conversation = e1001ScriptedConversation();
 let server: Awaited<ReturnType<typeof startDeepSeekServer>>;
 let dataDir: string;
+/**
+ * NOTE: most commands here use the suite's one DynamoDB Local (global setup) with a table of this file's own, as a
+ * user does with DYNAMODB_ENDPOINT: a JVM start per command was most of this file's time. The tests about the
+ * runner's own DynamoDB Local (started, persisted, stopped on every exit) run with `ownEngine`.
+ */
+const shared = {
+  DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
+  DIAGNOSIS_TABLE_NAME: `diagnosis-local-${Math.random().toString(36).slice(2, 10)}`,
+};
+/** Marks a command that starts its own DynamoDB Local in the data folder (no DYNAMODB_ENDPOINT, no table name). */
+const ownEngine = { OWN_DYNAMODB_LOCAL: 'yes' };
+
+function withEngine(environment: Record<string, string>): Record<string, string> {
+  const { OWN_DYNAMODB_LOCAL: own, ...rest } = environment;
+  return own === undefined ? { ...shared, ...rest } : rest;
+}
 
 beforeAll(async () => {
   server = await startDeepSeekServer();
@@ -44,7 +60,7 @@ function start(command: string, args: string[], environment: Record<string, stri
       DIAGNOSIS_LOCAL_DATA: dataDir,
       DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
       DIAGNOSIS_MODEL_API_KEY: 'sk-runner-test',
-      ...environment,
+      ...withEngine(environment),
     },
   });
   let stdout = '';
@@ -95,10 +111,10 @@ async function runIdOf(runner: ReturnType<typeof start>): Promise<string> {
   }
 }
 
-async function runnerWaitingForTheModel() {
+async function runnerWaitingForTheModel(environment: Record<string, string> = {}) {
   const before = server.requests.length;
   server.script.push(() => new Promise(() => undefined));
-  const runner = start('diagnose', [conversation.query]);
+  const runner = start('diagnose', [conversation.query], environment);
   const deadline = Date.now() + 20_000;
   while (server.requests.length === before && Date.now() < deadline) await new Promise((wait) => setTimeout(wait, 50));
   return runner;
@@ -106,11 +122,12 @@ async function runnerWaitingForTheModel() {
 
 describe('diagnosis diagnose (the local runner, in a child process)', () => {
   let publishedRunId = '';
+  let sharedRunId = '';
 
   it('publishes the E1001 diagnosis with --json, exit 0, and leaves the run in the table and no JVM behind', async () => {
     server.script.push(...structuredClone(conversation.responses));
     server.judgeScript.push(...structuredClone(conversation.judgeResponses));
-    const finished = await diagnose([conversation.query, '--enterprise', 'E1001', '--json']);
+    const finished = await diagnose([conversation.query, '--enterprise', 'E1001', '--json'], ownEngine);
     expect(finished.code).toBe(0);
     const result = JSON.parse(finished.stdout);
     expect(Object.keys(result).sort()).toEqual([
@@ -142,7 +159,8 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     });
     expect(await noJvmWithin(3_000)).toBe(true);
 
-    const trace = await start('trace', [publishedRunId]).done;
+    // The run is in the data folder's own table: a later command's DynamoDB Local finds it there.
+    const trace = await start('trace', [publishedRunId], ownEngine).done;
     expect(trace.code).toBe(0);
     expect(trace.stdout).toContain(`run ${publishedRunId}   SUCCEEDED`);
     expect(trace.stdout.match(/^round \d/gm)).toHaveLength(5);
@@ -176,6 +194,7 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
       'query_logs payment-gateway 2026-11-30 14:00–15:00 keyword=HikariPool limit=10 → 67 matching lines, 10 shown',
     );
     expect(finished.stdout).toMatch(/run \w{26} {3}status PUBLISHED/);
+    sharedRunId = /run (\w{26}) {3}status PUBLISHED/.exec(finished.stdout)?.[1] ?? '';
   });
 
   it('exits 2 on a fallback', async () => {
@@ -209,7 +228,7 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
   });
 
   it('exits 69 pointing to the demo when there is no model key', async () => {
-    const finished = await diagnose([conversation.query], { DIAGNOSIS_MODEL_API_KEY: '' });
+    const finished = await diagnose([conversation.query], { ...ownEngine, DIAGNOSIS_MODEL_API_KEY: '' });
     expect(finished.code).toBe(69);
     expect(finished.stderr).toContain('npm run demo');
     expect(jvmsOfThisTest()).toEqual([]);
@@ -223,7 +242,7 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
   });
 
   it('ends the run CANCELLED in the table, stops DynamoDB Local and exits 130 on Ctrl-C (SIGINT)', async () => {
-    const runner = await runnerWaitingForTheModel();
+    const runner = await runnerWaitingForTheModel(ownEngine);
     expect(jvmsOfThisTest().length).toBeGreaterThan(0);
     runner.child.kill('SIGINT');
     const finished = await runner.done;
@@ -231,7 +250,7 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     expect(finished.stderr).toContain('cancelling the run');
     expect(await noJvmWithin(3_000)).toBe(true);
     const runId = /run ([0-9A-Z]{26}) {2}enterprise/.exec(finished.stderr)?.[1] ?? '';
-    const trace = await start('trace', [runId]).done;
+    const trace = await start('trace', [runId], ownEngine).done;
     expect(trace.code).toBe(0);
     expect(trace.stdout).toMatch(/CANCELLED/);
   });
@@ -251,7 +270,7 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
   });
 
   it('leaves no JVM behind even when the runner is killed outright', async () => {
-    const runner = await runnerWaitingForTheModel();
+    const runner = await runnerWaitingForTheModel(ownEngine);
     expect(jvmsOfThisTest().length).toBeGreaterThan(0);
     runner.child.kill('SIGKILL');
     await runner.done;
@@ -294,24 +313,29 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
 
     it('shows the reasoning only with --include-reasoning', async () => {
       const reasoning = conversation.responses[0]?.choices[0]?.message.reasoning_content ?? '';
-      const plain = await start('trace', [publishedRunId]).done;
+      expect(sharedRunId).not.toBe('');
+      const plain = await start('trace', [sharedRunId]).done;
       expect(plain.stdout).not.toContain(reasoning);
-      const withReasoning = await start('trace', [publishedRunId, '--include-reasoning']).done;
+      const withReasoning = await start('trace', [sharedRunId, '--include-reasoning']).done;
       expect(withReasoning.stdout).toContain(reasoning);
-      expect(readFileSync(join(dataDir, 'traces', `${publishedRunId}.html`), 'utf8')).toContain(reasoning.slice(0, 20));
+      expect(readFileSync(join(dataDir, 'traces', `${sharedRunId}.html`), 'utf8')).toContain(reasoning.slice(0, 20));
     });
 
     it('exits 3 for an unknown run, on one line', async () => {
       const finished = await start('trace', ['no-such-run']).done;
       expect(finished.code).toBe(3);
-      expect(finished.stderr).toBe(`diagnosis trace: no run no-such-run in table diagnosis-local\n`);
+      expect(finished.stderr).toBe(`diagnosis trace: no run no-such-run in table ${shared.DIAGNOSIS_TABLE_NAME}\n`);
     });
   });
 });
 
 describe('diagnosis demo', () => {
   it('diagnoses the E1001 incident with no key, saying that the model is scripted, and shows the judge’s verdicts', async () => {
-    const finished = await start('demo', [], { DIAGNOSIS_MODEL_API_KEY: '', DIAGNOSIS_MODEL_BASE_URL: '' }).done;
+    const finished = await start('demo', [], {
+      ...ownEngine,
+      DIAGNOSIS_MODEL_API_KEY: '',
+      DIAGNOSIS_MODEL_BASE_URL: '',
+    }).done;
     expect(finished.code).toBe(0);
     expect(finished.stderr).toContain('the model is SCRIPTED');
     expect(finished.stdout).toContain('payment-gateway 数据库连接池耗尽');
