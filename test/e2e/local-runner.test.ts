@@ -1,12 +1,13 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHROMIUM, distinctColours, inkShare, isCjkFontName, visitPage } from '../support/chromium.ts';
-import { startDeepSeekServer, wireText } from '../support/deepseek-server.ts';
+import { startDeepSeekServer, wireText, wireToolCalls } from '../support/deepseek-server.ts';
+import { schemaErrors } from '../support/json-schemas.ts';
 import { e1001ScriptedConversation } from '../support/lambda-events.ts';
-import { supportedDraft } from '../support/run-fixtures.ts';
+import { envelope, LOGS_INPUT, supportedDraft } from '../support/run-fixtures.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 if (CHROMIUM === undefined && !process.env.CI) {
@@ -15,24 +16,12 @@ if (CHROMIUM === undefined && !process.env.CI) {
 const NODE = process.execPath;
 const CLI = 'packages/cli/src/main.ts';
 const conversation = e1001ScriptedConversation();
+// NOTE: every child process works on the suite's one DynamoDB Local (its own table), never starting Java itself;
+// the engine a data folder starts and shares is tested in local-engine.test.ts.
+const endpoint = inject('dynamodbEndpoint');
+const tableName = `runner-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 let server: Awaited<ReturnType<typeof startDeepSeekServer>>;
 let dataDir: string;
-/**
- * NOTE: most commands here use the suite's one DynamoDB Local (global setup) with a table of this file's own, as a
- * user does with DYNAMODB_ENDPOINT: a JVM start per command was most of this file's time. The tests about the
- * runner's own DynamoDB Local (started, persisted, stopped on every exit) run with `ownEngine`.
- */
-const shared = {
-  DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
-  DIAGNOSIS_TABLE_NAME: `diagnosis-local-${Math.random().toString(36).slice(2, 10)}`,
-};
-/** Marks a command that starts its own DynamoDB Local in the data folder (no DYNAMODB_ENDPOINT, no table name). */
-const ownEngine = { OWN_DYNAMODB_LOCAL: 'yes' };
-
-function withEngine(environment: Record<string, string>): Record<string, string> {
-  const { OWN_DYNAMODB_LOCAL: own, ...rest } = environment;
-  return own === undefined ? { ...shared, ...rest } : rest;
-}
 
 beforeAll(async () => {
   server = await startDeepSeekServer();
@@ -58,9 +47,11 @@ function start(command: string, args: string[], environment: Record<string, stri
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       DIAGNOSIS_LOCAL_DATA: dataDir,
+      DYNAMODB_ENDPOINT: endpoint,
+      DIAGNOSIS_TABLE_NAME: tableName,
       DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
       DIAGNOSIS_MODEL_API_KEY: 'sk-runner-test',
-      ...withEngine(environment),
+      ...environment,
     },
   });
   let stdout = '';
@@ -77,26 +68,8 @@ function start(command: string, args: string[], environment: Record<string, stri
   return { child, done, output: () => ({ stdout, stderr }) };
 }
 
-/** The DynamoDB Local JVMs that persist into this test's data folder. */
-function jvmsOfThisTest(): string[] {
-  try {
-    return execFileSync('pgrep', ['-f', `DynamoDBLocal.jar.*${dataDir}`], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean);
-  } catch {
-    return [];
-  }
-}
-
-async function noJvmWithin(ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (jvmsOfThisTest().length === 0) return true;
-    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
-  }
-  return jvmsOfThisTest().length === 0;
-}
+/** Whether a command started an engine of its own for this data folder (it never should: an endpoint is given). */
+const engineStarted = () => existsSync(join(dataDir, 'dynamodb', 'engine.json'));
 
 const diagnose = (args: string[], environment?: Record<string, string>) => start('diagnose', args, environment).done;
 
@@ -111,10 +84,10 @@ async function runIdOf(runner: ReturnType<typeof start>): Promise<string> {
   }
 }
 
-async function runnerWaitingForTheModel(environment: Record<string, string> = {}) {
+async function runnerWaitingForTheModel() {
   const before = server.requests.length;
   server.script.push(() => new Promise(() => undefined));
-  const runner = start('diagnose', [conversation.query], environment);
+  const runner = start('diagnose', [conversation.query]);
   const deadline = Date.now() + 20_000;
   while (server.requests.length === before && Date.now() < deadline) await new Promise((wait) => setTimeout(wait, 50));
   return runner;
@@ -122,12 +95,11 @@ async function runnerWaitingForTheModel(environment: Record<string, string> = {}
 
 describe('diagnosis diagnose (the local runner, in a child process)', () => {
   let publishedRunId = '';
-  let sharedRunId = '';
 
-  it('publishes the E1001 diagnosis with --json, exit 0, and leaves the run in the table and no JVM behind', async () => {
+  it('publishes the E1001 diagnosis with --json, exit 0, and leaves the run in the table, on the given DynamoDB', async () => {
     server.script.push(...structuredClone(conversation.responses));
     server.judgeScript.push(...structuredClone(conversation.judgeResponses));
-    const finished = await diagnose([conversation.query, '--enterprise', 'E1001', '--json'], ownEngine);
+    const finished = await diagnose([conversation.query, '--enterprise', 'E1001', '--json']);
     expect(finished.code).toBe(0);
     const result = JSON.parse(finished.stdout);
     expect(Object.keys(result).sort()).toEqual([
@@ -147,6 +119,7 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
       usage: { modelCalls: 6 },
     });
     publishedRunId = result.runId;
+    expect(schemaErrors('diagnosis-result', result)).toEqual([]);
     // The evidence per citation: each published citation with its tool, its input and the observation the model saw.
     expect(result.evidence.citations.map((citation: { tool_call_id: string }) => citation.tool_call_id)).toEqual(
       result.report.citations.map((citation: { tool_call_id: string }) => citation.tool_call_id),
@@ -157,15 +130,14 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
       observation: expect.stringContaining('HikariPool-1 - pool stats (total=5, active=5, idle=0'),
       verdicts: [{ analysis_index: 1, verdict: 'SUPPORTED' }],
     });
-    expect(await noJvmWithin(3_000)).toBe(true);
+    expect(engineStarted()).toBe(false);
 
-    // The run is in the data folder's own table: a later command's DynamoDB Local finds it there.
-    const trace = await start('trace', [publishedRunId], ownEngine).done;
+    const trace = await start('trace', [publishedRunId]).done;
     expect(trace.code).toBe(0);
-    expect(trace.stdout).toContain(`run ${publishedRunId}   SUCCEEDED`);
+    expect(trace.stdout).toContain(`run ${publishedRunId}   PUBLISHED`);
     expect(trace.stdout.match(/^round \d/gm)).toHaveLength(5);
     expect(trace.stdout.match(/^judge 6 /gm)).toHaveLength(1);
-    expect(await noJvmWithin(3_000)).toBe(true);
+    expect(engineStarted()).toBe(false);
   });
 
   it('shows a live timeline and the report for a person without --json', async () => {
@@ -194,21 +166,48 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
       'query_logs payment-gateway 2026-11-30 14:00–15:00 keyword=HikariPool limit=10 → 67 matching lines, 10 shown',
     );
     expect(finished.stdout).toMatch(/run \w{26} {3}status PUBLISHED/);
-    sharedRunId = /run (\w{26}) {3}status PUBLISHED/.exec(finished.stdout)?.[1] ?? '';
   });
 
   it('exits 2 on a fallback', async () => {
     server.script.push(wireText(JSON.stringify(supportedDraft(['call_00_invented']))));
     const finished = await diagnose([conversation.query, '--json']);
     expect(finished.code).toBe(2);
-    expect(JSON.parse(finished.stdout)).toMatchObject({ status: 'FALLBACK' });
+    const result = JSON.parse(finished.stdout);
+    expect(result).toMatchObject({ status: 'FALLBACK', report: { error_code: 'GUARD_UNKNOWN_CITATION' } });
+    expect(schemaErrors('diagnosis-result', result)).toEqual([]);
+  });
+
+  it('asks for JSON mode in the Draft round only, and prints a fenced Draft’s FALLBACK code with its English cause', async () => {
+    const before = server.requests.length;
+    const call = 'call_00_fencedDraftLogs000000001';
+    server.script.push(
+      wireToolCalls([{ id: call, name: 'query_logs', arguments: envelope(LOGS_INPUT) }]),
+      wireText(`\`\`\`json\n${JSON.stringify(supportedDraft([call]))}\n\`\`\``),
+    );
+    const finished = await diagnose([conversation.query], { DIAGNOSIS_MAX_TOOL_CALLS: '1' });
+    expect(finished.code).toBe(2);
+    const sent = server.requests.slice(before);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).not.toHaveProperty('response_format');
+    expect(sent[1]).toMatchObject({ response_format: { type: 'json_object' } });
+    expect(sent[1]).not.toHaveProperty('tools');
+    expect(finished.stdout).toContain('(FALLBACK) ━━');
+    expect(finished.stdout).toContain(
+      'code DRAFT_NOT_JSON: the model’s final answer was not a bare JSON DiagnosisDraft (a ```json fence',
+    );
+    const runId = finished.stdout.match(/^run (\w{26}) /m)?.[1] ?? '';
+    const trace = await start('trace', [runId]).done;
+    expect(trace.stdout).toContain('cause: FALLBACK · DRAFT_NOT_JSON');
+    expect(trace.stdout).toContain('  why: the model’s final answer was not a bare JSON DiagnosisDraft');
   });
 
   it('exits 1 on a failed run', async () => {
     server.script.push({ status: 500, body: { error: { message: 'boom' } } });
     const finished = await diagnose([conversation.query, '--json']);
     expect(finished.code).toBe(1);
-    expect(JSON.parse(finished.stdout)).toMatchObject({ status: 'FAILED', report: { error_code: 'MODEL_FAILED' } });
+    const result = JSON.parse(finished.stdout);
+    expect(result).toMatchObject({ status: 'FAILED', report: { error_code: 'MODEL_FAILED' } });
+    expect(schemaErrors('diagnosis-result', result)).toEqual([]);
   });
 
   it('says what to check when the model endpoint refuses the key, and shows none of its answer', async () => {
@@ -228,10 +227,9 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
   });
 
   it('exits 69 pointing to the demo when there is no model key', async () => {
-    const finished = await diagnose([conversation.query], { ...ownEngine, DIAGNOSIS_MODEL_API_KEY: '' });
+    const finished = await diagnose([conversation.query], { DIAGNOSIS_MODEL_API_KEY: '' });
     expect(finished.code).toBe(69);
     expect(finished.stderr).toContain('npm run demo');
-    expect(jvmsOfThisTest()).toEqual([]);
   });
 
   it('exits 64 with the input error, on one line, for a query over the limit', async () => {
@@ -241,16 +239,14 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     expect(finished.stdout).toBe('');
   });
 
-  it('ends the run CANCELLED in the table, stops DynamoDB Local and exits 130 on Ctrl-C (SIGINT)', async () => {
-    const runner = await runnerWaitingForTheModel(ownEngine);
-    expect(jvmsOfThisTest().length).toBeGreaterThan(0);
+  it('ends the run CANCELLED in the table and exits 130 on Ctrl-C (SIGINT)', async () => {
+    const runner = await runnerWaitingForTheModel();
     runner.child.kill('SIGINT');
     const finished = await runner.done;
     expect(finished.code).toBe(130);
     expect(finished.stderr).toContain('cancelling the run');
-    expect(await noJvmWithin(3_000)).toBe(true);
     const runId = /run ([0-9A-Z]{26}) {2}enterprise/.exec(finished.stderr)?.[1] ?? '';
-    const trace = await start('trace', [runId], ownEngine).done;
+    const trace = await start('trace', [runId]).done;
     expect(trace.code).toBe(0);
     expect(trace.stdout).toMatch(/CANCELLED/);
   });
@@ -264,17 +260,9 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     const finished = await runner.done;
     expect(finished.code).toBe(130);
     const again = await start('cancel', [runId]).done;
-    expect(again.stdout).toContain('CANCELLED');
+    expect(again.stdout).toBe(`run ${runId}: nothing to cancel, the run had already ended CANCELLED\n`);
     expect(again.code).toBe(0);
     // An unknown run (exit 3) and no run id (exit 64) are refused in cli.test.ts, on the shared DynamoDB Local.
-  });
-
-  it('leaves no JVM behind even when the runner is killed outright', async () => {
-    const runner = await runnerWaitingForTheModel(ownEngine);
-    expect(jvmsOfThisTest().length).toBeGreaterThan(0);
-    runner.child.kill('SIGKILL');
-    await runner.done;
-    expect(await noJvmWithin(4_000)).toBe(true);
   });
 
   describe('diagnosis trace', () => {
@@ -313,35 +301,30 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
 
     it('shows the reasoning only with --include-reasoning', async () => {
       const reasoning = conversation.responses[0]?.choices[0]?.message.reasoning_content ?? '';
-      expect(sharedRunId).not.toBe('');
-      const plain = await start('trace', [sharedRunId]).done;
+      const plain = await start('trace', [publishedRunId]).done;
       expect(plain.stdout).not.toContain(reasoning);
-      const withReasoning = await start('trace', [sharedRunId, '--include-reasoning']).done;
+      const withReasoning = await start('trace', [publishedRunId, '--include-reasoning']).done;
       expect(withReasoning.stdout).toContain(reasoning);
-      expect(readFileSync(join(dataDir, 'traces', `${sharedRunId}.html`), 'utf8')).toContain(reasoning.slice(0, 20));
+      expect(readFileSync(join(dataDir, 'traces', `${publishedRunId}.html`), 'utf8')).toContain(reasoning.slice(0, 20));
     });
 
     it('exits 3 for an unknown run, on one line', async () => {
       const finished = await start('trace', ['no-such-run']).done;
       expect(finished.code).toBe(3);
-      expect(finished.stderr).toBe(`diagnosis trace: no run no-such-run in table ${shared.DIAGNOSIS_TABLE_NAME}\n`);
+      expect(finished.stderr).toBe(`diagnosis trace: no run no-such-run in table ${tableName}\n`);
     });
   });
 });
 
 describe('diagnosis demo', () => {
   it('diagnoses the E1001 incident with no key, saying that the model is scripted, and shows the judge’s verdicts', async () => {
-    const finished = await start('demo', [], {
-      ...ownEngine,
-      DIAGNOSIS_MODEL_API_KEY: '',
-      DIAGNOSIS_MODEL_BASE_URL: '',
-    }).done;
+    const finished = await start('demo', [], { DIAGNOSIS_MODEL_API_KEY: '', DIAGNOSIS_MODEL_BASE_URL: '' }).done;
     expect(finished.code).toBe(0);
     expect(finished.stderr).toContain('the model is SCRIPTED');
     expect(finished.stdout).toContain('payment-gateway 数据库连接池耗尽');
     expect(finished.stdout).toContain('结论 conclusion: SUPPORTED');
     expect(finished.stdout).toContain('status PUBLISHED');
-    expect(await noJvmWithin(3_000)).toBe(true);
+    expect(engineStarted()).toBe(false);
   });
 });
 
