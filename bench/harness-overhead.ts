@@ -2,6 +2,7 @@
  * Harness overhead per model round: 2,000 scripted three-round diagnoses (two tool calls, in-memory adapters and
  * audit) through `runDiagnosis`, against the same script through a bare `generateText` with plain tools.
  */
+import os from 'node:os';
 import { createRunContext, type EvidenceAdapter, runDiagnosis } from '@diagnosis/core';
 import { generateText, isStepCount, jsonSchema, tool } from 'ai';
 import { createFakeEvidence } from '../test/support/fake-evidence.ts';
@@ -75,38 +76,71 @@ async function bareRun(): Promise<void> {
   if (result.steps.length !== ROUNDS) throw new Error('bare run did not complete');
 }
 
-function summarize(label: string, samples: number[]): number {
-  samples.sort((a, b) => a - b);
-  const median = samples[Math.floor(samples.length / 2)] ?? 0;
-  const p95 = samples[Math.floor(samples.length * 0.95)] ?? 0;
-  console.log(`${label.padEnd(22)} median ${median.toFixed(1)} µs/round   p95 ${p95.toFixed(1)} µs/round`);
-  return median;
+/** The median and p95 of per-round samples (µs). */
+function stats(samples: number[]): { median: number; p95: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    median: sorted[Math.floor(sorted.length / 2)] ?? 0,
+    p95: sorted[Math.floor(sorted.length * 0.95)] ?? 0,
+  };
 }
 
-async function timed(body: () => Promise<void>): Promise<number> {
+interface Sample {
+  /** Wall time of one diagnosis per round (µs). */
+  wall: number;
+  /** CPU time (user + system) of the process during one diagnosis per round (µs): what load on the machine does not inflate. */
+  cpu: number;
+}
+
+async function timed(body: () => Promise<void>): Promise<Sample> {
+  const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   await body();
-  return Number(process.hrtime.bigint() - start) / 1_000 / ROUNDS;
+  const wall = Number(process.hrtime.bigint() - start) / 1_000 / ROUNDS;
+  const used = process.cpuUsage(cpu);
+  return { wall, cpu: (used.user + used.system) / ROUNDS };
 }
 
-export async function benchHarnessOverhead(): Promise<void> {
+/** The harness's budget per round over a bare `generateText` loop (issue #25). */
+export const HARNESS_OVERHEAD_TARGET_US = 100;
+
+export async function benchHarnessOverhead(): Promise<{ wallUs: number; cpuUs: number }> {
   console.log(`\n## harness overhead (${RUNS} three-round diagnoses, two tool calls each)`);
   for (let index = 0; index < 200; index += 1) {
     await bareRun();
     await harnessRun(index);
   }
   // NOTE: interleaved, so garbage collection and machine noise fall on both sides alike.
-  const bare: number[] = [];
-  const harness: number[] = [];
+  const bare: Sample[] = [];
+  const harness: Sample[] = [];
   for (let index = 0; index < RUNS; index += 1) {
     bare.push(await timed(bareRun));
     harness.push(await timed(() => harnessRun(index)));
   }
-  const overhead = summarize('runDiagnosis', harness) - summarize('bare generateText', bare);
+  const overheads: Record<'wall' | 'cpu', number> = { wall: 0, cpu: 0 };
+  for (const kind of ['wall', 'cpu'] as const) {
+    const withHarness = stats(harness.map((sample) => sample[kind]));
+    const without = stats(bare.map((sample) => sample[kind]));
+    overheads[kind] = withHarness.median - without.median;
+    console.log(
+      `${kind.padEnd(4)} runDiagnosis       median ${withHarness.median.toFixed(1)} µs/round   p95 ${withHarness.p95.toFixed(1)} µs/round`,
+    );
+    console.log(
+      `${kind.padEnd(4)} bare generateText  median ${without.median.toFixed(1)} µs/round   p95 ${without.p95.toFixed(1)} µs/round`,
+    );
+  }
+  const [loadAverage = 0] = os.loadavg();
   console.log(
-    `harness overhead       ${overhead.toFixed(1)} µs/round   (target ≤ 300 µs/round: ${overhead <= 300 ? 'met' : 'MISSED'})`,
+    `harness overhead       ${overheads.wall.toFixed(1)} µs/round wall, ${overheads.cpu.toFixed(1)} µs/round CPU (load average ${loadAverage.toFixed(1)})`,
+  );
+  // NOTE: the regression check reads the CPU figure: wall time on a loaded machine measures the scheduler.
+  console.log(
+    overheads.cpu <= HARNESS_OVERHEAD_TARGET_US
+      ? `regression check: met (CPU overhead ≤ ${HARNESS_OVERHEAD_TARGET_US} µs/round)`
+      : `regression check: REGRESSED (CPU overhead ${overheads.cpu.toFixed(1)} > ${HARNESS_OVERHEAD_TARGET_US} µs/round)`,
   );
   console.log(`peak RSS               ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+  return { wallUs: overheads.wall, cpuUs: overheads.cpu };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchHarnessOverhead();

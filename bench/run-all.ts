@@ -7,9 +7,11 @@ import { benchEvidenceAdapters } from './evidence-adapters.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
 import { benchKnowledgeIndex } from './knowledge-index.ts';
 import { benchLambdaBundle } from './lambda-bundle.ts';
+import { benchRequestTokens } from './request-tokens.ts';
 
 console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 await benchHarnessOverhead();
+await benchRequestTokens();
 await benchEvidenceAdapters();
 await benchKnowledgeIndex();
 await benchAuditStore();

@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMysqlPool } from '@diagnosis/core/adapters';
-import { type EvalReport, evalMain } from '@diagnosis/eval';
+import { type EvalReport, evalMain, priceOf } from '@diagnosis/eval';
 import { describe, expect, inject, it } from 'vitest';
 import { startDeepSeekServer } from '../support/deepseek-server.ts';
 import { MYSQL_TEST_URL, mariadbAvailable } from '../support/mariadb.ts';
@@ -120,6 +120,19 @@ describe('npm run eval (offline)', () => {
     expect(right?.observation?.citedTools).toContain('query_logs');
     expect(right?.usage.totalTokens).toBeGreaterThan(0);
     expect(right?.costUsd).toBeGreaterThan(0);
+    // Offline, the request bodies the loopback server received are measured with DeepSeek's tokenizer, and the cost
+    // is the measured tokens' (the demo's five agent rounds and the judge's call; its script claims 36,430 input).
+    const measured = right?.measured;
+    expect(measured?.inputTokens).toBeGreaterThan(10_000);
+    expect(measured?.inputTokens).toBeLessThan(right?.usage.inputTokens ?? 0);
+    expect(measured?.parts.judge).toBeGreaterThan(0);
+    expect(measured?.cachedInputTokens).toBeGreaterThan(0);
+    expect(right?.costUsd).toBe(
+      priceOf(measured ?? { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 }, report.price),
+    );
+    expect(report.summary.measuredTokensPerRun).toBe(
+      ((measured?.totalTokens ?? 0) + (wrong?.measured?.totalTokens ?? 0)) / 2,
+    );
     expect(wrong).toMatchObject({ verdict: 'CONFIDENTLY_WRONG', expectedVerdict: 'CONFIDENTLY_WRONG', passed: true });
     expect(report.summary).toMatchObject({ ran: 2, confidentlyWrong: 1, asExpected: 2, allAsExpected: true });
     expect(report.summary.accuracy).toBe(0.5);
@@ -478,7 +491,12 @@ describe('npm run eval -- --live', () => {
       );
       const report = JSON.parse(stdout) as EvalReport;
       expect(report.mode).toBe('live');
-      expect(report.scenarios[0]).toMatchObject({ status: 'RAN', verdict: 'CORRECT', semanticGuard: 'enforce' });
+      expect(report.scenarios[0]).toMatchObject({
+        status: 'RAN',
+        verdict: 'CORRECT',
+        semanticGuard: 'enforce',
+        measured: null,
+      });
       expect(report.scenarios[1]).toMatchObject({ status: 'SKIPPED', notes: ['total token cap 1 reached'] });
       expect(server.requests.length).toBe(demo.responses.length);
       expect(server.headers[0]?.authorization).toBe('Bearer sk-live-test');

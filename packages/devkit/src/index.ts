@@ -2,7 +2,8 @@
  * `@diagnosis/devkit`: the engines that local runs (the `diagnosis` command) and the tests share, never deployed —
  * AWS's DynamoDB Local from npm, the loopback DeepSeek-format server that answers from a script (hand-written
  * conversations, never recordings of a live model), the local interpreter of our Step Functions definitions, the
- * DiagnosisWorkflow's local stand-in built on it, and the example world's MySQL loader.
+ * DiagnosisWorkflow's local stand-in built on it, the example world's MySQL loader, and DeepSeek's tokenizer for
+ * measured token counts (loaded only when asked for).
  */
 export {
   type DynamoDbLocal,
@@ -31,6 +32,18 @@ export {
   type SeedParse,
   SeedRefusedError,
 } from './mysql-seed.ts';
+export {
+  type ConversationTokens,
+  loadDeepSeekTokenizer,
+  type MeasuredUsage,
+  measureConversation,
+  measureRunTokens,
+  type RequestPart,
+  type RequestTokens,
+  requestSegments,
+  responseTexts,
+  type TokenCounter,
+} from './request-tokens.ts';
 export {
   E1001_SCRIPTED_CONVERSATION,
   loadScriptedConversation,

@@ -7,6 +7,16 @@ const usd = (value: number | null) => (value === null ? '—' : `$${value.toFixe
 const seconds = (ms: number | null) => (ms === null ? '—' : `${(ms / 1000).toFixed(1)} s`);
 const count = (value: number | null) => (value === null ? '—' : Math.round(value).toLocaleString('en-US'));
 
+/**
+ * The tokens per run: offline, measured with DeepSeek's tokenizer on the request bodies sent, beside the scripted
+ * conversations' hand-written usage; live, the provider's usage.
+ */
+export function tokensText(report: EvalReport): string {
+  const s = report.summary;
+  if (s.measuredTokensPerRun === null) return `${count(s.tokensPerRun)} tokens`;
+  return `${count(s.measuredTokensPerRun)} tokens measured (${count(s.measuredInputTokensPerRun)} input; scripted usage ${count(s.tokensPerRun)})`;
+}
+
 /** What the run's row says in its verdict column: the verdict, and what was expected when that differs. */
 export function verdictText(run: ScenarioRun): string {
   if (run.status === 'ERROR') return `ERROR ${run.error ?? ''}`.trim();
@@ -23,7 +33,7 @@ function pad(text: string, width: number): string {
 }
 
 export function renderTable(report: EvalReport): string {
-  const header = ['', 'scenario', 'category', 'expect', 'verdict', 'probes', 'tokens', 'time', 'cost'];
+  const header = ['', 'scenario', 'category', 'expect', 'verdict', 'probes', 'tokens', 'measured', 'time', 'cost'];
   const rows = report.scenarios.map((run) => [
     run.passed ? 'ok' : 'XX',
     run.id,
@@ -32,6 +42,7 @@ export function renderTable(report: EvalReport): string {
     verdictText(run),
     `${run.probes.filter((probe) => probe.passed).length}/${run.probes.length}`,
     run.status === 'RAN' ? count(run.usage.totalTokens) : '—',
+    run.status === 'RAN' && run.measured !== null ? count(run.measured.totalTokens) : '—',
     run.status === 'RAN' ? seconds(run.latencyMs) : '—',
     run.status === 'RAN' ? usd(run.costUsd) : '—',
   ]);
@@ -59,7 +70,7 @@ export function renderTable(report: EvalReport): string {
     `accuracy ${percent(s.accuracy)} (${s.verdicts.CORRECT}/${s.ran} correct, ${s.verdicts.INCOMPLETE} incomplete, ${s.verdicts.ABSTAINED} abstained, ${s.verdicts.FAILED} failed), mean points ${s.meanPoints === null ? '—' : s.meanPoints.toFixed(2)}`,
     `confidently wrong: ${s.confidentlyWrong}   abstention precision ${percent(s.abstentionPrecision)} recall ${percent(s.abstentionRecall)}`,
     `probes ${s.probes.passed}/${s.probes.total} (evidence found ${percent(s.probes.evidenceRecall)}, isolation ${percent(s.probes.emptyPassed)})`,
-    `per run: ${count(s.tokensPerRun)} tokens, ${usd(s.costPerRunUsd)}; total ${usd(s.costTotalUsd)} at $${report.price.input}/$${report.price.cachedInput}/$${report.price.output} per M input/cached/output; latency p50 ${seconds(s.latencyP50Ms)} p95 ${seconds(s.latencyP95Ms)}`,
+    `per run: ${tokensText(report)}, ${usd(s.costPerRunUsd)}${s.measuredTokensPerRun === null ? '' : ' (of the measured tokens, cache hits estimated)'}; total ${usd(s.costTotalUsd)} at $${report.price.input}/$${report.price.cachedInput}/$${report.price.output} per M input/cached/output; latency p50 ${seconds(s.latencyP50Ms)} p95 ${seconds(s.latencyP95Ms)}`,
     report.mode === 'offline'
       ? `${s.asExpected}/${s.scenarios} scenarios scored as expected${s.allAsExpected ? '' : ' — FAIL'}`
       : `${s.asExpected}/${s.scenarios} scenarios correct with all probes passing`,
@@ -117,6 +128,7 @@ ${run.notes.length > 0 ? `<p><b>notes:</b> ${e(run.notes.join('; '))}</p>` : ''}
 <td><span class="verdict" style="background:${color}">${e(verdictText(run))}</span></td>
 <td>${run.probes.filter((probe) => probe.passed).length}/${run.probes.length}</td>
 <td class="num">${run.status === 'RAN' ? count(run.usage.totalTokens) : '—'}</td>
+<td class="num">${run.status === 'RAN' && run.measured !== null ? count(run.measured.totalTokens) : '—'}</td>
 <td class="num">${run.status === 'RAN' ? seconds(run.latencyMs) : '—'}</td>
 <td class="num">${run.status === 'RAN' ? usd(run.costUsd) : '—'}</td></tr>`;
     })
@@ -140,15 +152,15 @@ ${card('accuracy', percent(s.accuracy))}
 ${card('confidently wrong', String(s.confidentlyWrong))}
 ${card('abstention precision / recall', `${percent(s.abstentionPrecision)} / ${percent(s.abstentionRecall)}`)}
 ${card('probes passed', `${s.probes.passed}/${s.probes.total}`)}
-${card('tokens per run', count(s.tokensPerRun))}
+${card(s.measuredTokensPerRun === null ? 'tokens per run' : 'tokens per run, measured (scripted)', s.measuredTokensPerRun === null ? count(s.tokensPerRun) : `${count(s.measuredTokensPerRun)} (${count(s.tokensPerRun)})`)}
 ${card('cost per run', usd(s.costPerRunUsd))}
 ${card('latency p50 / p95', `${seconds(s.latencyP50Ms)} / ${seconds(s.latencyP95Ms)}`)}
 </div>
-<table><thead><tr><th></th><th>scenario</th><th>category</th><th>expect</th><th>verdict</th><th>probes</th><th>tokens</th><th>time</th><th>cost</th></tr></thead>
+<table><thead><tr><th></th><th>scenario</th><th>category</th><th>expect</th><th>verdict</th><th>probes</th><th>tokens (scripted)</th><th>tokens (measured)</th><th>time</th><th>cost</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>
-<p>Verdicts, best to worst: CORRECT, INCOMPLETE (right cause, evidence or guard missing), ABSTAINED (a safe miss), FAILED (no result), CONFIDENTLY_WRONG (a published wrong or forbidden claim). Cost at $${report.price.input} / $${report.price.cachedInput} / $${report.price.output} per million input / cached input / output tokens.</p>
+<p>Verdicts, best to worst: CORRECT, INCOMPLETE (right cause, evidence or guard missing), ABSTAINED (a safe miss), FAILED (no result), CONFIDENTLY_WRONG (a published wrong or forbidden claim). Cost at $${report.price.input} / $${report.price.cachedInput} / $${report.price.output} per million input / cached input / output tokens${s.measuredTokensPerRun === null ? '' : ', of the tokens measured with DeepSeek’s tokenizer on the request bodies sent (prompt-cache hits estimated from the prefixes requests share); “scripted” is the hand-written usage of the scripted conversations'}.</p>
 </body></html>
 `;
 }

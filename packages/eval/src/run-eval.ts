@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ensureDiagnosisTable } from '@diagnosis/core/store';
-import { startDynamoDbLocal } from '@diagnosis/devkit';
+import { loadDeepSeekTokenizer, startDynamoDbLocal } from '@diagnosis/devkit';
 import { createConnection } from 'mysql2/promise';
 import { ulid } from 'ulid';
 import { createDynamoClient } from '../../../functions/setup/dynamo-client.ts';
@@ -63,7 +63,17 @@ export async function runEval(scenarios: readonly Scenario[], options: EvalOptio
   const startedAt = new Date();
   const started = performance.now();
   const given = options.dynamoEndpoint;
-  const engine = given === undefined || given === '' ? await startDynamoDbLocal() : undefined;
+  const starting = given === undefined || given === '' ? startDynamoDbLocal() : undefined;
+  // NOTE: offline only: the requests reach our loopback server, whose bodies are measured with DeepSeek's tokenizer
+  // (loaded while the JVM starts).
+  const tokenCounter =
+    options.mode === 'offline'
+      ? await loadDeepSeekTokenizer().catch(async (error: unknown) => {
+          await (await starting)?.stop();
+          throw error;
+        })
+      : undefined;
+  const engine = await starting;
   const endpoint = engine?.endpoint ?? (given as string);
   const tableName = `diagnosis-eval-${ulid().toLowerCase()}`;
   const dynamo = createDynamoClient({ DIAGNOSIS_TABLE_NAME: tableName, DYNAMODB_ENDPOINT: endpoint });
@@ -97,6 +107,7 @@ export async function runEval(scenarios: readonly Scenario[], options: EvalOptio
             liveSettings: options.liveSettings,
             runTimeoutMs: options.runTimeoutMs,
             price: options.price,
+            tokenCounter,
           });
           spent += (runs[index] as ScenarioRun).usage.totalTokens;
         }

@@ -7,7 +7,13 @@
 import { type DiagnosisResult, type RunUsage, safeErrorName } from '@diagnosis/core';
 import { parseDiagnosisSettings, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
-import { type DeepSeekResponse, startDeepSeekServer } from '@diagnosis/devkit';
+import {
+  type DeepSeekResponse,
+  type MeasuredUsage,
+  measureRunTokens,
+  startDeepSeekServer,
+  type TokenCounter,
+} from '@diagnosis/devkit';
 import { ulid } from 'ulid';
 import { composeDiagnoseFunction } from '../../../functions/setup/diagnose-function.ts';
 import { lambdaContext } from '../../../functions/setup/lambda-context.ts';
@@ -29,6 +35,8 @@ export interface ScenarioContext extends WorldOptions {
   /** The time a run may take (its Lambda deadline). */
   runTimeoutMs: number;
   price: Price;
+  /** Offline: DeepSeek's tokenizer, to measure the requests the loopback server received (see `measured`). */
+  tokenCounter?: TokenCounter | undefined;
 }
 
 export type ScenarioStatus = 'RAN' | 'PROBES_ONLY' | 'SKIPPED' | 'ERROR';
@@ -54,6 +62,12 @@ export interface ScenarioRun {
     RunUsage,
     'modelCalls' | 'toolCalls' | 'inputTokens' | 'cachedInputTokens' | 'outputTokens' | 'totalTokens'
   >;
+  /**
+   * Offline: the tokens of the request bodies actually sent, counted with DeepSeek's tokenizer (prompt-cache hits
+   * estimated from shared prefixes); null in live mode (the provider's own usage is in `usage`) or without a run.
+   */
+  measured: MeasuredUsage | null;
+  /** USD at the eval's price: of the measured tokens when there are, else of `usage`. */
   costUsd: number;
   latencyMs: number;
   runId: string | null;
@@ -100,6 +114,7 @@ export function emptyRun(scenario: Scenario): ScenarioRun {
     observation: null,
     probes: [],
     usage: EMPTY_USAGE,
+    measured: null,
     costUsd: 0,
     latencyMs: 0,
     runId: null,
@@ -134,12 +149,17 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     notes.push('no MySQL server: query_mysql answers NOT_CONFIGURED');
   }
   const scripted = scenario.scripted;
+  const agentScript = [
+    ...(scripted?.previousTurn?.responses ?? []),
+    ...(scripted?.responses ?? []),
+  ] as unknown as DeepSeekResponse[];
+  const judgeScript = [
+    ...(scripted?.previousTurn?.judge ?? []),
+    ...(scripted?.judge ?? []),
+  ] as unknown as DeepSeekResponse[];
   const server =
     context.mode === 'offline' && scripted !== undefined
-      ? await startDeepSeekServer(
-          [...(scripted.previousTurn?.responses ?? []), ...scripted.responses] as unknown as DeepSeekResponse[],
-          [...(scripted.previousTurn?.judge ?? []), ...(scripted.judge ?? [])] as unknown as DeepSeekResponse[],
-        )
+      ? await startDeepSeekServer([...agentScript], [...judgeScript])
       : undefined;
   let evidence: Awaited<ReturnType<typeof createEvidenceAdapters>> | undefined;
   let dynamoOfRun: { destroy(): void } | undefined;
@@ -216,6 +236,15 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     const observation = observeResult(result);
     const score = scoreRun(scenario.expected, observation);
     if (observation.removedClaims > 0) notes.push(`SemanticGuard removed ${observation.removedClaims} claim(s)`);
+    // NOTE: the server answers its queues in order, so the i-th request got the i-th scripted response.
+    const measured =
+      server === undefined || context.tokenCounter === undefined
+        ? null
+        : measureRunTokens(
+            context.tokenCounter,
+            { requests: server.requests, responses: agentScript },
+            { requests: server.judgeRequests, responses: judgeScript },
+          );
     return {
       ...base,
       status: 'RAN',
@@ -225,7 +254,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       observation,
       probes,
       usage,
-      costUsd: priceOf(usage, context.price),
+      measured,
+      costUsd: priceOf(measured ?? usage, context.price),
       latencyMs,
       runId,
       notes,

@@ -20,7 +20,11 @@ export interface EvalSummary {
   /** Of the runs of scenarios that expect abstaining, the share that abstained. */
   abstentionRecall: number | null;
   probes: { total: number; passed: number; evidenceRecall: number | null; emptyPassed: number | null };
+  /** The scripted conversations' hand-written usage (offline) or the provider's (live). */
   tokensPerRun: number | null;
+  /** Offline: tokens of the request bodies sent, counted with DeepSeek's tokenizer (null when none was measured). */
+  measuredTokensPerRun: number | null;
+  measuredInputTokensPerRun: number | null;
   costPerRunUsd: number | null;
   costTotalUsd: number;
   latencyP50Ms: number | null;
@@ -31,6 +35,8 @@ export interface EvalSummary {
 }
 
 const ratio = (part: number, whole: number) => (whole === 0 ? null : part / whole);
+const mean = (values: readonly number[]) =>
+  values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** The nearest-rank percentile of a list of numbers (null when empty). */
 export function percentile(values: readonly number[], p: number): number | null {
@@ -49,6 +55,7 @@ export function summarize(runs: readonly ScenarioRun[]): EvalSummary {
   const probes = runs.flatMap((run) => run.probes);
   const evidenceProbes = probes.filter((probe) => probe.expect === 'EVIDENCE');
   const emptyProbes = probes.filter((probe) => probe.expect === 'EMPTY');
+  const measured = ran.flatMap((run) => (run.measured === null ? [] : [run.measured]));
   const costTotalUsd = ran.reduce((sum, run) => sum + run.costUsd, 0);
   const asExpected = runs.filter((run) => run.passed).length;
   return {
@@ -73,6 +80,8 @@ export function summarize(runs: readonly ScenarioRun[]): EvalSummary {
       emptyPassed: ratio(emptyProbes.filter((probe) => probe.passed).length, emptyProbes.length),
     },
     tokensPerRun: ran.length === 0 ? null : ran.reduce((sum, run) => sum + run.usage.totalTokens, 0) / ran.length,
+    measuredTokensPerRun: mean(measured.map((usage) => usage.totalTokens)),
+    measuredInputTokensPerRun: mean(measured.map((usage) => usage.inputTokens)),
     costPerRunUsd: ran.length === 0 ? null : costTotalUsd / ran.length,
     costTotalUsd,
     latencyP50Ms: percentile(

@@ -1,5 +1,6 @@
 import { buildDiagnosisInstructions, diagnosisDraftJsonSchema } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
+import { renderSchemaNotation, SCHEMA_NOTATION_LEGEND } from '../../../packages/core/src/draft/schema-notation.ts';
 
 describe('buildDiagnosisInstructions', () => {
   const prompt = buildDiagnosisInstructions();
@@ -35,8 +36,10 @@ describe('buildDiagnosisInstructions', () => {
     expect(Buffer.from(buildDiagnosisInstructions())).toEqual(Buffer.from(prompt));
   });
 
-  it('embeds the Draft JSON Schema', () => {
-    expect(prompt).toContain(JSON.stringify(diagnosisDraftJsonSchema()));
+  it('embeds the Draft JSON Schema in its compact notation, with the legend that reads it', () => {
+    expect(prompt).toContain(renderSchemaNotation(diagnosisDraftJsonSchema()));
+    expect(prompt).toContain(SCHEMA_NOTATION_LEGEND);
+    expect(prompt).not.toContain('"additionalProperties"');
   });
 
   it('does not name the enterprise as a model input', () => {

@@ -184,17 +184,23 @@ describe('the SemanticGuard (enforce)', () => {
     const input = JSON.parse(userText(call));
     expect(Object.keys(input)).toEqual(['query', 'draft', 'evidence']);
     expect(input.query).toBe(command.query);
-    expect(input.draft).toEqual(draft);
+    // Only the parts it judges: the action plan, recommendations and limitations are never judged.
+    expect(input.draft).toEqual({ conclusion: draft.conclusion, analysis: draft.analysis });
+    // The observation as a JSON value (not an escaped string), its id and the agent's protocol flag not repeated,
+    // log lines as a table.
     expect(input.evidence).toEqual([
       {
         tool_call_id: CALL,
         tool_name: 'query_logs',
-        empty: false,
         evaluation: 'PENDING',
-        observation: expect.stringContaining('connection pool exhausted'),
+        observation: {
+          evidence_status: 'OK',
+          data: expect.objectContaining({ columns: expect.arrayContaining(['timestamp', 'message']) }),
+        },
         truncated: false,
       },
     ]);
+    expect(JSON.stringify(input.evidence[0].observation.data.rows)).toContain('connection pool exhausted');
     // Never the agent's conversation: none of its reasoning, and the agent's model is never asked to judge.
     expect(JSON.stringify(call?.prompt)).not.toContain(REASONING);
     for (const agentCall of agent.doGenerateCalls) {

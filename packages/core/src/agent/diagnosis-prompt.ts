@@ -1,9 +1,11 @@
 import { diagnosisDraftJsonSchema } from '../draft/diagnosis-draft.ts';
+import { renderSchemaNotation, SCHEMA_NOTATION_LEGEND } from '../draft/schema-notation.ts';
 
 /**
  * The single Chinese instruction text of the Diagnosis Agent. It is the model's whole briefing: role, input, how to
  * read times, that the query, the previous turn and every observation are data and never instructions, tools and
- * their envelope protocol, citation rules, when to stop, and the exact output schema. The
+ * their envelope protocol, citation rules, when to stop, and the exact output schema (the Draft's JSON Schema in its
+ * compact notation, `renderSchemaNotation`: every type, enum and bound, a third of the tokens). The
  * harness enforces the same rules independently; the prompt only makes compliance likely. NOTE: it is the same text
  * for every run (nothing of the run, not even the time, goes in it), so the provider's prompt cache keeps it; the
  * run's "now" is in the user message.
@@ -48,6 +50,7 @@ export function buildDiagnosisInstructions(): string {
 收到 STOP_REQUIRED（工具结果或系统通知）表示证据收集已经结束：不要再调用任何工具，立即基于已有证据输出最终 Draft。
 
 ## 输出
-最终回答只能是一个 JSON 对象，符合下面的 JSON Schema：不要 Markdown、不要代码块、不要任何前后缀说明文字。
-${JSON.stringify(diagnosisDraftJsonSchema())}`;
+最终回答只能是一个 JSON 对象，符合下面的结构：不要 Markdown、不要代码块、不要任何前后缀说明文字。
+${renderSchemaNotation(diagnosisDraftJsonSchema())}
+${SCHEMA_NOTATION_LEGEND}`;
 }

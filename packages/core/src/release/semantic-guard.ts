@@ -32,7 +32,7 @@ const INSTRUCTIONS = buildSemanticGuardInstructions();
  * The SemanticGuard: one model call outside the agent's loop, with no tools and its own instructions, asking a judge
  * whether each analysis item and the conclusion of a Draft are supported by the evidence the Draft cites. It judges
  * only a Draft that passed the EvidenceGuard (anything else is not published anyway), and it sees only the query, the
- * full Draft and the verified evidence snapshot (the observations the agent saw, from the run's audit events). Its
+ * Draft's conclusion and analysis and the verified evidence snapshot (the observations the agent saw, from the run's audit events). Its
  * budget is its own (`JudgeLimits`, enforced by `createJudgeHarness`); its call and tokens count in the run's usage
  * and are audited as a JUDGE step. Returns null when there is nothing to judge (mode off, no Draft, a Draft that
  * failed the EvidenceGuard, or one with neither conclusion nor analysis). Never throws for the judge's failures:

