@@ -67,6 +67,7 @@ function run(overrides: Partial<StoredRun> = {}): StoredRun {
     cancelRequestedAt: null,
     limits: null,
     deadlineAt: null,
+    masking: null,
     createdAt: new Date(T0).toISOString(),
     endedAt: new Date(T0 + 1_000).toISOString(),
     ...overrides,

@@ -11,6 +11,8 @@ import {
   runLimitsFromSettings,
 } from '../run/run-limits.ts';
 import { DEFAULT_TIME_ZONE, isTimeZone } from '../run/zoned-time.ts';
+import { maskingExclusionsSchema, maskingPatternsSchema } from '../tools/masking/custom-patterns.ts';
+import { MASKING_MODES } from '../tools/masking/masking-session.ts';
 import {
   badKeys,
   type EvidenceSettings,
@@ -51,6 +53,22 @@ const serviceSettingsSchema = v.object({
   SEMANTIC_GUARD_MODEL_ID: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
   RETENTION_DAYS: v.optional(integer(1), '90'),
   REASONING_RETENTION_DAYS: v.optional(integer(1), '30'),
+  /** Days a run's pseudonym map (`PSEUDONYMS#<runId>`) is kept; unset: REASONING_RETENTION_DAYS. */
+  PSEUDONYM_RETENTION_DAYS: v.optional(integer(1)),
+  /**
+   * `identifiers` (default): secrets redacted and identifiers pseudonymised before anything sees an observation;
+   * `secrets-only`: secrets only (they are never optional). See docs/masking.md.
+   */
+  MASKING: v.optional(v.picklist(MASKING_MODES), 'identifiers'),
+  /** Deployment-defined identifiers (JSON `[{ "kind", "pattern" }]`, RE2 syntax, linear-time), pseudonymised too. */
+  MASKING_PATTERNS: v.optional(maskingPatternsSchema, '[]'),
+  /** Identifiers left as they are when one of these RE2 patterns matches them in full (JSON array). */
+  MASKING_EXCLUSIONS: v.optional(maskingExclusionsSchema, '[]'),
+  /**
+   * The secret each run's masking keys are derived from (the SST secret MaskingKey in AWS; at least 32 characters).
+   * Unset: the public development key, for local runs only.
+   */
+  MASKING_SECRET: v.optional(v.pipe(v.string(), v.minLength(32), v.maxLength(1_024))),
   /** How often a running invocation reads its cancel flag (a small consistent read). */
   DIAGNOSIS_CANCEL_POLL_MS: v.optional(integer(100), '2000'),
   /** The tenant access policy (JSON, see `canAccessTenant`); unset: every IAM caller may use every enterprise. */
@@ -119,6 +137,8 @@ const storeSettingsSchema = v.object({
   DIAGNOSIS_TABLE_NAME: serviceSettingsSchema.entries.DIAGNOSIS_TABLE_NAME,
   DYNAMODB_ENDPOINT: serviceSettingsSchema.entries.DYNAMODB_ENDPOINT,
   TENANT_ACCESS: serviceSettingsSchema.entries.TENANT_ACCESS,
+  /** Read by the reveal function only (it opens the sealed pseudonym map). */
+  MASKING_SECRET: serviceSettingsSchema.entries.MASKING_SECRET,
 });
 
 export type StoreSettings = v.InferOutput<typeof storeSettingsSchema>;

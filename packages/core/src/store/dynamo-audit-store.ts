@@ -13,11 +13,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { AuditWriteError, RunStoreError, safeErrorName } from '../errors.ts';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
-import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
+import type { AuditHook, ModelStepEvent, PseudonymBatchEvent, ToolInvocationEvent } from './audit-hook.ts';
 import {
   completionAttributes,
   newRunItem,
   progressAttributes,
+  pseudonymBatchOf,
+  pseudonymItem,
   reasoningOf,
   recordOf,
   runOf,
@@ -28,6 +30,7 @@ import {
   createToolSortKeys,
   decodeCursor,
   encodeCursor,
+  pseudonymPartitionKey,
   reasoningPartitionKey,
   runKey,
   sessionKey,
@@ -53,6 +56,8 @@ export interface DynamoAuditStoreOptions {
   retentionDays?: number;
   /** Days a run's raw reasoning is kept (default: `retentionDays`). */
   reasoningRetentionDays?: number;
+  /** Days a run's pseudonym map is kept (default: `reasoningRetentionDays`). */
+  pseudonymRetentionDays?: number;
   now?: () => number;
   /**
    * Audit puts this store has in flight at once (default {@link DEFAULT_AUDIT_WRITES_IN_FLIGHT}); the rest wait in
@@ -80,6 +85,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
   const { tableName } = options;
   const retentionDays = options.retentionDays ?? 90;
   const reasoningRetentionDays = options.reasoningRetentionDays ?? retentionDays;
+  const pseudonymRetentionDays = options.pseudonymRetentionDays ?? reasoningRetentionDays;
   const now = options.now ?? Date.now;
   const pageSize = options.sessionPageSize ?? 25;
   const maxPages = options.maxSessionPages ?? 40;
@@ -115,6 +121,10 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
 
     async onToolInvocation(event: ToolInvocationEvent) {
       putBehind(toolItem(event, now(), retentionDays, toolSortKeyOf(event)));
+    },
+
+    async onPseudonyms(event: PseudonymBatchEvent) {
+      putBehind(pseudonymItem(event, now(), pseudonymRetentionDays));
     },
 
     async flush() {
@@ -224,6 +234,11 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
     async listReasoning(runId, page = {}) {
       const result = await queryPartition(reasoningPartitionKey(runId), page);
       return { records: result.items.map(reasoningOf), cursor: result.cursor };
+    },
+
+    async listPseudonyms(runId, page = {}) {
+      const result = await queryPartition(pseudonymPartitionKey(runId), page);
+      return { records: result.items.map(pseudonymBatchOf), cursor: result.cursor };
     },
 
     async findPreviousRun(enterpriseId, sessionId): Promise<StoredRun | null> {

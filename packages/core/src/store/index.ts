@@ -12,6 +12,8 @@ export { createDynamoTenantLeaseStore, type DynamoTenantLeaseStoreOptions } from
 export {
   completionAttributes,
   newRunItem,
+  pseudonymBatchOf,
+  pseudonymItem,
   reasoningOf,
   recordOf,
   runOf,
@@ -21,6 +23,8 @@ export {
 } from './item-codec.ts';
 export {
   createToolSortKeys,
+  pseudonymPartitionKey,
+  pseudonymSortKey,
   reasoningPartitionKey,
   runKey,
   sessionKey,

@@ -6,6 +6,7 @@ import { emptyRunUsage } from '../run/run-context.ts';
 import { DEFAULT_RUN_LIMITS } from '../run/run-limits.ts';
 import { STOP_REASONS } from '../run/stop-reason.ts';
 import { TOOL_NAMES } from '../tools/evidence-adapter.ts';
+import { MASKING_MODES } from '../tools/masking/masking-session.ts';
 import { MODEL_ROLES } from './audit-hook.ts';
 import { RUN_STATUSES } from './run-store.ts';
 
@@ -16,6 +17,8 @@ export const ITEM_CAPS = Object.freeze({
   inputBytes: 16 * 1024,
   errorDetailChars: 1_000,
   reasoningChars: 32_000,
+  /** A sealed pseudonym batch (base64): 400 entries of at most 256-character values fit with room to spare. */
+  pseudonymBatchChars: 300 * 1024,
   /** Tool calls listed on one step item; a round that asked for more keeps the count in `tool_calls_total`. */
   stepToolCalls: 100,
   toolCallIdChars: MAX_TOOL_CALL_ID_CHARS,
@@ -134,6 +137,8 @@ export const runItemSchema = v.object({
   report: v.optional(v.unknown()),
   limits: v.optional(v.nullable(runLimitsSchema)),
   deadline_at: v.optional(v.nullable(v.string())),
+  /** The masking the run ran with; absent on runs stored before masking existed (they ran without). */
+  masking: v.optional(v.nullable(v.picklist(MASKING_MODES))),
   created_at: v.string(),
   ended_at: nullable(v.string()),
   gsi1pk: v.string(),
@@ -220,5 +225,18 @@ export const completionSchema = v.object({
   report: v.unknown(),
   limits: v.nullable(runLimitsSchema),
   deadline_at: v.nullable(v.string()),
+  masking: v.nullable(v.picklist(MASKING_MODES)),
   ended_at: v.string(),
+});
+
+/** One sealed batch of a run's pseudonym map, in the run's pseudonym partition. */
+export const pseudonymItemSchema = v.object({
+  ...base,
+  entity: v.literal('pseudonym_map'),
+  run_id: v.string(),
+  sequence: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  count: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  iv: v.pipe(v.string(), v.maxLength(64)),
+  tag: v.pipe(v.string(), v.maxLength(64)),
+  ciphertext: v.pipe(v.string(), v.maxLength(ITEM_CAPS.pseudonymBatchChars)),
 });

@@ -1,9 +1,11 @@
 import { AuditWriteError, RunStoreError } from '../errors.ts';
-import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
+import type { AuditHook, ModelStepEvent, PseudonymBatchEvent, ToolInvocationEvent } from './audit-hook.ts';
 import {
   completionAttributes,
   newRunItem,
   progressAttributes,
+  pseudonymBatchOf,
+  pseudonymItem,
   reasoningOf,
   recordOf,
   runOf,
@@ -14,6 +16,7 @@ import {
   createToolSortKeys,
   decodeCursor,
   encodeCursor,
+  pseudonymPartitionKey,
   reasoningPartitionKey,
   runKey,
   sessionKey,
@@ -27,6 +30,8 @@ export interface MemoryRunStoreOptions {
   retentionDays?: number;
   /** Days a run's raw reasoning is kept (default: `retentionDays`). */
   reasoningRetentionDays?: number;
+  /** Days a run's pseudonym map is kept (default: `reasoningRetentionDays`). */
+  pseudonymRetentionDays?: number;
   /** Runs read per page by `findPreviousRun`. */
   sessionPageSize?: number;
   /**
@@ -88,6 +93,10 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     },
     async onToolInvocation(event: ToolInvocationEvent) {
       putBehind(toolItem(event, now(), retentionDays, toolSortKeyOf(event)));
+    },
+    async onPseudonyms(event: PseudonymBatchEvent) {
+      const days = options.pseudonymRetentionDays ?? options.reasoningRetentionDays ?? retentionDays;
+      putBehind(pseudonymItem(event, now(), days));
     },
     async flush() {
       while (pending.length > 0) await Promise.all(pending.splice(0));
@@ -153,6 +162,10 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     async listReasoning(runId, page = {}) {
       const result = pageOf(reasoningPartitionKey(runId), page, () => true);
       return { records: result.items.map(reasoningOf), cursor: result.cursor };
+    },
+    async listPseudonyms(runId, page = {}) {
+      const result = pageOf(pseudonymPartitionKey(runId), page, () => true);
+      return { records: result.items.map(pseudonymBatchOf), cursor: result.cursor };
     },
     async findPreviousRun(enterpriseId, sessionId) {
       const runs = [...items.values()]
