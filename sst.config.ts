@@ -59,6 +59,9 @@ export default $config({
       },
     });
     const modelApiKey = new sst.Secret('ModelApiKey');
+    // Each run's masking keys are derived from this secret (`sst secret set MaskingKey <32+ random characters>`): the
+    // pseudonyms' HMAC and the seal of the pseudonym map. Only Diagnose (masks) and GetRunReveal (opens) link it.
+    const maskingKey = new sst.Secret('MaskingKey');
     // "none" means no MySQL: query_mysql then answers NOT_CONFIGURED.
     const mysqlUrl = new sst.Secret('MysqlUrl', 'none');
 
@@ -131,7 +134,7 @@ export default $config({
       // Peak RSS of a full end-to-end diagnosis is about 145 MB (BENCHMARKS.md): 256 MB would fit, 512 MB buys CPU
       // (Lambda allots CPU by memory) for the cold start and the JSON work of each round.
       memory: '512 MB',
-      link: [table, modelApiKey, mysqlUrl],
+      link: [table, modelApiKey, mysqlUrl, maskingKey],
       environment,
       permissions,
       copyFiles,
@@ -139,15 +142,21 @@ export default $config({
     });
 
     // The read functions may only read the table, and only the partitions they serve: `dynamodb:LeadingKeys` keeps
-    // the run and audit readers out of the REASONING#<runId> partitions; only the reasoning reader gets them. Each
-    // route is its own function, so execute-api access to each is granted separately too.
-    const readOnlyFunction = (name: 'GetRun' | 'GetRunAudit' | 'GetRunReasoning', partitions: string[]) =>
+    // the run and audit readers out of the REASONING#<runId> and PSEUDONYMS#<runId> partitions; only the reasoning
+    // reader gets the first and only the reveal reader the second. Each route is its own function, so execute-api
+    // access to each is granted separately too.
+    const readOnlyFunction = (
+      name: 'GetRun' | 'GetRunAudit' | 'GetRunReasoning' | 'GetRunReveal',
+      partitions: string[],
+      link: sst.Secret[] = [],
+    ) =>
       new sst.aws.Function(name, {
         ...functionCode(name, $cli.paths.root),
         runtime: 'nodejs24.x',
         architecture: 'arm64',
         timeout: '10 seconds',
         memory: '256 MB',
+        link,
         environment: {
           DIAGNOSIS_TABLE_NAME: table.name,
           ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
@@ -164,11 +173,13 @@ export default $config({
     const getRun = readOnlyFunction('GetRun', ['RUN#*']);
     const getRunAudit = readOnlyFunction('GetRunAudit', ['RUN#*']);
     const getRunReasoning = readOnlyFunction('GetRunReasoning', ['RUN#*', 'REASONING#*']);
+    const getRunReveal = readOnlyFunction('GetRunReveal', ['RUN#*', 'PSEUDONYMS#*'], [maskingKey]);
 
     const api = new sst.aws.ApiGatewayV2('InternalApi');
     api.route('GET /runs/{runId}', getRun.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}/audit', getRunAudit.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}/reasoning', getRunReasoning.arn, { auth: { iam: true } });
+    api.route('GET /runs/{runId}/reveal', getRunReveal.arn, { auth: { iam: true } });
 
     // Both state machines are built by one module (functions/workflows/diagnosis-workflows.ts) that the tests check
     // with asl-validator and run against the real handler; SST's StepFunctions component takes only its own state
@@ -355,6 +366,7 @@ export default $config({
         GetRun: getRun,
         GetRunAudit: getRunAudit,
         GetRunReasoning: getRunReasoning,
+        GetRunReveal: getRunReveal,
         OnWorkflowStopped: onWorkflowStopped,
       }).map(([id, fn]) => ({ id, name: fn.name })),
       runFunctionId: 'Diagnose',

@@ -77,6 +77,7 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
   const getRun = await loadHandler('GetRun');
   const getRunAudit = await loadHandler('GetRunAudit');
   const getRunReasoning = await loadHandler('GetRunReasoning');
+  const getRunReveal = await loadHandler('GetRunReveal');
   const startDiagnosis = await loadHandler('StartDiagnosis');
   const cancelRun = await loadHandler('CancelRun');
   const onWorkflowStopped = await loadHandler('OnWorkflowStopped');
@@ -85,7 +86,16 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
   return {
     server,
     mysqlAvailable,
-    handlers: { diagnose, getRun, getRunAudit, getRunReasoning, startDiagnosis, cancelRun, onWorkflowStopped },
+    handlers: {
+      diagnose,
+      getRun,
+      getRunAudit,
+      getRunReasoning,
+      getRunReveal,
+      startDiagnosis,
+      cancelRun,
+      onWorkflowStopped,
+    },
     tableName: table.tableName,
     /** Every item in the table. */
     async items(): Promise<Record<string, unknown>[]> {

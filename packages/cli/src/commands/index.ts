@@ -3,6 +3,7 @@ import { cancelCommand } from './cancel.ts';
 import { demoCommand } from './demo.ts';
 import { diagnoseCommand } from './diagnose.ts';
 import { evalCommand } from './eval.ts';
+import { revealCommand } from './reveal.ts';
 import { runsCommand } from './runs.ts';
 import { traceCommand } from './trace.ts';
 
@@ -14,6 +15,7 @@ export const COMMANDS: readonly Command[] = [
   diagnoseCommand,
   demoCommand,
   traceCommand,
+  revealCommand,
   runsCommand,
   cancelCommand,
   evalCommand,

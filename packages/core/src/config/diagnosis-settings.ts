@@ -11,8 +11,6 @@ import {
   runLimitsFromSettings,
 } from '../run/run-limits.ts';
 import { DEFAULT_TIME_ZONE, isTimeZone } from '../run/zoned-time.ts';
-import { maskingExclusionsSchema, maskingPatternsSchema } from '../tools/masking/custom-patterns.ts';
-import { MASKING_MODES } from '../tools/masking/masking-session.ts';
 import {
   badKeys,
   type EvidenceSettings,
@@ -21,6 +19,7 @@ import {
   pickDefined,
   SettingsError,
 } from './evidence-settings.ts';
+import { MASKING_MODES, maskingExclusionsSchema, maskingPatternsSchema } from './masking-settings.ts';
 
 const integer = (minimum: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(minimum));

@@ -134,7 +134,7 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
 
     // NOTE: the model names values by the pseudonyms it saw; the adapter needs the real ones. A pseudonym this run has
     // not shown (made up, or from another run) refuses the call: it must never reach a source as a search term.
-    const unmasked = unmaskEnvelope(rawInput);
+    const unmasked = unmaskEnvelope(toolName, rawInput);
     if (unmasked === null) return reject(toolCallId, 'UNKNOWN_PSEUDONYM');
     const parsed = parseEnvelope(toolName, unmasked);
     if (!parsed.ok) return reject(toolCallId, 'INVALID_INPUT', { paths: parsed.paths });
@@ -193,10 +193,24 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
     return outcome;
   }
 
-  function unmaskEnvelope(rawInput: unknown): unknown {
+  function unmaskEnvelope(toolName: ToolName, rawInput: unknown): unknown {
     if (!isRecord(rawInput) || !Object.hasOwn(rawInput, 'input')) return rawInput;
-    const restored = masking.unmaskInput(rawInput.input);
+    const restored = masking.unmaskInput(
+      rawInput.input,
+      toolName === 'query_mysql' ? integerParams(rawInput.input) : undefined,
+    );
     return restored.ok ? { ...rawInput, input: restored.value } : null;
+  }
+
+  /** The integer parameters of the catalog query a `query_mysql` input names (a pseudonym there may stand for a number). */
+  function integerParams(input: unknown): ReadonlySet<string> {
+    const name = isRecord(input) ? input.query_name : undefined;
+    const entry = evidence.query_mysql.catalog.find((candidate) => candidate.name === name);
+    return new Set(
+      Object.entries(entry?.params ?? {}).flatMap(([param, descriptor]) =>
+        descriptor.type === 'integer' ? [param] : [],
+      ),
+    );
   }
 
   // NOTE: the tool-call budget needs no check here: the call that reaches it stops collection right after it runs.

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { passesLuhn, passesResidentIdChecksum } from '../../../../packages/core/src/tools/masking/checksums.ts';
 import {
-  compileCustomRules,
   maskingExclusionsSchema,
   maskingPatternsSchema,
-} from '../../../../packages/core/src/tools/masking/custom-patterns.ts';
+} from '../../../../packages/core/src/config/masking-settings.ts';
+import { passesLuhn, passesResidentIdChecksum } from '../../../../packages/core/src/tools/masking/checksums.ts';
+import { compileCustomRules } from '../../../../packages/core/src/tools/masking/custom-patterns.ts';
 import { findIdentifiers } from '../../../../packages/core/src/tools/masking/identifier-detectors.ts';
 import { createMaskingSession } from '../../../../packages/core/src/tools/masking/masking-session.ts';
 import { redactSecrets, secretKindOfKey } from '../../../../packages/core/src/tools/masking/secret-redaction.ts';

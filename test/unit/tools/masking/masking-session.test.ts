@@ -157,13 +157,13 @@ describe('createMaskingSession', () => {
     expect(masking.unmaskInput({ keyword: foreignToken })).toEqual({ ok: false, code: 'UNKNOWN_PSEUDONYM' });
   });
 
-  it('gives a number back for the pseudonym of a numeric cell', () => {
+  it('gives a number back for the pseudonym of a numeric cell, only in a field that takes a number', () => {
     const masking = session();
     const token = masking.maskValue(13812345678) as string;
     masking.markShown(token);
-    expect(masking.unmaskInput({ params: { mobile: token } })).toEqual({
+    expect(masking.unmaskInput({ params: { mobile: token, phone: token } }, new Set(['mobile']))).toEqual({
       ok: true,
-      value: { params: { mobile: 13812345678 } },
+      value: { params: { mobile: 13812345678, phone: '13812345678' } },
     });
   });
 

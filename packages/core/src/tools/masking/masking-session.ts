@@ -1,11 +1,10 @@
+import { MASKING_MODES, type MaskingMode } from '../../config/masking-settings.ts';
 import { type CustomRules, compileCustomRules } from './custom-patterns.ts';
 import { findIdentifiers, type IdentifierMatch, withoutOverlaps } from './identifier-detectors.ts';
 import { deriveRunMaskingKeys, pseudonymCode } from './pseudonym-keys.ts';
 import { redactionMarker, redactSecrets, secretKindOfKey } from './secret-redaction.ts';
 
-/** `identifiers` (the default): secrets redacted and identifiers pseudonymised; `secrets-only`: secrets only. */
-export const MASKING_MODES = Object.freeze(['identifiers', 'secrets-only'] as const);
-export type MaskingMode = (typeof MASKING_MODES)[number];
+export { MASKING_MODES, type MaskingMode };
 
 /** How a deployment masks: built once per cold start, turned into a session per run. */
 export interface MaskingConfig {
@@ -21,8 +20,6 @@ export interface PseudonymEntry {
   token: string;
   kind: string;
   value: string;
-  /** The value was a JSON number (a MySQL cell): a tool argument that is exactly this token gets the number back. */
-  numeric?: true;
 }
 
 /** What the tool boundary made of a tool's arguments: the real values, or a refusal. */
@@ -43,6 +40,7 @@ export const MASKING_LIMITS = Object.freeze({
 /** A pseudonym as the model sees it: `<email:k3f2a>`. */
 export const PSEUDONYM_PATTERN = /<([a-z][a-z0-9_]{0,23}):([a-z2-7]{5,13})>/g;
 const PROTECTED_SPANS = /<[a-z][a-z0-9_]{0,23}:[a-z2-7]{5,13}>|\[(?:REDACTED|MASKED):[a-z0-9_]{1,24}\]/g;
+const NO_FIELDS: ReadonlySet<string> = new Set();
 const ACCOUNT_KEYS = new Set(['accountid', 'awsaccountid', 'awsaccount', 'ownerid', 'account']);
 
 /**
@@ -60,7 +58,7 @@ export function createMaskingSession(config: MaskingConfig, runId: string) {
   const shown = new Set<string>();
   let unsaved: PseudonymEntry[] = [];
 
-  function tokenFor(kind: string, value: string, numeric: boolean): string {
+  function tokenFor(kind: string, value: string): string {
     const key = `${kind}\u0000${value}`;
     const known = byValue.get(key);
     if (known !== undefined) return known.token;
@@ -73,14 +71,14 @@ export function createMaskingSession(config: MaskingConfig, runId: string) {
       if (!byToken.has(token)) break;
     }
     if (byToken.has(token)) return `[MASKED:${kind}]`;
-    const entry: PseudonymEntry = numeric ? { token, kind, value, numeric: true } : { token, kind, value };
+    const entry: PseudonymEntry = { token, kind, value };
     byValue.set(key, entry);
     byToken.set(token, entry);
     unsaved.push(entry);
     return token;
   }
 
-  function pseudonymise(text: string, numeric: boolean): string {
+  function pseudonymise(text: string): string {
     if (mode !== 'identifiers') return text;
     const protectedSpans: IdentifierMatch[] = [];
     for (const match of text.matchAll(PROTECTED_SPANS)) {
@@ -94,14 +92,14 @@ export function createMaskingSession(config: MaskingConfig, runId: string) {
       if (match.kind === '') continue;
       const value = text.slice(match.start, match.end);
       if (rules.isExcluded(value)) continue;
-      output += text.slice(position, match.start) + tokenFor(match.kind, value, numeric && match.start === 0);
+      output += text.slice(position, match.start) + tokenFor(match.kind, value);
       position = match.end;
     }
     return position === 0 ? text : output + text.slice(position);
   }
 
   function maskText(text: string): string {
-    return pseudonymise(redactSecrets(decodeEscapes(boundText(text))), false);
+    return pseudonymise(redactSecrets(decodeEscapes(boundText(text))));
   }
 
   function maskValue(value: unknown, key?: string, depth = 0): unknown {
@@ -111,7 +109,7 @@ export function createMaskingSession(config: MaskingConfig, runId: string) {
       if (secretKind !== null) return String(value).length === 0 ? value : redactionMarker(secretKind);
       const digits = String(value);
       if (mode === 'identifiers' && ACCOUNT_KEYS.has(normalizedKey(key)) && /^[0-9]{12}$/.test(digits)) {
-        return tokenFor('aws_account', digits, typeof value === 'number');
+        return tokenFor('aws_account', digits);
       }
     }
     if (typeof value === 'string') return maskText(value);
@@ -119,7 +117,7 @@ export function createMaskingSession(config: MaskingConfig, runId: string) {
       // A phone, card or id number stored as a number (a MySQL cell) is masked like its text.
       if (!Number.isSafeInteger(value) || Math.abs(value) < 1_000_000) return value;
       const text = String(value);
-      const masked = pseudonymise(text, true);
+      const masked = pseudonymise(text);
       return masked === text ? value : masked;
     }
     if (Array.isArray(value)) return value.map((item) => maskValue(item, key, depth + 1));
@@ -145,16 +143,24 @@ export function createMaskingSession(config: MaskingConfig, runId: string) {
     },
     /**
      * The tool arguments with every pseudonym replaced by its real value. NOTE: only pseudonyms this run has shown to
-     * the model; one it has not (made up, from another run, or never shown) refuses the whole call. A string that is
-     * exactly the pseudonym of a number gets the number back.
+     * the model; one it has not (made up, from another run, or never shown) refuses the whole call. A field named in
+     * `numberFields` (a MySQL parameter of type integer) that is exactly the pseudonym of a whole number gets the
+     * number back (a masked numeric cell).
      */
-    unmaskInput(value: unknown): UnmaskedInput {
+    unmaskInput(value: unknown, numberFields: ReadonlySet<string> = NO_FIELDS): UnmaskedInput {
       if (mode !== 'identifiers') return { ok: true, value };
       let unknown = false;
-      const restore = (item: unknown, depth: number): unknown => {
+      const restore = (item: unknown, depth: number, key?: string): unknown => {
         if (typeof item === 'string') {
-          const whole = byToken.get(item);
-          if (whole?.numeric === true && shown.has(item)) return Number(whole.value);
+          const whole = shown.has(item) ? byToken.get(item) : undefined;
+          if (
+            whole !== undefined &&
+            key !== undefined &&
+            numberFields.has(key) &&
+            /^-?[0-9]{1,15}$/.test(whole.value)
+          ) {
+            return Number(whole.value);
+          }
           return item.replace(PSEUDONYM_PATTERN, (token) => {
             const entry = shown.has(token) ? byToken.get(token) : undefined;
             if (entry === undefined) unknown = true;
@@ -164,7 +170,9 @@ export function createMaskingSession(config: MaskingConfig, runId: string) {
         if (depth > MASKING_LIMITS.depth) return item;
         if (Array.isArray(item)) return item.map((entry) => restore(entry, depth + 1));
         if (typeof item === 'object' && item !== null) {
-          return Object.fromEntries(Object.entries(item).map(([key, entry]) => [key, restore(entry, depth + 1)]));
+          return Object.fromEntries(
+            Object.entries(item).map(([entryKey, entry]) => [entryKey, restore(entry, depth + 1, entryKey)]),
+          );
         }
         return item;
       };
@@ -196,28 +204,34 @@ function normalizedKey(key: string): string {
 }
 
 /**
- * The text cut to {@link MASKING_LIMITS.textChars}, at the last whitespace before the cut, so that no value is cut in
- * two (a cut value could escape its detector and show its first part). A text with no whitespace in its first
- * `textChars` characters is one oversized token and is masked whole.
+ * The text cut to {@link MASKING_LIMITS.textChars}, at the last character before the cut that no value can contain
+ * (whitespace, CJK text, quotes, brackets, separators), so that no value is cut in two: a cut value could escape its
+ * detector and show its first part. A text without such a character in its first `textChars` is one oversized
+ * token (a blob) and is masked whole.
  */
 function boundText(text: string): string {
   if (text.length <= MASKING_LIMITS.textChars) return text;
   for (let index = MASKING_LIMITS.textChars; index > 0; index -= 1) {
-    if (/\s/.test(text.charAt(index))) return text.slice(0, index);
+    const code = text.charCodeAt(index);
+    if (code > 0x7f || VALUE_BREAK.test(text.charAt(index))) return text.slice(0, index);
   }
   return '[MASKED:oversized]';
 }
 
+const VALUE_BREAK = /[\s,;"'<>()[\]{}|`]/;
+
+/** Layers of escaping undone: a `\u0040` inside a JSON text inside a JSON string inside a log line is three. */
+const ESCAPE_PASSES = 4;
 const ESCAPE = /\\u([0-9a-fA-F]{4})|\\(["\\/])|\\([nrt])/g;
 const CONTROL: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
 
 /**
- * JSON escapes inside a text decoded (twice, for text escaped twice), so `a\u0040b.cn` or `{\"token\":\"…\"}` inside
+ * JSON escapes inside a text decoded (up to {@link ESCAPE_PASSES} layers, for text escaped again and again), so `a\u0040b.cn` or `{\"token\":\"…\"}` inside
  * a log message is seen, and masked, as what it stands for.
  */
 function decodeEscapes(text: string): string {
   let decoded = text;
-  for (let pass = 0; pass < 2 && decoded.includes('\\'); pass += 1) {
+  for (let pass = 0; pass < ESCAPE_PASSES && decoded.includes('\\'); pass += 1) {
     decoded = decoded.replace(
       ESCAPE,
       (_match, hex: string | undefined, literal: string | undefined, control: string | undefined) =>

@@ -48,7 +48,6 @@ const entriesSchema = v.array(
     token: v.string(),
     kind: v.string(),
     value: v.string(),
-    numeric: v.optional(v.literal(true)),
   }),
 );
 
