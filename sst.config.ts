@@ -148,7 +148,7 @@ export default $config({
     const readOnlyFunction = (
       name: 'GetRun' | 'GetRunAudit' | 'GetRunReasoning' | 'GetRunReveal',
       partitions: string[],
-      link: sst.Secret[] = [],
+      link: sst.Secret[],
     ) =>
       new sst.aws.Function(name, {
         ...functionCode(name, $cli.paths.root),
@@ -170,9 +170,9 @@ export default $config({
           ...keyUse(['kms:Decrypt']),
         ],
       });
-    const getRun = readOnlyFunction('GetRun', ['RUN#*']);
-    const getRunAudit = readOnlyFunction('GetRunAudit', ['RUN#*']);
-    const getRunReasoning = readOnlyFunction('GetRunReasoning', ['RUN#*', 'REASONING#*']);
+    const getRun = readOnlyFunction('GetRun', ['RUN#*'], []);
+    const getRunAudit = readOnlyFunction('GetRunAudit', ['RUN#*'], []);
+    const getRunReasoning = readOnlyFunction('GetRunReasoning', ['RUN#*', 'REASONING#*'], []);
     const getRunReveal = readOnlyFunction('GetRunReveal', ['RUN#*', 'PSEUDONYMS#*'], [maskingKey]);
 
     const api = new sst.aws.ApiGatewayV2('InternalApi');
