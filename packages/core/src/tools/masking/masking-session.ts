@@ -80,12 +80,17 @@ export function createMaskingSession(config: MaskingConfig, runId: string) {
 
   function pseudonymise(text: string): string {
     if (mode !== 'identifiers') return text;
+    const found = [...findIdentifiers(text), ...rules.find(text)];
+    if (found.length === 0) return text;
+    // NOTE: pseudonyms and markers already in the text are kept whole (masking twice changes nothing).
     const protectedSpans: IdentifierMatch[] = [];
-    for (const match of text.matchAll(PROTECTED_SPANS)) {
-      const start = match.index ?? 0;
-      protectedSpans.push({ start, end: start + match[0].length, kind: '' });
+    if (text.includes('<') || text.includes('[')) {
+      for (const match of text.matchAll(PROTECTED_SPANS)) {
+        const start = match.index ?? 0;
+        protectedSpans.push({ start, end: start + match[0].length, kind: '' });
+      }
     }
-    const matches = withoutOverlaps([...protectedSpans, ...findIdentifiers(text), ...rules.find(text)], text.length);
+    const matches = withoutOverlaps([...protectedSpans, ...found], text.length);
     let output = '';
     let position = 0;
     for (const match of matches) {

@@ -42,7 +42,8 @@ const AUTHORIZATION_VALUE =
 const BEARER = /\b([Bb]earer\s{1,4})([A-Za-z0-9._~+/=-]{16,4096})/g;
 const BASIC = /\b(Basic\s{1,4})([A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])/g;
 /** `key=value`, `key: value`, `"key":"value"`, `key => value`: the key decides (see {@link secretKindOfKey}). */
-const KEY_VALUE = /([A-Za-z][A-Za-z0-9_.-]{0,63})(["']?\s{0,3}(?::|=>|=)\s{0,3}["']?)([^\s"'&,;}\]<>]{1,1024})/g;
+const KEY_VALUE =
+  /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})(["']?\s{0,3}(?::|=>|=)\s{0,3}["']?)([^\s"'&,;}\]<>]{1,1024})/g;
 
 const SECRET_KEY_ENDINGS: readonly [string, SecretKind][] = [
   ['password', 'password'],
@@ -79,32 +80,50 @@ export function secretKindOfKey(key: string): SecretKind | null {
   return null;
 }
 
-/** `text` with every secret replaced by its typed marker. */
+/**
+ * `text` with every secret replaced by its typed marker. NOTE: each pattern runs only when the text holds the
+ * characters it cannot match without (a plain `ERROR` or a Chinese sentence costs a few `includes`), never as a
+ * heuristic that could skip a secret.
+ */
 export function redactSecrets(text: string): string {
   if (text.length === 0) return text;
   let result = redactPemBlocks(text);
-  result = result.replace(JWT, redactionMarker('jwt'));
-  result = result.replace(AWS_ACCESS_KEY_ID, redactionMarker('aws_access_key'));
-  for (const pattern of VENDOR_TOKENS) result = result.replace(pattern, redactionMarker('vendor_token'));
-  result = result.replace(URL_PASSWORD, (_match, head: string) => `${head}${redactionMarker('password')}@`);
-  result = result.replace(AUTHORIZATION_VALUE, (match, head: string, value: string) =>
-    isMarker(value) ? match : `${head}${redactionMarker(/basic\s/i.test(head) ? 'basic' : 'bearer')}`,
-  );
-  result = result.replace(BEARER, (match, head: string, value: string) =>
-    isMarker(value) ? match : `${head}${redactionMarker('bearer')}`,
-  );
-  result = result.replace(BASIC, (match, head: string, value: string) =>
-    /[0-9+/=]/.test(value) ? `${head}${redactionMarker('basic')}` : match,
-  );
-  result = result.replace(KEY_VALUE, (match, key: string, separator: string, value: string) => {
-    const kind = secretKindOfKey(key);
-    // An auth scheme's name is not the credential (that follows it, redacted above).
-    if (kind === null || isMarker(value) || AUTH_SCHEME.test(value)) return match;
-    return `${key}${separator}${redactionMarker(kind)}`;
-  });
+  if (result.includes('eyJ')) result = result.replace(JWT, redactionMarker('jwt'));
+  if (AWS_KEY_PREFIX.test(result)) result = result.replace(AWS_ACCESS_KEY_ID, redactionMarker('aws_access_key'));
+  if (VENDOR_PREFIX.test(result)) {
+    for (const pattern of VENDOR_TOKENS) result = result.replace(pattern, redactionMarker('vendor_token'));
+  }
+  if (result.includes('://')) {
+    result = result.replace(URL_PASSWORD, (_match, head: string) => `${head}${redactionMarker('password')}@`);
+  }
+  if (/authorization/i.test(result)) {
+    result = result.replace(AUTHORIZATION_VALUE, (match, head: string, value: string) =>
+      isMarker(value) ? match : `${head}${redactionMarker(/basic\s/i.test(head) ? 'basic' : 'bearer')}`,
+    );
+  }
+  if (/[Bb]earer/.test(result)) {
+    result = result.replace(BEARER, (match, head: string, value: string) =>
+      isMarker(value) ? match : `${head}${redactionMarker('bearer')}`,
+    );
+  }
+  if (result.includes('Basic')) {
+    result = result.replace(BASIC, (match, head: string, value: string) =>
+      /[0-9+/=]/.test(value) ? `${head}${redactionMarker('basic')}` : match,
+    );
+  }
+  if (result.includes('=') || result.includes(':')) {
+    result = result.replace(KEY_VALUE, (match, key: string, separator: string, value: string) => {
+      const kind = secretKindOfKey(key);
+      // An auth scheme's name is not the credential (that follows it, redacted above).
+      if (kind === null || isMarker(value) || AUTH_SCHEME.test(value)) return match;
+      return `${key}${separator}${redactionMarker(kind)}`;
+    });
+  }
   return result;
 }
 
+const AWS_KEY_PREFIX = /A(?:KI|SI|BI|CC)A/;
+const VENDOR_PREFIX = /gh[pousr]_|github_pat_|xox[abposr]-|[sr]k_(?:live|test)_|sk-|AIza|npm_|glpat-/;
 const AUTH_SCHEME = /^(?:bearer|basic|digest|token|negotiate)$/i;
 
 function isMarker(value: string): boolean {
