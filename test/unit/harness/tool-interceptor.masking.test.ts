@@ -84,7 +84,7 @@ describe('createToolInterceptor with masking', () => {
       { handlers: { query_logs: () => ({ status: 'OK', data: lines }) } },
     );
     expect(seen[0]).toMatch(/^<phone:[a-z2-7]{5}>$/);
-    expect((adapterCalls[1]?.input as { keyword: string }).keyword).toBe(`user=${PHONE}`);
+    expect(adapterCalls[1]?.input).toMatchObject({ keyword: `user=${PHONE}` });
     expect(JSON.stringify(observationsOf(model, 2)[1])).toContain(String(seen[0]));
   });
 
