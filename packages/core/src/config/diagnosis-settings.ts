@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { tenantAccessSchema } from '../access/tenant-access.ts';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 import { SEMANTIC_GUARD_MODES } from '../run/judge-limits.ts';
 import {
@@ -19,7 +18,9 @@ import {
   pickDefined,
   SettingsError,
 } from './evidence-settings.ts';
-import { MASKING_MODES, maskingExclusionsSchema, maskingPatternsSchema } from './masking-settings.ts';
+import { MASKING_MODES } from './masking-mode.ts';
+import { maskingExclusionsSchema, maskingPatternsSchema } from './masking-settings.ts';
+import { STORE_SETTING_FIELDS } from './store-settings.ts';
 
 const integer = (minimum: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(minimum));
@@ -41,8 +42,8 @@ export const DEFAULT_MODEL_BASE_URL = 'https://api.deepseek.com/v1';
 
 /** Settings of the service besides the evidence backends (environment variable names as in the README). */
 const serviceSettingsSchema = v.object({
-  DIAGNOSIS_TABLE_NAME: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/)),
-  DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  DIAGNOSIS_TABLE_NAME: STORE_SETTING_FIELDS.DIAGNOSIS_TABLE_NAME,
+  DYNAMODB_ENDPOINT: STORE_SETTING_FIELDS.DYNAMODB_ENDPOINT,
   DIAGNOSIS_MODEL_BASE_URL: v.optional(v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//)), DEFAULT_MODEL_BASE_URL),
   DIAGNOSIS_MODEL_ID: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200)), 'deepseek-v4-flash'),
   DIAGNOSIS_MODEL_API_KEY: v.pipe(v.string(), v.minLength(1)),
@@ -63,15 +64,11 @@ const serviceSettingsSchema = v.object({
   MASKING_PATTERNS: v.optional(maskingPatternsSchema, '[]'),
   /** Identifiers left as they are when one of these RE2 patterns matches them in full (JSON array). */
   MASKING_EXCLUSIONS: v.optional(maskingExclusionsSchema, '[]'),
-  /**
-   * The secret each run's masking keys are derived from (the SST secret MaskingKey in AWS; at least 32 characters).
-   * Unset: the public development key, for local runs only.
-   */
-  MASKING_SECRET: v.optional(v.pipe(v.string(), v.minLength(32), v.maxLength(1_024))),
+  MASKING_SECRET: STORE_SETTING_FIELDS.MASKING_SECRET,
   /** How often a running invocation reads its cancel flag (a small consistent read). */
   DIAGNOSIS_CANCEL_POLL_MS: v.optional(integer(100), '2000'),
   /** The tenant access policy (JSON, see `canAccessTenant`); unset: every IAM caller may use every enterprise. */
-  TENANT_ACCESS: v.optional(tenantAccessSchema),
+  TENANT_ACCESS: STORE_SETTING_FIELDS.TENANT_ACCESS,
   FLUSH_RESERVE_MS: v.optional(integer(0), '3000'),
   /** Audit puts one run has in flight at once (its store's write-behind queue; same-key writes keep their order). */
   AUDIT_MAX_WRITES_IN_FLIGHT: v.optional(
@@ -130,38 +127,4 @@ export function parseDiagnosisSettings(environment: Record<string, string | unde
 /** The run limits the settings override. */
 export function limitsOf(settings: DiagnosisSettings) {
   return runLimitsFromSettings(settings);
-}
-
-const storeSettingsSchema = v.object({
-  DIAGNOSIS_TABLE_NAME: serviceSettingsSchema.entries.DIAGNOSIS_TABLE_NAME,
-  DYNAMODB_ENDPOINT: serviceSettingsSchema.entries.DYNAMODB_ENDPOINT,
-  TENANT_ACCESS: serviceSettingsSchema.entries.TENANT_ACCESS,
-  /** Read by the reveal function only (it opens the sealed pseudonym map). */
-  MASKING_SECRET: serviceSettingsSchema.entries.MASKING_SECRET,
-});
-
-export type StoreSettings = v.InferOutput<typeof storeSettingsSchema>;
-
-/** The settings of the read, audit and reasoning functions: the table and the tenant access policy. */
-export function parseStoreSettings(environment: Record<string, string | undefined>): StoreSettings {
-  const result = v.safeParse(storeSettingsSchema, pickDefined(environment, storeSettingsSchema));
-  if (!result.success) throw new SettingsError(badKeys(result.issues));
-  return result.output;
-}
-
-const workflowSettingsSchema = v.object({
-  ...storeSettingsSchema.entries,
-  /** The DiagnosisWorkflow state machine; unset (local runs, tests): runs start in this process instead. */
-  DIAGNOSIS_WORKFLOW_ARN: v.optional(
-    v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/)),
-  ),
-});
-
-export type WorkflowSettings = v.InferOutput<typeof workflowSettingsSchema>;
-
-/** The settings of the start and cancel functions: the table, the tenant access policy and the workflow. */
-export function parseWorkflowSettings(environment: Record<string, string | undefined>): WorkflowSettings {
-  const result = v.safeParse(workflowSettingsSchema, pickDefined(environment, workflowSettingsSchema));
-  if (!result.success) throw new SettingsError(badKeys(result.issues));
-  return result.output;
 }

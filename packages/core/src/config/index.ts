@@ -13,10 +13,6 @@ export {
   type DiagnosisSettings,
   limitsOf,
   parseDiagnosisSettings,
-  parseStoreSettings,
-  parseWorkflowSettings,
-  type StoreSettings,
-  type WorkflowSettings,
 } from './diagnosis-settings.ts';
 export {
   type EvidenceSettings,
@@ -24,3 +20,9 @@ export {
   parseEvidenceSettings,
   SettingsError,
 } from './evidence-settings.ts';
+export {
+  parseStoreSettings,
+  parseWorkflowSettings,
+  type StoreSettings,
+  type WorkflowSettings,
+} from './store-settings.ts';

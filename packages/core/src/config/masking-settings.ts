@@ -1,10 +1,6 @@
 import { RE2JS } from 're2js';
 import * as v from 'valibot';
 
-/** `identifiers` (the default): secrets redacted and identifiers pseudonymised; `secrets-only`: secrets only. */
-export const MASKING_MODES = Object.freeze(['identifiers', 'secrets-only'] as const);
-export type MaskingMode = (typeof MASKING_MODES)[number];
-
 /** Bounds of what a deployer may write in `MASKING_PATTERNS` / `MASKING_EXCLUSIONS`. */
 export const CUSTOM_PATTERN_LIMITS = Object.freeze({ patterns: 32, exclusions: 64, patternChars: 256 });
 

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MASKING_MODES } from '../config/masking-mode.ts';
 import { diagnosisDraftSchema } from '../draft/diagnosis-draft.ts';
 import { MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import { MODEL_FAILURE_KINDS } from '../run/model-failure.ts';
@@ -6,7 +7,6 @@ import { emptyRunUsage } from '../run/run-context.ts';
 import { DEFAULT_RUN_LIMITS } from '../run/run-limits.ts';
 import { STOP_REASONS } from '../run/stop-reason.ts';
 import { TOOL_NAMES } from '../tools/evidence-adapter.ts';
-import { MASKING_MODES } from '../tools/masking/masking-session.ts';
 import { MODEL_ROLES } from './audit-hook.ts';
 import { RUN_STATUSES } from './run-store.ts';
 

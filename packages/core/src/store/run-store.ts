@@ -1,3 +1,4 @@
+import type { MaskingMode } from '../config/masking-mode.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { ModelFailure } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
@@ -6,7 +7,6 @@ import type { RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import type { ToolName } from '../tools/evidence-adapter.ts';
-import type { MaskingMode } from '../tools/masking/masking-session.ts';
 import type { PseudonymBatchEvent } from '../tools/masking/pseudonym-map.ts';
 import type { ContentSource, ModelRole, ToolDisposition } from './audit-hook.ts';
 

@@ -1,4 +1,4 @@
-import { MASKING_MODES, type MaskingMode } from '../../config/masking-settings.ts';
+import { MASKING_MODES, type MaskingMode } from '../../config/masking-mode.ts';
 import { type CustomRules, compileCustomRules } from './custom-patterns.ts';
 import { findIdentifiers, type IdentifierMatch, withoutOverlaps } from './identifier-detectors.ts';
 import { deriveRunMaskingKeys, pseudonymCode } from './pseudonym-keys.ts';
