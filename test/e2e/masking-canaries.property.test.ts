@@ -14,14 +14,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DiagnosisResult } from '@diagnosis/core';
 import { createMysqlPool } from '@diagnosis/core/adapters';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passesLuhn } from '../../packages/core/src/tools/masking/checksums.ts';
 import { wireText, wireToolCalls } from '../support/deepseek-server.ts';
-import { localDynamoClient } from '../support/dynamodb.ts';
+import { localDynamoClient, partitionItems } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 import { MYSQL_TEST_URL, mariadbAvailable, randomSuffix } from '../support/mariadb.ts';
@@ -181,6 +181,7 @@ function logLines(tag: string, canary: Canaries): string {
 // ---------- the world
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
+const documents = DynamoDBDocumentClient.from(localDynamoClient());
 let mysql: ReturnType<typeof createMysqlPool> | undefined;
 let root: string;
 let database: string;
@@ -394,21 +395,8 @@ function script(tag: string, runbookIndex: number) {
 const needlesByRun = new Map<string, string[]>();
 
 /** The items of a run's three partitions: its records, its reasoning and its pseudonym map. */
-async function runItems(runId: string): Promise<Record<string, unknown>[]> {
-  const documents = DynamoDBDocumentClient.from(localDynamoClient());
-  const items: Record<string, unknown>[] = [];
-  for (const pk of [`RUN#${runId}`, `REASONING#${runId}`, `PSEUDONYMS#${runId}`]) {
-    const page = await documents.send(
-      new QueryCommand({
-        TableName: world.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-      }),
-    );
-    items.push(...(page.Items ?? []));
-  }
-  return items;
-}
+const runItems = (runId: string) =>
+  partitionItems(documents, world.tableName, [`RUN#${runId}`, `REASONING#${runId}`, `PSEUDONYMS#${runId}`]);
 
 async function route(
   name: 'getRun' | 'getRunAudit' | 'getRunReasoning' | 'getRunReveal',
