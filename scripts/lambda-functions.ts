@@ -15,6 +15,7 @@ export const LAMBDA_FUNCTIONS = {
   StartDiagnosis: 'functions/start-diagnosis.ts',
   CancelRun: 'functions/cancel-run.ts',
   OnWorkflowStopped: 'functions/on-workflow-stopped.ts',
+  SweepRuns: 'functions/sweep-runs.ts',
 } as const;
 
 export type LambdaFunctionName = keyof typeof LAMBDA_FUNCTIONS;

@@ -47,6 +47,7 @@ export async function buildDiagnosisDependencies(
         reasoningRetentionDays: settings.REASONING_RETENTION_DAYS,
         pseudonymRetentionDays: settings.PSEUDONYM_RETENTION_DAYS ?? settings.REASONING_RETENTION_DAYS,
         maxWritesInFlight: settings.AUDIT_MAX_WRITES_IN_FLIGHT,
+        maxOpenRuns: settings.TENANT_MAX_OPEN_RUNS,
       }),
     // NOTE: the patterns were checked by the settings parse (and at deploy); compiled once per cold start here.
     masking: {

@@ -38,3 +38,15 @@ export const RUN_METRICS = Object.freeze({
   cachedInputTokens: 'CachedInputTokens',
   runDuration: 'RunDuration',
 } as const);
+
+/** The metrics of one sweep (see `handlers/sweep-handler.ts`). */
+export const SWEEP_METRICS = Object.freeze({
+  checked: 'SweepRunsChecked',
+  abandonedRunsClosed: 'AbandonedRunsClosed',
+  errors: 'SweepErrors',
+} as const);
+
+/** A start refused by admission control (TENANT_BUSY: the enterprise has its maximum of open runs). */
+export const START_METRICS = Object.freeze({
+  rejectedStarts: 'RejectedStarts',
+} as const);

@@ -20,10 +20,7 @@ import {
 } from './evidence-settings.ts';
 import { MASKING_MODES } from './masking-mode.ts';
 import { maskingExclusionsSchema, maskingPatternsSchema } from './masking-settings.ts';
-import { STORE_SETTING_FIELDS } from './store-settings.ts';
-
-const integer = (minimum: number) =>
-  v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(minimum));
+import { integer, STORE_SETTING_FIELDS, WORKFLOW_SETTING_FIELDS } from './store-settings.ts';
 
 const integerUpTo = (minimum: number, maximum: number | null) =>
   v.pipe(integer(minimum), v.maxValue(maximum ?? Number.MAX_SAFE_INTEGER));
@@ -69,7 +66,7 @@ const serviceSettingsSchema = v.object({
   DIAGNOSIS_CANCEL_POLL_MS: v.optional(integer(100), '2000'),
   /** The tenant access policy (JSON, see `canAccessTenant`); unset: every IAM caller may use every enterprise. */
   TENANT_ACCESS: STORE_SETTING_FIELDS.TENANT_ACCESS,
-  FLUSH_RESERVE_MS: v.optional(integer(0), '3000'),
+  FLUSH_RESERVE_MS: WORKFLOW_SETTING_FIELDS.FLUSH_RESERVE_MS,
   /** Audit puts one run has in flight at once (its store's write-behind queue; same-key writes keep their order). */
   AUDIT_MAX_WRITES_IN_FLIGHT: v.optional(
     integerUpTo(1, MAX_AUDIT_WRITES_IN_FLIGHT),
@@ -77,6 +74,8 @@ const serviceSettingsSchema = v.object({
   ),
   /** Runs of one enterprise in progress at once, enforced with lease items in the table (see TenantLeaseStore). */
   TENANT_MAX_CONCURRENT_RUNS: v.optional(v.pipe(integer(1), v.maxValue(256)), '4'),
+  /** Runs of one enterprise QUEUED or RUNNING at once (admission control at start; see the README, "Operations"). */
+  TENANT_MAX_OPEN_RUNS: WORKFLOW_SETTING_FIELDS.TENANT_MAX_OPEN_RUNS,
   /** The deployment's IANA time zone: the model reads the run's start time in it ("从 14:05 开始" is today there). */
   DIAGNOSIS_TIMEZONE: v.optional(
     v.pipe(

@@ -1,6 +1,11 @@
 import * as v from 'valibot';
 import { tenantAccessSchema } from '../access/tenant-access.ts';
+import { DEFAULT_TENANT_MAX_OPEN_RUNS, MAX_TENANT_MAX_OPEN_RUNS } from '../access/tenant-admission.ts';
 import { badKeys, pickDefined, SettingsError } from './evidence-settings.ts';
+
+/** A whole number of at least `minimum`, from its decimal text. */
+export const integer = (minimum: number) =>
+  v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(minimum));
 
 /**
  * The settings every function shares: the table, the tenant access policy and the masking secret. NOTE: a module of
@@ -29,12 +34,28 @@ export function parseStoreSettings(environment: Record<string, string | undefine
   return result.output;
 }
 
+/** Settings of Diagnose that the start, cancel and workflow-event functions read too. */
+export const WORKFLOW_SETTING_FIELDS = {
+  FLUSH_RESERVE_MS: v.optional(integer(0), '3000'),
+  /** Runs of one enterprise QUEUED or RUNNING at once (admission control at start; see the README, "Operations"). */
+  TENANT_MAX_OPEN_RUNS: v.optional(
+    v.pipe(integer(1), v.maxValue(MAX_TENANT_MAX_OPEN_RUNS)),
+    String(DEFAULT_TENANT_MAX_OPEN_RUNS),
+  ),
+};
+
+const stateMachineArn = v.pipe(
+  v.string(),
+  v.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/),
+);
+
 const workflowSettingsSchema = v.object({
   ...storeSettingsSchema.entries,
   /** The DiagnosisWorkflow state machine; unset (local runs, tests): runs start in this process instead. */
-  DIAGNOSIS_WORKFLOW_ARN: v.optional(
-    v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/)),
-  ),
+  DIAGNOSIS_WORKFLOW_ARN: v.optional(stateMachineArn),
+  /** The DiagnosisBatch state machine: its Distributed Map's child executions' events are handled too. */
+  DIAGNOSIS_BATCH_ARN: v.optional(stateMachineArn),
+  ...WORKFLOW_SETTING_FIELDS,
 });
 
 export type WorkflowSettings = v.InferOutput<typeof workflowSettingsSchema>;
