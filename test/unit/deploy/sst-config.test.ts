@@ -165,6 +165,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       'StartDiagnosis',
       'CancelRun',
       'OnWorkflowStopped',
+      'SweepRuns',
     ]) {
       expect(partitionsOf(name), name).not.toContain('PSEUDONYMS#*');
     }
@@ -179,7 +180,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
   });
 
   it('creates an errors and a throttles alarm for every function it creates, on that function’s name', () => {
-    expect(functions.length).toBe(8);
+    expect(functions.length).toBe(9);
     for (const fn of functions) {
       for (const metricName of ['Errors', 'Throttles']) {
         const watching = alarms.filter((alarm) =>
