@@ -13,6 +13,7 @@ export {
   type DiagnosisSettings,
   limitsOf,
   parseDiagnosisSettings,
+  settingForm,
 } from './diagnosis-settings.ts';
 export {
   type EvidenceSettings,
@@ -20,6 +21,17 @@ export {
   parseEvidenceSettings,
   SettingsError,
 } from './evidence-settings.ts';
+export {
+  DRAFT_FORMATS,
+  type DraftFormat,
+  MODEL_PROFILE_NAMES,
+  MODEL_PROFILES,
+  type ModelPrice,
+  type ModelProfile,
+  type ModelProfileName,
+  modelProfile,
+  providerJsonSchema,
+} from './model-profiles.ts';
 export {
   parseStoreSettings,
   parseWorkflowSettings,

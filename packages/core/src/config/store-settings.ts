@@ -49,7 +49,7 @@ const stateMachineArn = v.pipe(
   v.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/),
 );
 
-const workflowSettingsSchema = v.object({
+export const workflowSettingsSchema = v.object({
   ...storeSettingsSchema.entries,
   /** The DiagnosisWorkflow state machine; unset (local runs, tests): runs start in this process instead. */
   DIAGNOSIS_WORKFLOW_ARN: v.optional(stateMachineArn),
