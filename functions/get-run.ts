@@ -1,9 +1,14 @@
 /** `GET /runs/{runId}` on the IAM-only InternalApi: a run's status and published result. */
 
+import { createDynamoDeliveryStore } from './delivery/delivery-store.ts';
 import { createGetRunHandler } from './handlers/run-queries.ts';
 import { createObservability } from './setup/observability.ts';
 import { loadReadStore } from './setup/read-store.ts';
 
-const { store, policy } = await loadReadStore();
+const { store, policy, table } = await loadReadStore();
 
-export const handler = createGetRunHandler(store, { ...createObservability('GetRun'), policy });
+export const handler = createGetRunHandler(store, {
+  ...createObservability('GetRun'),
+  policy,
+  deliveries: createDynamoDeliveryStore(table),
+});

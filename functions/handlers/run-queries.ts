@@ -1,5 +1,6 @@
 import { DiagnosisInputError, openPseudonymBatches, type RunStore } from '@diagnosis/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { DeliveryStore } from '../delivery/delivery-store.ts';
 import { type HttpApiEvent, json } from './http.ts';
 import { type RunRouteOptions, runRoute } from './run-route.ts';
 
@@ -41,8 +42,14 @@ async function pageResponse(
   }
 }
 
-/** `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence. */
-export function createGetRunHandler(store: Pick<RunStore, 'getRun'>, options: RunRouteOptions) {
+/**
+ * `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence — and the delivery
+ * of its result to each destination of its enterprise (`delivery`: null where no delivery store is given).
+ */
+export function createGetRunHandler(
+  store: Pick<RunStore, 'getRun'>,
+  options: RunRouteOptions & { deliveries?: Pick<DeliveryStore, 'listDeliveries'> },
+) {
   return runRoute(store, options, async (run) =>
     json(200, {
       runId: run.runId,
@@ -67,6 +74,7 @@ export function createGetRunHandler(store: Pick<RunStore, 'getRun'>, options: Ru
       cancelRequestedAt: run.cancelRequestedAt,
       createdAt: run.createdAt,
       endedAt: run.endedAt,
+      delivery: options.deliveries === undefined ? null : await options.deliveries.listDeliveries(run.runId),
     }),
   );
 }
