@@ -337,6 +337,8 @@ describe('sst.config.ts wiring the delivery of results', async () => {
     });
     expect(platform.ofType('sst.Secret').map((secret) => secret.name)).toEqual([
       'ModelApiKey',
+      // Issue 22: the masking secret (linked to Diagnose and GetRunReveal only, checked above).
+      'MaskingKey',
       'MysqlUrl',
       'DestinationHookE1001',
       'DestinationSlackE1001',
