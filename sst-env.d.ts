@@ -9,7 +9,9 @@ declare module 'sst' {
     DiagnosisWorkflow: { arn: string; name: string; type: 'sst.aws.StepFunctions' };
     GetRun: { name: string; type: 'sst.aws.Function' };
     GetRunAudit: { name: string; type: 'sst.aws.Function' };
+    GetRunReveal: { name: string; type: 'sst.aws.Function' };
     InternalApi: { type: 'sst.aws.ApiGatewayV2'; url: string };
+    MaskingKey: { type: 'sst.sst.Secret'; value: string };
     ModelApiKey: { type: 'sst.sst.Secret'; value: string };
     MysqlUrl: { type: 'sst.sst.Secret'; value: string };
   }

@@ -61,6 +61,9 @@ export default $config({
       },
     });
     const modelApiKey = new sst.Secret('ModelApiKey');
+    // Each run's masking keys are derived from this secret (`sst secret set MaskingKey <32+ random characters>`): the
+    // pseudonyms' HMAC and the seal of the pseudonym map. Only Diagnose (masks) and GetRunReveal (opens) link it.
+    const maskingKey = new sst.Secret('MaskingKey');
     // "none" means no MySQL: query_mysql then answers NOT_CONFIGURED.
     const mysqlUrl = new sst.Secret('MysqlUrl', 'none');
 
@@ -136,7 +139,7 @@ export default $config({
       // NOTE: reserved concurrency (deploy/<stage>.json's `reservedConcurrency`) is a floor and a ceiling: a flood of
       // diagnoses cannot take the account's concurrency from the API, nor the API's from the diagnoses.
       concurrency: { reserved: stageConfig.reservedConcurrency.Diagnose },
-      link: [table, modelApiKey, mysqlUrl],
+      link: [table, modelApiKey, mysqlUrl, maskingKey],
       environment,
       permissions,
       copyFiles,
@@ -144,9 +147,14 @@ export default $config({
     });
 
     // The read functions may only read the table, and only the partitions they serve: `dynamodb:LeadingKeys` keeps
-    // the run and audit readers out of the REASONING#<runId> partitions; only the reasoning reader gets them. Each
-    // route is its own function, so execute-api access to each is granted separately too.
-    const readOnlyFunction = (name: 'GetRun' | 'GetRunAudit' | 'GetRunReasoning', partitions: string[]) =>
+    // the run and audit readers out of the REASONING#<runId> and PSEUDONYMS#<runId> partitions; only the reasoning
+    // reader gets the first and only the reveal reader the second. Each route is its own function, so execute-api
+    // access to each is granted separately too.
+    const readOnlyFunction = (
+      name: 'GetRun' | 'GetRunAudit' | 'GetRunReasoning' | 'GetRunReveal',
+      partitions: string[],
+      link: sst.Secret[],
+    ) =>
       new sst.aws.Function(name, {
         ...functionCode(name, $cli.paths.root),
         runtime: 'nodejs24.x',
@@ -154,6 +162,7 @@ export default $config({
         timeout: '10 seconds',
         memory: '256 MB',
         concurrency: { reserved: stageConfig.reservedConcurrency.api },
+        link,
         environment: {
           DIAGNOSIS_TABLE_NAME: table.name,
           ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
@@ -167,14 +176,16 @@ export default $config({
           ...keyUse(['kms:Decrypt']),
         ],
       });
-    const getRun = readOnlyFunction('GetRun', ['RUN#*', 'DELIVERY#*']);
-    const getRunAudit = readOnlyFunction('GetRunAudit', ['RUN#*']);
-    const getRunReasoning = readOnlyFunction('GetRunReasoning', ['RUN#*', 'REASONING#*']);
+    const getRun = readOnlyFunction('GetRun', ['RUN#*', 'DELIVERY#*'], []);
+    const getRunAudit = readOnlyFunction('GetRunAudit', ['RUN#*'], []);
+    const getRunReasoning = readOnlyFunction('GetRunReasoning', ['RUN#*', 'REASONING#*'], []);
+    const getRunReveal = readOnlyFunction('GetRunReveal', ['RUN#*', 'PSEUDONYMS#*'], [maskingKey]);
 
     const api = new sst.aws.ApiGatewayV2('InternalApi');
     api.route('GET /runs/{runId}', getRun.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}/audit', getRunAudit.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}/reasoning', getRunReasoning.arn, { auth: { iam: true } });
+    api.route('GET /runs/{runId}/reveal', getRunReveal.arn, { auth: { iam: true } });
 
     // Both state machines are built by one module (functions/workflows/diagnosis-workflows.ts) that the tests check
     // with asl-validator and run against the real handler; SST's StepFunctions component takes only its own state
@@ -526,6 +537,7 @@ export default $config({
         GetRun: getRun,
         GetRunAudit: getRunAudit,
         GetRunReasoning: getRunReasoning,
+        GetRunReveal: getRunReveal,
         OnWorkflowStopped: onWorkflowStopped,
         OnRunFinished: onRunFinished,
         DeliverResults: deliverResults,

@@ -8,6 +8,7 @@ import { benchHarnessOverhead } from './harness-overhead.ts';
 import { benchKnowledgeIndex } from './knowledge-index.ts';
 import { benchLambdaBundle } from './lambda-bundle.ts';
 import { benchRequestTokens } from './request-tokens.ts';
+import { benchMasking } from './masking.ts';
 
 console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 await benchHarnessOverhead();
@@ -17,5 +18,6 @@ await benchKnowledgeIndex();
 await benchAuditStore();
 await benchAuditWrites();
 await benchAsyncApi();
+await benchMasking();
 await benchLambdaBundle();
 await benchDelivery();

@@ -23,6 +23,17 @@ function random(): number {
 }
 const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+/**
+ * Synthetic personal data where real order logs carry it (the customer's phone, the client's IP, an e-mail address),
+ * derived from the order number, not from `random()`, so the rest of the world stays exactly as it was. Masking shows
+ * the model only pseudonyms of these (docs/masking.md). All of it is made up.
+ */
+const customerPhone = (order: number) =>
+  `1${'3589'[order % 4]}${String((order * 7_368_787 + 12_345) % 1_000_000_000).padStart(9, '0')}`;
+const clientIp = (order: number) =>
+  `${[36, 58, 101, 113, 183, 223][order % 6]}.${(order * 37) % 256}.${(order * 91) % 256}.${1 + (order % 253)}`;
+const customerEmail = (order: number) =>
+  `${['wang.fang', 'li.na', 'zhang.wei', 'liu.yang', 'chen.jing'][order % 5]}${order}@example.cn`;
 const traceId = () => Array.from({ length: 16 }, () => '0123456789abcdef'[between(0, 15)]).join('');
 
 interface Line {
@@ -102,7 +113,7 @@ for (const enterprise of ['E1001', 'E2002']) {
       'order-service',
       enterprise,
       'INFO',
-      `order created order_id=${orderId} amount=${amount} channel=${channel}`,
+      `order created order_id=${orderId} amount=${amount} channel=${channel} user_phone=${customerPhone(orderNumber)} client_ip=${clientIp(orderNumber)}`,
       trace,
     );
     log(
@@ -138,7 +149,7 @@ for (const enterprise of ['E1001', 'E2002']) {
         'order-service',
         enterprise,
         'ERROR',
-        `call payment-gateway POST /v1/pay failed: 503 upstream timeout after 3000ms order_id=${orderId} error_code=PAYMENT_TIMEOUT`,
+        `call payment-gateway POST /v1/pay failed: 503 upstream timeout after 3000ms order_id=${orderId} error_code=PAYMENT_TIMEOUT user_phone=${customerPhone(orderNumber)}`,
         trace,
       );
       log(
@@ -163,7 +174,7 @@ for (const enterprise of ['E1001', 'E2002']) {
         'order-service',
         enterprise,
         'WARN',
-        `order failed order_id=${orderId} error_code=CARD_DECLINED`,
+        `order failed order_id=${orderId} error_code=CARD_DECLINED notify_email=${customerEmail(orderNumber)}`,
         trace,
       );
     }

@@ -11,6 +11,7 @@ export const LAMBDA_FUNCTIONS = {
   GetRun: 'functions/get-run.ts',
   GetRunAudit: 'functions/get-run-audit.ts',
   GetRunReasoning: 'functions/get-run-reasoning.ts',
+  GetRunReveal: 'functions/get-run-reveal.ts',
   StartDiagnosis: 'functions/start-diagnosis.ts',
   CancelRun: 'functions/cancel-run.ts',
   OnWorkflowStopped: 'functions/on-workflow-stopped.ts',

@@ -1,4 +1,4 @@
-import { DiagnosisInputError, type RunStore } from '@diagnosis/core';
+import { DiagnosisInputError, openPseudonymBatches, type RunStore } from '@diagnosis/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { DeliveryStore } from '../delivery/delivery-store.ts';
 import { type HttpApiEvent, json } from './http.ts';
@@ -99,5 +99,27 @@ export function createGetRunReasoningHandler(
 ) {
   return runRoute(store, options, (run, event) =>
     pageResponse(run.runId, event, (runId, page) => store.listReasoning(runId, page)),
+  );
+}
+
+/**
+ * `GET /runs/{runId}/reveal`: the real values behind the run's pseudonyms (`{ token, kind, value }`), a page of its
+ * stored batches at a time. Its own function and route, so IAM grants it apart from every other reader; it is the only
+ * reader whose role reaches the run's `PSEUDONYMS#<runId>` partition and the masking secret that opens it. Tenant-checked
+ * like the other routes: another enterprise's run answers 404.
+ */
+export function createGetRunRevealHandler(
+  store: Pick<RunStore, 'getRun' | 'listPseudonyms'>,
+  options: RunRouteOptions & { maskingSecret: string },
+) {
+  return runRoute(store, options, (run, event) =>
+    pageResponse(run.runId, event, async (runId, page) => {
+      const batches = await store.listPseudonyms(runId, page);
+      const entries = openPseudonymBatches(options.maskingSecret, runId, batches.records);
+      return {
+        records: entries.map((entry) => ({ token: entry.token, kind: entry.kind, value: entry.value })),
+        cursor: batches.cursor,
+      };
+    }),
   );
 }

@@ -1,7 +1,12 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DiagnosisServiceDeps, EvidenceAdapters } from '@diagnosis/core';
-import { createDraftFormatMiddleware } from '@diagnosis/core';
+import {
+  compileCustomRules,
+  createDraftFormatMiddleware,
+  DEVELOPMENT_MASKING_SECRET,
+  type DiagnosisServiceDeps,
+  type EvidenceAdapters,
+} from '@diagnosis/core';
 import { type DiagnosisSettings, limitsOf, modelProfile } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
@@ -54,9 +59,16 @@ export async function buildDiagnosisDependencies(
         tableName: settings.DIAGNOSIS_TABLE_NAME,
         retentionDays: settings.RETENTION_DAYS,
         reasoningRetentionDays: settings.REASONING_RETENTION_DAYS,
+        pseudonymRetentionDays: settings.PSEUDONYM_RETENTION_DAYS ?? settings.REASONING_RETENTION_DAYS,
         maxWritesInFlight: settings.AUDIT_MAX_WRITES_IN_FLIGHT,
         maxOpenRuns: settings.TENANT_MAX_OPEN_RUNS,
       }),
+    // NOTE: the patterns were checked by the settings parse (and at deploy); compiled once per cold start here.
+    masking: {
+      mode: settings.MASKING,
+      secret: settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
+      rules: compileCustomRules(settings.MASKING_PATTERNS, settings.MASKING_EXCLUSIONS),
+    },
     limits: limitsOf(settings),
     timeZone: settings.DIAGNOSIS_TIMEZONE,
     flushReserveMs: settings.FLUSH_RESERVE_MS,

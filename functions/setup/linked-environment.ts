@@ -13,6 +13,8 @@ export function readLinkedEnvironment(
   if (typeof table?.name === 'string') merged.DIAGNOSIS_TABLE_NAME = table.name;
   const key = linked<{ value?: unknown }>('ModelApiKey');
   if (typeof key?.value === 'string' && key.value !== '') merged.DIAGNOSIS_MODEL_API_KEY = key.value;
+  const masking = linked<{ value?: unknown }>('MaskingKey');
+  if (typeof masking?.value === 'string' && masking.value !== '') merged.MASKING_SECRET = masking.value;
   const mysql = linked<{ value?: unknown }>('MysqlUrl');
   // NOTE: an SST secret cannot be empty; "none" stands for "no MySQL", and query_mysql then answers NOT_CONFIGURED.
   if (typeof mysql?.value === 'string' && mysql.value !== '' && mysql.value !== 'none') merged.MYSQL_URL = mysql.value;

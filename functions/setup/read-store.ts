@@ -1,19 +1,29 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DEVELOPMENT_MASKING_SECRET } from '@diagnosis/core';
 import { parseStoreSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
 import { createDynamoAuditStore, type DynamoAuditStore } from '@diagnosis/core/store';
 import { coldStart } from './cold-start.ts';
 import { createDynamoClient } from './dynamo-client.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
 
-/** The cold start of a read function: the table's store and the tenant access policy (and the table's client). */
+/**
+ * The cold start of a read function: the table's store, the tenant access policy, the table's client and (used by the
+ * reveal function only, the one function besides Diagnose that links it) the masking secret.
+ */
 export function loadReadStore(): Promise<{
   store: DynamoAuditStore;
   policy: TenantAccessPolicy;
   table: { client: DynamoDBClient; tableName: string };
+  maskingSecret: string;
 }> {
   return coldStart(() => {
     const settings = parseStoreSettings(readLinkedEnvironment());
     const table = { client: createDynamoClient(settings), tableName: settings.DIAGNOSIS_TABLE_NAME };
-    return { store: createDynamoAuditStore(table), policy: settings.TENANT_ACCESS ?? null, table };
+    return {
+      store: createDynamoAuditStore(table),
+      policy: settings.TENANT_ACCESS ?? null,
+      table,
+      maskingSecret: settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
+    };
   });
 }

@@ -11,6 +11,8 @@ import {
   type StoredToolInvocation,
 } from '@diagnosis/core/store';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createMaskingSession } from '../../packages/core/src/tools/masking/masking-session.ts';
+import { openPseudonymBatches, sealNewPseudonyms } from '../../packages/core/src/tools/masking/pseudonym-map.ts';
 import {
   failedOutcome,
   fallbackOutcome,
@@ -25,7 +27,7 @@ import { scriptedModel, textRound, toolRound } from '../support/scripted-model.t
 
 export interface StoreUnderTest {
   store: DynamoAuditStore;
-  /** Every raw item the store holds for a run (its run and reasoning partitions), as persisted. */
+  /** Every raw item the store holds for a run (its run, reasoning and pseudonym partitions), as persisted. */
   rawItems(runId: string): Promise<Item[]>;
   cleanup(): Promise<void>;
 }
@@ -37,6 +39,7 @@ export type StoreFactory = (options: {
   maxOpenRuns?: number;
 }) => Promise<StoreUnderTest>;
 
+const CONTRACT_SECRET = 'contract-suite-masking-secret-of-32-characters';
 let counter = 0;
 const newRunId = () => `run-${Date.now().toString(36)}-${(counter++).toString(36)}`;
 const start = (store: DynamoAuditStore, runId: string, sessionId = 'session-1', enterpriseId = 'E1001') =>
@@ -464,6 +467,38 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       expect(step?.pk).toBe(`RUN#${runId}`);
       expect(step?.ttl).toBe(Math.floor(STORE_T0 / 1_000) + 90 * 86_400);
       expect(JSON.stringify(step)).not.toContain('先查看');
+    });
+
+    it('keeps the pseudonym map sealed in its own partition with the reasoning’s retention, and never in the records', async () => {
+      const { store, rawItems } = await make({ reasoningRetentionDays: 30 });
+      const runId = newRunId();
+      await start(store, runId);
+      const masking = createMaskingSession({ mode: 'identifiers', secret: CONTRACT_SECRET }, runId);
+      masking.maskText('用户 alice@example.cn 手机 13812345678');
+      let sequence = 0;
+      for (const batch of sealNewPseudonyms(masking, { runId, sessionId: 'session-1' }, () => ++sequence)) {
+        await store.onPseudonyms?.(batch);
+      }
+      await store.onToolInvocation(toolEvent(runId, 'call_01_a'));
+      await store.flush();
+      const items = await rawItems(runId);
+      const maps = items.filter((item) => item.entity === 'pseudonym_map');
+      expect(maps.map((item) => [item.pk, item.sk])).toEqual([[`PSEUDONYMS#${runId}`, 'MAP#0001']]);
+      expect(maps[0]?.ttl).toBe(Math.floor(STORE_T0 / 1_000) + 30 * 86_400);
+      expect(JSON.stringify(items)).not.toContain('alice@example.cn');
+      expect(JSON.stringify(items)).not.toContain('13812345678');
+      const { records } = await allRecords(store, runId, true);
+      expect(records.some((record) => (record as { entity: string }).entity === 'pseudonym_map')).toBe(false);
+      const page = await store.listPseudonyms(runId);
+      expect(page.cursor).toBeNull();
+      const entries = openPseudonymBatches(CONTRACT_SECRET, runId, page.records);
+      expect(entries.map((entry) => [entry.kind, entry.value])).toEqual([
+        ['email', 'alice@example.cn'],
+        ['phone', '13812345678'],
+      ]);
+      expect(() => openPseudonymBatches(`${CONTRACT_SECRET}-other`, runId, page.records)).toThrow();
+      expect(() => openPseudonymBatches(CONTRACT_SECRET, 'another-run', page.records)).toThrow();
+      expect((await store.listPseudonyms('another-run')).records).toEqual([]);
     });
 
     it('keys tool call ids the harness refused apart, so no model-chosen id can take a store key', async () => {

@@ -58,7 +58,7 @@ describe('the cold start of every function', () => {
     expectNoSecret(failure);
   });
 
-  it.each(['get-run', 'get-run-audit', 'get-run-reasoning'])(
+  it.each(['get-run', 'get-run-audit', 'get-run-reasoning', 'get-run-reveal'])(
     'fails %s on a bad tenant policy naming the key only',
     async (name) => {
       vi.resetModules();

@@ -8,6 +8,7 @@ import {
   createGetRunAuditHandler,
   createGetRunHandler,
   createGetRunReasoningHandler,
+  createGetRunRevealHandler,
 } from '../../functions/handlers/run-queries.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
 
@@ -15,12 +16,14 @@ const store = {
   getRun: async () => null,
   listRunRecords: async () => ({ records: [], cursor: null }),
   listReasoning: async () => ({ records: [], cursor: null }),
+  listPseudonyms: async () => ({ records: [], cursor: null }),
 };
 const options = { ...createObservability('test'), policy: null };
 const handlers = {
   getRun: createGetRunHandler(store, options),
   getRunAudit: createGetRunAuditHandler(store, options),
   getRunReasoning: createGetRunReasoningHandler(store, options),
+  getRunReveal: createGetRunRevealHandler(store, { ...options, maskingSecret: 'x'.repeat(32) }),
 };
 
 describe.each(Object.entries(handlers))('%s with a payload that is not an object', (_name, handler) => {

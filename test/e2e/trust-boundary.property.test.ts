@@ -4,12 +4,12 @@
  * adapters on the example world (and MariaDB when reachable). Whatever happens, no response, observation, audit item
  * or log line of E1001's caller ever holds E2002's data or a secret, and no malformed event writes or answers 500.
  */
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DiagnosisResult } from '@diagnosis/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeepSeekResponse, wireText, wireToolCalls } from '../support/deepseek-server.ts';
-import { localDynamoClient } from '../support/dynamodb.ts';
+import { localDynamoClient, partitionItems } from '../support/dynamodb.ts';
 import { E2E_MODEL_KEY, startE2eWorld } from '../support/e2e-world.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 import { envelope, noConclusionDraft, supportedDraft } from '../support/run-fixtures.ts';
@@ -224,20 +224,8 @@ const malformedSfnEvent: fc.Arbitrary<Event> = fc
     };
   });
 
-async function runItems(runId: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  for (const pk of [`RUN#${runId}`, `REASONING#${runId}`]) {
-    const page = await documents.send(
-      new QueryCommand({
-        TableName: world.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-      }),
-    );
-    items.push(...(page.Items ?? []));
-  }
-  return items;
-}
+const runItems = (runId: string) =>
+  partitionItems(documents, world.tableName, [`RUN#${runId}`, `REASONING#${runId}`, `PSEUDONYMS#${runId}`]);
 
 async function exists(runId: string): Promise<boolean> {
   const { Item } = await documents.send(

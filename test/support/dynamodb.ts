@@ -1,4 +1,5 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureDiagnosisTable } from '@diagnosis/core/store';
 import { inject } from 'vitest';
 
@@ -24,4 +25,29 @@ export async function createTestTable(
       await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
     },
   };
+}
+
+/** Every item of the given partitions of a table (one Query each, pages followed), as DynamoDB holds them. */
+export async function partitionItems(
+  documents: DynamoDBDocumentClient,
+  tableName: string,
+  partitionKeys: readonly string[],
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for (const pk of partitionKeys) {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await documents.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+  }
+  return items;
 }

@@ -88,6 +88,7 @@ export async function startE2eWorld(
   const getRun = await loadHandler('GetRun');
   const getRunAudit = await loadHandler('GetRunAudit');
   const getRunReasoning = await loadHandler('GetRunReasoning');
+  const getRunReveal = await loadHandler('GetRunReveal');
   // NOTE: the deployed StartDiagnosis and CancelRun need a Step Functions workflow (DIAGNOSIS_WORKFLOW_ARN); here
   // their handlers are composed as their entries compose them, with the devkit's local DiagnosisWorkflow instead,
   // which runs the deployed definition against this Diagnose handler and closes failed runs as the deployed rule does.
@@ -120,7 +121,16 @@ export async function startE2eWorld(
   return {
     server,
     mysqlAvailable,
-    handlers: { diagnose, getRun, getRunAudit, getRunReasoning, startDiagnosis, cancelRun, onWorkflowStopped },
+    handlers: {
+      diagnose,
+      getRun,
+      getRunAudit,
+      getRunReasoning,
+      getRunReveal,
+      startDiagnosis,
+      cancelRun,
+      onWorkflowStopped,
+    },
     /** The local DiagnosisWorkflow behind startDiagnosis (`idle()` waits for every execution it started). */
     workflow,
     invocations,

@@ -1,5 +1,5 @@
 import type { DiagnosisResult } from '@diagnosis/core';
-import { observeResult, type RunObservation, scoreRun } from '@diagnosis/eval';
+import { observeResult, type RunObservation, revealedObservation, scoreRun } from '@diagnosis/eval';
 import { describe, expect, it } from 'vitest';
 
 const diagnosisExpected = {
@@ -181,5 +181,27 @@ describe('observeResult', () => {
       cause: 'MODEL_FAILED',
       evidenceGuard: 'NOT_REACHED',
     });
+  });
+});
+
+describe('revealedObservation', () => {
+  it('unmasks the conclusion and the claims for the comparison only, and leaves the rest as the run showed it', () => {
+    const observation = {
+      status: 'PUBLISHED' as const,
+      conclusion: '用户 <phone:k3f2a> 的支付失败',
+      claims: ['<phone:k3f2a> 的 3 笔订单超时', '网关 <ipv4:m2q7d> 无响应'],
+      citedTools: ['query_logs'],
+      evidenceGuard: 'PASSED' as const,
+      semanticGuard: 'OFF' as const,
+      removedClaims: 0,
+      cause: null,
+    };
+    const values: Record<string, string> = { '<phone:k3f2a>': '13812345678' };
+    const revealed = revealedObservation(observation, (text) =>
+      text.replace(/<[a-z_]+:[a-z2-7]+>/g, (token) => values[token] ?? token),
+    );
+    expect(revealed.conclusion).toBe('用户 13812345678 的支付失败');
+    expect(revealed.claims).toEqual(['13812345678 的 3 笔订单超时', '网关 <ipv4:m2q7d> 无响应']);
+    expect(observation.conclusion).toBe('用户 <phone:k3f2a> 的支付失败');
   });
 });

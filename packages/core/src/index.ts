@@ -145,6 +145,7 @@ export type {
   RunRecord,
   RunStatus,
   RunStore,
+  StoredPseudonymBatch,
   StoredReasoning,
   StoredRun,
   StoredRunLimits,
@@ -175,6 +176,23 @@ export type {
   ToolName,
 } from './tools/evidence-adapter.ts';
 export { EVIDENCE_ERROR_CODES, TOOL_NAMES } from './tools/evidence-adapter.ts';
+/**
+ * Masking at the tool boundary (docs/masking.md): secrets redacted, identifiers pseudonymised per run, the way back
+ * for tool arguments, and the sealed pseudonym map that only the reveal route opens.
+ */
+export { type CustomRules, compileCustomRules } from './tools/masking/custom-patterns.ts';
+export {
+  createMaskingSession,
+  MASKING_MODES,
+  type MaskingConfig,
+  type MaskingMode,
+  type MaskingSession,
+  PSEUDONYM_PATTERN,
+  type PseudonymEntry,
+  revealText,
+} from './tools/masking/masking-session.ts';
+export { DEVELOPMENT_MASKING_SECRET } from './tools/masking/pseudonym-keys.ts';
+export { openPseudonymBatches, type PseudonymBatchEvent } from './tools/masking/pseudonym-map.ts';
 export type { EvidenceStatus, Observation, RejectionCode } from './tools/observation.ts';
 export { MAX_OBSERVATION_BYTES } from './tools/observation.ts';
 export { createToolInputParser, type ParsedEnvelope } from './tools/tool-inputs.ts';

@@ -4,5 +4,12 @@ export type { EvalOptions, EvalReport } from './run-eval.ts';
 export { runEval } from './run-eval.ts';
 export type { ScenarioRun } from './run-scenario.ts';
 export { CATEGORIES, loadCorpus, loadScenario, type Scenario, ScenarioError, VERDICTS } from './scenario.ts';
-export { observeResult, type RunObservation, type Score, scoreRun, VERDICT_POINTS } from './score.ts';
+export {
+  observeResult,
+  type RunObservation,
+  revealedObservation,
+  type Score,
+  scoreRun,
+  VERDICT_POINTS,
+} from './score.ts';
 export { summarize } from './summary.ts';

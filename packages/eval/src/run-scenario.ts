@@ -4,9 +4,18 @@
  * the model either a loopback server replaying `scripted.json` in DeepSeek's wire format (offline) or the configured
  * endpoint (live). The run's clock starts at the scenario's `now`.
  */
-import { type DiagnosisResult, type RunUsage, safeErrorName } from '@diagnosis/core';
+import {
+  DEVELOPMENT_MASKING_SECRET,
+  type DiagnosisResult,
+  openPseudonymBatches,
+  type PseudonymEntry,
+  type RunUsage,
+  revealText,
+  safeErrorName,
+} from '@diagnosis/core';
 import { parseDiagnosisSettings, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
+import { createDynamoAuditStore } from '@diagnosis/core/store';
 import {
   type DeepSeekResponse,
   type MeasuredUsage,
@@ -21,7 +30,7 @@ import { createObservability } from '../../../functions/setup/observability.ts';
 import { type Price, priceOf } from './price.ts';
 import { type ProbeResult, runProbes } from './probes.ts';
 import type { Scenario, ScenarioVerdict } from './scenario.ts';
-import { observeResult, type RunObservation, type Score, scoreRun } from './score.ts';
+import { observeResult, type RunObservation, revealedObservation, type Score, scoreRun } from './score.ts';
 import { prepareWorld, type WorldOptions } from './world.ts';
 
 export type EvalMode = 'offline' | 'live';
@@ -233,8 +242,19 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     const { runId, result } = await invoke(scenario.query, scenario.previousTurn !== undefined);
     const latencyMs = performance.now() - started;
     usage = addUsage(usage, result.usage);
+    // The run's own pseudonym map, read back from the table like the reveal route does, for the scorer only.
+    const store = createDynamoAuditStore({ client: composed.dynamo, tableName: context.tableName });
+    const entries = openPseudonymBatches(
+      settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
+      runId,
+      (await store.listPseudonyms(runId)).records,
+    );
+    const byToken = new Map<string, PseudonymEntry>(entries.map((entry) => [entry.token, entry]));
     const observation = observeResult(result);
-    const score = scoreRun(scenario.expected, observation);
+    const score = scoreRun(
+      scenario.expected,
+      revealedObservation(observation, (text) => revealText(text, byToken)),
+    );
     if (observation.removedClaims > 0) notes.push(`SemanticGuard removed ${observation.removedClaims} claim(s)`);
     // NOTE: the server answers its queues in order, so the i-th request got the i-th scripted response.
     const measured =

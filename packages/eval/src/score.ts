@@ -51,6 +51,19 @@ export const VERDICT_POINTS: Record<ScenarioVerdict, number> = {
   CONFIDENTLY_WRONG: -1,
 };
 
+/**
+ * The observation with the run's pseudonyms replaced by their real values (`reveal`, from the run's own map). NOTE:
+ * the scorer alone unmasks, and only to compare the run's words with the scenario's expectations, which name real
+ * values; everything the run stored and showed stays masked.
+ */
+export function revealedObservation(observation: RunObservation, reveal: (text: string) => string): RunObservation {
+  return {
+    ...observation,
+    conclusion: observation.conclusion === null ? null : reveal(observation.conclusion),
+    claims: observation.claims.map(reveal),
+  };
+}
+
 /** What the scorer needs of a run's result, read once. */
 export function observeResult(result: DiagnosisResult): RunObservation {
   const report = result.report;

@@ -19,7 +19,7 @@ describeRunStoreContract('DynamoDB Local', async ({ now, sessionPageSize, reason
     store,
     rawItems: async (runId) => {
       const items: Item[] = [];
-      for (const pk of [`RUN#${runId}`, `REASONING#${runId}`]) {
+      for (const pk of [`RUN#${runId}`, `REASONING#${runId}`, `PSEUDONYMS#${runId}`]) {
         const page = await documents.send(
           new QueryCommand({
             TableName: table.tableName,

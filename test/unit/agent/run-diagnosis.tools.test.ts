@@ -176,7 +176,7 @@ describe('runDiagnosis — Requirement: evidence tools execute through the harne
     expect(JSON.stringify(audit.tools)).not.toContain('Access denied');
   });
 
-  it('bounds a 1 MB adapter payload to an observation of at most 8 KiB and keeps the raw data for the audit', async () => {
+  it('bounds a 1 MB adapter payload to an observation of at most 8 KiB and keeps the (masked) raw data for the audit', async () => {
     const huge = {
       hits: Array.from({ length: 50 }, (_, index) => ({
         ...knowledgeHit().hits[0],
@@ -196,7 +196,11 @@ describe('runDiagnosis — Requirement: evidence tools execute through the harne
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.length).toBeLessThanOrEqual(5);
     expect(hits.every((hit) => (hit.snippet as string).length <= 600 && !('secret_field' in hit))).toBe(true);
-    expect(audit.tools[0]?.result).toBe(huge);
+    // The audit keeps what the projection dropped (all 50 hits, the extra field), masked like the observation.
+    const kept = audit.tools[0]?.result as typeof huge;
+    expect(kept.hits.map((hit) => [hit.doc_id, hit.secret_field])).toEqual(
+      huge.hits.map((hit) => [hit.doc_id, hit.secret_field]),
+    );
   });
 
   it('projects logs and MySQL results through their whitelists', async () => {

@@ -108,7 +108,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       .filter((fn) => !['OnWorkflowStopped', 'SweepRuns', 'OnRunFinished', 'DeliverResults'].includes(fn.name))
       .map((fn) => [fn.name, (fn.args.environment as Record<string, string>).TENANT_ACCESS]);
     expect(policies).toEqual(policies.map(([name]) => [name, environment.TENANT_ACCESS]));
-    expect(policies).toHaveLength(6);
+    expect(policies).toHaveLength(7);
   });
 
   it('reserves the stage file’s concurrency for Diagnose and for every API function', () => {
@@ -185,8 +185,38 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
     expect(diagnose?.args.copyFiles).toEqual([{ from: 'ops/catalog.json' }]);
   });
 
+  it('keeps the pseudonym map to the reveal function alone: its own partition, route and the masking secret', () => {
+    const partitionsOf = (name: string) => {
+      const fn = functions.find((candidate) => candidate.name === name);
+      const permissions = fn?.args.permissions as { actions: string[]; conditions?: { values: string[] }[] }[];
+      return permissions
+        .filter((permission) => permission.actions.some((action) => action.startsWith('dynamodb:')))
+        .flatMap((permission) => permission.conditions?.flatMap((condition) => condition.values) ?? []);
+    };
+    expect(partitionsOf('GetRunReveal')).toEqual(['RUN#*', 'PSEUDONYMS#*']);
+    for (const name of [
+      'GetRun',
+      'GetRunAudit',
+      'GetRunReasoning',
+      'StartDiagnosis',
+      'CancelRun',
+      'OnWorkflowStopped',
+      'SweepRuns',
+    ]) {
+      expect(partitionsOf(name), name).not.toContain('PSEUDONYMS#*');
+    }
+    const linksMaskingKey = functions
+      .filter((fn) =>
+        (fn.args.link as { name?: unknown }[] | undefined)?.some((link) => String(link.name).includes('MaskingKey')),
+      )
+      .map((fn) => fn.name);
+    expect(linksMaskingKey.sort()).toEqual(['Diagnose', 'GetRunReveal']);
+    const reveal = platform.routes.find((route) => route.route === 'GET /runs/{runId}/reveal');
+    expect(reveal?.args).toEqual({ auth: { iam: true } });
+  });
+
   it('creates an errors and a throttles alarm for every function it creates, on that function’s name', () => {
-    expect(functions.length).toBe(10);
+    expect(functions.length).toBe(11);
     for (const fn of functions) {
       for (const metricName of ['Errors', 'Throttles']) {
         const watching = alarms.filter((alarm) =>
@@ -356,6 +386,8 @@ describe('sst.config.ts wiring the delivery of results', async () => {
     });
     expect(platform.ofType('sst.Secret').map((secret) => secret.name)).toEqual([
       'ModelApiKey',
+      // Issue 22: the masking secret (linked to Diagnose and GetRunReveal only, checked above).
+      'MaskingKey',
       'MysqlUrl',
       'DestinationHookE1001',
       'DestinationSlackE1001',

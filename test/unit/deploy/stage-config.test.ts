@@ -195,6 +195,12 @@ describe('parseStageConfig', () => {
     ['LOGS_GROUPS', { 'order-service': ['*'] }],
     ['DIAGNOSIS_TIMEZONE', 'Mars/Olympus'],
     ['DIAGNOSIS_MAX_TOOL_CALLS', 0],
+    ['MASKING', 'off'],
+    // A backreference RE2 cannot run in linear time, a pattern that matches everything, a kind that is not one.
+    ['MASKING_PATTERNS', [{ kind: 'order', pattern: '(a+)+\\1' }]],
+    ['MASKING_PATTERNS', [{ kind: 'order', pattern: '.*' }]],
+    ['MASKING_PATTERNS', [{ kind: 'Order Id', pattern: 'O[0-9]{8}' }]],
+    ['MASKING_EXCLUSIONS', ['(?=lookahead)']],
   ])('refuses %s = %j as the functions would at cold start, naming the key', (key, value) => {
     const error = refusal(() =>
       parseStageConfig(ownRoot, 'alice', 'deploy/alice.json', {
@@ -213,6 +219,25 @@ describe('parseStageConfig', () => {
     expect(error.message).toBe(
       'deploy/alice.json: no such file or folder: LOGS_DIR=ops/no-logs, MYSQL_CATALOG_PATH=ops/none.json',
     );
+  });
+
+  it('hands the functions a stage’s masking patterns and exclusions as JSON, and never takes the masking secret', () => {
+    const config = parseStageConfig(ownRoot, 'alice', 'deploy/alice.json', {
+      settings: {
+        ...validProduction.settings,
+        MASKING: 'secrets-only',
+        MASKING_PATTERNS: [{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }],
+        MASKING_EXCLUSIONS: ['noreply@example\\.com'],
+      },
+    });
+    expect(config.environment.MASKING).toBe('secrets-only');
+    expect(JSON.parse(config.environment.MASKING_PATTERNS ?? '')).toEqual([
+      { kind: 'customer_id', pattern: 'CUST-[0-9]{6}' },
+    ]);
+    const error = refusal(() =>
+      parseStageConfig(ownRoot, 'alice', 'deploy/alice.json', { settings: { MASKING_SECRET: 'x'.repeat(40) } }),
+    );
+    expect(error.message).toContain('settings.MASKING_SECRET');
   });
 
   it('lets a stage file set every setting of the functions but what the deploy provides', () => {

@@ -11,7 +11,9 @@ describeRunStoreContract('in-memory fake', async ({ now, sessionPageSize, reason
   return {
     store,
     rawItems: async (runId) =>
-      [...store.items.values()].filter((item) => item.pk === `RUN#${runId}` || item.pk === `REASONING#${runId}`),
+      [...store.items.values()].filter((item) =>
+        [`RUN#${runId}`, `REASONING#${runId}`, `PSEUDONYMS#${runId}`].includes(item.pk),
+      ),
     cleanup: async () => undefined,
   };
 });

@@ -5,6 +5,7 @@ import { demoCommand } from './demo.ts';
 import { diagnoseCommand } from './diagnose.ts';
 import { evalCommand } from './eval.ts';
 import { localCommand } from './local.ts';
+import { revealCommand } from './reveal.ts';
 import { runsCommand } from './runs.ts';
 import { traceCommand } from './trace.ts';
 
@@ -16,6 +17,7 @@ export const COMMANDS: readonly Command[] = [
   diagnoseCommand,
   demoCommand,
   traceCommand,
+  revealCommand,
   runsCommand,
   cancelCommand,
   evalCommand,

@@ -12,6 +12,7 @@ import type { StopReason } from '../run/stop-reason.ts';
 import { utf8Bytes } from '../run/utf8.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
+import type { MaskingSession } from '../tools/masking/masking-session.ts';
 import { type PreparedInput, type PreviousTurn, prepareDiagnosisInput } from './diagnosis-input.ts';
 import { buildDiagnosisInstructions } from './diagnosis-prompt.ts';
 
@@ -28,6 +29,9 @@ export interface DiagnosisDeps {
   onProgress?: (progress: ProgressSnapshot) => void;
   /** Awaited before every model round (the service's cancel check); it may abort the run's signal, never throw. */
   beforeRound?: () => Promise<void>;
+  /** The run's masking session and its counter of pseudonym batches (see `HarnessOptions`). */
+  masking?: MaskingSession;
+  nextPseudonymBatch?: () => number;
 }
 
 /**
@@ -78,6 +82,8 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
     evidence: deps.evidence,
     audit: deps.audit,
     onProgress: deps.onProgress,
+    masking: deps.masking,
+    nextPseudonymBatch: deps.nextPseudonymBatch,
     beforeRound: deps.beforeRound,
   });
   const ended = (draft: DiagnosisDraft | null, stopReason: StopReason | null): DiagnosisExecution => {

@@ -1,6 +1,4 @@
 import * as v from 'valibot';
-import { tenantAccessSchema } from '../access/tenant-access.ts';
-import { DEFAULT_TENANT_MAX_OPEN_RUNS, MAX_TENANT_MAX_OPEN_RUNS } from '../access/tenant-admission.ts';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 import { SEMANTIC_GUARD_MODES } from '../run/judge-limits.ts';
 import {
@@ -20,11 +18,11 @@ import {
   pickDefined,
   SettingsError,
 } from './evidence-settings.ts';
+import { MASKING_MODES } from './masking-mode.ts';
+import { maskingExclusionsSchema, maskingPatternsSchema } from './masking-settings.ts';
 import { MODEL_PROFILE_NAMES, modelProfile } from './model-profiles.ts';
 import { describeSettingForm } from './setting-forms.ts';
-
-const integer = (minimum: number) =>
-  v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(minimum));
+import { integer, STORE_SETTING_FIELDS, WORKFLOW_SETTING_FIELDS, workflowSettingsSchema } from './store-settings.ts';
 
 const integerUpTo = (minimum: number, maximum: number | null) =>
   v.pipe(integer(minimum), v.maxValue(maximum ?? Number.MAX_SAFE_INTEGER));
@@ -46,8 +44,8 @@ const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 
 /** Settings of the service besides the evidence backends (environment variable names as in the README). */
 const serviceSettingsSchema = v.object({
-  DIAGNOSIS_TABLE_NAME: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/)),
-  DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  DIAGNOSIS_TABLE_NAME: STORE_SETTING_FIELDS.DIAGNOSIS_TABLE_NAME,
+  DYNAMODB_ENDPOINT: STORE_SETTING_FIELDS.DYNAMODB_ENDPOINT,
   /** The provider profile (see `MODEL_PROFILES`): base URL and model id defaults, JSON mode of the Draft, prices. */
   DIAGNOSIS_MODEL_PROFILE: v.optional(v.picklist(MODEL_PROFILE_NAMES), 'deepseek'),
   /** Unset: the profile's base URL. */
@@ -67,11 +65,23 @@ const serviceSettingsSchema = v.object({
   SEMANTIC_GUARD_MODEL_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
   RETENTION_DAYS: v.optional(integer(1), '90'),
   REASONING_RETENTION_DAYS: v.optional(integer(1), '30'),
+  /** Days a run's pseudonym map (`PSEUDONYMS#<runId>`) is kept; unset: REASONING_RETENTION_DAYS. */
+  PSEUDONYM_RETENTION_DAYS: v.optional(integer(1)),
+  /**
+   * `identifiers` (default): secrets redacted and identifiers pseudonymised before anything sees an observation;
+   * `secrets-only`: secrets only (they are never optional). See docs/masking.md.
+   */
+  MASKING: v.optional(v.picklist(MASKING_MODES), 'identifiers'),
+  /** Deployment-defined identifiers (JSON `[{ "kind", "pattern" }]`, RE2 syntax, linear-time), pseudonymised too. */
+  MASKING_PATTERNS: v.optional(maskingPatternsSchema, '[]'),
+  /** Identifiers left as they are when one of these RE2 patterns matches them in full (JSON array). */
+  MASKING_EXCLUSIONS: v.optional(maskingExclusionsSchema, '[]'),
+  MASKING_SECRET: STORE_SETTING_FIELDS.MASKING_SECRET,
   /** How often a running invocation reads its cancel flag (a small consistent read). */
   DIAGNOSIS_CANCEL_POLL_MS: v.optional(integer(100), '2000'),
   /** The tenant access policy (JSON, see `canAccessTenant`); unset: every IAM caller may use every enterprise. */
-  TENANT_ACCESS: v.optional(tenantAccessSchema),
-  FLUSH_RESERVE_MS: v.optional(integer(0), '3000'),
+  TENANT_ACCESS: STORE_SETTING_FIELDS.TENANT_ACCESS,
+  FLUSH_RESERVE_MS: WORKFLOW_SETTING_FIELDS.FLUSH_RESERVE_MS,
   /** Audit puts one run has in flight at once (its store's write-behind queue; same-key writes keep their order). */
   AUDIT_MAX_WRITES_IN_FLIGHT: v.optional(
     integerUpTo(1, MAX_AUDIT_WRITES_IN_FLIGHT),
@@ -80,10 +90,7 @@ const serviceSettingsSchema = v.object({
   /** Runs of one enterprise in progress at once, enforced with lease items in the table (see TenantLeaseStore). */
   TENANT_MAX_CONCURRENT_RUNS: v.optional(v.pipe(integer(1), v.maxValue(256)), '4'),
   /** Runs of one enterprise QUEUED or RUNNING at once (admission control at start; see the README, "Operations"). */
-  TENANT_MAX_OPEN_RUNS: v.optional(
-    v.pipe(integer(1), v.maxValue(MAX_TENANT_MAX_OPEN_RUNS)),
-    String(DEFAULT_TENANT_MAX_OPEN_RUNS),
-  ),
+  TENANT_MAX_OPEN_RUNS: WORKFLOW_SETTING_FIELDS.TENANT_MAX_OPEN_RUNS,
   /** The deployment's IANA time zone: the model reads the run's start time in it ("从 14:05 开始" is today there). */
   DIAGNOSIS_TIMEZONE: v.optional(
     v.pipe(
@@ -195,45 +202,6 @@ export function parseDiagnosisSettings(environment: Record<string, string | unde
 /** The run limits the settings override. */
 export function limitsOf(settings: DiagnosisSettings) {
   return runLimitsFromSettings(settings);
-}
-
-const storeSettingsSchema = v.object({
-  DIAGNOSIS_TABLE_NAME: serviceSettingsSchema.entries.DIAGNOSIS_TABLE_NAME,
-  DYNAMODB_ENDPOINT: serviceSettingsSchema.entries.DYNAMODB_ENDPOINT,
-  TENANT_ACCESS: serviceSettingsSchema.entries.TENANT_ACCESS,
-});
-
-export type StoreSettings = v.InferOutput<typeof storeSettingsSchema>;
-
-/** The settings of the read, audit and reasoning functions: the table and the tenant access policy. */
-export function parseStoreSettings(environment: Record<string, string | undefined>): StoreSettings {
-  const result = v.safeParse(storeSettingsSchema, pickDefined(environment, storeSettingsSchema));
-  if (!result.success) throw new SettingsError(badKeys(result.issues));
-  return result.output;
-}
-
-const stateMachineArn = v.pipe(
-  v.string(),
-  v.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/),
-);
-
-const workflowSettingsSchema = v.object({
-  ...storeSettingsSchema.entries,
-  /** The DiagnosisWorkflow state machine; unset (local runs, tests): runs start in this process instead. */
-  DIAGNOSIS_WORKFLOW_ARN: v.optional(stateMachineArn),
-  /** The DiagnosisBatch state machine: its Distributed Map's child executions' events are handled too. */
-  DIAGNOSIS_BATCH_ARN: v.optional(stateMachineArn),
-  TENANT_MAX_OPEN_RUNS: serviceSettingsSchema.entries.TENANT_MAX_OPEN_RUNS,
-  FLUSH_RESERVE_MS: serviceSettingsSchema.entries.FLUSH_RESERVE_MS,
-});
-
-export type WorkflowSettings = v.InferOutput<typeof workflowSettingsSchema>;
-
-/** The settings of the start and cancel functions: the table, the tenant access policy and the workflow. */
-export function parseWorkflowSettings(environment: Record<string, string | undefined>): WorkflowSettings {
-  const result = v.safeParse(workflowSettingsSchema, pickDefined(environment, workflowSettingsSchema));
-  if (!result.success) throw new SettingsError(badKeys(result.issues));
-  return result.output;
 }
 
 /** The form a setting of `parseDiagnosisSettings` (or the read and workflow functions) accepts, in words. */

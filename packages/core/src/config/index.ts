@@ -13,11 +13,7 @@ export {
   type DiagnosisSettings,
   limitsOf,
   parseDiagnosisSettings,
-  parseStoreSettings,
-  parseWorkflowSettings,
-  type StoreSettings,
   settingForm,
-  type WorkflowSettings,
 } from './diagnosis-settings.ts';
 export {
   type EvidenceSettings,
@@ -36,3 +32,9 @@ export {
   modelProfile,
   providerJsonSchema,
 } from './model-profiles.ts';
+export {
+  parseStoreSettings,
+  parseWorkflowSettings,
+  type StoreSettings,
+  type WorkflowSettings,
+} from './store-settings.ts';

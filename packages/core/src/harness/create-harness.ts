@@ -17,6 +17,8 @@ import { truncateChars } from '../run/utf8.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import { buildDiagnosisTools, UNPARSEABLE_INPUT_MARKER } from '../tools/diagnosis-tools.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
+import { createMaskingSession, type MaskingSession } from '../tools/masking/masking-session.ts';
+import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
 import { rejectedObservation, STOP_REQUIRED_MESSAGE } from '../tools/observation.ts';
 import { createToolInputParser } from '../tools/tool-inputs.ts';
 import { createAuditMiddleware } from './audit-middleware.ts';
@@ -41,6 +43,13 @@ export interface HarnessOptions {
    * another round); it may abort the run's signal, never throw.
    */
   beforeRound?: (() => Promise<void>) | undefined;
+  /**
+   * The run's masking session (the service builds it from the deployment's settings). Absent: identifiers masked
+   * with the development key: masking is never off.
+   */
+  masking?: MaskingSession | undefined;
+  /** The run's counter of stored pseudonym batches; absent: the harness counts from 1. */
+  nextPseudonymBatch?: (() => number) | undefined;
 }
 
 /** How the harness classifies a failure of the loop: a stop with a reason, or a failure of the audit, the model or the harness itself. */
@@ -65,6 +74,15 @@ export function createHarness(options: HarnessOptions) {
   // a millisecond before `now()` reaches the same instant, and the next round must still be the final one.
   lifecycle.reserveSignal.addEventListener('abort', () => stopCollection(collection, 'DEADLINE'), { once: true });
   const catalog = evidence.query_mysql.catalog;
+  const masking =
+    options.masking ?? createMaskingSession({ mode: 'identifiers', secret: DEVELOPMENT_MASKING_SECRET }, run.runId);
+  let batches = 0;
+  const nextPseudonymBatch =
+    options.nextPseudonymBatch ??
+    (() => {
+      batches += 1;
+      return batches;
+    });
 
   const notify =
     options.onProgress === undefined
@@ -97,6 +115,8 @@ export function createHarness(options: HarnessOptions) {
     evidence,
     audit,
     parseEnvelope: createToolInputParser(catalog),
+    masking,
+    nextPseudonymBatch,
     collectionSignal: lifecycle.collectionSignal,
     abortRun: lifecycle.abort,
     ...(notify === undefined ? {} : { onToolCall: notify }),

@@ -12,7 +12,9 @@ import {
   type ToolCallRequest,
   type ToolName,
 } from '../tools/evidence-adapter.ts';
-import { isRecord, projectEvidence } from '../tools/evidence-projection.ts';
+import { type EvidenceMasker, isRecord, projectEvidence } from '../tools/evidence-projection.ts';
+import type { MaskingSession } from '../tools/masking/masking-session.ts';
+import { sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
 import {
   emptyObservation,
   errorObservation,
@@ -36,6 +38,13 @@ export interface ToolInterceptorOptions {
   evidence: EvidenceAdapters;
   audit: AuditHook | undefined;
   parseEnvelope: (toolName: ToolName, raw: unknown) => ParsedEnvelope;
+  /**
+   * The run's masking: every result is masked before anything sees it (the model, the judge, the audit, the live
+   * view), and pseudonyms in a call's arguments are restored for the adapter (only those the run has shown).
+   */
+  masking: MaskingSession;
+  /** The run's counter of pseudonym batches (shared with the service, which stores the input's own). */
+  nextPseudonymBatch: () => number;
   /** Aborts when collection must end: cancellation, or the start of the final round's time reserve. */
   collectionSignal: AbortSignal;
   /**
@@ -66,8 +75,13 @@ type Outcome = {
  * The refusal that reaches `maxRejectedToolCalls` stops the run (`REJECTED_CALL_LIMIT`) once it is audited.
  */
 export function createToolInterceptor(options: ToolInterceptorOptions) {
-  const { run, tracker, collection, evidence, audit, parseEnvelope, collectionSignal, abortRun } = options;
+  const { run, tracker, collection, evidence, audit, parseEnvelope, collectionSignal, abortRun, masking } = options;
   const { usage } = run.ledger;
+  const identity = { runId: run.runId, sessionId: run.sessionId };
+  const masker: EvidenceMasker = {
+    text: masking.maskText,
+    cell: (value, column) => masking.maskValue(value, column) as string | number,
+  };
 
   return async function interceptToolCall(toolName: ToolName, rawInput: unknown, modelToolCallId: string) {
     const startedAt = run.now();
@@ -78,6 +92,8 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
     const toolCallId = validId ? modelToolCallId : truncateChars(String(modelToolCallId), MAX_TOOL_CALL_ID_CHARS);
     const outcome = validId ? await decide(toolName, rawInput, toolCallId) : reject(toolCallId, 'INVALID_TOOL_CALL_ID');
     collection.observationBytesSinceRound += observationBytes(outcome.observation);
+    // NOTE: a pseudonym may be used in a later call only once the model has seen it, in the observation as sent.
+    masking.markShown(JSON.stringify(outcome.observation));
     if (audit !== undefined) {
       const event: ToolInvocationEvent = {
         sessionId: run.sessionId,
@@ -91,6 +107,10 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
         endedAt: run.now(),
       };
       try {
+        // The map first: a pseudonym in a stored observation always has its value stored too.
+        for (const batch of sealNewPseudonyms(masking, identity, options.nextPseudonymBatch)) {
+          await audit.onPseudonyms?.(batch);
+        }
         await audit.onToolInvocation(event);
       } catch (error) {
         const failure = new AuditFailure('tool invocation audit failed', { cause: error });
@@ -112,7 +132,11 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
     checkCollectionWindow();
     if (collection.stopReason !== null) return stopped(toolCallId);
 
-    const parsed = parseEnvelope(toolName, rawInput);
+    // NOTE: the model names values by the pseudonyms it saw; the adapter needs the real ones. A pseudonym this run has
+    // not shown (made up, or from another run) refuses the call: it must never reach a source as a search term.
+    const unmasked = unmaskEnvelope(toolName, rawInput);
+    if (unmasked === null) return reject(toolCallId, 'UNKNOWN_PSEUDONYM');
+    const parsed = parseEnvelope(toolName, unmasked);
     if (!parsed.ok) return reject(toolCallId, 'INVALID_INPUT', { paths: parsed.paths });
 
     const pending = tracker.pending();
@@ -167,6 +191,26 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
     const afterCall = softStopAfterToolCall(run);
     if (afterCall !== null) stopCollection(collection, afterCall);
     return outcome;
+  }
+
+  function unmaskEnvelope(toolName: ToolName, rawInput: unknown): unknown {
+    if (!isRecord(rawInput) || !Object.hasOwn(rawInput, 'input')) return rawInput;
+    const restored = masking.unmaskInput(
+      rawInput.input,
+      toolName === 'query_mysql' ? integerParams(rawInput.input) : undefined,
+    );
+    return restored.ok ? { ...rawInput, input: restored.value } : null;
+  }
+
+  /** The integer parameters of the catalog query a `query_mysql` input names (a pseudonym there may stand for a number). */
+  function integerParams(input: unknown): ReadonlySet<string> {
+    const name = isRecord(input) ? input.query_name : undefined;
+    const entry = evidence.query_mysql.catalog.find((candidate) => candidate.name === name);
+    return new Set(
+      Object.entries(entry?.params ?? {}).flatMap(([param, descriptor]) =>
+        descriptor.type === 'integer' ? [param] : [],
+      ),
+    );
   }
 
   // NOTE: the tool-call budget needs no check here: the call that reaches it stops collection right after it runs.
@@ -233,7 +277,7 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
 
   function toOutcome(toolName: ToolName, toolCallId: string, result: AdapterResult<unknown>): Outcome {
     if (isRecord(result) && result.status === 'OK') {
-      const projection = projectEvidence(toolName, result.data);
+      const projection = projectEvidence(toolName, result.data, masker);
       if (!projection.ok) return errorOutcome(toolCallId, 'INTERNAL', 'adapter returned data of the wrong shape');
       if (projection.empty) return readyEmpty(toolCallId, result.data);
       return {
@@ -242,7 +286,7 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
         empty: false,
         code: null,
         observation: okObservation(toolCallId, projection.data),
-        result: result.data,
+        result: masking.maskValue(result.data),
         errorDetail: null,
       };
     }
@@ -251,7 +295,8 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
       const code = EVIDENCE_ERROR_CODES.includes(result.code as EvidenceErrorCode)
         ? (result.code as EvidenceErrorCode)
         : 'INTERNAL';
-      const detail = typeof result.detail === 'string' ? result.detail.slice(0, 1_000) : null;
+      const detail =
+        typeof result.detail === 'string' ? masking.maskText(result.detail.slice(0, 4_000)).slice(0, 1_000) : null;
       return errorOutcome(toolCallId, code, detail);
     }
     return errorOutcome(toolCallId, 'INTERNAL', 'adapter returned no valid result');
@@ -264,7 +309,7 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
       empty: true,
       code: null,
       observation: emptyObservation(toolCallId),
-      result: data,
+      result: data === null ? null : masking.maskValue(data),
       errorDetail: null,
     };
   }

@@ -23,12 +23,16 @@ import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
+import { createMaskingSession, type MaskingConfig } from '../tools/masking/masking-session.ts';
+import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
+import { sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
 import { closeAbandonedRun, isAbandoned } from './abandonment.ts';
 import { watchCancellation } from './cancel-watch.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { createObservationRecorder } from './observation-recorder.ts';
 import { buildPreviousTurn } from './previous-turn.ts';
 import { createProgressPublisher } from './progress-publisher.ts';
+import { rekeyPreviousRun } from './rekey-previous-run.ts';
 
 /** One request to diagnose, as the handler hands it over after validating the event. */
 export interface DiagnoseCommand extends DiagnosisRunRequest {
@@ -66,6 +70,11 @@ export interface DiagnosisServiceDeps {
   cancelPollMs?: number;
   /** The least time between two live-progress writes (default 1 s). */
   progressWriteMs?: number;
+  /**
+   * How observations are masked before the model, the judge, the audit or a log sees them (MASKING, the masking
+   * secret, the stage's patterns). Absent: identifiers masked with the public development key (local runs, tests).
+   */
+  masking?: MaskingConfig;
   /** Called once when a run this invocation ran has ended (never for a replay): metrics. Must not throw. */
   onRunFinished?: (result: DiagnosisResult, durationMs: number) => void;
 }
@@ -143,11 +152,29 @@ export async function executeDiagnosisRun(
   // NOTE: from the claim on, everything is inside the try: whatever fails, the watch stops and the run is completed.
   let previousTurn: PreviousTurn | null = null;
   let decision: ReleaseDecision;
+  const maskingConfig = deps.masking ?? { mode: 'identifiers', secret: DEVELOPMENT_MASKING_SECRET };
+  const masking = createMaskingSession(maskingConfig, command.runId);
+  let pseudonymBatches = 0;
+  const nextPseudonymBatch = () => {
+    pseudonymBatches += 1;
+    return pseudonymBatches;
+  };
   try {
     previousTurn = command.continueSession
-      ? buildPreviousTurn(await store.findPreviousRun(command.enterpriseId, command.sessionId), run.limits)
+      ? buildPreviousTurn(
+          await rekeyPreviousRun(
+            await store.findPreviousRun(command.enterpriseId, command.sessionId),
+            store,
+            masking,
+            maskingConfig.secret,
+          ),
+          run.limits,
+        )
       : null;
     const input = composeDiagnosisInput(query, previousTurn, run);
+    // The previous turn's pseudonyms are this run's now: shown to the model, and stored before it sees them.
+    if (previousTurn !== null) masking.markShown(JSON.stringify(previousTurn));
+    for (const batch of sealNewPseudonyms(masking, command, nextPseudonymBatch)) await store.onPseudonyms?.(batch);
     const recorder = createObservationRecorder(store);
     const execution = await runDiagnosis(
       { run, input },
@@ -157,6 +184,8 @@ export async function executeDiagnosisRun(
         audit: recorder.hook,
         onProgress: progress.publish,
         beforeRound: watch.checkNow,
+        masking,
+        nextPseudonymBatch,
       },
     );
     const semantic =
@@ -180,7 +209,11 @@ export async function executeDiagnosisRun(
   } catch {
     decision = failed(run.usage(), 'AUDIT_FAILED', decision.outcome.progress);
   }
-  decision = await completeOrClose(store, command.runId, decision, { limits: run.limits, deadlineAt });
+  decision = await completeOrClose(store, command.runId, decision, {
+    limits: run.limits,
+    deadlineAt,
+    masking: masking.mode,
+  });
   deps.log?.({
     message: 'diagnosis finished',
     runId: command.runId,
@@ -248,7 +281,7 @@ async function completeOrClose(
   store: RunStore,
   runId: string,
   decision: ReleaseDecision,
-  extra: Pick<RunOutcome, 'limits' | 'deadlineAt'>,
+  extra: Pick<RunOutcome, 'limits' | 'deadlineAt' | 'masking'>,
 ): Promise<ReleaseDecision> {
   try {
     await store.completeRun(runId, { ...decision.outcome, ...extra });

@@ -11,6 +11,9 @@ export function createObservationRecorder(audit: AuditHook) {
   const observations = new Map<string, Observation>();
   const hook: AuditHook = {
     onModelStep: (event) => audit.onModelStep(event),
+    onPseudonyms: async (event) => {
+      await audit.onPseudonyms?.(event);
+    },
     async onToolInvocation(event) {
       await audit.onToolInvocation(event);
       if (event.disposition === 'EXECUTED' && event.status === 'READY' && !observations.has(event.toolCallId)) {

@@ -1,5 +1,8 @@
 import type { ToolName } from '../tools/evidence-adapter.ts';
+import type { PseudonymBatchEvent } from '../tools/masking/pseudonym-map.ts';
 import type { Observation } from '../tools/observation.ts';
+
+export type { PseudonymBatchEvent };
 
 export type ContentSource = 'PROVIDER_REASONING+ASSISTANT_TEXT' | 'PROVIDER_REASONING' | 'ASSISTANT_TEXT' | 'NONE';
 
@@ -58,13 +61,13 @@ export interface ToolInvocationEvent {
   empty: boolean;
   /** The stable error, rejection or stop code; null for READY. */
   code: string | null;
-  /** The envelope as the model sent it. */
+  /** The envelope as the model sent it (pseudonyms as the model wrote them, never the values restored for the adapter). */
   input: unknown;
   /** Exactly what the model saw. */
   observation: Observation;
-  /** The adapter's data (unprojected) for executed OK calls, else null. Stores cap its size. */
+  /** The adapter's data (unprojected, masked like the observation) for executed calls, else null. Stores cap its size. */
   result: unknown;
-  /** The adapter's audit-only detail of an ERROR; never shown to the model. */
+  /** The adapter's audit-only detail of an ERROR (masked); never shown to the model. */
   errorDetail: string | null;
   startedAt: number;
   endedAt: number;
@@ -78,6 +81,11 @@ export interface ToolInvocationEvent {
 export interface AuditHook {
   onModelStep(event: ModelStepEvent): Promise<void>;
   onToolInvocation(event: ToolInvocationEvent): Promise<void>;
+  /**
+   * The run's new pseudonyms, before the tool invocation (or model input) that first shows them. A hook that keeps an
+   * audit stores them apart from everything else (`PSEUDONYMS#<runId>`); one without it loses only the way back.
+   */
+  onPseudonyms?(event: PseudonymBatchEvent): Promise<void>;
 }
 
 export const MAX_AUDIT_TEXT_CHARS = 32_000;

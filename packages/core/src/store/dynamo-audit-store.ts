@@ -19,11 +19,13 @@ import {
 import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS, type OpenRuns } from '../access/tenant-admission.ts';
 import { AuditWriteError, DiagnosisTenantBusyError, RunStoreError, safeErrorName } from '../errors.ts';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
-import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
+import type { AuditHook, ModelStepEvent, PseudonymBatchEvent, ToolInvocationEvent } from './audit-hook.ts';
 import {
   completionAttributes,
   newRunItem,
   progressAttributes,
+  pseudonymBatchOf,
+  pseudonymItem,
   reasoningOf,
   recordOf,
   runOf,
@@ -36,6 +38,7 @@ import {
   encodeCursor,
   OPEN_RUNS_INDEX_KEY,
   openRunsKey,
+  pseudonymPartitionKey,
   reasoningPartitionKey,
   runKey,
   sessionKey,
@@ -61,6 +64,8 @@ export interface DynamoAuditStoreOptions {
   retentionDays?: number;
   /** Days a run's raw reasoning is kept (default: `retentionDays`). */
   reasoningRetentionDays?: number;
+  /** Days a run's pseudonym map is kept (default: `reasoningRetentionDays`). */
+  pseudonymRetentionDays?: number;
   now?: () => number;
   /**
    * Audit puts this store has in flight at once (default {@link DEFAULT_AUDIT_WRITES_IN_FLIGHT}); the rest wait in
@@ -95,6 +100,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
   const { tableName } = options;
   const retentionDays = options.retentionDays ?? 90;
   const reasoningRetentionDays = options.reasoningRetentionDays ?? retentionDays;
+  const pseudonymRetentionDays = options.pseudonymRetentionDays ?? reasoningRetentionDays;
   const now = options.now ?? Date.now;
   const pageSize = options.sessionPageSize ?? 25;
   const maxPages = options.maxSessionPages ?? 40;
@@ -131,6 +137,10 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
 
     async onToolInvocation(event: ToolInvocationEvent) {
       putBehind(toolItem(event, now(), retentionDays, toolSortKeyOf(event)));
+    },
+
+    async onPseudonyms(event: PseudonymBatchEvent) {
+      putBehind(pseudonymItem(event, now(), pseudonymRetentionDays));
     },
 
     async flush() {
@@ -302,6 +312,11 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
     async listReasoning(runId, page = {}) {
       const result = await queryPartition(reasoningPartitionKey(runId), page);
       return { records: result.items.map(reasoningOf), cursor: result.cursor };
+    },
+
+    async listPseudonyms(runId, page = {}) {
+      const result = await queryPartition(pseudonymPartitionKey(runId), page);
+      return { records: result.items.map(pseudonymBatchOf), cursor: result.cursor };
     },
 
     async findPreviousRun(enterpriseId, sessionId): Promise<StoredRun | null> {

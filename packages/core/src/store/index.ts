@@ -19,6 +19,8 @@ export { createDynamoTenantLeaseStore, type DynamoTenantLeaseStoreOptions } from
 export {
   completionAttributes,
   newRunItem,
+  pseudonymBatchOf,
+  pseudonymItem,
   reasoningOf,
   recordOf,
   runOf,
@@ -30,6 +32,8 @@ export {
   createToolSortKeys,
   OPEN_RUNS_INDEX_KEY,
   openRunsKey,
+  pseudonymPartitionKey,
+  pseudonymSortKey,
   reasoningPartitionKey,
   runKey,
   sessionKey,

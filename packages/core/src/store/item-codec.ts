@@ -9,13 +9,22 @@ import { issuePaths, RunStoreError } from '../errors.ts';
 import { modelFailureReport } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { truncateChars, truncateUtf8, utf8Bytes } from '../run/utf8.ts';
-import type { ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
-import { reasoningPartitionKey, runKey, sessionKey, stepSortKey, toolSortKey } from './item-keys.ts';
+import type { ModelStepEvent, PseudonymBatchEvent, ToolInvocationEvent } from './audit-hook.ts';
+import {
+  pseudonymPartitionKey,
+  pseudonymSortKey,
+  reasoningPartitionKey,
+  runKey,
+  sessionKey,
+  stepSortKey,
+  toolSortKey,
+} from './item-keys.ts';
 import {
   completionSchema,
   ITEM_CAPS,
   type Item,
   liveProgressSchema,
+  pseudonymItemSchema,
   reasoningItemSchema,
   runItemSchema,
   SCHEMA_VERSION,
@@ -27,6 +36,7 @@ import type {
   RunOutcome,
   RunRecord,
   StartRunInput,
+  StoredPseudonymBatch,
   StoredReasoning,
   StoredRun,
   StoredStep,
@@ -141,6 +151,7 @@ export function completionAttributes(outcome: RunOutcome, nowMs: number): Record
       report: outcome.report ?? null,
       limits: outcome.limits ?? null,
       deadline_at: outcome.deadlineAt === undefined || outcome.deadlineAt === null ? null : iso(outcome.deadlineAt),
+      masking: outcome.masking ?? null,
       ended_at: iso(nowMs),
     }),
   );
@@ -331,6 +342,39 @@ export function recordOf(item: Record<string, unknown>): RunRecord {
   }
 }
 
+/** A sealed batch of the run's pseudonym map, in its own partition, kept `pseudonymRetentionDays`. */
+export function pseudonymItem(event: PseudonymBatchEvent, nowMs: number, retentionDays: number): Item {
+  return validated(
+    pseudonymItemSchema,
+    {
+      pk: pseudonymPartitionKey(event.runId),
+      sk: pseudonymSortKey(event.sequence),
+      entity: 'pseudonym_map',
+      schema_version: SCHEMA_VERSION,
+      ttl: ttlFor(nowMs, retentionDays),
+      run_id: event.runId,
+      sequence: event.sequence,
+      count: event.count,
+      iv: event.sealed.iv,
+      tag: event.sealed.tag,
+      ciphertext: event.sealed.ciphertext,
+    },
+    'pseudonym_map',
+  ) as Item;
+}
+
+/** Reads one pseudonym batch back (still sealed), validating it against its schema. */
+export function pseudonymBatchOf(item: Record<string, unknown>): StoredPseudonymBatch {
+  const batch = validated(pseudonymItemSchema, item, 'pseudonym_map');
+  return {
+    entity: 'pseudonym_map',
+    runId: batch.run_id,
+    sequence: batch.sequence,
+    count: batch.count,
+    sealed: { iv: batch.iv, tag: batch.tag, ciphertext: batch.ciphertext },
+  };
+}
+
 /** Reads one reasoning item back, validating it against its schema. */
 export function reasoningOf(item: Record<string, unknown>): StoredReasoning {
   const audit = validated(reasoningItemSchema, item, 'agent_reasoning_audit');
@@ -395,6 +439,7 @@ export function runOf(item: Record<string, unknown>): StoredRun {
     cancelRequestedAt: run.cancel_requested_at ?? null,
     limits: run.limits ?? null,
     deadlineAt: run.deadline_at ?? null,
+    masking: run.masking ?? null,
     executionArn: run.execution_arn ?? null,
     heartbeatAt: run.heartbeat_at ?? null,
     createdAt: run.created_at,

@@ -8,6 +8,12 @@ export const runKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: 'RUN' });
  * reasoning reader away from it with a `dynamodb:LeadingKeys` condition (which matches partition keys only).
  */
 export const reasoningPartitionKey = (runId: string) => `REASONING#${runId}`;
+/**
+ * The partition of a run's pseudonym map (the real values behind the pseudonyms the model saw). NOTE: its own
+ * partition key, like the reasoning's, so that only the reveal reader's IAM role can reach it (`dynamodb:LeadingKeys`).
+ */
+export const pseudonymPartitionKey = (runId: string) => `PSEUDONYMS#${runId}`;
+export const pseudonymSortKey = (sequence: number) => `MAP#${String(sequence).padStart(4, '0')}`;
 export const stepSortKey = (stepNumber: number) => `STEP#${String(stepNumber).padStart(4, '0')}`;
 export const toolSortKey = (toolCallId: string) => `TOOL#${toolCallId}`;
 
@@ -53,7 +59,7 @@ export const OPEN_RUNS_INDEX_KEY = 'OPEN_RUNS';
 
 /** Every sort key this store writes (and `REASONING#0001`, … of reasoning items written before their own partition). */
 const SORT_KEY_PATTERN =
-  /^(RUN|STEP#\d{4}|REASONING#\d{4}|TOOL#[A-Za-z0-9_.:-]{1,200}(#REUSED#\d{3})?|TOOLID#INVALID#\d{4})$/;
+  /^(RUN|STEP#\d{4}|REASONING#\d{4}|MAP#\d{4}|TOOL#[A-Za-z0-9_.:-]{1,200}(#REUSED#\d{3})?|TOOLID#INVALID#\d{4})$/;
 
 /** The opaque page cursor of a partition: its last key. */
 export function encodeCursor(key: { pk: string; sk: string }): string {

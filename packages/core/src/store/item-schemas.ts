@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MASKING_MODES } from '../config/masking-mode.ts';
 import { diagnosisDraftSchema } from '../draft/diagnosis-draft.ts';
 import { MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import { MODEL_FAILURE_KINDS } from '../run/model-failure.ts';
@@ -16,6 +17,8 @@ export const ITEM_CAPS = Object.freeze({
   inputBytes: 16 * 1024,
   errorDetailChars: 1_000,
   reasoningChars: 32_000,
+  /** A sealed pseudonym batch (base64): 400 entries of at most 256-character values fit with room to spare. */
+  pseudonymBatchChars: 300 * 1024,
   /** Tool calls listed on one step item; a round that asked for more keeps the count in `tool_calls_total`. */
   stepToolCalls: 100,
   toolCallIdChars: MAX_TOOL_CALL_ID_CHARS,
@@ -134,6 +137,8 @@ export const runItemSchema = v.object({
   report: v.optional(v.unknown()),
   limits: v.optional(v.nullable(runLimitsSchema)),
   deadline_at: v.optional(v.nullable(v.string())),
+  /** The masking the run ran with; absent on runs stored before masking existed (they ran without). */
+  masking: v.optional(v.nullable(v.picklist(MASKING_MODES))),
   /**
    * The workflow execution that owns the run (its ARN): set when the workflow is started for it (a QUEUED run) or by
    * the invocation that started it (a batch item). Absent on runs stored before it existed and on local runs.
@@ -236,5 +241,18 @@ export const completionSchema = v.object({
   report: v.unknown(),
   limits: v.nullable(runLimitsSchema),
   deadline_at: v.nullable(v.string()),
+  masking: v.nullable(v.picklist(MASKING_MODES)),
   ended_at: v.string(),
+});
+
+/** One sealed batch of a run's pseudonym map, in the run's pseudonym partition. */
+export const pseudonymItemSchema = v.object({
+  ...base,
+  entity: v.literal('pseudonym_map'),
+  run_id: v.string(),
+  sequence: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  count: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  iv: v.pipe(v.string(), v.maxLength(64)),
+  tag: v.pipe(v.string(), v.maxLength(64)),
+  ciphertext: v.pipe(v.string(), v.maxLength(ITEM_CAPS.pseudonymBatchChars)),
 });

@@ -1,10 +1,12 @@
 import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS } from '../access/tenant-admission.ts';
 import { AuditWriteError, DiagnosisTenantBusyError, RunStoreError } from '../errors.ts';
-import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
+import type { AuditHook, ModelStepEvent, PseudonymBatchEvent, ToolInvocationEvent } from './audit-hook.ts';
 import {
   completionAttributes,
   newRunItem,
   progressAttributes,
+  pseudonymBatchOf,
+  pseudonymItem,
   reasoningOf,
   recordOf,
   runOf,
@@ -15,6 +17,7 @@ import {
   createToolSortKeys,
   decodeCursor,
   encodeCursor,
+  pseudonymPartitionKey,
   reasoningPartitionKey,
   runKey,
   sessionKey,
@@ -28,6 +31,8 @@ export interface MemoryRunStoreOptions {
   retentionDays?: number;
   /** Days a run's raw reasoning is kept (default: `retentionDays`). */
   reasoningRetentionDays?: number;
+  /** Days a run's pseudonym map is kept (default: `reasoningRetentionDays`). */
+  pseudonymRetentionDays?: number;
   /** Runs read per page by `findPreviousRun`. */
   sessionPageSize?: number;
   /**
@@ -104,6 +109,10 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     },
     async onToolInvocation(event: ToolInvocationEvent) {
       putBehind(toolItem(event, now(), retentionDays, toolSortKeyOf(event)));
+    },
+    async onPseudonyms(event: PseudonymBatchEvent) {
+      const days = options.pseudonymRetentionDays ?? options.reasoningRetentionDays ?? retentionDays;
+      putBehind(pseudonymItem(event, now(), days));
     },
     async flush() {
       while (pending.length > 0) await Promise.all(pending.splice(0));
@@ -200,6 +209,10 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     async listReasoning(runId, page = {}) {
       const result = pageOf(reasoningPartitionKey(runId), page, () => true);
       return { records: result.items.map(reasoningOf), cursor: result.cursor };
+    },
+    async listPseudonyms(runId, page = {}) {
+      const result = pageOf(pseudonymPartitionKey(runId), page, () => true);
+      return { records: result.items.map(pseudonymBatchOf), cursor: result.cursor };
     },
     async findPreviousRun(enterpriseId, sessionId) {
       const runs = [...items.values()]

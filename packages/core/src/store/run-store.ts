@@ -1,4 +1,5 @@
 import type { OpenRuns } from '../access/tenant-admission.ts';
+import type { MaskingMode } from '../config/masking-mode.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { ModelFailure } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
@@ -7,6 +8,7 @@ import type { RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import type { ToolName } from '../tools/evidence-adapter.ts';
+import type { PseudonymBatchEvent } from '../tools/masking/pseudonym-map.ts';
 import type { ContentSource, ModelRole, ToolDisposition } from './audit-hook.ts';
 
 /**
@@ -69,6 +71,8 @@ export interface RunOutcome {
   /** The limits and deadline the run had, so its budget use can be read back; absent for runs that never ran. */
   limits?: RunLimits | null;
   deadlineAt?: number | null;
+  /** The masking the run ran with (`identifiers` or `secrets-only`); absent for runs that never ran. */
+  masking?: MaskingMode | null;
 }
 
 /**
@@ -104,6 +108,11 @@ export interface StoredRun {
   cancelRequestedAt: string | null;
   limits: StoredRunLimits | null;
   deadlineAt: string | null;
+  /**
+   * The masking the run ran with; null for runs that never ran and runs stored before masking existed (the store
+   * always sets it; optional so a record built elsewhere need not name it).
+   */
+  masking?: MaskingMode | null;
   /**
    * The workflow execution that owns the run (ARN), or null (local runs, runs stored before it existed). Only that
    * execution's invocations may take the run, and only its status-change events may close or cancel it.
@@ -148,6 +157,15 @@ export interface StoredReasoning {
   assistantText: string;
   contentSource: ContentSource;
   contentBytes: number;
+}
+
+/** One batch of a run's pseudonym map as stored: still sealed with the run's map key. */
+export interface StoredPseudonymBatch {
+  entity: 'pseudonym_map';
+  runId: string;
+  sequence: number;
+  count: number;
+  sealed: PseudonymBatchEvent['sealed'];
 }
 
 export interface StoredToolInvocation {
@@ -249,6 +267,11 @@ export interface RunStore {
   listRunRecords(runId: string, options?: PageOptions): Promise<{ records: RunRecord[]; cursor: string | null }>;
   /** The run's raw reasoning and assistant texts, one record per round, from their own partition. */
   listReasoning(runId: string, options?: PageOptions): Promise<{ records: StoredReasoning[]; cursor: string | null }>;
+  /** The run's pseudonym map, sealed, one record per batch, from its own partition (the reveal route only). */
+  listPseudonyms(
+    runId: string,
+    options?: PageOptions,
+  ): Promise<{ records: StoredPseudonymBatch[]; cursor: string | null }>;
   /**
    * The newest run of this enterprise's session that is a published diagnosis (see {@link isPublishedDiagnosis}), or
    * null. NOTE: only runs whose enterprise and session ids equal the arguments exactly: a session id is the caller's

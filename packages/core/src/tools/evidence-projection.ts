@@ -24,22 +24,34 @@ export type ProjectedData = KnowledgeData | LogsData | MysqlData;
 export type Projection = { ok: true; data: ProjectedData; empty: boolean } | { ok: false };
 
 /**
+ * How the projection masks what it keeps (see `tools/masking/`): every text field before it is cut to its bound (a
+ * value cut first could escape its detector), and each MySQL cell with its column's name (a `password` column is
+ * redacted whole).
+ */
+export interface EvidenceMasker {
+  text(value: string): string;
+  cell(value: string | number, column: string): string | number;
+}
+
+const NO_MASKING: EvidenceMasker = { text: (value) => value, cell: (value) => value };
+
+/**
  * Builds a new object from the whitelisted fields of an adapter's data, each bounded. Fields that are not on the
  * whitelist never pass; data of the wrong shape is refused (the boundary reports it as INTERNAL).
  */
-export function projectEvidence(toolName: ToolName, data: unknown): Projection {
+export function projectEvidence(toolName: ToolName, data: unknown, masker: EvidenceMasker = NO_MASKING): Projection {
   if (!isRecord(data)) return { ok: false };
   switch (toolName) {
     case 'lookup_knowledge':
-      return projectKnowledge(data);
+      return projectKnowledge(data, masker);
     case 'query_logs':
-      return projectLogs(data);
+      return projectLogs(data, masker);
     case 'query_mysql':
-      return projectMysql(data);
+      return projectMysql(data, masker);
   }
 }
 
-function projectKnowledge(data: Record<string, unknown>): Projection {
+function projectKnowledge(data: Record<string, unknown>, mask: EvidenceMasker): Projection {
   if (!Array.isArray(data.hits)) return { ok: false };
   const hits: KnowledgeData['hits'] = [];
   for (const hit of data.hits.slice(0, PROJECTION_LIMITS.hits)) {
@@ -49,17 +61,17 @@ function projectKnowledge(data: Record<string, unknown>): Projection {
     if (typeof score !== 'number' || !Number.isFinite(score)) return { ok: false };
     if (service !== undefined && typeof service !== 'string') return { ok: false };
     hits.push({
-      doc_id: truncateChars(doc_id, PROJECTION_LIMITS.idChars),
-      title: truncateChars(title, PROJECTION_LIMITS.titleChars),
-      snippet: truncateChars(snippet, PROJECTION_LIMITS.snippetChars),
+      doc_id: truncateChars(mask.text(doc_id), PROJECTION_LIMITS.idChars),
+      title: truncateChars(mask.text(title), PROJECTION_LIMITS.titleChars),
+      snippet: truncateChars(mask.text(snippet), PROJECTION_LIMITS.snippetChars),
       score: Math.round(score * 10_000) / 10_000,
-      ...(service === undefined ? {} : { service: truncateChars(service, PROJECTION_LIMITS.serviceChars) }),
+      ...(service === undefined ? {} : { service: truncateChars(mask.text(service), PROJECTION_LIMITS.serviceChars) }),
     });
   }
   return { ok: true, data: { hits }, empty: hits.length === 0 };
 }
 
-function projectLogs(data: Record<string, unknown>): Projection {
+function projectLogs(data: Record<string, unknown>, mask: EvidenceMasker): Projection {
   const { matched } = data;
   if (!Array.isArray(data.lines) || typeof matched !== 'number' || !Number.isSafeInteger(matched) || matched < 0) {
     return { ok: false };
@@ -72,17 +84,19 @@ function projectLogs(data: Record<string, unknown>): Projection {
     if (typeof service !== 'string' || typeof message !== 'string') return { ok: false };
     if (trace_id !== undefined && typeof trace_id !== 'string') return { ok: false };
     lines.push({
-      timestamp: truncateChars(timestamp, PROJECTION_LIMITS.timestampChars),
-      level: truncateChars(level, PROJECTION_LIMITS.levelChars),
-      service: truncateChars(service, PROJECTION_LIMITS.serviceChars),
-      message: truncateChars(message, PROJECTION_LIMITS.logMessageChars),
-      ...(trace_id === undefined ? {} : { trace_id: truncateChars(trace_id, PROJECTION_LIMITS.traceIdChars) }),
+      timestamp: truncateChars(mask.text(timestamp), PROJECTION_LIMITS.timestampChars),
+      level: truncateChars(mask.text(level), PROJECTION_LIMITS.levelChars),
+      service: truncateChars(mask.text(service), PROJECTION_LIMITS.serviceChars),
+      message: truncateChars(mask.text(message), PROJECTION_LIMITS.logMessageChars),
+      ...(trace_id === undefined
+        ? {}
+        : { trace_id: truncateChars(mask.text(trace_id), PROJECTION_LIMITS.traceIdChars) }),
     });
   }
   return { ok: true, data: { matched: Math.max(matched, lines.length), lines }, empty: lines.length === 0 };
 }
 
-function projectMysql(data: Record<string, unknown>): Projection {
+function projectMysql(data: Record<string, unknown>, mask: EvidenceMasker): Projection {
   const { columns, rows, truncated } = data;
   if (!Array.isArray(columns) || !Array.isArray(rows) || typeof truncated !== 'boolean') return { ok: false };
   if (!columns.every((column) => typeof column === 'string')) return { ok: false };
@@ -91,18 +105,21 @@ function projectMysql(data: Record<string, unknown>): Projection {
   for (const row of rows.slice(0, PROJECTION_LIMITS.rows)) {
     if (!Array.isArray(row)) return { ok: false };
     const cells: MysqlCell[] = [];
-    for (const cell of row.slice(0, PROJECTION_LIMITS.columns)) {
+    for (const [index, cell] of row.slice(0, PROJECTION_LIMITS.columns).entries()) {
+      const column = keptColumns[index] ?? '';
       if (cell === null) cells.push(null);
-      else if (typeof cell === 'string') cells.push(truncateChars(cell, PROJECTION_LIMITS.cellChars));
-      else if (typeof cell === 'number' && Number.isFinite(cell)) cells.push(cell);
-      else return { ok: false };
+      else if (typeof cell !== 'string' && !(typeof cell === 'number' && Number.isFinite(cell))) return { ok: false };
+      else {
+        const masked = mask.cell(cell, column);
+        cells.push(typeof masked === 'string' ? truncateChars(masked, PROJECTION_LIMITS.cellChars) : masked);
+      }
     }
     projectedRows.push(cells);
   }
   return {
     ok: true,
     data: {
-      columns: keptColumns.map((column) => truncateChars(column, PROJECTION_LIMITS.columnNameChars)),
+      columns: keptColumns.map((column) => truncateChars(mask.text(column), PROJECTION_LIMITS.columnNameChars)),
       rows: projectedRows,
       truncated: truncated || rows.length > PROJECTION_LIMITS.rows || columns.length > PROJECTION_LIMITS.columns,
     },

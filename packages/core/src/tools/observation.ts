@@ -11,7 +11,8 @@ export type RejectionCode =
   | 'DUPLICATE_CALL'
   | 'DUPLICATE_TOOL_CALL_ID'
   | 'INVALID_TOOL_CALL_ID'
-  | 'UNKNOWN_TOOL';
+  | 'UNKNOWN_TOOL'
+  | 'UNKNOWN_PSEUDONYM';
 
 /** Exactly what the model receives as a tool result: one JSON object, at most {@link MAX_OBSERVATION_BYTES}. */
 export interface Observation {
@@ -90,6 +91,8 @@ function rejectionMessage(code: RejectionCode, detail: { expectedToolCallId?: st
       return '工具未执行：tool_call_id 在本次运行中已使用。';
     case 'UNKNOWN_TOOL':
       return '工具未执行：没有这个工具。可用的工具只有 lookup_knowledge、query_logs 和 query_mysql。';
+    case 'UNKNOWN_PSEUDONYM':
+      return '工具未执行：参数中的假名（形如 <email:k3f2a>）不是本次运行的观察结果中出现过的，无法还原为真实值。只能使用本次运行已展示的假名。';
     case 'INVALID_TOOL_CALL_ID':
       return '工具未执行：tool_call_id 过长或含有不允许的字符（最多 200 个字母、数字或 _ . : -）。';
   }

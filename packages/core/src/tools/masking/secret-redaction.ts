@@ -1,0 +1,168 @@
+/**
+ * The secrets layer: always on, irreversible. Each secret becomes a typed marker (`[REDACTED:jwt]`) and the text
+ * around it is kept (`password=[REDACTED:password]`, `Bearer [REDACTED:bearer]`, `mysql://app:[REDACTED:password]@db`).
+ * NOTE: every pattern here is linear in practice: no nested unbounded quantifier, every repetition bounded, and the
+ * PEM scan is a plain index search; test/unit/core/tools/masking runs them on long hostile inputs.
+ */
+
+/** The kinds of secret marker this layer writes. */
+export const SECRET_KINDS = Object.freeze([
+  'pem',
+  'jwt',
+  'aws_access_key',
+  'aws_secret_key',
+  'bearer',
+  'basic',
+  'password',
+  'token',
+  'api_key',
+  'secret',
+  'vendor_token',
+] as const);
+export type SecretKind = (typeof SECRET_KINDS)[number];
+
+export const redactionMarker = (kind: SecretKind) => `[REDACTED:${kind}]`;
+
+const VENDOR_TOKENS: readonly RegExp[] = [
+  /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g,
+  /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g,
+  /\bxox[abposr]-[A-Za-z0-9-]{10,255}\b/g,
+  /\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,255}\b/g,
+  /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,255}\b/g,
+  /\bAIza[0-9A-Za-z_-]{35}\b/g,
+  /\bnpm_[A-Za-z0-9]{36}\b/g,
+  /\bglpat-[A-Za-z0-9_-]{20,64}\b/g,
+];
+
+const JWT = /\beyJ[A-Za-z0-9_-]{4,8192}\.eyJ[A-Za-z0-9_-]{2,8192}\.[A-Za-z0-9_-]{0,8192}/g;
+const AWS_ACCESS_KEY_ID = /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
+const URL_PASSWORD = /\b([A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s/@:]{0,256}:)([^\s/@]{1,256})@/g;
+const AUTHORIZATION_VALUE =
+  /\b((?:proxy-)?authorization["']?\s{0,3}[:=]\s{0,3}["']?(?:(?:bearer|basic|digest|token|negotiate)\s{1,4})?)([^\s"',;]{1,4096})/gi;
+const BEARER = /\b([Bb]earer\s{1,4})([A-Za-z0-9._~+/=-]{16,4096})/g;
+const BASIC = /\b(Basic\s{1,4})([A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])/g;
+/** `key=value`, `key: value`, `"key":"value"`, `key => value`: the key decides (see {@link secretKindOfKey}). */
+const KEY_VALUE =
+  /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})(["']?\s{0,3}(?::|=>|=)\s{0,3}["']?)([^\s"'&,;}\]<>]{1,1024})/g;
+
+const SECRET_KEY_ENDINGS: readonly [string, SecretKind][] = [
+  ['password', 'password'],
+  ['passwd', 'password'],
+  ['pwd', 'password'],
+  ['passphrase', 'password'],
+  ['secretaccesskey', 'aws_secret_key'],
+  ['clientsecret', 'secret'],
+  ['secret', 'secret'],
+  ['secretkey', 'secret'],
+  ['privatekey', 'secret'],
+  ['apikey', 'api_key'],
+  ['accesskey', 'api_key'],
+  ['token', 'token'],
+  ['sessionid', 'token'],
+  ['cookie', 'token'],
+  ['credential', 'secret'],
+  ['credentials', 'secret'],
+  ['authorization', 'token'],
+  ['signature', 'secret'],
+];
+
+/**
+ * The secret kind a field or key name stands for (`password`, `db_password`, `apiKey`, `access_token`,
+ * `SecretAccessKey`), or null. NOTE: the name must END with the secret's word, so `token_count`, `max_tokens`,
+ * `password_length` or `secret_arn` are not secrets.
+ */
+export function secretKindOfKey(key: string): SecretKind | null {
+  const normalized = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (normalized.length === 0 || normalized.length > 64) return null;
+  for (const [ending, kind] of SECRET_KEY_ENDINGS) {
+    if (normalized.endsWith(ending)) return kind;
+  }
+  return null;
+}
+
+/**
+ * `text` with every secret replaced by its typed marker. NOTE: each pattern runs only when the text holds the
+ * characters it cannot match without (a plain `ERROR` or a Chinese sentence costs a few `includes`), never as a
+ * heuristic that could skip a secret.
+ */
+export function redactSecrets(text: string): string {
+  if (text.length === 0) return text;
+  let result = redactPemBlocks(text);
+  if (result.includes('eyJ')) result = result.replace(JWT, redactionMarker('jwt'));
+  if (AWS_KEY_PREFIX.test(result)) result = result.replace(AWS_ACCESS_KEY_ID, redactionMarker('aws_access_key'));
+  if (VENDOR_PREFIX.test(result)) {
+    for (const pattern of VENDOR_TOKENS) result = result.replace(pattern, redactionMarker('vendor_token'));
+  }
+  if (result.includes('://')) {
+    result = result.replace(URL_PASSWORD, (_match, head: string) => `${head}${redactionMarker('password')}@`);
+  }
+  if (/authorization/i.test(result)) {
+    result = result.replace(AUTHORIZATION_VALUE, (match, head: string, value: string) =>
+      isMarker(value) ? match : `${head}${redactionMarker(/basic\s/i.test(head) ? 'basic' : 'bearer')}`,
+    );
+  }
+  if (/[Bb]earer/.test(result)) {
+    result = result.replace(BEARER, (match, head: string, value: string) =>
+      isMarker(value) ? match : `${head}${redactionMarker('bearer')}`,
+    );
+  }
+  if (result.includes('Basic')) {
+    result = result.replace(BASIC, (match, head: string, value: string) =>
+      /[0-9+/=]/.test(value) ? `${head}${redactionMarker('basic')}` : match,
+    );
+  }
+  if (result.includes('=') || result.includes(':')) {
+    result = result.replace(KEY_VALUE, (match, key: string, separator: string, value: string) => {
+      const kind = secretKindOfKey(key);
+      // An auth scheme's name is not the credential (that follows it, redacted above).
+      if (kind === null || isMarker(value) || AUTH_SCHEME.test(value)) return match;
+      return `${key}${separator}${redactionMarker(kind)}`;
+    });
+  }
+  return result;
+}
+
+const AWS_KEY_PREFIX = /A(?:KI|SI|BI|CC)A/;
+const VENDOR_PREFIX = /gh[pousr]_|github_pat_|xox[abposr]-|[sr]k_(?:live|test)_|sk-|AIza|npm_|glpat-/;
+const AUTH_SCHEME = /^(?:bearer|basic|digest|token|negotiate)$/i;
+
+function isMarker(value: string): boolean {
+  return value.startsWith('[REDACTED:');
+}
+
+const PEM_BEGIN = /-----BEGIN ([A-Z0-9 ]{1,40})-----/g;
+const BASE64_RUN = /[A-Za-z0-9+/=\s:-]/;
+
+/**
+ * PEM blocks: the header and footer are kept, the body becomes `[REDACTED:pem]`. A block without its END line (cut by
+ * the source) loses everything after its header that looks like a PEM body. Linear: one index search per header.
+ */
+function redactPemBlocks(text: string): string {
+  if (!text.includes('-----BEGIN ')) return text;
+  let output = '';
+  let position = 0;
+  // NOTE: a footer missing once is missing for every later header of that name: it is never searched for again.
+  const missingFooters = new Set<string>();
+  PEM_BEGIN.lastIndex = 0;
+  for (let match = PEM_BEGIN.exec(text); match !== null; match = PEM_BEGIN.exec(text)) {
+    const headerEnd = match.index + match[0].length;
+    if (match.index < position) continue;
+    const footer = `-----END ${match[1]}-----`;
+    const footerAt = missingFooters.has(footer) ? -1 : text.indexOf(footer, headerEnd);
+    if (footerAt < 0) missingFooters.add(footer);
+    let bodyEnd: number;
+    let tail: string;
+    if (footerAt >= 0) {
+      bodyEnd = footerAt + footer.length;
+      tail = footer;
+    } else {
+      bodyEnd = headerEnd;
+      while (bodyEnd < text.length && BASE64_RUN.test(text.charAt(bodyEnd))) bodyEnd += 1;
+      tail = '';
+    }
+    output += `${text.slice(position, headerEnd)}${redactionMarker('pem')}${tail}`;
+    position = bodyEnd;
+    PEM_BEGIN.lastIndex = bodyEnd;
+  }
+  return output + text.slice(position);
+}
