@@ -7,8 +7,8 @@ import { benchEvidenceAdapters } from './evidence-adapters.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
 import { benchKnowledgeIndex } from './knowledge-index.ts';
 import { benchLambdaBundle } from './lambda-bundle.ts';
-import { benchRequestTokens } from './request-tokens.ts';
 import { benchMasking } from './masking.ts';
+import { benchRequestTokens } from './request-tokens.ts';
 
 console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 await benchHarnessOverhead();
