@@ -38,3 +38,18 @@ export const RUN_METRICS = Object.freeze({
   cachedInputTokens: 'CachedInputTokens',
   runDuration: 'RunDuration',
 } as const);
+
+/**
+ * The metrics of the Trigger functions, one set per event: `TriggerEvents` with the `outcome` dimension (STARTED,
+ * ATTACHED, IGNORED, REFUSED, FAILED); `TriggerUnmapped` counts alarms and webhooks no mapping takes (they start
+ * nothing); `TriggerFailures` counts events that could not be handled (the run could not be started or the table
+ * failed), which the deploy's alarm watches.
+ */
+export const TRIGGER_METRICS = Object.freeze({
+  events: 'TriggerEvents',
+  unmapped: 'TriggerUnmapped',
+  failures: 'TriggerFailures',
+  webhookRefused: 'TriggerWebhookRefused',
+} as const);
+
+export const TRIGGER_OUTCOMES = Object.freeze(['STARTED', 'ATTACHED', 'IGNORED', 'REFUSED', 'FAILED'] as const);

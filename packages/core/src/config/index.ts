@@ -14,8 +14,10 @@ export {
   limitsOf,
   parseDiagnosisSettings,
   parseStoreSettings,
+  parseTriggerSettings,
   parseWorkflowSettings,
   type StoreSettings,
+  type TriggerSettings,
   type WorkflowSettings,
 } from './diagnosis-settings.ts';
 export {

@@ -1,0 +1,42 @@
+import { parseTriggerSettings, type TriggerSettings } from '@diagnosis/core/config';
+import { createDynamoIncidentStore } from '@diagnosis/core/store';
+import { ulid } from 'ulid';
+import type { TriggerDeps } from '../triggers/trigger-service.ts';
+import { coldStart } from './cold-start.ts';
+import { createDynamoClient, createTableStore } from './dynamo-client.ts';
+import { readLinkedEnvironment } from './linked-environment.ts';
+import { createWorkflow } from './workflow-setup.ts';
+
+/** The Trigger functions' dependencies from their settings: the table's stores, the workflow, the mappings. */
+export function buildTriggerDeps(settings: TriggerSettings, now: () => number = Date.now): TriggerDeps {
+  return {
+    config: {
+      mappings: settings.TRIGGERS,
+      lookbackMs: settings.TRIGGER_LOOKBACK_MINUTES * 60_000,
+      timeZone: settings.DIAGNOSIS_TIMEZONE,
+    },
+    incidents: createDynamoIncidentStore({
+      client: createDynamoClient(settings),
+      tableName: settings.DIAGNOSIS_TABLE_NAME,
+      retentionDays: settings.RETENTION_DAYS,
+    }),
+    start: {
+      store: createTableStore(settings),
+      workflow: createWorkflow(settings),
+      ...(settings.DIAGNOSIS_MAX_QUERY_BYTES === undefined
+        ? {}
+        : { limits: { maxQueryBytes: settings.DIAGNOSIS_MAX_QUERY_BYTES } }),
+    },
+    quietPeriodMs: settings.TRIGGER_QUIET_PERIOD_SECONDS * 1_000,
+    now,
+    newRunId: () => ulid(),
+  };
+}
+
+/** The cold start of a Trigger function: its settings (SST's linked secrets merged in) and dependencies. */
+export function loadTrigger(): Promise<{ settings: TriggerSettings; deps: TriggerDeps }> {
+  return coldStart(() => {
+    const settings = parseTriggerSettings(readLinkedEnvironment());
+    return { settings, deps: buildTriggerDeps(settings) };
+  });
+}
