@@ -10,8 +10,10 @@ declare module 'sst' {
     GetRun: { name: string; type: 'sst.aws.Function' };
     GetRunAudit: { name: string; type: 'sst.aws.Function' };
     InternalApi: { type: 'sst.aws.ApiGatewayV2'; url: string };
+    AlertmanagerWebhookToken: { type: 'sst.sst.Secret'; value: string };
     ModelApiKey: { type: 'sst.sst.Secret'; value: string };
     MysqlUrl: { type: 'sst.sst.Secret'; value: string };
+    PagerDutyWebhookSecrets: { type: 'sst.sst.Secret'; value: string };
   }
 }
 export {};

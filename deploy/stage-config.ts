@@ -16,6 +16,8 @@ import {
   type DiagnosisSettings,
   parseDiagnosisSettings,
   SettingsError,
+  type TriggerMapping,
+  triggerMappingsSchema,
 } from '../packages/core/src/config/index.ts';
 import { type AlarmSettings, alarmSettingsSchema } from './alarms.ts';
 
@@ -65,6 +67,11 @@ const stageFileSchema = v.strictObject({
   /** `MaxConcurrency` of the DiagnosisBatch Distributed Map. */
   batchMaxConcurrency: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(10_000)), 16),
   alarms: v.optional(alarmSettingsSchema, {}),
+  /**
+   * Which CloudWatch alarms and webhooks start runs, for which enterprise, service and question (docs/triggers.md);
+   * none: the deploy creates no Trigger function and no webhook route.
+   */
+  triggers: v.optional(triggerMappingsSchema, []),
 });
 
 /** A stage file as written (what `deploy/<stage>.json` may hold): the tests type-check the committed files with it. */
@@ -84,6 +91,8 @@ export interface StageConfig {
   exampleEvidence: string[];
   batchMaxConcurrency: number;
   alarms: AlarmSettings;
+  /** The trigger mappings, checked; the Trigger functions get them as `TRIGGERS`. */
+  triggers: TriggerMapping[];
 }
 
 /** A stage file that is missing, unreadable or invalid: the message names the file and the keys, never values. */
@@ -176,6 +185,7 @@ export function parseStageConfig(root: string, stage: string, file: string, json
     exampleEvidence,
     batchMaxConcurrency: parsed.output.batchMaxConcurrency,
     alarms: parsed.output.alarms,
+    triggers: parsed.output.triggers,
   };
 }
 

@@ -14,6 +14,8 @@ export const LAMBDA_FUNCTIONS = {
   StartDiagnosis: 'functions/start-diagnosis.ts',
   CancelRun: 'functions/cancel-run.ts',
   OnWorkflowStopped: 'functions/on-workflow-stopped.ts',
+  Trigger: 'functions/trigger.ts',
+  TriggerWebhook: 'functions/trigger-webhook.ts',
 } as const;
 
 export type LambdaFunctionName = keyof typeof LAMBDA_FUNCTIONS;

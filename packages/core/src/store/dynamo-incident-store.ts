@@ -136,7 +136,7 @@ export function createDynamoIncidentStore(options: DynamoIncidentStoreOptions): 
       return (Items ?? []).map(incidentEventOf);
     },
 
-    claimWebhookEvent(source, eventId, expiresAt) {
+    claimWebhookEvent(source, eventId, claim) {
       return conditional(() =>
         documents.send(
           new PutCommand({
@@ -146,12 +146,18 @@ export function createDynamoIncidentStore(options: DynamoIncidentStoreOptions): 
               entity: 'webhook_event',
               schema_version: 1,
               source,
-              ttl: Math.ceil(expiresAt / 1_000),
+              ttl: Math.ceil(claim.expiresAt / 1_000),
             },
-            ConditionExpression: 'attribute_not_exists(pk)',
+            ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now',
+            ExpressionAttributeNames: { '#ttl': 'ttl' },
+            ExpressionAttributeValues: { ':now': Math.floor(claim.at / 1_000) },
           }),
         ),
       );
+    },
+
+    async releaseWebhookEvent(source, eventId) {
+      await documents.send(new DeleteCommand({ TableName: tableName, Key: webhookEventKey(source, eventId) }));
     },
   };
 }

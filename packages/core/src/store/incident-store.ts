@@ -61,10 +61,13 @@ export interface IncidentStore {
   /** The events attached to a run, in order (at most `limit`, default {@link MAX_STORED_INCIDENT_EVENTS}). */
   listIncidentEvents(runId: string, limit?: number): Promise<IncidentEventRecord[]>;
   /**
-   * Records a webhook's event id once (replay protection); false when it was seen already. The record expires at
-   * `expiresAt` (epoch ms), after the sender's own staleness window.
+   * Records a webhook's event id once (replay protection); false when it was seen already and its record has not
+   * expired. The record expires at `expiresAt` (epoch ms), after the sender's own staleness window. NOTE: the expiry
+   * is part of the condition: DynamoDB deletes expired items only eventually.
    */
-  claimWebhookEvent(source: TriggerSource, eventId: string, expiresAt: number): Promise<boolean>;
+  claimWebhookEvent(source: TriggerSource, eventId: string, claim: { at: number; expiresAt: number }): Promise<boolean>;
+  /** Forgets a claimed webhook event whose handling failed, so the sender's retry is not taken for a replay. */
+  releaseWebhookEvent(source: TriggerSource, eventId: string): Promise<void>;
 }
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

@@ -78,18 +78,23 @@ export function createMemoryIncidentStore(options: { retentionDays?: number } = 
         .slice(0, Math.min(Math.max(1, limit), MAX_STORED_INCIDENT_EVENTS))
         .map(incidentEventOf);
     },
-    async claimWebhookEvent(source, eventId, expiresAt) {
+    async claimWebhookEvent(source, eventId, claim) {
       await tick();
       const key = webhookEventKey(source, eventId);
-      if (items.has(keyOf(key))) return false;
+      const existing = items.get(keyOf(key));
+      if (existing !== undefined && Number(existing.ttl) >= Math.floor(claim.at / 1_000)) return false;
       items.set(keyOf(key), {
         ...key,
         entity: 'webhook_event',
         schema_version: 1,
         source,
-        ttl: Math.ceil(expiresAt / 1_000),
+        ttl: Math.ceil(claim.expiresAt / 1_000),
       });
       return true;
+    },
+    async releaseWebhookEvent(source, eventId) {
+      await tick();
+      items.delete(keyOf(webhookEventKey(source, eventId)));
     },
   };
 }
