@@ -2,8 +2,8 @@
 
 import { createGetRunHandler } from './handlers/run-queries.ts';
 import { createObservability } from './setup/observability.ts';
-import { loadReadStore } from './setup/read-store.ts';
+import { loadRunReader } from './setup/read-store.ts';
 
-const { store, policy } = await loadReadStore();
+const { store, incidents, policy } = await loadRunReader();
 
-export const handler = createGetRunHandler(store, { ...createObservability('GetRun'), policy });
+export const handler = createGetRunHandler(store, { ...createObservability('GetRun'), policy, incidents });

@@ -1,4 +1,5 @@
 import { DiagnosisInputError, type RunStore } from '@diagnosis/core';
+import type { IncidentStore } from '@diagnosis/core/store';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type HttpApiEvent, json } from './http.ts';
 import { type RunRouteOptions, runRoute } from './run-route.ts';
@@ -41,8 +42,14 @@ async function pageResponse(
   }
 }
 
-/** `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence. */
-export function createGetRunHandler(store: Pick<RunStore, 'getRun'>, options: RunRouteOptions) {
+/**
+ * `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence. A triggered run
+ * shows its trigger, its incident window and the later events of its incident that attached to it (at most 100).
+ */
+export function createGetRunHandler(
+  store: Pick<RunStore, 'getRun'>,
+  options: RunRouteOptions & { incidents?: Pick<IncidentStore, 'listIncidentEvents'> },
+) {
   return runRoute(store, options, async (run) =>
     json(200, {
       runId: run.runId,
@@ -50,6 +57,12 @@ export function createGetRunHandler(store: Pick<RunStore, 'getRun'>, options: Ru
       enterpriseId: run.enterpriseId,
       status: run.status,
       query: run.query,
+      trigger: run.trigger,
+      window: run.window,
+      incidentEvents:
+        run.trigger === null || options.incidents === undefined
+          ? []
+          : (await options.incidents.listIncidentEvents(run.runId)).map(({ runId: _, ...event }) => event),
       conclusion: run.conclusion,
       stopReason: run.stopReason,
       collectionStopReason: run.collectionStopReason,

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishedOutcome } from '../../support/audit-events.ts';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
-import { supportedDraft } from '../../support/run-fixtures.ts';
+import { noConclusionDraft } from '../../support/run-fixtures.ts';
 import { scriptedModel, textRound } from '../../support/scripted-model.ts';
 
 const client = localDynamoClient({ maxAttempts: 10 });
@@ -169,7 +169,7 @@ describe('handleIncidentEvent', () => {
     expect(started).toEqual([first.runId, second.runId]);
 
     // The second run, executed as the workflow would, gets the first diagnosis as its previous turn.
-    const model = scriptedModel([textRound(JSON.stringify(supportedDraft([])))]);
+    const model = scriptedModel([textRound(JSON.stringify(noConclusionDraft()))]);
     await executeDiagnosisRun(
       {
         runId: second.runId,
