@@ -450,6 +450,7 @@ export default $config({
       ],
       apiId: api.nodes.api.id,
       topicArn: alarmTopic.arn,
+      triggers: stageConfig.triggers.length > 0,
     };
     for (const alarm of buildAlarmDefinitions(monitored, stageConfig.alarms)) {
       new aws.cloudwatch.MetricAlarm(alarm.id, { name: `${$app.name}-${$app.stage}-${alarm.id}`, ...alarm.args });
