@@ -98,7 +98,7 @@ describe('sst.config.ts with trigger mappings', async () => {
     const secrets = withWebhooks.ofType('sst.Secret').map((secret) => [secret.name, secret.args]);
     expect(secrets).toContainEqual(['AlertmanagerWebhookToken', 'none']);
     expect(secrets).toContainEqual(['PagerDutyWebhookSecrets', 'none']);
-    expect((webhook?.args.link as unknown[]).length).toBe(2);
+    expect(webhook?.args.link).toHaveLength(2);
     expect(JSON.stringify(trigger?.args)).not.toContain('Webhook');
   });
 
