@@ -93,7 +93,10 @@ async function post(
     ...(options.isBase64Encoded === undefined ? {} : { isBase64Encoded: options.isBase64Encoded }),
   });
   const response = (await handler(event as never, lambdaContext(30_000))) as { statusCode: number; body: string };
-  return { status: response.statusCode, body: JSON.parse(response.body) as Record<string, any> };
+  return {
+    status: response.statusCode,
+    body: JSON.parse(response.body) as { runId: string; outcome?: string } & Record<string, unknown>,
+  };
 }
 
 /** Asserts that `act` is refused with `status` and `code` and leaves every item of the table as it was. */
