@@ -71,7 +71,9 @@ const stageFileSchema = v.strictObject({
    * Which CloudWatch alarms and webhooks start runs, for which enterprise, service and question (docs/triggers.md);
    * none: the deploy creates no Trigger function and no webhook route.
    */
-  triggers: v.optional(triggerMappingsSchema, []),
+  // NOTE: written as objects with a `source` first (a JSON import widens `"cloudwatch"` to string, and the committed
+  // files type-check against this input type), then checked by the Trigger functions' own schema.
+  triggers: v.optional(v.pipe(v.array(v.looseObject({ source: v.string() })), triggerMappingsSchema), []),
 });
 
 /** A stage file as written (what `deploy/<stage>.json` may hold): the tests type-check the committed files with it. */

@@ -118,7 +118,7 @@ describe('the Trigger function on CloudWatch alarm events', () => {
     });
     const detail = ALARM.detail as { state: { reason: string } };
     expect(run?.query).toBe(
-      `CloudWatch 告警「E1001-payment-gateway-5xx」于 2026-11-30T14:05:12+08:00（Asia/Shanghai）进入 ALARM 状态。状态原因：${detail.state.reason}。相关服务：payment-gateway。请诊断原因，并给出证据。`,
+      `CloudWatch 告警「E1001-payment-gateway-5xx」于 2026-11-30T14:05:12+08:00（Asia/Shanghai）进入 ALARM 状态。状态原因：${detail.state.reason.replace(/\.$/, '')}。相关服务：payment-gateway。请诊断原因，并给出证据。`,
     );
     // The model was given exactly that query, and the window beside now.
     const messages = world.server.requests[before]?.messages as { role: string; content: string }[];

@@ -5,6 +5,7 @@ import { diagnoseCommand } from './diagnose.ts';
 import { evalCommand } from './eval.ts';
 import { runsCommand } from './runs.ts';
 import { traceCommand } from './trace.ts';
+import { triggerCommand } from './trigger.ts';
 
 /**
  * The commands of the `diagnosis` bin, in the order its help lists them. NOTE: a new command is one entry here (a
@@ -13,6 +14,7 @@ import { traceCommand } from './trace.ts';
 export const COMMANDS: readonly Command[] = [
   diagnoseCommand,
   demoCommand,
+  triggerCommand,
   traceCommand,
   runsCommand,
   cancelCommand,

@@ -38,7 +38,8 @@ export interface IncidentQueryFacts {
 export function buildIncidentQuery(facts: IncidentQueryFacts, template?: string): string {
   const values: Record<Placeholder, string> = {
     alarm: cleanText(facts.alarm, QUERY_TEXT_CAPS.alarm),
-    reason: cleanText(facts.reason, QUERY_TEXT_CAPS.reason) || '（无）',
+    // NOTE: without its own closing full stop: the template ends the sentence.
+    reason: cleanText(facts.reason, QUERY_TEXT_CAPS.reason).replace(/[.。]+$/u, '') || '（无）',
     startedAt: formatZonedIso(facts.startedAt, facts.timeZone),
     timezone: facts.timeZone,
     service: facts.service ?? '未指定',
