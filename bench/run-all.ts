@@ -6,6 +6,7 @@ import { benchEvidenceAdapters } from './evidence-adapters.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
 import { benchKnowledgeIndex } from './knowledge-index.ts';
 import { benchLambdaBundle } from './lambda-bundle.ts';
+import { benchTriggerLatency } from './trigger-latency.ts';
 
 console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 await benchHarnessOverhead();
@@ -14,4 +15,5 @@ await benchKnowledgeIndex();
 await benchAuditStore();
 await benchAuditWrites();
 await benchAsyncApi();
+await benchTriggerLatency();
 await benchLambdaBundle();

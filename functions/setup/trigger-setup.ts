@@ -1,14 +1,22 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseTriggerSettings, type TriggerSettings } from '@diagnosis/core/config';
-import { createDynamoIncidentStore } from '@diagnosis/core/store';
+import { createDynamoAuditStore, createDynamoIncidentStore } from '@diagnosis/core/store';
 import { ulid } from 'ulid';
 import type { TriggerDeps } from '../triggers/trigger-service.ts';
 import { coldStart } from './cold-start.ts';
-import { createDynamoClient, createTableStore } from './dynamo-client.ts';
+import { createDynamoClient } from './dynamo-client.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
 import { createWorkflow } from './workflow-setup.ts';
 
-/** The Trigger functions' dependencies from their settings: the table's stores, the workflow, the mappings. */
-export function buildTriggerDeps(settings: TriggerSettings, now: () => number = Date.now): TriggerDeps {
+/**
+ * The Trigger functions' dependencies from their settings: the table's stores (one DynamoDB client for both), the
+ * workflow, the mappings.
+ */
+export function buildTriggerDeps(
+  settings: TriggerSettings,
+  now: () => number = Date.now,
+  dynamo: DynamoDBClient = createDynamoClient(settings),
+): TriggerDeps {
   return {
     config: {
       mappings: settings.TRIGGERS,
@@ -16,12 +24,16 @@ export function buildTriggerDeps(settings: TriggerSettings, now: () => number = 
       timeZone: settings.DIAGNOSIS_TIMEZONE,
     },
     incidents: createDynamoIncidentStore({
-      client: createDynamoClient(settings),
+      client: dynamo,
       tableName: settings.DIAGNOSIS_TABLE_NAME,
       retentionDays: settings.RETENTION_DAYS,
     }),
     start: {
-      store: createTableStore(settings),
+      store: createDynamoAuditStore({
+        client: dynamo,
+        tableName: settings.DIAGNOSIS_TABLE_NAME,
+        retentionDays: settings.RETENTION_DAYS,
+      }),
       workflow: createWorkflow(settings),
       ...(settings.DIAGNOSIS_MAX_QUERY_BYTES === undefined
         ? {}
