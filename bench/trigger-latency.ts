@@ -45,7 +45,12 @@ export async function benchTriggerLatency(): Promise<void> {
       TRIGGERS: JSON.stringify([{ source: 'cloudwatch', alarmNamePattern: 'E1001-*', enterpriseId: 'E1001' }]),
     });
     let started = 0;
-    const workflow: WorkflowStarter = { start: async () => void (started += 1), stop: async () => undefined };
+    const workflow: WorkflowStarter = {
+      async start() {
+        started += 1;
+      },
+      stop: async () => undefined,
+    };
     const clock = () => Date.parse('2026-11-30T06:07:00Z');
     // NOTE: the trigger's one DynamoDB client counts every request it sends (the requests per event of the figure).
     const counted = new DynamoDBClient({
