@@ -197,6 +197,28 @@ describe('handleIncidentEvent', () => {
     expect(user.incident_window).toBeDefined();
   });
 
+  it('starts the incident again on the sender’s retry when its run’s workflow could not be started', async () => {
+    const { deps, store, started } = world();
+    const key = `alarm-workflow-down-${counter}@t`;
+    const failing: IncidentDeps = {
+      ...deps,
+      start: {
+        ...deps.start,
+        workflow: {
+          start: async () => {
+            throw new Error('states unavailable');
+          },
+          stop: async () => undefined,
+        },
+      },
+    };
+    await expect(handleIncidentEvent(incident(key, 'first'), failing)).rejects.toThrow('states unavailable');
+    const retried = await handleIncidentEvent(incident(key, 'first'), deps);
+    expect(retried.outcome).toBe('STARTED');
+    expect(started).toEqual([retried.runId]);
+    expect((await store.getRun(retried.runId))?.status).toBe('QUEUED');
+  });
+
   it('gives the claim back when the run could not be stored, so the next event starts it', async () => {
     const { deps, started } = world();
     const key = `alarm-refused-${counter}@t`;

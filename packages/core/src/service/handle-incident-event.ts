@@ -36,6 +36,8 @@ export interface IncidentDeps {
   newRunId: () => string;
 }
 
+/** The error code of a run whose workflow could not be started (see `startDiagnosis`). */
+const WORKFLOW_START_FAILED = 'WORKFLOW_START_FAILED';
 /** How long a claimed incident may point at a run that does not exist yet before a new event takes it over. */
 const CLAIM_GRACE_MS = 60_000;
 /** Rounds of read-then-conditional-write; each lost round means another invocation changed the incident. */
@@ -85,12 +87,16 @@ export async function handleIncidentEvent(event: IncidentEvent, deps: IncidentDe
   throw new IncidentContendedError('the incident changed on every attempt');
 }
 
-/** Whether the incident's run ended and the incident has been quiet for the quiet period. */
+/**
+ * Whether the incident's run ended and the incident has been quiet for the quiet period — or its run never got a
+ * workflow (`WORKFLOW_START_FAILED`): that incident was never diagnosed, so the sender's retry starts it again.
+ */
 async function mayStartAnew(incident: StoredIncident, at: number, deps: IncidentDeps): Promise<boolean> {
   const run = await deps.start.store.getRun(incident.runId);
   // NOTE: a claim whose run is not there yet is another invocation between its claim and its start: attach, unless
   // that invocation died long ago without starting anything.
   if (run === null) return at - Date.parse(incident.openedAt) >= CLAIM_GRACE_MS;
+  if (run.status === 'FAILED' && run.errorCode === WORKFLOW_START_FAILED) return true;
   return isEnded(run.status) && at - Date.parse(incident.lastEventAt) >= deps.quietPeriodMs;
 }
 
