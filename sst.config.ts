@@ -373,15 +373,18 @@ export default $config({
         { actions: ['states:StartExecution'], resources: [workflow.arn] },
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ];
-      const trigger = new sst.aws.Function('Trigger', {
-        ...functionCode('Trigger', $cli.paths.root),
-        runtime: 'nodejs24.x',
-        architecture: 'arm64',
-        timeout: '30 seconds',
-        memory: '256 MB',
-        environment: triggerEnvironment,
-        permissions: triggerPermissions,
-      });
+      const triggerFunction = (name: 'Trigger' | 'TriggerWebhook', link: sst.aws.FunctionArgs['link']) =>
+        new sst.aws.Function(name, {
+          ...functionCode(name, $cli.paths.root),
+          runtime: 'nodejs24.x',
+          architecture: 'arm64',
+          timeout: '30 seconds',
+          memory: '256 MB',
+          link,
+          environment: triggerEnvironment,
+          permissions: triggerPermissions,
+        });
+      const trigger = triggerFunction('Trigger', []);
       triggerFunctions.Trigger = trigger;
       const alarmRule = new aws.cloudwatch.EventRule('AlarmStateChange', {
         eventPattern: JSON.stringify({
@@ -401,16 +404,7 @@ export default $config({
         // "none": that source's route refuses every request until the secret is set (`sst secret set …`).
         const alertmanagerToken = new sst.Secret('AlertmanagerWebhookToken', 'none');
         const pagerdutySecrets = new sst.Secret('PagerDutyWebhookSecrets', 'none');
-        const webhook = new sst.aws.Function('TriggerWebhook', {
-          ...functionCode('TriggerWebhook', $cli.paths.root),
-          runtime: 'nodejs24.x',
-          architecture: 'arm64',
-          timeout: '30 seconds',
-          memory: '256 MB',
-          link: [alertmanagerToken, pagerdutySecrets],
-          environment: triggerEnvironment,
-          permissions: triggerPermissions,
-        });
+        const webhook = triggerFunction('TriggerWebhook', [alertmanagerToken, pagerdutySecrets]);
         triggerFunctions.TriggerWebhook = webhook;
         // NOTE: no `auth`: the senders cannot sign AWS requests; the function checks each one's own credential.
         api.route('POST /triggers/{source}', webhook.arn);

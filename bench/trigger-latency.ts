@@ -16,15 +16,9 @@ import { createTriggerHandler } from '../functions/handlers/trigger-handler.ts';
 import { lambdaContext } from '../functions/setup/lambda-context.ts';
 import { createObservability } from '../functions/setup/observability.ts';
 import { buildTriggerDeps } from '../functions/setup/trigger-setup.ts';
+import { summary } from './latency.ts';
 
 const EVENTS = Number(process.env.BENCH_TRIGGER_EVENTS ?? 200);
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-};
-const summary = (values: number[]) =>
-  `median ${percentile(values, 50).toFixed(1)} ms, p95 ${percentile(values, 95).toFixed(1)} ms (n=${values.length})`;
 
 export async function benchTriggerLatency(): Promise<void> {
   const engine = await startDynamoDbLocal();

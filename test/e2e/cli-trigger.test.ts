@@ -4,14 +4,12 @@
  * across commands (a repeat attaches, a re-fire after the quiet period continues the session); a PagerDuty event
  * through the webhook function, signed by the command; `demo --alarm`.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runBin } from '../support/cli-process.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = 'packages/cli/src/main.ts';
 const endpoint = inject('dynamodbEndpoint');
 const tableName = `cli-trigger-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 let dataDir: string;
@@ -20,27 +18,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function diagnosis(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DIAGNOSIS_LOCAL_DATA: dataDir,
-      DYNAMODB_ENDPOINT: endpoint,
-      DIAGNOSIS_TABLE_NAME: tableName,
-    },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((done) => child.on('exit', (code) => done({ code, stdout, stderr })));
-}
+const diagnosis = (args: string[]) =>
+  runBin(args, { DIAGNOSIS_LOCAL_DATA: dataDir, DYNAMODB_ENDPOINT: endpoint, DIAGNOSIS_TABLE_NAME: tableName });
 
 const ALARM = 'examples/triggers/cloudwatch-alarm.json';
 

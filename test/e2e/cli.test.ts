@@ -1,15 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { RunRecord, StoredToolInvocation } from '@diagnosis/core/store';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type CliIo, COMMANDS, runCli } from '../../packages/cli/src/index.ts';
+import { type Finished, runBin } from '../support/cli-process.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = 'packages/cli/src/main.ts';
 const endpoint = inject('dynamodbEndpoint');
 const tableName = `cli-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 let dataDir: string;
@@ -21,34 +19,14 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The bin in a child process, on the test run's DynamoDB Local and this file's own table. */
 function diagnosis(args: string[], environment: Record<string, string> = {}): Promise<Finished> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DIAGNOSIS_LOCAL_DATA: dataDir,
-      DYNAMODB_ENDPOINT: endpoint,
-      DIAGNOSIS_TABLE_NAME: tableName,
-      ...environment,
-    },
+  return runBin(args, {
+    DIAGNOSIS_LOCAL_DATA: dataDir,
+    DYNAMODB_ENDPOINT: endpoint,
+    DIAGNOSIS_TABLE_NAME: tableName,
+    ...environment,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolveDone) => child.on('exit', (code) => resolveDone({ code, stdout, stderr })));
 }
 
 describe('the diagnosis bin (child processes)', () => {
