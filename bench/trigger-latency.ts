@@ -8,7 +8,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { WorkflowStarter } from '@diagnosis/core';
 import { parseTriggerSettings } from '@diagnosis/core/config';
 import { ensureDiagnosisTable } from '@diagnosis/core/store';
 import { startDynamoDbLocal } from '@diagnosis/devkit';
@@ -16,6 +15,7 @@ import { createTriggerHandler } from '../functions/handlers/trigger-handler.ts';
 import { lambdaContext } from '../functions/setup/lambda-context.ts';
 import { createObservability } from '../functions/setup/observability.ts';
 import { buildTriggerDeps } from '../functions/setup/trigger-setup.ts';
+import { recordingWorkflow } from '../test/support/recording-workflow.ts';
 import { summary } from './latency.ts';
 
 const EVENTS = Number(process.env.BENCH_TRIGGER_EVENTS ?? 200);
@@ -38,13 +38,7 @@ export async function benchTriggerLatency(): Promise<void> {
       DYNAMODB_ENDPOINT: engine.endpoint,
       TRIGGERS: JSON.stringify([{ source: 'cloudwatch', alarmNamePattern: 'E1001-*', enterpriseId: 'E1001' }]),
     });
-    let started = 0;
-    const workflow: WorkflowStarter = {
-      async start() {
-        started += 1;
-      },
-      stop: async () => undefined,
-    };
+    const { workflow, started: startedRuns } = recordingWorkflow();
     const clock = () => Date.parse('2026-11-30T06:07:00Z');
     // NOTE: the trigger's one DynamoDB client counts every request it sends (the requests per event of the figure).
     const counted = new DynamoDBClient({
@@ -95,7 +89,7 @@ export async function benchTriggerLatency(): Promise<void> {
     console.log('\n## alarm event → run started (issue 21)');
     console.log(`new incident → run QUEUED + workflow started: ${summary(startLatency)}`);
     console.log(`later event of an open incident → attached: ${summary(attachLatency)}`);
-    console.log(`runs started: ${started} (of ${EVENTS + 1} new incidents)`);
+    console.log(`runs started: ${startedRuns.length} (of ${EVENTS + 1} new incidents)`);
     const perEvent = (names: string[]) => {
       const counts = new Map<string, number>();
       for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);

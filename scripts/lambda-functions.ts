@@ -14,6 +14,7 @@ export const LAMBDA_FUNCTIONS = {
   StartDiagnosis: 'functions/start-diagnosis.ts',
   CancelRun: 'functions/cancel-run.ts',
   OnWorkflowStopped: 'functions/on-workflow-stopped.ts',
+  SweepRuns: 'functions/sweep-runs.ts',
   Trigger: 'functions/trigger.ts',
   TriggerWebhook: 'functions/trigger-webhook.ts',
 } as const;

@@ -39,9 +39,21 @@ export const RUN_METRICS = Object.freeze({
   runDuration: 'RunDuration',
 } as const);
 
+/** The metrics of one sweep (see `handlers/sweep-handler.ts`). */
+export const SWEEP_METRICS = Object.freeze({
+  checked: 'SweepRunsChecked',
+  abandonedRunsClosed: 'AbandonedRunsClosed',
+  errors: 'SweepErrors',
+} as const);
+
+/** A start refused by admission control (TENANT_BUSY: the enterprise has its maximum of open runs). */
+export const START_METRICS = Object.freeze({
+  rejectedStarts: 'RejectedStarts',
+} as const);
+
 /**
  * The metrics of the Trigger functions, one set per event: `TriggerEvents` with the `outcome` dimension (STARTED,
- * ATTACHED, IGNORED, REFUSED, FAILED); `TriggerUnmapped` counts alarms and webhooks no mapping takes (they start
+ * ATTACHED, IGNORED, FAILED); `TriggerUnmapped` counts alarms and webhooks no mapping takes (they start
  * nothing); `TriggerFailures` counts events that could not be handled (the run could not be started or the table
  * failed), which the deploy's alarm watches.
  */
@@ -52,4 +64,4 @@ export const TRIGGER_METRICS = Object.freeze({
   webhookRefused: 'TriggerWebhookRefused',
 } as const);
 
-export const TRIGGER_OUTCOMES = Object.freeze(['STARTED', 'ATTACHED', 'IGNORED', 'REFUSED', 'FAILED'] as const);
+export const TRIGGER_OUTCOMES = Object.freeze(['STARTED', 'ATTACHED', 'IGNORED', 'FAILED'] as const);

@@ -29,10 +29,12 @@ export function buildTriggerDeps(
       retentionDays: settings.RETENTION_DAYS,
     }),
     start: {
+      // NOTE: the admission bound of POST /diagnoses (TENANT_MAX_OPEN_RUNS) holds for triggered runs too.
       store: createDynamoAuditStore({
         client: dynamo,
         tableName: settings.DIAGNOSIS_TABLE_NAME,
         retentionDays: settings.RETENTION_DAYS,
+        maxOpenRuns: settings.TENANT_MAX_OPEN_RUNS,
       }),
       workflow: createWorkflow(settings),
       ...(settings.DIAGNOSIS_MAX_QUERY_BYTES === undefined

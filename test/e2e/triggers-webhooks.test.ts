@@ -9,7 +9,6 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { WorkflowStarter } from '@diagnosis/core';
 import { parseTriggerSettings } from '@diagnosis/core/config';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -19,6 +18,7 @@ import { buildTriggerDeps } from '../../functions/setup/trigger-setup.ts';
 import { MAX_WEBHOOK_BODY_BYTES } from '../../functions/triggers/webhook-auth.ts';
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
+import { recordingWorkflow } from '../support/recording-workflow.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const text = (path: string) => readFileSync(resolve(ROOT, 'test/fixtures/triggers', path), 'utf8');
@@ -33,7 +33,8 @@ const documents = DynamoDBDocumentClient.from(dynamo);
 let table: Awaited<ReturnType<typeof createTestTable>>;
 let handler: ReturnType<typeof createWebhookHandler>;
 const clock = Date.parse('2026-11-30T06:06:35.000Z');
-const started: string[] = [];
+const recorded = recordingWorkflow();
+const { started } = recorded;
 beforeAll(async () => {
   table = await createTestTable(dynamo);
   const settings = parseTriggerSettings({
@@ -47,10 +48,7 @@ beforeAll(async () => {
     PAGERDUTY_WEBHOOK_SECRETS: `${SECRET},${OLD_SECRET}`,
   });
   const deps = buildTriggerDeps(settings, () => clock);
-  const workflow: WorkflowStarter = {
-    start: async (request) => void started.push(request.runId),
-    stop: async () => undefined,
-  };
+  const { workflow } = recorded;
   handler = createWebhookHandler(
     {
       ...deps,

@@ -3,6 +3,12 @@
  * whatever the model does, and the strict DiagnosisDraft. `functions/` and `test/` import only from here.
  */
 
+export {
+  DEFAULT_TENANT_MAX_OPEN_RUNS,
+  MAX_TENANT_MAX_OPEN_RUNS,
+  type OpenRuns,
+  TENANT_BUSY_RETRY_AFTER_SECONDS,
+} from './access/tenant-admission.ts';
 export { prepareDiagnosisInput as validateDiagnosisInput } from './agent/diagnosis-input.ts';
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
@@ -109,9 +115,17 @@ export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';
 export { type RunTrigger, TRIGGER_SOURCES, TRIGGER_TEXT_CAPS, type TriggerSource } from './run/run-trigger.ts';
 export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
+export {
+  ABANDON_MARGIN_MS,
+  type AbandonmentRule,
+  abandonedAt,
+  closeAbandonedRun,
+  HEARTBEAT_MS,
+  isAbandoned,
+} from './service/abandonment.ts';
 export { cancelDiagnosis } from './service/cancel-diagnosis.ts';
 export { CANCEL_POLL_MS } from './service/cancel-watch.ts';
-export { closeUnfinishedRun } from './service/close-run.ts';
+export { closeQueuedRun } from './service/close-run.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
 export { executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
 export {
@@ -123,6 +137,7 @@ export {
 } from './service/handle-incident-event.ts';
 export { buildPreviousTurn } from './service/previous-turn.ts';
 export { MAX_START_WAIT_MS, type StartDiagnosisDeps, startDiagnosis } from './service/start-diagnosis.ts';
+export { MAX_SWEEP_RUNS, type SweepDeps, type SweepReport, sweepOpenRuns } from './service/sweep-open-runs.ts';
 export type { WorkflowStarter } from './service/workflow-starter.ts';
 export type {
   AuditHook,

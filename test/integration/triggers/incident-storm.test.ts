@@ -3,18 +3,13 @@
  * it attached as incident events, a re-fire after the run ended and the quiet period passed continuing the session.
  * The workflow is a recorder (no diagnosis runs here); time is a fake clock.
  */
-import {
-  executeDiagnosisRun,
-  handleIncidentEvent,
-  type IncidentDeps,
-  type IncidentEvent,
-  type WorkflowStarter,
-} from '@diagnosis/core';
+import { executeDiagnosisRun, handleIncidentEvent, type IncidentDeps, type IncidentEvent } from '@diagnosis/core';
 import { createDynamoAuditStore, createDynamoIncidentStore, MAX_STORED_INCIDENT_EVENTS } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishedOutcome } from '../../support/audit-events.ts';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
+import { recordingWorkflow } from '../../support/recording-workflow.ts';
 import { noConclusionDraft } from '../../support/run-fixtures.ts';
 import { scriptedModel, textRound } from '../../support/scripted-model.ts';
 
@@ -33,11 +28,7 @@ let counter = 0;
 
 function world() {
   let clock = T0;
-  const started: string[] = [];
-  const workflow: WorkflowStarter = {
-    start: async (request) => void started.push(request.runId),
-    stop: async () => undefined,
-  };
+  const { workflow, started } = recordingWorkflow();
   const store = createDynamoAuditStore({ client, tableName: table.tableName, now: () => clock });
   const incidents = createDynamoIncidentStore({ client, tableName: table.tableName });
   const suffix = `${Date.now().toString(36)}${(counter++).toString(36)}`;
@@ -204,12 +195,7 @@ describe('handleIncidentEvent', () => {
       ...deps,
       start: {
         ...deps.start,
-        workflow: {
-          start: async () => {
-            throw new Error('states unavailable');
-          },
-          stop: async () => undefined,
-        },
+        workflow: recordingWorkflow({ fail: () => new Error('states unavailable') }).workflow,
       },
     };
     await expect(handleIncidentEvent(incident(key, 'first'), failing)).rejects.toThrow('states unavailable');

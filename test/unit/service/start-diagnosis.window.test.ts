@@ -1,6 +1,7 @@
-import { type DiagnosisRunRequest, startDiagnosis, type WorkflowStarter } from '@diagnosis/core';
+import { startDiagnosis } from '@diagnosis/core';
 import { createMemoryRunStore } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
+import { recordingWorkflow } from '../../support/recording-workflow.ts';
 
 const window = { from: '2026-11-30T05:35:00.000Z', to: '2026-11-30T06:10:00.000Z' };
 const trigger = {
@@ -19,11 +20,7 @@ const request = {
   window,
 };
 
-function recorder() {
-  const payloads: DiagnosisRunRequest[] = [];
-  const workflow: WorkflowStarter = { start: async (next) => void payloads.push(next), stop: async () => undefined };
-  return { payloads, workflow };
-}
+const recorder = () => recordingWorkflow();
 
 describe('startDiagnosis with an incident window and a trigger', () => {
   it('stores both on the run and starts the workflow with the request’s identity and query only', async () => {
