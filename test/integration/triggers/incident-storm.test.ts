@@ -168,6 +168,7 @@ describe('handleIncidentEvent', () => {
         enterpriseId: 'E1001',
         query: incident(key, 'refire').query,
         continueSession: true,
+        executionArn: deps.start.workflow.executionArnOf(second.runId),
         remainingMs: 120_000,
       },
       {

@@ -68,7 +68,7 @@ describe('sst.config.ts with trigger mappings', async () => {
     });
   });
 
-  it('lets the trigger functions touch only run, incident and webhook-event items, and start only the workflow', () => {
+  it('lets the trigger functions touch only run, open-runs, incident and webhook-event items, and start only the workflow', () => {
     for (const fn of [trigger, webhook]) {
       const permissions = fn?.args.permissions as { actions: string[]; resources: string[]; conditions?: unknown }[];
       const table = permissions.find((permission) => permission.actions.includes('dynamodb:PutItem'));
@@ -76,7 +76,7 @@ describe('sst.config.ts with trigger mappings', async () => {
         {
           test: 'ForAllValues:StringLike',
           variable: 'dynamodb:LeadingKeys',
-          values: ['RUN#*', 'INCIDENT#*', 'WEBHOOK#*'],
+          values: ['RUN#*', 'TENANT#*#OPEN', 'INCIDENT#*', 'WEBHOOK#*'],
         },
       ]);
       expect(permissions.find((permission) => permission.actions.includes('states:StartExecution'))?.resources).toEqual(
