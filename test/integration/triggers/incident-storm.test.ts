@@ -206,6 +206,33 @@ describe('handleIncidentEvent', () => {
     expect((await store.getRun(retried.runId))?.status).toBe('QUEUED');
   });
 
+  it('applies the tenant’s admission bound: an incident over it starts nothing and is started by the retry once a place is free', async () => {
+    const { deps, started } = world();
+    // One open run at most for this test's enterprise (its own id, so no other test's runs count).
+    const enterpriseId = `B${counter}${Date.now().toString(36).toUpperCase()}`.slice(0, 20);
+    const bounded: IncidentDeps = {
+      ...deps,
+      start: {
+        ...deps.start,
+        store: createDynamoAuditStore({ client, tableName: table.tableName, now: deps.now, maxOpenRuns: 1 }),
+      },
+    };
+    const of = (key: string, eventId: string) => {
+      const base = incident(key, eventId);
+      return { ...base, ref: { ...base.ref, enterpriseId } };
+    };
+    const first = await handleIncidentEvent(of('bound-a@t', 'a1'), bounded);
+    expect(first.outcome).toBe('STARTED');
+    await expect(handleIncidentEvent(of('bound-b@t', 'b1'), bounded)).rejects.toMatchObject({ code: 'TENANT_BUSY' });
+    expect(started).toEqual([first.runId]);
+    // The first run ends; the second incident's retry (EventBridge retries a failed asynchronous invocation) starts.
+    await bounded.start.store.claimQueuedRun(first.runId, T0 + 300_000);
+    await bounded.start.store.completeRun(first.runId, publishedOutcome());
+    const retried = await handleIncidentEvent(of('bound-b@t', 'b1'), bounded);
+    expect(retried.outcome).toBe('STARTED');
+    expect(started).toEqual([first.runId, retried.runId]);
+  });
+
   it('gives the claim back when the run could not be stored, so the next event starts it', async () => {
     const { deps, started } = world();
     const key = `alarm-refused-${counter}@t`;
