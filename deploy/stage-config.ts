@@ -30,11 +30,12 @@ export const ALLOW_EXAMPLE_EVIDENCE = 'allowExampleEvidence';
 
 /**
  * NOTE: what the deploy itself provides, so a stage file may not set it: the table (linked), the model key and the
- * MySQL URL (secrets: never in a committed file), the knowledge index (built at deploy time) and DynamoDB Local.
+ * judge's own key, the MySQL URL (secrets: never in a committed file; a deployment's judge uses the model key), the knowledge index (built at deploy time) and DynamoDB Local.
  */
 export const DEPLOY_PROVIDED_SETTINGS = Object.freeze([
   'DIAGNOSIS_TABLE_NAME',
   'DIAGNOSIS_MODEL_API_KEY',
+  'SEMANTIC_GUARD_MODEL_API_KEY',
   'MYSQL_URL',
   'KNOWLEDGE_INDEX_PATH',
   'DYNAMODB_ENDPOINT',

@@ -71,6 +71,17 @@ export const evalCommand: Command = {
     [1, 'a scenario did not score as expected, or a probe failed'],
     [EXIT.USAGE, 'a bad option value or a bad corpus (named in one line)'],
   ],
+  settings: [
+    'DIAGNOSIS_MODEL_PROFILE',
+    'DIAGNOSIS_MODEL_API_KEY',
+    'DIAGNOSIS_MODEL_BASE_URL',
+    'DIAGNOSIS_MODEL_ID',
+    'SEMANTIC_GUARD',
+    'SEMANTIC_GUARD_MODEL_PROFILE',
+    'SEMANTIC_GUARD_MODEL_ID',
+    'EVAL_PRICE',
+    'DYNAMODB_ENDPOINT',
+  ],
   async run({ values }, io) {
     const argv: string[] = [];
     for (const [name, value] of Object.entries(values)) {

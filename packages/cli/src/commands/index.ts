@@ -1,8 +1,10 @@
 import type { Command } from '../command-line.ts';
 import { cancelCommand } from './cancel.ts';
+import { createCompletionCommand } from './completion.ts';
 import { demoCommand } from './demo.ts';
 import { diagnoseCommand } from './diagnose.ts';
 import { evalCommand } from './eval.ts';
+import { localCommand } from './local.ts';
 import { runsCommand } from './runs.ts';
 import { traceCommand } from './trace.ts';
 import { triggerCommand } from './trigger.ts';
@@ -19,4 +21,6 @@ export const COMMANDS: readonly Command[] = [
   runsCommand,
   cancelCommand,
   evalCommand,
+  localCommand,
+  createCompletionCommand(() => COMMANDS),
 ];

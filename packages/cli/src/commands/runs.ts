@@ -1,6 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
 import { type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
+import { statusWord } from '../render/outcome-words.ts';
+import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
  * The most items one listing reads without an index. NOTE: the table has no index by time (its one GSI is by
@@ -49,6 +51,7 @@ export const runsCommand: Command = {
     [EXIT.USAGE, 'a bad option or id'],
     [EXIT.UNAVAILABLE, 'no DynamoDB'],
   ],
+  settings: STORE_SETTINGS,
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw usageError(`runs takes no argument, not '${printable(positionals[0] ?? '')}'`);
     const limit = wholeNumber('limit', String(values.limit ?? '20'), 1, 200);
@@ -64,7 +67,7 @@ export const runsCommand: Command = {
     }
     const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
-    const runtime = await startLocalRuntime(io.env);
+    const runtime = await startLocalRuntime(io.env, (line) => io.stderr(`${line}\n`));
     try {
       const documents = DynamoDBDocumentClient.from(runtime.client);
       const listing = await listRuns(documents, runtime.tableName, { enterpriseId, sessionId, limit });
@@ -173,7 +176,7 @@ export function renderRuns(runs: RunSummary[], nowMs: number): string {
   if (runs.length === 0) return 'no runs yet: try npm run demo\n';
   const rows = runs.map((run) => [
     printable(run.runId),
-    printable(run.status),
+    printable(statusWord(run.status)),
     printable(run.stopReason ?? run.errorCode ?? '—'),
     run.totalTokens === null ? '—' : run.totalTokens.toLocaleString('en'),
     age(nowMs - Date.parse(run.createdAt)),

@@ -21,6 +21,7 @@ export {
   parseTriggerSettings,
   parseWorkflowSettings,
   type StoreSettings,
+  settingForm,
   type TriggerSettings,
   type WorkflowSettings,
 } from './diagnosis-settings.ts';
@@ -30,3 +31,14 @@ export {
   parseEvidenceSettings,
   SettingsError,
 } from './evidence-settings.ts';
+export {
+  DRAFT_FORMATS,
+  type DraftFormat,
+  MODEL_PROFILE_NAMES,
+  MODEL_PROFILES,
+  type ModelPrice,
+  type ModelProfile,
+  type ModelProfileName,
+  modelProfile,
+  providerJsonSchema,
+} from './model-profiles.ts';
