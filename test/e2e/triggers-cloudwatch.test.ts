@@ -16,6 +16,7 @@ import { createInProcessWorkflow } from '../../functions/setup/workflow.ts';
 import { wireText, wireToolCalls } from '../support/deepseek-server.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
+import { schemaErrors } from '../support/json-schemas.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 import { noConclusionDraft, supportedDraft } from '../support/run-fixtures.ts';
 
@@ -173,6 +174,8 @@ describe('the Trigger function on CloudWatch alarm events', () => {
     expect(response.statusCode).toBe(200);
     expect(body.trigger).toMatchObject({ source: 'cloudwatch', title: 'E1001-checkout-degraded' });
     expect(body.incidentEvents).toHaveLength(2);
+    // The committed JSON Schema of the run resource holds for a triggered run too.
+    expect(schemaErrors('run-resource', body)).toEqual([]);
     expect((await world.items()).length).toBe(itemsBefore + 1);
   });
 
