@@ -3,6 +3,7 @@
  * so the tests read exactly what `sst.config.ts` creates (one `aws.cloudwatch.MetricAlarm` per definition).
  */
 import * as v from 'valibot';
+import { buildDeliveryAlarms, deliveryAlarmSettingsEntries } from './delivery-alarms.ts';
 import {
   awsMetric,
   failedRateQueries,
@@ -67,6 +68,7 @@ export const alarmSettingsSchema = v.strictObject({
    * a few are noise (a rotation in progress), 20 in five minutes is worth a look.
    */
   webhookRefusals: v.optional(count(1), 20),
+  ...deliveryAlarmSettingsEntries,
 });
 
 export type AlarmSettings = v.InferOutput<typeof alarmSettingsSchema>;
@@ -219,5 +221,6 @@ export function buildAlarmDefinitions<V>(
       ),
     );
   }
+  if (resources.delivery !== undefined) alarms.push(...buildDeliveryAlarms(resources.delivery, settings, alarm));
   return alarms;
 }

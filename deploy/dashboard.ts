@@ -13,6 +13,7 @@ import {
   TRIGGER_OUTCOMES,
 } from '../functions/setup/metric-names.ts';
 import type { AlarmSettings } from './alarms.ts';
+import { deliveryDashboardLines } from './delivery-alarms.ts';
 import {
   failedRateQueries,
   type MetricQuery,
@@ -148,6 +149,12 @@ export function buildDashboardBody<V>(resources: MonitoredResources<V>, settings
           ]),
         ]
       : []),
+    ...(resources.delivery === undefined
+      ? []
+      : [
+          widget('Result events and deliveries', deliveryDashboardLines(resources.delivery).deliveries),
+          widget('Delivery queue and dead letters', deliveryDashboardLines(resources.delivery).queues),
+        ]),
   ].map((entry, index) => {
     // Two widgets a row, 24 units wide.
     const placed = { ...entry, x: (index % 2) * 12, y: row };

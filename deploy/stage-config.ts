@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import * as v from 'valibot';
+import { type DeliverySettings, deliverySettingsSchema } from '../functions/delivery/destinations.ts';
 // NOTE: by relative path, like sst.config.ts's other imports of our code: SST bundles the config and what it imports,
 // and a workspace package's TypeScript sources are not something Node loads by itself.
 import {
@@ -75,6 +76,8 @@ const stageFileSchema = v.strictObject({
   // NOTE: written as objects with a `source` first (a JSON import widens `"cloudwatch"` to string, and the committed
   // files type-check against this input type), then checked by the Trigger functions' own schema.
   triggers: v.optional(v.pipe(v.array(v.looseObject({ source: v.string() })), triggerMappingsSchema), []),
+  /** Where each enterprise's results are delivered (docs/delivery.md); secrets by SST secret name only. */
+  delivery: v.optional(deliverySettingsSchema, {}),
 });
 
 /** A stage file as written (what `deploy/<stage>.json` may hold): the tests type-check the committed files with it. */
@@ -96,6 +99,7 @@ export interface StageConfig {
   alarms: AlarmSettings;
   /** The trigger mappings, checked; the Trigger functions get them as `TRIGGERS`. */
   triggers: TriggerMapping[];
+  delivery: DeliverySettings;
 }
 
 /** A stage file that is missing, unreadable or invalid: the message names the file and the keys, never values. */
@@ -189,6 +193,7 @@ export function parseStageConfig(root: string, stage: string, file: string, json
     batchMaxConcurrency: parsed.output.batchMaxConcurrency,
     alarms: parsed.output.alarms,
     triggers: parsed.output.triggers,
+    delivery: parsed.output.delivery,
   };
 }
 

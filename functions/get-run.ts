@@ -1,9 +1,16 @@
 /** `GET /runs/{runId}` on the IAM-only InternalApi: a run's status and published result. */
 
+import { createDynamoIncidentStore } from '@diagnosis/core/store';
+import { createDynamoDeliveryStore } from './delivery/delivery-store.ts';
 import { createGetRunHandler } from './handlers/run-queries.ts';
 import { createObservability } from './setup/observability.ts';
-import { loadRunReader } from './setup/read-store.ts';
+import { loadReadStore } from './setup/read-store.ts';
 
-const { store, incidents, policy } = await loadRunReader();
+const { store, policy, table } = await loadReadStore();
 
-export const handler = createGetRunHandler(store, { ...createObservability('GetRun'), policy, incidents });
+export const handler = createGetRunHandler(store, {
+  ...createObservability('GetRun'),
+  policy,
+  deliveries: createDynamoDeliveryStore(table),
+  incidents: createDynamoIncidentStore(table),
+});

@@ -14,6 +14,8 @@ export const LAMBDA_FUNCTIONS = {
   StartDiagnosis: 'functions/start-diagnosis.ts',
   CancelRun: 'functions/cancel-run.ts',
   OnWorkflowStopped: 'functions/on-workflow-stopped.ts',
+  OnRunFinished: 'functions/on-run-finished.ts',
+  DeliverResults: 'functions/deliver-results.ts',
   SweepRuns: 'functions/sweep-runs.ts',
   Trigger: 'functions/trigger.ts',
   TriggerWebhook: 'functions/trigger-webhook.ts',

@@ -1,6 +1,7 @@
 import { DiagnosisInputError, type RunStore } from '@diagnosis/core';
 import type { IncidentStore } from '@diagnosis/core/store';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { DeliveryStore } from '../delivery/delivery-store.ts';
 import { type HttpApiEvent, json } from './http.ts';
 import { type RunRouteOptions, runRoute } from './run-route.ts';
 
@@ -43,12 +44,16 @@ async function pageResponse(
 }
 
 /**
- * `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence. A triggered run
- * shows its trigger, its incident window and the later events of its incident that attached to it (at most 100).
+ * `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence — and the delivery
+ * of its result to each destination of its enterprise (`delivery`: null where no delivery store is given). A triggered
+ * run shows its trigger, its incident window and the later events of its incident that attached to it (at most 100).
  */
 export function createGetRunHandler(
   store: Pick<RunStore, 'getRun'>,
-  options: RunRouteOptions & { incidents?: Pick<IncidentStore, 'listIncidentEvents'> },
+  options: RunRouteOptions & {
+    deliveries?: Pick<DeliveryStore, 'listDeliveries'>;
+    incidents?: Pick<IncidentStore, 'listIncidentEvents'>;
+  },
 ) {
   return runRoute(store, options, async (run) =>
     json(200, {
@@ -80,6 +85,7 @@ export function createGetRunHandler(
       cancelRequestedAt: run.cancelRequestedAt,
       createdAt: run.createdAt,
       endedAt: run.endedAt,
+      delivery: options.deliveries === undefined ? null : await options.deliveries.listDeliveries(run.runId),
     }),
   );
 }

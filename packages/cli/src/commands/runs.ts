@@ -23,6 +23,8 @@ export interface RunSummary {
   enterpriseId: string;
   sessionId: string;
   query: string;
+  /** The delivery of its result, per destination (only when the run has any: see docs/delivery.md). */
+  delivery?: { destinationId: string; status: string; attempts: number; lastError: string | null }[];
 }
 
 const PROJECTION =
@@ -71,6 +73,11 @@ export const runsCommand: Command = {
     try {
       const documents = DynamoDBDocumentClient.from(runtime.client);
       const listing = await listRuns(documents, runtime.tableName, { enterpriseId, sessionId, limit });
+      const { createDynamoDeliveryStore } = await import('../../../../functions/delivery/delivery-store.ts');
+      await attachDeliveries(
+        listing.runs,
+        createDynamoDeliveryStore({ client: runtime.client, tableName: runtime.tableName }),
+      );
       if (values.json === true) {
         io.stdout(`${JSON.stringify(listing.runs, null, 2)}\n`);
         return EXIT.OK;
@@ -171,9 +178,37 @@ function summaries(items: Record<string, unknown>[]): RunSummary[] {
   return runs;
 }
 
+/** Each run's delivery records (one query of its own small partition per listed run; at most 200). */
+export async function attachDeliveries(
+  runs: RunSummary[],
+  store: { listDeliveries: (runId: string) => Promise<NonNullable<RunSummary['delivery']>> },
+): Promise<void> {
+  for (const run of runs) {
+    const records = await store.listDeliveries(run.runId);
+    if (records.length > 0) {
+      run.delivery = records.map(({ destinationId, status, attempts, lastError }) => ({
+        destinationId,
+        status,
+        attempts,
+        lastError,
+      }));
+    }
+  }
+}
+
+/** `2/3 delivered`, `1/2 delivered, 1 DEAD_LETTERED`, `—` when nothing was to be delivered. */
+export function deliverySummary(delivery: RunSummary['delivery']): string {
+  if (delivery === undefined || delivery.length === 0) return '—';
+  const delivered = delivery.filter((record) => record.status === 'DELIVERED').length;
+  const dead = delivery.filter((record) => record.status === 'DEAD_LETTERED').length;
+  return `${delivered}/${delivery.length} delivered${dead > 0 ? `, ${dead} DEAD_LETTERED` : ''}`;
+}
+
 /** The listing as a table; every value cut and cleaned (a table's content is data, not terminal commands). */
 export function renderRuns(runs: RunSummary[], nowMs: number): string {
   if (runs.length === 0) return 'no runs yet: try npm run demo\n';
+  // The DELIVERY column only when some run had destinations to deliver to.
+  const delivered = runs.some((run) => run.delivery !== undefined);
   const rows = runs.map((run) => [
     printable(run.runId),
     printable(statusWord(run.status)),
@@ -182,9 +217,20 @@ export function renderRuns(runs: RunSummary[], nowMs: number): string {
     age(nowMs - Date.parse(run.createdAt)),
     printable(run.enterpriseId),
     printable(run.sessionId),
+    ...(delivered ? [deliverySummary(run.delivery)] : []),
     cut(printable(run.query.replace(/\s+/g, ' ')), 32),
   ]);
-  const header = ['RUN', 'STATUS', 'STOP / CODE', 'TOKENS', 'AGE', 'ENTERPRISE', 'SESSION', 'QUERY'];
+  const header = [
+    'RUN',
+    'STATUS',
+    'STOP / CODE',
+    'TOKENS',
+    'AGE',
+    'ENTERPRISE',
+    'SESSION',
+    ...(delivered ? ['DELIVERY'] : []),
+    'QUERY',
+  ];
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );
