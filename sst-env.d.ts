@@ -11,9 +11,11 @@ declare module 'sst' {
     GetRunAudit: { name: string; type: 'sst.aws.Function' };
     GetRunReveal: { name: string; type: 'sst.aws.Function' };
     InternalApi: { type: 'sst.aws.ApiGatewayV2'; url: string };
+    AlertmanagerWebhookToken: { type: 'sst.sst.Secret'; value: string };
     MaskingKey: { type: 'sst.sst.Secret'; value: string };
     ModelApiKey: { type: 'sst.sst.Secret'; value: string };
     MysqlUrl: { type: 'sst.sst.Secret'; value: string };
+    PagerDutyWebhookSecrets: { type: 'sst.sst.Secret'; value: string };
   }
 }
 export {};

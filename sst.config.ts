@@ -516,6 +516,84 @@ export default $config({
       sourceArn: sweepSchedule.arn,
     });
 
+    // Triggers (docs/triggers.md), only when the stage file maps some: an EventBridge rule on CloudWatch alarms that
+    // enter ALARM invokes the Trigger function; webhook mappings add `POST /triggers/{source}`, the only route not
+    // behind IAM (each sender's bearer token or signature is its authentication; the secrets are SST secrets). Both
+    // may touch only run, open-runs (admission), incident and webhook-event items, and start only this workflow.
+    const triggerFunctions: Record<string, { name: $util.Output<string> }> = {};
+    if (stageConfig.triggers.length > 0) {
+      const triggerEnvironment: Record<string, $util.Input<string>> = {
+        DIAGNOSIS_TABLE_NAME: table.name,
+        DIAGNOSIS_WORKFLOW_ARN: workflow.arn,
+        TRIGGERS: JSON.stringify(stageConfig.triggers),
+        DIAGNOSIS_TIMEZONE: settings.DIAGNOSIS_TIMEZONE,
+        TRIGGER_QUIET_PERIOD_SECONDS: String(settings.TRIGGER_QUIET_PERIOD_SECONDS),
+        TRIGGER_LOOKBACK_MINUTES: String(settings.TRIGGER_LOOKBACK_MINUTES),
+        TENANT_MAX_OPEN_RUNS: String(settings.TENANT_MAX_OPEN_RUNS),
+        RETENTION_DAYS: String(settings.RETENTION_DAYS),
+        ...(environment.DIAGNOSIS_MAX_QUERY_BYTES === undefined
+          ? {}
+          : { DIAGNOSIS_MAX_QUERY_BYTES: environment.DIAGNOSIS_MAX_QUERY_BYTES }),
+      };
+      const triggerPermissions: sst.aws.FunctionPermissionArgs[] = [
+        {
+          actions: [
+            'dynamodb:GetItem',
+            'dynamodb:PutItem',
+            'dynamodb:UpdateItem',
+            'dynamodb:DeleteItem',
+            'dynamodb:Query',
+          ],
+          resources: [table.arn],
+          conditions: [
+            {
+              test: 'ForAllValues:StringLike',
+              variable: 'dynamodb:LeadingKeys',
+              values: ['RUN#*', 'TENANT#*#OPEN', 'INCIDENT#*', 'WEBHOOK#*'],
+            },
+          ],
+        },
+        { actions: ['states:StartExecution'], resources: [workflow.arn] },
+        ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
+      ];
+      const triggerFunction = (name: 'Trigger' | 'TriggerWebhook', link: sst.aws.FunctionArgs['link']) =>
+        new sst.aws.Function(name, {
+          ...functionCode(name, $cli.paths.root),
+          runtime: 'nodejs24.x',
+          architecture: 'arm64',
+          timeout: '30 seconds',
+          memory: '256 MB',
+          link,
+          environment: triggerEnvironment,
+          permissions: triggerPermissions,
+        });
+      const trigger = triggerFunction('Trigger', []);
+      triggerFunctions.Trigger = trigger;
+      const alarmRule = new aws.cloudwatch.EventRule('AlarmStateChange', {
+        eventPattern: JSON.stringify({
+          source: ['aws.cloudwatch'],
+          'detail-type': ['CloudWatch Alarm State Change'],
+          detail: { state: { value: ['ALARM'] } },
+        }),
+      });
+      new aws.cloudwatch.EventTarget('AlarmStateChangeTarget', { rule: alarmRule.name, arn: trigger.arn });
+      new aws.lambda.Permission('AlarmStateChangeInvoke', {
+        action: 'lambda:InvokeFunction',
+        function: trigger.name,
+        principal: 'events.amazonaws.com',
+        sourceArn: alarmRule.arn,
+      });
+      if (stageConfig.triggers.some((mapping) => mapping.source !== 'cloudwatch')) {
+        // "none": that source's route refuses every request until the secret is set (`sst secret set …`).
+        const alertmanagerToken = new sst.Secret('AlertmanagerWebhookToken', 'none');
+        const pagerdutySecrets = new sst.Secret('PagerDutyWebhookSecrets', 'none');
+        const webhook = triggerFunction('TriggerWebhook', [alertmanagerToken, pagerdutySecrets]);
+        triggerFunctions.TriggerWebhook = webhook;
+        // NOTE: no `auth`: the senders cannot sign AWS requests; the function checks each one's own credential.
+        api.route('POST /triggers/{source}', webhook.arn);
+      }
+    }
+
     // Alarms and a dashboard on what the functions emit and what AWS measures of them, built as data by
     // deploy/alarms.ts (thresholds: the stage file's `alarms`); every alarm notifies this topic, firing and recovering.
     const { buildAlarmDefinitions } = await import('./deploy/alarms.ts');
@@ -542,6 +620,7 @@ export default $config({
         OnRunFinished: onRunFinished,
         DeliverResults: deliverResults,
         SweepRuns: sweepRuns,
+        ...triggerFunctions,
       }).map(([id, fn]) => ({ id, name: fn.name })),
       runFunctionId: 'Diagnose',
       tableName: table.name,
@@ -552,6 +631,7 @@ export default $config({
       ],
       apiId: api.nodes.api.id,
       topicArn: alarmTopic.arn,
+      triggers: stageConfig.triggers.length > 0,
       delivery: { queueName: deliveryQueue.nodes.queue.name, deadLetterQueueName: deadLetters.nodes.queue.name },
     };
     for (const alarm of buildAlarmDefinitions(monitored, stageConfig.alarms)) {

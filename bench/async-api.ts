@@ -20,17 +20,11 @@ import { createDynamoAuditStore, ensureDiagnosisTable } from '@diagnosis/core/st
 import { startDynamoDbLocal } from '@diagnosis/devkit';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createFakeEvidence } from '../test/support/fake-evidence.ts';
+import { summary } from './latency.ts';
 
 const STARTS = Number(process.env.BENCH_ASYNC_STARTS ?? 50);
 const READS = Number(process.env.BENCH_ASYNC_READS ?? 200);
 const CANCELS = Number(process.env.BENCH_ASYNC_CANCELS ?? 8);
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-};
-const summary = (values: number[]) =>
-  `median ${percentile(values, 50).toFixed(1)} ms, p95 ${percentile(values, 95).toFixed(1)} ms (n=${values.length})`;
 
 /** A model whose every round waits until the run is aborted: the run stays RUNNING until it is cancelled. */
 function blockingModel() {

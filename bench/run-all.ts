@@ -9,6 +9,7 @@ import { benchKnowledgeIndex } from './knowledge-index.ts';
 import { benchLambdaBundle } from './lambda-bundle.ts';
 import { benchMasking } from './masking.ts';
 import { benchRequestTokens } from './request-tokens.ts';
+import { benchTriggerLatency } from './trigger-latency.ts';
 
 console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 await benchHarnessOverhead();
@@ -19,5 +20,6 @@ await benchAuditStore();
 await benchAuditWrites();
 await benchAsyncApi();
 await benchMasking();
+await benchTriggerLatency();
 await benchLambdaBundle();
 await benchDelivery();

@@ -11,6 +11,8 @@ import {
   type MonitoredResources,
   sumOf,
   tableThrottleQueries,
+  triggerFailuresQuery,
+  webhookRefusalsQuery,
 } from './metric-queries.ts';
 
 export type { MetricQuery, MonitoredResources };
@@ -59,6 +61,13 @@ export const alarmSettingsSchema = v.strictObject({
   workflowAbortsPeriodSeconds: v.optional(v.picklist([300, 900, 3600]), 3600),
   runDurationP95Seconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(900)), 240),
   runDurationPeriodSeconds: v.optional(v.picklist([300, 900, 3600]), 900),
+  /** Trigger events (alarms, webhooks) whose run could not be started: each is an incident nobody diagnosed. */
+  triggerFailures: v.optional(count(1), 1),
+  /**
+   * Webhook requests refused in a period: a sender with a wrong secret, or someone forging or replaying requests;
+   * a few are noise (a rotation in progress), 20 in five minutes is worth a look.
+   */
+  webhookRefusals: v.optional(count(1), 20),
   ...deliveryAlarmSettingsEntries,
 });
 
@@ -193,6 +202,22 @@ export function buildAlarmDefinitions<V>(
         `${machine.id}: at least ${settings.workflowAborts} execution(s) aborted in ${settings.workflowAbortsPeriodSeconds / 60} min (a cancel aborts one; many mean a bulk stop).`,
         settings.workflowAborts,
         [awsMetric('AWS/States', 'ExecutionsAborted', dimensions, settings.workflowAbortsPeriodSeconds, 'Sum')],
+      ),
+    );
+  }
+  if (resources.triggers === true) {
+    alarms.push(
+      alarm(
+        'TriggerFailures',
+        `Triggers: at least ${settings.triggerFailures} alarm or webhook event(s) whose run could not be started in ${period / 60} min.`,
+        settings.triggerFailures,
+        [triggerFailuresQuery(period)],
+      ),
+      alarm(
+        'TriggerWebhookRefusals',
+        `Triggers: at least ${settings.webhookRefusals} webhook request(s) refused (unsigned, badly signed, replayed, stale or oversized) in ${period / 60} min.`,
+        settings.webhookRefusals,
+        [webhookRefusalsQuery(period)],
       ),
     );
   }

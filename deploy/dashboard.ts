@@ -9,6 +9,8 @@ import {
   RUN_OUTCOMES,
   SERVICE_DIMENSION,
   SERVICE_NAME,
+  TRIGGER_METRICS,
+  TRIGGER_OUTCOMES,
 } from '../functions/setup/metric-names.ts';
 import type { AlarmSettings } from './alarms.ts';
 import { deliveryDashboardLines } from './delivery-alarms.ts';
@@ -20,6 +22,8 @@ import {
   runMetricPerOutcome,
   sumOf,
   tableThrottleQueries,
+  triggerFailuresQuery,
+  webhookRefusalsQuery,
 } from './metric-queries.ts';
 
 /** A dashboard widget's metric line in CloudWatch's array form, from a query (shown when it returns data). */
@@ -114,6 +118,37 @@ export function buildDashboardBody<V>(resources: MonitoredResources<V>, settings
       ['AWS/ApiGateway', '5xx', 'ApiId', resources.apiId, { stat: 'Sum', label: '5xx' }],
       ['AWS/ApiGateway', '4xx', 'ApiId', resources.apiId, { stat: 'Sum', label: '4xx' }],
     ]),
+    ...(resources.triggers === true
+      ? [
+          widget(
+            'Trigger events by outcome',
+            TRIGGER_OUTCOMES.map((outcome) => [
+              METRICS_NAMESPACE,
+              TRIGGER_METRICS.events,
+              SERVICE_DIMENSION,
+              SERVICE_NAME,
+              OUTCOME_DIMENSION,
+              outcome,
+              { stat: 'Sum', label: outcome },
+            ]),
+            12,
+            { stacked: true, view: 'timeSeries' },
+          ),
+          widget('Trigger failures, unmapped alarms, refused webhooks', [
+            widgetLine(triggerFailuresQuery<V>(period)),
+            [
+              METRICS_NAMESPACE,
+              TRIGGER_METRICS.unmapped,
+              SERVICE_DIMENSION,
+              SERVICE_NAME,
+              OUTCOME_DIMENSION,
+              'IGNORED',
+              { stat: 'Sum', label: 'unmapped' },
+            ],
+            widgetLine(webhookRefusalsQuery<V>(period)),
+          ]),
+        ]
+      : []),
     ...(resources.delivery === undefined
       ? []
       : [

@@ -9,6 +9,7 @@ import {
   RUN_OUTCOMES,
   SERVICE_DIMENSION,
   SERVICE_NAME,
+  TRIGGER_METRICS,
 } from '../functions/setup/metric-names.ts';
 
 /** What is watched, by the names AWS gives it at deploy time. */
@@ -23,6 +24,8 @@ export interface MonitoredResources<V> {
   stateMachines: readonly { id: string; arn: V }[];
   apiId: V;
   topicArn: V;
+  /** Whether the stage deploys triggers (its stage file maps some): their failures get an alarm and a graph. */
+  triggers?: boolean;
   /** The delivery's queues (issue #21), by their deployed names; absent: no delivery alarms. */
   delivery?: { queueName: V; deadLetterQueueName: V };
 }
@@ -118,3 +121,25 @@ export function tableThrottleQueries<V>(resources: MonitoredResources<V>, period
     ),
   );
 }
+
+/** Trigger events that could not be handled (a run that could not be started, a table that failed). */
+export const triggerFailuresQuery = <V>(period: number): MetricQuery<V> =>
+  awsMetric<V>(
+    METRICS_NAMESPACE,
+    TRIGGER_METRICS.failures,
+    serviceDimensions('FAILED'),
+    period,
+    'Sum',
+    'trigger_failures',
+  );
+
+/** Webhook requests refused (unsigned, badly signed, replayed, stale, oversized). */
+export const webhookRefusalsQuery = <V>(period: number): MetricQuery<V> =>
+  awsMetric<V>(
+    METRICS_NAMESPACE,
+    TRIGGER_METRICS.webhookRefused,
+    { [SERVICE_DIMENSION]: SERVICE_NAME },
+    period,
+    'Sum',
+    'webhook_refusals',
+  );

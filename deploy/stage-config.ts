@@ -18,6 +18,8 @@ import {
   type DiagnosisSettings,
   parseDiagnosisSettings,
   SettingsError,
+  type TriggerMapping,
+  triggerMappingsSchema,
 } from '../packages/core/src/config/index.ts';
 import { type AlarmSettings, alarmSettingsSchema } from './alarms.ts';
 
@@ -89,6 +91,13 @@ const stageFileSchema = v.strictObject({
   /** `MaxConcurrency` of the DiagnosisBatch Distributed Map. */
   batchMaxConcurrency: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(10_000)), 16),
   alarms: v.optional(alarmSettingsSchema, {}),
+  /**
+   * Which CloudWatch alarms and webhooks start runs, for which enterprise, service and question (docs/triggers.md);
+   * none: the deploy creates no Trigger function and no webhook route.
+   */
+  // NOTE: written as objects with a `source` first (a JSON import widens `"cloudwatch"` to string, and the committed
+  // files type-check against this input type), then checked by the Trigger functions' own schema.
+  triggers: v.optional(v.pipe(v.array(v.looseObject({ source: v.string() })), triggerMappingsSchema), []),
   /** Where each enterprise's results are delivered (docs/delivery.md); secrets by SST secret name only. */
   delivery: v.optional(deliverySettingsSchema, {}),
   reservedConcurrency: v.optional(
@@ -114,6 +123,8 @@ export interface StageConfig {
   exampleEvidence: string[];
   batchMaxConcurrency: number;
   alarms: AlarmSettings;
+  /** The trigger mappings, checked; the Trigger functions get them as `TRIGGERS`. */
+  triggers: TriggerMapping[];
   delivery: DeliverySettings;
   reservedConcurrency: ReservedConcurrency;
 }
@@ -215,6 +226,7 @@ export function parseStageConfig(root: string, stage: string, file: string, json
     exampleEvidence,
     batchMaxConcurrency: parsed.output.batchMaxConcurrency,
     alarms: parsed.output.alarms,
+    triggers: parsed.output.triggers,
     delivery: parsed.output.delivery,
     reservedConcurrency: { ...parsed.output.reservedConcurrency },
   };

@@ -1,5 +1,6 @@
 /** `GET /runs/{runId}` on the IAM-only InternalApi: a run's status and published result. */
 
+import { createDynamoIncidentStore } from '@diagnosis/core/store';
 import { createDynamoDeliveryStore } from './delivery/delivery-store.ts';
 import { createGetRunHandler } from './handlers/run-queries.ts';
 import { createObservability } from './setup/observability.ts';
@@ -11,4 +12,5 @@ export const handler = createGetRunHandler(store, {
   ...createObservability('GetRun'),
   policy,
   deliveries: createDynamoDeliveryStore(table),
+  incidents: createDynamoIncidentStore(table),
 });

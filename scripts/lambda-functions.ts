@@ -18,6 +18,8 @@ export const LAMBDA_FUNCTIONS = {
   OnRunFinished: 'functions/on-run-finished.ts',
   DeliverResults: 'functions/deliver-results.ts',
   SweepRuns: 'functions/sweep-runs.ts',
+  Trigger: 'functions/trigger.ts',
+  TriggerWebhook: 'functions/trigger-webhook.ts',
 } as const;
 
 export type LambdaFunctionName = keyof typeof LAMBDA_FUNCTIONS;

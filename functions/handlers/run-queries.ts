@@ -1,4 +1,5 @@
 import { DiagnosisInputError, openPseudonymBatches, type RunStore } from '@diagnosis/core';
+import type { IncidentStore } from '@diagnosis/core/store';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { DeliveryStore } from '../delivery/delivery-store.ts';
 import { type HttpApiEvent, json } from './http.ts';
@@ -44,11 +45,15 @@ async function pageResponse(
 
 /**
  * `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence — and the delivery
- * of its result to each destination of its enterprise (`delivery`: null where no delivery store is given).
+ * of its result to each destination of its enterprise (`delivery`: null where no delivery store is given). A triggered
+ * run shows its trigger, its incident window and the later events of its incident that attached to it (at most 100).
  */
 export function createGetRunHandler(
   store: Pick<RunStore, 'getRun'>,
-  options: RunRouteOptions & { deliveries?: Pick<DeliveryStore, 'listDeliveries'> },
+  options: RunRouteOptions & {
+    deliveries?: Pick<DeliveryStore, 'listDeliveries'>;
+    incidents?: Pick<IncidentStore, 'listIncidentEvents'>;
+  },
 ) {
   return runRoute(store, options, async (run) =>
     json(200, {
@@ -57,6 +62,12 @@ export function createGetRunHandler(
       enterpriseId: run.enterpriseId,
       status: run.status,
       query: run.query,
+      trigger: run.trigger,
+      window: run.window,
+      incidentEvents:
+        run.trigger === null || options.incidents === undefined
+          ? []
+          : (await options.incidents.listIncidentEvents(run.runId)).map(({ runId: _, ...event }) => event),
       conclusion: run.conclusion,
       stopReason: run.stopReason,
       collectionStopReason: run.collectionStopReason,

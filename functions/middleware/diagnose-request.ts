@@ -2,6 +2,7 @@ import {
   DiagnosisInputError,
   type DiagnosisRunRequest,
   ENTERPRISE_ID_PATTERN,
+  incidentWindowSchema,
   issuePaths,
   RUN_ID_PATTERN,
   SESSION_ID_PATTERN,
@@ -30,7 +31,13 @@ const stepFunctionsPayloadSchema = v.strictObject({
   ...fields,
   executionArn: v.optional(v.pipe(v.string(), v.regex(EXECUTION_ARN_PATTERN))),
 });
-const httpBodySchema = v.strictObject({ runId: v.optional(runIdSchema), ...fields });
+// NOTE: a caller may give its run an incident window (ISO instants, from before to, at most 7 days; stored in UTC):
+// the tool boundary then refuses any time range outside it, as for a triggered run.
+const httpBodySchema = v.strictObject({
+  runId: v.optional(runIdSchema),
+  ...fields,
+  window: v.exactOptional(incidentWindowSchema),
+});
 
 const MAX_BODY_BYTES = 64 * 1024;
 

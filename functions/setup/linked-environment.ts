@@ -18,6 +18,15 @@ export function readLinkedEnvironment(
   const mysql = linked<{ value?: unknown }>('MysqlUrl');
   // NOTE: an SST secret cannot be empty; "none" stands for "no MySQL", and query_mysql then answers NOT_CONFIGURED.
   if (typeof mysql?.value === 'string' && mysql.value !== '' && mysql.value !== 'none') merged.MYSQL_URL = mysql.value;
+  // NOTE: the webhook secrets are SST secrets ("none": that source's route refuses every request).
+  const alertmanager = linked<{ value?: unknown }>('AlertmanagerWebhookToken');
+  if (typeof alertmanager?.value === 'string' && alertmanager.value !== '' && alertmanager.value !== 'none') {
+    merged.ALERTMANAGER_WEBHOOK_TOKEN = alertmanager.value;
+  }
+  const pagerduty = linked<{ value?: unknown }>('PagerDutyWebhookSecrets');
+  if (typeof pagerduty?.value === 'string' && pagerduty.value !== '' && pagerduty.value !== 'none') {
+    merged.PAGERDUTY_WEBHOOK_SECRETS = pagerduty.value;
+  }
   return merged;
 }
 

@@ -50,3 +50,18 @@ export const SWEEP_METRICS = Object.freeze({
 export const START_METRICS = Object.freeze({
   rejectedStarts: 'RejectedStarts',
 } as const);
+
+/**
+ * The metrics of the Trigger functions, one set per event: `TriggerEvents` with the `outcome` dimension (STARTED,
+ * ATTACHED, IGNORED, FAILED); `TriggerUnmapped` counts alarms and webhooks no mapping takes (they start
+ * nothing); `TriggerFailures` counts events that could not be handled (the run could not be started or the table
+ * failed), which the deploy's alarm watches.
+ */
+export const TRIGGER_METRICS = Object.freeze({
+  events: 'TriggerEvents',
+  unmapped: 'TriggerUnmapped',
+  failures: 'TriggerFailures',
+  webhookRefused: 'TriggerWebhookRefused',
+} as const);
+
+export const TRIGGER_OUTCOMES = Object.freeze(['STARTED', 'ATTACHED', 'IGNORED', 'FAILED'] as const);

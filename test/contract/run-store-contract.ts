@@ -120,6 +120,32 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       expect(replay.run).toMatchObject({ status: 'SUCCEEDED', report: publishedOutcome().report });
     });
 
+    it('keeps a queued run’s trigger and incident window, and reads runs without them as null', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      const trigger = {
+        source: 'cloudwatch' as const,
+        incidentKey: 'arn:aws:cloudwatch:eu-west-1:123456789012:alarm:x@2026-11-30T06:05:00.000Z',
+        eventId: 'event-1',
+        title: 'x',
+        startedAt: '2026-11-30T06:05:00.000Z',
+      };
+      const window = { from: '2026-11-30T05:35:00.000Z', to: '2026-11-30T06:06:00.000Z' };
+      await store.queueRun({
+        runId,
+        sessionId: 'session-1',
+        enterpriseId: 'E1001',
+        query: 'q',
+        continueSession: false,
+        trigger,
+        window,
+      });
+      expect(await store.getRun(runId)).toMatchObject({ status: 'QUEUED', trigger, window });
+      const plain = newRunId();
+      await start(store, plain);
+      expect(await store.getRun(plain)).toMatchObject({ trigger: null, window: null });
+    });
+
     it('lets exactly one of two concurrent starts of the same runId win', async () => {
       const { store } = await make();
       const runId = newRunId();

@@ -374,7 +374,8 @@ describe('the second hour (child processes)', () => {
       )
         .trim()
         .split('\n');
-    expect(complete(['diagnosis', 'tr'])).toEqual(['trace']);
+    expect(complete(['diagnosis', 'tra'])).toEqual(['trace']);
+    expect(complete(['diagnosis', 'tr'])).toEqual(['trigger', 'trace']);
     expect(complete(['diagnosis', ''])).toEqual(
       expect.arrayContaining([
         'diagnose',

@@ -11,7 +11,7 @@ const SRC = resolve(import.meta.dirname, '../../packages/core/src');
  */
 const LAYERS = [
   ['run'],
-  ['errors', 'access'],
+  ['errors', 'access', 'trigger'],
   ['config'],
   ['tools', 'draft'],
   ['store'],

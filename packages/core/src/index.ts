@@ -100,6 +100,14 @@ export {
   SESSION_ID_PATTERN,
   TOOL_CALL_ID_PATTERN,
 } from './run/ids.ts';
+/** The incident window a run's evidence must overlap, set by code (a trigger, or the caller's `window`). */
+export {
+  buildIncidentWindow,
+  type IncidentWindow,
+  incidentWindowSchema,
+  MAX_INCIDENT_WINDOW_MS,
+  overlapsIncidentWindow,
+} from './run/incident-window.ts';
 export type { JudgeLimits, SemanticGuardMode } from './run/judge-limits.ts';
 export { DEFAULT_JUDGE_LIMITS, SEMANTIC_GUARD_MODES } from './run/judge-limits.ts';
 export type { ModelFailure, ModelFailureKind, ModelFailureReport } from './run/model-failure.ts';
@@ -110,6 +118,7 @@ export { createRunContext, emptyRunUsage } from './run/run-context.ts';
 export type { RunLimits } from './run/run-limits.ts';
 export { DEFAULT_RUN_LIMITS } from './run/run-limits.ts';
 export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';
+export { type RunTrigger, TRIGGER_SOURCES, TRIGGER_TEXT_CAPS, type TriggerSource } from './run/run-trigger.ts';
 export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
 export {
@@ -125,6 +134,13 @@ export { CANCEL_POLL_MS } from './service/cancel-watch.ts';
 export { closeQueuedRun } from './service/close-run.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
 export { executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
+export {
+  handleIncidentEvent,
+  IncidentContendedError,
+  type IncidentDeps,
+  type IncidentEvent,
+  type IncidentOutcome,
+} from './service/handle-incident-event.ts';
 export { buildPreviousTurn } from './service/previous-turn.ts';
 export { MAX_START_WAIT_MS, type StartDiagnosisDeps, startDiagnosis } from './service/start-diagnosis.ts';
 export { MAX_SWEEP_RUNS, type SweepDeps, type SweepReport, sweepOpenRuns } from './service/sweep-open-runs.ts';
@@ -196,3 +212,22 @@ export { openPseudonymBatches, type PseudonymBatchEvent } from './tools/masking/
 export type { EvidenceStatus, Observation, RejectionCode } from './tools/observation.ts';
 export { MAX_OBSERVATION_BYTES } from './tools/observation.ts';
 export { createToolInputParser, type ParsedEnvelope } from './tools/tool-inputs.ts';
+/** Triggers: the stage file's mappings, the linear `*` glob, the system's question templates. */
+export { matchesGlob } from './trigger/glob-match.ts';
+export {
+  buildIncidentQuery,
+  DEFAULT_QUERY_TEMPLATES,
+  type IncidentQueryFacts,
+  QUERY_PLACEHOLDERS,
+  QUERY_TEXT_CAPS,
+} from './trigger/incident-query.ts';
+export {
+  type AlertmanagerMapping,
+  type CloudWatchMapping,
+  findAlertmanagerMapping,
+  findCloudWatchMapping,
+  findPagerDutyMapping,
+  type PagerDutyMapping,
+  type TriggerMapping,
+  triggerMappingsSchema,
+} from './trigger/trigger-mappings.ts';

@@ -54,6 +54,8 @@ function run(overrides: Partial<StoredRun> = {}): StoredRun {
     status: 'SUCCEEDED',
     query: '为什么？',
     continueSession: false,
+    trigger: null,
+    window: null,
     stopReason: null,
     collectionStopReason: null,
     errorCode: null,

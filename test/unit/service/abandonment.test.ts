@@ -17,6 +17,8 @@ function running(overrides: Partial<StoredRun> = {}): StoredRun {
     status: 'RUNNING',
     query: 'q',
     continueSession: false,
+    trigger: null,
+    window: null,
     stopReason: null,
     collectionStopReason: null,
     errorCode: null,

@@ -10,7 +10,7 @@ import { STORE_SETTINGS } from '../setting-keys.ts';
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'the E1001 incident end to end, no key needed (the model is scripted)',
-  synopsis: '[--json]',
+  synopsis: '[--alarm] [--json]',
   description: [
     'Diagnoses the example incident of enterprise E1001 with everything real but the model: a loopback server answers',
     "with a scripted, hand-written conversation in DeepSeek's wire format (examples/demo/e1001-scripted-conversation.json),",
@@ -18,12 +18,18 @@ export const demoCommand: Command = {
   ],
   options: [
     {
+      name: 'alarm',
+      type: 'boolean',
+      description:
+        'start it from a CloudWatch alarm instead (examples/triggers/cloudwatch-alarm.json through the Trigger function)',
+    },
+    {
       name: 'json',
       type: 'boolean',
       description: 'print only the result object, with the evidence behind each citation',
     },
   ],
-  examples: ['npm run demo', 'npx diagnosis demo --json | jq .evidence'],
+  examples: ['npm run demo', 'npm run demo -- --alarm', 'npx diagnosis demo --json | jq .evidence'],
   exitCodes: [
     [1, 'the run FAILED'],
     [2, 'the run ended with a FALLBACK report'],
@@ -31,6 +37,20 @@ export const demoCommand: Command = {
   ],
   settings: STORE_SETTINGS,
   async run({ values }, io) {
+    if (values.alarm === true) {
+      // The alarm-started variant: the same scripted conversation, started by the Trigger function from an alarm.
+      const { runScriptedTrigger } = await import('./trigger.ts');
+      const { REPO_ROOT } = await import('../local/local-runtime.ts');
+      return runScriptedTrigger(
+        {
+          eventPath: `${REPO_ROOT}/examples/triggers/cloudwatch-alarm.json`,
+          stage: 'default',
+          timeoutSeconds: 120,
+          json: values.json === true,
+        },
+        io,
+      );
+    }
     const { loadScriptedConversation, startDeepSeekServer } = await import('@diagnosis/devkit');
     const { runLocalDiagnosis } = await import('../local/run-local-diagnosis.ts');
     const conversation = loadScriptedConversation();

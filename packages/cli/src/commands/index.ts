@@ -8,6 +8,7 @@ import { localCommand } from './local.ts';
 import { revealCommand } from './reveal.ts';
 import { runsCommand } from './runs.ts';
 import { traceCommand } from './trace.ts';
+import { triggerCommand } from './trigger.ts';
 
 /**
  * The commands of the `diagnosis` bin, in the order its help lists them. NOTE: a new command is one entry here (a
@@ -16,6 +17,7 @@ import { traceCommand } from './trace.ts';
 export const COMMANDS: readonly Command[] = [
   diagnoseCommand,
   demoCommand,
+  triggerCommand,
   traceCommand,
   revealCommand,
   runsCommand,

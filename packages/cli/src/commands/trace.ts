@@ -35,7 +35,8 @@ export const traceCommand: Command = {
     if (runId === undefined) throw usageError('no run id: diagnosis trace <runId> (diagnosis runs lists them)');
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
     if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
-    const { createDynamoAuditStore } = await import('@diagnosis/core/store');
+    const { createDynamoAuditStore, createDynamoIncidentStore } = await import('@diagnosis/core/store');
+    const { renderIncident } = await import('../render/render-incident.ts');
     const { localDataDir, startLocalRuntime } = await import('../local/local-runtime.ts');
     const { loadRunTrace, renderHtml, renderMermaid, renderTimeline } = await import('../render/trace-render.ts');
     const runtime = await startLocalRuntime(io.env, (line) => io.stderr(`${line}\n`));
@@ -44,6 +45,10 @@ export const traceCommand: Command = {
       const trace = await loadRunTrace(store, runId, values['include-reasoning'] === true);
       if (trace === null) throw new CliError(EXIT.NOT_FOUND, `no run ${runId} in table ${runtime.tableName}`);
       io.stdout(`${renderTimeline(trace)}\n`);
+      if (trace.run.trigger !== null) {
+        const incidents = createDynamoIncidentStore({ client: runtime.client, tableName: runtime.tableName });
+        io.stdout(`\n${renderIncident(trace.run, await incidents.listIncidentEvents(runId))}\n`);
+      }
       const directory = resolve(localDataDir(io.env), 'traces');
       mkdirSync(directory, { recursive: true });
       const mermaid = resolve(directory, `${runId}.mmd`);

@@ -17,6 +17,10 @@ const previousTurnSchema = v.strictObject({
 
 export type { PreviousTurn };
 
+/** What the model is told of an incident window (the tool boundary enforces it whatever the model does). */
+export const INCIDENT_WINDOW_RULE =
+  '本次诊断的事件时间窗由系统设定：query_logs 的时间范围和 query_mysql 的时间参数必须与此时间窗重叠，否则工具不会执行。';
+
 /** The validated user message of a run and its UTF-8 size. */
 export interface PreparedInput {
   text: string;
@@ -26,12 +30,14 @@ export interface PreparedInput {
 
 /** What the user message needs of its run: the input limits, its start time and time zone. */
 export type InputRun = Pick<RunContext, 'startedAt' | 'timeZone'> & {
+  /** The run's incident window, when it has one: told to the model beside `now`. */
+  window?: RunContext['window'];
   limits: Pick<RunLimits, 'maxQueryBytes' | 'maxPreviousTurnBytes' | 'maxInputBytes'>;
 };
 
 /**
  * Validates the caller's input against the run's limits and serializes it as exactly
- * `JSON.stringify({ query, now, timezone, previous_turn })`. The query is kept byte for byte: it is never trimmed,
+ * `JSON.stringify({ query, now, timezone, incident_window?, previous_turn })`. The query is kept byte for byte: it is never trimmed,
  * rewritten or truncated; an oversized one is refused.
  */
 export function prepareDiagnosisInput(query: unknown, previousTurn: unknown, run: InputRun): PreparedInput {
@@ -71,10 +77,21 @@ export function composeDiagnosisInput(query: string, previousTurn: unknown, run:
       );
     }
   }
+  // NOTE: `incident_window` only when the run has one, so a run without a window reads exactly as before.
+  const window = run.window ?? null;
   const text = JSON.stringify({
     query,
     now: formatZonedIso(run.startedAt, run.timeZone),
     timezone: run.timeZone,
+    ...(window === null
+      ? {}
+      : {
+          incident_window: {
+            from: formatZonedIso(Date.parse(window.from), run.timeZone),
+            to: formatZonedIso(Date.parse(window.to), run.timeZone),
+            rule: INCIDENT_WINDOW_RULE,
+          },
+        }),
     previous_turn: turn,
   });
   const bytes = utf8Bytes(text);

@@ -10,6 +10,7 @@ import {
   runLimitsFromSettings,
 } from '../run/run-limits.ts';
 import { DEFAULT_TIME_ZONE, isTimeZone } from '../run/zoned-time.ts';
+import { triggerMappingsSchema } from '../trigger/trigger-mappings.ts';
 import {
   badKeys,
   type EvidenceSettings,
@@ -99,6 +100,10 @@ const serviceSettingsSchema = v.object({
     ),
     DEFAULT_TIME_ZONE,
   ),
+  /** Later events of an incident within this many seconds of its last one attach to its run instead of starting one. */
+  TRIGGER_QUIET_PERIOD_SECONDS: v.optional(v.pipe(integer(0), v.maxValue(86_400)), '600'),
+  /** How long before an alarm's state change a triggered run's incident window opens (a mapping may say otherwise). */
+  TRIGGER_LOOKBACK_MINUTES: v.optional(v.pipe(integer(1), v.maxValue(1_440)), '30'),
   ...limitSettingEntries(),
 });
 
@@ -202,6 +207,44 @@ export function parseDiagnosisSettings(environment: Record<string, string | unde
 /** The run limits the settings override. */
 export function limitsOf(settings: DiagnosisSettings) {
   return runLimitsFromSettings(settings);
+}
+
+const triggerSettingsSchema = v.object({
+  ...workflowSettingsSchema.entries,
+  /** The stage file's `triggers` (JSON), checked at deploy time with the same schema. */
+  TRIGGERS: v.optional(v.pipe(v.string(), v.parseJson(), triggerMappingsSchema), '[]'),
+  TRIGGER_QUIET_PERIOD_SECONDS: serviceSettingsSchema.entries.TRIGGER_QUIET_PERIOD_SECONDS,
+  TRIGGER_LOOKBACK_MINUTES: serviceSettingsSchema.entries.TRIGGER_LOOKBACK_MINUTES,
+  DIAGNOSIS_TIMEZONE: serviceSettingsSchema.entries.DIAGNOSIS_TIMEZONE,
+  DIAGNOSIS_MAX_QUERY_BYTES: serviceSettingsSchema.entries.DIAGNOSIS_MAX_QUERY_BYTES,
+  RETENTION_DAYS: serviceSettingsSchema.entries.RETENTION_DAYS,
+  /** The bearer token Alertmanager's `http_config` sends (an SST secret); unset: the Alertmanager route refuses all. */
+  ALERTMANAGER_WEBHOOK_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16), v.maxLength(512))),
+  /**
+   * The PagerDuty webhook subscription's signing secrets (an SST secret), comma-separated during a rotation; unset:
+   * the PagerDuty route refuses all.
+   */
+  PAGERDUTY_WEBHOOK_SECRETS: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((text) => text.split(',').map((secret) => secret.trim())),
+      v.array(v.pipe(v.string(), v.minLength(16), v.maxLength(512))),
+      v.minLength(1),
+      v.maxLength(5),
+    ),
+  ),
+});
+
+export type TriggerSettings = v.InferOutput<typeof triggerSettingsSchema>;
+
+/**
+ * The settings of the Trigger functions (the CloudWatch alarm target and the webhook route): the workflow's, the
+ * trigger mappings, the quiet period and lookback, the time zone and the webhook secrets. A bad value names its key.
+ */
+export function parseTriggerSettings(environment: Record<string, string | undefined>): TriggerSettings {
+  const result = v.safeParse(triggerSettingsSchema, pickDefined(environment, triggerSettingsSchema));
+  if (!result.success) throw new SettingsError(badKeys(result.issues));
+  return result.output;
 }
 
 /** The form a setting of `parseDiagnosisSettings` (or the read and workflow functions) accepts, in words. */

@@ -5,6 +5,10 @@ export {
   type TenantAccessPolicy,
   type TenantAccessRule,
 } from '../access/tenant-access.ts';
+export {
+  type TriggerMapping,
+  triggerMappingsSchema,
+} from '../trigger/trigger-mappings.ts';
 /** `@diagnosis/core/config`: one valibot schema for all settings, parsed by the handlers and handed in. */
 export {
   DEFAULT_MODEL_BASE_URL,
@@ -13,7 +17,9 @@ export {
   type DiagnosisSettings,
   limitsOf,
   parseDiagnosisSettings,
+  parseTriggerSettings,
   settingForm,
+  type TriggerSettings,
 } from './diagnosis-settings.ts';
 export {
   type EvidenceSettings,

@@ -1,7 +1,9 @@
 import { safeErrorName } from '../errors.ts';
 import { isToolCallId, MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
+import { overlapsIncidentWindow } from '../run/incident-window.ts';
 import type { RunContext } from '../run/run-context.ts';
 import { truncateChars } from '../run/utf8.ts';
+import { formatZonedIso } from '../run/zoned-time.ts';
 import type { AuditHook, ToolDisposition, ToolInvocationEvent } from '../store/audit-hook.ts';
 import { canonicalInput } from '../tools/canonical-input.ts';
 import {
@@ -22,6 +24,7 @@ import {
   observationBytes,
   okObservation,
   type RejectionCode,
+  type RejectionDetail,
   rejectedObservation,
   stopRequiredObservation,
 } from '../tools/observation.ts';
@@ -138,6 +141,18 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
     if (unmasked === null) return reject(toolCallId, 'UNKNOWN_PSEUDONYM');
     const parsed = parseEnvelope(toolName, unmasked);
     if (!parsed.ok) return reject(toolCallId, 'INVALID_INPUT', { paths: parsed.paths });
+    // NOTE: the incident window is the run's, set by code; a time range outside it is refused like a bad input,
+    // before the adapter runs, whatever the model chose.
+    if (run.window !== null && parsed.timeRange !== null) {
+      if (!overlapsIncidentWindow(run.window, parsed.timeRange.startMs, parsed.timeRange.endMs)) {
+        return reject(toolCallId, 'OUTSIDE_INCIDENT_WINDOW', {
+          window: {
+            from: formatZonedIso(Date.parse(run.window.from), run.timeZone),
+            to: formatZonedIso(Date.parse(run.window.to), run.timeZone),
+          },
+        });
+      }
+    }
 
     const pending = tracker.pending();
     const previous = parsed.envelope.previous_observation;
@@ -222,11 +237,7 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
     if (saturated(run, tracker.noGainStreak())) stopCollection(collection, 'INFORMATION_SATURATED');
   }
 
-  function reject(
-    toolCallId: string,
-    code: RejectionCode,
-    detail: { expectedToolCallId?: string; paths?: readonly string[] } = {},
-  ): Outcome {
+  function reject(toolCallId: string, code: RejectionCode, detail: RejectionDetail = {}): Outcome {
     tracker.recordRejected();
     return {
       disposition: 'REJECTED',

@@ -1,3 +1,4 @@
+import type { IncidentWindow } from './incident-window.ts';
 import { buildRunLimits, type RunLimits } from './run-limits.ts';
 import type { RunIdentity } from './run-request.ts';
 import { DEFAULT_TIME_ZONE, isTimeZone } from './zoned-time.ts';
@@ -29,6 +30,8 @@ export interface RunContextInit extends RunIdentity {
   startedAt?: number;
   /** The deployment's time zone (an IANA name), in which the model reads the run's start time; default Asia/Shanghai. */
   timeZone?: string;
+  /** The incident window every time range of a tool call must overlap; absent: no window. */
+  window?: IncidentWindow;
 }
 
 /**
@@ -55,6 +58,8 @@ export interface RunContext {
   readonly startedAt: number;
   /** The IANA time zone in which the model reads times without an offset ("从 14:05 开始"). */
   readonly timeZone: string;
+  /** The incident window (UTC) set by code: the tool boundary refuses time ranges outside it; null: none. */
+  readonly window: Readonly<IncidentWindow> | null;
   readonly limits: Readonly<RunLimits>;
   readonly signal: AbortSignal | undefined;
   readonly now: () => number;
@@ -99,6 +104,7 @@ export function createRunContext(init: RunContextInit): RunContext {
     deadlineAt: init.deadlineAt,
     startedAt,
     timeZone,
+    window: init.window === undefined ? null : Object.freeze({ from: init.window.from, to: init.window.to }),
     limits: buildRunLimits(init.limits),
     signal: init.signal,
     now,

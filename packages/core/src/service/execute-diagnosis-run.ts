@@ -17,8 +17,9 @@ import {
 } from '../release/release-diagnosis.ts';
 import { reviewDraftSemantics, type SemanticGuardConfig } from '../release/semantic-guard.ts';
 import { isEnterpriseId, isRunId, isSessionId } from '../run/ids.ts';
+import { sameIncidentWindow } from '../run/incident-window.ts';
 import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
-import type { RunLimits } from '../run/run-limits.ts';
+import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
@@ -98,23 +99,15 @@ export async function executeDiagnosisRun(
   assertRequestIds(command);
   // NOTE: the run stops on the caller's signal or on a cancel request seen in the store (watched while it runs).
   const cancellation = new AbortController();
-  const run = createRunContext({
-    runId: command.runId,
-    sessionId: command.sessionId,
-    enterpriseId: command.enterpriseId,
-    deadlineAt,
-    ...(deps.limits === undefined ? {} : { limits: deps.limits }),
-    ...(deps.timeZone === undefined ? {} : { timeZone: deps.timeZone }),
-    now,
-    startedAt,
-    signal: command.signal === undefined ? cancellation.signal : AbortSignal.any([command.signal, cancellation.signal]),
-  });
+  const limits = buildRunLimits(deps.limits);
+  const signal =
+    command.signal === undefined ? cancellation.signal : AbortSignal.any([command.signal, cancellation.signal]);
   // Everything the caller sent is checked here, once, before anything is written.
-  const query = validateQuery(command.query, run.limits);
+  const query = validateQuery(command.query, limits);
   const store = deps.createStore();
   // NOTE: the execution that owns the run; a local run has none (null: it may only take runs that have none either).
   const owner = command.executionArn ?? null;
-  if (tooLittleTimeForARound(run.limits, deadlineAt - startedAt)) {
+  if (tooLittleTimeForARound(limits, deadlineAt - startedAt)) {
     // NOTE: a run the asynchronous API queued would otherwise wait forever: it is closed as FAILED with this code.
     await closeQueuedRun(store, command, deadlineAt, failed(emptyRunUsage(), 'DEADLINE_TOO_SHORT'));
     throw new DiagnosisInputError('DEADLINE_TOO_SHORT', 'too little time is left in the invocation for a model round');
@@ -127,11 +120,13 @@ export async function executeDiagnosisRun(
       enterpriseId: command.enterpriseId,
       query: command.query,
       continueSession: command.continueSession,
+      ...(command.window === undefined ? {} : { window: command.window }),
     },
     { deadlineAt, ...(command.executionArn === undefined ? {} : { executionArn: command.executionArn }) },
   );
+  let taken = start.run;
   if (!start.started) {
-    if (!sameRequest(start.run, command)) throw new DiagnosisRunIdConflictError();
+    if (!sameRequest(start.run, command, { window: 'stored' })) throw new DiagnosisRunIdConflictError();
     // A run queued by the asynchronous API is taken by exactly one invocation of the execution that owns it; a
     // cancelled one never starts.
     const claimed =
@@ -142,7 +137,21 @@ export async function executeDiagnosisRun(
       if (current?.status === 'QUEUED') throw new DiagnosisRunConflictError();
       return answerReplay(current ?? start.run, store, deps, now);
     }
+    taken = claimed;
   }
+  // NOTE: the window is the stored run's (a trigger or the caller set it when the run was queued), never the payload's.
+  const run = createRunContext({
+    runId: command.runId,
+    sessionId: command.sessionId,
+    enterpriseId: command.enterpriseId,
+    deadlineAt,
+    limits,
+    ...(deps.timeZone === undefined ? {} : { timeZone: deps.timeZone }),
+    ...(taken.window === null ? {} : { window: taken.window }),
+    now,
+    startedAt,
+    signal,
+  });
 
   const watch = watchCancellation(store, command.runId, deps.cancelPollMs);
   watch.signal.addEventListener('abort', () => cancellation.abort(), { once: true });
@@ -249,7 +258,7 @@ async function closeQueuedRun(
   decision: ReleaseDecision,
 ): Promise<void> {
   const stored = await store.getRun(command.runId);
-  if (stored === null || stored.status !== 'QUEUED' || !sameRequest(stored, command)) return;
+  if (stored === null || stored.status !== 'QUEUED' || !sameRequest(stored, command, { window: 'stored' })) return;
   const owner = command.executionArn ?? null;
   if ((await store.claimQueuedRun(command.runId, deadlineAt, { owner })) === null) return;
   await store.completeRun(command.runId, decision.outcome);
@@ -262,13 +271,25 @@ export function assertRequestIds(request: Pick<DiagnosisRunRequest, 'runId' | 's
   }
 }
 
-/** Exact comparison of the stored request with the replayed one: every field, byte for byte. */
-export function sameRequest(stored: StoredRun, command: DiagnosisRunRequest): boolean {
+/**
+ * Exact comparison of the stored request with the replayed one: every field, byte for byte. The window too, unless
+ * `window: 'stored'` and the replay names none: the workflow's payload never carries it (the stored run's is used).
+ */
+export function sameRequest(
+  stored: StoredRun,
+  command: DiagnosisRunRequest,
+  options: { window: 'strict' | 'stored' } = { window: 'strict' },
+): boolean {
+  const windowMatches =
+    options.window === 'stored' && command.window === undefined
+      ? true
+      : sameIncidentWindow(stored.window, command.window);
   return (
     stored.enterpriseId === command.enterpriseId &&
     stored.sessionId === command.sessionId &&
     stored.query === command.query &&
-    stored.continueSession === command.continueSession
+    stored.continueSession === command.continueSession &&
+    windowMatches
   );
 }
 

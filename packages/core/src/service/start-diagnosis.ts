@@ -2,7 +2,7 @@ import { validateQuery } from '../agent/diagnosis-input.ts';
 import { DiagnosisRunIdConflictError, DiagnosisWorkflowConflictError } from '../errors.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
-import { isEnded, type RunStore, type StoredRun } from '../store/run-store.ts';
+import { isEnded, type RunStore, type StartRunInput, type StoredRun } from '../store/run-store.ts';
 import { closeQueuedRun } from './close-run.ts';
 import { assertRequestIds, sameRequest } from './execute-diagnosis-run.ts';
 import type { WorkflowStarter } from './workflow-starter.ts';
@@ -25,10 +25,11 @@ export interface StartDiagnosisDeps {
  * the run if its enterprise is under its bound of open runs (TENANT_BUSY otherwise) and binds it to its workflow
  * execution (idempotent per runId: the same request again gets the same run; a different one is RUN_ID_CONFLICT),
  * starts its workflow (again for a run still QUEUED, which is harmless: the execution is named by the runId), and
- * optionally waits up to `waitMs` (at most 25 s) for it to end. Returns the run as it is then.
+ * optionally waits up to `waitMs` (at most 25 s) for it to end. Returns the run as it is then. A trigger and an
+ * incident window are stored on the run, never sent to the workflow: the Diagnose function reads them from the run.
  */
 export async function startDiagnosis(
-  request: DiagnosisRunRequest,
+  request: StartRunInput,
   deps: StartDiagnosisDeps,
   options: { waitMs?: number } = {},
 ): Promise<StoredRun> {
@@ -40,7 +41,7 @@ export async function startDiagnosis(
   if (!queued.started && !sameRequest(queued.run, request)) throw new DiagnosisRunIdConflictError();
   if (queued.run.status === 'QUEUED') {
     try {
-      await deps.workflow.start(request);
+      await deps.workflow.start(workflowPayloadOf(request));
     } catch (error) {
       // NOTE: no execution will ever take this run: it ends FAILED at once instead of waiting QUEUED forever.
       const code = error instanceof DiagnosisWorkflowConflictError ? error.runErrorCode : 'WORKFLOW_START_FAILED';
@@ -58,4 +59,15 @@ export async function startDiagnosis(
     run = (await deps.store.getRun(request.runId)) ?? run;
   }
   return run;
+}
+
+/** What the workflow is started with: the request's identity and query only (its window is the stored run's). */
+function workflowPayloadOf(request: StartRunInput): DiagnosisRunRequest {
+  return {
+    runId: request.runId,
+    sessionId: request.sessionId,
+    enterpriseId: request.enterpriseId,
+    query: request.query,
+    continueSession: request.continueSession,
+  };
 }

@@ -95,6 +95,18 @@ export function newRunItem(
       status,
       query: input.query,
       continue_session: input.continueSession,
+      ...(input.trigger === undefined
+        ? {}
+        : {
+            trigger: {
+              source: input.trigger.source,
+              incident_key: input.trigger.incidentKey,
+              event_id: input.trigger.eventId,
+              title: input.trigger.title,
+              started_at: input.trigger.startedAt,
+            },
+          }),
+      ...(input.window === undefined ? {} : { window: { from: input.window.from, to: input.window.to } }),
       stop_reason: null,
       error_code: null,
       usage: null,
@@ -418,6 +430,17 @@ export function runOf(item: Record<string, unknown>): StoredRun {
     status: run.status,
     query: run.query,
     continueSession: run.continue_session ?? false,
+    trigger:
+      run.trigger === undefined || run.trigger === null
+        ? null
+        : {
+            source: run.trigger.source,
+            incidentKey: run.trigger.incident_key,
+            eventId: run.trigger.event_id,
+            title: run.trigger.title,
+            startedAt: run.trigger.started_at,
+          },
+    window: run.window ?? null,
     stopReason: run.stop_reason,
     collectionStopReason: run.collection_stop_reason ?? null,
     errorCode: run.error_code,

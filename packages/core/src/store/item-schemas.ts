@@ -5,6 +5,7 @@ import { MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import { MODEL_FAILURE_KINDS } from '../run/model-failure.ts';
 import { emptyRunUsage } from '../run/run-context.ts';
 import { DEFAULT_RUN_LIMITS } from '../run/run-limits.ts';
+import { TRIGGER_SOURCES, TRIGGER_TEXT_CAPS } from '../run/run-trigger.ts';
 import { STOP_REASONS } from '../run/stop-reason.ts';
 import { TOOL_NAMES } from '../tools/evidence-adapter.ts';
 import { MODEL_ROLES } from './audit-hook.ts';
@@ -111,6 +112,18 @@ const contentSourceSchema = v.picklist([
   'NONE',
 ]);
 
+/** A triggered run's `RunTrigger`, every text bounded. */
+const triggerSchema = v.object({
+  source: v.picklist(TRIGGER_SOURCES),
+  incident_key: v.pipe(v.string(), v.minLength(1), v.maxLength(TRIGGER_TEXT_CAPS.incidentKey)),
+  event_id: v.pipe(v.string(), v.minLength(1), v.maxLength(TRIGGER_TEXT_CAPS.eventId)),
+  title: v.pipe(v.string(), v.maxLength(TRIGGER_TEXT_CAPS.title)),
+  started_at: v.string(),
+});
+
+/** A run's incident window as stored: two UTC instants. */
+const windowSchema = v.object({ from: v.string(), to: v.string() });
+
 export const runItemSchema = v.object({
   ...base,
   entity: v.literal('run'),
@@ -123,6 +136,10 @@ export const runItemSchema = v.object({
   cancel_requested_at: v.optional(v.nullable(v.string())),
   /** Absent on runs stored before it was recorded: those count as `false`. */
   continue_session: v.optional(v.boolean()),
+  /** Absent on runs no trigger started (and on runs stored before triggers existed). */
+  trigger: v.optional(v.nullable(triggerSchema)),
+  /** Absent on runs without an incident window. */
+  window: v.optional(v.nullable(windowSchema)),
   stop_reason: nullable(v.picklist(STOP_REASONS)),
   /** Absent on runs stored before it was recorded: those read back as null. */
   collection_stop_reason: v.optional(v.nullable(v.picklist(STOP_REASONS))),

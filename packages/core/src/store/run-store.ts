@@ -1,11 +1,13 @@
 import type { OpenRuns } from '../access/tenant-admission.ts';
 import type { MaskingMode } from '../config/masking-mode.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
+import type { IncidentWindow } from '../run/incident-window.ts';
 import type { ModelFailure } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
+import type { RunTrigger } from '../run/run-trigger.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import type { ToolName } from '../tools/evidence-adapter.ts';
 import type { PseudonymBatchEvent } from '../tools/masking/pseudonym-map.ts';
@@ -91,6 +93,10 @@ export interface StoredRun {
   status: RunStatus;
   query: string;
   continueSession: boolean;
+  /** What started the run when an alarm or a webhook did; null for a caller's run and for older runs. */
+  trigger: RunTrigger | null;
+  /** The incident window its evidence must overlap; null when it has none (and for older runs). */
+  window: IncidentWindow | null;
   stopReason: StopReason | null;
   /** The soft stop that ended collection when `stopReason` names a later event; null otherwise and for older runs. */
   collectionStopReason: StopReason | null;
@@ -206,8 +212,10 @@ export type RunRecord = StoredRun | StoredStep | StoredToolInvocation;
 
 export type StartRunResult = { started: true; run: StoredRun } | { started: false; run: StoredRun };
 
-/** The request a run was started for; a replay of the runId must carry exactly the same one. */
-export type StartRunInput = DiagnosisRunRequest;
+/**
+ * The request a run was started for (a replay of the runId must carry exactly the same one), and what triggered it.
+ */
+export type StartRunInput = DiagnosisRunRequest & { trigger?: RunTrigger };
 
 export interface PageOptions {
   cursor?: string;

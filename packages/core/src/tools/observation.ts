@@ -12,7 +12,8 @@ export type RejectionCode =
   | 'DUPLICATE_TOOL_CALL_ID'
   | 'INVALID_TOOL_CALL_ID'
   | 'UNKNOWN_TOOL'
-  | 'UNKNOWN_PSEUDONYM';
+  | 'UNKNOWN_PSEUDONYM'
+  | 'OUTSIDE_INCIDENT_WINDOW';
 
 /** Exactly what the model receives as a tool result: one JSON object, at most {@link MAX_OBSERVATION_BYTES}. */
 export interface Observation {
@@ -59,7 +60,7 @@ export function errorObservation(toolCallId: string, code: EvidenceErrorCode): O
 export function rejectedObservation(
   toolCallId: string,
   code: RejectionCode,
-  detail: { expectedToolCallId?: string; paths?: readonly string[] } = {},
+  detail: RejectionDetail = {},
 ): Observation {
   return { tool_call_id: toolCallId, evidence_status: 'REJECTED', code, message: rejectionMessage(code, detail) };
 }
@@ -75,7 +76,15 @@ export function stopRequiredObservation(toolCallId: string): Observation {
 export const STOP_REQUIRED_MESSAGE =
   '证据收集已结束（STOP_REQUIRED）。不要再调用任何工具，立即基于已有证据只输出最终的 DiagnosisDraft JSON 对象。';
 
-function rejectionMessage(code: RejectionCode, detail: { expectedToolCallId?: string; paths?: readonly string[] }) {
+/** What a rejection's fixed message may name: ids and paths the harness checked, the window the run was given. */
+export interface RejectionDetail {
+  expectedToolCallId?: string;
+  paths?: readonly string[];
+  /** The allowed window, as the model reads times (ISO with the run's offset). */
+  window?: { from: string; to: string };
+}
+
+function rejectionMessage(code: RejectionCode, detail: RejectionDetail) {
   switch (code) {
     case 'MISSING_PREVIOUS_OBSERVATION':
       return `工具未执行：上一条非空结果尚未评估。请在 previous_observation 中填写 tool_call_id="${detail.expectedToolCallId ?? ''}" 和 evaluation（GAINED 或 NO_GAIN）后再调用。`;
@@ -93,6 +102,8 @@ function rejectionMessage(code: RejectionCode, detail: { expectedToolCallId?: st
       return '工具未执行：没有这个工具。可用的工具只有 lookup_knowledge、query_logs 和 query_mysql。';
     case 'UNKNOWN_PSEUDONYM':
       return '工具未执行：参数中的假名（形如 <email:k3f2a>）不是本次运行的观察结果中出现过的，无法还原为真实值。只能使用本次运行已展示的假名。';
+    case 'OUTSIDE_INCIDENT_WINDOW':
+      return `工具未执行：查询的时间范围与本次事件的时间窗不重叠。允许的时间窗：${detail.window?.from ?? ''} 至 ${detail.window?.to ?? ''}。请在此时间窗内重新查询。`;
     case 'INVALID_TOOL_CALL_ID':
       return '工具未执行：tool_call_id 过长或含有不允许的字符（最多 200 个字母、数字或 _ . : -）。';
   }

@@ -73,10 +73,19 @@ export interface PreviousObservation {
 
 export type ToolEnvelope<I> = { previous_observation?: PreviousObservation; input: I };
 
+/**
+ * The closed time range a call names (epoch ms): a `query_logs` window, or the span of a catalog query's datetime
+ * parameters (one parameter: that instant); null when it names no time.
+ */
+export interface CallTimeRange {
+  startMs: number;
+  endMs: number;
+}
+
 export type ParsedEnvelope =
-  | { ok: true; toolName: 'lookup_knowledge'; envelope: ToolEnvelope<KnowledgeInput> }
-  | { ok: true; toolName: 'query_logs'; envelope: ToolEnvelope<LogsInput> }
-  | { ok: true; toolName: 'query_mysql'; envelope: ToolEnvelope<MysqlInput> }
+  | { ok: true; toolName: 'lookup_knowledge'; envelope: ToolEnvelope<KnowledgeInput>; timeRange: null }
+  | { ok: true; toolName: 'query_logs'; envelope: ToolEnvelope<LogsInput>; timeRange: CallTimeRange }
+  | { ok: true; toolName: 'query_mysql'; envelope: ToolEnvelope<MysqlInput>; timeRange: CallTimeRange | null }
   | { ok: false; paths: string[] };
 
 const MAX_REPORTED_PATHS = 5;
@@ -100,14 +109,17 @@ export function createToolInputParser(catalog: readonly MysqlQueryDescriptor[]) 
     if (!result.success) return { ok: false, paths: boundPaths(issuePaths(result.issues, MAX_REPORTED_PATHS)) };
     if (toolName === 'query_mysql') {
       const mysql = result.output as ToolEnvelope<MysqlInput>;
-      const paths = mysqlParamPaths(catalogByName.get(mysql.input.query_name), mysql.input);
-      if (paths.length > 0) return { ok: false, paths };
-      return { ok: true, toolName, envelope: mysql };
+      const entry = catalogByName.get(mysql.input.query_name);
+      const paths = mysqlParamPaths(entry, mysql.input);
+      if (paths.length > 0 || entry === undefined) return { ok: false, paths };
+      return { ok: true, toolName, envelope: mysql, timeRange: mysqlTimeRange(entry, mysql.input) };
     }
     if (toolName === 'query_logs') {
-      return { ok: true, toolName, envelope: result.output as ToolEnvelope<LogsInput> };
+      const logs = result.output as ToolEnvelope<LogsInput>;
+      const timeRange = { startMs: Date.parse(logs.input.start_time), endMs: Date.parse(logs.input.end_time) };
+      return { ok: true, toolName, envelope: logs, timeRange };
     }
-    return { ok: true, toolName, envelope: result.output as ToolEnvelope<KnowledgeInput> };
+    return { ok: true, toolName, envelope: result.output as ToolEnvelope<KnowledgeInput>, timeRange: null };
   };
 }
 
@@ -122,6 +134,15 @@ function mysqlParamPaths(entry: MysqlQueryDescriptor | undefined, input: MysqlIn
     if (!isValidMysqlParam(descriptor, value)) paths.push(`input.params.${name}`);
   }
   return boundPaths(paths);
+}
+
+/** The span of a valid call's datetime parameters, or null when its catalog entry declares none. */
+function mysqlTimeRange(entry: MysqlQueryDescriptor, input: MysqlInput): CallTimeRange | null {
+  const times = Object.entries(entry.params)
+    .filter(([, descriptor]) => descriptor.type === 'datetime')
+    .map(([name]) => Date.parse(String(input.params[name])));
+  if (times.length === 0) return null;
+  return { startMs: Math.min(...times), endMs: Math.max(...times) };
 }
 
 /**

@@ -1,0 +1,169 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { safeErrorName } from '@diagnosis/core';
+import middy from '@middy/core';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import * as v from 'valibot';
+import { TRIGGER_METRICS } from '../setup/metric-names.ts';
+import type { Observability } from '../setup/observability.ts';
+import { alertmanagerEventId, parseAlertmanagerWebhook } from '../triggers/alertmanager-webhook.ts';
+import type { TriggerDecision } from '../triggers/incident-facts.ts';
+import { pagerDutyEnvelope, parsePagerDutyWebhook } from '../triggers/pagerduty-webhook.ts';
+import { answerTriggerDecision, type TriggerDeps } from '../triggers/trigger-service.ts';
+import {
+  bearerTokenMatches,
+  MAX_WEBHOOK_BODY_BYTES,
+  pagerDutySignatureMatches,
+  WEBHOOK_REFUSALS,
+  type WebhookRefusal,
+} from '../triggers/webhook-auth.ts';
+import { errorResponse, type HttpApiEvent, header, json } from './http.ts';
+
+export interface WebhookSecrets {
+  /** Alertmanager's bearer token; undefined: the route refuses every Alertmanager request. */
+  alertmanagerToken: string | undefined;
+  /** PagerDuty's signing secrets (several during a rotation); undefined: the route refuses every PagerDuty request. */
+  pagerdutySecrets: readonly string[] | undefined;
+}
+
+export interface WebhookDeps extends TriggerDeps {
+  secrets: WebhookSecrets;
+}
+
+/** How long a PagerDuty delivery may travel (its `occurred_at` to now), and how far ahead of our clock it may be. */
+export const PAGERDUTY_MAX_AGE_MS = 10 * 60_000;
+const MAX_CLOCK_SKEW_MS = 60_000;
+/** How long an Alertmanager body is remembered: the same bytes again within this time are a replay. */
+export const ALERTMANAGER_REPLAY_WINDOW_MS = 60 * 60_000;
+
+const eventShape = v.object({
+  requestContext: v.object({ http: v.object({ method: v.string() }) }),
+  headers: v.optional(v.nullable(v.record(v.string(), v.string()))),
+  body: v.optional(v.nullable(v.string())),
+  isBase64Encoded: v.optional(v.boolean()),
+  pathParameters: v.optional(v.nullable(v.record(v.string(), v.string()))),
+});
+
+class Refused extends Error {
+  readonly status: number;
+  readonly code: string;
+
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+const refuse = (code: WebhookRefusal, message: string) => new Refused(WEBHOOK_REFUSALS[code], code, message);
+
+/**
+ * `POST /triggers/{source}` for Alertmanager (webhook v4, its `http_config` bearer token) and PagerDuty (v3,
+ * `X-PagerDuty-Signature`). In this order, and before anything is written: the body's size (413), the sender's
+ * credential over the raw bytes (401 `WEBHOOK_UNAUTHENTICATED` / `WEBHOOK_BAD_SIGNATURE`), the event's age (401
+ * `WEBHOOK_STALE`), then its id claimed once with a conditional write (401 `WEBHOOK_REPLAYED`). Only then is it
+ * mapped and handled as one incident: 202 with what happened. NOTE: these routes are not behind IAM; the credential
+ * check is their authentication, and a route whose secret is not set refuses everything.
+ */
+export function createWebhookHandler(deps: WebhookDeps, observability: Observability) {
+  const { logger, metrics } = observability;
+  return middy<HttpApiEvent, APIGatewayProxyStructuredResultV2>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .handler(async (event) => {
+      try {
+        return await handleWebhook(event, deps, observability);
+      } catch (error) {
+        if (error instanceof Refused) {
+          metrics.addMetric(TRIGGER_METRICS.webhookRefused, MetricUnit.Count, 1);
+          metrics.addMetadata('refusal', error.code);
+          logger.warn('webhook refused', { code: error.code });
+          return errorResponse(error.status, error.code, error.message);
+        }
+        logger.error('webhook failed', { error: safeErrorName(error) });
+        return errorResponse(500, 'INTERNAL', 'the webhook could not be handled; retry later');
+      }
+    });
+}
+
+async function handleWebhook(event: HttpApiEvent, deps: WebhookDeps, observability: Observability) {
+  if (!v.is(eventShape, event)) throw new Refused(400, 'MALFORMED_EVENT', 'the event is not a valid HTTP API request');
+  if (event.requestContext.http.method !== 'POST') throw new Refused(405, 'METHOD_NOT_ALLOWED', 'use POST');
+  const source = event.pathParameters?.source;
+  if (source !== 'alertmanager' && source !== 'pagerduty') {
+    throw new Refused(404, 'UNKNOWN_TRIGGER_SOURCE', 'the sources are alertmanager and pagerduty');
+  }
+  const raw = rawBodyOf(event);
+  const now = deps.now();
+  let eventId: string;
+  let expiresAt: number;
+  let json: unknown;
+  if (source === 'alertmanager') {
+    const token = deps.secrets.alertmanagerToken;
+    if (token === undefined || !bearerTokenMatches(header(event, 'authorization'), token)) {
+      throw refuse('WEBHOOK_UNAUTHENTICATED', 'a valid bearer token is required');
+    }
+    json = parseJson(raw);
+    eventId = alertmanagerEventId(raw);
+    expiresAt = now + ALERTMANAGER_REPLAY_WINDOW_MS;
+  } else {
+    const secrets = deps.secrets.pagerdutySecrets;
+    const signature = pagerDutySignatureMatches(header(event, 'x-pagerduty-signature'), raw, secrets ?? []);
+    if (secrets === undefined || signature === 'MISSING') {
+      throw refuse('WEBHOOK_UNAUTHENTICATED', 'an X-PagerDuty-Signature is required');
+    }
+    if (signature !== 'VALID') throw refuse('WEBHOOK_BAD_SIGNATURE', 'no signature matches the body');
+    json = parseJson(raw);
+    const envelope = pagerDutyEnvelope(json);
+    if (envelope === null) throw new Refused(400, 'MALFORMED_EVENT', 'the body is not a PagerDuty v3 webhook');
+    if (now - envelope.occurredAt > PAGERDUTY_MAX_AGE_MS || envelope.occurredAt - now > MAX_CLOCK_SKEW_MS) {
+      throw refuse('WEBHOOK_STALE', 'the event is too old (or from the future)');
+    }
+    eventId = envelope.eventId;
+    expiresAt = envelope.occurredAt + PAGERDUTY_MAX_AGE_MS + MAX_CLOCK_SKEW_MS;
+  }
+  if (!(await deps.incidents.claimWebhookEvent(source, eventId, { at: now, expiresAt }))) {
+    throw refuse('WEBHOOK_REPLAYED', 'this event was received already');
+  }
+  const decision: TriggerDecision =
+    source === 'alertmanager'
+      ? parseAlertmanagerWebhook(json, raw, deps.config, now)
+      : parsePagerDutyWebhook(json, deps.config, now);
+  try {
+    return json202(await answerTriggerDecision(decision, deps, observability));
+  } catch (error) {
+    // NOTE: the sender retries a 500; its retry must not be taken for a replay.
+    await deps.incidents.releaseWebhookEvent(source, eventId).catch(() => undefined);
+    throw error;
+  }
+}
+
+const json202 = (body: unknown) => json(202, body);
+
+/**
+ * The raw bytes the sender signed. API Gateway hands a body over as text, or base64 when `isBase64Encoded` (a
+ * content type it treats as binary); the size is checked on the encoded length first, so no oversized body is
+ * decoded.
+ */
+function rawBodyOf(event: v.InferOutput<typeof eventShape>): Buffer {
+  const body = event.body ?? '';
+  if (event.isBase64Encoded === true) {
+    if (body.length > Math.ceil(MAX_WEBHOOK_BODY_BYTES / 3) * 4) throw refuse('WEBHOOK_BODY_TOO_LARGE', 'too large');
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body)) throw new Refused(400, 'MALFORMED_EVENT', 'the body is not base64');
+    const decoded = Buffer.from(body, 'base64');
+    if (decoded.length > MAX_WEBHOOK_BODY_BYTES) throw refuse('WEBHOOK_BODY_TOO_LARGE', 'the body is too large');
+    return decoded;
+  }
+  if (body.length > MAX_WEBHOOK_BODY_BYTES) throw refuse('WEBHOOK_BODY_TOO_LARGE', 'the body is too large');
+  const bytes = Buffer.from(body, 'utf8');
+  if (bytes.length > MAX_WEBHOOK_BODY_BYTES) throw refuse('WEBHOOK_BODY_TOO_LARGE', 'the body is too large');
+  return bytes;
+}
+
+function parseJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new Refused(400, 'BODY_NOT_JSON', 'the body is not valid JSON');
+  }
+}

@@ -1,0 +1,56 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { parseTriggerSettings, type TriggerSettings } from '@diagnosis/core/config';
+import { createDynamoAuditStore, createDynamoIncidentStore } from '@diagnosis/core/store';
+import { ulid } from 'ulid';
+import type { TriggerDeps } from '../triggers/trigger-service.ts';
+import { coldStart } from './cold-start.ts';
+import { createDynamoClient } from './dynamo-client.ts';
+import { readLinkedEnvironment } from './linked-environment.ts';
+import { createWorkflow } from './workflow-setup.ts';
+
+/**
+ * The Trigger functions' dependencies from their settings: the table's stores (one DynamoDB client for both), the
+ * workflow, the mappings.
+ */
+export function buildTriggerDeps(
+  settings: TriggerSettings,
+  now: () => number = Date.now,
+  dynamo: DynamoDBClient = createDynamoClient(settings),
+): TriggerDeps {
+  return {
+    config: {
+      mappings: settings.TRIGGERS,
+      lookbackMs: settings.TRIGGER_LOOKBACK_MINUTES * 60_000,
+      timeZone: settings.DIAGNOSIS_TIMEZONE,
+    },
+    incidents: createDynamoIncidentStore({
+      client: dynamo,
+      tableName: settings.DIAGNOSIS_TABLE_NAME,
+      retentionDays: settings.RETENTION_DAYS,
+    }),
+    start: {
+      // NOTE: the admission bound of POST /diagnoses (TENANT_MAX_OPEN_RUNS) holds for triggered runs too.
+      store: createDynamoAuditStore({
+        client: dynamo,
+        tableName: settings.DIAGNOSIS_TABLE_NAME,
+        retentionDays: settings.RETENTION_DAYS,
+        maxOpenRuns: settings.TENANT_MAX_OPEN_RUNS,
+      }),
+      workflow: createWorkflow(settings),
+      ...(settings.DIAGNOSIS_MAX_QUERY_BYTES === undefined
+        ? {}
+        : { limits: { maxQueryBytes: settings.DIAGNOSIS_MAX_QUERY_BYTES } }),
+    },
+    quietPeriodMs: settings.TRIGGER_QUIET_PERIOD_SECONDS * 1_000,
+    now,
+    newRunId: () => ulid(),
+  };
+}
+
+/** The cold start of a Trigger function: its settings (SST's linked secrets merged in) and dependencies. */
+export function loadTrigger(): Promise<{ settings: TriggerSettings; deps: TriggerDeps }> {
+  return coldStart(() => {
+    const settings = parseTriggerSettings(readLinkedEnvironment());
+    return { settings, deps: buildTriggerDeps(settings) };
+  });
+}

@@ -1,0 +1,55 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+/** Why a webhook request is refused before anything is written; each is a 401 or 413 with this code. */
+export const WEBHOOK_REFUSALS = Object.freeze({
+  WEBHOOK_UNAUTHENTICATED: 401,
+  WEBHOOK_BAD_SIGNATURE: 401,
+  WEBHOOK_REPLAYED: 401,
+  WEBHOOK_STALE: 401,
+  WEBHOOK_BODY_TOO_LARGE: 413,
+} as const);
+export type WebhookRefusal = keyof typeof WEBHOOK_REFUSALS;
+
+/** The largest webhook body accepted, decoded (Alertmanager groups of many alerts fit; PagerDuty's are a few KB). */
+export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
+/** The longest signature header read, and the most signatures in it (PagerDuty sends one, two during a rotation). */
+const MAX_SIGNATURE_HEADER_CHARS = 1_024;
+const MAX_SIGNATURES = 8;
+
+/**
+ * Whether `header` is `Bearer <token>` with exactly `token` (Alertmanager's `http_config.authorization`). NOTE: both
+ * sides are hashed first, so the comparison is constant-time and of equal length whatever the caller sent.
+ */
+export function bearerTokenMatches(header: string | undefined, token: string): boolean {
+  if (header === undefined || header.length > 1_024) return false;
+  const match = /^Bearer ([\x21-\x7e]+)$/.exec(header);
+  if (match === null) return false;
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(match[1] ?? ''), digest(token));
+}
+
+/**
+ * PagerDuty v3: `X-PagerDuty-Signature` holds one or more comma-separated `v1=<hex HMAC-SHA256 of the raw body>`; the
+ * request is authentic when any of them is the HMAC with any of our secrets (several during a rotation). Compared in
+ * constant time, over the raw bytes as received.
+ */
+export function pagerDutySignatureMatches(
+  header: string | undefined,
+  rawBody: Buffer,
+  secrets: readonly string[],
+): 'VALID' | 'MISSING' | 'INVALID' {
+  if (header === undefined || header.trim() === '') return 'MISSING';
+  if (header.length > MAX_SIGNATURE_HEADER_CHARS) return 'INVALID';
+  const given = header
+    .split(',')
+    .slice(0, MAX_SIGNATURES)
+    .map((part) => /^v1=([0-9a-f]{64})$/.exec(part.trim())?.[1])
+    .filter((hex): hex is string => hex !== undefined)
+    .map((hex) => Buffer.from(hex, 'hex'));
+  if (given.length === 0) return 'INVALID';
+  const expected = secrets.map((secret) => createHmac('sha256', secret).update(rawBody).digest());
+  let valid = false;
+  // NOTE: every pair is compared (no early exit), so the time taken does not say which one matched.
+  for (const signature of given) for (const digest of expected) valid = timingSafeEqual(signature, digest) || valid;
+  return valid ? 'VALID' : 'INVALID';
+}

@@ -1,0 +1,275 @@
+/**
+ * One alarm or webhook event on this machine through the real Trigger functions: the event goes to the Trigger
+ * handler (CloudWatch) or the webhook handler (Alertmanager with a local bearer token, PagerDuty signed with a local
+ * secret), the stage file's `triggers` map it, and a started run is executed by the real Diagnose function (the
+ * workflow's local stand-in) on DynamoDB Local and the example world; then the run's result is shown.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  DEFAULT_RUN_LIMITS,
+  type DiagnosisResult,
+  loadRunEvidence,
+  resultOfStoredRun,
+  SettingsError,
+  type TriggerMapping,
+  teeAuditStore,
+} from '@diagnosis/core';
+import { parseTriggerSettings } from '@diagnosis/core/config';
+import { createDynamoAuditStore, createDynamoIncidentStore } from '@diagnosis/core/store';
+import { createLocalDiagnosisWorkflow } from '@diagnosis/devkit';
+import { createTriggerHandler } from '../../../../functions/handlers/trigger-handler.ts';
+import { createWebhookHandler } from '../../../../functions/handlers/webhook-handler.ts';
+import { composeDiagnoseFunction } from '../../../../functions/setup/diagnose-function.ts';
+import { lambdaContext } from '../../../../functions/setup/lambda-context.ts';
+import { createObservability } from '../../../../functions/setup/observability.ts';
+import { buildTriggerDeps } from '../../../../functions/setup/trigger-setup.ts';
+import type { TriggerAnswer } from '../../../../functions/triggers/trigger-service.ts';
+import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
+import { createLiveView } from '../live/live-view.ts';
+import { renderReport } from '../render/render-report.ts';
+import { REPO_ROOT, startLocalRuntime } from './local-runtime.ts';
+import { buildLocalSettings } from './local-settings.ts';
+import { localLogDestination } from './run-local-diagnosis.ts';
+
+/** Which sender an event file is from, by its documented shape. */
+export type EventSource = 'cloudwatch' | 'alertmanager' | 'pagerduty';
+
+export interface LocalTriggerOptions {
+  eventPath: string;
+  /** The stage file whose `triggers` map the event (deploy/<stage>.json). */
+  stage: string;
+  /** When the event is taken to arrive (epoch ms); undefined: when its sender sent it. */
+  receivedAt?: number;
+  timeoutSeconds: number;
+  json: boolean;
+  /** Settings the command decides over the user's environment (the demo's scripted model). */
+  settings?: Record<string, string>;
+  banner?: string;
+}
+
+const MAX_EVENT_FILE_BYTES = 256 * 1024;
+
+/** Reads an event file: JSON, at most 256 KiB; its raw text is kept (a webhook is signed over its bytes). */
+export function loadEventFile(path: string): { raw: string; json: Record<string, unknown>; source: EventSource } {
+  let raw: string;
+  try {
+    raw = readFileSync(resolve(path), 'utf8');
+  } catch {
+    throw new CliError(EXIT.USAGE, `cannot read the event file '${printable(path)}'`);
+  }
+  if (Buffer.byteLength(raw) > MAX_EVENT_FILE_BYTES) throw new CliError(EXIT.USAGE, 'the event file is over 256 KiB');
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new CliError(EXIT.USAGE, 'the event file is not JSON');
+  }
+  const source = sourceOf(json);
+  if (source === null || typeof json !== 'object' || json === null) {
+    throw new CliError(
+      EXIT.USAGE,
+      'not a CloudWatch Alarm State Change, an Alertmanager webhook (version 4) or a PagerDuty v3 webhook',
+    );
+  }
+  return { raw, json: json as Record<string, unknown>, source };
+}
+
+export function sourceOf(json: unknown): EventSource | null {
+  if (typeof json !== 'object' || json === null) return null;
+  const event = json as Record<string, unknown>;
+  if (event['detail-type'] === 'CloudWatch Alarm State Change') return 'cloudwatch';
+  if (event.version === '4' && typeof event.groupKey === 'string') return 'alertmanager';
+  if (typeof event.event === 'object' && event.event !== null && 'event_type' in event.event) return 'pagerduty';
+  return null;
+}
+
+/**
+ * When the sender sent the event: CloudWatch's `time` (or its state change, when that is later: `time` has whole
+ * seconds), PagerDuty's `occurred_at`, Alertmanager's latest `startsAt`.
+ */
+export function sentAt(json: Record<string, unknown>, source: EventSource): number {
+  const times: unknown[] =
+    source === 'cloudwatch'
+      ? [json.time, (json.detail as { state?: { timestamp?: unknown } } | undefined)?.state?.timestamp]
+      : source === 'pagerduty'
+        ? [(json.event as { occurred_at?: unknown }).occurred_at]
+        : ((json.alerts as { startsAt?: unknown }[] | undefined) ?? []).map((alert) => alert.startsAt);
+  const parsed = times
+    .map((time) => (typeof time === 'string' ? Date.parse(time) : Number.NaN))
+    .filter(Number.isFinite);
+  if (parsed.length === 0) throw new CliError(EXIT.USAGE, 'the event names no time it was sent; give --received-at');
+  return Math.max(...parsed);
+}
+
+/** The stage file's trigger mappings, checked with the deploy's own schema. */
+export function loadStageTriggers(stage: string): TriggerMapping[] {
+  if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/.test(stage)) throw new CliError(EXIT.USAGE, 'bad stage name');
+  const file = resolve(REPO_ROOT, 'deploy', `${stage}.json`);
+  let json: { triggers?: unknown };
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    throw new CliError(EXIT.USAGE, `no readable deploy/${stage}.json`);
+  }
+  try {
+    // NOTE: the Trigger functions' own parse of TRIGGERS, which the deploy's check of the stage file shares.
+    return parseTriggerSettings({ DIAGNOSIS_TABLE_NAME: 'stage-check', TRIGGERS: JSON.stringify(json.triggers ?? []) })
+      .TRIGGERS;
+  } catch (error) {
+    if (error instanceof SettingsError)
+      throw new CliError(EXIT.CONFIG, `deploy/${stage}.json: its triggers are invalid`);
+    throw error;
+  }
+}
+
+/** Runs the event and returns the exit code: a started run's (0, 2 fallback, 1 failed), else 0. */
+export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): Promise<number> {
+  const say = (text: string) => {
+    if (!options.json) io.stderr(`${text}\n`);
+  };
+  const event = loadEventFile(options.eventPath);
+  const mappings = loadStageTriggers(options.stage);
+  const receivedAt = options.receivedAt ?? sentAt(event.json, event.source);
+  const runtime = await startLocalRuntime(io.env);
+  try {
+    const settings = buildLocalSettings(io.env, runtime, options.settings);
+    const log = localLogDestination(io.env);
+    const live = options.json ? undefined : createLiveView({ write: io.stderr, spinner: io.stderrIsTTY });
+    const { handler: diagnose, dynamo } = await composeDiagnoseFunction(settings, {
+      ...createObservability('Diagnose', log.write),
+      wrapStore: (store) =>
+        teeAuditStore(store, {
+          onModelStep: (step) => live?.listener.onModelStep?.(step),
+          onToolInvocation: (tool) => live?.listener.onToolInvocation?.(tool),
+        }),
+    });
+    // The deployed DiagnosisWorkflow's definition, run here against this Diagnose (busy: its retriers; failed: the run
+    // closed as the deployed rule closes it).
+    const workflow = createLocalDiagnosisWorkflow({
+      invoke: (payload, context) => diagnose(payload, context),
+      store: createDynamoAuditStore({ client: dynamo, tableName: runtime.tableName }),
+      logger: createObservability('OnWorkflowStopped', log.write).logger,
+      invocationTimeoutMs: options.timeoutSeconds * 1_000,
+    });
+    // NOTE: the webhook secrets are made up for this one command: the event is signed here, as its sender would.
+    const token = randomBytes(24).toString('hex');
+    const secret = randomBytes(24).toString('hex');
+    const triggerSettings = parseTriggerSettings({
+      DIAGNOSIS_TABLE_NAME: runtime.tableName,
+      DYNAMODB_ENDPOINT: runtime.endpoint,
+      TRIGGERS: JSON.stringify(mappings),
+      DIAGNOSIS_TIMEZONE: settings.DIAGNOSIS_TIMEZONE,
+      TRIGGER_QUIET_PERIOD_SECONDS: String(settings.TRIGGER_QUIET_PERIOD_SECONDS),
+      TRIGGER_LOOKBACK_MINUTES: String(settings.TRIGGER_LOOKBACK_MINUTES),
+      ALERTMANAGER_WEBHOOK_TOKEN: token,
+      PAGERDUTY_WEBHOOK_SECRETS: secret,
+    });
+    const built = buildTriggerDeps(triggerSettings, () => receivedAt);
+    const deps = { ...built, start: { ...built.start, workflow } };
+    if (options.banner !== undefined) say(options.banner);
+    say(
+      `${event.source} event from ${printable(options.eventPath)}, received at ${new Date(receivedAt).toISOString()}; mappings from deploy/${options.stage}.json; DynamoDB at ${runtime.endpoint}, table ${runtime.tableName}`,
+    );
+    let answer: TriggerAnswer;
+    try {
+      answer = await invokeTrigger(event, deps, { token, secret }, log.write);
+      await workflow.idle();
+    } finally {
+      live?.stop();
+      dynamo.destroy();
+    }
+    return await report(answer, { runtime, settings, options, io, say });
+  } finally {
+    await runtime.stop();
+  }
+}
+
+async function invokeTrigger(
+  event: ReturnType<typeof loadEventFile>,
+  deps: Parameters<typeof createTriggerHandler>[0],
+  secrets: { token: string; secret: string },
+  log: (line: string) => void,
+): Promise<TriggerAnswer> {
+  if (event.source === 'cloudwatch') {
+    const handler = createTriggerHandler(deps, createObservability('Trigger', log));
+    return (await handler(event.json, lambdaContext(30_000))) as TriggerAnswer;
+  }
+  const handler = createWebhookHandler(
+    { ...deps, secrets: { alertmanagerToken: secrets.token, pagerdutySecrets: [secrets.secret] } },
+    createObservability('TriggerWebhook', log),
+  );
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (event.source === 'alertmanager') headers.authorization = `Bearer ${secrets.token}`;
+  else headers['x-pagerduty-signature'] = `v1=${createHmac('sha256', secrets.secret).update(event.raw).digest('hex')}`;
+  const response = (await handler(
+    {
+      version: '2.0',
+      routeKey: 'POST /triggers/{source}',
+      rawPath: `/triggers/${event.source}`,
+      rawQueryString: '',
+      headers,
+      requestContext: { http: { method: 'POST', path: `/triggers/${event.source}` } },
+      pathParameters: { source: event.source },
+      body: event.raw,
+      isBase64Encoded: false,
+    } as never,
+    lambdaContext(30_000),
+  )) as { statusCode: number; body: string };
+  const body = JSON.parse(response.body) as TriggerAnswer & { error?: { code: string; message: string } };
+  if (response.statusCode !== 202) {
+    throw new CliError(EXIT.FAILED, `the webhook refused the event: ${body.error?.code ?? response.statusCode}`);
+  }
+  return body;
+}
+
+async function report(
+  answer: TriggerAnswer,
+  context: {
+    runtime: Awaited<ReturnType<typeof startLocalRuntime>>;
+    settings: ReturnType<typeof buildLocalSettings>;
+    options: LocalTriggerOptions;
+    io: CliIo;
+    say: (text: string) => void;
+  },
+): Promise<number> {
+  const { runtime, settings, options, io, say } = context;
+  if (answer.outcome === 'IGNORED') {
+    if (options.json) io.stdout(`${JSON.stringify({ trigger: answer }, null, 2)}\n`);
+    say(`started nothing: ${answer.code}`);
+    return EXIT.OK;
+  }
+  const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
+  const incidents = createDynamoIncidentStore({ client: runtime.client, tableName: runtime.tableName });
+  const run = await store.getRun(answer.runId);
+  if (run === null) throw new CliError(EXIT.FAILED, `run ${answer.runId} is not in the table`);
+  const incidentEvents = await incidents.listIncidentEvents(run.runId);
+  if (answer.outcome === 'ATTACHED') {
+    if (options.json)
+      io.stdout(`${JSON.stringify({ trigger: answer, run: { runId: run.runId, status: run.status } }, null, 2)}\n`);
+    say(
+      `attached to the open run ${run.runId} of this incident as event ${answer.sequence} (${incidentEvents.length} attached so far); started nothing`,
+    );
+    return EXIT.OK;
+  }
+  const result: DiagnosisResult = resultOfStoredRun(run);
+  const evidence = (await loadRunEvidence(store, run.runId))?.evidence ?? null;
+  if (options.json) {
+    io.stdout(
+      `${JSON.stringify({ trigger: answer, run: { runId: run.runId, query: run.query, trigger: run.trigger, window: run.window }, result, evidence }, null, 2)}\n`,
+    );
+  } else {
+    say(`run ${run.runId}  session ${run.sessionId}${answer.continued ? ' (continues the incident’s last run)' : ''}`);
+    say(`question (written by the system): ${run.query}`);
+    if (run.window !== null) say(`incident window (UTC): ${run.window.from} – ${run.window.to}`);
+    io.stdout(
+      `\n${renderReport(result, { modelBaseUrl: settings.DIAGNOSIS_MODEL_BASE_URL, modelTimeoutMs: settings.DIAGNOSIS_MODEL_TIMEOUT_MS ?? DEFAULT_RUN_LIMITS.modelRequestTimeoutMs }, evidence ?? undefined)}\n`,
+    );
+    say(
+      '\nwhat each destination would receive: delivery previews (Slack, SNS, webhook) come with the delivery work (issue 21).',
+    );
+    say(`look at this run: npx diagnosis trace ${run.runId}`);
+  }
+  return result.status === 'PUBLISHED' ? EXIT.OK : result.status === 'FALLBACK' ? EXIT.FALLBACK : EXIT.FAILED;
+}

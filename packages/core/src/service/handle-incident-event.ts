@@ -1,0 +1,138 @@
+import type { IncidentWindow } from '../run/incident-window.ts';
+import type { RunTrigger } from '../run/run-trigger.ts';
+import {
+  type IncidentRef,
+  type IncidentStore,
+  incidentSessionId,
+  type StoredIncident,
+} from '../store/incident-store.ts';
+import { isEnded, type StoredRun } from '../store/run-store.ts';
+import { type StartDiagnosisDeps, startDiagnosis } from './start-diagnosis.ts';
+
+/** One event of an incident, as a trigger hands it over: mapped to its enterprise, its query and window built. */
+export interface IncidentEvent {
+  ref: IncidentRef;
+  /** The sender's id of this event. */
+  eventId: string;
+  title: string;
+  /** When the incident began (epoch ms). */
+  startedAt: number;
+  /** The run's query, written by the system from the source's template. */
+  query: string;
+  window: IncidentWindow;
+}
+
+export type IncidentOutcome =
+  | { outcome: 'STARTED'; runId: string; sessionId: string; continued: boolean; run: StoredRun }
+  | { outcome: 'ATTACHED'; runId: string; sequence: number };
+
+export interface IncidentDeps {
+  incidents: IncidentStore;
+  /** What starts a run: core's `startDiagnosis` with these dependencies (the admission bound applies). */
+  start: StartDiagnosisDeps;
+  /** Later events within this long of the incident's last one attach; a re-fire after it starts a new run. */
+  quietPeriodMs: number;
+  now: () => number;
+  newRunId: () => string;
+}
+
+/** The error code of a run whose workflow could not be started (see `startDiagnosis`). */
+const WORKFLOW_START_FAILED = 'WORKFLOW_START_FAILED';
+/** How long a claimed incident may point at a run that does not exist yet before a new event takes it over. */
+const CLAIM_GRACE_MS = 60_000;
+/** Rounds of read-then-conditional-write; each lost round means another invocation changed the incident. */
+const MAX_ATTEMPTS = 5;
+
+/** The claim moved under us on every attempt (a storm of writers); the caller may retry the event. */
+export class IncidentContendedError extends Error {
+  override readonly name = 'IncidentContendedError';
+  readonly code = 'INCIDENT_CONTENDED';
+}
+
+/**
+ * One run per incident. The first event of an incident claims it with a conditional write and starts a run at once
+ * (through `startDiagnosis`, so the per-tenant admission bound applies); later events attach to the incident's run
+ * as incident events and start nothing, while its run is open or until the incident has been quiet for
+ * `quietPeriodMs`; an event after the run ended and the quiet period passed starts a new run in the same session with
+ * `continueSession`, so the previous diagnosis is its previous turn. NOTE: every decision is a conditional write on
+ * the incident item, so any number of concurrent invocations start exactly one run.
+ */
+export async function handleIncidentEvent(event: IncidentEvent, deps: IncidentDeps): Promise<IncidentOutcome> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const at = deps.now();
+    const incident = await deps.incidents.getIncident(event.ref);
+    if (incident === null) {
+      const sessionId = incidentSessionId(event.ref);
+      const runId = deps.newRunId();
+      if (await deps.incidents.openIncident(event.ref, { runId, sessionId, at })) {
+        return startRun(event, deps, { runId, sessionId, continued: false });
+      }
+      continue;
+    }
+    if (await mayStartAnew(incident, at, deps)) {
+      const runId = deps.newRunId();
+      if (await deps.incidents.reopenIncident(incident, { runId, at })) {
+        return startRun(event, deps, { runId, sessionId: incident.sessionId, continued: true });
+      }
+      continue;
+    }
+    const sequence = await deps.incidents.attachEvent(event.ref, incident.runId, {
+      source: event.ref.source,
+      eventId: event.eventId,
+      title: event.title,
+      at,
+    });
+    if (sequence !== null) return { outcome: 'ATTACHED', runId: incident.runId, sequence };
+  }
+  throw new IncidentContendedError('the incident changed on every attempt');
+}
+
+/**
+ * Whether the incident's run ended and the incident has been quiet for the quiet period — or its run never got a
+ * workflow (`WORKFLOW_START_FAILED`): that incident was never diagnosed, so the sender's retry starts it again.
+ */
+async function mayStartAnew(incident: StoredIncident, at: number, deps: IncidentDeps): Promise<boolean> {
+  const run = await deps.start.store.getRun(incident.runId);
+  // NOTE: a claim whose run is not there yet is another invocation between its claim and its start: attach, unless
+  // that invocation died long ago without starting anything.
+  if (run === null) return at - Date.parse(incident.openedAt) >= CLAIM_GRACE_MS;
+  if (run.status === 'FAILED' && run.errorCode === WORKFLOW_START_FAILED) return true;
+  return isEnded(run.status) && at - Date.parse(incident.lastEventAt) >= deps.quietPeriodMs;
+}
+
+async function startRun(
+  event: IncidentEvent,
+  deps: IncidentDeps,
+  claim: { runId: string; sessionId: string; continued: boolean },
+): Promise<IncidentOutcome> {
+  const trigger: RunTrigger = {
+    source: event.ref.source,
+    incidentKey: event.ref.incidentKey,
+    eventId: event.eventId,
+    title: event.title,
+    startedAt: new Date(event.startedAt).toISOString(),
+  };
+  try {
+    const run = await startDiagnosis(
+      {
+        runId: claim.runId,
+        sessionId: claim.sessionId,
+        enterpriseId: event.ref.enterpriseId,
+        query: event.query,
+        continueSession: claim.continued,
+        window: event.window,
+        trigger,
+      },
+      deps.start,
+    );
+    return { outcome: 'STARTED', ...claim, run };
+  } catch (error) {
+    // NOTE: a run that was never stored (refused before its item was written, e.g. the tenant's admission bound)
+    // gives its claim back, so the sender's retry can start it; a stored one keeps it (it ended FAILED, see
+    // startDiagnosis), and the incident's rules apply to it like to any ended run.
+    if ((await deps.start.store.getRun(claim.runId)) === null) {
+      await deps.incidents.releaseIncident(event.ref, claim.runId);
+    }
+    throw error;
+  }
+}

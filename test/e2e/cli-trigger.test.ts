@@ -1,0 +1,128 @@
+/**
+ * `diagnosis trigger <event.json>` in child processes (issue 21): the example alarm through the real Trigger function
+ * and the Diagnose function with the demo's scripted model, on the test run's DynamoDB Local; the incident's rules
+ * across commands (a repeat attaches, a re-fire after the quiet period continues the session); a PagerDuty event
+ * through the webhook function, signed by the command; `demo --alarm`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runBin } from '../support/cli-process.ts';
+
+const endpoint = inject('dynamodbEndpoint');
+const tableName = `cli-trigger-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+let dataDir: string;
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'diagnosis-cli-trigger-'));
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const diagnosis = (args: string[]) =>
+  runBin(args, { DIAGNOSIS_LOCAL_DATA: dataDir, DYNAMODB_ENDPOINT: endpoint, DIAGNOSIS_TABLE_NAME: tableName });
+
+const ALARM = 'examples/triggers/cloudwatch-alarm.json';
+
+describe('diagnosis trigger', () => {
+  let first: {
+    trigger: { runId: string; sessionId: string };
+    run: Record<string, unknown>;
+    result: { status: string };
+  };
+
+  it('starts a run from the example alarm, with the question and window set by code, and publishes it', async () => {
+    const finished = await diagnosis(['trigger', ALARM, '--scripted-model', '--json']);
+    expect(finished.code, finished.stderr).toBe(0);
+    first = JSON.parse(finished.stdout);
+    expect(first.trigger).toMatchObject({ outcome: 'STARTED', continued: false });
+    expect(first.run).toMatchObject({
+      trigger: { source: 'cloudwatch', title: 'E1001-payment-gateway-5xx' },
+      window: { from: '2026-11-30T05:35:12.211Z', to: '2026-11-30T06:05:12.211Z' },
+    });
+    expect(String(first.run.query)).toMatch(
+      /^CloudWatch 告警「E1001-payment-gateway-5xx」于 2026-11-30T14:05:12\+08:00/,
+    );
+    expect(first.result.status).toBe('PUBLISHED');
+  });
+
+  it('attaches the same alarm again within the quiet period and starts nothing', async () => {
+    const finished = await diagnosis(['trigger', ALARM, '--received-at', '2026-11-30T06:09:00Z']);
+    // NOTE: no model key and no --scripted-model is refused before anything runs…
+    expect(finished.code).toBe(69);
+    const again = await diagnosis(['trigger', ALARM, '--scripted-model', '--received-at', '2026-11-30T06:09:00Z']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`attached to the open run ${first.trigger.runId} of this incident as event 1`);
+    const trace = await diagnosis(['trace', first.trigger.runId]);
+    expect(trace.code, trace.stderr).toBe(0);
+    expect(trace.stdout).toContain('trigger: cloudwatch “E1001-payment-gateway-5xx” started 2026-11-30T06:05:12.211Z');
+    expect(trace.stdout).toContain('incident window (UTC): 2026-11-30T05:35:12.211Z – 2026-11-30T06:05:12.211Z');
+    expect(trace.stdout).toMatch(
+      /attached incident events: 1\n +1 {2}2026-11-30T06:09:00\.000Z {2}7f0c1b1e-3a2d-4c55-9e61-2b8d4a6f0e11/,
+    );
+  });
+
+  it('starts a second run continuing the same session after the quiet period (continueSession)', async () => {
+    const finished = await diagnosis([
+      'trigger',
+      ALARM,
+      '--scripted-model',
+      '--json',
+      '--received-at',
+      '2026-11-30T06:30:00Z',
+    ]);
+    expect(finished.code, finished.stderr).toBe(0);
+    const second = JSON.parse(finished.stdout);
+    expect(second.trigger).toMatchObject({ outcome: 'STARTED', continued: true, sessionId: first.trigger.sessionId });
+    expect(second.trigger.runId).not.toBe(first.trigger.runId);
+  });
+
+  it('starts nothing for an alarm no mapping of the stage file takes', async () => {
+    const finished = await diagnosis([
+      'trigger',
+      'test/fixtures/triggers/cloudwatch-alarm-unmapped.json',
+      '--scripted-model',
+    ]);
+    expect(finished.code).toBe(0);
+    expect(finished.stderr).toContain('started nothing: UNMAPPED');
+  });
+
+  it('signs a PagerDuty event as PagerDuty would and starts its run through the webhook function', async () => {
+    const finished = await diagnosis([
+      'trigger',
+      'test/fixtures/triggers/pagerduty-incident-triggered.json',
+      '--scripted-model',
+      '--json',
+    ]);
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(JSON.parse(finished.stdout)).toMatchObject({
+      trigger: { outcome: 'STARTED' },
+      run: { trigger: { source: 'pagerduty', incidentKey: 'Q2W8ZKH3R5TB7Y' } },
+    });
+  });
+
+  it('refuses a file that is no known sender’s event, exit 64', async () => {
+    const finished = await diagnosis(['trigger', 'package.json', '--scripted-model']);
+    expect(finished.code).toBe(64);
+    expect(finished.stderr).toContain('not a CloudWatch Alarm State Change');
+  });
+});
+
+describe('diagnosis trigger --help', () => {
+  it('prints its usage, options and examples, exit 0', async () => {
+    const finished = await diagnosis(['trigger', '--help']);
+    expect(finished.code).toBe(0);
+    expect(finished.stdout).toMatch(/^usage: diagnosis trigger <event\.json>/);
+    for (const option of ['--stage', '--received-at', '--now', '--scripted-model', '--json']) {
+      expect(finished.stdout).toContain(option);
+    }
+  });
+});
+
+describe('diagnosis demo --alarm', () => {
+  it('runs the demo started from the example alarm', async () => {
+    const finished = await diagnosis(['demo', '--alarm', '--json']);
+    expect(finished.code, finished.stderr).toBe(0);
+    // The same incident as the first test: the quiet period holds, so it attaches (the table is this file's).
+    expect(JSON.parse(finished.stdout).trigger.outcome).toBe('ATTACHED');
+  });
+});

@@ -1,0 +1,256 @@
+/**
+ * One run per incident on DynamoDB Local (issue 21): the incident claimed with a conditional write, later events of
+ * it attached as incident events, a re-fire after the run ended and the quiet period passed continuing the session.
+ * The workflow is a recorder (no diagnosis runs here); time is a fake clock.
+ */
+import { executeDiagnosisRun, handleIncidentEvent, type IncidentDeps, type IncidentEvent } from '@diagnosis/core';
+import { createDynamoAuditStore, createDynamoIncidentStore, MAX_STORED_INCIDENT_EVENTS } from '@diagnosis/core/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishedOutcome } from '../../support/audit-events.ts';
+import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
+import { createFakeEvidence } from '../../support/fake-evidence.ts';
+import { recordingWorkflow } from '../../support/recording-workflow.ts';
+import { noConclusionDraft } from '../../support/run-fixtures.ts';
+import { scriptedModel, textRound } from '../../support/scripted-model.ts';
+
+const client = localDynamoClient({ maxAttempts: 10 });
+let table: Awaited<ReturnType<typeof createTestTable>>;
+beforeAll(async () => {
+  table = await createTestTable(client);
+});
+afterAll(async () => {
+  await table.drop();
+  client.destroy();
+});
+
+const T0 = Date.parse('2026-11-30T06:05:00Z');
+let counter = 0;
+
+function world() {
+  let clock = T0;
+  const { workflow, started } = recordingWorkflow();
+  const store = createDynamoAuditStore({ client, tableName: table.tableName, now: () => clock });
+  const incidents = createDynamoIncidentStore({ client, tableName: table.tableName });
+  const suffix = `${Date.now().toString(36)}${(counter++).toString(36)}`;
+  let runs = 0;
+  const deps: IncidentDeps = {
+    incidents,
+    start: { store, workflow },
+    quietPeriodMs: 600_000,
+    now: () => clock,
+    newRunId: () => `trig-${suffix}-${(runs++).toString().padStart(3, '0')}`,
+  };
+  return {
+    deps,
+    store,
+    incidents,
+    started,
+    advance: (ms: number) => {
+      clock += ms;
+    },
+    now: () => clock,
+  };
+}
+
+const incident = (incidentKey: string, eventId: string, overrides: Partial<IncidentEvent> = {}): IncidentEvent => ({
+  ref: { enterpriseId: 'E1001', source: 'cloudwatch', incidentKey },
+  eventId,
+  title: 'payment-gateway-5xx',
+  startedAt: T0,
+  query: 'CloudWatch 告警「payment-gateway-5xx」进入 ALARM 状态。请诊断原因。',
+  window: { from: new Date(T0 - 1_800_000).toISOString(), to: new Date(T0).toISOString() },
+  ...overrides,
+});
+
+describe('handleIncidentEvent', () => {
+  it('starts exactly one run and attaches 99 events when 100 events of one incident arrive within 10 s', async () => {
+    const { deps, store, incidents, started, advance } = world();
+    const key = `arn:aws:cloudwatch:eu-west-1:123456789012:alarm:storm-${counter}@2026-11-30T06:05:00.000Z`;
+    const outcomes = await Promise.all(
+      Array.from({ length: 100 }, (_, index) => {
+        if (index % 10 === 0) advance(1_000);
+        return handleIncidentEvent(incident(key, `event-${index}`), deps);
+      }),
+    );
+    const startedOutcomes = outcomes.filter((outcome) => outcome.outcome === 'STARTED');
+    const attached = outcomes.filter((outcome) => outcome.outcome === 'ATTACHED');
+    expect(startedOutcomes).toHaveLength(1);
+    expect(attached).toHaveLength(99);
+    expect(started).toEqual([startedOutcomes[0]?.runId]);
+    const runId = startedOutcomes[0]?.runId ?? '';
+    expect(new Set(attached.map((outcome) => outcome.runId))).toEqual(new Set([runId]));
+    // Every attached event has its own sequence number and its own stored item.
+    expect(
+      attached.map((outcome) => (outcome.outcome === 'ATTACHED' ? outcome.sequence : 0)).sort((a, b) => a - b),
+    ).toEqual(Array.from({ length: 99 }, (_, index) => index + 1));
+    const events = await incidents.listIncidentEvents(runId);
+    expect(events).toHaveLength(99);
+    expect(new Set(events.map((event) => event.eventId)).size).toBe(99);
+    const run = await store.getRun(runId);
+    expect(run?.trigger).toMatchObject({ source: 'cloudwatch', incidentKey: key, title: 'payment-gateway-5xx' });
+    expect(run?.window).toEqual({ from: '2026-11-30T05:35:00.000Z', to: '2026-11-30T06:05:00.000Z' });
+    expect(run?.continueSession).toBe(false);
+  });
+
+  it('starts two runs for two incidents whose events interleave', async () => {
+    const { deps, started } = world();
+    const keys = [`alarm-a-${counter}@t`, `alarm-b-${counter}@t`];
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        handleIncidentEvent(incident(keys[index % 2] ?? '', `event-${index}`), deps),
+      ),
+    );
+    const runs = outcomes.filter((outcome) => outcome.outcome === 'STARTED');
+    expect(runs).toHaveLength(2);
+    expect(started).toHaveLength(2);
+    expect(outcomes.filter((outcome) => outcome.outcome === 'ATTACHED')).toHaveLength(18);
+    const sessions = runs.map((outcome) => (outcome.outcome === 'STARTED' ? outcome.sessionId : ''));
+    expect(new Set(sessions).size).toBe(2);
+  });
+
+  it('keeps at most MAX_STORED_INCIDENT_EVENTS events of a run and counts the rest', async () => {
+    const { deps, incidents } = world();
+    const key = `alarm-cap-${counter}@t`;
+    const first = await handleIncidentEvent(incident(key, 'first'), deps);
+    for (let index = 0; index < MAX_STORED_INCIDENT_EVENTS + 5; index += 1) {
+      await handleIncidentEvent(incident(key, `later-${index}`), deps);
+    }
+    const events = await incidents.listIncidentEvents(first.runId);
+    expect(events).toHaveLength(MAX_STORED_INCIDENT_EVENTS);
+    expect((await incidents.getIncident(incident(key, 'x').ref))?.eventCount).toBe(MAX_STORED_INCIDENT_EVENTS + 5);
+  });
+
+  it('attaches a re-fire within the quiet period after the run ended, and starts nothing', async () => {
+    const { deps, store, started, advance } = world();
+    const key = `alarm-quiet-${counter}@t`;
+    const first = await handleIncidentEvent(incident(key, 'first'), deps);
+    await store.claimQueuedRun(first.runId, T0 + 300_000);
+    await store.completeRun(first.runId, publishedOutcome());
+    advance(599_000);
+    const again = await handleIncidentEvent(incident(key, 'again'), deps);
+    expect(again).toMatchObject({ outcome: 'ATTACHED', runId: first.runId });
+    expect(started).toHaveLength(1);
+  });
+
+  it('attaches events while the run is open, however long after the first', async () => {
+    const { deps, started, advance } = world();
+    const key = `alarm-open-${counter}@t`;
+    const first = await handleIncidentEvent(incident(key, 'first'), deps);
+    advance(3_600_000);
+    expect(await handleIncidentEvent(incident(key, 'late'), deps)).toMatchObject({
+      outcome: 'ATTACHED',
+      runId: first.runId,
+    });
+    expect(started).toHaveLength(1);
+  });
+
+  it('starts a second run in the same session after the run ended and the quiet period passed; its previous turn is the first', async () => {
+    const { deps, store, started, advance, now } = world();
+    const key = `alarm-refire-${counter}@t`;
+    const first = await handleIncidentEvent(incident(key, 'first'), deps);
+    if (first.outcome !== 'STARTED') throw new Error('the first event must start the run');
+    await store.claimQueuedRun(first.runId, T0 + 300_000);
+    await store.completeRun(first.runId, publishedOutcome());
+    advance(600_000);
+    const second = await handleIncidentEvent(incident(key, 'refire'), deps);
+    if (second.outcome !== 'STARTED') throw new Error('the re-fire must start a run');
+    expect(second.runId).not.toBe(first.runId);
+    expect(second.sessionId).toBe(first.sessionId);
+    expect(second.continued).toBe(true);
+    expect(started).toEqual([first.runId, second.runId]);
+
+    // The second run, executed as the workflow would, gets the first diagnosis as its previous turn.
+    const model = scriptedModel([textRound(JSON.stringify(noConclusionDraft()))]);
+    await executeDiagnosisRun(
+      {
+        runId: second.runId,
+        sessionId: second.sessionId,
+        enterpriseId: 'E1001',
+        query: incident(key, 'refire').query,
+        continueSession: true,
+        executionArn: deps.start.workflow.executionArnOf(second.runId),
+        remainingMs: 120_000,
+      },
+      {
+        model,
+        evidence: createFakeEvidence().evidence,
+        createStore: () => createDynamoAuditStore({ client, tableName: table.tableName, now }),
+        flushReserveMs: 1_000,
+        now,
+      },
+    );
+    const prompt = model.doGenerateCalls[0]?.prompt ?? [];
+    const part = prompt.find((message) => message.role === 'user')?.content[0];
+    const user = JSON.parse(part !== undefined && 'text' in part ? part.text : '{}') as {
+      previous_turn: { run_id: string } | null;
+      incident_window?: unknown;
+    };
+    expect(user.previous_turn?.run_id).toBe(first.runId);
+    expect(user.incident_window).toBeDefined();
+  });
+
+  it('starts the incident again on the sender’s retry when its run’s workflow could not be started', async () => {
+    const { deps, store, started } = world();
+    const key = `alarm-workflow-down-${counter}@t`;
+    const failing: IncidentDeps = {
+      ...deps,
+      start: {
+        ...deps.start,
+        workflow: recordingWorkflow({ fail: () => new Error('states unavailable') }).workflow,
+      },
+    };
+    await expect(handleIncidentEvent(incident(key, 'first'), failing)).rejects.toThrow('states unavailable');
+    const retried = await handleIncidentEvent(incident(key, 'first'), deps);
+    expect(retried.outcome).toBe('STARTED');
+    expect(started).toEqual([retried.runId]);
+    expect((await store.getRun(retried.runId))?.status).toBe('QUEUED');
+  });
+
+  it('applies the tenant’s admission bound: an incident over it starts nothing and is started by the retry once a place is free', async () => {
+    const { deps, started } = world();
+    // One open run at most for this test's enterprise (its own id, so no other test's runs count).
+    const enterpriseId = `B${counter}${Date.now().toString(36).toUpperCase()}`.slice(0, 20);
+    const bounded: IncidentDeps = {
+      ...deps,
+      start: {
+        ...deps.start,
+        store: createDynamoAuditStore({ client, tableName: table.tableName, now: deps.now, maxOpenRuns: 1 }),
+      },
+    };
+    const of = (key: string, eventId: string) => {
+      const base = incident(key, eventId);
+      return { ...base, ref: { ...base.ref, enterpriseId } };
+    };
+    const first = await handleIncidentEvent(of('bound-a@t', 'a1'), bounded);
+    expect(first.outcome).toBe('STARTED');
+    await expect(handleIncidentEvent(of('bound-b@t', 'b1'), bounded)).rejects.toMatchObject({ code: 'TENANT_BUSY' });
+    expect(started).toEqual([first.runId]);
+    // The first run ends; the second incident's retry (EventBridge retries a failed asynchronous invocation) starts.
+    await bounded.start.store.claimQueuedRun(first.runId, T0 + 300_000);
+    await bounded.start.store.completeRun(first.runId, publishedOutcome());
+    const retried = await handleIncidentEvent(of('bound-b@t', 'b1'), bounded);
+    expect(retried.outcome).toBe('STARTED');
+    expect(started).toEqual([first.runId, retried.runId]);
+  });
+
+  it('gives the claim back when the run could not be stored, so the next event starts it', async () => {
+    const { deps, started } = world();
+    const key = `alarm-refused-${counter}@t`;
+    const refusing: IncidentDeps = {
+      ...deps,
+      start: {
+        ...deps.start,
+        store: {
+          ...deps.start.store,
+          queueRun: async () => {
+            throw Object.assign(new Error('refused'), { code: 'TENANT_BUSY' });
+          },
+        },
+      },
+    };
+    await expect(handleIncidentEvent(incident(key, 'first'), refusing)).rejects.toThrow('refused');
+    const retried = await handleIncidentEvent(incident(key, 'retry'), deps);
+    expect(retried.outcome).toBe('STARTED');
+    expect(started).toHaveLength(1);
+  });
+});

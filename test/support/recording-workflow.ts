@@ -1,0 +1,22 @@
+import type { DiagnosisRunRequest, WorkflowStarter } from '@diagnosis/core';
+
+/** A workflow that only records what it was asked to start (the run itself is not executed). */
+export function recordingWorkflow(options: { fail?: () => Error | undefined } = {}): {
+  workflow: WorkflowStarter;
+  started: string[];
+  payloads: DiagnosisRunRequest[];
+} {
+  const started: string[] = [];
+  const payloads: DiagnosisRunRequest[] = [];
+  const workflow: WorkflowStarter = {
+    executionArnOf: (runId) => `arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:${runId}`,
+    async start(request) {
+      const failure = options.fail?.();
+      if (failure !== undefined) throw failure;
+      started.push(request.runId);
+      payloads.push(request);
+    },
+    stop: async () => undefined,
+  };
+  return { workflow, started, payloads };
+}

@@ -1,0 +1,135 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type FakePlatform, installFakeSstPlatform, resolveOutputs } from '../../support/fake-sst-platform.ts';
+
+/** `sst.config.ts`'s real `run()` on a stage file with triggers (see sst-config.test.ts for the stand-in). */
+const CONFIG = resolve(import.meta.dirname, '../../../sst.config.ts');
+type SstConfig = { default: { run(): Promise<Record<string, unknown>> } };
+
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+async function runConfig(stageFile: unknown): Promise<FakePlatform> {
+  const root = mkdtempSync(join(tmpdir(), 'sst-config-triggers-'));
+  roots.push(root);
+  mkdirSync(join(root, 'deploy'));
+  mkdirSync(join(root, 'examples/mysql'), { recursive: true });
+  mkdirSync(join(root, 'examples/knowledge'), { recursive: true });
+  mkdirSync(join(root, 'examples/logs'), { recursive: true });
+  writeFileSync(join(root, 'examples/mysql/catalog.json'), '[]');
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ scripts: { 'build:functions': 'node -e ""' } }));
+  writeFileSync(join(root, 'deploy', 'dev.json'), JSON.stringify(stageFile));
+  const platform = installFakeSstPlatform('dev', root);
+  const config = (await import(/* @vite-ignore */ CONFIG)) as SstConfig;
+  resolveOutputs(await config.default.run());
+  return platform;
+}
+
+const cloudwatch = { source: 'cloudwatch', alarmNamePattern: 'E1001-*', enterpriseId: 'E1001' };
+const pagerduty = { source: 'pagerduty', serviceId: 'PF9KMXH', enterpriseId: 'E1001' };
+
+describe('sst.config.ts with trigger mappings', async () => {
+  const withWebhooks = await runConfig({
+    settings: { TRIGGER_QUIET_PERIOD_SECONDS: '300' },
+    triggers: [cloudwatch, pagerduty],
+  });
+  const functions = withWebhooks.ofType('sst.aws.Function');
+  const trigger = functions.find((fn) => fn.name === 'Trigger');
+  const webhook = functions.find((fn) => fn.name === 'TriggerWebhook');
+
+  it('creates the Trigger function with the mappings, quiet period, lookback and zone', () => {
+    const environment = trigger?.args.environment as Record<string, string>;
+    expect(JSON.parse(environment.TRIGGERS ?? '')).toEqual([cloudwatch, pagerduty]);
+    expect(environment).toMatchObject({
+      TRIGGER_QUIET_PERIOD_SECONDS: '300',
+      TRIGGER_LOOKBACK_MINUTES: '30',
+      DIAGNOSIS_TIMEZONE: 'Asia/Shanghai',
+    });
+    expect(environment.DIAGNOSIS_WORKFLOW_ARN).toContain(':states:');
+  });
+
+  it('invokes it from an EventBridge rule on alarms that enter ALARM, and from nothing else', () => {
+    const rule = withWebhooks.ofType('aws.cloudwatch.EventRule').find((entry) => entry.name === 'AlarmStateChange');
+    expect(JSON.parse(String(rule?.args.eventPattern))).toEqual({
+      source: ['aws.cloudwatch'],
+      'detail-type': ['CloudWatch Alarm State Change'],
+      detail: { state: { value: ['ALARM'] } },
+    });
+    const permission = withWebhooks
+      .ofType('aws.lambda.Permission')
+      .find((entry) => entry.name === 'AlarmStateChangeInvoke');
+    expect(permission?.args).toMatchObject({
+      principal: 'events.amazonaws.com',
+      sourceArn: expect.stringContaining('AlarmStateChange'),
+    });
+  });
+
+  it('lets the trigger functions touch only run, open-runs, incident and webhook-event items, and start only the workflow', () => {
+    for (const fn of [trigger, webhook]) {
+      const permissions = fn?.args.permissions as { actions: string[]; resources: string[]; conditions?: unknown }[];
+      const table = permissions.find((permission) => permission.actions.includes('dynamodb:PutItem'));
+      expect(table?.conditions).toEqual([
+        {
+          test: 'ForAllValues:StringLike',
+          variable: 'dynamodb:LeadingKeys',
+          values: ['RUN#*', 'TENANT#*#OPEN', 'INCIDENT#*', 'WEBHOOK#*'],
+        },
+      ]);
+      expect(permissions.find((permission) => permission.actions.includes('states:StartExecution'))?.resources).toEqual(
+        [expect.stringContaining('DiagnosisWorkflow')],
+      );
+      expect(permissions.flatMap((permission) => permission.actions).every((action) => !action.includes('*'))).toBe(
+        true,
+      );
+    }
+  });
+
+  it('adds POST /triggers/{source} without IAM, on the webhook function linked to the two secrets only', () => {
+    const route = withWebhooks.routes.find((entry) => entry.route === 'POST /triggers/{source}');
+    expect(route?.args).toBeUndefined();
+    // Every other route stays behind IAM.
+    for (const other of withWebhooks.routes.filter((entry) => entry !== route)) {
+      expect(other.args).toEqual({ auth: { iam: true } });
+    }
+    const secrets = withWebhooks.ofType('sst.Secret').map((secret) => [secret.name, secret.args]);
+    expect(secrets).toContainEqual(['AlertmanagerWebhookToken', 'none']);
+    expect(secrets).toContainEqual(['PagerDutyWebhookSecrets', 'none']);
+    expect(webhook?.args.link).toHaveLength(2);
+    expect(JSON.stringify(trigger?.args)).not.toContain('Webhook');
+  });
+
+  it('alarms on the trigger functions’ errors, on trigger failures and on refused webhooks', () => {
+    const alarms = withWebhooks.ofType('aws.cloudwatch.MetricAlarm').map((alarm) => alarm.name);
+    expect(alarms).toEqual(
+      expect.arrayContaining([
+        'AlarmTriggerErrors',
+        'AlarmTriggerWebhookErrors',
+        'AlarmTriggerFailures',
+        'AlarmTriggerWebhookRefusals',
+      ]),
+    );
+    const [dashboard] = withWebhooks.ofType('aws.cloudwatch.Dashboard');
+    expect(String(dashboard?.args.dashboardBody)).toContain('TriggerFailures');
+  });
+
+  it('creates no webhook function or route when only CloudWatch alarms are mapped, and nothing without triggers', async () => {
+    const alarmsOnly = await runConfig({ settings: {}, triggers: [cloudwatch] });
+    expect(alarmsOnly.ofType('sst.aws.Function').map((fn) => fn.name)).toContain('Trigger');
+    expect(alarmsOnly.ofType('sst.aws.Function').map((fn) => fn.name)).not.toContain('TriggerWebhook');
+    expect(alarmsOnly.routes.map((entry) => entry.route)).not.toContain('POST /triggers/{source}');
+    const none = await runConfig({ settings: {} });
+    expect(none.ofType('sst.aws.Function').map((fn) => fn.name)).not.toContain('Trigger');
+    expect(none.ofType('aws.cloudwatch.EventRule').map((rule) => rule.name)).not.toContain('AlarmStateChange');
+    expect(none.ofType('aws.cloudwatch.MetricAlarm').map((alarm) => alarm.name)).not.toContain('AlarmTriggerFailures');
+  });
+
+  it('refuses a stage file whose mapping the trigger would refuse, naming it', async () => {
+    await expect(runConfig({ settings: {}, triggers: [{ ...cloudwatch, enterpriseId: 'e1001' }] })).rejects.toThrow(
+      'deploy/dev.json: invalid or unknown keys: triggers.0.enterpriseId',
+    );
+  });
+});
