@@ -65,6 +65,8 @@ export function createGetRunHandler(store: Pick<RunStore, 'getRun'>, options: Ru
           ? Math.max(0, Date.parse(run.deadlineAt) - Date.now())
           : null,
       cancelRequestedAt: run.cancelRequestedAt,
+      // How the run worked, computed from its audit when it completed (docs/learning-from-runs.md); null: none.
+      processScorecard: run.processScorecard ?? null,
       createdAt: run.createdAt,
       endedAt: run.endedAt,
     }),

@@ -77,6 +77,8 @@ export {
   printable,
 } from './report/describe-tool-call.ts';
 export { loadRunEvidence, MAX_EVIDENCE_RECORDS } from './report/load-run-evidence.ts';
+/** How a run worked (rounds, refused and redundant calls, guard removals, tokens, time), from its audit alone. */
+export { buildProcessScorecard, canonicalOf, type ScoredRun } from './report/process-scorecard.ts';
 export {
   ENTERPRISE_ID_PATTERN,
   isEnterpriseId,
@@ -92,6 +94,7 @@ export type { JudgeLimits, SemanticGuardMode } from './run/judge-limits.ts';
 export { DEFAULT_JUDGE_LIMITS, SEMANTIC_GUARD_MODES } from './run/judge-limits.ts';
 export type { ModelFailure, ModelFailureKind, ModelFailureReport } from './run/model-failure.ts';
 export { MODEL_FAILURE_KINDS } from './run/model-failure.ts';
+export type { BudgetUse, ProcessScorecard } from './run/process-scores.ts';
 export type { CheckEvaluation, ProgressCheck, ProgressSnapshot } from './run/progress.ts';
 export type { RunContext, RunContextInit, RunUsage } from './run/run-context.ts';
 export { createRunContext, emptyRunUsage } from './run/run-context.ts';

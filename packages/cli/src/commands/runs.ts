@@ -1,6 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ProcessScorecard } from '@diagnosis/core';
 import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
 import { type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
+import { processCell } from '../render/process-summary.ts';
 
 /**
  * The most items one listing reads without an index. NOTE: the table has no index by time (its one GSI is by
@@ -21,10 +23,12 @@ export interface RunSummary {
   enterpriseId: string;
   sessionId: string;
   query: string;
+  /** The run's stored process scorecard (see docs/learning-from-runs.md); null when it has none. */
+  process: ProcessScorecard | null;
 }
 
 const PROJECTION =
-  'run_id, #status, stop_reason, error_code, #usage, created_at, enterprise_id, session_id, #query, entity';
+  'run_id, #status, stop_reason, error_code, #usage, created_at, enterprise_id, session_id, #query, entity, process_scorecard';
 const NAMES = { '#status': 'status', '#usage': 'usage', '#query': 'query' };
 
 /** `diagnosis runs`: the recent runs of a table, newest first. */
@@ -163,9 +167,18 @@ function summaries(items: Record<string, unknown>[]): RunSummary[] {
       enterpriseId: text('enterprise_id') ?? '?',
       sessionId: text('session_id') ?? '?',
       query: text('query') ?? '',
+      process: processScorecardOf(item.process_scorecard),
     });
   }
   return runs;
+}
+
+/** The item's scorecard when it has the stored shape, else null (an item of another shape is never trusted). */
+function processScorecardOf(value: unknown): ProcessScorecard | null {
+  const card = value as { version?: unknown; toolCalls?: Record<string, unknown> } | null | undefined;
+  const calls = card?.toolCalls;
+  const counts = ['executed', 'refused', 'redundant'].every((key) => Number.isSafeInteger(calls?.[key]));
+  return card?.version === 1 && counts ? (value as ProcessScorecard) : null;
 }
 
 /** The listing as a table; every value cut and cleaned (a table's content is data, not terminal commands). */
@@ -176,12 +189,13 @@ export function renderRuns(runs: RunSummary[], nowMs: number): string {
     printable(run.status),
     printable(run.stopReason ?? run.errorCode ?? '—'),
     run.totalTokens === null ? '—' : run.totalTokens.toLocaleString('en'),
+    processCell(run.process),
     age(nowMs - Date.parse(run.createdAt)),
     printable(run.enterpriseId),
     printable(run.sessionId),
     cut(printable(run.query.replace(/\s+/g, ' ')), 32),
   ]);
-  const header = ['RUN', 'STATUS', 'STOP / CODE', 'TOKENS', 'AGE', 'ENTERPRISE', 'SESSION', 'QUERY'];
+  const header = ['RUN', 'STATUS', 'STOP / CODE', 'TOKENS', 'CALLS', 'AGE', 'ENTERPRISE', 'SESSION', 'QUERY'];
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );

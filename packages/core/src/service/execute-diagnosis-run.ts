@@ -17,6 +17,7 @@ import {
 } from '../release/release-diagnosis.ts';
 import { reviewDraftSemantics, type SemanticGuardConfig } from '../release/semantic-guard.ts';
 import { isEnterpriseId, isRunId, isSessionId } from '../run/ids.ts';
+import type { ProcessScorecard } from '../run/process-scores.ts';
 import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
@@ -26,6 +27,7 @@ import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import { watchCancellation } from './cancel-watch.ts';
 import { createObservationRecorder } from './observation-recorder.ts';
 import { buildPreviousTurn } from './previous-turn.ts';
+import { createProcessRecorder } from './process-recorder.ts';
 import { createProgressPublisher } from './progress-publisher.ts';
 
 /** One request to diagnose, as the handler hands it over after validating the event. */
@@ -59,8 +61,11 @@ export interface DiagnosisServiceDeps {
   cancelPollMs?: number;
   /** The least time between two live-progress writes (default 1 s). */
   progressWriteMs?: number;
-  /** Called once when a run this invocation ran has ended (never for a replay): metrics. Must not throw. */
-  onRunFinished?: (result: DiagnosisResult, durationMs: number) => void;
+  /**
+   * Called once when a run this invocation ran has ended (never for a replay), with its stored process scorecard:
+   * metrics. Must not throw.
+   */
+  onRunFinished?: (result: DiagnosisResult, durationMs: number, scorecard: ProcessScorecard) => void;
 }
 
 /**
@@ -129,12 +134,15 @@ export async function executeDiagnosisRun(
   // NOTE: from the claim on, everything is inside the try: whatever fails, the watch stops and the run is completed.
   let previousTurn: PreviousTurn | null = null;
   let decision: ReleaseDecision;
+  // NOTE: every audit event of the run (the agent's and the judge's) passes it, so the run's process scorecard is
+  // computed from exactly what was audited.
+  const processAudit = createProcessRecorder(store);
   try {
     previousTurn = command.continueSession
       ? buildPreviousTurn(await store.findPreviousRun(command.enterpriseId, command.sessionId), run.limits)
       : null;
     const input = composeDiagnosisInput(query, previousTurn, run);
-    const recorder = createObservationRecorder(store);
+    const recorder = createObservationRecorder(processAudit.hook);
     const execution = await runDiagnosis(
       { run, input },
       {
@@ -151,7 +159,7 @@ export async function executeDiagnosisRun(
         : await reviewDraftSemantics(
             { run, query, execution, observations: recorder.observations },
             deps.semanticGuard,
-            store,
+            processAudit.hook,
           );
     decision = releaseDiagnosis({ execution, usage: run.usage(), semantic });
   } catch (error) {
@@ -165,7 +173,15 @@ export async function executeDiagnosisRun(
   } catch {
     decision = failed(run.usage(), 'AUDIT_FAILED', decision.outcome.progress);
   }
-  decision = await completeOrClose(store, command.runId, decision, { limits: run.limits, deadlineAt });
+  const completed = await completeOrClose(
+    store,
+    command.runId,
+    decision,
+    { limits: run.limits, deadlineAt },
+    (outcome) =>
+      processAudit.scorecard({ ...outcome, limits: run.limits, deadlineAt: new Date(deadlineAt).toISOString() }),
+  );
+  decision = completed.decision;
   deps.log?.({
     message: 'diagnosis finished',
     runId: command.runId,
@@ -189,7 +205,7 @@ export async function executeDiagnosisRun(
     progress: decision.outcome.progress,
     usage: decision.outcome.usage,
   };
-  deps.onRunFinished?.(result, now() - startedAt);
+  deps.onRunFinished?.(result, now() - startedAt, completed.scorecard);
   return result;
 }
 
@@ -233,17 +249,21 @@ async function completeOrClose(
   runId: string,
   decision: ReleaseDecision,
   extra: Pick<RunOutcome, 'limits' | 'deadlineAt'>,
-): Promise<ReleaseDecision> {
+  scorecardOf: (outcome: RunOutcome) => ProcessScorecard,
+): Promise<{ decision: ReleaseDecision; scorecard: ProcessScorecard }> {
+  // NOTE: the scorecard is computed for the outcome actually stored, so the stored one is the one recomputed later.
+  const scorecard = scorecardOf(decision.outcome);
   try {
-    await store.completeRun(runId, { ...decision.outcome, ...extra });
-    return decision;
+    await store.completeRun(runId, { ...decision.outcome, ...extra, processScorecard: scorecard });
+    return { decision, scorecard };
   } catch (error) {
     if (error instanceof RunStoreError && error.code === 'RUN_NOT_RUNNING') throw error;
     const code =
       error instanceof RunStoreError && error.code === 'RUN_ITEM_TOO_LARGE' ? error.code : 'COMPLETION_FAILED';
     const closed = failed(decision.outcome.usage, code);
-    await store.completeRun(runId, { ...closed.outcome, ...extra });
-    return closed;
+    const closedScorecard = scorecardOf(closed.outcome);
+    await store.completeRun(runId, { ...closed.outcome, ...extra, processScorecard: closedScorecard });
+    return { decision: closed, scorecard: closedScorecard };
   }
 }
 

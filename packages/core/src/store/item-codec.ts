@@ -7,6 +7,7 @@
 import * as v from 'valibot';
 import { issuePaths, RunStoreError } from '../errors.ts';
 import { modelFailureReport } from '../run/model-failure.ts';
+import type { ProcessScorecard } from '../run/process-scores.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { truncateChars, truncateUtf8, utf8Bytes } from '../run/utf8.ts';
 import type { ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
@@ -137,6 +138,7 @@ export function completionAttributes(outcome: RunOutcome, nowMs: number): Record
       report: outcome.report ?? null,
       limits: outcome.limits ?? null,
       deadline_at: outcome.deadlineAt === undefined || outcome.deadlineAt === null ? null : iso(outcome.deadlineAt),
+      process_scorecard: outcome.processScorecard ?? null,
       ended_at: iso(nowMs),
     }),
   );
@@ -391,6 +393,7 @@ export function runOf(item: Record<string, unknown>): StoredRun {
     cancelRequestedAt: run.cancel_requested_at ?? null,
     limits: run.limits ?? null,
     deadlineAt: run.deadline_at ?? null,
+    processScorecard: (run.process_scorecard ?? null) satisfies ProcessScorecard | null,
     createdAt: run.created_at,
     endedAt: run.ended_at,
   };

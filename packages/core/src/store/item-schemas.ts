@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { diagnosisDraftSchema } from '../draft/diagnosis-draft.ts';
 import { MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import { MODEL_FAILURE_KINDS } from '../run/model-failure.ts';
+import { processScorecardSchema } from '../run/process-scores.ts';
 import { emptyRunUsage } from '../run/run-context.ts';
 import { DEFAULT_RUN_LIMITS } from '../run/run-limits.ts';
 import { STOP_REASONS } from '../run/stop-reason.ts';
@@ -134,6 +135,8 @@ export const runItemSchema = v.object({
   report: v.optional(v.unknown()),
   limits: v.optional(v.nullable(runLimitsSchema)),
   deadline_at: v.optional(v.nullable(v.string())),
+  /** Absent on runs stored before it was recorded, and on runs completed without one: those read back as null. */
+  process_scorecard: v.optional(v.nullable(processScorecardSchema)),
   created_at: v.string(),
   ended_at: nullable(v.string()),
   gsi1pk: v.string(),
@@ -220,5 +223,6 @@ export const completionSchema = v.object({
   report: v.unknown(),
   limits: v.nullable(runLimitsSchema),
   deadline_at: v.nullable(v.string()),
+  process_scorecard: v.nullable(processScorecardSchema),
   ended_at: v.string(),
 });

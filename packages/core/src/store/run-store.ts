@@ -1,5 +1,6 @@
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { ModelFailure } from '../run/model-failure.ts';
+import type { ProcessScorecard } from '../run/process-scores.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
@@ -68,6 +69,8 @@ export interface RunOutcome {
   /** The limits and deadline the run had, so its budget use can be read back; absent for runs that never ran. */
   limits?: RunLimits | null;
   deadlineAt?: number | null;
+  /** How the run worked, computed from its audit at completion (`buildProcessScorecard`); absent: none computed. */
+  processScorecard?: ProcessScorecard | null;
 }
 
 /**
@@ -103,6 +106,12 @@ export interface StoredRun {
   cancelRequestedAt: string | null;
   limits: StoredRunLimits | null;
   deadlineAt: string | null;
+  /**
+   * How the run worked, computed from its audit when its own invocation completed it; null for runs closed by
+   * anything else (never started, abandoned, closed by the workflow) and for runs stored before it existed. NOTE:
+   * optional in the type only, so hand-built runs need not name it; the store always reads it back (null or a card).
+   */
+  processScorecard?: ProcessScorecard | null;
   createdAt: string;
   endedAt: string | null;
 }
