@@ -13,6 +13,7 @@ export const LAMBDA_FUNCTIONS = {
   GetRunReasoning: 'functions/get-run-reasoning.ts',
   StartDiagnosis: 'functions/start-diagnosis.ts',
   CancelRun: 'functions/cancel-run.ts',
+  RunFeedback: 'functions/post-run-feedback.ts',
   OnWorkflowStopped: 'functions/on-workflow-stopped.ts',
 } as const;
 

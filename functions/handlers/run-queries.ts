@@ -1,4 +1,4 @@
-import { DiagnosisInputError, type RunStore } from '@diagnosis/core';
+import { DiagnosisInputError, type FeedbackStore, feedbackView, type RunStore } from '@diagnosis/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type HttpApiEvent, json } from './http.ts';
 import { type RunRouteOptions, runRoute } from './run-route.ts';
@@ -41,8 +41,14 @@ async function pageResponse(
   }
 }
 
-/** `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence. */
-export function createGetRunHandler(store: Pick<RunStore, 'getRun'>, options: RunRouteOptions) {
+/**
+ * `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence — its process
+ * scorecard and, with a feedback store, the responders' verdicts (every entry, each caller's newest `current`).
+ */
+export function createGetRunHandler(
+  store: Pick<RunStore, 'getRun'>,
+  options: RunRouteOptions & { feedback?: Pick<FeedbackStore, 'listFeedback'> },
+) {
   return runRoute(store, options, async (run) =>
     json(200, {
       runId: run.runId,
@@ -67,6 +73,9 @@ export function createGetRunHandler(store: Pick<RunStore, 'getRun'>, options: Ru
       cancelRequestedAt: run.cancelRequestedAt,
       // How the run worked, computed from its audit when it completed (docs/learning-from-runs.md); null: none.
       processScorecard: run.processScorecard ?? null,
+      ...(options.feedback === undefined
+        ? {}
+        : { feedback: feedbackView(await options.feedback.listFeedback(run.runId)) }),
       createdAt: run.createdAt,
       endedAt: run.endedAt,
     }),

@@ -80,12 +80,22 @@ export async function startE2eWorld(environment: Record<string, string> = {}) {
   const startDiagnosis = await loadHandler('StartDiagnosis');
   const cancelRun = await loadHandler('CancelRun');
   const onWorkflowStopped = await loadHandler('OnWorkflowStopped');
+  const runFeedback = await loadHandler('RunFeedback');
   const documents = DynamoDBDocumentClient.from(dynamo);
 
   return {
     server,
     mysqlAvailable,
-    handlers: { diagnose, getRun, getRunAudit, getRunReasoning, startDiagnosis, cancelRun, onWorkflowStopped },
+    handlers: {
+      diagnose,
+      getRun,
+      getRunAudit,
+      getRunReasoning,
+      startDiagnosis,
+      cancelRun,
+      onWorkflowStopped,
+      runFeedback,
+    },
     tableName: table.tableName,
     /** Every item in the table. */
     async items(): Promise<Record<string, unknown>[]> {

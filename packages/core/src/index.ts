@@ -109,6 +109,14 @@ export { closeUnfinishedRun } from './service/close-run.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
 export { executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
 export { buildPreviousTurn } from './service/previous-turn.ts';
+/** A responder's verdict on a run (idempotent per caller, re-ratings kept): never evidence for any later run. */
+export {
+  callerKeyOf,
+  feedbackView,
+  parseFeedbackInput,
+  type RecordFeedbackDeps,
+  recordFeedback,
+} from './service/record-feedback.ts';
 export { MAX_START_WAIT_MS, type StartDiagnosisDeps, startDiagnosis } from './service/start-diagnosis.ts';
 export type { WorkflowStarter } from './service/workflow-starter.ts';
 export type {
@@ -120,6 +128,14 @@ export type {
   ToolInvocationEvent,
 } from './store/audit-hook.ts';
 export { MAX_AUDIT_TEXT_CHARS } from './store/audit-hook.ts';
+export {
+  FEEDBACK_LIMITS,
+  FEEDBACK_VERDICTS,
+  type FeedbackInput,
+  type FeedbackStore,
+  type FeedbackVerdict,
+  type RunFeedback,
+} from './store/feedback-store.ts';
 export type {
   LiveProgress,
   PublishedResult,
