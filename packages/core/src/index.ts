@@ -103,6 +103,7 @@ export { DEFAULT_RUN_LIMITS } from './run/run-limits.ts';
 export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';
 export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
+export { DEFAULT_TIME_ZONE, formatZonedIso, isTimeZone } from './run/zoned-time.ts';
 export { cancelDiagnosis } from './service/cancel-diagnosis.ts';
 export { CANCEL_POLL_MS } from './service/cancel-watch.ts';
 export { closeUnfinishedRun } from './service/close-run.ts';

@@ -5,8 +5,9 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ENTERPRISE_ID_PATTERN, TOOL_NAMES } from '@diagnosis/core';
+import { ENTERPRISE_ID_PATTERN, FEEDBACK_VERDICTS, isTimeZone, RUN_STATUSES, TOOL_NAMES } from '@diagnosis/core';
 import * as v from 'valibot';
+import { loadRecordedWorld, type RecordedWorld } from './recorded-world.ts';
 
 export const CATEGORIES = [
   'logs',
@@ -22,6 +23,8 @@ export const CATEGORIES = [
   'injection',
   'timezone',
   'large-logs',
+  /** A real run captured from the audit with its responder's verdict (`diagnosis eval capture`). */
+  'captured',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
@@ -78,16 +81,36 @@ const expectedSchema = v.pipe(
 );
 export type Expected = v.InferOutput<typeof expectedSchema>;
 
+/** Where a captured scenario came from and what its run did (`diagnosis eval capture`). */
+const captureSchema = v.strictObject({
+  runId: text(128),
+  capturedAt: v.pipe(v.string(), v.isoTimestamp()),
+  source: text(200),
+  feedback: v.strictObject({ verdict: v.picklist(FEEDBACK_VERDICTS), rootCause: v.nullable(text(1_000)) }),
+  original: v.strictObject({ status: v.picklist(RUN_STATUSES), conclusion: v.nullable(text(1_000)) }),
+  /** What a faithful replay would need that the audit did not hold. */
+  missing: v.pipe(v.array(text(500)), v.maxLength(100)),
+});
+export type ScenarioCapture = v.InferOutput<typeof captureSchema>;
+
 const scenarioSchema = v.strictObject({
   id: v.pipe(v.string(), v.regex(SCENARIO_ID_PATTERN, 'lower-case letters, digits and dashes, at most 48')),
   title: text(200),
   category: v.picklist(CATEGORIES),
   enterpriseId: v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN, 'a canonical enterprise id')),
   now: isoWithOffset,
+  /** The deployment's time zone the run read `now` in (DIAGNOSIS_TIMEZONE); absent: the default, Asia/Shanghai. */
+  timeZone: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((zone: string) => isTimeZone(zone), 'an IANA time zone name'),
+    ),
+  ),
   query: text(4_000),
   previousTurn: v.optional(v.strictObject({ query: text(4_000) })),
   expected: expectedSchema,
   probes: v.optional(v.pipe(v.array(probeSchema), v.maxLength(50)), []),
+  capture: v.optional(captureSchema),
 });
 export type ScenarioSpec = v.InferOutput<typeof scenarioSchema>;
 
@@ -152,6 +175,8 @@ export interface Scenario extends ScenarioSpec {
   worldDir: string | undefined;
   scripted: ScriptedConversation | undefined;
   generatedLogs: GeneratedLogFile[];
+  /** `world/recorded.json`: a captured run's recorded evidence, answered instead of the world's adapters. */
+  recording: RecordedWorld | undefined;
 }
 
 /** A scenario folder that could not be read: its name and the fields at fault (never file contents). */
@@ -228,7 +253,12 @@ export function loadScenario(dir: string): Scenario {
       }
     }
   }
-  return { ...spec, dir: folder, worldDir, scripted, generatedLogs };
+  const recording = loadRecordedWorld(worldDir);
+  if (recording !== undefined && 'problems' in recording) throw new ScenarioError(name, recording.problems);
+  if (recording !== undefined && recording.enterpriseId !== spec.enterpriseId) {
+    throw new ScenarioError(name, ['world/recorded.json enterpriseId: differs from scenario.json']);
+  }
+  return { ...spec, dir: folder, worldDir, scripted, generatedLogs, recording };
 }
 
 /**

@@ -3,6 +3,7 @@ import { cancelCommand } from './cancel.ts';
 import { demoCommand } from './demo.ts';
 import { diagnoseCommand } from './diagnose.ts';
 import { evalCommand } from './eval.ts';
+import { feedbackCommand } from './feedback.ts';
 import { runsCommand } from './runs.ts';
 import { traceCommand } from './trace.ts';
 
@@ -16,5 +17,6 @@ export const COMMANDS: readonly Command[] = [
   traceCommand,
   runsCommand,
   cancelCommand,
+  feedbackCommand,
   evalCommand,
 ];
