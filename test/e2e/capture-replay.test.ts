@@ -109,7 +109,7 @@ describe('diagnosis eval capture and its offline replay', () => {
 
     const scenario = loadScenario(dir);
     expect(scenario).toMatchObject({
-      category: 'captured',
+      category: 'logs',
       enterpriseId: 'E1001',
       query: conversation.query,
       timeZone: 'Asia/Shanghai',

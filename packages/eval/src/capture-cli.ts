@@ -10,11 +10,14 @@ import { DEFAULT_TIME_ZONE, isRunId, isTimeZone } from '@diagnosis/core';
 import { buildCapturedScenario, CaptureError, loadCapturedAudit, writeCapturedScenario } from './capture-run.ts';
 import { createCaptureSource } from './capture-source.ts';
 import { REPO_ROOT } from './run-eval.ts';
+import { CATEGORIES, type Category } from './scenario.ts';
 
 export interface CaptureRequest {
   runId: string;
   out: string | undefined;
   timeZone: string | undefined;
+  /** The corpus category; absent: inferred from the run. */
+  category?: string | undefined;
   client: DynamoDBClient;
   tableName: string;
   /** How the table is named in the scenario (never an endpoint URL, which may carry credentials). */
@@ -35,6 +38,10 @@ export async function captureRun(request: CaptureRequest): Promise<CaptureOutcom
   if (!isRunId(request.runId)) return { ok: false, exit: 'USAGE', message: 'not a run id' };
   const timeZone = request.timeZone ?? DEFAULT_TIME_ZONE;
   if (!isTimeZone(timeZone)) return { ok: false, exit: 'USAGE', message: '--time-zone is not an IANA time zone name' };
+  const category = request.category;
+  if (category !== undefined && !(CATEGORIES as readonly string[]).includes(category)) {
+    return { ok: false, exit: 'USAGE', message: `--category is one of ${CATEGORIES.join(', ')}` };
+  }
   const dir = resolve(request.out ?? resolve(REPO_ROOT, 'eval/scenarios', capturedScenarioId(request.runId)));
   const id = dir.split('/').pop() ?? '';
   if (existsSync(dir)) return { ok: false, exit: 'USAGE', message: `${dir} exists already: choose another --out` };
@@ -46,6 +53,7 @@ export async function captureRun(request: CaptureRequest): Promise<CaptureOutcom
       id,
       timeZone,
       sourceName: request.sourceName,
+      ...(category === undefined ? {} : { category: category as Category }),
       capturedAt: new Date((request.now ?? Date.now)()).toISOString(),
     });
     const sizes = writeCapturedScenario(dir, captured);

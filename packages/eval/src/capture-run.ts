@@ -21,7 +21,7 @@ import {
 } from '@diagnosis/core';
 import type { StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
 import type { RecordedCall, RecordedWorld } from './recorded-world.ts';
-import { SCENARIO_ID_PATTERN, type WireResponse } from './scenario.ts';
+import { type Category, SCENARIO_ID_PATTERN, type WireResponse } from './scenario.ts';
 
 /** One run as its audit holds it: the run item, its steps, tool calls and reasoning. */
 export interface RunAudit {
@@ -103,6 +103,8 @@ export interface CaptureOptions {
   /** Where the run was read (a table name or `DynamoDB Local`), for the description. */
   sourceName: string;
   capturedAt: string;
+  /** The corpus category; absent: inferred from the run (see {@link inferCategory}). */
+  category?: Category;
 }
 
 export interface CapturedScenario {
@@ -167,7 +169,7 @@ export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOpti
   const scenario = {
     id: options.id,
     title: truncate(title, 200),
-    category: 'captured',
+    category: options.category ?? inferCategory(audit),
     enterpriseId: run.enterpriseId,
     now: formatZonedIso(Number.isFinite(startedAt) ? startedAt : Date.parse(run.createdAt), options.timeZone),
     timeZone: options.timeZone,
@@ -196,6 +198,21 @@ export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOpti
     },
   };
   return { scenario, recording, scripted, missing };
+}
+
+/**
+ * The corpus category a captured run most likely belongs to: a follow-up; a run without a conclusion
+ * (missing-context); else by the tool its published analysis cites first (logs, runbook, mysql); else logs.
+ * `--category` overrides it.
+ */
+export function inferCategory(audit: CapturedAudit): Category {
+  if (audit.previous !== null) return 'follow-up';
+  const published = audit.run.publishedResult;
+  if (published === null || published.draft.conclusion === null) return 'missing-context';
+  const first = published.citations[0]?.tool_name;
+  if (first === 'lookup_knowledge') return 'runbook';
+  if (first === 'query_mysql') return 'mysql';
+  return 'logs';
 }
 
 /** The newest rating of the run: each caller's newest entry, then the newest of those. */

@@ -23,8 +23,6 @@ export const CATEGORIES = [
   'injection',
   'timezone',
   'large-logs',
-  /** A real run captured from the audit with its responder's verdict (`diagnosis eval capture`). */
-  'captured',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 

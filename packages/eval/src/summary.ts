@@ -169,7 +169,7 @@ export function summarize(runs: readonly ScenarioRun[]): EvalSummary {
     process: summarizeProcess(cardsOf(ran)),
     byCategory: byCategory(runs),
     captured: {
-      scenarios: runs.filter((run) => run.category === 'captured').length,
+      scenarios: runs.filter((run) => run.captured !== null && run.captured !== undefined).length,
       regressed: runs.filter((run) => run.captured?.regressed === true).length,
     },
   };

@@ -107,7 +107,26 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       .filter((fn) => fn.name !== 'OnWorkflowStopped')
       .map((fn) => [fn.name, (fn.args.environment as Record<string, string>).TENANT_ACCESS]);
     expect(policies).toEqual(policies.map(([name]) => [name, environment.TENANT_ACCESS]));
-    expect(policies).toHaveLength(6);
+    expect(policies).toHaveLength(7);
+  });
+
+  it('lets the feedback function read run items and write feedback items only, and GetRun read feedback', () => {
+    const feedback = functions.find((fn) => fn.name === 'RunFeedback');
+    const tablePermissions = (fn: (typeof functions)[number] | undefined) =>
+      (fn?.args.permissions as { actions: string[]; conditions?: { values: string[] }[] }[])
+        .filter((permission) => permission.actions.some((action) => action.startsWith('dynamodb:')))
+        .map((permission) => [permission.actions, permission.conditions?.[0]?.values]);
+    expect(tablePermissions(feedback)).toEqual([
+      [['dynamodb:GetItem'], ['RUN#*']],
+      [['dynamodb:Query', 'dynamodb:PutItem'], ['FEEDBACK#*']],
+    ]);
+    expect(tablePermissions(functions.find((fn) => fn.name === 'GetRun'))).toEqual([
+      [
+        ['dynamodb:GetItem', 'dynamodb:Query'],
+        ['RUN#*', 'FEEDBACK#*'],
+      ],
+    ]);
+    expect(platform.ofType('sst.aws.ApiGatewayV2').length).toBeGreaterThan(0);
   });
 
   it('grants StartQuery on the configured log groups only, and Retrieve on the configured knowledge base', () => {
@@ -129,7 +148,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
   });
 
   it('creates an errors and a throttles alarm for every function it creates, on that function’s name', () => {
-    expect(functions.length).toBe(7);
+    expect(functions.length).toBe(8);
     for (const fn of functions) {
       for (const metricName of ['Errors', 'Throttles']) {
         const watching = alarms.filter((alarm) =>

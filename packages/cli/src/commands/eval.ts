@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { CliError, type CliIo, type Command, EXIT, type ParsedArgs, printable, usageError } from '../command-line.ts';
 
 /** The options of `eval capture`; refused on a scorecard run, which has none of them. */
-const CAPTURE_OPTIONS = ['out', 'table', 'time-zone'] as const;
+const CAPTURE_OPTIONS = ['out', 'table', 'time-zone', 'category'] as const;
 
 /**
  * `diagnosis eval`: the scorecard of a scenario corpus (packages/eval). This entry gives the bin its help and strict
@@ -79,6 +79,13 @@ export const evalCommand: Command = {
     },
     { name: 'table', type: 'string', value: '<name>', description: 'capture: a deployed table (AWS credentials)' },
     {
+      name: 'category',
+      type: 'string',
+      value: '<category>',
+      description: 'capture: the scenario’s corpus category',
+      default: 'inferred from the run',
+    },
+    {
       name: 'time-zone',
       type: 'string',
       value: '<tz>',
@@ -133,6 +140,7 @@ async function capture(args: string[], values: ParsedArgs['values'], io: CliIo):
   const common = {
     runId,
     out: values.out === undefined ? undefined : String(values.out),
+    category: values.category === undefined ? undefined : String(values.category),
     timeZone:
       values['time-zone'] === undefined ? (io.env.DIAGNOSIS_TIMEZONE ?? undefined) : String(values['time-zone']),
   };
