@@ -39,6 +39,7 @@ async function diagnose(sessionId: string, continueSession: boolean): Promise<st
 const feedbackText = (marker: string) =>
   fc
     .string({ unit: 'grapheme', maxLength: 200 })
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters the route refuses.
     .map((text) => `${marker} ${text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '')}`.trim());
 
 describe('feedback is not evidence', () => {

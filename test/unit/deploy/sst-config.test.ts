@@ -113,7 +113,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
   it('lets the feedback function read run items and write feedback items only, and GetRun read feedback', () => {
     const feedback = functions.find((fn) => fn.name === 'RunFeedback');
     const tablePermissions = (fn: (typeof functions)[number] | undefined) =>
-      (fn?.args.permissions as { actions: string[]; conditions?: { values: string[] }[] }[])
+      ((fn?.args.permissions ?? []) as { actions: string[]; conditions?: { values: string[] }[] }[])
         .filter((permission) => permission.actions.some((action) => action.startsWith('dynamodb:')))
         .map((permission) => [permission.actions, permission.conditions?.[0]?.values]);
     expect(tablePermissions(feedback)).toEqual([
