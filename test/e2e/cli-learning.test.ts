@@ -91,7 +91,7 @@ describe('diagnosis eval capture, replay and compare', () => {
     expect(captured.stdout).toMatch(
       /^scenario captured-demo written to .*: scenario\.json [\d,]+ B, world\/recorded\.json [\d,]+ B, scripted\.json [\d,]+ B\n/,
     );
-    expect(captured.stdout).toContain('not in the audit: the deployment time zone');
+    expect(captured.stdout).toContain('missing: the deployment time zone is not in the audit');
     const twice = await diagnosis(['eval', 'capture', runId, '--out', out]);
     expect(twice).toMatchObject({ code: 64 });
     expect(twice.stderr).toContain('exists already');

@@ -172,7 +172,7 @@ async function capture(args: string[], values: ParsedArgs['values'], io: CliIo):
   const sizes = Object.entries(outcome.sizes).map(([name, bytes]) => `${name} ${bytes.toLocaleString('en')} B`);
   io.stdout(`scenario ${outcome.id} written to ${outcome.dir}: ${sizes.join(', ')}\n`);
   if (!outcome.scripted) io.stdout('no model rounds in the audit: the scenario replays with --live only\n');
-  for (const line of outcome.missing) io.stdout(`  not in the audit: ${line}\n`);
+  for (const line of outcome.missing) io.stdout(`  missing: ${line}\n`);
   return EXIT.OK;
 }
 
