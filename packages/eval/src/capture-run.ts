@@ -16,12 +16,14 @@ import {
   MAX_AUDIT_TEXT_CHARS,
   type RunFeedback,
   type RunStore,
+  resultOfStoredRun,
   type StoredReasoning,
   type StoredRun,
 } from '@diagnosis/core';
 import type { StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
 import type { RecordedCall, RecordedWorld } from './recorded-world.ts';
-import { type Category, SCENARIO_ID_PATTERN, type WireResponse } from './scenario.ts';
+import { type Category, type Expected, SCENARIO_ID_PATTERN, type WireResponse } from './scenario.ts';
+import { observeResult, scoreRun } from './score.ts';
 
 /** One run as its audit holds it: the run item, its steps, tool calls and reasoning. */
 export interface RunAudit {
@@ -165,7 +167,12 @@ export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOpti
         };
   if (current === null)
     missing.push('the audit holds no model round: no scripted.json (the scenario replays --live only)');
-  const deliberatelyWrong = verdict.verdict === 'WRONG' || verdict.verdict === 'UNHELPFUL';
+  // NOTE: offline, the recording repeats what the run did, so its replay scores what the run's own result scores
+  // against the expectation (the scorer itself says so); when that is not CORRECT, the scenario says it is expected.
+  const recordedVerdict = scoreRun(
+    { ...expected, rootCause: expected.outcome === 'DIAGNOSIS' ? expected.rootCause : undefined },
+    observeResult(resultOfStoredRun(run)),
+  ).verdict;
   const scenario = {
     id: options.id,
     title: truncate(title, 200),
@@ -177,11 +184,10 @@ export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOpti
     ...(audit.previous === null ? {} : { previousTurn: { query: audit.previous.run.query } }),
     expected: {
       ...expected,
-      // NOTE: offline, the recording repeats what the run did: a run the responder rated WRONG scores as it did.
-      ...(deliberatelyWrong && scripted !== null
+      ...(recordedVerdict !== 'CORRECT' && scripted !== null
         ? {
             scripted: {
-              verdict: replayedVerdict(expected, conclusion, run.status),
+              verdict: recordedVerdict,
               why: `a recording of run ${run.runId}, rated ${verdict.verdict}: its offline replay repeats what the run concluded`,
             },
           }
@@ -260,17 +266,6 @@ export function keywordsOf(text: string): string[] {
     .sort((a, b) => b.length - a.length)
     .slice(0, 3);
   return identifiers.length > 0 ? identifiers : [text.trim().slice(0, KEYWORD_CHARS)];
-}
-
-/** What the offline replay of the recording scores against the expectation: what the run itself did. */
-function replayedVerdict(
-  expected: ReturnType<typeof expectationOf>,
-  conclusion: string | null,
-  status: StoredRun['status'],
-): 'CONFIDENTLY_WRONG' | 'ABSTAINED' | 'FAILED' {
-  if (status === 'FAILED' || status === 'CANCELLED') return 'FAILED';
-  if (conclusion === null) return expected.outcome === 'ABSTAIN' ? 'ABSTAINED' : 'ABSTAINED';
-  return 'CONFIDENTLY_WRONG';
 }
 
 function recordingOf(audit: CapturedAudit, options: CaptureOptions, missing: string[]): RecordedWorld {
