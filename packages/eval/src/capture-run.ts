@@ -22,7 +22,7 @@ import {
 } from '@diagnosis/core';
 import type { StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
 import type { RecordedCall, RecordedWorld } from './recorded-world.ts';
-import { type Category, type Expected, SCENARIO_ID_PATTERN, type WireResponse } from './scenario.ts';
+import { type Category, SCENARIO_ID_PATTERN, type WireResponse } from './scenario.ts';
 import { observeResult, scoreRun } from './score.ts';
 
 /** One run as its audit holds it: the run item, its steps, tool calls and reasoning. */

@@ -181,6 +181,17 @@ describe('buildCapturedScenario', () => {
     });
   });
 
+  it('says what the recording scores offline when the run itself does not meet the rating (PARTIALLY_CORRECT)', () => {
+    const partly = audit({ feedback: [rating({ verdict: 'PARTIALLY_CORRECT', rootCause: 'TLS 证书过期' })] });
+    const { scenario } = buildCapturedScenario(partly, OPTIONS);
+    expect(scenario.expected).toMatchObject({
+      outcome: 'DIAGNOSIS',
+      rootCause: { anyOf: [['TLS']] },
+      mustNotClaim: [],
+      scripted: { verdict: 'CONFIDENTLY_WRONG' },
+    });
+  });
+
   it('expects an abstention when a WRONG run’s real cause was not named', () => {
     const { scenario } = buildCapturedScenario(audit({ feedback: [rating({ verdict: 'WRONG' })] }), OPTIONS);
     expect(scenario.expected).toMatchObject({ outcome: 'ABSTAIN', mustNotClaim: [CONCLUSION] });
