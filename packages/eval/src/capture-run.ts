@@ -169,10 +169,15 @@ export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOpti
     missing.push('the audit holds no model round: no scripted.json (the scenario replays --live only)');
   // NOTE: offline, the recording repeats what the run did, so its replay scores what the run's own result scores
   // against the expectation (the scorer itself says so); when that is not CORRECT, the scenario says it is expected.
-  const recordedVerdict = scoreRun(
-    { ...expected, rootCause: expected.outcome === 'DIAGNOSIS' ? expected.rootCause : undefined },
-    observeResult(resultOfStoredRun(run)),
-  ).verdict;
+  const report = run.report as { kind?: unknown } | null;
+  const recordedVerdict =
+    typeof report?.kind === 'string'
+      ? scoreRun(
+          { ...expected, rootCause: expected.outcome === 'DIAGNOSIS' ? expected.rootCause : undefined },
+          observeResult(resultOfStoredRun(run)),
+        ).verdict
+      : null;
+  if (recordedVerdict === null) missing.push('the run item holds no report: what its replay scores is not predicted');
   const scenario = {
     id: options.id,
     title: truncate(title, 200),
@@ -184,7 +189,7 @@ export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOpti
     ...(audit.previous === null ? {} : { previousTurn: { query: audit.previous.run.query } }),
     expected: {
       ...expected,
-      ...(recordedVerdict !== 'CORRECT' && scripted !== null
+      ...(recordedVerdict !== null && recordedVerdict !== 'CORRECT' && scripted !== null
         ? {
             scripted: {
               verdict: recordedVerdict,

@@ -15,6 +15,10 @@ const CONCLUSION = 'payment-gateway 2.14.0 将 db.pool.max_size 设为 5，连�
 
 function run(overrides: Partial<StoredRun> = {}): StoredRun {
   const draft = { ...supportedDraft(['call-1']), conclusion: CONCLUSION };
+  const publishedResult = overrides.publishedResult ?? {
+    draft,
+    citations: [{ tool_call_id: 'call-1', tool_name: 'query_logs' as const, empty: false }],
+  };
   return {
     entity: 'run',
     runId: 'r1',
@@ -32,8 +36,8 @@ function run(overrides: Partial<StoredRun> = {}): StoredRun {
     progress: null,
     draft,
     conclusion: CONCLUSION,
-    publishedResult: { draft, citations: [{ tool_call_id: 'call-1', tool_name: 'query_logs', empty: false }] },
-    report: null,
+    publishedResult,
+    report: { kind: 'DIAGNOSIS', ...publishedResult },
     cancelRequestedAt: null,
     limits: null,
     deadlineAt: null,
@@ -195,6 +199,15 @@ describe('buildCapturedScenario', () => {
   it('expects an abstention when a WRONG run’s real cause was not named', () => {
     const { scenario } = buildCapturedScenario(audit({ feedback: [rating({ verdict: 'WRONG' })] }), OPTIONS);
     expect(scenario.expected).toMatchObject({ outcome: 'ABSTAIN', mustNotClaim: [CONCLUSION] });
+  });
+
+  it('does not predict the replay’s verdict of a run item without a report, and says so', () => {
+    const { scenario, missing } = buildCapturedScenario(
+      audit({ run: run({ report: null }), feedback: [rating({ verdict: 'WRONG' })] }),
+      OPTIONS,
+    );
+    expect((scenario.expected as Record<string, unknown>).scripted).toBeUndefined();
+    expect(missing).toContain('the run item holds no report: what its replay scores is not predicted');
   });
 
   it.each([
