@@ -281,13 +281,18 @@ export default $config({
         environment: {
           DIAGNOSIS_TABLE_NAME: table.name,
           DIAGNOSIS_WORKFLOW_ARN: workflow.arn,
+          TENANT_MAX_OPEN_RUNS: String(settings.TENANT_MAX_OPEN_RUNS),
           ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
         },
         permissions: [
+          // Run items, and each enterprise's open-runs item (admission control: a new run is admitted in one
+          // transaction with its run item; TransactWriteItems checks the actions of each of its items).
           {
             actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
             resources: [table.arn],
-            conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*'] }],
+            conditions: [
+              { test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*', 'TENANT#*#OPEN'] },
+            ],
           },
           { actions, resources },
           ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
@@ -335,21 +340,33 @@ export default $config({
       architecture: 'arm64',
       timeout: '10 seconds',
       memory: '256 MB',
-      environment: { DIAGNOSIS_TABLE_NAME: table.name, DIAGNOSIS_WORKFLOW_ARN: workflow.arn },
+      environment: {
+        DIAGNOSIS_TABLE_NAME: table.name,
+        DIAGNOSIS_WORKFLOW_ARN: workflow.arn,
+        DIAGNOSIS_BATCH_ARN: batch.arn,
+        FLUSH_RESERVE_MS: String(settings.FLUSH_RESERVE_MS),
+      },
       permissions: [
         {
           actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
           resources: [table.arn],
-          conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*'] }],
+          conditions: [
+            { test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*', 'TENANT#*#OPEN'] },
+          ],
         },
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ],
     });
+    // The executions of the DiagnosisWorkflow, and the Distributed Map child executions of the DiagnosisBatch (their
+    // state machine ARN is the batch's, followed by `/<map run label>`): each item's run is closed like a single one.
     const stoppedRule = new aws.cloudwatch.EventRule('DiagnosisWorkflowStopped', {
       eventPattern: $jsonStringify({
         source: ['aws.states'],
         'detail-type': ['Step Functions Execution Status Change'],
-        detail: { status: ['ABORTED', 'FAILED', 'TIMED_OUT'], stateMachineArn: [workflow.arn] },
+        detail: {
+          status: ['ABORTED', 'FAILED', 'TIMED_OUT'],
+          stateMachineArn: [workflow.arn, batch.arn, { prefix: $interpolate`${batch.arn}/` }],
+        },
       }),
     });
     new aws.cloudwatch.EventTarget('DiagnosisWorkflowStoppedTarget', {
@@ -361,6 +378,46 @@ export default $config({
       function: onWorkflowStopped.name,
       principal: 'events.amazonaws.com',
       sourceArn: stoppedRule.arn,
+    });
+
+    // The sweeper: every 5 minutes, every open run that no invocation can still be working on (its deadline, flush
+    // reserve and a 60 s margin passed with no heartbeat; a QUEUED run past its workflow's longest wait) is closed
+    // FAILED RUN_ABANDONED and its lease slot freed — whatever started it. It reads the open-runs items through gsi1.
+    const sweepRuns = new sst.aws.Function('SweepRuns', {
+      ...functionCode('SweepRuns', $cli.paths.root),
+      runtime: 'nodejs24.x',
+      architecture: 'arm64',
+      timeout: '1 minute',
+      memory: '256 MB',
+      environment: { DIAGNOSIS_TABLE_NAME: table.name, FLUSH_RESERVE_MS: String(settings.FLUSH_RESERVE_MS) },
+      permissions: [
+        {
+          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:DeleteItem'],
+          resources: [table.arn],
+          conditions: [
+            {
+              test: 'ForAllValues:StringLike',
+              variable: 'dynamodb:LeadingKeys',
+              values: ['RUN#*', 'TENANT#*#OPEN', 'TENANT#*#LEASE'],
+            },
+          ],
+        },
+        // NOTE: gsi1 is also the session index; LeadingKeys keeps the sweeper on the open-runs index key only.
+        {
+          actions: ['dynamodb:Query'],
+          resources: [$interpolate`${table.arn}/index/gsi1`],
+          conditions: [{ test: 'ForAllValues:StringEquals', variable: 'dynamodb:LeadingKeys', values: ['OPEN_RUNS'] }],
+        },
+        ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
+      ],
+    });
+    const sweepSchedule = new aws.cloudwatch.EventRule('SweepRunsSchedule', { scheduleExpression: 'rate(5 minutes)' });
+    new aws.cloudwatch.EventTarget('SweepRunsTarget', { rule: sweepSchedule.name, arn: sweepRuns.arn });
+    new aws.lambda.Permission('SweepRunsInvoke', {
+      action: 'lambda:InvokeFunction',
+      function: sweepRuns.name,
+      principal: 'events.amazonaws.com',
+      sourceArn: sweepSchedule.arn,
     });
 
     // Alarms and a dashboard on what the functions emit and what AWS measures of them, built as data by
@@ -386,6 +443,7 @@ export default $config({
         GetRunReasoning: getRunReasoning,
         RunFeedback: runFeedback,
         OnWorkflowStopped: onWorkflowStopped,
+        SweepRuns: sweepRuns,
       }).map(([id, fn]) => ({ id, name: fn.name })),
       runFunctionId: 'Diagnose',
       tableName: table.name,

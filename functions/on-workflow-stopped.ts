@@ -1,6 +1,7 @@
 /**
- * EventBridge: a DiagnosisWorkflow execution that was stopped (ABORTED) cancels its run; one that FAILED or TIMED_OUT
- * closes its unfinished run as FAILED.
+ * EventBridge: a DiagnosisWorkflow execution (or a DiagnosisBatch child execution) that was stopped (ABORTED) cancels
+ * its own run; one that FAILED or TIMED_OUT closes its own run if it is still QUEUED, or if no invocation can still be
+ * running it (see `handlers/workflow-events.ts`).
  */
 
 import { parseWorkflowSettings } from '@diagnosis/core/config';
@@ -10,9 +11,16 @@ import { createTableStore } from './setup/dynamo-client.ts';
 import { readLinkedEnvironment } from './setup/linked-environment.ts';
 import { createObservability } from './setup/observability.ts';
 
-const { store, workflowArn } = await coldStart(() => {
+const { store, options } = await coldStart(() => {
   const settings = parseWorkflowSettings(readLinkedEnvironment());
-  return { store: createTableStore(settings), workflowArn: settings.DIAGNOSIS_WORKFLOW_ARN };
+  return {
+    store: createTableStore(settings),
+    options: {
+      workflowArn: settings.DIAGNOSIS_WORKFLOW_ARN,
+      batchArn: settings.DIAGNOSIS_BATCH_ARN,
+      flushReserveMs: settings.FLUSH_RESERVE_MS,
+    },
+  };
 });
 
-export const handler = createWorkflowEventsHandler(store, { ...createObservability('OnWorkflowStopped'), workflowArn });
+export const handler = createWorkflowEventsHandler(store, { ...createObservability('OnWorkflowStopped'), ...options });

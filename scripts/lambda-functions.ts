@@ -15,6 +15,7 @@ export const LAMBDA_FUNCTIONS = {
   CancelRun: 'functions/cancel-run.ts',
   RunFeedback: 'functions/post-run-feedback.ts',
   OnWorkflowStopped: 'functions/on-workflow-stopped.ts',
+  SweepRuns: 'functions/sweep-runs.ts',
 } as const;
 
 export type LambdaFunctionName = keyof typeof LAMBDA_FUNCTIONS;

@@ -1,6 +1,8 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
   DiagnosisInputError,
+  DiagnosisTenantBusyError,
   isEnded,
   MAX_START_WAIT_MS,
   resultOfStoredRun,
@@ -16,6 +18,7 @@ import { parseDiagnoseRequest } from '../middleware/diagnose-request.ts';
 import type { HandlerContext } from '../middleware/handler-context.ts';
 import { mapErrors } from '../middleware/map-errors.ts';
 import { requireIamCaller } from '../middleware/require-iam-caller.ts';
+import { START_METRICS } from '../setup/metric-names.ts';
 import type { Observability } from '../setup/observability.ts';
 import { type HttpApiEvent, json } from './http.ts';
 
@@ -46,13 +49,16 @@ function waitOf(event: HttpApiEvent): number {
 
 /**
  * `POST /diagnoses`, asynchronous: the IAM gate, the request parser, the tenant check, then `startDiagnosis` (the run
- * QUEUED, the workflow started, idempotent per runId) — answered within the gateway's limit: 202 `{ runId, status,
- * links }`, or with `?wait=<s>` 200 with the result if the run ended by then.
+ * QUEUED if its enterprise is under its bound of open runs, the workflow started, idempotent per runId) — answered
+ * within the gateway's limit: 202 `{ runId, status, links }`, or with `?wait=<s>` 200 with the result if the run ended
+ * by then; 429 `TENANT_BUSY` with `Retry-After` when the enterprise has its maximum of open runs (nothing written, a
+ * `RejectedStarts` metric counted).
  */
 export function createStartDiagnosisHandler(
   deps: StartDiagnosisDeps,
-  options: Pick<Observability, 'logger'> & { policy: TenantAccessPolicy },
+  options: Observability & { policy: TenantAccessPolicy },
 ) {
+  const { metrics } = options;
   return middy<HttpApiEvent, APIGatewayProxyStructuredResultV2, Error, HandlerContext>()
     .use(injectLambdaContext(options.logger, { resetKeys: true }))
     .use(mapErrors(options.logger))
@@ -64,6 +70,14 @@ export function createStartDiagnosisHandler(
       if (request === undefined) throw new Error('the request parser did not run');
       const waitMs = Math.min(waitOf(event), Math.max(0, context.getRemainingTimeInMillis() - 2_000));
       options.logger.appendKeys({ runId: request.runId });
-      return runAnswer(await startDiagnosis(request, deps, { waitMs }));
+      try {
+        return runAnswer(await startDiagnosis(request, deps, { waitMs }));
+      } catch (error) {
+        if (error instanceof DiagnosisTenantBusyError) {
+          metrics.addMetric(START_METRICS.rejectedStarts, MetricUnit.Count, 1);
+          metrics.publishStoredMetrics();
+        }
+        throw error;
+      }
     });
 }

@@ -20,7 +20,16 @@ const fields = {
   query: v.string(),
   continueSession: v.optional(v.boolean(), false),
 };
-const stepFunctionsPayloadSchema = v.strictObject({ runId: runIdSchema, ...fields });
+/**
+ * The execution the Diagnose task runs in (`$states.context.Execution.Id`): a DiagnosisWorkflow execution, or a child
+ * execution of the DiagnosisBatch's Distributed Map (`…:execution:<batch>/<map run>:<name>`).
+ */
+export const EXECUTION_ARN_PATTERN = /^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[A-Za-z0-9_.:/-]{1,400}$/;
+const stepFunctionsPayloadSchema = v.strictObject({
+  runId: runIdSchema,
+  ...fields,
+  executionArn: v.optional(v.pipe(v.string(), v.regex(EXECUTION_ARN_PATTERN))),
+});
 const httpBodySchema = v.strictObject({ runId: v.optional(runIdSchema), ...fields });
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -47,9 +56,13 @@ export function parseDiagnoseRequest(
   };
 }
 
-/** The Step Functions task payload `{ runId, sessionId, enterpriseId, query, continueSession? }`. */
-export function parseStepFunctionsPayload(payload: unknown): DiagnosisRunRequest {
-  return checked(parse(stepFunctionsPayloadSchema, payload));
+/** The request of a Diagnose task, and the execution it runs in (absent when invoked outside a workflow). */
+export type WorkflowDiagnoseRequest = DiagnosisRunRequest & { executionArn?: string };
+
+/** The Step Functions task payload `{ runId, sessionId, enterpriseId, query, continueSession?, executionArn? }`. */
+export function parseStepFunctionsPayload(payload: unknown): WorkflowDiagnoseRequest {
+  const { executionArn, ...request } = parse(stepFunctionsPayloadSchema, payload);
+  return { ...checked(request), ...(executionArn === undefined ? {} : { executionArn }) };
 }
 
 /** The JSON body of `POST /diagnoses`; a missing runId gets a new ULID. */

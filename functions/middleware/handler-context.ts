@@ -6,8 +6,8 @@ import type { Context } from 'aws-lambda';
 export interface HandlerContext extends Context {
   /** The IAM caller of an HTTP API event (set by `requireIamCaller`); absent for a Step Functions payload. */
   caller?: IamCaller;
-  /** The request to diagnose (set by `parseDiagnoseRequest`). */
-  diagnoseRequest?: DiagnosisRunRequest;
+  /** The request to diagnose (set by `parseDiagnoseRequest`), with the workflow execution of a Diagnose task. */
+  diagnoseRequest?: DiagnosisRunRequest & { executionArn?: string };
   /** The run a read route may show this caller (set by `loadReadableRun`). */
   readableRun?: StoredRun;
 }

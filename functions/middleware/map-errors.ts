@@ -1,5 +1,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { DiagnosisError, type DiagnosisInputErrorCode, safeErrorName } from '@diagnosis/core';
+import {
+  DiagnosisError,
+  type DiagnosisInputErrorCode,
+  safeErrorName,
+  TENANT_BUSY_RETRY_AFTER_SECONDS,
+} from '@diagnosis/core';
 import type middy from '@middy/core';
 import { errorResponse, isHttpApiEvent } from '../handlers/http.ts';
 
@@ -30,7 +35,8 @@ const CALLER_STATUS: Partial<Record<DiagnosisInputErrorCode, number>> = {
 
 /**
  * The one table from errors to answers. For an HTTP API event: a caller error is its status (400 unless listed
- * above) with `{ error: { code, message } }`; a conflict is 409 (429 `TENANT_BUSY` for an enterprise at its cap);
+ * above) with `{ error: { code, message } }`; a conflict is 409 (429 `TENANT_BUSY` with `Retry-After` for an
+ * enterprise at one of its caps);
  * anything else is 500 `INTERNAL` with a fixed message (its class name alone is logged). For a Step Functions
  * payload: a caller error becomes an error named `DiagnosisInputError` with the message `<CODE>: <message>`, a
  * conflict keeps its own name (`DiagnosisRunConflictError`, `DiagnosisRunIdConflictError`,
@@ -47,7 +53,11 @@ export function answerFor(error: unknown, http: boolean) {
           ? 429
           : 409
         : (CALLER_STATUS[error.code as DiagnosisInputErrorCode] ?? 400);
-    return { response: errorResponse(status, error.code, error.message) };
+    const response = errorResponse(status, error.code, error.message);
+    // NOTE: a busy enterprise is told when to come back (RFC 9110 `Retry-After`, in seconds).
+    if (status === 429)
+      response.headers = { ...response.headers, 'retry-after': String(TENANT_BUSY_RETRY_AFTER_SECONDS) };
+    return { response };
   }
   if (!known) return { error: new DiagnosisServiceError() };
   if (error.kind === 'conflict') return { error };

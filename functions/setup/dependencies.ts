@@ -41,6 +41,7 @@ export async function buildDiagnosisDependencies(
         retentionDays: settings.RETENTION_DAYS,
         reasoningRetentionDays: settings.REASONING_RETENTION_DAYS,
         maxWritesInFlight: settings.AUDIT_MAX_WRITES_IN_FLIGHT,
+        maxOpenRuns: settings.TENANT_MAX_OPEN_RUNS,
       }),
     limits: limitsOf(settings),
     timeZone: settings.DIAGNOSIS_TIMEZONE,

@@ -23,7 +23,14 @@ export function createDynamoClient(settings: StoreSettings): DynamoDBClient {
   });
 }
 
-/** The table's store on a client of its own: the cold start of the functions that only read, start or cancel runs. */
-export function createTableStore(settings: StoreSettings): DynamoAuditStore {
-  return createDynamoAuditStore({ client: createDynamoClient(settings), tableName: settings.DIAGNOSIS_TABLE_NAME });
+/**
+ * The table's store on a client of its own: the cold start of the functions that only read, start or cancel runs.
+ * Its bound of open runs per enterprise is TENANT_MAX_OPEN_RUNS where the function has it, else the store's default.
+ */
+export function createTableStore(settings: StoreSettings & { TENANT_MAX_OPEN_RUNS?: number }): DynamoAuditStore {
+  return createDynamoAuditStore({
+    client: createDynamoClient(settings),
+    tableName: settings.DIAGNOSIS_TABLE_NAME,
+    ...(settings.TENANT_MAX_OPEN_RUNS === undefined ? {} : { maxOpenRuns: settings.TENANT_MAX_OPEN_RUNS }),
+  });
 }

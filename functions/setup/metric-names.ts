@@ -39,6 +39,18 @@ export const RUN_METRICS = Object.freeze({
   runDuration: 'RunDuration',
 } as const);
 
+/** The metrics of one sweep (see `handlers/sweep-handler.ts`). */
+export const SWEEP_METRICS = Object.freeze({
+  checked: 'SweepRunsChecked',
+  abandonedRunsClosed: 'AbandonedRunsClosed',
+  errors: 'SweepErrors',
+} as const);
+
+/** A start refused by admission control (TENANT_BUSY: the enterprise has its maximum of open runs). */
+export const START_METRICS = Object.freeze({
+  rejectedStarts: 'RejectedStarts',
+} as const);
+
 /**
  * The process metrics of one finished run, from its stored process scorecard (`recordProcessMetrics`), with the same
  * outcome dimension as `RUN_METRICS`. docs/learning-from-runs.md defines each figure.

@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-sfn';
 import type { DiagnosisRunRequest, WorkflowStarter } from '@diagnosis/core';
 import type { Context } from 'aws-lambda';
+import { executionArnOf, LOCAL_WORKFLOW_ARN } from '../workflows/diagnosis-workflows.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /**
@@ -14,8 +15,9 @@ import { lambdaContext } from './lambda-context.ts';
  * harmless), stopped by its ARN. A client made once per cold start.
  */
 export function createStepFunctionsWorkflow(client: SFNClient, stateMachineArn: string): WorkflowStarter {
-  const executionArn = (runId: string) => `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${runId}`;
+  const executionArn = (runId: string) => executionArnOf(stateMachineArn, runId);
   return {
+    executionArnOf: executionArn,
     async start(request: DiagnosisRunRequest) {
       try {
         await client.send(
@@ -47,9 +49,13 @@ type Invoke = (payload: DiagnosisRunRequest, context: Context) => Promise<unknow
 export function createInProcessWorkflow(loadDiagnose: () => Promise<Invoke>, timeoutMs = 300_000) {
   const running = new Set<Promise<unknown>>();
   const workflow: WorkflowStarter & { idle(): Promise<void> } = {
+    executionArnOf: (runId) => executionArnOf(LOCAL_WORKFLOW_ARN, runId),
     async start(request) {
       const invoke = await loadDiagnose();
-      const run = invoke(request, lambdaContext(timeoutMs))
+      const run = invoke(
+        { ...request, executionArn: executionArnOf(LOCAL_WORKFLOW_ARN, request.runId) } as DiagnosisRunRequest,
+        lambdaContext(timeoutMs),
+      )
         .catch(() => undefined)
         .finally(() => running.delete(run));
       running.add(run);

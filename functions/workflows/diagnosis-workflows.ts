@@ -7,6 +7,14 @@
  * Both use JSONata. The error names are those `functions/middleware/map-errors.ts` throws to Step Functions.
  */
 
+/** The ARN Step Functions gives an execution named `name` of the state machine `stateMachineArn`. */
+export function executionArnOf(stateMachineArn: string, name: string): string {
+  return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+}
+
+/** The state machine ARN local runs and tests give the DiagnosisWorkflow (no AWS account: a local stand-in). */
+export const LOCAL_WORKFLOW_ARN = 'arn:aws:states:local:000000000000:stateMachine:DiagnosisWorkflow';
+
 /** A state machine definition (ASL JSON). */
 export interface StateMachineDefinition {
   Comment?: string;
@@ -54,10 +62,32 @@ export const TRANSIENT_LAMBDA_ERRORS = Object.freeze([
 ] as const);
 
 /**
+ * A Diagnose invocation that died — its Lambda timed out (`Sandbox.Timedout`), ran out of memory or crashed
+ * (`Lambda.Unknown`) — is retried twice, 90 s and then 6 minutes later: a run it had not yet taken is then run, and a
+ * run it held is, once the abandonment rule says no invocation can still be working on it (its deadline and flush
+ * reserve plus a 60 s margin have passed, see `packages/core/src/service/abandonment.ts`), closed FAILED
+ * `RUN_ABANDONED` by the retry — never run twice. A run still inside its deadline answers RUN_IN_PROGRESS, and the
+ * sweeper closes it.
+ */
+export const CRASHED_LAMBDA_ERRORS = Object.freeze(['Sandbox.Timedout', 'Lambda.Unknown'] as const);
+
+const busyRetrier = (maxAttempts: number): Retrier => ({
+  ErrorEquals: [DIAGNOSE_ERRORS.tenantBusy],
+  IntervalSeconds: 2,
+  MaxAttempts: maxAttempts,
+  BackoffRate: 1.5,
+  MaxDelaySeconds: 30,
+  JitterStrategy: 'FULL',
+});
+
+/**
  * The Diagnose task's retriers. NOTE: a retry with the same runId never runs the agent twice (a finished run answers
- * with its stored outcome). A refused lease (`DiagnosisTenantBusyError`: the enterprise already has its cap of runs)
- * is waited out here, in the workflow, with jittered backoff: a waiting Standard execution costs nothing, a Lambda
- * waiting in a loop would pay for idle time and eat the run's own deadline. About 17 minutes in all, then `TenantBusy`.
+ * with its stored outcome). A refused lease or admission (`DiagnosisTenantBusyError`: the enterprise already has its
+ * cap of runs) is waited out here, in the workflow, with jittered backoff: a waiting Standard execution costs
+ * nothing, a Lambda waiting in a loop would pay for idle time and eat the run's own deadline. 120 attempts of at most
+ * 30 s: up to about 58 minutes (about 29 on average with full jitter), then `TenantBusy` — long enough for an
+ * enterprise's 20 open runs (TENANT_MAX_OPEN_RUNS) to drain through its 4 slots (TENANT_MAX_CONCURRENT_RUNS) of
+ * 5-minute runs.
  */
 export const DIAGNOSE_RETRIERS: readonly Retrier[] = Object.freeze([
   {
@@ -66,23 +96,52 @@ export const DIAGNOSE_RETRIERS: readonly Retrier[] = Object.freeze([
     MaxAttempts: 2,
     BackoffRate: 2,
   },
-  {
-    ErrorEquals: [DIAGNOSE_ERRORS.tenantBusy],
-    IntervalSeconds: 2,
-    MaxAttempts: 40,
-    BackoffRate: 1.5,
-    MaxDelaySeconds: 30,
-    JitterStrategy: 'FULL',
-  },
+  busyRetrier(120),
+  { ErrorEquals: [...CRASHED_LAMBDA_ERRORS], IntervalSeconds: 90, MaxAttempts: 2, BackoffRate: 4 },
 ]);
 
-/** The payload the Diagnose task sends: the execution name is the runId when the input names none. */
+/**
+ * A batch item's retriers: the same, but a busy enterprise is waited out for as long as it takes (10,000 attempts of
+ * at most 30 s: days): a batch larger than the enterprise's bounds waits; it never fails for being large.
+ */
+export const BATCH_ITEM_RETRIERS: readonly Retrier[] = Object.freeze(
+  DIAGNOSE_RETRIERS.map((retrier) =>
+    retrier.ErrorEquals.includes(DIAGNOSE_ERRORS.tenantBusy) ? busyRetrier(10_000) : retrier,
+  ),
+);
+
+/**
+ * How long a QUEUED run may wait for its DiagnosisWorkflow to take it before the sweeper closes it as abandoned: the
+ * longest the workflow's retriers can keep its Diagnose task waiting, plus one Lambda timeout (15 minutes, the most
+ * a function may have) as a margin. A workflow that gives up earlier closes its run itself (its FAILED event).
+ */
+export function queuedStartTimeoutMs(): number {
+  return (longestRetryWaitSeconds(DIAGNOSE_RETRIERS) + 15 * 60) * 1_000;
+}
+
+/** The longest a Task's retriers can keep it waiting before it gives up (every retrier spent, without jitter). */
+export function longestRetryWaitSeconds(retriers: readonly Retrier[]): number {
+  let total = 0;
+  for (const retrier of retriers) {
+    for (let attempt = 0; attempt < retrier.MaxAttempts; attempt += 1) {
+      const interval = retrier.IntervalSeconds * retrier.BackoffRate ** attempt;
+      total += Math.min(interval, retrier.MaxDelaySeconds ?? Number.POSITIVE_INFINITY);
+    }
+  }
+  return total;
+}
+
+/**
+ * The payload the Diagnose task sends: the execution name is the runId when the input names none; `executionArn` is
+ * the execution the task runs in (a batch item's is its own child execution), which the run is bound to.
+ */
 export const DIAGNOSE_PAYLOAD = Object.freeze({
   runId: '{% $exists($states.input.runId) ? $states.input.runId : $states.context.Execution.Name %}',
   sessionId: '{% $states.input.sessionId %}',
   enterpriseId: '{% $states.input.enterpriseId %}',
   query: '{% $states.input.query %}',
   continueSession: '{% $exists($states.input.continueSession) ? $states.input.continueSession : false %}',
+  executionArn: '{% $states.context.Execution.Id %}',
 });
 
 /** The terminal state each result `status` leads to; any other status is `DiagnosisFailed`. */
@@ -108,7 +167,7 @@ export const CAUGHT_STATES = Object.freeze({
  */
 export function buildDiagnosisStates(
   diagnoseFunctionArn: string,
-  options: { compact?: boolean; prefix?: string } = {},
+  options: { compact?: boolean; prefix?: string; retriers?: readonly Retrier[] } = {},
 ): Record<string, AslState> {
   const name = (base: string) => `${options.prefix ?? ''}${base}`;
   const summary = options.compact
@@ -120,7 +179,10 @@ export function buildDiagnosisStates(
       Resource: 'arn:aws:states:::lambda:invoke',
       Arguments: { FunctionName: diagnoseFunctionArn, Payload: { ...DIAGNOSE_PAYLOAD } },
       Output: '{% $states.result.Payload %}',
-      Retry: DIAGNOSE_RETRIERS.map((retrier) => ({ ...retrier, ErrorEquals: [...retrier.ErrorEquals] })),
+      Retry: (options.retriers ?? DIAGNOSE_RETRIERS).map((retrier) => ({
+        ...retrier,
+        ErrorEquals: [...retrier.ErrorEquals],
+      })),
       Catch: Object.entries(CAUGHT_STATES).map(([error, next]) => ({ ErrorEquals: [error], Next: name(next) })),
       Next: name('Released'),
     },
@@ -176,7 +238,11 @@ function diagnosisMap(options: DiagnosisBatchOptions, source: Record<string, unk
     ItemProcessor: {
       ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' },
       StartAt: `${prefix}Diagnose`,
-      States: buildDiagnosisStates(options.diagnoseFunctionArn, { compact: true, prefix }),
+      States: buildDiagnosisStates(options.diagnoseFunctionArn, {
+        compact: true,
+        prefix,
+        retriers: BATCH_ITEM_RETRIERS,
+      }),
     },
     MaxConcurrency: options.maxConcurrency,
     ToleratedFailurePercentage: 100,

@@ -44,6 +44,8 @@ function endedRun(overrides: Partial<StoredRun> = {}): StoredRun {
     cancelRequestedAt: null,
     limits: null,
     deadlineAt: null,
+    executionArn: null,
+    heartbeatAt: null,
     createdAt: '2026-11-30T06:10:00.000Z',
     endedAt: '2026-11-30T06:11:00.000Z',
     ...overrides,

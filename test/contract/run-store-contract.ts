@@ -34,6 +34,7 @@ export type StoreFactory = (options: {
   now: () => number;
   sessionPageSize?: number;
   reasoningRetentionDays?: number;
+  maxOpenRuns?: number;
 }) => Promise<StoreUnderTest>;
 
 let counter = 0;
@@ -76,7 +77,9 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
     let clock = STORE_T0;
     const now = () => clock;
     let current: StoreUnderTest | undefined;
-    const make = async (options: { sessionPageSize?: number; reasoningRetentionDays?: number } = {}) => {
+    const make = async (
+      options: { sessionPageSize?: number; reasoningRetentionDays?: number; maxOpenRuns?: number } = {},
+    ) => {
       current = await factory({ now, ...options });
       return current;
     };
@@ -539,6 +542,106 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       expect((await store.getRun(runId))?.status).toBe('RUNNING');
       await store.completeRun(runId, failedOutcome());
       expect((await store.getRun(runId))?.status).toBe('FAILED');
+    });
+
+    it('admits at most maxOpenRuns open runs per enterprise, counts a replay once, and frees a place when a run ends', async () => {
+      const { store, rawItems } = await make({ maxOpenRuns: 3 });
+      const request = (runId: string, enterpriseId = 'E1001') => ({
+        runId,
+        sessionId: 's-admit',
+        enterpriseId,
+        query: 'q',
+        continueSession: false,
+      });
+      const ids = [newRunId(), newRunId(), newRunId(), newRunId()];
+      await store.queueRun(request(ids[0] as string));
+      await store.startRun(request(ids[1] as string));
+      await store.queueRun(request(ids[2] as string));
+      // A replay of an admitted run is that run, never a refusal and never a second place.
+      expect(await store.queueRun(request(ids[0] as string))).toMatchObject({ started: false });
+      await expect(store.queueRun(request(ids[3] as string))).rejects.toMatchObject({
+        name: 'DiagnosisTenantBusyError',
+        code: 'TENANT_BUSY',
+      });
+      await expect(store.startRun(request(ids[3] as string))).rejects.toMatchObject({ code: 'TENANT_BUSY' });
+      // Nothing was written for the refused run; another enterprise has its own bound.
+      expect(await store.getRun(ids[3] as string)).toBeNull();
+      expect(await rawItems(ids[3] as string)).toEqual([]);
+      expect(await store.queueRun(request(newRunId(), 'E2002'))).toMatchObject({ started: true });
+      expect((await store.listOpenRuns()).find((open) => open.enterpriseId === 'E1001')?.runIds).toEqual(
+        [ids[0], ids[1], ids[2]].sort(),
+      );
+      // Each way a run ends frees its place: completion, and the cancel of a QUEUED run.
+      await store.completeRun(ids[1] as string, failedOutcome());
+      await store.requestCancel(ids[0] as string, failedOutcome());
+      expect((await store.listOpenRuns()).find((open) => open.enterpriseId === 'E1001')?.runIds).toEqual([ids[2]]);
+      expect(await store.queueRun(request(ids[3] as string))).toMatchObject({ started: true });
+      // An enterprise whose runs all ended has no open runs to list.
+      for (const id of [ids[2], ids[3]] as string[]) await store.requestCancel(id, failedOutcome());
+      expect((await store.listOpenRuns()).map((open) => open.enterpriseId)).toEqual(['E2002']);
+    });
+
+    it('lets only the execution that owns a QUEUED run (or none, for a run without one) claim it', async () => {
+      const { store } = await make();
+      const owned = newRunId();
+      const own = `arn:aws:states:eu-west-1:123456789012:execution:wf:${owned}`;
+      const request = (runId: string) => ({
+        runId,
+        sessionId: 's-own',
+        enterpriseId: 'E1001',
+        query: 'q',
+        continueSession: false,
+      });
+      await store.queueRun(request(owned), { executionArn: own });
+      expect(await store.getRun(owned)).toMatchObject({ executionArn: own, heartbeatAt: null });
+      expect(await store.claimQueuedRun(owned, STORE_T0 + 60_000, { owner: `${own}-stray` })).toBeNull();
+      expect(await store.claimQueuedRun(owned, STORE_T0 + 60_000, { owner: null })).toBeNull();
+      expect(await store.claimQueuedRun(owned, STORE_T0 + 60_000, { owner: own })).toMatchObject({
+        status: 'RUNNING',
+        heartbeatAt: new Date(STORE_T0).toISOString(),
+      });
+      const unowned = newRunId();
+      await store.queueRun(request(unowned));
+      expect(await store.claimQueuedRun(unowned, STORE_T0 + 60_000, { owner: null })).toMatchObject({
+        status: 'RUNNING',
+      });
+      // A run started by an invocation (a batch item) is owned by its execution and shows a first sign of life.
+      const started = newRunId();
+      await store.startRun(request(started), { deadlineAt: STORE_T0 + 60_000, executionArn: `${own}-child` });
+      expect(await store.getRun(started)).toMatchObject({
+        status: 'RUNNING',
+        executionArn: `${own}-child`,
+        heartbeatAt: new Date(STORE_T0).toISOString(),
+      });
+    });
+
+    it('keeps a RUNNING run’s heartbeat, and completes it only as it was read when asked to', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      await start(store, runId);
+      clock = STORE_T0 + 30_000;
+      expect(await store.heartbeat(runId)).toBe(true);
+      const beat = new Date(STORE_T0 + 30_000).toISOString();
+      expect((await store.getRun(runId))?.heartbeatAt).toBe(beat);
+      // A sweeper that read an older heartbeat does not close the run that showed a sign of life since.
+      await expect(
+        store.completeRun(runId, failedOutcome(), { ifHeartbeatAt: new Date(STORE_T0).toISOString() }),
+      ).rejects.toMatchObject({ code: 'RUN_NOT_RUNNING' });
+      expect((await store.getRun(runId))?.status).toBe('RUNNING');
+      await store.completeRun(runId, failedOutcome(), { ifHeartbeatAt: beat });
+      expect((await store.getRun(runId))?.status).toBe('FAILED');
+      expect(await store.heartbeat(runId)).toBe(false);
+      expect(await store.heartbeat(newRunId())).toBe(false);
+    });
+
+    it('forgets a run id from its enterprise’s open runs on request (the sweeper’s repair), and nothing else', async () => {
+      const { store } = await make();
+      const [kept, forgotten] = [newRunId(), newRunId()];
+      await start(store, kept);
+      await start(store, forgotten);
+      await store.forgetOpenRun('E1001', forgotten);
+      await store.forgetOpenRun('E9999', kept);
+      expect((await store.listOpenRuns()).find((open) => open.enterpriseId === 'E1001')?.runIds).toEqual([kept]);
     });
 
     it('queues a run, lets exactly one invocation claim it, and keeps its deadline', async () => {

@@ -8,6 +8,7 @@ import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkflowEventsHandler } from '../../functions/handlers/workflow-events.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
+import { executionArnOf, LOCAL_WORKFLOW_ARN } from '../../functions/workflows/diagnosis-workflows.ts';
 import { wireText } from '../support/deepseek-server.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
@@ -17,7 +18,8 @@ import { noConclusionDraft } from '../support/run-fixtures.ts';
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 const conversation = e1001ScriptedConversation();
 const dynamo = localDynamoClient();
-const WORKFLOW_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:diagnosis-test-DiagnosisWorkflow';
+// NOTE: the in-process stand-in starts each run's execution on this machine: only its events may change the run.
+const WORKFLOW_ARN = LOCAL_WORKFLOW_ARN;
 let workflowEvents: ReturnType<typeof createWorkflowEventsHandler>;
 beforeAll(async () => {
   world = await startE2eWorld();
@@ -37,7 +39,7 @@ const workflowEvent = (runId: string, status: string, stateMachineArn = WORKFLOW
     {
       source: 'aws.states',
       'detail-type': 'Step Functions Execution Status Change',
-      detail: { name: runId, status, stateMachineArn, executionArn: `${stateMachineArn}:${runId}` },
+      detail: { name: runId, status, stateMachineArn, executionArn: executionArnOf(stateMachineArn, runId) },
     },
     lambdaContext(5_000),
   );

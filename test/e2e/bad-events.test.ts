@@ -132,6 +132,17 @@ describe('the Diagnose Lambda refuses bad events and writes nothing', () => {
     ['a blank query', { ...valid, query: '   ' }],
     ['an oversized query', { ...valid, query: 'q'.repeat(5_000) }],
     ['an invalid UTF-16 query', { ...valid, query: '\udc00' }],
+    // The execution a run is bound to: only an execution ARN, bounded, is taken.
+    ['an execution that is not an execution ARN', { ...valid, executionArn: 'run-1' }],
+    [
+      'a state machine ARN for an execution',
+      { ...valid, executionArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:wf' },
+    ],
+    [
+      'an oversized execution ARN',
+      { ...valid, executionArn: `arn:aws:states:eu-west-1:123456789012:execution:${'x'.repeat(500)}` },
+    ],
+    ['a number as the execution', { ...valid, executionArn: 42 }],
   ];
 
   it.each(stepFunctionsCases)(

@@ -3,7 +3,11 @@ import { cancelDiagnosis, type DiagnosisResult } from '@diagnosis/core';
 import { createDynamoAuditStore, createDynamoTenantLeaseStore, newRunItem } from '@diagnosis/core/store';
 import { runLocalWorkflow } from '@diagnosis/devkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildDiagnosisWorkflowDefinition } from '../../functions/workflows/diagnosis-workflows.ts';
+import {
+  buildDiagnosisWorkflowDefinition,
+  executionArnOf,
+  LOCAL_WORKFLOW_ARN,
+} from '../../functions/workflows/diagnosis-workflows.ts';
 import { type DeepSeekResponse, wireText, wireToolCalls } from '../support/deepseek-server.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
@@ -71,7 +75,15 @@ describe('DiagnosisWorkflow on the real Diagnose handler', () => {
     replay(conversation.responses);
     const { name, execution, invocations } = await execute(REQUEST);
     expect(invocations).toEqual([
-      { payload: { ...REQUEST, runId: name, continueSession: false }, outcome: 'PUBLISHED' },
+      {
+        payload: {
+          ...REQUEST,
+          runId: name,
+          continueSession: false,
+          executionArn: executionArnOf(LOCAL_WORKFLOW_ARN, name),
+        },
+        outcome: 'PUBLISHED',
+      },
     ]);
     expect(execution).toMatchObject({ status: 'SUCCEEDED', states: ['Diagnose', 'Released', 'Published'] });
     expect(execution.status === 'SUCCEEDED' && execution.output).toMatchObject({ runId: name, status: 'PUBLISHED' });
@@ -145,14 +157,15 @@ describe('DiagnosisWorkflow on the real Diagnose handler', () => {
     await documents.send(new PutCommand({ TableName: world.tableName, Item: { ...key, entity: 'run', status: 42 } }));
     replay(conversation.responses);
     const retried: string[] = [];
-    const { execution, invocations } = await execute({ ...REQUEST, runId }, async (error) => {
+    const { name, execution, invocations } = await execute({ ...REQUEST, runId }, async (error) => {
       retried.push(error);
       await documents.send(new DeleteCommand({ TableName: world.tableName, Key: key }));
     });
     expect(retried).toEqual(['DiagnosisServiceError']);
+    const executionArn = executionArnOf(LOCAL_WORKFLOW_ARN, name);
     expect(invocations).toEqual([
-      { payload: { ...REQUEST, runId, continueSession: false }, outcome: 'DiagnosisServiceError' },
-      { payload: { ...REQUEST, runId, continueSession: false }, outcome: 'PUBLISHED' },
+      { payload: { ...REQUEST, runId, continueSession: false, executionArn }, outcome: 'DiagnosisServiceError' },
+      { payload: { ...REQUEST, runId, continueSession: false, executionArn }, outcome: 'PUBLISHED' },
     ]);
     expect(execution).toMatchObject({ status: 'SUCCEEDED', states: ['Diagnose', 'Released', 'Published'] });
   });

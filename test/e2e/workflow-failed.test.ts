@@ -72,7 +72,12 @@ describe('a queued run whose workflow gives up', () => {
     const event = {
       source: 'aws.states',
       'detail-type': 'Step Functions Execution Status Change',
-      detail: { name: request.runId, status: 'FAILED', stateMachineArn: WORKFLOW_ARN },
+      detail: {
+        executionArn: `${WORKFLOW_ARN.replace(':stateMachine:', ':execution:')}:${request.runId}`,
+        name: request.runId,
+        status: 'FAILED',
+        stateMachineArn: WORKFLOW_ARN,
+      },
     };
     expect(await onWorkflowEvent(event, lambdaContext(5_000))).toEqual({ run: 'FAILED' });
     expect(await store.getRun(request.runId)).toMatchObject({ status: 'FAILED', errorCode: 'WORKFLOW_FAILED' });

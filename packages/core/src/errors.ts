@@ -157,16 +157,23 @@ export class DiagnosisRunIdConflictError extends DiagnosisError {
 }
 
 /**
- * The enterprise already has its cap of runs in progress (every slot of its lease is held): nothing was written. A
- * workflow waits and retries on this name; an HTTP caller gets 429.
+ * The enterprise is at one of its caps, and nothing was written: `running` — every slot of its lease is held (runs in
+ * progress, TENANT_MAX_CONCURRENT_RUNS); `open` — it has its maximum of QUEUED or RUNNING runs (admission control,
+ * TENANT_MAX_OPEN_RUNS). A workflow waits and retries on this name; an HTTP caller gets 429 with `Retry-After`.
  */
 export class DiagnosisTenantBusyError extends DiagnosisError {
   override readonly name = 'DiagnosisTenantBusyError';
   readonly kind = 'conflict';
   readonly code = 'TENANT_BUSY';
+  readonly cap: 'running' | 'open';
 
-  constructor() {
-    super('the enterprise already has its maximum of diagnoses in progress');
+  constructor(cap: 'running' | 'open' = 'running') {
+    super(
+      cap === 'open'
+        ? 'the enterprise already has its maximum of open diagnoses; retry later'
+        : 'the enterprise already has its maximum of diagnoses in progress',
+    );
+    this.cap = cap;
   }
 }
 

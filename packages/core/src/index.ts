@@ -3,6 +3,12 @@
  * whatever the model does, and the strict DiagnosisDraft. `functions/` and `test/` import only from here.
  */
 
+export {
+  DEFAULT_TENANT_MAX_OPEN_RUNS,
+  MAX_TENANT_MAX_OPEN_RUNS,
+  type OpenRuns,
+  TENANT_BUSY_RETRY_AFTER_SECONDS,
+} from './access/tenant-admission.ts';
 export { prepareDiagnosisInput as validateDiagnosisInput } from './agent/diagnosis-input.ts';
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
@@ -104,9 +110,17 @@ export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';
 export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
 export { DEFAULT_TIME_ZONE, formatZonedIso, isTimeZone } from './run/zoned-time.ts';
+export {
+  ABANDON_MARGIN_MS,
+  type AbandonmentRule,
+  abandonedAt,
+  closeAbandonedRun,
+  HEARTBEAT_MS,
+  isAbandoned,
+} from './service/abandonment.ts';
 export { cancelDiagnosis } from './service/cancel-diagnosis.ts';
 export { CANCEL_POLL_MS } from './service/cancel-watch.ts';
-export { closeUnfinishedRun } from './service/close-run.ts';
+export { closeQueuedRun } from './service/close-run.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
 export { executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
 export { buildPreviousTurn } from './service/previous-turn.ts';
@@ -119,6 +133,7 @@ export {
   recordFeedback,
 } from './service/record-feedback.ts';
 export { MAX_START_WAIT_MS, type StartDiagnosisDeps, startDiagnosis } from './service/start-diagnosis.ts';
+export { MAX_SWEEP_RUNS, type SweepDeps, type SweepReport, sweepOpenRuns } from './service/sweep-open-runs.ts';
 export type { WorkflowStarter } from './service/workflow-starter.ts';
 export type {
   AuditHook,

@@ -13,6 +13,11 @@ export interface LocalWorkflowOptions {
   /** The Lambda invocation of a Task: resolves with the function's result or rejects with its error (its `name`). */
   invoke(functionArn: string, payload: unknown): Promise<unknown>;
   executionName: string;
+  /**
+   * The state machine's ARN, from which the execution's ARN (`$states.context.Execution.Id`) is made as Step Functions
+   * makes it (default: a local DiagnosisWorkflow). A Map's child executions get `…:execution:<machine>/<label>:<name>`.
+   */
+  stateMachineArn?: string;
   /** Waits before a retry (default: real time), given the error being retried. Tests wait for an event instead. */
   sleep?: (milliseconds: number, error: unknown) => Promise<void>;
   /** For `JitterStrategy: FULL` (default `Math.random`). */
@@ -46,6 +51,8 @@ class StatesError extends Error {
 }
 
 const EXPRESSION = /^\{%([\s\S]*)%\}$/;
+/** The state machine a local execution belongs to when the caller names none. */
+const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:DiagnosisWorkflow';
 
 /** Evaluates a JSONata template: a `{% … %}` string is an expression; objects and arrays are walked; the rest is kept. */
 export async function evaluateTemplate(template: unknown, states: StatesVariable): Promise<unknown> {
@@ -84,7 +91,16 @@ export async function runLocalWorkflow(
   context: Record<string, unknown> = {},
 ): Promise<LocalExecution> {
   const visited: string[] = [];
-  const fullContext = { ...context, Execution: { Name: options.executionName } };
+  const machine = options.stateMachineArn ?? LOCAL_STATE_MACHINE_ARN;
+  const fullContext = {
+    ...context,
+    Execution: {
+      Name: options.executionName,
+      Id: `${machine.replace(':stateMachine:', ':execution:')}:${options.executionName}`,
+      Input: input,
+    },
+    StateMachine: { Id: machine },
+  };
   let name = definition.StartAt;
   let current = input;
   for (;;) {
@@ -232,10 +248,16 @@ async function runMap(
         state.ItemSelector === undefined
           ? items[index]
           : await evaluateTemplate(state.ItemSelector, { ...states, context: itemContext });
+      const machine = options.stateMachineArn ?? LOCAL_STATE_MACHINE_ARN;
       const execution = await runLocalWorkflow(
         processor,
         selected,
-        { ...options, executionName: `${options.executionName}:${String(state.Label ?? name)}:${index}` },
+        {
+          ...options,
+          // NOTE: a child execution's ARN names the batch machine and its Map Run, as Step Functions names it.
+          stateMachineArn: `${machine}/${String(state.Label ?? name)}`,
+          executionName: `${options.executionName}-${index}`,
+        },
         [...path, name],
         {},
       );

@@ -3,7 +3,7 @@ import { createDynamoAuditStore, type Item } from '@diagnosis/core/store';
 import { describeRunStoreContract } from '../../contract/run-store-contract.ts';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
 
-describeRunStoreContract('DynamoDB Local', async ({ now, sessionPageSize, reasoningRetentionDays }) => {
+describeRunStoreContract('DynamoDB Local', async ({ now, sessionPageSize, reasoningRetentionDays, maxOpenRuns }) => {
   const client = localDynamoClient();
   const table = await createTestTable(client);
   const store = createDynamoAuditStore({
@@ -12,6 +12,7 @@ describeRunStoreContract('DynamoDB Local', async ({ now, sessionPageSize, reason
     now,
     ...(sessionPageSize === undefined ? {} : { sessionPageSize }),
     ...(reasoningRetentionDays === undefined ? {} : { reasoningRetentionDays }),
+    ...(maxOpenRuns === undefined ? {} : { maxOpenRuns }),
   });
   const documents = DynamoDBDocumentClient.from(client);
   return {

@@ -104,7 +104,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
     expect(String(batch?.args.definition)).toContain('"MaxConcurrency":8');
     // Every function that serves a caller enforces the same tenant access policy.
     const policies = functions
-      .filter((fn) => fn.name !== 'OnWorkflowStopped')
+      .filter((fn) => fn.name !== 'OnWorkflowStopped' && fn.name !== 'SweepRuns')
       .map((fn) => [fn.name, (fn.args.environment as Record<string, string>).TENANT_ACCESS]);
     expect(policies).toEqual(policies.map(([name]) => [name, environment.TENANT_ACCESS]));
     expect(policies).toHaveLength(7);
@@ -129,6 +129,27 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
     expect(platform.ofType('sst.aws.ApiGatewayV2').length).toBeGreaterThan(0);
   });
 
+  it('sends the events of both workflows’ executions, batch children included, to OnWorkflowStopped, and sweeps every 5 minutes', () => {
+    const rules = platform.ofType('aws.cloudwatch.EventRule');
+    const stopped = JSON.parse(
+      String(rules.find((rule) => rule.name === 'DiagnosisWorkflowStopped')?.args.eventPattern),
+    );
+    const machines = stopped.detail.stateMachineArn as unknown[];
+    const batch = platform.ofType('aws.sfn.StateMachine').find((machine) => machine.name === 'DiagnosisBatch');
+    expect(machines).toHaveLength(3);
+    expect(machines).toContainEqual({ prefix: expect.stringMatching(/DiagnosisBatch\/$/) });
+    expect(JSON.stringify(batch?.args)).toContain('DiagnosisBatch');
+    expect(rules.find((rule) => rule.name === 'SweepRunsSchedule')?.args).toMatchObject({
+      scheduleExpression: 'rate(5 minutes)',
+    });
+    const sweeper = functions.find((fn) => fn.name === 'SweepRuns');
+    expect((sweeper?.args.environment as Record<string, string> | undefined)?.FLUSH_RESERVE_MS).toBe('3000');
+    // The start and cancel functions reach the admission items, nothing else of the enterprise.
+    const start = functions.find((fn) => fn.name === 'StartDiagnosis');
+    expect(JSON.stringify(start?.args.permissions)).toContain('TENANT#*#OPEN');
+    expect((start?.args.environment as Record<string, string> | undefined)?.TENANT_MAX_OPEN_RUNS).toBe('20');
+  });
+
   it('grants StartQuery on the configured log groups only, and Retrieve on the configured knowledge base', () => {
     const permissions = diagnose?.args.permissions as { actions: string[]; resources: string[] }[];
     const logs = permissions.filter((permission) => permission.actions.some((action) => action.startsWith('logs:')));
@@ -148,7 +169,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
   });
 
   it('creates an errors and a throttles alarm for every function it creates, on that function’s name', () => {
-    expect(functions.length).toBe(8);
+    expect(functions.length).toBe(9);
     for (const fn of functions) {
       for (const metricName of ['Errors', 'Throttles']) {
         const watching = alarms.filter((alarm) =>

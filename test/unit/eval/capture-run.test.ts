@@ -41,6 +41,8 @@ function run(overrides: Partial<StoredRun> = {}): StoredRun {
     cancelRequestedAt: null,
     limits: null,
     deadlineAt: null,
+    executionArn: null,
+    heartbeatAt: null,
     createdAt: '2026-11-30T06:30:00.000Z',
     endedAt: '2026-11-30T06:31:00.000Z',
     ...overrides,

@@ -67,6 +67,8 @@ function run(overrides: Partial<StoredRun> = {}): StoredRun {
     cancelRequestedAt: null,
     limits: null,
     deadlineAt: null,
+    executionArn: null,
+    heartbeatAt: null,
     createdAt: new Date(T0).toISOString(),
     endedAt: new Date(T0 + 1_000).toISOString(),
     ...overrides,

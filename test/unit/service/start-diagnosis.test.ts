@@ -14,6 +14,7 @@ describe('startDiagnosis', () => {
   it('closes the run FAILED when its workflow cannot be started, so it never waits QUEUED forever', async () => {
     const store = createMemoryRunStore();
     const failing: WorkflowStarter = {
+      executionArnOf: (runId: string) => `arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:${runId}`,
       start: async () => {
         throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
       },
@@ -26,6 +27,7 @@ describe('startDiagnosis', () => {
     // The same request again gets that stored answer: nothing is queued twice.
     const started: string[] = [];
     const working: WorkflowStarter = {
+      executionArnOf: (runId: string) => `arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:${runId}`,
       start: async (next) => void started.push(next.runId),
       stop: async () => undefined,
     };
@@ -38,7 +40,11 @@ describe('startDiagnosis', () => {
     ['81 characters', `r${'x'.repeat(80)}`],
   ])('refuses a run id with %s (not a workflow execution name) before anything is written', async (_label, runId) => {
     const store = createMemoryRunStore();
-    const workflow: WorkflowStarter = { start: async () => undefined, stop: async () => undefined };
+    const workflow: WorkflowStarter = {
+      executionArnOf: (id: string) => `arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:${id}`,
+      start: async () => undefined,
+      stop: async () => undefined,
+    };
     await expect(startDiagnosis({ ...request, runId }, { store, workflow })).rejects.toMatchObject({
       code: 'INVALID_IDENTIFIER',
     });

@@ -18,11 +18,16 @@ const validate = (definition: object) => validator(structuredClone(definition));
 
 const noWait = async () => undefined;
 /** Runs a definition whose Diagnose task answers with `answer` (a result, or a thrown error). */
-async function runWith(definition: StateMachineDefinition, input: unknown, answer: (payload: unknown) => unknown) {
+async function runWith(
+  definition: StateMachineDefinition,
+  input: unknown,
+  answer: (payload: unknown) => unknown,
+  options: { sleep?: (ms: number) => Promise<void> } = {},
+) {
   const payloads: unknown[] = [];
   const execution = await runLocalWorkflow(definition, input, {
     executionName: 'run-20261130-0001',
-    sleep: noWait,
+    sleep: options.sleep ?? noWait,
     invoke: async (functionArn, payload) => {
       expect(functionArn).toBe(ARN);
       payloads.push(payload);
@@ -47,15 +52,20 @@ describe('buildDiagnosisWorkflowDefinition', () => {
     expect(validate(broken).isValid).toBe(false);
   });
 
+  // The execution the task runs in, as Step Functions' context object names it: the run is bound to it.
+  const EXECUTION_ARN = 'arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:run-20261130-0001';
+
   it('sends the execution name as the runId when the input has none, and continueSession false by default', async () => {
     const { payloads } = await runWith(workflow, REQUEST, () => ({ status: 'PUBLISHED' }));
-    expect(payloads).toEqual([{ ...REQUEST, runId: 'run-20261130-0001', continueSession: false }]);
+    expect(payloads).toEqual([
+      { ...REQUEST, runId: 'run-20261130-0001', continueSession: false, executionArn: EXECUTION_ARN },
+    ]);
   });
 
   it('sends the input’s own runId and continueSession when it has them', async () => {
     const input = { ...REQUEST, runId: 'run-given', continueSession: true };
     const { payloads } = await runWith(workflow, input, () => ({ status: 'PUBLISHED' }));
-    expect(payloads).toEqual([input]);
+    expect(payloads).toEqual([{ ...input, executionArn: EXECUTION_ARN }]);
   });
 
   it.each([
@@ -118,11 +128,29 @@ describe('buildDiagnosisWorkflowDefinition', () => {
 
   it('fails a Diagnose error it does not know without retrying it', async () => {
     const { execution, payloads } = await runWith(workflow, REQUEST, () => {
-      throw named('Lambda.Unknown');
+      throw named('Lambda.ResourceNotFoundException');
     });
     expect(payloads).toHaveLength(1);
-    expect(execution).toMatchObject({ status: 'FAILED', error: 'Lambda.Unknown' });
+    expect(execution).toMatchObject({ status: 'FAILED', error: 'Lambda.ResourceNotFoundException' });
   });
+
+  it.each(['Sandbox.Timedout', 'Lambda.Unknown'])(
+    'retries an invocation that died (%s) twice, 90 s then 360 s later, past the abandonment margin',
+    async (name) => {
+      const waits: number[] = [];
+      const { execution, payloads } = await runWith(
+        workflow,
+        REQUEST,
+        () => {
+          throw named(name);
+        },
+        { sleep: async (ms: number) => void waits.push(ms) },
+      );
+      expect(payloads).toHaveLength(3);
+      expect(waits).toEqual([90_000, 360_000]);
+      expect(execution).toMatchObject({ status: 'FAILED', error: name });
+    },
+  );
 });
 
 describe('buildDiagnosisBatchDefinition', () => {
@@ -146,13 +174,20 @@ describe('buildDiagnosisBatchDefinition', () => {
     });
   });
 
-  it('uses the single workflow’s Diagnose task, retriers and catchers in both Maps', () => {
-    const single = workflow.States.Diagnose;
+  it('uses the single workflow’s Diagnose task, retriers and catchers in both Maps, but waits out a busy enterprise for days', () => {
+    // A batch larger than its enterprise's bounds waits, it never fails for being large: only the busy retrier differs.
+    const single = workflow.States.Diagnose as unknown as { Retry: { ErrorEquals: string[]; MaxAttempts: number }[] };
+    const patient = {
+      ...single,
+      Retry: single.Retry.map((retrier) =>
+        retrier.ErrorEquals.includes('DiagnosisTenantBusyError') ? { ...retrier, MaxAttempts: 10_000 } : retrier,
+      ),
+    };
     const processor = (name: string) =>
       (batch.States[name] as unknown as { ItemProcessor: StateMachineDefinition }).ItemProcessor;
-    expect(processor('DiagnoseRequests').States.Diagnose).toEqual(single);
+    expect(processor('DiagnoseRequests').States.Diagnose).toEqual(patient);
     const lines = processor('DiagnoseJsonLines').States[`${JSON_LINES_PREFIX}Diagnose`] as Record<string, unknown>;
-    expect({ ...lines, Catch: undefined, Next: undefined }).toEqual({ ...single, Catch: undefined, Next: undefined });
+    expect({ ...lines, Catch: undefined, Next: undefined }).toEqual({ ...patient, Catch: undefined, Next: undefined });
   });
 
   it('refuses a MaxConcurrency that is not a positive integer', () => {

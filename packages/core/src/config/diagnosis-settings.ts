@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { tenantAccessSchema } from '../access/tenant-access.ts';
+import { DEFAULT_TENANT_MAX_OPEN_RUNS, MAX_TENANT_MAX_OPEN_RUNS } from '../access/tenant-admission.ts';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 import { SEMANTIC_GUARD_MODES } from '../run/judge-limits.ts';
 import {
@@ -63,6 +64,11 @@ const serviceSettingsSchema = v.object({
   ),
   /** Runs of one enterprise in progress at once, enforced with lease items in the table (see TenantLeaseStore). */
   TENANT_MAX_CONCURRENT_RUNS: v.optional(v.pipe(integer(1), v.maxValue(256)), '4'),
+  /** Runs of one enterprise QUEUED or RUNNING at once (admission control at start; see the README, "Operations"). */
+  TENANT_MAX_OPEN_RUNS: v.optional(
+    v.pipe(integer(1), v.maxValue(MAX_TENANT_MAX_OPEN_RUNS)),
+    String(DEFAULT_TENANT_MAX_OPEN_RUNS),
+  ),
   /** The deployment's IANA time zone: the model reads the run's start time in it ("从 14:05 开始" is today there). */
   DIAGNOSIS_TIMEZONE: v.optional(
     v.pipe(
@@ -130,12 +136,19 @@ export function parseStoreSettings(environment: Record<string, string | undefine
   return result.output;
 }
 
+const stateMachineArn = v.pipe(
+  v.string(),
+  v.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/),
+);
+
 const workflowSettingsSchema = v.object({
   ...storeSettingsSchema.entries,
   /** The DiagnosisWorkflow state machine; unset (local runs, tests): runs start in this process instead. */
-  DIAGNOSIS_WORKFLOW_ARN: v.optional(
-    v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/)),
-  ),
+  DIAGNOSIS_WORKFLOW_ARN: v.optional(stateMachineArn),
+  /** The DiagnosisBatch state machine: its Distributed Map's child executions' events are handled too. */
+  DIAGNOSIS_BATCH_ARN: v.optional(stateMachineArn),
+  TENANT_MAX_OPEN_RUNS: serviceSettingsSchema.entries.TENANT_MAX_OPEN_RUNS,
+  FLUSH_RESERVE_MS: serviceSettingsSchema.entries.FLUSH_RESERVE_MS,
 });
 
 export type WorkflowSettings = v.InferOutput<typeof workflowSettingsSchema>;

@@ -4,19 +4,23 @@ import { emptyRunUsage } from '../run/run-context.ts';
 import type { RunStore, StoredRun } from '../store/run-store.ts';
 
 /**
- * Closes a run that nothing will finish any more — its workflow failed, timed out, or could not be started — as
- * FAILED with `errorCode`, keeping what it used and checked. Only a QUEUED or RUNNING run changes (conditionally: a
- * run that ends meanwhile is left as it ended). Returns the run afterwards, or null if unknown.
+ * Closes a QUEUED run that nothing will take any more — its workflow execution could not be started, or failed or
+ * timed out before claiming it — as FAILED with `errorCode`. NOTE: only a QUEUED run changes, and only while it is
+ * still QUEUED (the claim is conditional): a RUNNING run is in an invocation's hands and is never closed here; it ends
+ * by that invocation or, if the invocation died, by the abandonment rule (`abandonment.ts`). `owner`: the execution
+ * whose failure this is; a run owned by another execution is left alone. Returns the run afterwards, or null.
  */
-export async function closeUnfinishedRun(
+export async function closeQueuedRun(
   runId: string,
   errorCode: string,
   store: Pick<RunStore, 'getRun' | 'claimQueuedRun' | 'completeRun'>,
-  now: () => number = Date.now,
+  options: { owner?: string; now?: () => number } = {},
 ): Promise<StoredRun | null> {
   const run = await store.getRun(runId);
-  if (run === null || (run.status !== 'QUEUED' && run.status !== 'RUNNING')) return run;
-  const taken = run.status === 'QUEUED' ? await store.claimQueuedRun(runId, now()) : run;
+  if (run === null || run.status !== 'QUEUED') return run;
+  if (options.owner !== undefined && run.executionArn !== null && run.executionArn !== options.owner) return run;
+  const now = options.now ?? Date.now;
+  const taken = await store.claimQueuedRun(runId, now(), options.owner === undefined ? {} : { owner: options.owner });
   if (taken !== null) {
     const decision = failed(taken.usage ?? emptyRunUsage(), errorCode, taken.progress);
     await store.completeRun(runId, decision.outcome).catch((error: unknown) => {

@@ -24,7 +24,9 @@ import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
+import { closeAbandonedRun, isAbandoned } from './abandonment.ts';
 import { watchCancellation } from './cancel-watch.ts';
+import { startHeartbeat } from './heartbeat.ts';
 import { createObservationRecorder } from './observation-recorder.ts';
 import { buildPreviousTurn } from './previous-turn.ts';
 import { createProcessRecorder } from './process-recorder.ts';
@@ -35,6 +37,11 @@ export interface DiagnoseCommand extends DiagnosisRunRequest {
   /** Milliseconds the invocation has left (the Lambda context's remaining time). */
   remainingMs: number;
   signal?: AbortSignal;
+  /**
+   * The workflow execution this invocation belongs to (`$states.context.Execution.Id`), absent for a local run. A
+   * QUEUED run is taken only by the execution that owns it; a run this invocation starts is owned by it.
+   */
+  executionArn?: string | undefined;
 }
 
 export interface DiagnosisServiceDeps {
@@ -52,8 +59,8 @@ export interface DiagnosisServiceDeps {
   semanticGuard?: SemanticGuardConfig;
   /** Time kept after the run's deadline to flush the audit and complete the run. */
   flushReserveMs: number;
-  /** A RUNNING run older than this was abandoned by a crashed invocation and may be closed as FAILED. */
-  staleRunAfterMs?: number;
+  /** How often a running invocation writes its heartbeat (default every 30 s; progress writes count too). */
+  heartbeatMs?: number;
   now?: () => number;
   /** Structured log sink; gets ids, statuses, codes and counters — never the query, texts or evidence. */
   log?: (entry: Record<string, unknown>) => void;
@@ -101,6 +108,8 @@ export async function executeDiagnosisRun(
   // Everything the caller sent is checked here, once, before anything is written.
   const query = validateQuery(command.query, run.limits);
   const store = deps.createStore();
+  // NOTE: the execution that owns the run; a local run has none (null: it may only take runs that have none either).
+  const owner = command.executionArn ?? null;
   if (tooLittleTimeForARound(run.limits, deadlineAt - startedAt)) {
     // NOTE: a run the asynchronous API queued would otherwise wait forever: it is closed as FAILED with this code.
     await closeQueuedRun(store, command, deadlineAt, failed(emptyRunUsage(), 'DEADLINE_TOO_SHORT'));
@@ -115,20 +124,25 @@ export async function executeDiagnosisRun(
       query: command.query,
       continueSession: command.continueSession,
     },
-    { deadlineAt },
+    { deadlineAt, ...(command.executionArn === undefined ? {} : { executionArn: command.executionArn }) },
   );
   if (!start.started) {
     if (!sameRequest(start.run, command)) throw new DiagnosisRunIdConflictError();
-    // A run queued by the asynchronous API is taken by exactly one invocation; a cancelled one never starts.
-    const claimed = start.run.status === 'QUEUED' ? await store.claimQueuedRun(command.runId, deadlineAt) : null;
+    // A run queued by the asynchronous API is taken by exactly one invocation of the execution that owns it; a
+    // cancelled one never starts.
+    const claimed =
+      start.run.status === 'QUEUED' ? await store.claimQueuedRun(command.runId, deadlineAt, { owner }) : null;
     if (claimed === null) {
       const current = start.run.status === 'QUEUED' ? await store.getRun(command.runId) : start.run;
+      // NOTE: a QUEUED run of another execution (a stray or duplicate start naming this run) is never taken.
+      if (current?.status === 'QUEUED') throw new DiagnosisRunConflictError();
       return answerReplay(current ?? start.run, store, deps, now);
     }
   }
 
   const watch = watchCancellation(store, command.runId, deps.cancelPollMs);
   watch.signal.addEventListener('abort', () => cancellation.abort(), { once: true });
+  const heartbeat = startHeartbeat(store, command.runId, deps.heartbeatMs);
   const progress = createProgressPublisher(store, run, deps.progressWriteMs);
 
   // NOTE: from the claim on, everything is inside the try: whatever fails, the watch stops and the run is completed.
@@ -166,6 +180,7 @@ export async function executeDiagnosisRun(
     decision = releaseDiagnosis({ error, usage: run.usage() });
   } finally {
     watch.stop();
+    heartbeat.stop();
     await progress.drain();
   }
   try {
@@ -218,7 +233,8 @@ async function closeQueuedRun(
 ): Promise<void> {
   const stored = await store.getRun(command.runId);
   if (stored === null || stored.status !== 'QUEUED' || !sameRequest(stored, command)) return;
-  if ((await store.claimQueuedRun(command.runId, deadlineAt)) === null) return;
+  const owner = command.executionArn ?? null;
+  if ((await store.claimQueuedRun(command.runId, deadlineAt, { owner })) === null) return;
   await store.completeRun(command.runId, decision.outcome);
 }
 
@@ -277,31 +293,15 @@ async function answerReplay(
     deps.log?.({ message: 'diagnosis replayed', runId: stored.runId, status: stored.status });
     return resultOfStoredRun(stored);
   }
-  // NOTE: a run is abandoned once no invocation can still be working on it: a minute after its own deadline (its
-  // invocation ends a flush reserve after that), or, for runs stored without a deadline, 16 minutes after it was made
-  // (Lambda's limit is 15). Never from when it was queued: a run may wait long for its workflow.
-  const abandonedAt =
-    stored.deadlineAt === null
-      ? Date.parse(stored.createdAt) + (deps.staleRunAfterMs ?? 16 * 60_000)
-      : Date.parse(stored.deadlineAt) + 60_000;
-  if (now() < abandonedAt) throw new DiagnosisRunConflictError();
-  // NOTE: no invocation can still be working on it (Lambda's limit is 15 minutes): close it as FAILED, once.
-  const decision = failed(stored.usage ?? emptyRunUsage(), 'RUN_ABANDONED');
-  try {
-    await store.completeRun(stored.runId, decision.outcome);
-  } catch {
+  // NOTE: the one abandonment rule (see `abandonment.ts`): only a run no invocation can still be working on is closed.
+  if (!isAbandoned(stored, now(), { flushReserveMs: deps.flushReserveMs })) throw new DiagnosisRunConflictError();
+  if (!(await closeAbandonedRun(store, stored, now()))) {
     const current = await store.getRun(stored.runId);
     if (current !== null && current.status !== 'RUNNING') return resultOfStoredRun(current);
     throw new DiagnosisRunConflictError();
   }
   deps.log?.({ message: 'abandoned run closed', runId: stored.runId });
-  return resultOfStoredRun({
-    ...stored,
-    status: 'FAILED',
-    report: decision.report,
-    stopReason: null,
-    collectionStopReason: null,
-    progress: null,
-    usage: decision.outcome.usage,
-  });
+  const closed = await store.getRun(stored.runId);
+  if (closed === null) throw new DiagnosisRunConflictError();
+  return resultOfStoredRun(closed);
 }

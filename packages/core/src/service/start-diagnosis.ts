@@ -3,7 +3,7 @@ import { DiagnosisRunIdConflictError } from '../errors.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import { isEnded, type RunStore, type StoredRun } from '../store/run-store.ts';
-import { closeUnfinishedRun } from './close-run.ts';
+import { closeQueuedRun } from './close-run.ts';
 import { assertRequestIds, sameRequest } from './execute-diagnosis-run.ts';
 import type { WorkflowStarter } from './workflow-starter.ts';
 
@@ -22,7 +22,8 @@ export interface StartDiagnosisDeps {
 
 /**
  * The asynchronous start of a diagnosis (`POST /diagnoses`): checks the request (before anything is written), queues
- * the run (idempotent per runId: the same request again gets the same run; a different one is RUN_ID_CONFLICT),
+ * the run if its enterprise is under its bound of open runs (TENANT_BUSY otherwise) and binds it to its workflow
+ * execution (idempotent per runId: the same request again gets the same run; a different one is RUN_ID_CONFLICT),
  * starts its workflow (again for a run still QUEUED, which is harmless: the execution is named by the runId), and
  * optionally waits up to `waitMs` (at most 25 s) for it to end. Returns the run as it is then.
  */
@@ -33,14 +34,18 @@ export async function startDiagnosis(
 ): Promise<StoredRun> {
   assertRequestIds(request);
   validateQuery(request.query, buildRunLimits(deps.limits));
-  const queued = await deps.store.queueRun(request);
+  // NOTE: the run is bound to the execution its start creates before that execution exists (admission control: the
+  // store refuses a new run of an enterprise at its bound of open runs, writing nothing — DiagnosisTenantBusyError).
+  const queued = await deps.store.queueRun(request, { executionArn: deps.workflow.executionArnOf(request.runId) });
   if (!queued.started && !sameRequest(queued.run, request)) throw new DiagnosisRunIdConflictError();
   if (queued.run.status === 'QUEUED') {
     try {
       await deps.workflow.start(request);
     } catch (error) {
       // NOTE: no execution will ever take this run: it ends FAILED at once instead of waiting QUEUED forever.
-      await closeUnfinishedRun(request.runId, 'WORKFLOW_START_FAILED', deps.store);
+      await closeQueuedRun(request.runId, 'WORKFLOW_START_FAILED', deps.store, {
+        owner: deps.workflow.executionArnOf(request.runId),
+      });
       throw error;
     }
   }

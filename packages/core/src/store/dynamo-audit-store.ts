@@ -2,16 +2,22 @@
  * NOTE: over ~300 lines on purpose: it is the one DynamoDB adapter of the RunStore and AuditHook ports, and its
  * conditional writes (start, queue, claim, cancel, progress, completion) share one helper and one item codec.
  */
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   type QueryCommandInput,
+  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { AuditWriteError, RunStoreError, safeErrorName } from '../errors.ts';
+import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS, type OpenRuns } from '../access/tenant-admission.ts';
+import { AuditWriteError, DiagnosisTenantBusyError, RunStoreError, safeErrorName } from '../errors.ts';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
 import {
@@ -28,6 +34,8 @@ import {
   createToolSortKeys,
   decodeCursor,
   encodeCursor,
+  OPEN_RUNS_INDEX_KEY,
+  openRunsKey,
   reasoningPartitionKey,
   runKey,
   sessionKey,
@@ -62,9 +70,16 @@ export interface DynamoAuditStoreOptions {
   /** Runs read per page by `findPreviousRun`, and the most pages it reads. */
   sessionPageSize?: number;
   maxSessionPages?: number;
+  /** Open (QUEUED or RUNNING) runs one enterprise may have (default {@link DEFAULT_TENANT_MAX_OPEN_RUNS}). */
+  maxOpenRuns?: number;
 }
 
 export type DynamoAuditStore = AuditHook & RunStore;
+
+/** Whether a cancelled transaction lost to another one on the same item (a flood on one enterprise's admission). */
+function isConflict(error: TransactionCanceledException): boolean {
+  return (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
+}
 
 /**
  * The audit hook and run store on one DynamoDB table. Audit writes are write-behind: `onModelStep` and
@@ -87,6 +102,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
   const failures: { key: string; reason: string }[] = [];
   const writes = createWriteQueue(options.maxWritesInFlight ?? DEFAULT_AUDIT_WRITES_IN_FLIGHT);
   const toolSortKeyOf = createToolSortKeys();
+  const maxOpenRuns = checkMaxOpenRuns(options.maxOpenRuns ?? DEFAULT_TENANT_MAX_OPEN_RUNS);
 
   function putBehind(item: Item): void {
     const key = `${item.pk}|${item.sk}`;
@@ -122,27 +138,37 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
       if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
     },
 
-    startRun(input: StartRunInput, options: { deadlineAt?: number } = {}): Promise<StartRunResult> {
-      return putNewRun(input, 'RUNNING', options.deadlineAt);
+    startRun(input: StartRunInput, options: { deadlineAt?: number; executionArn?: string } = {}) {
+      return putNewRun(input, 'RUNNING', options.deadlineAt, options.executionArn);
     },
 
-    queueRun(input: StartRunInput): Promise<StartRunResult> {
-      return putNewRun(input, 'QUEUED');
+    queueRun(input: StartRunInput, options: { executionArn?: string } = {}): Promise<StartRunResult> {
+      return putNewRun(input, 'QUEUED', undefined, options.executionArn);
     },
 
-    async claimQueuedRun(runId: string, deadlineAt: number): Promise<StoredRun | null> {
+    async claimQueuedRun(runId: string, deadlineAt: number, options = {}): Promise<StoredRun | null> {
+      const owner: string | null | undefined = options.owner;
+      const ownerCondition =
+        owner === undefined
+          ? ''
+          : owner === null
+            ? ' AND attribute_not_exists(execution_arn)'
+            : ' AND (attribute_not_exists(execution_arn) OR execution_arn = :owner)';
       try {
+        const at = new Date(now()).toISOString();
         const { Attributes } = await documents.send(
           new UpdateCommand({
             TableName: tableName,
             Key: runKey(runId),
-            UpdateExpression: 'SET #status = :running, deadline_at = :deadline',
-            ConditionExpression: '#status = :queued AND attribute_not_exists(cancel_requested_at)',
+            UpdateExpression: 'SET #status = :running, deadline_at = :deadline, heartbeat_at = :at',
+            ConditionExpression: `#status = :queued AND attribute_not_exists(cancel_requested_at)${ownerCondition}`,
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: {
               ':running': 'RUNNING',
               ':queued': 'QUEUED',
               ':deadline': new Date(deadlineAt).toISOString(),
+              ':at': at,
+              ...(typeof owner === 'string' ? { ':owner': owner } : {}),
             },
             ReturnValues: 'ALL_NEW',
           }),
@@ -162,7 +188,9 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
         values: { ':queued': 'QUEUED' },
         extra: { cancel_requested_at: at },
       });
-      if (!ended) {
+      if (ended !== null) {
+        await forget(ended.enterpriseId, runId);
+      } else {
         // A RUNNING run is flagged once; its invocation polls the flag and stops.
         await conditionalUpdate(
           runId,
@@ -189,20 +217,70 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
     },
 
     async updateProgress(runId: string, live: LiveProgress): Promise<void> {
-      await conditionalUpdate(runId, progressAttributes(live), {
+      await conditionalUpdate(runId, progressAttributes(live, now()), {
         condition: '#status = :running',
         values: { ':running': 'RUNNING' },
       });
     },
 
-    async completeRun(runId: string, outcome: RunOutcome) {
-      const completed = await conditionalUpdate(runId, completionAttributes(outcome, now()), {
-        condition: '#status = :running',
-        values: { ':running': 'RUNNING' },
+    async heartbeat(runId: string): Promise<boolean> {
+      const beat = await conditionalUpdate(
+        runId,
+        { heartbeat_at: new Date(now()).toISOString() },
+        { condition: '#status = :running', values: { ':running': 'RUNNING' } },
+      );
+      return beat !== null;
+    },
+
+    async completeRun(runId: string, outcome: RunOutcome, options: { ifHeartbeatAt?: string | null } = {}) {
+      const attributes = completionAttributes(outcome, now());
+      const beat = options.ifHeartbeatAt;
+      const completed = await conditionalUpdate(runId, attributes, {
+        condition:
+          beat === undefined
+            ? '#status = :running'
+            : beat === null
+              ? '#status = :running AND (attribute_not_exists(heartbeat_at) OR heartbeat_at = :null)'
+              : '#status = :running AND heartbeat_at = :beat',
+        values: {
+          ':running': 'RUNNING',
+          ...(beat === undefined ? {} : beat === null ? { ':null': null } : { ':beat': beat }),
+        },
       });
-      if (!completed) {
+      if (completed === null) {
         throw new RunStoreError('RUN_NOT_RUNNING', 'the run is not running (unknown, or already completed)');
       }
+      await forget(completed.enterpriseId, runId);
+    },
+
+    async listOpenRuns(): Promise<OpenRuns[]> {
+      const open: OpenRuns[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await documents.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :index',
+            ExpressionAttributeValues: { ':index': OPEN_RUNS_INDEX_KEY },
+            ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          if (item.entity !== 'tenant_open_runs' || typeof item.enterprise_id !== 'string') continue;
+          const ids = (item.open_run_ids instanceof Set ? [...item.open_run_ids] : []).filter(
+            (id): id is string => typeof id === 'string',
+          );
+          // NOTE: an enterprise whose runs all ended keeps its item, with no set: it has no open runs to list.
+          if (ids.length > 0) open.push({ enterpriseId: item.enterprise_id, runIds: ids.sort() });
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined);
+      return open.sort((a, b) => (a.enterpriseId < b.enterpriseId ? -1 : 1));
+    },
+
+    forgetOpenRun(enterpriseId: string, runId: string): Promise<void> {
+      return forget(enterpriseId, runId);
     },
 
     async getRun(runId: string): Promise<StoredRun | null> {
@@ -254,20 +332,55 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
     },
   };
 
-  /** Puts a new run item (conditional: a replayed runId reports the stored run instead). */
+  /**
+   * Puts a new run item and admits it among its enterprise's open runs, in one transaction: the run is written only
+   * if its runId is new (a replay reports the stored run instead, and is not counted again) and only while the
+   * enterprise has fewer than `maxOpenRuns` open runs (else nothing is written: `DiagnosisTenantBusyError`).
+   */
   async function putNewRun(
     input: StartRunInput,
     status: 'QUEUED' | 'RUNNING',
     deadlineAt?: number,
+    executionArn?: string,
   ): Promise<StartRunResult> {
-    const item = newRunItem(input, now(), retentionDays, status, deadlineAt);
+    const item = newRunItem(input, now(), retentionDays, status, deadlineAt, executionArn);
     try {
       await documents.send(
-        new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Update: {
+                TableName: tableName,
+                Key: openRunsKey(input.enterpriseId),
+                UpdateExpression:
+                  'ADD open_run_ids :run SET entity = :entity, enterprise_id = :enterprise, gsi1pk = :index, gsi1sk = :tenant',
+                ConditionExpression: 'attribute_not_exists(open_run_ids) OR size(open_run_ids) < :max',
+                ExpressionAttributeValues: {
+                  ':run': new Set([input.runId]),
+                  ':entity': 'tenant_open_runs',
+                  ':enterprise': input.enterpriseId,
+                  ':index': OPEN_RUNS_INDEX_KEY,
+                  ':tenant': `TENANT#${input.enterpriseId}`,
+                  ':max': maxOpenRuns,
+                },
+              },
+            },
+          ],
+        }),
       );
       return { started: true, run: runOf(item) };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [runReason, admissionReason] = error.CancellationReasons ?? [];
+      // NOTE: a replay wins over a full enterprise: the existing run is answered, never refused.
+      if (runReason?.Code !== 'ConditionalCheckFailed') {
+        // A full enterprise, or its admission item contended by a flood of its own starts: either way, busy.
+        if (admissionReason?.Code === 'ConditionalCheckFailed' || isConflict(error)) {
+          throw new DiagnosisTenantBusyError('open');
+        }
+        throw error;
+      }
       const { Item } = await documents.send(
         new GetCommand({ TableName: tableName, Key: runKey(input.runId), ConsistentRead: true }),
       );
@@ -276,12 +389,33 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
     }
   }
 
-  /** SETs `attributes` (and `extra`) on the run item if `condition` holds; false when it did not. */
+  /**
+   * Drops a run from its enterprise's open runs. NOTE: after the run's own conditional write, not in one transaction
+   * with it: a completion is never lost to contention on the admission item; if the process dies in between, the id
+   * stays in the set (the bound is then stricter, never looser) until the sweeper sees the run ended and forgets it.
+   */
+  async function forget(enterpriseId: string, runId: string): Promise<void> {
+    try {
+      await documents.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: openRunsKey(enterpriseId),
+          UpdateExpression: 'DELETE open_run_ids :run',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':run': new Set([runId]) },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  /** SETs `attributes` (and `extra`) on the run item if `condition` holds: the run afterwards, or null when it did not. */
   async function conditionalUpdate(
     runId: string,
     attributes: Record<string, unknown>,
     options: { condition: string; values: Record<string, unknown>; extra?: Record<string, unknown> },
-  ): Promise<boolean> {
+  ): Promise<{ enterpriseId: string } | null> {
     const names: Record<string, string> = { '#status': 'status' };
     const values: Record<string, unknown> = { ...options.values };
     const sets = Object.entries({ ...attributes, ...options.extra }).map(([name, value], index) => {
@@ -290,7 +424,7 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
       return `#a${index} = :v${index}`;
     });
     try {
-      await documents.send(
+      const { Attributes } = await documents.send(
         new UpdateCommand({
           TableName: tableName,
           Key: runKey(runId),
@@ -298,11 +432,12 @@ export function createDynamoAuditStore(options: DynamoAuditStoreOptions): Dynamo
           ConditionExpression: `attribute_exists(pk) AND ${options.condition}`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
         }),
       );
-      return true;
+      return { enterpriseId: String(Attributes?.enterprise_id ?? '') };
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
+      if (error instanceof ConditionalCheckFailedException) return null;
       throw error;
     }
   }

@@ -4,6 +4,13 @@
  * so the harness can be used without the AWS SDK.
  */
 
+export {
+  checkMaxOpenRuns,
+  DEFAULT_TENANT_MAX_OPEN_RUNS,
+  MAX_TENANT_MAX_OPEN_RUNS,
+  type OpenRuns,
+  TENANT_BUSY_RETRY_AFTER_SECONDS,
+} from '../access/tenant-admission.ts';
 export * from '../errors.ts';
 export { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 export { diagnosisTableDefinition, ensureDiagnosisTable } from './diagnosis-table.ts';
@@ -24,6 +31,8 @@ export {
 } from './item-codec.ts';
 export {
   createToolSortKeys,
+  OPEN_RUNS_INDEX_KEY,
+  openRunsKey,
   reasoningPartitionKey,
   runKey,
   sessionKey,

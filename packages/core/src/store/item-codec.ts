@@ -69,6 +69,7 @@ export function newRunItem(
   retentionDays: number,
   status: 'QUEUED' | 'RUNNING' = 'RUNNING',
   deadlineAt?: number,
+  executionArn?: string,
 ): Item {
   const createdAt = iso(nowMs);
   const item = validated(
@@ -95,6 +96,9 @@ export function newRunItem(
       created_at: createdAt,
       ended_at: null,
       ...(deadlineAt === undefined ? {} : { deadline_at: iso(deadlineAt) }),
+      ...(executionArn === undefined ? {} : { execution_arn: executionArn }),
+      // NOTE: a run started RUNNING (a batch item, a direct invocation) shows its first sign of life at once.
+      ...(status === 'RUNNING' ? { heartbeat_at: createdAt } : {}),
       gsi1pk: sessionKey(input.enterpriseId, input.sessionId),
       gsi1sk: `${createdAt}#${input.runId}`,
     },
@@ -106,8 +110,8 @@ export function newRunItem(
   return item;
 }
 
-/** The attributes `updateProgress` sets on a RUNNING run, validated like a completion's. */
-export function progressAttributes(live: LiveProgress): Record<string, unknown> {
+/** The attributes `updateProgress` sets on a RUNNING run, validated like a completion's; a progress write is a heartbeat. */
+export function progressAttributes(live: LiveProgress, nowMs: number): Record<string, unknown> {
   const attributes = JSON.parse(
     JSON.stringify({
       usage: live.usage,
@@ -115,7 +119,7 @@ export function progressAttributes(live: LiveProgress): Record<string, unknown> 
       ...(live.deadlineAt === undefined ? {} : { deadline_at: iso(live.deadlineAt) }),
     }),
   );
-  return validated(liveProgressSchema, attributes, 'run progress');
+  return { ...validated(liveProgressSchema, attributes, 'run progress'), heartbeat_at: iso(nowMs) };
 }
 
 /** The attributes `completeRun` sets, validated before they are sent (plain JSON: no class instances, no undefined). */
@@ -393,6 +397,8 @@ export function runOf(item: Record<string, unknown>): StoredRun {
     cancelRequestedAt: run.cancel_requested_at ?? null,
     limits: run.limits ?? null,
     deadlineAt: run.deadline_at ?? null,
+    executionArn: run.execution_arn ?? null,
+    heartbeatAt: run.heartbeat_at ?? null,
     processScorecard: (run.process_scorecard ?? null) satisfies ProcessScorecard | null,
     createdAt: run.created_at,
     endedAt: run.ended_at,

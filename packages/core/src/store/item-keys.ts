@@ -39,6 +39,18 @@ export function createToolSortKeys() {
  */
 export const sessionKey = (enterpriseId: string, sessionId: string) => `TENANT#${enterpriseId}#SESSION#${sessionId}`;
 
+/**
+ * The item that admits an enterprise's open runs: the set of its QUEUED or RUNNING run ids, one item per enterprise
+ * (its own partition, so one tenant's flood contends on its own item only). NOTE: every run enters the set in the
+ * transaction that creates it and leaves it in the transaction that ends it, so the set is exact by construction.
+ */
+export const openRunsKey = (enterpriseId: string) => ({ pk: `TENANT#${enterpriseId}#OPEN`, sk: 'RUNS' });
+/**
+ * The `gsi1` key every open-runs item carries, so the sweeper finds every enterprise with open runs in one Query.
+ * NOTE: a session key always starts with `TENANT#`, so this value can never be a session's.
+ */
+export const OPEN_RUNS_INDEX_KEY = 'OPEN_RUNS';
+
 /** Every sort key this store writes (and `REASONING#0001`, … of reasoning items written before their own partition). */
 const SORT_KEY_PATTERN =
   /^(RUN|STEP#\d{4}|REASONING#\d{4}|TOOL#[A-Za-z0-9_.:-]{1,200}(#REUSED#\d{3})?|TOOLID#INVALID#\d{4})$/;

@@ -135,12 +135,28 @@ export const runItemSchema = v.object({
   report: v.optional(v.unknown()),
   limits: v.optional(v.nullable(runLimitsSchema)),
   deadline_at: v.optional(v.nullable(v.string())),
+  /**
+   * The workflow execution that owns the run (its ARN): set when the workflow is started for it (a QUEUED run) or by
+   * the invocation that started it (a batch item). Absent on runs stored before it existed and on local runs.
+   */
+  execution_arn: v.optional(v.nullable(v.string())),
+  /** The last sign of life of the invocation running it (ISO): set at the claim, on progress and every heartbeat. */
+  heartbeat_at: v.optional(v.nullable(v.string())),
   /** Absent on runs stored before it was recorded, and on runs completed without one: those read back as null. */
   process_scorecard: v.optional(v.nullable(processScorecardSchema)),
   created_at: v.string(),
   ended_at: nullable(v.string()),
   gsi1pk: v.string(),
   gsi1sk: v.string(),
+});
+
+/** An enterprise's open runs (see `openRunsKey`): the ids of its QUEUED or RUNNING runs. */
+export const openRunsItemSchema = v.object({
+  pk: v.string(),
+  sk: v.literal('RUNS'),
+  entity: v.literal('tenant_open_runs'),
+  enterprise_id: v.string(),
+  open_run_ids: v.optional(v.array(v.string())),
 });
 
 export const stepItemSchema = v.object({

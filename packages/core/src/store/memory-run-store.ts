@@ -1,4 +1,5 @@
-import { AuditWriteError, RunStoreError } from '../errors.ts';
+import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS } from '../access/tenant-admission.ts';
+import { AuditWriteError, DiagnosisTenantBusyError, RunStoreError } from '../errors.ts';
 import type { AuditHook, ModelStepEvent, ToolInvocationEvent } from './audit-hook.ts';
 import {
   completionAttributes,
@@ -34,6 +35,8 @@ export interface MemoryRunStoreOptions {
    * `InjectedFailure` in its AuditWriteError, as the DynamoDB adapter reports a write refused by the table.
    */
   failWrite?: (item: Item) => boolean;
+  /** Open (QUEUED or RUNNING) runs one enterprise may have (default {@link DEFAULT_TENANT_MAX_OPEN_RUNS}). */
+  maxOpenRuns?: number;
 }
 
 export type MemoryRunStore = AuditHook &
@@ -58,6 +61,10 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
   const pending: Promise<void>[] = [];
   const toolSortKeyOf = createToolSortKeys();
   const keyOf = (item: { pk: string; sk: string }) => `${item.pk}|${item.sk}`;
+  const maxOpenRuns = checkMaxOpenRuns(options.maxOpenRuns ?? DEFAULT_TENANT_MAX_OPEN_RUNS);
+  /** Each enterprise's open run ids: the twin of the DynamoDB adapter's admission items. */
+  const openRuns = new Map<string, Set<string>>();
+  const forget = (enterpriseId: string, runId: string) => openRuns.get(enterpriseId)?.delete(runId);
 
   function putBehind(item: Item): void {
     pending.push(
@@ -70,11 +77,20 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     );
   }
 
-  async function putNewRun(input: StartRunInput, status: 'QUEUED' | 'RUNNING', deadlineAt?: number) {
-    const item = newRunItem(input, now(), retentionDays, status, deadlineAt);
+  async function putNewRun(
+    input: StartRunInput,
+    status: 'QUEUED' | 'RUNNING',
+    deadlineAt?: number,
+    executionArn?: string,
+  ) {
+    const item = newRunItem(input, now(), retentionDays, status, deadlineAt, executionArn);
     await Promise.resolve();
     const existing = items.get(keyOf(item));
     if (existing !== undefined) return { started: false, run: runOf(existing) };
+    const open = openRuns.get(input.enterpriseId) ?? new Set<string>();
+    if (open.size >= maxOpenRuns) throw new DiagnosisTenantBusyError('open');
+    open.add(input.runId);
+    openRuns.set(input.enterpriseId, open);
     items.set(keyOf(item), item);
     return { started: true, run: runOf(item) };
   }
@@ -94,19 +110,26 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
     },
     startRun(input, options = {}) {
-      return putNewRun(input, 'RUNNING', options.deadlineAt);
+      return putNewRun(input, 'RUNNING', options.deadlineAt, options.executionArn);
     },
-    queueRun(input) {
-      return putNewRun(input, 'QUEUED');
+    queueRun(input, options = {}) {
+      return putNewRun(input, 'QUEUED', undefined, options.executionArn);
     },
-    async claimQueuedRun(runId, deadlineAt) {
+    async claimQueuedRun(runId, deadlineAt, options = {}) {
       await Promise.resolve();
       const key = keyOf(runKey(runId));
       const existing = items.get(key);
       if (existing === undefined || existing.status !== 'QUEUED' || typeof existing.cancel_requested_at === 'string') {
         return null;
       }
-      const claimed = { ...existing, status: 'RUNNING', deadline_at: new Date(deadlineAt).toISOString() };
+      const stored = typeof existing.execution_arn === 'string' ? existing.execution_arn : null;
+      if (options.owner !== undefined && stored !== null && stored !== options.owner) return null;
+      const claimed = {
+        ...existing,
+        status: 'RUNNING',
+        deadline_at: new Date(deadlineAt).toISOString(),
+        heartbeat_at: new Date(now()).toISOString(),
+      };
       items.set(key, claimed);
       return runOf(claimed);
     },
@@ -118,6 +141,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       const at = new Date(now()).toISOString();
       if (existing.status === 'QUEUED') {
         items.set(key, { ...existing, ...completionAttributes(queuedOutcome, now()), cancel_requested_at: at });
+        forget(String(existing.enterprise_id), runId);
       } else if (existing.status === 'RUNNING' && typeof existing.cancel_requested_at !== 'string') {
         items.set(key, { ...existing, cancel_requested_at: at });
       }
@@ -131,16 +155,39 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       await Promise.resolve();
       const key = keyOf(runKey(runId));
       const existing = items.get(key);
-      if (existing?.status === 'RUNNING') items.set(key, { ...existing, ...progressAttributes(live) });
+      if (existing?.status === 'RUNNING') items.set(key, { ...existing, ...progressAttributes(live, now()) });
     },
-    async completeRun(runId, outcome) {
+    async heartbeat(runId) {
+      await Promise.resolve();
+      const key = keyOf(runKey(runId));
+      const existing = items.get(key);
+      if (existing?.status !== 'RUNNING') return false;
+      items.set(key, { ...existing, heartbeat_at: new Date(now()).toISOString() });
+      return true;
+    },
+    async completeRun(runId, outcome, options = {}) {
       const attributes = completionAttributes(outcome, now());
       const key = keyOf(runKey(runId));
       const existing = items.get(key);
-      if (existing === undefined || existing.status !== 'RUNNING') {
+      const beat = typeof existing?.heartbeat_at === 'string' ? existing.heartbeat_at : null;
+      if (
+        existing === undefined ||
+        existing.status !== 'RUNNING' ||
+        (options.ifHeartbeatAt !== undefined && options.ifHeartbeatAt !== beat)
+      ) {
         throw new RunStoreError('RUN_NOT_RUNNING', 'the run is not running (unknown, or already completed)');
       }
       items.set(key, { ...existing, ...attributes });
+      forget(String(existing.enterprise_id), runId);
+    },
+    async listOpenRuns() {
+      return [...openRuns.entries()]
+        .map(([enterpriseId, ids]) => ({ enterpriseId, runIds: [...ids].sort() }))
+        .filter((open) => open.runIds.length > 0)
+        .sort((a, b) => (a.enterpriseId < b.enterpriseId ? -1 : 1));
+    },
+    async forgetOpenRun(enterpriseId, runId) {
+      forget(enterpriseId, runId);
     },
     async getRun(runId) {
       const item = items.get(keyOf(runKey(runId)));

@@ -1,3 +1,4 @@
+import type { OpenRuns } from '../access/tenant-admission.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { ModelFailure } from '../run/model-failure.ts';
 import type { ProcessScorecard } from '../run/process-scores.ts';
@@ -107,6 +108,13 @@ export interface StoredRun {
   limits: StoredRunLimits | null;
   deadlineAt: string | null;
   /**
+   * The workflow execution that owns the run (ARN), or null (local runs, runs stored before it existed). Only that
+   * execution's invocations may take the run, and only its status-change events may close or cancel it.
+   */
+  executionArn: string | null;
+  /** The last sign of life of the invocation running it, or null (QUEUED, or stored before heartbeats existed). */
+  heartbeatAt: string | null;
+  /**
    * How the run worked, computed from its audit when its own invocation completed it; null for runs closed by
    * anything else (never started, abandoned, closed by the workflow) and for runs stored before it existed. NOTE:
    * optional in the type only, so hand-built runs need not name it; the store always reads it back (null or a card).
@@ -204,15 +212,31 @@ export interface PageOptions {
  * PreviousTurn from what it selected.
  */
 export interface RunStore {
-  /** Puts a new RUNNING run (with its deadline, so a crashed one can be told from a live one); idempotent per runId. */
-  startRun(input: StartRunInput, options?: { deadlineAt?: number }): Promise<StartRunResult>;
-  /** Accepts a run to be started later by the workflow (status QUEUED); idempotent per runId like `startRun`. */
-  queueRun(input: StartRunInput): Promise<StartRunResult>;
   /**
-   * Takes a QUEUED run for this invocation (QUEUED → RUNNING, only if no cancel was asked for); returns the run as it
-   * is afterwards, or null when it was not QUEUED (or is gone).
+   * Puts a new RUNNING run (with its deadline, so a crashed one can be told from a live one, and the execution that
+   * owns it); idempotent per runId. Admitted like `queueRun`.
    */
-  claimQueuedRun(runId: string, deadlineAt: number): Promise<StoredRun | null>;
+  startRun(input: StartRunInput, options?: { deadlineAt?: number; executionArn?: string }): Promise<StartRunResult>;
+  /**
+   * Accepts a run to be started later by the workflow execution `executionArn` (status QUEUED); idempotent per runId
+   * like `startRun`. NOTE: admission control — a new run is admitted only while its enterprise has fewer open
+   * (QUEUED or RUNNING) runs than the store's bound, in the same transaction that writes it; otherwise nothing is
+   * written and it rejects with `DiagnosisTenantBusyError`. A replay of an existing runId is never counted twice.
+   */
+  queueRun(input: StartRunInput, options?: { executionArn?: string }): Promise<StartRunResult>;
+  /**
+   * Takes a QUEUED run (QUEUED → RUNNING, only if no cancel was asked for); returns the run as it is afterwards, or
+   * null when it was not QUEUED (or is gone, or is not `owner`'s). `owner`: the execution of the invocation that
+   * claims it to run it — a string takes only a run that execution owns (or that has no owner), null only a run with
+   * no owner (a local run); absent, ownership is not checked (the close paths, which checked it themselves).
+   */
+  claimQueuedRun(runId: string, deadlineAt: number, options?: { owner?: string | null }): Promise<StoredRun | null>;
+  /** A sign of life of the invocation running it (`heartbeat_at`); false once the run is no longer RUNNING. */
+  heartbeat(runId: string): Promise<boolean>;
+  /** Every enterprise's open runs, as the admission items hold them: what the sweeper checks. */
+  listOpenRuns(): Promise<OpenRuns[]>;
+  /** Drops a run id from its enterprise's open runs when the run itself is no longer open (a repair). */
+  forgetOpenRun(enterpriseId: string, runId: string): Promise<void>;
   /**
    * Asks a run to stop: a QUEUED run ends at once with `queuedOutcome` (CANCELLED), a RUNNING run gets
    * `cancelRequestedAt` and its invocation stops it; an ended run is left as it is. Returns the run afterwards.
@@ -222,8 +246,13 @@ export interface RunStore {
   isCancelRequested(runId: string): Promise<boolean>;
   /** The progress of a RUNNING run, for readers while it runs; a no-op once it ended. */
   updateProgress(runId: string, progress: LiveProgress): Promise<void>;
-  /** Rejects with RunStoreError `RUN_ITEM_TOO_LARGE` before writing when the completed item would not fit. */
-  completeRun(runId: string, outcome: RunOutcome): Promise<void>;
+  /**
+   * Ends a RUNNING run with its outcome and frees its place among its enterprise's open runs (one transaction).
+   * Rejects with RunStoreError `RUN_ITEM_TOO_LARGE` before writing when the completed item would not fit, and with
+   * `RUN_NOT_RUNNING` when the run is not RUNNING — or, with `ifHeartbeatAt`, when its heartbeat moved since it was
+   * read (a sweeper closes only the run it judged abandoned).
+   */
+  completeRun(runId: string, outcome: RunOutcome, options?: { ifHeartbeatAt?: string | null }): Promise<void>;
   getRun(runId: string): Promise<StoredRun | null>;
   /** The run item, its steps and its tool invocations, in key order: never raw reasoning. */
   listRunRecords(runId: string, options?: PageOptions): Promise<{ records: RunRecord[]; cursor: string | null }>;
