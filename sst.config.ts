@@ -50,6 +50,8 @@ export default $config({
       primaryIndex: { hashKey: 'pk', rangeKey: 'sk' },
       globalIndexes,
       ttl: 'ttl',
+      // The result events are emitted from this stream (functions/delivery/publish-run-finished.ts).
+      stream: 'new-and-old-images',
       deletionProtection: production,
       transform: {
         table: (args) => {
@@ -161,8 +163,9 @@ export default $config({
           ...keyUse(['kms:Decrypt']),
         ],
       });
-    // GetRun also lists the run's feedback (its own FEEDBACK#<runId> partition), read-only like the rest.
-    const getRun = readOnlyFunction('GetRun', ['RUN#*', 'FEEDBACK#*']);
+    // GetRun also lists the run's deliveries and feedback (their own DELIVERY#<runId> and FEEDBACK#<runId>
+    // partitions), read-only like the rest.
+    const getRun = readOnlyFunction('GetRun', ['RUN#*', 'DELIVERY#*', 'FEEDBACK#*']);
     const getRunAudit = readOnlyFunction('GetRunAudit', ['RUN#*']);
     const getRunReasoning = readOnlyFunction('GetRunReasoning', ['RUN#*', 'REASONING#*']);
 
@@ -380,6 +383,106 @@ export default $config({
       sourceArn: stoppedRule.arn,
     });
 
+    // Delivery of every result (docs/delivery.md): the table's stream → OnRunFinished puts one `Diagnosis Run
+    // Finished` on the DiagnosisResults bus per run that ended, whatever ended it → a rule → DeliveryQueue →
+    // DeliverResults sends it to the run's enterprise's destinations (Slack, SNS, signed webhooks), retried with
+    // backoff, then DeliveryDeadLetters. Destination secrets are SST secrets named in the stage file.
+    const { RUN_FINISHED_STREAM_FILTERS, deliveryTopics, destinationSecretNames, runtimeDestinations } = await import(
+      './deploy/delivery.ts'
+    );
+    const { MAX_DELIVERY_RECEIVES } = await import('./functions/delivery/delivery-metric-names.ts');
+    const deliverySettings = stageConfig.delivery;
+    const resultsBus = new sst.aws.Bus('DiagnosisResults');
+    const deadLetters = new sst.aws.Queue('DeliveryDeadLetters', {
+      transform: { queue: { messageRetentionSeconds: 14 * 86_400 } },
+    });
+    // NOTE: the visibility timeout is six times DeliverResults' timeout (AWS's advice for an SQS event source).
+    const deliveryQueue = new sst.aws.Queue('DeliveryQueue', {
+      visibilityTimeout: '3 minutes',
+      dlq: { queue: deadLetters.arn, retry: MAX_DELIVERY_RECEIVES },
+    });
+    resultsBus.subscribeQueue('RunFinishedToDelivery', deliveryQueue, {
+      pattern: { source: ['diagnosis-agent'], detailType: ['Diagnosis Run Finished'] },
+    });
+    const topics = Object.fromEntries(
+      deliveryTopics(deliverySettings).map((topic) => {
+        const created = new sst.aws.SnsTopic(topic.resourceName);
+        topic.emails.forEach((email, index) => {
+          new aws.sns.TopicSubscription(`${topic.resourceName}Email${index + 1}`, {
+            topic: created.arn,
+            protocol: 'email',
+            endpoint: email,
+          });
+        });
+        return [topic.resourceName, created];
+      }),
+    );
+    const destinationSecrets = destinationSecretNames(deliverySettings).map((name) => new sst.Secret(name));
+    const deliveryEvent = {
+      DIAGNOSIS_API_URL: api.url,
+      ...(deliverySettings.price === undefined ? {} : { DELIVERY_PRICE: JSON.stringify(deliverySettings.price) }),
+    };
+    const onRunFinished = new sst.aws.Function('OnRunFinished', {
+      ...functionCode('OnRunFinished', $cli.paths.root),
+      runtime: 'nodejs24.x',
+      architecture: 'arm64',
+      timeout: '30 seconds',
+      memory: '256 MB',
+      environment: { DIAGNOSIS_RESULTS_BUS: resultsBus.name, ...deliveryEvent },
+      permissions: [
+        { actions: ['events:PutEvents'], resources: [resultsBus.arn] },
+        { actions: ['sqs:SendMessage'], resources: [deadLetters.arn] },
+        ...keyUse(['kms:Decrypt']),
+      ],
+    });
+    table.subscribe('RunFinished', onRunFinished.arn, {
+      filters: [...RUN_FINISHED_STREAM_FILTERS],
+      transform: {
+        eventSourceMapping: (args) => {
+          args.functionResponseTypes = ['ReportBatchItemFailures'];
+          args.bisectBatchOnFunctionError = true;
+          args.maximumRetryAttempts = 10;
+          args.destinationConfig = { onFailure: { destinationArn: deadLetters.arn } };
+        },
+      },
+    });
+    const deliverResults = new sst.aws.Function('DeliverResults', {
+      ...functionCode('DeliverResults', $cli.paths.root),
+      runtime: 'nodejs24.x',
+      architecture: 'arm64',
+      timeout: '30 seconds',
+      memory: '256 MB',
+      link: destinationSecrets,
+      environment: {
+        DIAGNOSIS_TABLE_NAME: table.name,
+        DELIVERY_QUEUE_URL: deliveryQueue.url,
+        DELIVERY_DESTINATIONS: $jsonStringify(runtimeDestinations(deliverySettings, (name) => topics[name]?.arn)),
+        ...deliveryEvent,
+      },
+      permissions: [
+        // It reads run items and writes only its own delivery records (their own partition, DELIVERY#<runId>).
+        {
+          actions: ['dynamodb:GetItem'],
+          resources: [table.arn],
+          conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*'] }],
+        },
+        {
+          actions: ['dynamodb:UpdateItem', 'dynamodb:Query'],
+          resources: [table.arn],
+          conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['DELIVERY#*'] }],
+        },
+        {
+          actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'],
+          resources: [deliveryQueue.arn],
+        },
+        ...(Object.keys(topics).length === 0
+          ? []
+          : [{ actions: ['sns:Publish'], resources: Object.values(topics).map((topic) => topic.arn) }]),
+        ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
+      ],
+    });
+    deliveryQueue.subscribe(deliverResults.arn, { batch: { size: 10, partialResponses: true } });
+
     // The sweeper: every 5 minutes, every open run that no invocation can still be working on (its deadline, flush
     // reserve and a 60 s margin passed with no heartbeat; a QUEUED run past its workflow's longest wait) is closed
     // FAILED RUN_ABANDONED and its lease slot freed — whatever started it. It reads the open-runs items through gsi1.
@@ -443,6 +546,8 @@ export default $config({
         GetRunReasoning: getRunReasoning,
         RunFeedback: runFeedback,
         OnWorkflowStopped: onWorkflowStopped,
+        OnRunFinished: onRunFinished,
+        DeliverResults: deliverResults,
         SweepRuns: sweepRuns,
       }).map(([id, fn]) => ({ id, name: fn.name })),
       runFunctionId: 'Diagnose',
@@ -454,6 +559,7 @@ export default $config({
       ],
       apiId: api.nodes.api.id,
       topicArn: alarmTopic.arn,
+      delivery: { queueName: deliveryQueue.nodes.queue.name, deadLetterQueueName: deadLetters.nodes.queue.name },
     };
     for (const alarm of buildAlarmDefinitions(monitored, stageConfig.alarms)) {
       new aws.cloudwatch.MetricAlarm(alarm.id, { name: `${$app.name}-${$app.stage}-${alarm.id}`, ...alarm.args });
@@ -471,6 +577,8 @@ export default $config({
       batch: batch.arn,
       batchInput: batchInput.name,
       alarmTopic: alarmTopic.arn,
+      resultsBus: resultsBus.name,
+      deliveryDeadLetters: deadLetters.url,
       dashboard: $interpolate`https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#dashboards/dashboard/${dashboardName}`,
     };
   },

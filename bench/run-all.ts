@@ -2,6 +2,7 @@
 import { benchAsyncApi } from './async-api.ts';
 import { benchAuditStore } from './audit-store.ts';
 import { benchAuditWrites } from './audit-writes.ts';
+import { benchDelivery } from './delivery.ts';
 import { benchEvidenceAdapters } from './evidence-adapters.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
 import { benchKnowledgeIndex } from './knowledge-index.ts';
@@ -15,3 +16,4 @@ await benchAuditStore();
 await benchAuditWrites();
 await benchAsyncApi();
 await benchLambdaBundle();
+await benchDelivery();

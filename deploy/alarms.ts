@@ -3,6 +3,7 @@
  * so the tests read exactly what `sst.config.ts` creates (one `aws.cloudwatch.MetricAlarm` per definition).
  */
 import * as v from 'valibot';
+import { buildDeliveryAlarms, deliveryAlarmSettingsEntries } from './delivery-alarms.ts';
 import {
   awsMetric,
   failedRateQueries,
@@ -58,6 +59,7 @@ export const alarmSettingsSchema = v.strictObject({
   workflowAbortsPeriodSeconds: v.optional(v.picklist([300, 900, 3600]), 3600),
   runDurationP95Seconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(900)), 240),
   runDurationPeriodSeconds: v.optional(v.picklist([300, 900, 3600]), 900),
+  ...deliveryAlarmSettingsEntries,
 });
 
 export type AlarmSettings = v.InferOutput<typeof alarmSettingsSchema>;
@@ -194,5 +196,6 @@ export function buildAlarmDefinitions<V>(
       ),
     );
   }
+  if (resources.delivery !== undefined) alarms.push(...buildDeliveryAlarms(resources.delivery, settings, alarm));
   return alarms;
 }

@@ -11,6 +11,7 @@ import {
   SERVICE_NAME,
 } from '../functions/setup/metric-names.ts';
 import type { AlarmSettings } from './alarms.ts';
+import { deliveryDashboardLines } from './delivery-alarms.ts';
 import {
   failedRateQueries,
   type MetricQuery,
@@ -113,6 +114,12 @@ export function buildDashboardBody<V>(resources: MonitoredResources<V>, settings
       ['AWS/ApiGateway', '5xx', 'ApiId', resources.apiId, { stat: 'Sum', label: '5xx' }],
       ['AWS/ApiGateway', '4xx', 'ApiId', resources.apiId, { stat: 'Sum', label: '4xx' }],
     ]),
+    ...(resources.delivery === undefined
+      ? []
+      : [
+          widget('Result events and deliveries', deliveryDashboardLines(resources.delivery).deliveries),
+          widget('Delivery queue and dead letters', deliveryDashboardLines(resources.delivery).queues),
+        ]),
   ].map((entry, index) => {
     // Two widgets a row, 24 units wide.
     const placed = { ...entry, x: (index % 2) * 12, y: row };

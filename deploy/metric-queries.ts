@@ -23,6 +23,8 @@ export interface MonitoredResources<V> {
   stateMachines: readonly { id: string; arn: V }[];
   apiId: V;
   topicArn: V;
+  /** The delivery's queues (issue #21), by their deployed names; absent: no delivery alarms. */
+  delivery?: { queueName: V; deadLetterQueueName: V };
 }
 
 /** One query of an alarm or graph: a metric with its statistic, or an expression over other queries' ids. */
@@ -96,6 +98,10 @@ export const awsMetric = <V>(
   id = 'm',
   returnData = true,
 ): MetricQuery<V> => ({ id, returnData, metric: { namespace, metricName, dimensions, period, stat } });
+
+/** A metric the functions emit with the service dimension only (the delivery's counters). */
+export const serviceMetric = <V>(metricName: string, period: number, stat: string, id = 'm', returnData = true) =>
+  awsMetric<V>(METRICS_NAMESPACE, metricName, { [SERVICE_DIMENSION]: SERVICE_NAME }, period, stat, id, returnData);
 
 /** Throttled read and write events of the table and of each global index (hidden queries). */
 export function tableThrottleQueries<V>(resources: MonitoredResources<V>, period: number): MetricQuery<V>[] {

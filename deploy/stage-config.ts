@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import * as v from 'valibot';
+import { type DeliverySettings, deliverySettingsSchema } from '../functions/delivery/destinations.ts';
 // NOTE: by relative path, like sst.config.ts's other imports of our code: SST bundles the config and what it imports,
 // and a workspace package's TypeScript sources are not something Node loads by itself.
 import {
@@ -28,11 +29,12 @@ export const ALLOW_EXAMPLE_EVIDENCE = 'allowExampleEvidence';
 
 /**
  * NOTE: what the deploy itself provides, so a stage file may not set it: the table (linked), the model key and the
- * MySQL URL (secrets: never in a committed file), the knowledge index (built at deploy time) and DynamoDB Local.
+ * judge's own key, the MySQL URL (secrets: never in a committed file; a deployment's judge uses the model key), the knowledge index (built at deploy time) and DynamoDB Local.
  */
 export const DEPLOY_PROVIDED_SETTINGS = Object.freeze([
   'DIAGNOSIS_TABLE_NAME',
   'DIAGNOSIS_MODEL_API_KEY',
+  'SEMANTIC_GUARD_MODEL_API_KEY',
   'MYSQL_URL',
   'KNOWLEDGE_INDEX_PATH',
   'DYNAMODB_ENDPOINT',
@@ -65,6 +67,8 @@ const stageFileSchema = v.strictObject({
   /** `MaxConcurrency` of the DiagnosisBatch Distributed Map. */
   batchMaxConcurrency: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(10_000)), 16),
   alarms: v.optional(alarmSettingsSchema, {}),
+  /** Where each enterprise's results are delivered (docs/delivery.md); secrets by SST secret name only. */
+  delivery: v.optional(deliverySettingsSchema, {}),
 });
 
 /** A stage file as written (what `deploy/<stage>.json` may hold): the tests type-check the committed files with it. */
@@ -84,6 +88,7 @@ export interface StageConfig {
   exampleEvidence: string[];
   batchMaxConcurrency: number;
   alarms: AlarmSettings;
+  delivery: DeliverySettings;
 }
 
 /** A stage file that is missing, unreadable or invalid: the message names the file and the keys, never values. */
@@ -176,6 +181,7 @@ export function parseStageConfig(root: string, stage: string, file: string, json
     exampleEvidence,
     batchMaxConcurrency: parsed.output.batchMaxConcurrency,
     alarms: parsed.output.alarms,
+    delivery: parsed.output.delivery,
   };
 }
 

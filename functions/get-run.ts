@@ -1,9 +1,16 @@
 /** `GET /runs/{runId}` on the IAM-only InternalApi: a run's status and published result. */
 
+import { createDynamoFeedbackStore } from '@diagnosis/core/store';
+import { createDynamoDeliveryStore } from './delivery/delivery-store.ts';
 import { createGetRunHandler } from './handlers/run-queries.ts';
-import { loadFeedbackStore } from './setup/feedback-store.ts';
 import { createObservability } from './setup/observability.ts';
+import { loadReadStore } from './setup/read-store.ts';
 
-const { store, feedback, policy } = await loadFeedbackStore();
+const { store, policy, table } = await loadReadStore();
 
-export const handler = createGetRunHandler(store, { ...createObservability('GetRun'), policy, feedback });
+export const handler = createGetRunHandler(store, {
+  ...createObservability('GetRun'),
+  policy,
+  deliveries: createDynamoDeliveryStore(table),
+  feedback: createDynamoFeedbackStore(table),
+});

@@ -15,6 +15,8 @@ export const LAMBDA_FUNCTIONS = {
   CancelRun: 'functions/cancel-run.ts',
   RunFeedback: 'functions/post-run-feedback.ts',
   OnWorkflowStopped: 'functions/on-workflow-stopped.ts',
+  OnRunFinished: 'functions/on-run-finished.ts',
+  DeliverResults: 'functions/deliver-results.ts',
   SweepRuns: 'functions/sweep-runs.ts',
 } as const;
 

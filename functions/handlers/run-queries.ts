@@ -1,5 +1,6 @@
 import { DiagnosisInputError, type FeedbackStore, feedbackView, type RunStore } from '@diagnosis/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { DeliveryStore } from '../delivery/delivery-store.ts';
 import { type HttpApiEvent, json } from './http.ts';
 import { type RunRouteOptions, runRoute } from './run-route.ts';
 
@@ -43,11 +44,15 @@ async function pageResponse(
 
 /**
  * `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence — its process
- * scorecard and, with a feedback store, the responders' verdicts (every entry, each caller's newest `current`).
+ * scorecard, the delivery of its result to each destination of its enterprise (`delivery`: null where no delivery
+ * store is given) and, with a feedback store, the responders' verdicts (every entry, each caller's newest `current`).
  */
 export function createGetRunHandler(
   store: Pick<RunStore, 'getRun'>,
-  options: RunRouteOptions & { feedback?: Pick<FeedbackStore, 'listFeedback'> },
+  options: RunRouteOptions & {
+    deliveries?: Pick<DeliveryStore, 'listDeliveries'>;
+    feedback?: Pick<FeedbackStore, 'listFeedback'>;
+  },
 ) {
   return runRoute(store, options, async (run) =>
     json(200, {
@@ -78,6 +83,7 @@ export function createGetRunHandler(
         : { feedback: feedbackView(await options.feedback.listFeedback(run.runId)) }),
       createdAt: run.createdAt,
       endedAt: run.endedAt,
+      delivery: options.deliveries === undefined ? null : await options.deliveries.listDeliveries(run.runId),
     }),
   );
 }

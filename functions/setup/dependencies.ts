@@ -1,9 +1,11 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DiagnosisServiceDeps, EvidenceAdapters } from '@diagnosis/core';
-import { type DiagnosisSettings, limitsOf } from '@diagnosis/core/config';
+import { createDraftFormatMiddleware } from '@diagnosis/core';
+import { type DiagnosisSettings, limitsOf, modelProfile } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { wrapLanguageModel } from 'ai';
 import { createDynamoClient } from './dynamo-client.ts';
 
 /**
@@ -18,20 +20,32 @@ export async function buildDiagnosisDependencies(
   /** Adapters built by the caller from the same settings (a local runner that must close its MySQL pool). */
   prebuiltEvidence?: EvidenceAdapters,
 ): Promise<DiagnosisServiceDeps> {
+  const profile = modelProfile(settings.DIAGNOSIS_MODEL_PROFILE);
   const provider = createOpenAICompatible({
-    name: 'deepseek',
+    name: profile.name,
     baseURL: settings.DIAGNOSIS_MODEL_BASE_URL,
     apiKey: settings.DIAGNOSIS_MODEL_API_KEY,
+    includeUsage: true,
+    supportsStructuredOutputs: profile.draftFormat === 'json-schema',
+  });
+  const judgeProvider = createOpenAICompatible({
+    name: settings.SEMANTIC_GUARD_MODEL_PROFILE,
+    baseURL: settings.SEMANTIC_GUARD_MODEL_BASE_URL,
+    apiKey: settings.SEMANTIC_GUARD_MODEL_API_KEY,
     includeUsage: true,
   });
   const evidence = prebuiltEvidence ?? (await createEvidenceAdapters(settings)).evidence;
   return {
-    model: provider.chatModel(settings.DIAGNOSIS_MODEL_ID),
+    // NOTE: the Draft round (the one that offers no tools) asks for JSON as the profile can; tool rounds are unchanged.
+    model: wrapLanguageModel({
+      model: provider.chatModel(settings.DIAGNOSIS_MODEL_ID),
+      middleware: createDraftFormatMiddleware(profile.draftFormat),
+    }),
     // NOTE: the judge is its own model object (even with the same id): a separate call that never sees the agent's
     // conversation, only the query, the Draft and the verified evidence.
     semanticGuard: {
       mode: settings.SEMANTIC_GUARD,
-      model: provider.chatModel(settings.SEMANTIC_GUARD_MODEL_ID ?? settings.DIAGNOSIS_MODEL_ID),
+      model: judgeProvider.chatModel(settings.SEMANTIC_GUARD_MODEL_ID),
     },
     evidence,
     createStore: () =>

@@ -1,13 +1,19 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseStoreSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
-import type { DynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoAuditStore, type DynamoAuditStore } from '@diagnosis/core/store';
 import { coldStart } from './cold-start.ts';
-import { createTableStore } from './dynamo-client.ts';
+import { createDynamoClient } from './dynamo-client.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
 
-/** The cold start of a read function: the table's store and the tenant access policy. */
-export function loadReadStore(): Promise<{ store: DynamoAuditStore; policy: TenantAccessPolicy }> {
+/** The cold start of a read function: the table's store and the tenant access policy (and the table's client). */
+export function loadReadStore(): Promise<{
+  store: DynamoAuditStore;
+  policy: TenantAccessPolicy;
+  table: { client: DynamoDBClient; tableName: string };
+}> {
   return coldStart(() => {
     const settings = parseStoreSettings(readLinkedEnvironment());
-    return { store: createTableStore(settings), policy: settings.TENANT_ACCESS ?? null };
+    const table = { client: createDynamoClient(settings), tableName: settings.DIAGNOSIS_TABLE_NAME };
+    return { store: createDynamoAuditStore(table), policy: settings.TENANT_ACCESS ?? null, table };
   });
 }

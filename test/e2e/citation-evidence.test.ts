@@ -142,12 +142,37 @@ describe('the evidence behind each citation, through the Diagnose Lambda and Dyn
     for (const citation of trace?.evidence.citations ?? []) {
       expect(text).toContain(`  ${citation.tool_call_id}  ${citation.summary}`);
       expect(text).toContain(`    input: ${citation.input}`);
-      expect(text).toContain(`    observation (EXECUTED READY): ${citation.observation}`);
+      // the observation pretty-printed and wrapped under its heading: all of it, none of its lines too wide
+      expect(text).toContain('    observation (EXECUTED READY):\n      {\n        "tool_call_id": ');
+      const pretty = JSON.stringify(JSON.parse(citation.observation ?? ''), null, 2);
+      expect(text.replace(/\s+/g, '')).toContain(pretty.replace(/\s+/g, ''));
+    }
+    for (const line of text.split('\n').filter((candidate) => candidate.startsWith('      '))) {
+      expect([...line].length).toBeLessThanOrEqual(110);
     }
     // Every tool line of the timeline says what was asked and what came back, not only its status.
     expect(text).toContain(
       '    lookup_knowledge “订单失败 支付超时 排查” service=order-service top_k=3 → 3 runbook hits: 订单服务下单失败排查',
     );
+  });
+
+  it('draws the time chart of a fast run against its own duration, labelled in time, and says PUBLISHED', async () => {
+    const trace = await loadRunTrace(store, published, false);
+    if (trace === null) throw new Error('no trace');
+    const html = renderHtml(trace);
+    const took = Date.parse(trace.run.endedAt ?? '') - Date.parse(trace.run.createdAt);
+    expect(html).toContain(
+      `Time elapsed at the end of each round (the run took ${(took / 1_000).toFixed(2)} s; its deadline was`,
+    );
+    const timeChart = html.slice(html.indexOf('aria-label="time used per round"'));
+    const heights = [...timeChart.slice(0, timeChart.indexOf('</svg>')).matchAll(/height="(\d+)"/g)].map((m) =>
+      Number(m[1]),
+    );
+    // NOTE: the last round ends at (almost) the end of the run: its bar is (nearly) full height, not one pixel.
+    expect(Math.max(...heights)).toBeGreaterThanOrEqual(100);
+    expect(timeChart).toMatch(/class="axis">\d+ ms<\/text>|class="axis">\d+\.\d\d s<\/text>/);
+    expect(html).toContain('<span class="status">PUBLISHED</span>');
+    expect(renderTimeline(trace).split('\n')[0]).toMatch(/^run \S+ {3}PUBLISHED/);
   });
 
   it('keeps raw evidence off GET /runs/{runId}: that route shows status and report, the audit route the evidence', async () => {
@@ -182,14 +207,17 @@ describe('the evidence behind each citation, through the Diagnose Lambda and Dyn
     });
     const trace = await loadRunTrace(store, failed, true);
     const text = renderTimeline(trace ?? (undefined as never));
-    expect(text).toContain('No model round completed: the run ended FAILED · MODEL_FAILED · model endpoint HTTP 401');
+    expect(text).toContain('No model round completed (the cause is given below).');
     expect(text).toContain('cause: FAILED · MODEL_FAILED · model endpoint HTTP 401 · APICallError');
+    expect(text).toContain('  why: the model endpoint’s call failed');
     const html = renderHtml(trace ?? (undefined as never));
     expect(html).toContain('Why this run did not publish a diagnosis');
-    // Both charts and the timeline say why they are empty.
-    expect(html.match(/<p class="empty">No model round completed: the run ended FAILED · MODEL_FAILED/g)).toHaveLength(
-      3,
-    );
+    expect(html).toContain('<span class="muted">why</span><span>the model endpoint’s call failed');
+    // NOTE: the cause once, in its block: the empty charts and the timeline only point to it, the report adds nothing.
+    expect(html.match(/<p class="empty">No model round completed \(the cause is given above\)/g)).toHaveLength(2);
+    const message = loaded?.evidence.failure?.message ?? '';
+    expect(html.split(message)).toHaveLength(2);
+    expect(html.match(/MODEL_FAILED/g)).toHaveLength(1);
     expect(`${text}${html}`).not.toContain('EVIDENCE-BODY-MARKER');
   });
 });

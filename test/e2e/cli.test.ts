@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -7,6 +7,7 @@ import type { RunRecord, StoredToolInvocation } from '@diagnosis/core/store';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type CliIo, COMMANDS, runCli } from '../../packages/cli/src/index.ts';
+import { schemaErrors } from '../support/json-schemas.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = 'packages/cli/src/main.ts';
@@ -29,14 +30,18 @@ interface Finished {
 
 /** The bin in a child process, on the test run's DynamoDB Local and this file's own table. */
 function diagnosis(args: string[], environment: Record<string, string> = {}): Promise<Finished> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
+  return diagnosisIn(ROOT, args, { DIAGNOSIS_TABLE_NAME: tableName, ...environment });
+}
+
+/** The bin in a child process started in `directory` (where it reads a .env), on the test run's DynamoDB Local. */
+function diagnosisIn(directory: string, args: string[], environment: Record<string, string> = {}): Promise<Finished> {
+  const child = spawn(process.execPath, [resolve(ROOT, CLI), ...args], {
+    cwd: directory,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       DIAGNOSIS_LOCAL_DATA: dataDir,
       DYNAMODB_ENDPOINT: endpoint,
-      DIAGNOSIS_TABLE_NAME: tableName,
       ...environment,
     },
   });
@@ -62,7 +67,7 @@ describe('the diagnosis bin (child processes)', () => {
     expect(finished.stderr).toBe('');
   });
 
-  it.each(['diagnose', 'demo', 'trace', 'runs', 'cancel', 'eval'])(
+  it.each(['diagnose', 'demo', 'trace', 'runs', 'cancel', 'eval', 'local', 'completion'])(
     'prints the help of %s with its usage, options and examples, exit 0',
     async (command) => {
       for (const args of [
@@ -152,7 +157,9 @@ describe('the diagnosis bin (child processes)', () => {
   it('names the bad setting, never its value, exit 78', async () => {
     const finished = await diagnosis(['demo'], { MYSQL_URL: 'http://not-mysql/SECRET-PW' });
     expect(finished.code).toBe(78);
-    expect(finished.stderr).toBe('diagnosis demo: invalid settings: MYSQL_URL (see the README, "Real use")\n');
+    expect(finished.stderr).toBe(
+      'diagnosis demo: invalid settings: MYSQL_URL (a mysql:// URL) (see the README, "Real use")\n',
+    );
   });
 
   describe('after two demo runs', () => {
@@ -164,6 +171,8 @@ describe('the diagnosis bin (child processes)', () => {
       const second = await diagnosis(['demo']);
       expect([first.code, second.code]).toEqual([0, 0]);
       json = JSON.parse(first.stdout);
+      // The demo's --json holds to the committed schema (docs/schemas/diagnosis-result.schema.json).
+      expect(schemaErrors('diagnosis-result', json)).toEqual([]);
       runIds.push(String(json.runId), /^run (\w{26}) {2}enterprise/m.exec(second.stderr)?.[1] ?? '');
     }, 120_000);
 
@@ -174,7 +183,7 @@ describe('the diagnosis bin (child processes)', () => {
       expect(lines[0]).toMatch(/^RUN +STATUS +STOP \/ CODE +TOKENS +CALLS +AGE +ENTERPRISE +SESSION +QUERY$/);
       expect(lines.slice(1).map((line) => line.split(/\s+/)[0])).toEqual([runIds[1], runIds[0]]);
       for (const line of lines.slice(1))
-        expect(line).toMatch(/^\w{26} {2}SUCCEEDED +— +38,230 +4x 0ref 0dup +\d+ s +E1001 +demo +E1001 /);
+        expect(line).toMatch(/^\w{26} {2}PUBLISHED +— +38,230 +4x 0ref 0dup +\d+ s +E1001 +demo +E1001 /);
     });
 
     it('runs filters by enterprise and session (the session index) and says when nothing matches', async () => {
@@ -188,6 +197,7 @@ describe('the diagnosis bin (child processes)', () => {
         totalTokens: 38_230,
         enterpriseId: 'E1001',
       });
+      expect(schemaErrors('run-summaries', bySession)).toEqual([]);
       const limited = JSON.parse((await diagnosis(['runs', '--limit', '1', '--json'])).stdout);
       expect(limited.map((run: { runId: string }) => run.runId)).toEqual([runIds[1]]);
       expect((await diagnosis(['runs', '--enterprise', 'E2002'])).stdout).toBe('no runs yet: try npm run demo\n');
@@ -282,6 +292,124 @@ describe('the live view of the demo (in process, 20 runs)', () => {
       expect(stderr).not.toMatch(/ 0\.0 s /);
     }
   }, 240_000);
+});
+
+describe('the second hour (child processes)', () => {
+  let folder: string;
+  beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), 'diagnosis-dotenv-'));
+  });
+  afterAll(() => {
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('prints its version, the package’s, exit 0', async () => {
+    const version = JSON.parse(readFileSync(join(ROOT, 'packages/cli/package.json'), 'utf8')).version;
+    for (const flag of ['--version', '-V']) {
+      const finished = await diagnosis([flag]);
+      expect(finished).toMatchObject({ code: 0, stderr: '' });
+      expect(finished.stdout).toBe(`diagnosis ${version} (node ${process.version})\n`);
+    }
+  });
+
+  it('reads a .env in the working directory, below the environment, and never prints its values', async () => {
+    writeFileSync(join(folder, '.env'), `# settings of this folder\nDIAGNOSIS_TABLE_NAME="SECRET table!"\n`);
+    const fromFile = await diagnosisIn(folder, ['runs']);
+    expect(fromFile.code).toBe(78);
+    expect(fromFile.stderr).toBe(
+      'diagnosis runs: invalid settings: DIAGNOSIS_TABLE_NAME (3-255 of A-Z a-z 0-9 _ . -) (see the README, "Real use")\n',
+    );
+    const overridden = await diagnosisIn(folder, ['runs', '--limit', '1'], { DIAGNOSIS_TABLE_NAME: tableName });
+    expect(overridden.code).toBe(0);
+
+    writeFileSync(join(folder, '.env'), `DIAGNOSIS_TABLE_NAME=${tableName}\nMYSQL_URL=http://user:SECRET-PW@db\n`);
+    const demo = await diagnosisIn(folder, ['demo']);
+    expect(demo.code).toBe(78);
+    expect(demo.stderr).toBe(
+      'diagnosis demo: invalid settings: MYSQL_URL (a mysql:// URL) (see the README, "Real use")\n',
+    );
+    expect(`${fromFile.stderr}${demo.stdout}${demo.stderr}`).not.toContain('SECRET');
+  });
+
+  it('refuses a .env over 64 KiB without reading it', async () => {
+    writeFileSync(join(folder, '.env'), `A=${'x'.repeat(70 * 1024)}\n`);
+    const finished = await diagnosisIn(folder, ['runs']);
+    expect(finished).toMatchObject({
+      code: 78,
+      stdout: '',
+      stderr: 'diagnosis: .env is larger than 64 KiB: not read\n',
+    });
+    rmSync(join(folder, '.env'));
+  });
+
+  it('shows in each command’s help the settings it reads, with their forms and the precedence', async () => {
+    const diagnose = await diagnosis(['diagnose', '--help']);
+    expect(diagnose.stdout).toContain(
+      '\nsettings (a flag, then the environment, then .env in this folder, then the default):\n',
+    );
+    expect(diagnose.stdout).toMatch(
+      /^ {2}DIAGNOSIS_MODEL_PROFILE +the provider profile.*; one of deepseek, openai, qwen, openai-compatible$/m,
+    );
+    expect(diagnose.stdout).toMatch(/^ {2}DIAGNOSIS_MAX_QUERY_BYTES +.*; a whole number from 1 to 32768$/m);
+    const runs = await diagnosis(['runs', '--help']);
+    expect(runs.stdout).toMatch(/^ {2}DIAGNOSIS_TABLE_NAME +the table/m);
+    expect(runs.stdout).not.toContain('DIAGNOSIS_MODEL_API_KEY');
+  });
+
+  it('completes commands, options and fixed arguments in bash (the script sourced in a child bash)', async () => {
+    const script = await diagnosis(['completion', 'bash']);
+    expect(script.code).toBe(0);
+    writeFileSync(join(folder, 'completion.bash'), script.stdout);
+    const complete = (words: string[]) =>
+      execFileSync(
+        'bash',
+        [
+          '-c',
+          `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _diagnosis; printf '%s\\n' "\${COMPREPLY[@]}"`,
+          'complete',
+          join(folder, 'completion.bash'),
+          ...words,
+        ],
+        { encoding: 'utf8' },
+      )
+        .trim()
+        .split('\n');
+    expect(complete(['diagnosis', 'tr'])).toEqual(['trace']);
+    expect(complete(['diagnosis', ''])).toEqual(
+      expect.arrayContaining([
+        'diagnose',
+        'demo',
+        'trace',
+        'runs',
+        'cancel',
+        'eval',
+        'local',
+        'completion',
+        '--version',
+      ]),
+    );
+    expect(complete(['diagnosis', 'trace', '--i'])).toEqual(['--include-reasoning']);
+    expect(complete(['diagnosis', 'runs', '--'])).toEqual(['--enterprise', '--session', '--limit', '--json', '--help']);
+    expect(complete(['diagnosis', 'local', 's'])).toEqual(['status', 'stop']);
+    expect(complete(['diagnosis', 'completion', 'z'])).toEqual(['zsh']);
+    const registered = execFileSync(
+      'bash',
+      ['-c', 'source "$1"; complete -p diagnosis', 'x', join(folder, 'completion.bash')],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(registered.trim()).toBe('complete -F _diagnosis diagnosis');
+  });
+
+  it('prints a zsh completion script naming every command (zsh itself is not installed here)', async () => {
+    const script = await diagnosis(['completion', 'zsh']);
+    expect(script.code).toBe(0);
+    expect(script.stdout).toMatch(/^#compdef diagnosis\n/);
+    expect(script.stdout).toContain('compdef _diagnosis diagnosis');
+    for (const command of COMMANDS) expect(script.stdout).toContain(`    ${command.name}) compadd -- `);
+    expect(await diagnosis(['completion', 'fish'])).toMatchObject({ code: 64 });
+  });
 });
 
 function dynamo(): DynamoDBClient {

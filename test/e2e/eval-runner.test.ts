@@ -103,6 +103,10 @@ describe('npm run eval (offline)', () => {
     const html = join(root, 'card.html');
     const { code, stdout, stderr } = await runEvalCli(['--scenarios', root, '--json', '--html', html]);
     expect(stderr).not.toMatch(/at .*\.ts:\d+/);
+    // The progress says whether each scenario scored as expected, not "ok" beside an expected CONFIDENTLY_WRONG.
+    expect(stderr).toMatch(/^\[\d\/2\] as expected {2}scripted-wrong CONFIDENTLY_WRONG$/m);
+    expect(stderr).toMatch(/^\[\d\/2\] as expected {2}right CORRECT$/m);
+    expect(stderr).not.toMatch(/\] (ok|XX) /);
     const report = JSON.parse(stdout) as EvalReport;
     expect(code).toBe(0);
     const [right, wrong] = report.scenarios;

@@ -1,12 +1,13 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHROMIUM, distinctColours, inkShare, isCjkFontName, visitPage } from '../support/chromium.ts';
-import { startDeepSeekServer, wireText } from '../support/deepseek-server.ts';
+import { startDeepSeekServer, wireText, wireToolCalls } from '../support/deepseek-server.ts';
+import { schemaErrors } from '../support/json-schemas.ts';
 import { e1001ScriptedConversation } from '../support/lambda-events.ts';
-import { supportedDraft } from '../support/run-fixtures.ts';
+import { envelope, LOGS_INPUT, supportedDraft } from '../support/run-fixtures.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 if (CHROMIUM === undefined && !process.env.CI) {
@@ -15,6 +16,10 @@ if (CHROMIUM === undefined && !process.env.CI) {
 const NODE = process.execPath;
 const CLI = 'packages/cli/src/main.ts';
 const conversation = e1001ScriptedConversation();
+// NOTE: every child process works on the suite's one DynamoDB Local (its own table), never starting Java itself;
+// the engine a data folder starts and shares is tested in local-engine.test.ts.
+const endpoint = inject('dynamodbEndpoint');
+const tableName = `runner-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 let server: Awaited<ReturnType<typeof startDeepSeekServer>>;
 let dataDir: string;
 
@@ -42,6 +47,8 @@ function start(command: string, args: string[], environment: Record<string, stri
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       DIAGNOSIS_LOCAL_DATA: dataDir,
+      DYNAMODB_ENDPOINT: endpoint,
+      DIAGNOSIS_TABLE_NAME: tableName,
       DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
       DIAGNOSIS_MODEL_API_KEY: 'sk-runner-test',
       ...environment,
@@ -61,26 +68,8 @@ function start(command: string, args: string[], environment: Record<string, stri
   return { child, done, output: () => ({ stdout, stderr }) };
 }
 
-/** The DynamoDB Local JVMs that persist into this test's data folder. */
-function jvmsOfThisTest(): string[] {
-  try {
-    return execFileSync('pgrep', ['-f', `DynamoDBLocal.jar.*${dataDir}`], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean);
-  } catch {
-    return [];
-  }
-}
-
-async function noJvmWithin(ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (jvmsOfThisTest().length === 0) return true;
-    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
-  }
-  return jvmsOfThisTest().length === 0;
-}
+/** Whether a command started an engine of its own for this data folder (it never should: an endpoint is given). */
+const engineStarted = () => existsSync(join(dataDir, 'dynamodb', 'engine.json'));
 
 const diagnose = (args: string[], environment?: Record<string, string>) => start('diagnose', args, environment).done;
 
@@ -107,7 +96,7 @@ async function runnerWaitingForTheModel() {
 describe('diagnosis diagnose (the local runner, in a child process)', () => {
   let publishedRunId = '';
 
-  it('publishes the E1001 diagnosis with --json, exit 0, and leaves the run in the table and no JVM behind', async () => {
+  it('publishes the E1001 diagnosis with --json, exit 0, and leaves the run in the table, on the given DynamoDB', async () => {
     server.script.push(...structuredClone(conversation.responses));
     server.judgeScript.push(...structuredClone(conversation.judgeResponses));
     const finished = await diagnose([conversation.query, '--enterprise', 'E1001', '--json']);
@@ -130,6 +119,7 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
       usage: { modelCalls: 6 },
     });
     publishedRunId = result.runId;
+    expect(schemaErrors('diagnosis-result', result)).toEqual([]);
     // The evidence per citation: each published citation with its tool, its input and the observation the model saw.
     expect(result.evidence.citations.map((citation: { tool_call_id: string }) => citation.tool_call_id)).toEqual(
       result.report.citations.map((citation: { tool_call_id: string }) => citation.tool_call_id),
@@ -140,14 +130,14 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
       observation: expect.stringContaining('HikariPool-1 - pool stats (total=5, active=5, idle=0'),
       verdicts: [{ analysis_index: 1, verdict: 'SUPPORTED' }],
     });
-    expect(await noJvmWithin(3_000)).toBe(true);
+    expect(engineStarted()).toBe(false);
 
     const trace = await start('trace', [publishedRunId]).done;
     expect(trace.code).toBe(0);
-    expect(trace.stdout).toContain(`run ${publishedRunId}   SUCCEEDED`);
+    expect(trace.stdout).toContain(`run ${publishedRunId}   PUBLISHED`);
     expect(trace.stdout.match(/^round \d/gm)).toHaveLength(5);
     expect(trace.stdout.match(/^judge 6 /gm)).toHaveLength(1);
-    expect(await noJvmWithin(3_000)).toBe(true);
+    expect(engineStarted()).toBe(false);
   });
 
   it('shows a live timeline and the report for a person without --json', async () => {
@@ -182,14 +172,42 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     server.script.push(wireText(JSON.stringify(supportedDraft(['call_00_invented']))));
     const finished = await diagnose([conversation.query, '--json']);
     expect(finished.code).toBe(2);
-    expect(JSON.parse(finished.stdout)).toMatchObject({ status: 'FALLBACK' });
+    const result = JSON.parse(finished.stdout);
+    expect(result).toMatchObject({ status: 'FALLBACK', report: { error_code: 'GUARD_UNKNOWN_CITATION' } });
+    expect(schemaErrors('diagnosis-result', result)).toEqual([]);
+  });
+
+  it('asks for JSON mode in the Draft round only, and prints a fenced Draft’s FALLBACK code with its English cause', async () => {
+    const before = server.requests.length;
+    const call = 'call_00_fencedDraftLogs000000001';
+    server.script.push(
+      wireToolCalls([{ id: call, name: 'query_logs', arguments: envelope(LOGS_INPUT) }]),
+      wireText(`\`\`\`json\n${JSON.stringify(supportedDraft([call]))}\n\`\`\``),
+    );
+    const finished = await diagnose([conversation.query], { DIAGNOSIS_MAX_TOOL_CALLS: '1' });
+    expect(finished.code).toBe(2);
+    const sent = server.requests.slice(before);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).not.toHaveProperty('response_format');
+    expect(sent[1]).toMatchObject({ response_format: { type: 'json_object' } });
+    expect(sent[1]).not.toHaveProperty('tools');
+    expect(finished.stdout).toContain('(FALLBACK) ━━');
+    expect(finished.stdout).toContain(
+      'code DRAFT_NOT_JSON: the model’s final answer was not a bare JSON DiagnosisDraft (a ```json fence',
+    );
+    const runId = finished.stdout.match(/^run (\w{26}) /m)?.[1] ?? '';
+    const trace = await start('trace', [runId]).done;
+    expect(trace.stdout).toContain('cause: FALLBACK · DRAFT_NOT_JSON');
+    expect(trace.stdout).toContain('  why: the model’s final answer was not a bare JSON DiagnosisDraft');
   });
 
   it('exits 1 on a failed run', async () => {
     server.script.push({ status: 500, body: { error: { message: 'boom' } } });
     const finished = await diagnose([conversation.query, '--json']);
     expect(finished.code).toBe(1);
-    expect(JSON.parse(finished.stdout)).toMatchObject({ status: 'FAILED', report: { error_code: 'MODEL_FAILED' } });
+    const result = JSON.parse(finished.stdout);
+    expect(result).toMatchObject({ status: 'FAILED', report: { error_code: 'MODEL_FAILED' } });
+    expect(schemaErrors('diagnosis-result', result)).toEqual([]);
   });
 
   it('says what to check when the model endpoint refuses the key, and shows none of its answer', async () => {
@@ -212,7 +230,6 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     const finished = await diagnose([conversation.query], { DIAGNOSIS_MODEL_API_KEY: '' });
     expect(finished.code).toBe(69);
     expect(finished.stderr).toContain('npm run demo');
-    expect(jvmsOfThisTest()).toEqual([]);
   });
 
   it('exits 64 with the input error, on one line, for a query over the limit', async () => {
@@ -222,14 +239,12 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     expect(finished.stdout).toBe('');
   });
 
-  it('ends the run CANCELLED in the table, stops DynamoDB Local and exits 130 on Ctrl-C (SIGINT)', async () => {
+  it('ends the run CANCELLED in the table and exits 130 on Ctrl-C (SIGINT)', async () => {
     const runner = await runnerWaitingForTheModel();
-    expect(jvmsOfThisTest().length).toBeGreaterThan(0);
     runner.child.kill('SIGINT');
     const finished = await runner.done;
     expect(finished.code).toBe(130);
     expect(finished.stderr).toContain('cancelling the run');
-    expect(await noJvmWithin(3_000)).toBe(true);
     const runId = /run ([0-9A-Z]{26}) {2}enterprise/.exec(finished.stderr)?.[1] ?? '';
     const trace = await start('trace', [runId]).done;
     expect(trace.code).toBe(0);
@@ -245,17 +260,9 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     const finished = await runner.done;
     expect(finished.code).toBe(130);
     const again = await start('cancel', [runId]).done;
-    expect(again.stdout).toContain('CANCELLED');
+    expect(again.stdout).toBe(`run ${runId}: nothing to cancel, the run had already ended CANCELLED\n`);
     expect(again.code).toBe(0);
     // An unknown run (exit 3) and no run id (exit 64) are refused in cli.test.ts, on the shared DynamoDB Local.
-  });
-
-  it('leaves no JVM behind even when the runner is killed outright', async () => {
-    const runner = await runnerWaitingForTheModel();
-    expect(jvmsOfThisTest().length).toBeGreaterThan(0);
-    runner.child.kill('SIGKILL');
-    await runner.done;
-    expect(await noJvmWithin(4_000)).toBe(true);
   });
 
   describe('diagnosis trace', () => {
@@ -304,7 +311,7 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     it('exits 3 for an unknown run, on one line', async () => {
       const finished = await start('trace', ['no-such-run']).done;
       expect(finished.code).toBe(3);
-      expect(finished.stderr).toBe(`diagnosis trace: no run no-such-run in table diagnosis-local\n`);
+      expect(finished.stderr).toBe(`diagnosis trace: no run no-such-run in table ${tableName}\n`);
     });
   });
 });
@@ -317,7 +324,7 @@ describe('diagnosis demo', () => {
     expect(finished.stdout).toContain('payment-gateway 数据库连接池耗尽');
     expect(finished.stdout).toContain('结论 conclusion: SUPPORTED');
     expect(finished.stdout).toContain('status PUBLISHED');
-    expect(await noJvmWithin(3_000)).toBe(true);
+    expect(engineStarted()).toBe(false);
   });
 });
 

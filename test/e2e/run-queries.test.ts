@@ -1,6 +1,7 @@
 import type { DiagnosisResult } from '@diagnosis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2eWorld } from '../support/e2e-world.ts';
+import { schemaErrors } from '../support/json-schemas.ts';
 import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
@@ -42,6 +43,8 @@ describe('the read and audit functions on a finished run', () => {
       report: finished.report,
     });
     expect(body.conclusion).toContain('连接池');
+    // The committed JSON Schema of the run resource (docs/schemas/run-resource.schema.json) holds for the real answer.
+    expect(schemaErrors('run-resource', body)).toEqual([]);
     expect(JSON.stringify(body)).not.toContain(conversation.responses[0]?.choices[0]?.message.reasoning_content);
   });
 

@@ -34,6 +34,8 @@ export interface RecordedResource {
 export interface FakePlatform {
   resources: RecordedResource[];
   routes: { route: string; handler: unknown; args: unknown }[];
+  /** `subscribe` / `subscribeQueue` calls of a table, queue or bus: who subscribed what, with which arguments. */
+  subscriptions: { source: string; method: string; args: unknown[] }[];
   /** The recorded resources of one type (e.g. `sst.aws.Function`, `aws.cloudwatch.MetricAlarm`), arguments resolved. */
   ofType(type: string): RecordedResource[];
 }
@@ -45,6 +47,7 @@ export const FAKE_REGION = 'eu-west-1';
 export function installFakeSstPlatform(stage: string, root: string): FakePlatform {
   const resources: RecordedResource[] = [];
   const routes: FakePlatform['routes'] = [];
+  const subscriptions: FakePlatform['subscriptions'] = [];
   const app = { name: 'diagnosis-agent', stage };
   const deployed = (name: string) => `${app.name}-${stage}-${name}`;
 
@@ -54,14 +57,25 @@ export function installFakeSstPlatform(stage: string, root: string): FakePlatfor
       readonly arn: FakeOutput<string>;
       readonly id: FakeOutput<string>;
       readonly url: FakeOutput<string>;
-      readonly nodes: { api: { id: FakeOutput<string> } };
+      readonly nodes: { api: { id: FakeOutput<string> }; queue: { name: FakeOutput<string> } };
+      readonly source: string;
       constructor(name: string, args: Record<string, unknown> = {}) {
         resources.push({ type, name, args });
         this.name = new FakeOutput(deployed(name));
         this.arn = new FakeOutput(`arn:aws:${service}:${FAKE_REGION}:${FAKE_ACCOUNT}:${deployed(name)}`);
         this.id = new FakeOutput(`${name.toLowerCase()}-id`);
         this.url = new FakeOutput(`https://${name.toLowerCase()}.execute-api.${FAKE_REGION}.amazonaws.com`);
-        this.nodes = { api: { id: new FakeOutput(`${name.toLowerCase()}-api-id`) } };
+        this.nodes = {
+          api: { id: new FakeOutput(`${name.toLowerCase()}-api-id`) },
+          queue: { name: new FakeOutput(deployed(name)) },
+        };
+        this.source = name;
+      }
+      subscribe(...args: unknown[]) {
+        subscriptions.push({ source: this.source, method: 'subscribe', args });
+      }
+      subscribeQueue(...args: unknown[]) {
+        subscriptions.push({ source: this.source, method: 'subscribeQueue', args });
       }
       route(route: string, handler: unknown, args: unknown) {
         routes.push({ route, handler, args });
@@ -85,6 +99,8 @@ export function installFakeSstPlatform(stage: string, root: string): FakePlatfor
         ApiGatewayV2: resourceClass('sst.aws.ApiGatewayV2', 'execute-api'),
         Bucket: resourceClass('sst.aws.Bucket', 's3'),
         SnsTopic: resourceClass('sst.aws.SnsTopic', 'sns'),
+        Bus: resourceClass('sst.aws.Bus', 'events'),
+        Queue: resourceClass('sst.aws.Queue', 'sqs'),
       },
     },
     aws: {
@@ -112,6 +128,7 @@ export function installFakeSstPlatform(stage: string, root: string): FakePlatfor
   return {
     resources,
     routes,
+    subscriptions,
     ofType: (type) =>
       resources
         .filter((resource) => resource.type === type)

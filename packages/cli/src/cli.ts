@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import {
   CliError,
   type CliIo,
@@ -8,11 +9,17 @@ import {
   renderCommandHelp,
 } from './command-line.ts';
 
+/** The bin's version: the `@diagnosis/cli` package's. */
+export const CLI_VERSION: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
 /** The bin's own help: the commands, the environment they read, where to look next. */
 export function renderMainHelp(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((command) => command.name.length));
   return [
     'usage: diagnosis <command> [arguments] [options]',
+    '       diagnosis --version',
     '',
     'The Diagnosis Agent on this machine: one AI agent gathers read-only evidence (runbooks, logs, MySQL) and returns',
     'an evidence-cited diagnosis, through the same Diagnose function a deployment runs, on DynamoDB Local.',
@@ -22,8 +29,9 @@ export function renderMainHelp(commands: readonly Command[]): string {
     '',
     'Run `diagnosis <command> --help` for its arguments, options and examples.',
     '',
-    'environment:',
-    '  DIAGNOSIS_MODEL_API_KEY, DIAGNOSIS_MODEL_BASE_URL, DIAGNOSIS_MODEL_ID   the model (DeepSeek by default)',
+    'settings: a flag, then the environment, then a .env file in this folder, then the default',
+    '  DIAGNOSIS_MODEL_PROFILE   deepseek (default), openai, qwen or openai-compatible (vLLM, Ollama)',
+    '  DIAGNOSIS_MODEL_API_KEY, DIAGNOSIS_MODEL_BASE_URL, DIAGNOSIS_MODEL_ID   the model (the profile gives defaults)',
     '  DYNAMODB_ENDPOINT, DIAGNOSIS_TABLE_NAME   another DynamoDB / table (default: DynamoDB Local, diagnosis-local)',
     '  MYSQL_URL   the MySQL of query_mysql      DIAGNOSIS_LOCAL_DATA   where .data/ lives',
     '',
@@ -46,6 +54,10 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly Comma
     (first === undefined ? io.stderr : io.stdout)(renderMainHelp(commands));
     return first === undefined ? EXIT.USAGE : EXIT.OK;
   }
+  if (first === '--version' || first === '-V') {
+    io.stdout(`diagnosis ${CLI_VERSION} (node ${process.version})\n`);
+    return EXIT.OK;
+  }
   const name = first === 'help' ? rest[0] : first;
   const command = commands.find((candidate) => candidate.name === name);
   if (command === undefined) {
@@ -55,13 +67,13 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly Comma
     return EXIT.USAGE;
   }
   if (first === 'help') {
-    io.stdout(renderCommandHelp(command));
+    io.stdout(await commandHelp(command));
     return EXIT.OK;
   }
   try {
     const parsed = parseCommandArgs(command, rest);
     if (parsed === 'help') {
-      io.stdout(renderCommandHelp(command));
+      io.stdout(await commandHelp(command));
       return EXIT.OK;
     }
     return await command.run(parsed, io);
@@ -72,6 +84,13 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly Comma
     );
     return exitCode;
   }
+}
+
+/** A command's help with its settings' lines (the settings' schemas are loaded only for help). */
+async function commandHelp(command: Command): Promise<string> {
+  if (command.settings === undefined || command.settings.length === 0) return renderCommandHelp(command);
+  const { settingHelpLines } = await import('./setting-help.ts');
+  return renderCommandHelp(command, settingHelpLines(command.settings));
 }
 
 function describeFailure(error: unknown): { exitCode: number; message: string } {

@@ -77,6 +77,8 @@ export interface Command {
   examples: string[];
   /** Exit codes beyond 0, as `[code, meaning]`. */
   exitCodes?: [number, string][];
+  /** The settings (environment variables) it reads, shown in its help with their forms. */
+  settings?: readonly string[];
   run(args: ParsedArgs, io: CliIo): Promise<number>;
 }
 
@@ -128,8 +130,11 @@ export function printable(text: string): string {
   return clean.length > 60 ? `${clean.slice(0, 59)}…` : clean;
 }
 
-/** A command's help text: usage, description, arguments, options, examples, exit codes. */
-export function renderCommandHelp(command: Command): string {
+/**
+ * A command's help text: usage, description, arguments, options, the settings it reads (their lines given by the
+ * caller, see setting-help.ts), examples, exit codes.
+ */
+export function renderCommandHelp(command: Command, settingLines: readonly string[] = []): string {
   const width = Math.max(
     ...command.options.map((option) => optionLabel(option).length),
     ...(command.arguments ?? []).map(([name]) => name.length),
@@ -146,6 +151,10 @@ export function renderCommandHelp(command: Command): string {
     lines.push(`  ${optionLabel(option).padEnd(width)}  ${option.description}${fallback}`);
   }
   lines.push(`  ${'-h, --help'.padEnd(width)}  show this help`);
+  if (settingLines.length > 0) {
+    lines.push('', 'settings (a flag, then the environment, then .env in this folder, then the default):');
+    lines.push(...settingLines);
+  }
   if (command.examples.length > 0) lines.push('', 'examples:', ...command.examples.map((example) => `  ${example}`));
   if (command.exitCodes !== undefined) {
     lines.push(

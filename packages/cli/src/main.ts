@@ -4,8 +4,9 @@
  * its arguments, environment (read only), streams, signals and exit code.
  */
 import { runCli } from './cli.ts';
-import { EXIT } from './command-line.ts';
+import { CliError, EXIT } from './command-line.ts';
 import { COMMANDS } from './commands/index.ts';
+import { withDotEnv } from './environment.ts';
 
 // NOTE: a reader that stops early (`diagnosis runs | head -1`) closes the pipe: that ends the command quietly,
 // never with a stack trace.
@@ -15,12 +16,22 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+let env: Record<string, string | undefined>;
+try {
+  // NOTE: the environment over a .env file of the working directory; the process environment itself is never written.
+  env = withDotEnv(process.env, process.cwd());
+} catch (error) {
+  if (!(error instanceof CliError)) throw error;
+  process.stderr.write(`diagnosis: ${error.message}\n`);
+  process.exit(error.exitCode);
+}
+
 process.exitCode = await runCli(
   process.argv.slice(2),
   {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
-    env: process.env,
+    env,
     stderrIsTTY: process.stderr.isTTY === true,
     onInterrupt(handler) {
       process.on('SIGINT', handler);

@@ -9,7 +9,8 @@ export {
   type OpenRuns,
   TENANT_BUSY_RETRY_AFTER_SECONDS,
 } from './access/tenant-admission.ts';
-export { prepareDiagnosisInput as validateDiagnosisInput } from './agent/diagnosis-input.ts';
+/** The query check every entry point runs (blank, over `maxQueryBytes`): the CLI runs it before starting anything. */
+export { prepareDiagnosisInput as validateDiagnosisInput, validateQuery } from './agent/diagnosis-input.ts';
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
 export { runDiagnosis } from './agent/run-diagnosis.ts';
@@ -44,6 +45,8 @@ export {
   safeErrorName,
 } from './errors.ts';
 export type { JudgeFailure } from './harness/create-judge-harness.ts';
+/** The Draft round's JSON mode (by the provider profile's `draftFormat`), for the composition root to wrap its model. */
+export { createDraftFormatMiddleware, draftResponseFormat } from './harness/draft-format-middleware.ts';
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
 export { verifyDraftEvidence } from './release/evidence-guard.ts';
 export type { JudgeVerdicts, Verdict } from './release/judge-verdicts.ts';

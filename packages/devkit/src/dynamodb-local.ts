@@ -37,14 +37,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts DynamoDB Local; `dbPath` persists to one SQLite file there, otherwise the data lives in memory. */
-export async function startDynamoDbLocal(options: { dbPath?: string; port?: number } = {}): Promise<DynamoDbLocal> {
+/** The JVM's command line for DynamoDB Local on `port`, persisting to `dbPath` (else in memory). */
+function javaArguments(port: number, dbPath: string | undefined): string[] {
   const jarDir = dynamoDbLocalJarDir();
-  const port = options.port ?? (await freePort());
-  const storage = options.dbPath === undefined ? ['-inMemory'] : ['-dbPath', options.dbPath];
-  if (options.dbPath !== undefined) mkdirSync(options.dbPath, { recursive: true });
-  const java = [
-    'java',
+  const storage = dbPath === undefined ? ['-inMemory'] : ['-dbPath', dbPath];
+  return [
     '-XX:TieredStopAtLevel=1',
     '-XX:+UseSerialGC',
     '-Xmx512m',
@@ -56,7 +53,14 @@ export async function startDynamoDbLocal(options: { dbPath?: string; port?: numb
     '-disableTelemetry',
     '-port',
     String(port),
-  ]
+  ];
+}
+
+/** Starts DynamoDB Local; `dbPath` persists to one SQLite file there, otherwise the data lives in memory. */
+export async function startDynamoDbLocal(options: { dbPath?: string; port?: number } = {}): Promise<DynamoDbLocal> {
+  const port = options.port ?? (await freePort());
+  if (options.dbPath !== undefined) mkdirSync(options.dbPath, { recursive: true });
+  const java = ['java', ...javaArguments(port, options.dbPath)]
     .map((part) => `'${part.replace(/'/g, `'\\''`)}'`)
     .join(' ');
   // NOTE: the watchdog ends the JVM when the Node process (its grandparent) is gone, even after SIGKILL.
@@ -76,6 +80,35 @@ kill $child 2>/dev/null; wait $child`;
         watchdog.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * Starts DynamoDB Local persisting to `dbPath` as a process of its own that outlives this one (no watchdog): the
+ * engine the `diagnosis` commands share for a data folder until `diagnosis local stop`. Returns its endpoint and the
+ * JVM's pid; a JVM that exits before it answers is an error.
+ */
+export async function startDetachedDynamoDbLocal(options: { dbPath: string; port?: number }): Promise<{
+  endpoint: string;
+  pid: number;
+}> {
+  const port = options.port ?? (await freePort());
+  mkdirSync(options.dbPath, { recursive: true });
+  const jvm = spawn('java', javaArguments(port, options.dbPath), { stdio: 'ignore', detached: true });
+  const spawned = new Promise<void>((resolveSpawn, reject) => {
+    jvm.once('spawn', () => resolveSpawn());
+    jvm.once('error', reject);
+  });
+  await spawned;
+  jvm.unref();
+  const endpoint = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady(endpoint, jvm);
+  } catch (error) {
+    jvm.kill('SIGKILL');
+    throw error;
+  }
+  if (jvm.pid === undefined) throw new Error('DynamoDB Local has no pid');
+  return { endpoint, pid: jvm.pid };
 }
 
 async function waitUntilReady(endpoint: string, watchdog: ChildProcess): Promise<void> {

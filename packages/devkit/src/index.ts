@@ -4,7 +4,12 @@
  * conversations, never recordings of a live model), the local interpreter of our Step Functions definitions, and the
  * example world's MySQL loader.
  */
-export { type DynamoDbLocal, dynamoDbLocalJarDir, startDynamoDbLocal } from './dynamodb-local.ts';
+export {
+  type DynamoDbLocal,
+  dynamoDbLocalJarDir,
+  startDetachedDynamoDbLocal,
+  startDynamoDbLocal,
+} from './dynamodb-local.ts';
 export { loadExampleMysql, loadMysqlSeed } from './load-example-mysql.ts';
 export {
   evaluateTemplate,

@@ -40,12 +40,16 @@ Exit status: 0 every scenario scored as expected and every probe passed; 1 other
 const EXIT_USAGE = 64;
 
 const LIVE_KEYS = [
+  'DIAGNOSIS_MODEL_PROFILE',
   'DIAGNOSIS_MODEL_BASE_URL',
   'DIAGNOSIS_MODEL_ID',
   'DIAGNOSIS_MODEL_API_KEY',
   'DIAGNOSIS_MODEL_TIMEOUT_MS',
   'SEMANTIC_GUARD',
   'SEMANTIC_GUARD_MODEL_ID',
+  'SEMANTIC_GUARD_MODEL_PROFILE',
+  'SEMANTIC_GUARD_MODEL_BASE_URL',
+  'SEMANTIC_GUARD_MODEL_API_KEY',
   'DIAGNOSIS_MAX_MODEL_CALLS',
   'DIAGNOSIS_MAX_TOTAL_TOKENS',
   'DIAGNOSIS_MAX_TOOL_CALLS',
@@ -185,7 +189,7 @@ export async function evalMain(argv: readonly string[], io: EvalIo): Promise<num
       else if (kind === 'end' && run !== undefined) {
         const verdict = run.status === 'RAN' ? run.verdict : run.status;
         io.stderr(
-          `[${String(done).padStart(String(total).length)}/${total}] ${run.passed ? 'ok' : 'XX'} ${scenario.id} ${verdict}\n`,
+          `[${String(done).padStart(String(total).length)}/${total}] ${run.passed ? 'as expected' : 'unexpected '}  ${scenario.id} ${verdict}\n`,
         );
       }
     },

@@ -51,3 +51,23 @@ describe('age', () => {
     expect(age(ms)).toBe(text);
   });
 });
+
+describe('renderRuns with deliveries', () => {
+  it('adds a DELIVERY column when a run had destinations, summarising delivered and dead-lettered ones', () => {
+    const delivery = [
+      { destinationId: 'oncall', status: 'DELIVERED', attempts: 1, lastError: null },
+      { destinationId: 'itsm', status: 'DEAD_LETTERED', attempts: 5, lastError: 'HTTP_500' },
+    ];
+    const text = renderRuns(
+      [
+        { ...run, delivery },
+        { ...run, runId: 'other' },
+      ],
+      Date.parse('2026-11-30T10:05:30.000Z'),
+    );
+    const [header, first, second] = text.trimEnd().split('\n');
+    expect(header).toMatch(/ SESSION +DELIVERY +QUERY$/);
+    expect(first).toContain('  1/2 delivered, 1 DEAD_LETTERED  ');
+    expect(second).toMatch(/ demo +— +E1001 /);
+  });
+});

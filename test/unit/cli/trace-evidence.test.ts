@@ -8,6 +8,8 @@ import {
   renderCauseHtml,
   renderEvidenceHtml,
   renderEvidenceText,
+  TRACE_WRAP_COLUMNS,
+  wrapLines,
 } from '../../../packages/cli/src/render/trace-evidence.ts';
 
 function citation(overrides: Partial<CitationEvidence> = {}): CitationEvidence {
@@ -97,13 +99,31 @@ describe('renderReport — the evidence behind each citation', () => {
 });
 
 describe('the trace’s evidence and cause', () => {
-  it('prints all of each observation in the trace text, and the cause of a failed run', () => {
+  it('prints all of each observation in the trace text, pretty-printed and wrapped, and the cause of a failed run once', () => {
     const long = citation();
-    const lines = renderEvidenceText({ citations: [long], omitted: 0, failure }).join('\n');
-    expect(lines).toContain(`observation (EXECUTED READY): ${long.observation}`);
-    expect(lines).toContain(
-      'cause: FAILED · MODEL_FAILED · model endpoint CONNECTION · APICallError · ECONNREFUSED\n  模型服务调用失败。',
+    const lines = renderEvidenceText({ citations: [long], omitted: 0, failure });
+    const text = lines.join('\n');
+    const at = lines.indexOf('    observation (EXECUTED READY):');
+    expect(at).toBeGreaterThan(-1);
+    expect(lines[at + 1]).toBe('      {');
+    expect(lines[at + 2]).toBe('        "tool_call_id": "call_a",');
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(TRACE_WRAP_COLUMNS);
+    // all of it: the 900 characters of the message are all there, across the wrapped lines
+    expect(text.replace(/\n\s*/g, '')).toContain('连接池'.repeat(300));
+    expect(text).toContain(
+      'cause: FAILED · MODEL_FAILED · model endpoint CONNECTION · APICallError · ECONNREFUSED\n  why: the model endpoint’s call failed',
     );
+    expect(text.split('模型服务调用失败。')).toHaveLength(2);
+  });
+
+  it('wraps a long line at the width, at a space or comma where there is one, keeping the indentation', () => {
+    expect(wrapLines('  "a": "one two three four five six"', 16)).toEqual([
+      '  "a": "one two',
+      '    three four',
+      '    five six"',
+    ]);
+    expect(wrapLines('x'.repeat(20), 8)).toEqual(['xxxxxxxx', '  xxxxxx', '  xxxxxx']);
+    expect(wrapLines('short', 80)).toEqual(['short']);
   });
 
   it('escapes everything the model or a source wrote, in the id, the summary, the input and the observation', () => {
@@ -130,13 +150,13 @@ describe('the trace’s evidence and cause', () => {
 
   it('explains an empty chart or timeline by the cause, or by the run still going', () => {
     const evidence = { citations: [], omitted: 0, failure };
-    expect(emptyReason(evidence, 'FAILED')).toBe(
-      'No model round completed: the run ended FAILED · MODEL_FAILED · model endpoint CONNECTION · APICallError · ECONNREFUSED.',
-    );
+    // NOTE: the cause is said once, in the cause block; an empty chart only points to it.
+    expect(emptyReason(evidence, 'FAILED')).toBe('No model round completed (the cause is given above).');
     expect(emptyReason({ ...evidence, failure: null }, 'RUNNING')).toBe(
       'No model round is recorded yet: the run is RUNNING.',
     );
     expect(renderCauseHtml(evidence)).toContain('<span class="muted">model endpoint</span>');
+    expect(renderCauseHtml(evidence)).toContain('<span class="muted">why</span><span>the model endpoint’s call failed');
     expect(renderCauseHtml({ ...evidence, failure: null })).toBe('');
   });
 

@@ -102,9 +102,9 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
     expect(environment.SEMANTIC_GUARD).toBe('enforce');
     const batch = platform.ofType('aws.sfn.StateMachine').find((machine) => machine.name === 'DiagnosisBatch');
     expect(String(batch?.args.definition)).toContain('"MaxConcurrency":8');
-    // Every function that serves a caller enforces the same tenant access policy.
+    // Every function that serves a caller enforces the same tenant access policy (the event-driven ones serve none).
     const policies = functions
-      .filter((fn) => fn.name !== 'OnWorkflowStopped' && fn.name !== 'SweepRuns')
+      .filter((fn) => !['OnWorkflowStopped', 'SweepRuns', 'OnRunFinished', 'DeliverResults'].includes(fn.name))
       .map((fn) => [fn.name, (fn.args.environment as Record<string, string>).TENANT_ACCESS]);
     expect(policies).toEqual(policies.map(([name]) => [name, environment.TENANT_ACCESS]));
     expect(policies).toHaveLength(7);
@@ -123,7 +123,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
     expect(tablePermissions(functions.find((fn) => fn.name === 'GetRun'))).toEqual([
       [
         ['dynamodb:GetItem', 'dynamodb:Query'],
-        ['RUN#*', 'FEEDBACK#*'],
+        ['RUN#*', 'DELIVERY#*', 'FEEDBACK#*'],
       ],
     ]);
     expect(platform.ofType('sst.aws.ApiGatewayV2').length).toBeGreaterThan(0);
@@ -169,7 +169,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
   });
 
   it('creates an errors and a throttles alarm for every function it creates, on that function’s name', () => {
-    expect(functions.length).toBe(9);
+    expect(functions.length).toBe(11);
     for (const fn of functions) {
       for (const metricName of ['Errors', 'Throttles']) {
         const watching = alarms.filter((alarm) =>
@@ -228,5 +228,160 @@ describe('sst.config.ts refusing to deploy prod', () => {
     await expect(
       runConfig('prod', { ...production, settings: { ...production.settings, LOGS_GROUPS: { x: ['*'] } } }),
     ).rejects.toThrow('deploy/prod.json: settings the functions would refuse: LOGS_GROUPS');
+  });
+});
+
+describe('sst.config.ts wiring the delivery of results', async () => {
+  const delivery = {
+    destinations: {
+      E1001: [
+        { id: 'oncall', type: 'slack', secret: 'DestinationSlackE1001' },
+        { id: 'ops-mail', type: 'sns', emails: ['ops@example.com'] },
+        {
+          id: 'itsm',
+          type: 'webhook',
+          url: 'https://itsm.example.com/hooks/diagnosis',
+          secret: 'DestinationHookE1001',
+        },
+      ],
+      E2002: [{ id: 'oncall', type: 'slack', secret: 'DestinationSlackE2002' }],
+    },
+    price: { input: 0.28, cachedInput: 0.028, output: 0.42 },
+  };
+  const { platform, outputs } = await runConfig('prod', { ...production, delivery });
+  const functions = platform.ofType('sst.aws.Function');
+  const byName = (name: string) => functions.find((fn) => fn.name === name);
+  const arn = (service: string, name: string) =>
+    `arn:aws:${service}:${FAKE_REGION}:${FAKE_ACCOUNT}:diagnosis-agent-prod-${name}`;
+
+  it('streams the table (new and old images) into OnRunFinished, filtered to runs that end, with retries and the DLQ', () => {
+    const [table] = platform.ofType('sst.aws.Dynamo');
+    expect(table?.args.stream).toBe('new-and-old-images');
+    const stream = platform.subscriptions.find((entry) => entry.source === 'DiagnosisTable');
+    expect(stream?.args[0]).toBe('RunFinished');
+    expect(resolveOutputs(stream?.args[1])).toBe(arn('lambda', 'OnRunFinished'));
+    const options = stream?.args[2] as {
+      filters: unknown[];
+      transform: { eventSourceMapping: (args: Record<string, unknown>) => void };
+    };
+    expect(options.filters).toEqual([
+      {
+        eventName: ['MODIFY'],
+        dynamodb: {
+          Keys: { sk: { S: ['RUN'] } },
+          OldImage: { status: { S: ['QUEUED', 'RUNNING'] } },
+          NewImage: { status: { S: ['SUCCEEDED', 'FALLBACK', 'FAILED', 'CANCELLED'] } },
+        },
+      },
+    ]);
+    const mapping: Record<string, unknown> = {};
+    options.transform.eventSourceMapping(mapping);
+    expect(resolveOutputs(mapping)).toEqual({
+      functionResponseTypes: ['ReportBatchItemFailures'],
+      bisectBatchOnFunctionError: true,
+      maximumRetryAttempts: 10,
+      destinationConfig: { onFailure: { destinationArn: arn('sqs', 'DeliveryDeadLetters') } },
+    });
+    expect(byName('OnRunFinished')?.args.environment).toMatchObject({
+      DIAGNOSIS_RESULTS_BUS: 'diagnosis-agent-prod-DiagnosisResults',
+      DELIVERY_PRICE: JSON.stringify(delivery.price),
+    });
+    expect(byName('OnRunFinished')?.args.permissions).toContainEqual({
+      actions: ['events:PutEvents'],
+      resources: [arn('events', 'DiagnosisResults')],
+    });
+  });
+
+  it('routes the bus to the delivery queue (5 receives, then the dead-letter queue) and the queue to DeliverResults', () => {
+    const queues = platform.ofType('sst.aws.Queue');
+    expect(queues.find((queue) => queue.name === 'DeliveryQueue')?.args).toEqual({
+      visibilityTimeout: '3 minutes',
+      dlq: { queue: arn('sqs', 'DeliveryDeadLetters'), retry: 5 },
+    });
+    const rule = platform.subscriptions.find((entry) => entry.source === 'DiagnosisResults');
+    expect(rule?.method).toBe('subscribeQueue');
+    expect(rule?.args[2]).toEqual({ pattern: { source: ['diagnosis-agent'], detailType: ['Diagnosis Run Finished'] } });
+    const consumer = platform.subscriptions.find((entry) => entry.source === 'DeliveryQueue');
+    expect(resolveOutputs(consumer?.args)).toEqual([
+      arn('lambda', 'DeliverResults'),
+      { batch: { size: 10, partialResponses: true } },
+    ]);
+  });
+
+  it('gives DeliverResults the destinations by enterprise, secrets by name only, one SNS topic per SNS destination', () => {
+    const deliver = byName('DeliverResults');
+    const environment = deliver?.args.environment as Record<string, string>;
+    expect(JSON.parse(environment.DELIVERY_DESTINATIONS ?? '')).toEqual({
+      E1001: [
+        { id: 'oncall', type: 'slack', secret: 'DestinationSlackE1001' },
+        { id: 'ops-mail', type: 'sns', topicArn: arn('sns', 'DeliveryE1001OpsMail') },
+        {
+          id: 'itsm',
+          type: 'webhook',
+          url: 'https://itsm.example.com/hooks/diagnosis',
+          secret: 'DestinationHookE1001',
+        },
+      ],
+      E2002: [{ id: 'oncall', type: 'slack', secret: 'DestinationSlackE2002' }],
+    });
+    expect(platform.ofType('sst.Secret').map((secret) => secret.name)).toEqual([
+      'ModelApiKey',
+      'MysqlUrl',
+      'DestinationHookE1001',
+      'DestinationSlackE1001',
+      'DestinationSlackE2002',
+    ]);
+    expect(deliver?.args.link).toHaveLength(3);
+    expect(
+      platform
+        .ofType('sst.aws.SnsTopic')
+        .map((topic) => topic.name)
+        .sort(),
+    ).toEqual(['Alarms', 'DeliveryE1001OpsMail']);
+    expect(platform.ofType('aws.sns.TopicSubscription').map((subscription) => subscription.args)).toContainEqual({
+      topic: arn('sns', 'DeliveryE1001OpsMail'),
+      protocol: 'email',
+      endpoint: 'ops@example.com',
+    });
+    const permissions = deliver?.args.permissions as { actions: string[]; conditions?: unknown }[];
+    expect(permissions).toContainEqual({ actions: ['sns:Publish'], resources: [arn('sns', 'DeliveryE1001OpsMail')] });
+    // It may read run items and write only its own delivery records.
+    expect(
+      permissions.filter((permission) => permission.actions.some((action) => action.startsWith('dynamodb:'))),
+    ).toEqual([
+      {
+        actions: ['dynamodb:GetItem'],
+        resources: [arn('dynamodb', 'DiagnosisTable')],
+        conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*'] }],
+      },
+      {
+        actions: ['dynamodb:UpdateItem', 'dynamodb:Query'],
+        resources: [arn('dynamodb', 'DiagnosisTable')],
+        conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['DELIVERY#*'] }],
+      },
+    ]);
+    // GET /runs/{id} may read the delivery records beside the run.
+    const getRun = byName('GetRun')?.args.permissions as { conditions?: { values: string[] }[] }[];
+    expect(getRun[0]?.conditions?.[0]?.values).toEqual(['RUN#*', 'DELIVERY#*', 'FEEDBACK#*']);
+    expect(outputs).toMatchObject({ resultsBus: 'diagnosis-agent-prod-DiagnosisResults' });
+  });
+
+  it('alarms on dead-lettered deliveries, the dead-letter queue depth, failed attempts, refused events and queue age', () => {
+    const names = platform.ofType('aws.cloudwatch.MetricAlarm').map((alarm) => alarm.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'AlarmDeliveriesDeadLettered',
+        'AlarmDeliveryDeadLetterQueueDepth',
+        'AlarmDeliveryAttemptsFailed',
+        'AlarmResultEventsPublishFailed',
+        'AlarmDeliveryQueueAge',
+        'AlarmDeliverResultsErrors',
+        'AlarmOnRunFinishedErrors',
+      ]),
+    );
+    const depth = platform
+      .ofType('aws.cloudwatch.MetricAlarm')
+      .find((alarm) => alarm.name === 'AlarmDeliveryDeadLetterQueueDepth');
+    expect(JSON.stringify(depth?.args.metricQueries)).toContain('diagnosis-agent-prod-DeliveryDeadLetters');
   });
 });

@@ -13,7 +13,7 @@ import { lambdaContext } from '../../../../functions/setup/lambda-context.ts';
 import { createObservability } from '../../../../functions/setup/observability.ts';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
 import { startLocalRuntime } from '../local/local-runtime.ts';
-import { buildLocalSettings } from '../local/local-settings.ts';
+import { buildLocalSettings, checkLocalSettings } from '../local/local-settings.ts';
 import { localLogDestination } from '../local/run-local-diagnosis.ts';
 import { type LocalBatchReport, runLocalBatch } from './run-local-batch.ts';
 
@@ -71,6 +71,25 @@ async function startScriptedModel(count: number, latencyMs: number) {
   );
 }
 
+/**
+ * One line per batch item, columns aligned whatever the count: its number (padded to the widest), its run id (or
+ * `(no run)`), its status word (PUBLISHED for a published run) or the error a failed item ended with.
+ */
+export function renderBatchResults(results: readonly unknown[]): string {
+  const rows = results.map((result, index) => {
+    const item = (result ?? {}) as { runId?: unknown; status?: unknown; Error?: unknown };
+    const outcome = typeof item.status === 'string' ? item.status : typeof item.Error === 'string' ? item.Error : '?';
+    return [String(index + 1), typeof item.runId === 'string' ? printable(item.runId) : '(no run)', printable(outcome)];
+  });
+  const widths = [0, 1].map((column) => Math.max(0, ...rows.map((row) => row[column]?.length ?? 0)));
+  return rows
+    .map(
+      ([number = '', runId = '', outcome = '']) =>
+        `${number.padStart(widths[0] ?? 0)}  ${runId.padEnd(widths[1] ?? 0)}  ${outcome}\n`,
+    )
+    .join('');
+}
+
 const seconds = (milliseconds: number) => `${(milliseconds / 1000).toFixed(2)} s`;
 
 export function renderBatchReport(report: LocalBatchReport, options: BatchCommandOptions, cap: string): string {
@@ -110,7 +129,9 @@ export async function runBatchCommand(options: BatchCommandOptions, io: CliIo): 
   };
   let runtime: Awaited<ReturnType<typeof startLocalRuntime>> | undefined;
   try {
-    runtime = await startLocalRuntime(io.env);
+    // NOTE: every setting checked before DynamoDB Local starts.
+    checkLocalSettings(io.env, overrides);
+    runtime = await startLocalRuntime(io.env, (line) => io.stderr(`${line}\n`));
     const settings = buildLocalSettings(io.env, runtime, overrides);
     const log = localLogDestination(io.env);
     // NOTE: the function's JSON log lines and EMF metrics go to the log file; stdout keeps only the batch's report.
@@ -130,10 +151,7 @@ export async function runBatchCommand(options: BatchCommandOptions, io: CliIo): 
       });
       if (options.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
       else {
-        for (const result of report.results) {
-          const item = result as { runId?: string; status?: string; Error?: string };
-          io.stdout(`${item.runId ?? '(no run)'}  ${item.status ?? item.Error}\n`);
-        }
+        io.stdout(renderBatchResults(report.results));
         io.stdout(`${renderBatchReport(report, options, String(settings.TENANT_MAX_CONCURRENT_RUNS))}\n`);
       }
       const failures = report.total - (report.outcomes.PUBLISHED ?? 0) - (report.outcomes.FALLBACK ?? 0);

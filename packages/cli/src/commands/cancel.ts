@@ -1,5 +1,7 @@
 import { isRunId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
+import { statusWord } from '../render/outcome-words.ts';
+import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
  * `diagnosis cancel <runId>`: cancels a run in the local table (the one a diagnosis in another terminal writes to;
@@ -18,10 +20,11 @@ export const cancelCommand: Command = {
   options: [],
   examples: ['diagnosis cancel 01KB3…'],
   exitCodes: [
-    [EXIT.FALLBACK, 'the run had already ended (its status is printed)'],
+    [EXIT.FALLBACK, 'nothing to cancel: the run had already ended (its status is printed)'],
     [EXIT.NOT_FOUND, 'no run with that id in the table'],
     [EXIT.USAGE, 'no run id, or not a run id'],
   ],
+  settings: STORE_SETTINGS,
   async run({ positionals }, io) {
     const runId = positionals[0];
     if (runId === undefined) throw usageError('no run id: diagnosis cancel <runId>');
@@ -30,7 +33,7 @@ export const cancelCommand: Command = {
     const { cancelDiagnosis } = await import('@diagnosis/core');
     const { createDynamoAuditStore } = await import('@diagnosis/core/store');
     const { startLocalRuntime } = await import('../local/local-runtime.ts');
-    const runtime = await startLocalRuntime(io.env);
+    const runtime = await startLocalRuntime(io.env, (line) => io.stderr(`${line}\n`));
     try {
       const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
       const run = await cancelDiagnosis(runId, { store });
@@ -39,7 +42,8 @@ export const cancelCommand: Command = {
         io.stdout(`run ${runId}: asked to stop; it ends CANCELLED within a few seconds\n`);
         return EXIT.OK;
       }
-      io.stdout(`run ${runId}: ${run.status}\n`);
+      // NOTE: an ended run is left as it is: there was nothing to cancel (a run cancelled earlier still exits 0).
+      io.stdout(`run ${runId}: nothing to cancel, the run had already ended ${statusWord(run.status)}\n`);
       return run.status === 'CANCELLED' ? EXIT.OK : EXIT.FALLBACK;
     } finally {
       await runtime.stop();

@@ -1,4 +1,5 @@
 import type { Command } from '../command-line.ts';
+import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
  * `diagnosis demo`: the E1001 incident end to end with no key. A loopback OpenAI-compatible server answers from a
@@ -28,6 +29,7 @@ export const demoCommand: Command = {
     [2, 'the run ended with a FALLBACK report'],
     [69, 'no DynamoDB (Java 17+ is needed for DynamoDB Local)'],
   ],
+  settings: STORE_SETTINGS,
   async run({ values }, io) {
     const { loadScriptedConversation, startDeepSeekServer } = await import('@diagnosis/devkit');
     const { runLocalDiagnosis } = await import('../local/run-local-diagnosis.ts');
@@ -44,10 +46,16 @@ export const demoCommand: Command = {
           json: values.json === true,
           // NOTE: over the user's environment: the demo's model is always the scripted one, with the deployed guard.
           settings: {
+            DIAGNOSIS_MODEL_PROFILE: 'deepseek',
             DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
             DIAGNOSIS_MODEL_API_KEY: 'scripted-demo-no-key',
             DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash',
             SEMANTIC_GUARD: 'enforce',
+            // NOTE: the judge too, whatever the user's environment or .env names for it.
+            SEMANTIC_GUARD_MODEL_PROFILE: 'deepseek',
+            SEMANTIC_GUARD_MODEL_BASE_URL: server.baseURL,
+            SEMANTIC_GUARD_MODEL_API_KEY: 'scripted-demo-no-key',
+            SEMANTIC_GUARD_MODEL_ID: 'deepseek-v4-flash',
           },
           banner: [
             "DEMO — the model is SCRIPTED: a loopback server answers with a hand-written conversation in DeepSeek's wire",

@@ -105,6 +105,17 @@ export const evalCommand: Command = {
     [EXIT.NOT_FOUND, 'capture: no run with that id in the table'],
     [EXIT.USAGE, 'a bad option value or a bad corpus (named in one line)'],
   ],
+  settings: [
+    'DIAGNOSIS_MODEL_PROFILE',
+    'DIAGNOSIS_MODEL_API_KEY',
+    'DIAGNOSIS_MODEL_BASE_URL',
+    'DIAGNOSIS_MODEL_ID',
+    'SEMANTIC_GUARD',
+    'SEMANTIC_GUARD_MODEL_PROFILE',
+    'SEMANTIC_GUARD_MODEL_ID',
+    'EVAL_PRICE',
+    'DYNAMODB_ENDPOINT',
+  ],
   async run({ values, positionals }, io) {
     const [action, ...rest] = positionals;
     if (action === 'capture') return capture(rest, values, io);

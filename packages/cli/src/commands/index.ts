@@ -1,9 +1,11 @@
 import type { Command } from '../command-line.ts';
 import { cancelCommand } from './cancel.ts';
+import { createCompletionCommand } from './completion.ts';
 import { demoCommand } from './demo.ts';
 import { diagnoseCommand } from './diagnose.ts';
 import { evalCommand } from './eval.ts';
 import { feedbackCommand } from './feedback.ts';
+import { localCommand } from './local.ts';
 import { runsCommand } from './runs.ts';
 import { traceCommand } from './trace.ts';
 
@@ -19,4 +21,6 @@ export const COMMANDS: readonly Command[] = [
   cancelCommand,
   feedbackCommand,
   evalCommand,
+  localCommand,
+  createCompletionCommand(() => COMMANDS),
 ];

@@ -2,7 +2,9 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ProcessScorecard } from '@diagnosis/core';
 import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
 import { type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
+import { statusWord } from '../render/outcome-words.ts';
 import { processCell } from '../render/process-summary.ts';
+import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
  * The most items one listing reads without an index. NOTE: the table has no index by time (its one GSI is by
@@ -25,6 +27,8 @@ export interface RunSummary {
   query: string;
   /** The run's stored process scorecard (see docs/learning-from-runs.md); null when it has none. */
   process: ProcessScorecard | null;
+  /** The delivery of its result, per destination (only when the run has any: see docs/delivery.md). */
+  delivery?: { destinationId: string; status: string; attempts: number; lastError: string | null }[];
 }
 
 const PROJECTION =
@@ -53,6 +57,7 @@ export const runsCommand: Command = {
     [EXIT.USAGE, 'a bad option or id'],
     [EXIT.UNAVAILABLE, 'no DynamoDB'],
   ],
+  settings: STORE_SETTINGS,
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw usageError(`runs takes no argument, not '${printable(positionals[0] ?? '')}'`);
     const limit = wholeNumber('limit', String(values.limit ?? '20'), 1, 200);
@@ -68,10 +73,15 @@ export const runsCommand: Command = {
     }
     const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
-    const runtime = await startLocalRuntime(io.env);
+    const runtime = await startLocalRuntime(io.env, (line) => io.stderr(`${line}\n`));
     try {
       const documents = DynamoDBDocumentClient.from(runtime.client);
       const listing = await listRuns(documents, runtime.tableName, { enterpriseId, sessionId, limit });
+      const { createDynamoDeliveryStore } = await import('../../../../functions/delivery/delivery-store.ts');
+      await attachDeliveries(
+        listing.runs,
+        createDynamoDeliveryStore({ client: runtime.client, tableName: runtime.tableName }),
+      );
       if (values.json === true) {
         io.stdout(`${JSON.stringify(listing.runs, null, 2)}\n`);
         return EXIT.OK;
@@ -181,21 +191,61 @@ function processScorecardOf(value: unknown): ProcessScorecard | null {
   return card?.version === 1 && counts ? (value as ProcessScorecard) : null;
 }
 
+/** Each run's delivery records (one query of its own small partition per listed run; at most 200). */
+export async function attachDeliveries(
+  runs: RunSummary[],
+  store: { listDeliveries: (runId: string) => Promise<NonNullable<RunSummary['delivery']>> },
+): Promise<void> {
+  for (const run of runs) {
+    const records = await store.listDeliveries(run.runId);
+    if (records.length > 0) {
+      run.delivery = records.map(({ destinationId, status, attempts, lastError }) => ({
+        destinationId,
+        status,
+        attempts,
+        lastError,
+      }));
+    }
+  }
+}
+
+/** `2/3 delivered`, `1/2 delivered, 1 DEAD_LETTERED`, `—` when nothing was to be delivered. */
+export function deliverySummary(delivery: RunSummary['delivery']): string {
+  if (delivery === undefined || delivery.length === 0) return '—';
+  const delivered = delivery.filter((record) => record.status === 'DELIVERED').length;
+  const dead = delivery.filter((record) => record.status === 'DEAD_LETTERED').length;
+  return `${delivered}/${delivery.length} delivered${dead > 0 ? `, ${dead} DEAD_LETTERED` : ''}`;
+}
+
 /** The listing as a table; every value cut and cleaned (a table's content is data, not terminal commands). */
 export function renderRuns(runs: RunSummary[], nowMs: number): string {
   if (runs.length === 0) return 'no runs yet: try npm run demo\n';
+  // The DELIVERY column only when some run had destinations to deliver to.
+  const delivered = runs.some((run) => run.delivery !== undefined);
   const rows = runs.map((run) => [
     printable(run.runId),
-    printable(run.status),
+    printable(statusWord(run.status)),
     printable(run.stopReason ?? run.errorCode ?? '—'),
     run.totalTokens === null ? '—' : run.totalTokens.toLocaleString('en'),
     processCell(run.process),
     age(nowMs - Date.parse(run.createdAt)),
     printable(run.enterpriseId),
     printable(run.sessionId),
+    ...(delivered ? [deliverySummary(run.delivery)] : []),
     cut(printable(run.query.replace(/\s+/g, ' ')), 32),
   ]);
-  const header = ['RUN', 'STATUS', 'STOP / CODE', 'TOKENS', 'CALLS', 'AGE', 'ENTERPRISE', 'SESSION', 'QUERY'];
+  const header = [
+    'RUN',
+    'STATUS',
+    'STOP / CODE',
+    'TOKENS',
+    'CALLS',
+    'AGE',
+    'ENTERPRISE',
+    'SESSION',
+    ...(delivered ? ['DELIVERY'] : []),
+    'QUERY',
+  ];
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );

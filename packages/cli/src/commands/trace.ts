@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isRunId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
+import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
  * `diagnosis trace <runId>`: one run from the table (the local one by default; any endpoint with DYNAMODB_ENDPOINT
@@ -28,6 +29,7 @@ export const traceCommand: Command = {
     [EXIT.USAGE, 'no run id, or not a run id'],
     [EXIT.UNAVAILABLE, 'no DynamoDB'],
   ],
+  settings: STORE_SETTINGS,
   async run({ values, positionals }, io) {
     const runId = positionals[0];
     if (runId === undefined) throw usageError('no run id: diagnosis trace <runId> (diagnosis runs lists them)');
@@ -36,7 +38,7 @@ export const traceCommand: Command = {
     const { createDynamoAuditStore } = await import('@diagnosis/core/store');
     const { localDataDir, startLocalRuntime } = await import('../local/local-runtime.ts');
     const { loadRunTrace, renderHtml, renderMermaid, renderTimeline } = await import('../render/trace-render.ts');
-    const runtime = await startLocalRuntime(io.env);
+    const runtime = await startLocalRuntime(io.env, (line) => io.stderr(`${line}\n`));
     try {
       const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
       const trace = await loadRunTrace(store, runId, values['include-reasoning'] === true);

@@ -1,16 +1,17 @@
 /**
- * The embedded defaults of a local run: DynamoDB Local persisted under `.data/dynamodb` (started unless
- * DYNAMODB_ENDPOINT names one), the table created when missing, and the example world's knowledge, logs and catalog.
+ * The embedded defaults of a local run: DynamoDB Local persisted under `.data/dynamodb` (the folder's shared engine,
+ * see local-engine.ts, unless DYNAMODB_ENDPOINT names one), the table created when missing, and the example world's
+ * knowledge, logs and catalog.
  * Nothing here writes the process environment: the defaults are returned as settings for the composition root.
  */
 
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { safeErrorName } from '@diagnosis/core';
 import { ensureDiagnosisTable } from '@diagnosis/core/store';
-import { startDynamoDbLocal } from '@diagnosis/devkit';
 import { CliError, EXIT } from '../command-line.ts';
+import { acquireEngine, EngineNotAnswering } from './local-engine.ts';
+import { checkStoreSettings } from './local-settings.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
 export const DEFAULT_TABLE_NAME = 'diagnosis-local';
@@ -32,60 +33,30 @@ export function localDataDir(env: Environment): string {
 }
 
 /**
- * The local data's engine: one that another local command (a diagnosis in another terminal) already runs on this
- * data folder is reused — two engines on one SQLite file would not see each other's writes — else a new one, whose
- * endpoint is written down for the others until it stops.
+ * The local data's engine: the one this data folder already runs (started by an earlier command, found through
+ * `.data/dynamodb/engine.json`), else one started now and left running for the next commands (`diagnosis local stop`
+ * stops it). A command never stops the shared engine itself.
  */
-async function localEngine(env: Environment): Promise<{ endpoint: string; stop(): Promise<void> }> {
-  const dbPath = resolve(localDataDir(env), 'dynamodb');
-  const file = resolve(dbPath, 'engine.json');
-  const running = await runningEngine(file);
-  if (running !== undefined) return { endpoint: running, stop: async () => undefined };
-  let engine: Awaited<ReturnType<typeof startDynamoDbLocal>>;
+async function localEngine(env: Environment, say: (line: string) => void): Promise<{ endpoint: string }> {
+  const dataDir = localDataDir(env);
   try {
-    engine = await startDynamoDbLocal({ dbPath });
-  } catch {
+    const { note } = await acquireEngine(dataDir, (started) =>
+      say(
+        `started DynamoDB Local for ${dataDir} (pid ${started.pid}); it keeps running for the next commands: diagnosis local stop`,
+      ),
+    );
+    return { endpoint: note.endpoint };
+  } catch (error) {
+    if (error instanceof EngineNotAnswering) {
+      throw new CliError(
+        EXIT.UNAVAILABLE,
+        `${error.message}: try again, or restart it with diagnosis local stop (the data stays)`,
+      );
+    }
     throw new CliError(
       EXIT.UNAVAILABLE,
       'DynamoDB Local could not start: is Java 17+ on the PATH? (or name a running DynamoDB with DYNAMODB_ENDPOINT)',
     );
-  }
-  writeFileSync(file, JSON.stringify({ endpoint: engine.endpoint, pid: process.pid }));
-  return {
-    endpoint: engine.endpoint,
-    async stop() {
-      rmSync(file, { force: true });
-      await engine.stop();
-    },
-  };
-}
-
-async function runningEngine(file: string): Promise<string | undefined> {
-  let noted: { endpoint?: unknown; pid?: unknown };
-  try {
-    noted = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    return undefined;
-  }
-  if (typeof noted.endpoint !== 'string' || !/^http:\/\/127\.0\.0\.1:\d+$/.test(noted.endpoint)) return undefined;
-  if (typeof noted.pid !== 'number' || !processAlive(noted.pid)) return undefined;
-  const client = localClient(noted.endpoint, 1);
-  try {
-    await client.send(new ListTablesCommand({ Limit: 1 }));
-    return noted.endpoint;
-  } catch {
-    return undefined;
-  } finally {
-    client.destroy();
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -105,14 +76,15 @@ function localClient(endpoint: string, maxAttempts: number): DynamoDBClient {
  * placeholder credentials; any other uses the usual AWS credential chain and region), `DIAGNOSIS_TABLE_NAME` any
  * table. The table is created when missing only on a loopback DynamoDB (this machine's); elsewhere it must exist.
  */
-export async function startLocalRuntime(env: Environment): Promise<LocalRuntime> {
+export async function startLocalRuntime(
+  env: Environment,
+  say: (line: string) => void = () => undefined,
+): Promise<LocalRuntime> {
+  // NOTE: the table name and the endpoint are checked before any engine starts: a typo costs no Java start.
+  checkStoreSettings(env);
   const given = env.DYNAMODB_ENDPOINT;
-  const engine = given === undefined || given === '' ? await localEngine(env) : undefined;
+  const engine = given === undefined || given === '' ? await localEngine(env, say) : undefined;
   const endpoint = engine?.endpoint ?? (given as string);
-  if (!URL.canParse(endpoint)) {
-    await engine?.stop();
-    throw new CliError(EXIT.CONFIG, 'DYNAMODB_ENDPOINT is not a URL');
-  }
   const tableName = env.DIAGNOSIS_TABLE_NAME || DEFAULT_TABLE_NAME;
   const client = LOOPBACK.test(endpoint) ? localClient(endpoint, 3) : new DynamoDBClient({ endpoint, maxAttempts: 3 });
   let stopped = false;
@@ -120,7 +92,6 @@ export async function startLocalRuntime(env: Environment): Promise<LocalRuntime>
     if (stopped) return;
     stopped = true;
     client.destroy();
-    await engine?.stop();
   };
   try {
     if (LOOPBACK.test(endpoint)) await ensureDiagnosisTable(client, tableName);

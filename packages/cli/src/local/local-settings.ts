@@ -1,31 +1,81 @@
 import { SettingsError } from '@diagnosis/core';
-import { type DiagnosisSettings, parseDiagnosisSettings } from '@diagnosis/core/config';
+import {
+  type DiagnosisSettings,
+  parseDiagnosisSettings,
+  parseStoreSettings,
+  settingForm,
+} from '@diagnosis/core/config';
 import { CliError, EXIT } from '../command-line.ts';
 import type { LocalRuntime } from './local-runtime.ts';
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The refusal of bad settings as one line: each key with the form it accepts, never its value (it may be a secret):
+ * `invalid settings: DIAGNOSIS_MODEL_PROFILE (one of deepseek, openai, qwen, openai-compatible)`.
+ */
+export function settingsRefusal(error: SettingsError): CliError {
+  const named = [...error.keys].map((key) => {
+    const form = settingForm(key);
+    return form === undefined ? key : `${key} (${form})`;
+  });
+  return new CliError(EXIT.CONFIG, `invalid settings: ${named.join('; ')} (see the README, "Real use")`);
+}
+
+function parseOrRefuse<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof SettingsError) throw settingsRefusal(error);
+    throw error;
+  }
+}
+
+/** The non-empty values of the user's environment (an empty variable means "use the default"). */
+function nonEmpty(env: Environment): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined && value !== '') values[key] = value;
+  return values;
+}
+
+/** The table and endpoint settings every local command reads, checked before anything starts. */
+export function checkStoreSettings(env: Environment): void {
+  parseOrRefuse(() => parseStoreSettings({ DIAGNOSIS_TABLE_NAME: 'diagnosis-local', ...nonEmpty(env) }));
+}
+
+/**
+ * Every setting of a local run checked before anything slow starts (DynamoDB Local, the model): the environment as
+ * `buildLocalSettings` will see it, with the runtime's defaults stood in by placeholders of the same form.
+ */
+export function checkLocalSettings(env: Environment, overrides: Record<string, string> = {}): DiagnosisSettings {
+  return parseOrRefuse(() =>
+    parseDiagnosisSettings({
+      DIAGNOSIS_TABLE_NAME: 'diagnosis-local',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+      ...nonEmpty(env),
+      ...overrides,
+    }),
+  );
+}
 
 /**
  * The settings of a local run, as an object for the composition root the Lambda shares: this machine's embedded
  * defaults (the runtime's table and endpoint, the example world), then every non-empty variable of the user's
  * environment, then what the command itself decides (the demo's scripted model, a batch's cap). The environment is
- * read, never written. A bad value is one line naming the keys, never their values (they may be secrets).
+ * read, never written. A bad value is one line naming the keys and their forms, never their values.
  */
 export function buildLocalSettings(
-  env: Readonly<Record<string, string | undefined>>,
+  env: Environment,
   runtime: Pick<LocalRuntime, 'defaults' | 'tableName' | 'endpoint'>,
   overrides: Record<string, string> = {},
 ): DiagnosisSettings {
-  const environment: Record<string, string | undefined> = { ...runtime.defaults };
-  for (const [key, value] of Object.entries(env)) if (value !== undefined && value !== '') environment[key] = value;
-  Object.assign(environment, overrides, {
-    DIAGNOSIS_TABLE_NAME: runtime.tableName,
-    DYNAMODB_ENDPOINT: runtime.endpoint,
-  });
-  try {
-    return parseDiagnosisSettings(environment);
-  } catch (error) {
-    if (error instanceof SettingsError) {
-      throw new CliError(EXIT.CONFIG, `invalid settings: ${[...error.keys].join(', ')} (see the README, "Real use")`);
-    }
-    throw error;
-  }
+  return parseOrRefuse(() =>
+    parseDiagnosisSettings({
+      ...runtime.defaults,
+      ...nonEmpty(env),
+      ...overrides,
+      DIAGNOSIS_TABLE_NAME: runtime.tableName,
+      DYNAMODB_ENDPOINT: runtime.endpoint,
+    }),
+  );
 }

@@ -9,11 +9,14 @@ import { resolve } from 'node:path';
 import {
   cancelDiagnosis,
   DEFAULT_RUN_LIMITS,
+  DiagnosisInputError,
   type DiagnosisResult,
   loadRunEvidence,
   safeErrorName,
   teeAuditStore,
+  validateQuery,
 } from '@diagnosis/core';
+import { limitsOf } from '@diagnosis/core/config';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { ulid } from 'ulid';
 import { composeDiagnoseFunction } from '../../../../functions/setup/diagnose-function.ts';
@@ -23,7 +26,7 @@ import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
 import { createLiveView } from '../live/live-view.ts';
 import { renderReport } from '../render/render-report.ts';
 import { type LocalRuntime, localDataDir, startLocalRuntime } from './local-runtime.ts';
-import { buildLocalSettings } from './local-settings.ts';
+import { buildLocalSettings, checkLocalSettings } from './local-settings.ts';
 
 export interface LocalDiagnosisOptions {
   query: string;
@@ -56,7 +59,18 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions, io: CliI
   const say = (text: string) => {
     if (!options.json) io.stderr(`${text}\n`);
   };
-  const runtime = await startLocalRuntime(io.env);
+  // NOTE: every setting and the query are checked before anything slow starts (DynamoDB Local, the model).
+  const checked = checkLocalSettings(io.env, options.settings);
+  try {
+    validateQuery(options.query, { ...DEFAULT_RUN_LIMITS, ...limitsOf(checked) });
+  } catch (error) {
+    // NOTE: the same one line as the Diagnose function's own refusal: `DiagnosisInputError: <CODE>: <fixed text>`.
+    if (error instanceof DiagnosisInputError) {
+      throw new CliError(EXIT.USAGE, `DiagnosisInputError: ${error.code}: ${printable(error.message)}`);
+    }
+    throw asCliError(error);
+  }
+  const runtime = await startLocalRuntime(io.env, say);
   let removeInterrupt: () => void = () => undefined;
   try {
     const settings = buildLocalSettings(io.env, runtime, options.settings);

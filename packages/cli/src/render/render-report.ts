@@ -9,6 +9,7 @@ import type {
   RunEvidence,
   SemanticGuardReport,
 } from '@diagnosis/core';
+import { explainOutcome, statusWord } from './outcome-words.ts';
 
 /** What the renderer knows of the local settings, to say what to check: never a key, never a URL's path. */
 export interface RenderContext {
@@ -32,7 +33,7 @@ export function renderReport(result: DiagnosisResult, context: RenderContext = {
   if (evidence !== undefined) renderEvidence(evidence, lines);
   lines.push(
     '',
-    `run ${result.runId}   status ${result.status}${result.stopReason === null ? '' : `   stop ${describeStop(result.stopReason, result.collectionStopReason)}`}`,
+    `run ${result.runId}   status ${statusWord(result.status)}${result.stopReason === null ? '' : `   stop ${describeStop(result.stopReason, result.collectionStopReason)}`}`,
     `model calls ${usage.modelCalls}   tool calls ${usage.toolCalls}   tokens ${usage.totalTokens.toLocaleString('en')} (${usage.inputTokens.toLocaleString('en')} in / ${usage.outputTokens.toLocaleString('en')} out)${estimatedNote(usage.estimatedTokenRounds)}`,
   );
   return lines.join('\n');
@@ -113,7 +114,9 @@ function renderSemanticGuard(guard: SemanticGuardReport, lines: string[]): void 
 
 function renderFailed(report: FailedReport, context: RenderContext, lines: string[]): void {
   lines.push('诊断失败 (FAILED)', `  ${report.message}`, `  错误码: ${report.error_code}`);
-  const failure = report.model_failure;
+  const why = explainOutcome(report.error_code, null);
+  if (why !== null && failureOf(report) === undefined) lines.push(`  why: ${why}`);
+  const failure = failureOf(report);
   if (failure === undefined) return;
   const detail = [
     failure.kind === 'HTTP' ? null : failure.kind,
@@ -237,8 +240,16 @@ export function evidenceLines(citation: CitationEvidence, previewChars: number |
   return lines;
 }
 
+const failureOf = (report: FailedReport) => report.model_failure;
+
 function renderFallback(report: FallbackReport, lines: string[]): void {
   lines.push(`━━ ${report.title} (FALLBACK) ━━`, report.message, `原因: ${report.reason}`);
+  const codes = [
+    report.error_code === undefined ? null : `code ${report.error_code}`,
+    report.stop_reason === null ? null : `stop ${report.stop_reason}`,
+  ].filter((part) => part !== null);
+  const why = explainOutcome(report.error_code, report.stop_reason);
+  if (codes.length > 0) lines.push(`${codes.join(' · ')}${why === null ? '' : `: ${why}`}`);
   renderLimitations(report.limitations, lines);
   if (report.semantic_guard !== undefined) renderSemanticGuard(report.semantic_guard, lines);
 }

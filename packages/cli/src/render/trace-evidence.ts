@@ -4,6 +4,7 @@
  * (see `buildRunEvidence` in core): what the model saw, never the adapters' raw data or an exception's text.
  */
 import type { CitationEvidence, ModelFailureReport, RunEvidence, RunFailureCause } from '@diagnosis/core';
+import { explainOutcome, statusWord } from './outcome-words.ts';
 import { describeStop, evidenceLines } from './render-report.ts';
 
 /**
@@ -29,7 +30,7 @@ export function modelFailureText(failure: ModelFailureReport): string {
 /** The cause of a run that did not succeed, in one line: status, code, stop, the model endpoint's failure. */
 export function causeLine(cause: RunFailureCause): string {
   const parts = [
-    cause.status,
+    statusWord(cause.status),
     cause.error_code,
     cause.stop_reason === null ? null : `stop ${describeStop(cause.stop_reason, cause.collection_stop_reason)}`,
     cause.model_failure === null ? null : `model endpoint ${modelFailureText(cause.model_failure)}`,
@@ -42,27 +43,86 @@ export function renderEvidenceText(evidence: RunEvidence): string[] {
   const lines: string[] = [];
   if (evidence.failure !== null) {
     lines.push('', `cause: ${causeLine(evidence.failure)}`);
+    const why = explainOutcome(evidence.failure.error_code, evidence.failure.stop_reason);
+    if (why !== null) lines.push(`  why: ${why}`);
     if (evidence.failure.message !== null) lines.push(`  ${evidence.failure.message}`);
     if (evidence.failure.reason !== null) lines.push(`  ${evidence.failure.reason}`);
   }
   if (evidence.citations.length > 0) {
     const verified = evidence.citations.every((citation) => citation.verified);
     lines.push('', verified ? 'evidence behind the citations:' : 'evidence the Draft cited (not published):');
-    for (const citation of evidence.citations) lines.push(...evidenceLines(citation, null));
+    for (const citation of evidence.citations) lines.push(...traceEvidenceLines(citation));
     if (evidence.omitted > 0) lines.push(`  … ${evidence.omitted} more citations not shown`);
   }
   return lines;
 }
 
-/** Why a chart or the timeline of a run is empty: the run never finished a model round, and what ended it (codes). */
-export function emptyReason(evidence: RunEvidence, status: string): string {
-  const cause = evidence.failure;
-  if (cause === null) {
+/** How wide the trace's observation lines are (a terminal of 120 columns shows them unbroken). */
+export const TRACE_WRAP_COLUMNS = 110;
+
+/**
+ * One citation for the trace: the report's lines, with the observation pretty-printed (when it is JSON) and wrapped
+ * at {@link TRACE_WRAP_COLUMNS}, indented under its heading, instead of one line of several KB.
+ */
+function traceEvidenceLines(citation: CitationEvidence): string[] {
+  const lines = evidenceLines(citation, 0);
+  const at = lines.findIndex((line) => line.startsWith('    observation ('));
+  const observation = citation.observation;
+  if (at === -1 || observation === null) return lines;
+  const heading = (lines[at] ?? '').replace(/: .*$/, ':');
+  const note = citation.observation_truncated ? ['      …(cut: not all of it is stored or shown)'] : [];
+  const body = wrapLines(prettyJson(observation, citation.observation_truncated), TRACE_WRAP_COLUMNS - 6).map(
+    (line) => `      ${line}`,
+  );
+  return [...lines.slice(0, at), heading, ...body, ...note, ...lines.slice(at + 1)];
+}
+
+/** A JSON text indented by two, or the text as it is when it does not parse (or was cut). */
+export function prettyJson(text: string, truncated = false): string {
+  if (truncated) return text;
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Lines of at most `width` characters: each line of the text, broken at the last space or comma before the width
+ * when there is one in its second half, else at the width. A broken line's rest keeps the line's own indentation.
+ */
+export function wrapLines(text: string, width: number): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const indent = /^\s*/.exec(line)?.[0] ?? '';
+    let rest = line;
+    let prefix = '';
+    while ([...prefix, ...rest].length > width) {
+      const room = Math.max(1, width - prefix.length);
+      const chars = [...rest];
+      const head = chars.slice(0, room).join('');
+      const cut = Math.max(head.lastIndexOf(' '), head.lastIndexOf(','));
+      const take = cut >= room / 2 ? cut + 1 : room;
+      out.push(`${prefix}${chars.slice(0, take).join('').trimEnd()}`);
+      rest = chars.slice(take).join('').trimStart();
+      prefix = `${indent}  `;
+    }
+    out.push(`${prefix}${rest}`);
+  }
+  return out;
+}
+
+/**
+ * Why a chart or the timeline of a run is empty. NOTE: the cause itself is said once, in the cause block (the page)
+ * or the cause lines (the timeline); here only that there is no round, and where to read why.
+ */
+export function emptyReason(evidence: RunEvidence, status: string, causeIs: 'above' | 'below' = 'above'): string {
+  if (evidence.failure === null) {
     return status === 'QUEUED' || status === 'RUNNING'
       ? `No model round is recorded yet: the run is ${status}.`
       : 'No model round is recorded for this run.';
   }
-  return `No model round completed: the run ended ${causeLine(cause)}.`;
+  return `No model round completed (the cause is given ${causeIs}).`;
 }
 
 /** The cause block of the page, for a run that did not succeed (empty for one that did). */
@@ -70,10 +130,11 @@ export function renderCauseHtml(evidence: RunEvidence): string {
   const cause = evidence.failure;
   if (cause === null) return '';
   const rows = [
-    ['status', cause.status],
+    ['status', statusWord(cause.status)],
     ['error code', cause.error_code],
     ['stop reason', cause.stop_reason === null ? null : describeStop(cause.stop_reason, cause.collection_stop_reason)],
     ['model endpoint', cause.model_failure === null ? null : modelFailureText(cause.model_failure)],
+    ['why', explainOutcome(cause.error_code, cause.stop_reason)],
     ['message', cause.message],
     ['reason', cause.reason],
   ].filter((row): row is [string, string] => row[1] !== null);
@@ -123,14 +184,7 @@ function citationHtml(citation: CitationEvidence, index: number): string {
 /** A JSON text pretty-printed when it parses, else as it is; a cut is said. */
 function preBlock(text: string | null, truncated: boolean): string {
   if (text === null) return '<p class="muted">none recorded</p>';
-  let shown = text;
-  if (!truncated) {
-    try {
-      shown = JSON.stringify(JSON.parse(text), null, 2);
-    } catch {
-      shown = text;
-    }
-  }
+  const shown = prettyJson(text, truncated);
   const cut = truncated ? '<p class="muted">cut: not all of it is stored or shown</p>' : '';
   return `<pre>${escapeHtml(shown)}</pre>${cut}`;
 }

@@ -13,6 +13,7 @@ import {
   type RunStore,
 } from '@diagnosis/core';
 import type { StoredReasoning, StoredRun, StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
+import { statusWord } from './outcome-words.ts';
 import { describeProcessScorecard } from './process-summary.ts';
 import { describeStop, estimatedNote } from './render-report.ts';
 import {
@@ -100,7 +101,7 @@ export function renderTimeline(trace: RunTrace): string {
   const { run } = trace;
   const judged = evaluations(trace);
   const lines = [
-    `run ${run.runId}   ${run.status}${run.stopReason === null ? '' : `   stop ${describeStop(run.stopReason, run.collectionStopReason)}`}${run.errorCode === null ? '' : `   code ${run.errorCode}`}`,
+    `run ${run.runId}   ${statusWord(run.status)}${run.stopReason === null ? '' : `   stop ${describeStop(run.stopReason, run.collectionStopReason)}`}${run.errorCode === null ? '' : `   code ${run.errorCode}`}`,
     `enterprise ${run.enterpriseId}   session ${run.sessionId}   ${run.createdAt} → ${run.endedAt ?? 'running'} (${seconds(ms(run.createdAt, run.endedAt))})`,
     `query: ${run.query}`,
     ...(run.modelFailure === null ? [] : [`model endpoint: ${modelFailureDetail(run.modelFailure)}`]),
@@ -122,7 +123,7 @@ export function renderTimeline(trace: RunTrace): string {
     const reasoningText = trace.reasoning.find((item) => item.stepNumber === step.stepNumber)?.reasoningContent;
     if (reasoningText) lines.push(`  reasoning: ${reasoningText.replace(/\s+/g, ' ')}`);
   }
-  if (trace.steps.length === 0) lines.push(emptyReason(trace.evidence, run.status));
+  if (trace.steps.length === 0) lines.push(emptyReason(trace.evidence, run.status, 'below'));
   lines.push(...renderEvidenceText(trace.evidence));
   if (run.usage !== null) {
     lines.push(
@@ -193,7 +194,7 @@ export function renderMermaid(trace: RunTrace): string {
   }
   lines.push('    App->>Release: decide public content');
   lines.push(
-    `    Release-->>App: ${report?.kind === 'DIAGNOSIS' ? 'PUBLISHED' : report?.kind === 'FALLBACK' ? 'FALLBACK report' : 'FAILED'}`,
+    `    Release-->>App: ${report === null ? statusWord(run.status) : report.kind === 'DIAGNOSIS' ? 'PUBLISHED' : report.kind === 'FALLBACK' ? 'FALLBACK report' : report.kind}`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -203,6 +204,7 @@ export function renderHtml(trace: RunTrace): string {
   const { run } = trace;
   const judged = evaluations(trace);
   const status = run.status;
+  const shownStatus = statusWord(status);
   const color =
     status === 'SUCCEEDED'
       ? '#1a7f37'
@@ -228,10 +230,15 @@ export function renderHtml(trace: RunTrace): string {
     return { ...round, cumulativeTokens, elapsed: ms(run.createdAt, round.step.endedAt) };
   });
   const chartWidth = Math.max(320, bars.length * 70 + 60);
-  const bar = (index: number, share: number, fill: string, title: string) => {
+  const runMs = Math.max(
+    1,
+    ms(run.createdAt, run.endedAt ?? bars.at(-1)?.step.endedAt ?? run.createdAt),
+    ...bars.map((item) => item.elapsed),
+  );
+  const bar = (index: number, share: number, fill: string, title: string, caption = `${Math.round(share * 100)}%`) => {
     const height = Math.max(1, Math.round(Math.min(1, share) * 120));
     const x = 50 + index * 70;
-    return `<rect x="${x}" y="${140 - height}" width="26" height="${height}" fill="${fill}"><title>${escapeHtml(title)}</title></rect><text x="${x - 4}" y="${134 - height}" class="axis">${Math.round(share * 100)}%</text>`;
+    return `<rect x="${x}" y="${140 - height}" width="26" height="${height}" fill="${fill}"><title>${escapeHtml(title)}</title></rect><text x="${x - 4}" y="${134 - height}" class="axis">${escapeHtml(caption)}</text>`;
   };
   // NOTE: the captions are HTML (they wrap), not SVG text: an SVG text is cut at the SVG's width.
   const figure = (caption: string, label: string, items: string[]) =>
@@ -242,27 +249,38 @@ export function renderHtml(trace: RunTrace): string {
   ${items.join('\n  ')}
   ${bars.map((item, index) => `<text x="${50 + index * 70}" y="158" class="axis">R${item.step.stepNumber}</text>`).join('')}
 </svg></figure>`;
-  const chart = [
-    figure(
-      `Tokens used, cumulative (share of the budget, ${number(budgetTokens)})`,
-      'tokens used per round',
-      bars.map((item, index) =>
-        bar(
-          index,
-          item.cumulativeTokens / budgetTokens,
-          '#0969da',
-          `round ${item.step.stepNumber}: ${number(item.cumulativeTokens)} tokens`,
-        ),
-      ),
-    ),
-    figure(
-      `Time elapsed at the end of each round (share of the deadline, ${seconds(budgetMs)})`,
-      'time used per round',
-      bars.map((item, index) =>
-        bar(index, item.elapsed / budgetMs, '#8250df', `round ${item.step.stepNumber}: ${seconds(item.elapsed)}`),
-      ),
-    ),
-  ].join('\n');
+  const chart =
+    bars.length === 0
+      ? `<p class="empty">${escapeHtml(emptyReason(trace.evidence, status))}</p>`
+      : [
+          figure(
+            `Tokens used, cumulative (share of the budget, ${number(budgetTokens)})`,
+            'tokens used per round',
+            bars.map((item, index) =>
+              bar(
+                index,
+                item.cumulativeTokens / budgetTokens,
+                '#0969da',
+                `round ${item.step.stepNumber}: ${number(item.cumulativeTokens)} tokens`,
+              ),
+            ),
+          ),
+          // NOTE: scaled to the run's own duration and labelled in time, not as a share of the deadline: a sub-second run
+          // under a deadline of minutes would otherwise draw bars of one pixel labelled 0%.
+          figure(
+            `Time elapsed at the end of each round (the run took ${seconds(runMs)}; its deadline was ${seconds(budgetMs)})`,
+            'time used per round',
+            bars.map((item, index) =>
+              bar(
+                index,
+                item.elapsed / runMs,
+                '#8250df',
+                `round ${item.step.stepNumber}: ${seconds(item.elapsed)}`,
+                item.elapsed < 1_000 ? `${item.elapsed} ms` : seconds(item.elapsed),
+              ),
+            ),
+          ),
+        ].join('\n');
   const timeline = rounds
     .map(
       (
@@ -313,15 +331,19 @@ export function renderHtml(trace: RunTrace): string {
 </style>
 </head>
 <body>
-<h1>Diagnosis run <code>${escapeHtml(run.runId)}</code> <span class="status">${escapeHtml(status)}</span></h1>
+<h1>Diagnosis run <code>${escapeHtml(run.runId)}</code> <span class="status">${escapeHtml(shownStatus)}</span></h1>
 <div class="facts">
   <span class="muted">query</span><span id="query">${escapeHtml(run.query)}</span>
   <span class="muted">enterprise</span><span>${escapeHtml(run.enterpriseId)}</span>
   <span class="muted">session</span><span>${escapeHtml(run.sessionId)}</span>
   <span class="muted">time</span><span>${escapeHtml(run.createdAt)} → ${escapeHtml(run.endedAt ?? 'running')} (${seconds(ms(run.createdAt, run.endedAt))})</span>
-  <span class="muted">stop reason</span><span>${escapeHtml(run.stopReason === null ? '—' : describeStop(run.stopReason, run.collectionStopReason))}</span>
+${
+  trace.evidence.failure === null
+    ? `  <span class="muted">stop reason</span><span>${escapeHtml(run.stopReason === null ? '—' : describeStop(run.stopReason, run.collectionStopReason))}</span>
   <span class="muted">error code</span><span>${escapeHtml(run.errorCode ?? '—')}</span>
-  <span class="muted">usage</span><span>${run.usage === null ? '—' : `${run.usage.modelCalls} model calls · ${run.usage.toolCalls} tool calls · ${number(run.usage.totalTokens)} tokens`}</span>
+`
+    : ''
+}  <span class="muted">usage</span><span>${run.usage === null ? '—' : `${run.usage.modelCalls} model calls · ${run.usage.toolCalls} tool calls · ${number(run.usage.totalTokens)} tokens`}</span>
 </div>
 ${run.processScorecard == null ? '' : `<h2>Process</h2>\n<pre id="process">${escapeHtml(describeProcessScorecard(run.processScorecard).join('\n'))}</pre>`}
 ${renderCauseHtml(trace.evidence)}
@@ -339,15 +361,16 @@ ${renderEvidenceHtml(trace.evidence)}
 
 function renderReportHtml(report: DiagnosisReport | null, evidence: RunEvidence): string {
   if (report === null) return '<p class="muted">No report (the run has not finished).</p>';
-  if (report.kind === 'FAILED')
-    return `<p><strong>FAILED</strong> ${escapeHtml(report.message)} <code>${escapeHtml(report.error_code)}</code></p>`;
-  if (report.kind === 'CANCELLED') return `<p><strong>CANCELLED</strong> ${escapeHtml(report.message)}</p>`;
+  // NOTE: a run that did not publish has its cause (code, English explanation, the report's message) once, in the
+  // cause block at the top; the report section adds only what that block does not say.
+  if (report.kind === 'FAILED') return '<p><strong>FAILED</strong>: no report (the cause is given above).</p>';
+  if (report.kind === 'CANCELLED') return '<p><strong>CANCELLED</strong>: no report (the cause is given above).</p>';
   const list = (items: string[]) =>
     items.length === 0
       ? '<p class="muted">—</p>'
       : `<ul>${items.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul>`;
   if (report.kind === 'FALLBACK') {
-    return `<p><strong>${escapeHtml(report.title)}</strong></p><p>${escapeHtml(report.message)}</p><p>${escapeHtml(report.reason)}</p>
+    return `<p><strong>${escapeHtml(report.title)}</strong> (FALLBACK: the cause is given above)</p>
 <h3>Checked</h3>${list(report.limitations.checked_scope)}<h3>Missing</h3>${list(report.limitations.missing_info)}`;
   }
   const { draft, citations } = report;

@@ -20,6 +20,8 @@ import {
   pickDefined,
   SettingsError,
 } from './evidence-settings.ts';
+import { MODEL_PROFILE_NAMES, modelProfile } from './model-profiles.ts';
+import { describeSettingForm } from './setting-forms.ts';
 
 const integer = (minimum: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.safeInteger(), v.minValue(minimum));
@@ -37,19 +39,32 @@ function limitSettingEntries() {
 }
 
 /** The model endpoint when DIAGNOSIS_MODEL_BASE_URL is unset: DeepSeek's OpenAI-compatible API. */
-export const DEFAULT_MODEL_BASE_URL = 'https://api.deepseek.com/v1';
+export const DEFAULT_MODEL_BASE_URL = modelProfile('deepseek').baseUrl;
+
+const modelBaseUrl = v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//));
+const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 
 /** Settings of the service besides the evidence backends (environment variable names as in the README). */
 const serviceSettingsSchema = v.object({
   DIAGNOSIS_TABLE_NAME: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/)),
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
-  DIAGNOSIS_MODEL_BASE_URL: v.optional(v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//)), DEFAULT_MODEL_BASE_URL),
-  DIAGNOSIS_MODEL_ID: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200)), 'deepseek-v4-flash'),
+  /** The provider profile (see `MODEL_PROFILES`): base URL and model id defaults, JSON mode of the Draft, prices. */
+  DIAGNOSIS_MODEL_PROFILE: v.optional(v.picklist(MODEL_PROFILE_NAMES), 'deepseek'),
+  /** Unset: the profile's base URL. */
+  DIAGNOSIS_MODEL_BASE_URL: v.optional(modelBaseUrl),
+  /** Unset: the profile's default model (the `openai-compatible` profile has none: then it must be set). */
+  DIAGNOSIS_MODEL_ID: v.optional(modelId),
   DIAGNOSIS_MODEL_API_KEY: v.pipe(v.string(), v.minLength(1)),
   /** The SemanticGuard: `enforce` (deployments' default), `shadow` (verdicts recorded, release unchanged) or `off`. */
   SEMANTIC_GUARD: v.optional(v.picklist(SEMANTIC_GUARD_MODES), 'enforce'),
-  /** The judge's model id, on the same endpoint and key; unset: DIAGNOSIS_MODEL_ID (a separate call all the same). */
-  SEMANTIC_GUARD_MODEL_ID: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+  /** The judge's model id; unset: DIAGNOSIS_MODEL_ID (or the judge profile's default model). A separate call all the same. */
+  SEMANTIC_GUARD_MODEL_ID: v.optional(modelId),
+  /** The judge's provider profile; unset: DIAGNOSIS_MODEL_PROFILE. */
+  SEMANTIC_GUARD_MODEL_PROFILE: v.optional(v.picklist(MODEL_PROFILE_NAMES)),
+  /** The judge's endpoint; unset: the agent's when the profiles are the same, else the judge profile's base URL. */
+  SEMANTIC_GUARD_MODEL_BASE_URL: v.optional(modelBaseUrl),
+  /** The judge's key; unset: DIAGNOSIS_MODEL_API_KEY. */
+  SEMANTIC_GUARD_MODEL_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
   RETENTION_DAYS: v.optional(integer(1), '90'),
   REASONING_RETENTION_DAYS: v.optional(integer(1), '30'),
   /** How often a running invocation reads its cancel flag (a small consistent read). */
@@ -80,7 +95,63 @@ const serviceSettingsSchema = v.object({
   ...limitSettingEntries(),
 });
 
-export type DiagnosisSettings = v.InferOutput<typeof serviceSettingsSchema> & EvidenceSettings;
+type ServiceSettings = v.InferOutput<typeof serviceSettingsSchema>;
+
+/**
+ * The parsed settings. The model's endpoint and id are always resolved (from the profile when unset); so are the
+ * judge's profile, endpoint, key and model id.
+ */
+export type DiagnosisSettings = Omit<
+  ServiceSettings,
+  | 'DIAGNOSIS_MODEL_BASE_URL'
+  | 'DIAGNOSIS_MODEL_ID'
+  | 'SEMANTIC_GUARD_MODEL_PROFILE'
+  | 'SEMANTIC_GUARD_MODEL_BASE_URL'
+  | 'SEMANTIC_GUARD_MODEL_API_KEY'
+  | 'SEMANTIC_GUARD_MODEL_ID'
+> & {
+  DIAGNOSIS_MODEL_BASE_URL: string;
+  DIAGNOSIS_MODEL_ID: string;
+  SEMANTIC_GUARD_MODEL_PROFILE: ServiceSettings['DIAGNOSIS_MODEL_PROFILE'];
+  SEMANTIC_GUARD_MODEL_BASE_URL: string;
+  SEMANTIC_GUARD_MODEL_API_KEY: string;
+  SEMANTIC_GUARD_MODEL_ID: string;
+} & EvidenceSettings;
+
+/**
+ * The model settings with the profiles' defaults filled in, or the keys that are missing: a profile without a
+ * default model (`openai-compatible`) needs DIAGNOSIS_MODEL_ID (and the judge's id when only the judge uses it).
+ */
+function resolveModels(
+  service: ServiceSettings,
+): { ok: true; settings: DiagnosisSettingsOfService } | { ok: false; keys: string[] } {
+  const agent = modelProfile(service.DIAGNOSIS_MODEL_PROFILE);
+  const judgeProfileName = service.SEMANTIC_GUARD_MODEL_PROFILE ?? service.DIAGNOSIS_MODEL_PROFILE;
+  const judge = modelProfile(judgeProfileName);
+  const sameProfile = judgeProfileName === service.DIAGNOSIS_MODEL_PROFILE;
+  const baseUrl = service.DIAGNOSIS_MODEL_BASE_URL ?? agent.baseUrl;
+  const id = service.DIAGNOSIS_MODEL_ID ?? agent.defaultModelId;
+  const judgeId = service.SEMANTIC_GUARD_MODEL_ID ?? (sameProfile ? id : judge.defaultModelId);
+  const keys = [
+    ...(id === null ? ['DIAGNOSIS_MODEL_ID'] : []),
+    ...(judgeId === null && id !== null ? ['SEMANTIC_GUARD_MODEL_ID'] : []),
+  ];
+  if (id === null || judgeId === null) return { ok: false, keys };
+  return {
+    ok: true,
+    settings: {
+      ...service,
+      DIAGNOSIS_MODEL_BASE_URL: baseUrl,
+      DIAGNOSIS_MODEL_ID: id,
+      SEMANTIC_GUARD_MODEL_PROFILE: judgeProfileName,
+      SEMANTIC_GUARD_MODEL_BASE_URL: service.SEMANTIC_GUARD_MODEL_BASE_URL ?? (sameProfile ? baseUrl : judge.baseUrl),
+      SEMANTIC_GUARD_MODEL_API_KEY: service.SEMANTIC_GUARD_MODEL_API_KEY ?? service.DIAGNOSIS_MODEL_API_KEY,
+      SEMANTIC_GUARD_MODEL_ID: judgeId,
+    },
+  };
+}
+
+type DiagnosisSettingsOfService = Omit<DiagnosisSettings, keyof EvidenceSettings>;
 
 /**
  * The name of every setting `parseDiagnosisSettings` reads, taken from its schemas: the deploy's per-stage file may
@@ -111,9 +182,14 @@ export function parseDiagnosisSettings(environment: Record<string, string | unde
     if (!(error instanceof SettingsError)) throw error;
     evidenceKeys = [...error.keys];
   }
-  const keys = [...(service.success ? [] : badKeys(service.issues)), ...evidenceKeys];
-  if (!service.success || evidence === undefined || keys.length > 0) throw new SettingsError(keys);
-  return { ...service.output, ...evidence };
+  const models = service.success ? resolveModels(service.output) : undefined;
+  const keys = [
+    ...(service.success ? [] : badKeys(service.issues)),
+    ...(models?.ok === false ? models.keys : []),
+    ...evidenceKeys,
+  ];
+  if (models?.ok !== true || evidence === undefined || keys.length > 0) throw new SettingsError(keys);
+  return { ...models.settings, ...evidence };
 }
 
 /** The run limits the settings override. */
@@ -158,4 +234,9 @@ export function parseWorkflowSettings(environment: Record<string, string | undef
   const result = v.safeParse(workflowSettingsSchema, pickDefined(environment, workflowSettingsSchema));
   if (!result.success) throw new SettingsError(badKeys(result.issues));
   return result.output;
+}
+
+/** The form a setting of `parseDiagnosisSettings` (or the read and workflow functions) accepts, in words. */
+export function settingForm(key: string): string | undefined {
+  return describeSettingForm(key, [serviceSettingsSchema, evidenceSettingsSchema, workflowSettingsSchema]);
 }

@@ -16,6 +16,7 @@ export {
   parseStoreSettings,
   parseWorkflowSettings,
   type StoreSettings,
+  settingForm,
   type WorkflowSettings,
 } from './diagnosis-settings.ts';
 export {
@@ -24,3 +25,14 @@ export {
   parseEvidenceSettings,
   SettingsError,
 } from './evidence-settings.ts';
+export {
+  DRAFT_FORMATS,
+  type DraftFormat,
+  MODEL_PROFILE_NAMES,
+  MODEL_PROFILES,
+  type ModelPrice,
+  type ModelProfile,
+  type ModelProfileName,
+  modelProfile,
+  providerJsonSchema,
+} from './model-profiles.ts';

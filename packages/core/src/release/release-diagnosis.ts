@@ -29,6 +29,8 @@ export interface FallbackReport {
   title: string;
   message: string;
   stop_reason: StopReason | null;
+  /** The code of the check the Draft failed (`DRAFT_NOT_JSON`, `GUARD_UNKNOWN_CITATION`, …); absent on a stop. */
+  error_code?: string;
   reason: string;
   limitations: { checked_scope: string[]; missing_info: string[] };
   /** The SemanticGuard's verdicts or failure, when it judged the Draft (SEMANTIC_GUARD_REJECTED / _FAILED). */
@@ -253,6 +255,7 @@ function fallback(
     title: '未能生成可发布的诊断',
     message: `${fallbackCause(stopReason, errorCode)}以下是本次运行实际检查的范围，请据此人工排查，或补充信息后重新诊断。`,
     stop_reason: stopReason,
+    ...(errorCode === null ? {} : { error_code: errorCode }),
     reason,
     limitations: {
       checked_scope: checks.map(

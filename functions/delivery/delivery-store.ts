@@ -1,0 +1,204 @@
+/**
+ * Port and DynamoDB adapter: the delivery of one run's result to one destination, a conditional write per run ×
+ * destination. Items live in their own partition, `DELIVERY#<runId>` (sort key `DEST#<destinationId>`), beside the
+ * run's: the run's own item is written by its lifecycle only, so a delivery can never change a run's outcome, and
+ * the audit trail's pages (`RUN#<runId>`) are unchanged. `GET /runs/{runId}` reads them back as the run's delivery.
+ */
+import {
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  QueryCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import * as v from 'valibot';
+import { DESTINATION_TYPES, type DestinationType } from './destinations.ts';
+
+export const DELIVERY_STATUSES = Object.freeze(['SENDING', 'DELIVERED', 'RETRYING', 'DEAD_LETTERED'] as const);
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export interface DeliveryKey {
+  runId: string;
+  enterpriseId: string;
+  destinationId: string;
+  destinationType: DestinationType;
+}
+
+/** One run × destination as `GET /runs/{runId}` shows it. */
+export interface DeliveryRecord {
+  destinationId: string;
+  destinationType: DestinationType;
+  status: DeliveryStatus;
+  /** Attempts made so far (each SQS receive that tried this destination is one). */
+  attempts: number;
+  /** The last failure's stable code (`HTTP_500`, `TIMEOUT`, `NETWORK`, `SNS_<ErrorName>`); null once delivered. */
+  lastError: string | null;
+  updatedAt: string;
+  deliveredAt: string | null;
+}
+
+export type AttemptClaim = { taken: true; attempt: number } | { taken: false; reason: 'DELIVERED' | 'BUSY' };
+
+/** Port: the delivery records of runs. */
+export interface DeliveryStore {
+  /**
+   * Takes the run × destination for one attempt (status SENDING, held for `leaseMs`): refused as DELIVERED once it
+   * was delivered, and as BUSY while another attempt holds it, so two receives of one message never send at once.
+   */
+  beginAttempt(key: DeliveryKey, nowMs: number, leaseMs: number): Promise<AttemptClaim>;
+  recordDelivered(key: DeliveryKey, nowMs: number): Promise<void>;
+  /** A failed attempt: RETRYING, or DEAD_LETTERED after the last try. Never overwrites DELIVERED. */
+  recordFailure(key: DeliveryKey, code: string, final: boolean, nowMs: number): Promise<void>;
+  /** The run's deliveries in destination order (at most one page: an enterprise has at most ten destinations). */
+  listDeliveries(runId: string): Promise<DeliveryRecord[]>;
+}
+
+export const deliveryPartitionKey = (runId: string) => `DELIVERY#${runId}`;
+const deliveryKey = (key: Pick<DeliveryKey, 'runId' | 'destinationId'>) => ({
+  pk: deliveryPartitionKey(key.runId),
+  sk: `DEST#${key.destinationId}`,
+});
+
+const deliveryItemSchema = v.object({
+  destination_id: v.string(),
+  destination_type: v.picklist(DESTINATION_TYPES),
+  status: v.picklist(DELIVERY_STATUSES),
+  attempts: v.number(),
+  last_error: v.optional(v.nullable(v.string()), null),
+  updated_at: v.string(),
+  delivered_at: v.optional(v.nullable(v.string()), null),
+});
+
+export interface DynamoDeliveryStoreOptions {
+  client: DynamoDBClient;
+  tableName: string;
+  /** Days a delivery record is kept (its `ttl`), like the run's items. */
+  retentionDays?: number;
+}
+
+export function createDynamoDeliveryStore(options: DynamoDeliveryStoreOptions): DeliveryStore {
+  const { client, tableName } = options;
+  const retentionDays = options.retentionDays ?? 90;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  async function update(
+    key: DeliveryKey,
+    expression: string,
+    condition: string,
+    values: Record<string, unknown>,
+    returnAll = false,
+  ) {
+    return client.send(
+      new UpdateItemCommand({
+        TableName: tableName,
+        Key: marshall(deliveryKey(key)),
+        UpdateExpression: expression,
+        ConditionExpression: condition,
+        // NOTE: DynamoDB refuses a name the expressions do not use.
+        ExpressionAttributeNames: Object.fromEntries(
+          Object.entries({ '#status': 'status', '#ttl': 'ttl' }).filter(([name]) =>
+            `${expression} ${condition}`.includes(name),
+          ),
+        ),
+        ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
+        ...(returnAll ? { ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } : {}),
+      }),
+    );
+  }
+
+  return {
+    async beginAttempt(key, nowMs, leaseMs) {
+      try {
+        const result = await update(
+          key,
+          [
+            'SET #status = :sending, lease_until = :lease, entity = :entity, run_id = :run, enterprise_id = :enterprise,',
+            'destination_id = :destination, destination_type = :type, updated_at = :now, #ttl = if_not_exists(#ttl, :ttl)',
+            'ADD attempts :one',
+          ].join(' '),
+          // NOTE: the enterprise is part of the condition: a record is only ever the run's own enterprise's.
+          '(attribute_not_exists(pk) OR enterprise_id = :enterprise) AND (attribute_not_exists(#status) OR ' +
+            '(#status <> :delivered AND (#status <> :sending OR lease_until < :nowMs)))',
+          {
+            ':sending': 'SENDING',
+            ':delivered': 'DELIVERED',
+            ':lease': nowMs + leaseMs,
+            ':nowMs': nowMs,
+            ':entity': 'delivery',
+            ':run': key.runId,
+            ':enterprise': key.enterpriseId,
+            ':destination': key.destinationId,
+            ':type': key.destinationType,
+            ':now': iso(nowMs),
+            ':ttl': Math.floor(nowMs / 1_000) + retentionDays * 86_400,
+            ':one': 1,
+          },
+          true,
+        );
+        const attempts = result.Attributes?.attempts?.N;
+        return { taken: true, attempt: attempts === undefined ? 1 : Number(attempts) };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        const old = error.Item === undefined ? {} : unmarshall(error.Item);
+        return { taken: false, reason: old.status === 'DELIVERED' ? 'DELIVERED' : 'BUSY' };
+      }
+    },
+
+    async recordDelivered(key, nowMs) {
+      await update(
+        key,
+        'SET #status = :delivered, delivered_at = :now, updated_at = :now, last_error = :none REMOVE lease_until',
+        'attribute_exists(pk) AND enterprise_id = :enterprise',
+        { ':delivered': 'DELIVERED', ':now': iso(nowMs), ':none': null, ':enterprise': key.enterpriseId },
+      );
+    },
+
+    async recordFailure(key, code, final, nowMs) {
+      try {
+        await update(
+          key,
+          'SET #status = :status, last_error = :code, updated_at = :now REMOVE lease_until',
+          'attribute_exists(pk) AND enterprise_id = :enterprise AND #status <> :delivered',
+          {
+            ':status': final ? 'DEAD_LETTERED' : 'RETRYING',
+            ':code': code,
+            ':now': iso(nowMs),
+            ':delivered': 'DELIVERED',
+            ':enterprise': key.enterpriseId,
+          },
+        );
+      } catch (error) {
+        // NOTE: delivered meanwhile (by a duplicate receive): the delivery stands.
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+
+    async listDeliveries(runId) {
+      const result = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: marshall({ ':pk': deliveryPartitionKey(runId) }),
+          ConsistentRead: true,
+          Limit: 50,
+        }),
+      );
+      return (result.Items ?? []).flatMap((item) => {
+        const parsed = v.safeParse(deliveryItemSchema, unmarshall(item));
+        if (!parsed.success) return [];
+        const record = parsed.output;
+        return [
+          {
+            destinationId: record.destination_id,
+            destinationType: record.destination_type,
+            status: record.status,
+            attempts: record.attempts,
+            lastError: record.last_error,
+            updatedAt: record.updated_at,
+            deliveredAt: record.delivered_at,
+          },
+        ];
+      });
+    },
+  };
+}

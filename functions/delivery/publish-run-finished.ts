@@ -1,0 +1,97 @@
+/**
+ * Emits `Diagnosis Run Finished` from the table's stream (NEW_AND_OLD_IMAGES): once for every run item whose status
+ * goes from QUEUED or RUNNING to an ended one. NOTE: that transition is the one thing every way a run ends shares —
+ * the Diagnose invocation's `completeRun` (after its audit is flushed), a QUEUED run's cancel (`requestCancel`), a
+ * workflow failure's `closeQueuedRun`, the sweeper's `closeAbandonedRun` — so no closing path can forget to emit,
+ * and a replayed completion (a conditional write that changes nothing) emits nothing. The stream retries a batch
+ * whose events could not all be put (partial batch response), so emission is at least once; subscribers dedupe by
+ * `detail.runId`.
+ */
+
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { type EndedRunStatus, isEnded, RUN_STATUSES, type RunStatus, runOf } from '@diagnosis/core/store';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { buildRunFinishedEvent, type RunFinishedOptions } from './run-finished-event.ts';
+
+/** EventBridge's `PutEvents` takes at most 10 entries a call. */
+const PUT_EVENTS_BATCH = 10;
+
+export interface PublishDeps {
+  events: Pick<EventBridgeClient, 'send'>;
+  busName: string;
+  event?: RunFinishedOptions;
+}
+
+export interface PublishReport {
+  /** Lambda's partial batch response: the records to be retried, by sequence number. */
+  batchItemFailures: { itemIdentifier: string }[];
+  published: number;
+  /** Stream records of ended runs whose item could not be read (a stable code each; nothing to retry). */
+  skipped: { sequenceNumber: string; code: 'CORRUPT_ITEM' }[];
+}
+
+type Image = Record<string, AttributeValue>;
+
+const statusOf = (image: Image | undefined): RunStatus | null => {
+  const status = image?.status?.S;
+  return status !== undefined && (RUN_STATUSES as readonly string[]).includes(status) ? (status as RunStatus) : null;
+};
+
+/** The record is a run item's transition from QUEUED/RUNNING into an ended status. */
+export function isRunFinishing(record: DynamoDBRecord): boolean {
+  if (record.eventName !== 'MODIFY') return false;
+  const keys = record.dynamodb?.Keys as Image | undefined;
+  if (keys?.sk?.S !== 'RUN' || keys.pk?.S?.startsWith('RUN#') !== true) return false;
+  const before = statusOf(record.dynamodb?.OldImage as Image | undefined);
+  const after = statusOf(record.dynamodb?.NewImage as Image | undefined);
+  return before !== null && !isEnded(before) && after !== null && isEnded(after);
+}
+
+export async function publishRunFinished(
+  records: readonly DynamoDBRecord[],
+  deps: PublishDeps,
+): Promise<PublishReport> {
+  const report: PublishReport = { batchItemFailures: [], published: 0, skipped: [] };
+  const pending: { sequenceNumber: string; entry: PutEventsRequestEntry }[] = [];
+  for (const record of records) {
+    if (!isRunFinishing(record)) continue;
+    const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
+    let run: ReturnType<typeof runOf>;
+    try {
+      run = runOf(unmarshall(record.dynamodb?.NewImage as Image));
+    } catch {
+      report.skipped.push({ sequenceNumber, code: 'CORRUPT_ITEM' });
+      continue;
+    }
+    const event = buildRunFinishedEvent({ ...run, status: run.status as EndedRunStatus }, deps.event);
+    pending.push({
+      sequenceNumber,
+      entry: {
+        EventBusName: deps.busName,
+        Source: event.source,
+        DetailType: event.detailType,
+        Detail: JSON.stringify(event.detail),
+        Resources: [],
+      },
+    });
+  }
+  for (let start = 0; start < pending.length; start += PUT_EVENTS_BATCH) {
+    const batch = pending.slice(start, start + PUT_EVENTS_BATCH);
+    try {
+      const result = await deps.events.send(new PutEventsCommand({ Entries: batch.map((item) => item.entry) }));
+      batch.forEach((item, index) => {
+        if (result.Entries?.[index]?.ErrorCode !== undefined || result.Entries?.[index]?.EventId === undefined) {
+          report.batchItemFailures.push({ itemIdentifier: item.sequenceNumber });
+        } else {
+          report.published += 1;
+        }
+      });
+    } catch {
+      for (const item of batch) report.batchItemFailures.push({ itemIdentifier: item.sequenceNumber });
+    }
+  }
+  return report;
+}

@@ -1,0 +1,253 @@
+/**
+ * The versioned result event, `Diagnosis Run Finished` (`detail.schemaVersion: 1`): what other teams subscribe to and
+ * what every built-in destination renders. Its JSON Schema is `docs/schemas/diagnosis-run-finished.v1.json`.
+ * NOTE: built by code from the stored run only: every field is a field of the run item (its status, stop reason,
+ * error code, the published Draft and its verified citations, the FALLBACK report's system-written limitations,
+ * usage). Text the model wrote (the Draft's conclusion and statements) is carried as text, never as structure, and
+ * nothing of an unpublished Draft is ever included.
+ */
+import type { RunUsage, StopReason } from '@diagnosis/core';
+import type { EndedRunStatus, PublishedResult } from '@diagnosis/core/store';
+import * as v from 'valibot';
+
+export const RUN_FINISHED_SOURCE = 'diagnosis-agent';
+export const RUN_FINISHED_DETAIL_TYPE = 'Diagnosis Run Finished';
+export const RUN_FINISHED_SCHEMA_VERSION = 1;
+
+/** The release's vocabulary, which the event speaks: a run stored as SUCCEEDED is PUBLISHED. */
+export const RESULT_STATUSES = Object.freeze(['PUBLISHED', 'FALLBACK', 'FAILED', 'CANCELLED'] as const);
+export type ResultStatus = (typeof RESULT_STATUSES)[number];
+
+export const RESULT_STATUS_OF_RUN: Readonly<Record<EndedRunStatus, ResultStatus>> = Object.freeze({
+  SUCCEEDED: 'PUBLISHED',
+  FALLBACK: 'FALLBACK',
+  FAILED: 'FAILED',
+  CANCELLED: 'CANCELLED',
+});
+
+/** What started the run: null for a run started through the API or the CLI. */
+export interface RunTrigger {
+  /** `cloudwatch`, `alertmanager`, `pagerduty`, … */
+  source: string;
+  /** The incident the run belongs to, computed by code from the alarm or webhook. */
+  incidentKey: string;
+}
+
+/**
+ * The stored run's fields the event is built from: a `StoredRun` is one (the trigger is optional until every run
+ * records it). Kept small and of its own so that the event does not change when the run item gains fields.
+ */
+export interface RunFinishedInput {
+  runId: string;
+  sessionId: string;
+  enterpriseId: string;
+  status: EndedRunStatus;
+  query: string;
+  stopReason: StopReason | null;
+  errorCode: string | null;
+  usage: RunUsage | null;
+  publishedResult: PublishedResult | null;
+  report: unknown;
+  createdAt: string;
+  endedAt: string | null;
+  /** What the run item records of its trigger (issue #21's triggers); only `source` and `incidentKey` are read. */
+  trigger?: unknown;
+}
+
+export interface ResultCitation {
+  toolCallId: string;
+  toolName: string;
+  /** The check answered READY with no rows: evidence of absence. */
+  empty: boolean;
+}
+
+export interface ResultFinding {
+  type: 'FINDING' | 'HYPOTHESIS' | 'NEGATIVE_OBSERVATION';
+  statement: string;
+  evidenceStatus: 'SUPPORTED' | 'NO_EVIDENCE';
+  scope: string | null;
+  citations: ResultCitation[];
+}
+
+/** A price per million tokens (USD), from the stage file's `delivery.price`, to state a run's cost. */
+export interface TokenPrice {
+  input: number;
+  cachedInput: number;
+  output: number;
+}
+
+export interface RunFinishedDetail {
+  schemaVersion: 1;
+  runId: string;
+  enterpriseId: string;
+  sessionId: string;
+  trigger: RunTrigger | null;
+  status: ResultStatus;
+  /** The run item's own status (SUCCEEDED for PUBLISHED). */
+  runStatus: EndedRunStatus;
+  stopReason: StopReason | null;
+  errorCode: string | null;
+  query: string;
+  /** The published conclusion; null when the run abstained or published nothing. */
+  conclusion: string | null;
+  /** No conclusion was published (a Draft without one, or no published result at all). */
+  abstained: boolean;
+  /** The system's fixed text for a run that published nothing (FALLBACK, FAILED, CANCELLED); null when PUBLISHED. */
+  message: string | null;
+  findings: ResultFinding[];
+  limitations: { checkedScope: string[]; missingInfo: string[] };
+  usage: {
+    modelCalls: number;
+    toolCalls: number;
+    inputTokens: number;
+    cachedInputTokens: number;
+    outputTokens: number;
+    totalTokens: number;
+  } | null;
+  cost: { currency: 'USD'; amount: number } | null;
+  createdAt: string;
+  endedAt: string | null;
+  links: { run: string | null; audit: string | null };
+}
+
+/** The event as it is put on the bus (`PutEvents` entry fields, before EventBridge adds id, time, account…). */
+export interface RunFinishedEvent {
+  source: typeof RUN_FINISHED_SOURCE;
+  detailType: typeof RUN_FINISHED_DETAIL_TYPE;
+  detail: RunFinishedDetail;
+}
+
+/** The event as a subscriber receives it: EventBridge's envelope around the detail. */
+export interface RunFinishedEnvelope {
+  version: string;
+  id: string;
+  'detail-type': typeof RUN_FINISHED_DETAIL_TYPE;
+  source: typeof RUN_FINISHED_SOURCE;
+  account: string;
+  time: string;
+  region: string;
+  resources: string[];
+  detail: RunFinishedDetail;
+}
+
+export interface RunFinishedOptions {
+  /** The InternalApi's base URL (`https://…/`), for the links; null when unknown (local runs). */
+  apiUrl?: string | null;
+  price?: TokenPrice | null;
+}
+
+const systemTexts = v.pipe(v.array(v.pipe(v.string(), v.maxLength(1_000))), v.maxLength(20));
+/** The FALLBACK/FAILED/CANCELLED report's fields the event reads: fixed texts the release wrote, never model text. */
+const systemReportSchema = v.object({
+  kind: v.picklist(['FALLBACK', 'FAILED', 'CANCELLED']),
+  message: v.pipe(v.string(), v.maxLength(2_000)),
+  limitations: v.optional(v.object({ checked_scope: systemTexts, missing_info: systemTexts })),
+});
+
+/** Builds the event of an ended run from its stored fields (see the module's NOTE). */
+export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishedOptions = {}): RunFinishedEvent {
+  const status = RESULT_STATUS_OF_RUN[run.status];
+  const published = run.status === 'SUCCEEDED' ? run.publishedResult : null;
+  const report = published === null ? v.safeParse(systemReportSchema, run.report) : null;
+  const systemReport = report?.success === true ? report.output : null;
+  const draft = published?.draft ?? null;
+  const conclusion = draft?.conclusion ?? null;
+  const citationOf = new Map((published?.citations ?? []).map((citation) => [citation.tool_call_id, citation]));
+  const findings: ResultFinding[] = (draft?.analysis ?? []).map((item) => ({
+    type: item.type,
+    statement: item.statement,
+    evidenceStatus: item.evidence_status,
+    scope: item.scope,
+    // NOTE: only citations the EvidenceGuard verified (a published Draft cites nothing else).
+    citations: item.tool_call_ids.flatMap((id) => {
+      const citation = citationOf.get(id);
+      return citation === undefined
+        ? []
+        : [{ toolCallId: citation.tool_call_id, toolName: citation.tool_name, empty: citation.empty }];
+    }),
+  }));
+  const limitations = draft?.limitations ?? systemReport?.limitations ?? { checked_scope: [], missing_info: [] };
+  const usage = run.usage;
+  const base = options.apiUrl?.replace(/\/+$/, '') ?? null;
+  const runLink = base === null ? null : `${base}/runs/${encodeURIComponent(run.runId)}`;
+  return {
+    source: RUN_FINISHED_SOURCE,
+    detailType: RUN_FINISHED_DETAIL_TYPE,
+    detail: {
+      schemaVersion: RUN_FINISHED_SCHEMA_VERSION,
+      runId: run.runId,
+      enterpriseId: run.enterpriseId,
+      sessionId: run.sessionId,
+      trigger: triggerOf(run.trigger),
+      status,
+      runStatus: run.status,
+      stopReason: run.stopReason,
+      errorCode: run.errorCode,
+      query: run.query,
+      conclusion,
+      abstained: conclusion === null,
+      message: published === null ? (systemReport?.message ?? null) : null,
+      findings,
+      limitations: { checkedScope: [...limitations.checked_scope], missingInfo: [...limitations.missing_info] },
+      usage:
+        usage === null
+          ? null
+          : {
+              modelCalls: usage.modelCalls,
+              toolCalls: usage.toolCalls,
+              inputTokens: usage.inputTokens,
+              cachedInputTokens: usage.cachedInputTokens,
+              outputTokens: usage.outputTokens,
+              totalTokens: usage.totalTokens,
+            },
+      cost: usage === null || !options.price ? null : { currency: 'USD', amount: costOf(usage, options.price) },
+      createdAt: run.createdAt,
+      endedAt: run.endedAt,
+      links: { run: runLink, audit: runLink === null ? null : `${runLink}/audit` },
+    },
+  };
+}
+
+const triggerSchema = v.object({
+  source: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+  incidentKey: v.pipe(v.string(), v.minLength(1), v.maxLength(1_024)),
+});
+
+/**
+ * The trigger as the event states it: the source and incident key of a run item's trigger, bounded plain strings;
+ * null for a run started through the API (or a trigger of another shape). Other fields of the item's trigger are not
+ * part of schema version 1.
+ */
+export function triggerOf(trigger: unknown): RunTrigger | null {
+  const parsed = v.safeParse(triggerSchema, trigger);
+  return parsed.success ? { source: parsed.output.source, incidentKey: parsed.output.incidentKey } : null;
+}
+
+/** USD for a run's tokens, rounded to a millionth of a dollar (cached input counted at its own price). */
+export function costOf(
+  usage: Pick<RunUsage, 'inputTokens' | 'cachedInputTokens' | 'outputTokens'>,
+  price: TokenPrice,
+): number {
+  const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
+  const dollars =
+    ((usage.inputTokens - cached) * price.input + cached * price.cachedInput + usage.outputTokens * price.output) / 1e6;
+  return Math.round(dollars * 1e6) / 1e6;
+}
+
+/** The envelope EventBridge wraps around the detail (the webhook's body has exactly this shape). */
+export function envelopeOf(
+  event: RunFinishedEvent,
+  meta: { id: string; time: string; account: string; region: string },
+): RunFinishedEnvelope {
+  return {
+    version: '0',
+    id: meta.id,
+    'detail-type': event.detailType,
+    source: event.source,
+    account: meta.account,
+    time: meta.time,
+    region: meta.region,
+    resources: [],
+    detail: event.detail,
+  };
+}

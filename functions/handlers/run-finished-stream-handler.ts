@@ -1,0 +1,29 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { DELIVERY_METRICS } from '../delivery/delivery-metric-names.ts';
+import { type PublishDeps, publishRunFinished } from '../delivery/publish-run-finished.ts';
+import type { Observability } from '../setup/observability.ts';
+
+/**
+ * DynamoDB Streams (the table, NEW_AND_OLD_IMAGES): puts one `Diagnosis Run Finished` on the bus for every run that
+ * ended in the batch; records whose event could not be put are reported for retry (partial batch response).
+ */
+export function createRunFinishedStreamHandler(deps: PublishDeps, options: Observability) {
+  const { logger, metrics } = options;
+  return middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .handler(async (event) => {
+      const report = await publishRunFinished(event.Records, deps);
+      if (report.published > 0) metrics.addMetric(DELIVERY_METRICS.eventsPublished, MetricUnit.Count, report.published);
+      if (report.batchItemFailures.length > 0) {
+        metrics.addMetric(DELIVERY_METRICS.eventsPublishFailed, MetricUnit.Count, report.batchItemFailures.length);
+        logger.warn('result events not put', { records: report.batchItemFailures.length });
+      }
+      for (const skipped of report.skipped) logger.error('ended run item unreadable', skipped);
+      return { batchItemFailures: report.batchItemFailures };
+    });
+}

@@ -1,0 +1,34 @@
+/**
+ * The settings the commands read, for `diagnosis <command> --help`: one line each, with the form the value takes
+ * (from the settings' own schema where it has one). Precedence, for every command: a flag, then the environment, then
+ * a `.env` file in the working directory, then the default.
+ */
+import { settingForm } from '@diagnosis/core/config';
+
+const MEANING: Record<string, string> = {
+  DIAGNOSIS_MODEL_PROFILE: 'the provider profile: base URL, model, JSON mode of the Draft, prices (default deepseek)',
+  DIAGNOSIS_MODEL_API_KEY: 'the model key (never printed)',
+  DIAGNOSIS_MODEL_BASE_URL: "the model endpoint (default: the profile's)",
+  DIAGNOSIS_MODEL_ID: "the model (default: the profile's)",
+  DIAGNOSIS_MODEL_TIMEOUT_MS: 'the time limit of one model request',
+  SEMANTIC_GUARD: 'the judge: enforce, shadow or off',
+  SEMANTIC_GUARD_MODEL_PROFILE: "the judge's provider profile (default: the agent's)",
+  SEMANTIC_GUARD_MODEL_ID: "the judge's model (default: the agent's)",
+  MYSQL_URL: 'the MySQL of query_mysql (unset: query_mysql answers NOT_CONFIGURED)',
+  DYNAMODB_ENDPOINT: "another DynamoDB (default: this data folder's DynamoDB Local)",
+  DIAGNOSIS_TABLE_NAME: 'the table (default diagnosis-local)',
+  DIAGNOSIS_LOCAL_DATA: 'where the local data lives (default .data in the project)',
+  DIAGNOSIS_TIMEZONE: 'the time zone the model reads the start time in (default Asia/Shanghai)',
+  DIAGNOSIS_MAX_QUERY_BYTES: 'the largest query, checked before anything starts',
+  EVAL_PRICE: 'the eval: USD per million tokens, input=…,cached=…,output=…',
+};
+
+/** The help lines of these settings. */
+export function settingHelpLines(keys: readonly string[]): string[] {
+  const width = Math.max(...keys.map((key) => key.length));
+  return keys.map((key) => {
+    const form = settingForm(key);
+    const meaning = MEANING[key] ?? '';
+    return `  ${key.padEnd(width)}  ${meaning}${form === undefined || key === 'DIAGNOSIS_MODEL_API_KEY' ? '' : `; ${form}`}`;
+  });
+}

@@ -1,0 +1,95 @@
+/**
+ * A test table with a DynamoDB stream (NEW_AND_OLD_IMAGES, as sst.config.ts deploys it) on DynamoDB Local, and its
+ * records read back with the Streams API and shaped as Lambda's DynamoDB Streams event (AWS documents that shape:
+ * `Records[].{eventID, eventName, eventVersion, eventSource, awsRegion, dynamodb, eventSourceARN}`).
+ */
+import { CreateTableCommand, DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
+import { diagnosisTableDefinition } from '@diagnosis/core/store';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { inject } from 'vitest';
+
+export interface StreamTable {
+  tableName: string;
+  streamArn: string;
+  /** Every record written to the stream since the last call, as Lambda would deliver them. */
+  readNewRecords: () => Promise<DynamoDBStreamEvent>;
+  drop: () => Promise<void>;
+}
+
+export async function createStreamTable(client: DynamoDBClient): Promise<StreamTable> {
+  const tableName = `diagnosis-stream-${Math.random().toString(36).slice(2, 10)}`;
+  const created = await client.send(
+    new CreateTableCommand({
+      ...diagnosisTableDefinition(tableName),
+      StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    }),
+  );
+  const streamArn = created.TableDescription?.LatestStreamArn;
+  if (streamArn === undefined) throw new Error('DynamoDB Local gave the table no stream');
+  const streams = new DynamoDBStreamsClient({
+    endpoint: inject('dynamodbEndpoint'),
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const iterators = new Map<string, string | undefined>();
+
+  async function readNewRecords(): Promise<DynamoDBStreamEvent> {
+    const records: DynamoDBRecord[] = [];
+    const stream = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    for (const shard of stream.StreamDescription?.Shards ?? []) {
+      const shardId = shard.ShardId ?? '';
+      let iterator = iterators.get(shardId);
+      if (!iterators.has(shardId)) {
+        const started = await streams.send(
+          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }),
+        );
+        iterator = started.ShardIterator;
+      }
+      // Bounded: a test writes a few dozen items at most.
+      for (let page = 0; page < 20 && iterator !== undefined; page += 1) {
+        const result = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+        iterator = result.NextShardIterator;
+        for (const record of result.Records ?? []) {
+          records.push({
+            eventID: record.eventID,
+            eventName: record.eventName as DynamoDBRecord['eventName'],
+            eventVersion: '1.1',
+            eventSource: 'aws:dynamodb',
+            awsRegion: 'eu-west-1',
+            eventSourceARN: streamArn,
+            dynamodb: {
+              ApproximateCreationDateTime: Math.floor(
+                (record.dynamodb?.ApproximateCreationDateTime?.getTime() ?? 0) / 1_000,
+              ),
+              Keys: record.dynamodb?.Keys as never,
+              NewImage: record.dynamodb?.NewImage as never,
+              OldImage: record.dynamodb?.OldImage as never,
+              SequenceNumber: record.dynamodb?.SequenceNumber,
+              SizeBytes: record.dynamodb?.SizeBytes,
+              StreamViewType: 'NEW_AND_OLD_IMAGES',
+            },
+          });
+        }
+        if ((result.Records ?? []).length === 0) break;
+      }
+      iterators.set(shardId, iterator);
+    }
+    return { Records: records };
+  }
+
+  return {
+    tableName,
+    streamArn,
+    readNewRecords,
+    drop: async () => {
+      streams.destroy();
+      await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+    },
+  };
+}
