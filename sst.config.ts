@@ -176,7 +176,9 @@ export default $config({
           ...keyUse(['kms:Decrypt']),
         ],
       });
-    const getRun = readOnlyFunction('GetRun', ['RUN#*', 'DELIVERY#*'], []);
+    // GetRun also lists the run's deliveries and feedback (their own DELIVERY#<runId> and FEEDBACK#<runId>
+    // partitions), read-only like the rest.
+    const getRun = readOnlyFunction('GetRun', ['RUN#*', 'DELIVERY#*', 'FEEDBACK#*'], []);
     const getRunAudit = readOnlyFunction('GetRunAudit', ['RUN#*'], []);
     const getRunReasoning = readOnlyFunction('GetRunReasoning', ['RUN#*', 'REASONING#*'], []);
     const getRunReveal = readOnlyFunction('GetRunReveal', ['RUN#*', 'PSEUDONYMS#*'], [maskingKey]);
@@ -326,6 +328,34 @@ export default $config({
     const cancelRun = runWriter('CancelRun', [{ actions: ['states:StopExecution'], resources: [executionsArn] }]);
     api.route('POST /diagnoses', startDiagnosis.arn, { auth: { iam: true } });
     api.route('POST /runs/{runId}/cancel', cancelRun.arn, { auth: { iam: true } });
+
+    // A responder's verdict on a run: it may read run items (the tenant check) and write feedback items, nothing else,
+    // so it can never change a run or its audit.
+    const runFeedback = new sst.aws.Function('RunFeedback', {
+      ...functionCode('RunFeedback', $cli.paths.root),
+      runtime: 'nodejs24.x',
+      architecture: 'arm64',
+      timeout: '10 seconds',
+      memory: '256 MB',
+      environment: {
+        DIAGNOSIS_TABLE_NAME: table.name,
+        ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
+      },
+      permissions: [
+        {
+          actions: ['dynamodb:GetItem'],
+          resources: [table.arn],
+          conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*'] }],
+        },
+        {
+          actions: ['dynamodb:Query', 'dynamodb:PutItem'],
+          resources: [table.arn],
+          conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['FEEDBACK#*'] }],
+        },
+        ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
+      ],
+    });
+    api.route('POST /runs/{runId}/feedback', runFeedback.arn, { auth: { iam: true } });
 
     // A workflow execution stopped from the console (or by anyone with states:StopExecution) cancels its run too:
     // stopping an execution does not stop the Lambda it waits on, so the run's flag is set and its invocation stops.
@@ -616,6 +646,7 @@ export default $config({
         GetRunAudit: getRunAudit,
         GetRunReasoning: getRunReasoning,
         GetRunReveal: getRunReveal,
+        RunFeedback: runFeedback,
         OnWorkflowStopped: onWorkflowStopped,
         OnRunFinished: onRunFinished,
         DeliverResults: deliverResults,

@@ -1,6 +1,6 @@
 /** `GET /runs/{runId}` on the IAM-only InternalApi: a run's status and published result. */
 
-import { createDynamoIncidentStore } from '@diagnosis/core/store';
+import { createDynamoFeedbackStore, createDynamoIncidentStore } from '@diagnosis/core/store';
 import { createDynamoDeliveryStore } from './delivery/delivery-store.ts';
 import { createGetRunHandler } from './handlers/run-queries.ts';
 import { createObservability } from './setup/observability.ts';
@@ -13,4 +13,5 @@ export const handler = createGetRunHandler(store, {
   policy,
   deliveries: createDynamoDeliveryStore(table),
   incidents: createDynamoIncidentStore(table),
+  feedback: createDynamoFeedbackStore(table),
 });

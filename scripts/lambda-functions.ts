@@ -14,6 +14,7 @@ export const LAMBDA_FUNCTIONS = {
   GetRunReveal: 'functions/get-run-reveal.ts',
   StartDiagnosis: 'functions/start-diagnosis.ts',
   CancelRun: 'functions/cancel-run.ts',
+  RunFeedback: 'functions/post-run-feedback.ts',
   OnWorkflowStopped: 'functions/on-workflow-stopped.ts',
   OnRunFinished: 'functions/on-run-finished.ts',
   DeliverResults: 'functions/deliver-results.ts',

@@ -6,7 +6,7 @@ import { parseDiagnoseRequest } from '../middleware/diagnose-request.ts';
 import type { HandlerContext } from '../middleware/handler-context.ts';
 import { mapErrors } from '../middleware/map-errors.ts';
 import { type TenantLeaseOptions, takeTenantLease } from '../middleware/tenant-lease.ts';
-import { type Observability, recordRunMetrics } from '../setup/observability.ts';
+import { type Observability, recordProcessMetrics, recordRunMetrics } from '../setup/observability.ts';
 
 export interface DiagnoseHandlerOptions extends Observability {
   /** The per-enterprise cap on runs in progress; without it runs are not capped. */
@@ -26,7 +26,10 @@ export function createDiagnoseHandler(deps: DiagnosisServiceDeps, options: Diagn
   const service: DiagnosisServiceDeps = {
     ...deps,
     log: ({ message, ...fields }) => logger.info(String(message ?? 'diagnosis'), fields),
-    onRunFinished: (result, durationMs) => recordRunMetrics(metrics, result, durationMs),
+    onRunFinished: (result, durationMs, scorecard) => {
+      recordRunMetrics(metrics, result, durationMs);
+      recordProcessMetrics(metrics, scorecard);
+    },
   };
   const chain = middy<unknown, unknown, Error, HandlerContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))

@@ -1,4 +1,10 @@
-import { DiagnosisInputError, openPseudonymBatches, type RunStore } from '@diagnosis/core';
+import {
+  DiagnosisInputError,
+  type FeedbackStore,
+  feedbackView,
+  openPseudonymBatches,
+  type RunStore,
+} from '@diagnosis/core';
 import type { IncidentStore } from '@diagnosis/core/store';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { DeliveryStore } from '../delivery/delivery-store.ts';
@@ -44,15 +50,17 @@ async function pageResponse(
 }
 
 /**
- * `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence — and the delivery
- * of its result to each destination of its enterprise (`delivery`: null where no delivery store is given). A triggered
- * run shows its trigger, its incident window and the later events of its incident that attached to it (at most 100).
+ * `GET /runs/{runId}`: the run's status and published result — never reasoning, never raw evidence — its process
+ * scorecard, the delivery of its result to each destination of its enterprise (`delivery`: null where no delivery
+ * store is given), with a feedback store the responders' verdicts (every entry, each caller's newest `current`), and
+ * for a triggered run its trigger, its incident window and the later events of its incident (at most 100).
  */
 export function createGetRunHandler(
   store: Pick<RunStore, 'getRun'>,
   options: RunRouteOptions & {
     deliveries?: Pick<DeliveryStore, 'listDeliveries'>;
     incidents?: Pick<IncidentStore, 'listIncidentEvents'>;
+    feedback?: Pick<FeedbackStore, 'listFeedback'>;
   },
 ) {
   return runRoute(store, options, async (run) =>
@@ -83,6 +91,11 @@ export function createGetRunHandler(
           ? Math.max(0, Date.parse(run.deadlineAt) - Date.now())
           : null,
       cancelRequestedAt: run.cancelRequestedAt,
+      // How the run worked, computed from its audit when it completed (docs/learning-from-runs.md); null: none.
+      processScorecard: run.processScorecard ?? null,
+      ...(options.feedback === undefined
+        ? {}
+        : { feedback: feedbackView(await options.feedback.listFeedback(run.runId)) }),
       createdAt: run.createdAt,
       endedAt: run.endedAt,
       delivery: options.deliveries === undefined ? null : await options.deliveries.listDeliveries(run.runId),

@@ -1,6 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { RunStore, StoredRun } from '@diagnosis/core';
-import type { TenantAccessPolicy } from '@diagnosis/core/config';
+import type { IamCaller, TenantAccessPolicy } from '@diagnosis/core/config';
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { HandlerContext } from '../middleware/handler-context.ts';
@@ -19,7 +19,7 @@ export type RunRouteOptions = Pick<Observability, 'logger'> & { policy: TenantAc
 export function runRoute(
   store: Pick<RunStore, 'getRun'>,
   options: RunRouteOptions,
-  handle: (run: StoredRun, event: HttpApiEvent) => Promise<APIGatewayProxyStructuredResultV2>,
+  handle: (run: StoredRun, event: HttpApiEvent, caller: IamCaller) => Promise<APIGatewayProxyStructuredResultV2>,
 ) {
   return middy<HttpApiEvent, APIGatewayProxyStructuredResultV2, Error, HandlerContext>()
     .use(injectLambdaContext(options.logger, { resetKeys: true }))
@@ -28,7 +28,7 @@ export function runRoute(
     .use(loadReadableRun(store, options.policy))
     .handler(async (event, context) => {
       const run = context.readableRun;
-      if (run === undefined) throw new Error('the run loader did not run');
-      return handle(run, event);
+      if (run === undefined || context.caller === undefined) throw new Error('the run loader did not run');
+      return handle(run, event, context.caller);
     });
 }

@@ -74,6 +74,16 @@ export function parseStepFunctionsPayload(payload: unknown): WorkflowDiagnoseReq
 
 /** The JSON body of `POST /diagnoses`; a missing runId gets a new ULID. */
 export function parseHttpRequest(event: HttpApiEvent): DiagnosisRunRequest {
+  const body = readJsonBody(event, MAX_BODY_BYTES);
+  const request = parse(httpBodySchema, body);
+  return checked({ ...request, runId: request.runId ?? ulid() });
+}
+
+/**
+ * The JSON body of a POST route, checked in this order: the method (405), the content type (415, also for a
+ * base64-encoded body), a body at all (400 `BODY_MISSING`), its size in bytes (413), then JSON (400 `BODY_NOT_JSON`).
+ */
+export function readJsonBody(event: HttpApiEvent, maxBytes: number): unknown {
   if ((event.requestContext?.http?.method ?? 'POST') !== 'POST')
     throw new DiagnosisInputError('METHOD_NOT_ALLOWED', 'use POST');
   const contentType = header(event, 'content-type');
@@ -88,16 +98,13 @@ export function parseHttpRequest(event: HttpApiEvent): DiagnosisRunRequest {
   if (event.body === undefined || event.body === null || event.body.trim() === '') {
     throw new DiagnosisInputError('BODY_MISSING', 'a JSON body is required');
   }
-  if (Buffer.byteLength(event.body) > MAX_BODY_BYTES)
+  if (Buffer.byteLength(event.body) > maxBytes)
     throw new DiagnosisInputError('BODY_TOO_LARGE', 'the body is too large');
-  let body: unknown;
   try {
-    body = JSON.parse(event.body);
+    return JSON.parse(event.body);
   } catch {
     throw new DiagnosisInputError('BODY_NOT_JSON', 'the body is not valid JSON');
   }
-  const request = parse(httpBodySchema, body);
-  return checked({ ...request, runId: request.runId ?? ulid() });
 }
 
 function parse<T extends v.GenericSchema>(schema: T, value: unknown): v.InferOutput<T> {

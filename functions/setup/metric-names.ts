@@ -65,3 +65,23 @@ export const TRIGGER_METRICS = Object.freeze({
 } as const);
 
 export const TRIGGER_OUTCOMES = Object.freeze(['STARTED', 'ATTACHED', 'IGNORED', 'FAILED'] as const);
+
+/**
+ * The process metrics of one finished run, from its stored process scorecard (`recordProcessMetrics`), with the same
+ * outcome dimension as `RUN_METRICS`. docs/learning-from-runs.md defines each figure.
+ */
+export const PROCESS_METRICS = Object.freeze({
+  redundantToolCalls: 'RedundantToolCalls',
+  unproductiveToolCalls: 'UnproductiveToolCalls',
+  noGainToolCalls: 'NoGainToolCalls',
+  answeredWithoutTools: 'AnsweredWithoutTools',
+  guardRemovedItems: 'GuardRemovedItems',
+  modelTime: 'ModelTime',
+  toolTime: 'ToolTime',
+} as const);
+
+/** A responder's verdict on a run: one count per new rating, by enterprise and verdict (`recordFeedbackMetric`). */
+export const FEEDBACK_METRIC = 'RunFeedback';
+/** The dimensions of `FEEDBACK_METRIC`: the run's enterprise and the verdict given. */
+export const ENTERPRISE_DIMENSION = 'enterprise';
+export const VERDICT_DIMENSION = 'verdict';

@@ -1,7 +1,7 @@
 import { Logger, type LogItem } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { DiagnosisResult } from '@diagnosis/core';
-import { METRICS_NAMESPACE, OUTCOME_DIMENSION, RUN_METRICS, SERVICE_NAME } from './metric-names.ts';
+import type { DiagnosisResult, ProcessScorecard } from '@diagnosis/core';
+import { METRICS_NAMESPACE, OUTCOME_DIMENSION, PROCESS_METRICS, RUN_METRICS, SERVICE_NAME } from './metric-names.ts';
 
 /** Where log lines and EMF records go instead of stdout: one JSON text per call, without a line break. */
 export type LogDestination = (line: string) => void;
@@ -90,4 +90,19 @@ export function recordRunMetrics(metrics: Metrics, result: DiagnosisResult, dura
   metrics.addMetric(RUN_METRICS.runDuration, MetricUnit.Milliseconds, durationMs);
   metrics.addMetadata('stopReason', result.stopReason ?? 'NONE');
   metrics.addMetadata('errorCode', typeof errorCode === 'string' ? errorCode : 'NONE');
+}
+
+/**
+ * The process metrics of one finished run, from the scorecard stored on its item, in the same EMF record as
+ * `recordRunMetrics` (so under its outcome dimension): redundant, unproductive and NO_GAIN calls, whether it answered
+ * without tools, the Draft items the guards removed, and time in model and tools.
+ */
+export function recordProcessMetrics(metrics: Metrics, scorecard: ProcessScorecard): void {
+  metrics.addMetric(PROCESS_METRICS.redundantToolCalls, MetricUnit.Count, scorecard.toolCalls.redundant);
+  metrics.addMetric(PROCESS_METRICS.unproductiveToolCalls, MetricUnit.Count, scorecard.toolCalls.unproductive);
+  metrics.addMetric(PROCESS_METRICS.noGainToolCalls, MetricUnit.Count, scorecard.toolCalls.noGain);
+  metrics.addMetric(PROCESS_METRICS.answeredWithoutTools, MetricUnit.Count, scorecard.answeredWithoutTools ? 1 : 0);
+  metrics.addMetric(PROCESS_METRICS.guardRemovedItems, MetricUnit.Count, scorecard.guards.removedItems ?? 0);
+  metrics.addMetric(PROCESS_METRICS.modelTime, MetricUnit.Milliseconds, scorecard.timeMs.model);
+  metrics.addMetric(PROCESS_METRICS.toolTime, MetricUnit.Milliseconds, scorecard.timeMs.tools);
 }

@@ -180,10 +180,10 @@ describe('the diagnosis bin (child processes)', () => {
       const finished = await diagnosis(['runs']);
       expect(finished.code).toBe(0);
       const lines = finished.stdout.trimEnd().split('\n');
-      expect(lines[0]).toMatch(/^RUN +STATUS +STOP \/ CODE +TOKENS +AGE +ENTERPRISE +SESSION +QUERY$/);
+      expect(lines[0]).toMatch(/^RUN +STATUS +STOP \/ CODE +TOKENS +CALLS +AGE +ENTERPRISE +SESSION +QUERY$/);
       expect(lines.slice(1).map((line) => line.split(/\s+/)[0])).toEqual([runIds[1], runIds[0]]);
       for (const line of lines.slice(1))
-        expect(line).toMatch(/^\w{26} {2}PUBLISHED +— +38,230 +\d+ s +E1001 +demo +E1001 /);
+        expect(line).toMatch(/^\w{26} {2}PUBLISHED +— +38,230 +4x 0ref 0dup +\d+ s +E1001 +demo +E1001 /);
     });
 
     it('runs filters by enterprise and session (the session index) and says when nothing matches', async () => {

@@ -116,6 +116,7 @@ export async function startE2eWorld(
     { ...createObservability('CancelRun'), policy },
   ) as Handler;
   const onWorkflowStopped = await loadHandler('OnWorkflowStopped');
+  const runFeedback = await loadHandler('RunFeedback');
   const documents = DynamoDBDocumentClient.from(dynamo);
 
   return {
@@ -130,6 +131,7 @@ export async function startE2eWorld(
       startDiagnosis,
       cancelRun,
       onWorkflowStopped,
+      runFeedback,
     },
     /** The local DiagnosisWorkflow behind startDiagnosis (`idle()` waits for every execution it started). */
     workflow,

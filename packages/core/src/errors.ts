@@ -46,6 +46,11 @@ export const INPUT_ERROR_CODES = Object.freeze([
   'INVALID_LIMIT',
   'INVALID_CURSOR',
   'RUN_NOT_FOUND',
+  'INVALID_FEEDBACK',
+  'RUN_NOT_ENDED',
+  'FEEDBACK_LIMIT',
+  'FEEDBACK_CONFLICT',
+  'CALLER_UNKNOWN',
 ] as const);
 export type DiagnosisInputErrorCode = (typeof INPUT_ERROR_CODES)[number];
 

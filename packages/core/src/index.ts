@@ -89,6 +89,8 @@ export {
   printable,
 } from './report/describe-tool-call.ts';
 export { loadRunEvidence, MAX_EVIDENCE_RECORDS } from './report/load-run-evidence.ts';
+/** How a run worked (rounds, refused and redundant calls, guard removals, tokens, time), from its audit alone. */
+export { buildProcessScorecard, canonicalOf, type ScoredRun } from './report/process-scorecard.ts';
 export {
   ENTERPRISE_ID_PATTERN,
   isEnterpriseId,
@@ -112,6 +114,7 @@ export type { JudgeLimits, SemanticGuardMode } from './run/judge-limits.ts';
 export { DEFAULT_JUDGE_LIMITS, SEMANTIC_GUARD_MODES } from './run/judge-limits.ts';
 export type { ModelFailure, ModelFailureKind, ModelFailureReport } from './run/model-failure.ts';
 export { MODEL_FAILURE_KINDS } from './run/model-failure.ts';
+export type { BudgetUse, ProcessScorecard } from './run/process-scores.ts';
 export type { CheckEvaluation, ProgressCheck, ProgressSnapshot } from './run/progress.ts';
 export type { RunContext, RunContextInit, RunUsage } from './run/run-context.ts';
 export { createRunContext, emptyRunUsage } from './run/run-context.ts';
@@ -121,6 +124,7 @@ export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';
 export { type RunTrigger, TRIGGER_SOURCES, TRIGGER_TEXT_CAPS, type TriggerSource } from './run/run-trigger.ts';
 export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
+export { DEFAULT_TIME_ZONE, formatZonedIso, isTimeZone } from './run/zoned-time.ts';
 export {
   ABANDON_MARGIN_MS,
   type AbandonmentRule,
@@ -142,6 +146,14 @@ export {
   type IncidentOutcome,
 } from './service/handle-incident-event.ts';
 export { buildPreviousTurn } from './service/previous-turn.ts';
+/** A responder's verdict on a run (idempotent per caller, re-ratings kept): never evidence for any later run. */
+export {
+  callerKeyOf,
+  feedbackView,
+  parseFeedbackInput,
+  type RecordFeedbackDeps,
+  recordFeedback,
+} from './service/record-feedback.ts';
 export { MAX_START_WAIT_MS, type StartDiagnosisDeps, startDiagnosis } from './service/start-diagnosis.ts';
 export { MAX_SWEEP_RUNS, type SweepDeps, type SweepReport, sweepOpenRuns } from './service/sweep-open-runs.ts';
 export type { WorkflowStarter } from './service/workflow-starter.ts';
@@ -154,6 +166,14 @@ export type {
   ToolInvocationEvent,
 } from './store/audit-hook.ts';
 export { MAX_AUDIT_TEXT_CHARS } from './store/audit-hook.ts';
+export {
+  FEEDBACK_LIMITS,
+  FEEDBACK_VERDICTS,
+  type FeedbackInput,
+  type FeedbackStore,
+  type FeedbackVerdict,
+  type RunFeedback,
+} from './store/feedback-store.ts';
 export type {
   LiveProgress,
   PublishedResult,

@@ -1,5 +1,17 @@
+export { type CaptureOutcome, type CaptureRequest, capturedScenarioId, captureRun } from './capture-cli.ts';
+export {
+  buildCapturedScenario,
+  type CapturedScenario,
+  CaptureError,
+  keywordsOf,
+  loadCapturedAudit,
+} from './capture-run.ts';
+export { createCaptureSource } from './capture-source.ts';
 export { EVAL_HELP, type EvalIo, evalMain } from './cli.ts';
+export { type Comparison, compareReports, parseComparableReport, renderComparison } from './compare.ts';
 export { DEFAULT_PRICE, type Price, parsePrice, priceOf } from './price.ts';
+export { createRecordedEvidence, type RecordedWorld } from './recorded-world.ts';
+export { type CapturedRow, capturedRow } from './regression.ts';
 export type { EvalOptions, EvalReport } from './run-eval.ts';
 export { runEval } from './run-eval.ts';
 export type { ScenarioRun } from './run-scenario.ts';

@@ -33,7 +33,19 @@ function pad(text: string, width: number): string {
 }
 
 export function renderTable(report: EvalReport): string {
-  const header = ['', 'scenario', 'category', 'expect', 'verdict', 'probes', 'tokens', 'measured', 'time', 'cost'];
+  const header = [
+    '',
+    'scenario',
+    'category',
+    'expect',
+    'verdict',
+    'probes',
+    'calls',
+    'tokens',
+    'measured',
+    'time',
+    'cost',
+  ];
   const rows = report.scenarios.map((run) => [
     run.passed ? 'ok' : 'XX',
     run.id,
@@ -41,6 +53,7 @@ export function renderTable(report: EvalReport): string {
     run.expectedOutcome,
     verdictText(run),
     `${run.probes.filter((probe) => probe.passed).length}/${run.probes.length}`,
+    processCell(run),
     run.status === 'RAN' ? count(run.usage.totalTokens) : '—',
     run.status === 'RAN' && run.measured !== null ? count(run.measured.totalTokens) : '—',
     run.status === 'RAN' ? seconds(run.latencyMs) : '—',
@@ -61,9 +74,11 @@ export function renderTable(report: EvalReport): string {
       const missing = probe.missing.length > 0 ? `, missing ${probe.missing.join(' / ')}` : '';
       details.push(`probe ${probe.label}: expected ${probe.expect}, got ${probe.got}${missing}`);
     }
+    if (run.captured !== null && run.captured !== undefined) details.push(capturedText(run.captured));
     details.push(...run.notes);
     if (details.length > 0) lines.push(`${run.id}: ${details.join('; ')}`);
   }
+  lines.push('', ...processLines(report));
   lines.push(
     '',
     `${report.mode} eval: ${s.scenarios} scenarios (${s.ran} runs, ${s.probesOnly} probes only, ${s.skipped} skipped, ${s.errors} errors) in ${seconds(report.wallMs)}, concurrency ${report.concurrency}`,
@@ -76,6 +91,37 @@ export function renderTable(report: EvalReport): string {
       : `${s.asExpected}/${s.scenarios} scenarios correct with all probes passing`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** The process cell of a row: rounds, executed, refused and redundant calls (docs/learning-from-runs.md). */
+export function processCell(run: ScenarioRun): string {
+  const card = run.process;
+  if (card === null || card === undefined) return '—';
+  return `${card.rounds}r ${card.toolCalls.executed}x ${card.toolCalls.refused}ref ${card.toolCalls.redundant}dup${card.answeredWithoutTools ? ' no-tools' : ''}`;
+}
+
+function capturedText(captured: NonNullable<ScenarioRun['captured']>): string {
+  const said = (conclusion: string | null) => (conclusion === null ? 'no conclusion' : `“${conclusion.slice(0, 60)}”`);
+  return `captured run ${captured.runId} rated ${captured.feedbackVerdict}: original ${captured.originalStatus} ${said(captured.originalConclusion)} → replay ${captured.replayedStatus} ${said(captured.replayedConclusion)}: ${captured.regressed ? 'REGRESSED' : 'not regressed'}${captured.notRecorded > 0 ? `, ${captured.notRecorded} NOT_RECORDED` : ''}`;
+}
+
+/** The process figures over all runs and per category, and the captured scenarios' regressions. */
+function processLines(report: EvalReport): string[] {
+  const s = report.summary;
+  const figures = (p: NonNullable<typeof s.process>) =>
+    `${p.roundsPerRun.toFixed(1)} rounds, ${p.toolCallsPerRun.toFixed(1)} calls (${p.refusedPerRun.toFixed(2)} refused, ${p.redundantPerRun.toFixed(2)} redundant, ${p.unproductivePerRun.toFixed(2)} unproductive), ${p.answeredWithoutTools} answered without tools, guards removed ${percent(p.guardRemovedShare)}, ${p.citationsPerFinding === null ? '—' : p.citationsPerFinding.toFixed(2)} citations/finding, model ${seconds(p.modelMsPerRun)} tools ${seconds(p.toolMsPerRun)}`;
+  if (s.process === null || s.process === undefined) return [];
+  const lines = [`process per run (${s.process.runs} runs): ${figures(s.process)}`];
+  for (const [category, summary] of Object.entries(s.byCategory ?? {})) {
+    if (summary.process === null) continue;
+    lines.push(
+      `  ${category}: ${summary.correct}/${summary.ran} correct, mean points ${summary.meanPoints === null ? '—' : summary.meanPoints.toFixed(2)}; ${figures(summary.process)}`,
+    );
+  }
+  if (s.captured !== undefined && s.captured.scenarios > 0) {
+    lines.push(`captured scenarios: ${s.captured.scenarios}, regressed ${s.captured.regressed}`);
+  }
+  return lines;
 }
 
 /** One line for the progress display: a bar, the count, and the scenarios in flight. */
@@ -122,11 +168,13 @@ export function renderHtml(report: EvalReport): string {
 ${conclusion === null ? '' : `<p><b>conclusion:</b> ${e(conclusion)}</p>`}
 ${run.observation === null ? '' : `<p><b>cited tools:</b> ${e(run.observation.citedTools.join(', ') || '—')} · <b>SemanticGuard:</b> ${e(run.semanticGuard)} (${e(run.observation.semanticGuard)})</p>`}
 ${run.deliberatelyWrong ? '<p><b>deliberately wrong scripted conversation</b>: the scorer must fail it.</p>' : ''}
+${run.captured === null || run.captured === undefined ? '' : `<p><b>captured:</b> ${e(capturedText(run.captured))}</p>`}
 ${run.notes.length > 0 ? `<p><b>notes:</b> ${e(run.notes.join('; '))}</p>` : ''}
 <ul class="probes">${probes}</ul></details></td>
 <td>${e(run.category)}</td><td>${e(run.expectedOutcome)}</td>
 <td><span class="verdict" style="background:${color}">${e(verdictText(run))}</span></td>
 <td>${run.probes.filter((probe) => probe.passed).length}/${run.probes.length}</td>
+<td>${e(processCell(run))}</td>
 <td class="num">${run.status === 'RAN' ? count(run.usage.totalTokens) : '—'}</td>
 <td class="num">${run.status === 'RAN' && run.measured !== null ? count(run.measured.totalTokens) : '—'}</td>
 <td class="num">${run.status === 'RAN' ? seconds(run.latencyMs) : '—'}</td>
@@ -156,7 +204,7 @@ ${card(s.measuredTokensPerRun === null ? 'tokens per run' : 'tokens per run, mea
 ${card('cost per run', usd(s.costPerRunUsd))}
 ${card('latency p50 / p95', `${seconds(s.latencyP50Ms)} / ${seconds(s.latencyP95Ms)}`)}
 </div>
-<table><thead><tr><th></th><th>scenario</th><th>category</th><th>expect</th><th>verdict</th><th>probes</th><th>tokens (scripted)</th><th>tokens (measured)</th><th>time</th><th>cost</th></tr></thead>
+<table><thead><tr><th></th><th>scenario</th><th>category</th><th>expect</th><th>verdict</th><th>probes</th><th>calls</th><th>tokens (scripted)</th><th>tokens (measured)</th><th>time</th><th>cost</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>

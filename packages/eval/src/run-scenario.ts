@@ -8,6 +8,7 @@ import {
   DEVELOPMENT_MASKING_SECRET,
   type DiagnosisResult,
   openPseudonymBatches,
+  type ProcessScorecard,
   type PseudonymEntry,
   type RunUsage,
   revealText,
@@ -29,6 +30,8 @@ import { lambdaContext } from '../../../functions/setup/lambda-context.ts';
 import { createObservability } from '../../../functions/setup/observability.ts';
 import { type Price, priceOf } from './price.ts';
 import { type ProbeResult, runProbes } from './probes.ts';
+import { createRecordedEvidence } from './recorded-world.ts';
+import { type CapturedRow, capturedRow } from './regression.ts';
 import type { Scenario, ScenarioVerdict } from './scenario.ts';
 import { observeResult, type RunObservation, revealedObservation, type Score, scoreRun } from './score.ts';
 import { prepareWorld, type WorldOptions } from './world.ts';
@@ -85,6 +88,10 @@ export interface ScenarioRun {
   notes: string[];
   /** Probes all passed and the verdict is the expected one. */
   passed: boolean;
+  /** The process scorecard the scenario's (last) run stored; null when no run happened. */
+  process: ProcessScorecard | null;
+  /** For a captured scenario: the original run, its rating, the replay, and whether it regressed. */
+  captured: CapturedRow | null;
 }
 
 const EMPTY_USAGE: ScenarioRun['usage'] = {
@@ -130,6 +137,8 @@ export function emptyRun(scenario: Scenario): ScenarioRun {
     error: null,
     notes: [],
     passed: false,
+    process: null,
+    captured: null,
   };
 }
 
@@ -188,6 +197,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
               scripted?.judge === undefined && scripted?.previousTurn?.judge === undefined ? 'off' : 'enforce',
           };
     const settings = parseDiagnosisSettings({
+      ...(scenario.timeZone === undefined ? {} : { DIAGNOSIS_TIMEZONE: scenario.timeZone }),
       DIAGNOSIS_TABLE_NAME: context.tableName,
       DYNAMODB_ENDPOINT: context.dynamoEndpoint,
       // Scenarios of one enterprise run side by side here; the per-enterprise cap is a deployment's, not the eval's.
@@ -213,12 +223,17 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       return { ...base, status: 'PROBES_ONLY', semanticGuard, probes, notes, passed: probesPassed };
     }
 
+    // NOTE: a captured scenario's run sees only its recording (any other input: NOT_RECORDED), never the world.
+    const recorded =
+      scenario.recording === undefined
+        ? undefined
+        : createRecordedEvidence(scenario.recording, evidence.evidence.query_mysql.catalog);
     const offset = Date.parse(scenario.now) - Date.now();
     // NOTE: the Lambda's own composition root; the function's log lines and metrics are dropped (the eval's stdout
     // is its scorecard, and the audit in the table holds what a run did).
     const composed = await composeDiagnoseFunction(settings, {
       ...createObservability('Diagnose', () => undefined),
-      evidence: evidence.evidence,
+      evidence: recorded ?? evidence.evidence,
       now: () => Date.now() + offset,
     });
     dynamoOfRun = composed.dynamo;
@@ -265,6 +280,11 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
             { requests: server.requests, responses: agentScript },
             { requests: server.judgeRequests, responses: judgeScript },
           );
+    const stored = await createDynamoAuditStore({ client: composed.dynamo, tableName: context.tableName }).getRun(
+      runId,
+    );
+    const notRecorded = recorded?.asked.filter((call) => !call.recorded).length ?? 0;
+    if (notRecorded > 0) notes.push(`${notRecorded} tool call(s) not in the recording (NOT_RECORDED)`);
     return {
       ...base,
       status: 'RAN',
@@ -280,6 +300,9 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       runId,
       notes,
       passed: probesPassed && score.verdict === base.expectedVerdict,
+      process: stored?.processScorecard ?? null,
+      captured:
+        scenario.capture === undefined ? null : capturedRow(scenario.capture, observation, score.verdict, notRecorded),
     };
   } catch (error) {
     return { ...base, error: errorCode(error), notes };

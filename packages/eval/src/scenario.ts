@@ -5,9 +5,10 @@
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { ENTERPRISE_ID_PATTERN, TOOL_NAMES } from '@diagnosis/core';
+import { ENTERPRISE_ID_PATTERN, FEEDBACK_VERDICTS, isTimeZone, RUN_STATUSES, TOOL_NAMES } from '@diagnosis/core';
 import { parseMysqlSeed } from '@diagnosis/devkit';
 import * as v from 'valibot';
+import { loadRecordedWorld, type RecordedWorld } from './recorded-world.ts';
 
 export const CATEGORIES = [
   'logs',
@@ -82,16 +83,36 @@ const expectedSchema = v.pipe(
 );
 export type Expected = v.InferOutput<typeof expectedSchema>;
 
+/** Where a captured scenario came from and what its run did (`diagnosis eval capture`). */
+const captureSchema = v.strictObject({
+  runId: text(128),
+  capturedAt: v.pipe(v.string(), v.isoTimestamp()),
+  source: text(200),
+  feedback: v.strictObject({ verdict: v.picklist(FEEDBACK_VERDICTS), rootCause: v.nullable(text(1_000)) }),
+  original: v.strictObject({ status: v.picklist(RUN_STATUSES), conclusion: v.nullable(text(1_000)) }),
+  /** What a faithful replay would need that the audit did not hold. */
+  missing: v.pipe(v.array(text(500)), v.maxLength(100)),
+});
+export type ScenarioCapture = v.InferOutput<typeof captureSchema>;
+
 const scenarioSchema = v.strictObject({
   id: v.pipe(v.string(), v.regex(SCENARIO_ID_PATTERN, 'lower-case letters, digits and dashes, at most 48')),
   title: text(200),
   category: v.picklist(CATEGORIES),
   enterpriseId: v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN, 'a canonical enterprise id')),
   now: isoWithOffset,
+  /** The deployment's time zone the run read `now` in (DIAGNOSIS_TIMEZONE); absent: the default, Asia/Shanghai. */
+  timeZone: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((zone: string) => isTimeZone(zone), 'an IANA time zone name'),
+    ),
+  ),
   query: text(4_000),
   previousTurn: v.optional(v.strictObject({ query: text(4_000) })),
   expected: expectedSchema,
   probes: v.optional(v.pipe(v.array(probeSchema), v.maxLength(50)), []),
+  capture: v.optional(captureSchema),
 });
 export type ScenarioSpec = v.InferOutput<typeof scenarioSchema>;
 
@@ -156,6 +177,8 @@ export interface Scenario extends ScenarioSpec {
   worldDir: string | undefined;
   scripted: ScriptedConversation | undefined;
   generatedLogs: GeneratedLogFile[];
+  /** `world/recorded.json`: a captured run's recorded evidence, answered instead of the world's adapters. */
+  recording: RecordedWorld | undefined;
 }
 
 /** A scenario folder that could not be read: its name and the fields at fault (never file contents). */
@@ -284,7 +307,12 @@ export function loadScenario(dir: string): Scenario {
     const seed = parseMysqlSeed(readFileSync(seedPath, 'utf8'));
     if (!seed.ok) throw new ScenarioError(name, [`world/mysql/seed.sql ${seed.problem}`]);
   }
-  return { ...spec, dir: folder, worldDir, scripted, generatedLogs };
+  const recording = loadRecordedWorld(worldDir);
+  if (recording !== undefined && 'problems' in recording) throw new ScenarioError(name, recording.problems);
+  if (recording !== undefined && recording.enterpriseId !== spec.enterpriseId) {
+    throw new ScenarioError(name, ['world/recorded.json enterpriseId: differs from scenario.json']);
+  }
+  return { ...spec, dir: folder, worldDir, scripted, generatedLogs, recording };
 }
 
 /**

@@ -1,4 +1,5 @@
 /** The scorecard's summary over all scenarios of one eval run (pure; unit-tested). */
+import type { ProcessScorecard } from '@diagnosis/core';
 import type { ScenarioRun } from './run-scenario.ts';
 import { type ScenarioVerdict, VERDICTS } from './scenario.ts';
 import { VERDICT_POINTS } from './score.ts';
@@ -32,6 +33,38 @@ export interface EvalSummary {
   /** Scenarios whose verdict is the one expected and whose probes all pass. */
   asExpected: number;
   allAsExpected: boolean;
+  /** The process scorecards of the runs, averaged (null without any). */
+  process: ProcessSummary | null;
+  /** Per category: runs, correct ones, mean points and the process figures. */
+  byCategory: Record<string, CategorySummary>;
+  /** Captured scenarios (real runs with a responder's verdict) and how many of their replays regressed. */
+  captured: { scenarios: number; regressed: number };
+}
+
+/** Means over runs with a stored process scorecard (docs/learning-from-runs.md defines each figure). */
+export interface ProcessSummary {
+  runs: number;
+  roundsPerRun: number;
+  toolCallsPerRun: number;
+  refusedPerRun: number;
+  redundantPerRun: number;
+  unproductivePerRun: number;
+  /** Runs that produced a Draft without any tool call. */
+  answeredWithoutTools: number;
+  /** Mean share of the Draft's items the guards removed, over runs with a non-empty Draft. */
+  guardRemovedShare: number | null;
+  /** Mean citations per finding, over runs with a finding. */
+  citationsPerFinding: number | null;
+  modelMsPerRun: number;
+  toolMsPerRun: number;
+}
+
+export interface CategorySummary {
+  scenarios: number;
+  ran: number;
+  correct: number;
+  meanPoints: number | null;
+  process: ProcessSummary | null;
 }
 
 const ratio = (part: number, whole: number) => (whole === 0 ? null : part / whole);
@@ -44,6 +77,51 @@ export function percentile(values: readonly number[], p: number): number | null 
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
   return sorted[rank - 1] as number;
+}
+
+/** The process scorecards of some runs, averaged; null when none has one. */
+export function summarizeProcess(cards: readonly ProcessScorecard[]): ProcessSummary | null {
+  if (cards.length === 0) return null;
+  const per = (value: (card: ProcessScorecard) => number) => mean(cards.map(value)) as number;
+  const shares = cards.flatMap((card) => (card.guards.removedShare === null ? [] : [card.guards.removedShare]));
+  const citations = cards.flatMap((card) => (card.citationsPerFinding === null ? [] : [card.citationsPerFinding]));
+  return {
+    runs: cards.length,
+    roundsPerRun: per((card) => card.rounds),
+    toolCallsPerRun: per((card) => card.toolCalls.total),
+    refusedPerRun: per((card) => card.toolCalls.refused),
+    redundantPerRun: per((card) => card.toolCalls.redundant),
+    unproductivePerRun: per((card) => card.toolCalls.unproductive),
+    answeredWithoutTools: cards.filter((card) => card.answeredWithoutTools).length,
+    guardRemovedShare: mean(shares),
+    citationsPerFinding: mean(citations),
+    modelMsPerRun: per((card) => card.timeMs.model),
+    toolMsPerRun: per((card) => card.timeMs.tools),
+  };
+}
+
+function cardsOf(runs: readonly ScenarioRun[]): ProcessScorecard[] {
+  return runs.flatMap((run) => (run.process === null || run.process === undefined ? [] : [run.process]));
+}
+
+function byCategory(runs: readonly ScenarioRun[]): Record<string, CategorySummary> {
+  const categories = [...new Set(runs.map((run) => run.category))].sort();
+  return Object.fromEntries(
+    categories.map((category) => {
+      const rows = runs.filter((run) => run.category === category);
+      const ran = rows.filter((run) => run.status === 'RAN' && run.verdict !== null);
+      return [
+        category,
+        {
+          scenarios: rows.length,
+          ran: ran.length,
+          correct: ran.filter((run) => run.verdict === 'CORRECT').length,
+          meanPoints: mean(ran.map((run) => VERDICT_POINTS[run.verdict as ScenarioVerdict])),
+          process: summarizeProcess(cardsOf(ran)),
+        },
+      ];
+    }),
+  );
 }
 
 export function summarize(runs: readonly ScenarioRun[]): EvalSummary {
@@ -94,5 +172,11 @@ export function summarize(runs: readonly ScenarioRun[]): EvalSummary {
     ),
     asExpected,
     allAsExpected: runs.length > 0 && asExpected === runs.length,
+    process: summarizeProcess(cardsOf(ran)),
+    byCategory: byCategory(runs),
+    captured: {
+      scenarios: runs.filter((run) => run.captured !== null && run.captured !== undefined).length,
+      regressed: runs.filter((run) => run.captured?.regressed === true).length,
+    },
   };
 }

@@ -11,16 +11,23 @@ const run = {
   enterpriseId: 'E1001',
   sessionId: 'demo',
   query: 'E1001 的订单从 14:05 开始大量失败，为什么？ 还有很多很多很多很多很多很多的文字',
+  process: null,
 };
 
 describe('renderRuns', () => {
-  it('shows id, status, stop reason, tokens, age, enterprise, session and the query cut short', () => {
+  it('shows id, status, stop reason, tokens, calls, age, enterprise, session and the query cut short', () => {
     const text = renderRuns([run], Date.parse('2026-11-30T10:05:30.000Z'));
     const [header, line] = text.trimEnd().split('\n');
-    expect(header).toMatch(/^RUN +STATUS +STOP \/ CODE +TOKENS +AGE +ENTERPRISE +SESSION +QUERY$/);
+    expect(header).toMatch(/^RUN +STATUS +STOP \/ CODE +TOKENS +CALLS +AGE +ENTERPRISE +SESSION +QUERY$/);
     expect(line).toMatch(
-      /^01M8PSKJFGGZ4K1RNDYAZP0NF8 {2}FALLBACK {2}TOOL_CALL_BUDGET {2}38,230 {2}5 min {2}E1001 +demo +E1001 .{25}…$/,
+      /^01M8PSKJFGGZ4K1RNDYAZP0NF8 {2}FALLBACK {2}TOOL_CALL_BUDGET {2}38,230 {2}— +5 min {2}E1001 +demo +E1001 .{25}…$/,
     );
+  });
+
+  it('shows the process scorecard as executed, refused and redundant calls, and a run that used no tool', () => {
+    const card = { version: 1, answeredWithoutTools: true, toolCalls: { executed: 0, refused: 2, redundant: 1 } };
+    const text = renderRuns([{ ...run, process: card as never }], Date.parse('2026-11-30T10:05:30.000Z'));
+    expect(text.split('\n')[1]).toContain('38,230  0x 2ref 1dup NO-TOOLS  5 min');
   });
 
   it('never prints a terminal escape stored in the table', () => {

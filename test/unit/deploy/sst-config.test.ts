@@ -146,6 +146,25 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
     expect(statesPermissions('CancelRun')).toEqual([[['states:StopExecution'], [`${machine}:*`]]]);
   });
 
+  it('lets the feedback function read run items and write feedback items only, and GetRun read feedback', () => {
+    const feedback = functions.find((fn) => fn.name === 'RunFeedback');
+    const tablePermissions = (fn: (typeof functions)[number] | undefined) =>
+      ((fn?.args.permissions ?? []) as { actions: string[]; conditions?: { values: string[] }[] }[])
+        .filter((permission) => permission.actions.some((action) => action.startsWith('dynamodb:')))
+        .map((permission) => [permission.actions, permission.conditions?.[0]?.values]);
+    expect(tablePermissions(feedback)).toEqual([
+      [['dynamodb:GetItem'], ['RUN#*']],
+      [['dynamodb:Query', 'dynamodb:PutItem'], ['FEEDBACK#*']],
+    ]);
+    expect(tablePermissions(functions.find((fn) => fn.name === 'GetRun'))).toEqual([
+      [
+        ['dynamodb:GetItem', 'dynamodb:Query'],
+        ['RUN#*', 'DELIVERY#*', 'FEEDBACK#*'],
+      ],
+    ]);
+    expect(platform.ofType('sst.aws.ApiGatewayV2').length).toBeGreaterThan(0);
+  });
+
   it('sends the events of both workflows’ executions, batch children included, to OnWorkflowStopped, and sweeps every 5 minutes', () => {
     const rules = platform.ofType('aws.cloudwatch.EventRule');
     const stopped = JSON.parse(
@@ -424,7 +443,7 @@ describe('sst.config.ts wiring the delivery of results', async () => {
     ]);
     // GET /runs/{id} may read the delivery records beside the run.
     const getRun = byName('GetRun')?.args.permissions as { conditions?: { values: string[] }[] }[];
-    expect(getRun[0]?.conditions?.[0]?.values).toEqual(['RUN#*', 'DELIVERY#*']);
+    expect(getRun[0]?.conditions?.[0]?.values).toEqual(['RUN#*', 'DELIVERY#*', 'FEEDBACK#*']);
     expect(outputs).toMatchObject({ resultsBus: 'diagnosis-agent-prod-DiagnosisResults' });
   });
 

@@ -1,4 +1,8 @@
-import { type Command, EXIT } from '../command-line.ts';
+import { readFileSync } from 'node:fs';
+import { CliError, type CliIo, type Command, EXIT, type ParsedArgs, printable, usageError } from '../command-line.ts';
+
+/** The options of `eval capture`; refused on a scorecard run, which has none of them. */
+const CAPTURE_OPTIONS = ['out', 'table', 'time-zone', 'category'] as const;
 
 /**
  * `diagnosis eval`: the scorecard of a scenario corpus (packages/eval). This entry gives the bin its help and strict
@@ -7,13 +11,18 @@ import { type Command, EXIT } from '../command-line.ts';
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'score a corpus of incident scenarios (offline replays, or --live against your model)',
-  synopsis: '[--scenarios <dir>] [--only <id,…>] [--live] [--concurrency <k>] [--json] [--html <file>]',
+  synopsis:
+    '[--scenarios <dir>] [--only <id,…>] [--live] [--concurrency <k>] [--json] [--html <file>] | capture <runId> [--out <dir>] [--table <name>] [--time-zone <tz>] | compare <a.json> <b.json>',
   description: [
     'Offline (the default): every probe calls the real adapters on the scenario’s world with its tenant, and every',
     'scenario with a scripted.json replays its hand-written conversation through the real provider, Diagnose',
     'function, guards and release (DynamoDB Local, MariaDB for worlds with MySQL). --live runs every scenario',
     'against the model of DIAGNOSIS_MODEL_BASE_URL / DIAGNOSIS_MODEL_ID / DIAGNOSIS_MODEL_API_KEY instead.',
     'Prints a table (a progress line on stderr while it runs); CONFIDENTLY_WRONG is the worst verdict.',
+    '`eval capture <runId>` writes a rated run of the table as a scenario folder: its query and expectation from the',
+    'feedback, a recorded world (what each tool call saw; anything else NOT_RECORDED) and, where the audit holds the',
+    'model responses, a recorded scripted.json (read-only: Get and Query only; --table reads a deployed table with',
+    'your AWS credentials). `eval compare a.json b.json` shows what regressed between two --json scorecards.',
   ],
   options: [
     {
@@ -61,14 +70,39 @@ export const evalCommand: Command = {
       description: 'each run’s deadline',
       default: '120 offline, 300 live',
     },
+    {
+      name: 'out',
+      type: 'string',
+      value: '<dir>',
+      description: 'capture: the scenario folder to write',
+      default: 'eval/scenarios/captured-<runId>',
+    },
+    { name: 'table', type: 'string', value: '<name>', description: 'capture: a deployed table (AWS credentials)' },
+    {
+      name: 'category',
+      type: 'string',
+      value: '<category>',
+      description: 'capture: the scenario’s corpus category',
+      default: 'inferred from the run',
+    },
+    {
+      name: 'time-zone',
+      type: 'string',
+      value: '<tz>',
+      description: 'capture: the deployment’s DIAGNOSIS_TIMEZONE',
+      default: 'DIAGNOSIS_TIMEZONE or Asia/Shanghai',
+    },
   ],
   examples: [
     'npm run eval',
     'npx diagnosis eval --only timezone-callback-cert,red-herring-kafka --html .data/eval.html',
     'DIAGNOSIS_MODEL_API_KEY=sk-… npx diagnosis eval --live --concurrency 2 --total-tokens 1000000',
+    'npx diagnosis eval capture 01KB3…   # after diagnosis feedback 01KB3… --verdict WRONG --root-cause "…"',
+    'npx diagnosis eval --json > after.json && npx diagnosis eval compare before.json after.json',
   ],
   exitCodes: [
-    [1, 'a scenario did not score as expected, or a probe failed'],
+    [1, 'a scenario did not score as expected, or a probe failed; compare: a scenario regressed'],
+    [EXIT.NOT_FOUND, 'capture: no run with that id in the table'],
     [EXIT.USAGE, 'a bad option value or a bad corpus (named in one line)'],
   ],
   settings: [
@@ -82,7 +116,15 @@ export const evalCommand: Command = {
     'EVAL_PRICE',
     'DYNAMODB_ENDPOINT',
   ],
-  async run({ values }, io) {
+  async run({ values, positionals }, io) {
+    const [action, ...rest] = positionals;
+    if (action === 'capture') return capture(rest, values, io);
+    if (action === 'compare') return compare(rest, values, io);
+    if (action !== undefined) {
+      throw usageError(`unknown eval action '${printable(action)}' (capture <runId>, compare <a.json> <b.json>)`);
+    }
+    const captureOnly = CAPTURE_OPTIONS.find((name) => values[name] !== undefined);
+    if (captureOnly !== undefined) throw usageError(`--${captureOnly} is an option of eval capture`);
     const argv: string[] = [];
     for (const [name, value] of Object.entries(values)) {
       if (value === true) argv.push(`--${name}`);
@@ -98,3 +140,68 @@ export const evalCommand: Command = {
     });
   },
 };
+
+async function capture(args: string[], values: ParsedArgs['values'], io: CliIo): Promise<number> {
+  const [runId, extra] = args;
+  if (runId === undefined) throw usageError('no run id: diagnosis eval capture <runId>');
+  if (extra !== undefined) throw usageError(`one run id only, not also '${printable(extra)}'`);
+  const { captureRun } = await import('@diagnosis/eval');
+  const table = values.table === undefined ? undefined : String(values.table);
+  if (table !== undefined && !/^[A-Za-z0-9_.-]{3,255}$/.test(table)) throw usageError('--table is not a table name');
+  const common = {
+    runId,
+    out: values.out === undefined ? undefined : String(values.out),
+    category: values.category === undefined ? undefined : String(values.category),
+    timeZone:
+      values['time-zone'] === undefined ? (io.env.DIAGNOSIS_TIMEZONE ?? undefined) : String(values['time-zone']),
+  };
+  let outcome: Awaited<ReturnType<typeof captureRun>>;
+  if (table !== undefined) {
+    // NOTE: a deployed table, with the default AWS credentials and region; capture sends Get and Query only.
+    const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+    const client = new DynamoDBClient({ maxAttempts: 3 });
+    try {
+      outcome = await captureRun({ ...common, client, tableName: table, sourceName: `table ${table}` });
+    } finally {
+      client.destroy();
+    }
+  } else {
+    const { startLocalRuntime } = await import('../local/local-runtime.ts');
+    const runtime = await startLocalRuntime(io.env);
+    try {
+      outcome = await captureRun({
+        ...common,
+        client: runtime.client,
+        tableName: runtime.tableName,
+        sourceName: `table ${runtime.tableName}`,
+      });
+    } finally {
+      await runtime.stop();
+    }
+  }
+  if (!outcome.ok) throw new CliError(outcome.exit === 'NOT_FOUND' ? EXIT.NOT_FOUND : EXIT.USAGE, outcome.message);
+  const sizes = Object.entries(outcome.sizes).map(([name, bytes]) => `${name} ${bytes.toLocaleString('en')} B`);
+  io.stdout(`scenario ${outcome.id} written to ${outcome.dir}: ${sizes.join(', ')}\n`);
+  if (!outcome.scripted) io.stdout('no model rounds in the audit: the scenario replays with --live only\n');
+  for (const line of outcome.missing) io.stdout(`  missing: ${line}\n`);
+  return EXIT.OK;
+}
+
+async function compare(args: string[], values: ParsedArgs['values'], io: CliIo): Promise<number> {
+  if (args.length !== 2) throw usageError('two scorecards: diagnosis eval compare <a.json> <b.json>');
+  const { compareReports, parseComparableReport, renderComparison } = await import('@diagnosis/eval');
+  const reports = args.map((path) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      throw usageError(`${printable(path)} is not a readable JSON scorecard (npm run eval -- --json > file)`);
+    }
+    const parsed = parseComparableReport(value);
+    if (!parsed.ok) throw usageError(`${printable(path)} is not a scorecard: ${parsed.problems.join('; ')}`);
+    return parsed.report;
+  });
+  const comparison = compareReports(reports[0] as never, reports[1] as never);
+  io.stdout(values.json === true ? `${JSON.stringify(comparison, null, 2)}\n` : renderComparison(comparison));
+  return comparison.regressions > 0 ? 1 : EXIT.OK;
+}

@@ -4,6 +4,7 @@ import { createCompletionCommand } from './completion.ts';
 import { demoCommand } from './demo.ts';
 import { diagnoseCommand } from './diagnose.ts';
 import { evalCommand } from './eval.ts';
+import { feedbackCommand } from './feedback.ts';
 import { localCommand } from './local.ts';
 import { revealCommand } from './reveal.ts';
 import { runsCommand } from './runs.ts';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   revealCommand,
   runsCommand,
   cancelCommand,
+  feedbackCommand,
   evalCommand,
   localCommand,
   createCompletionCommand(() => COMMANDS),

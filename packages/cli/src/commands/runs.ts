@@ -1,7 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ProcessScorecard } from '@diagnosis/core';
 import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
 import { type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
 import { statusWord } from '../render/outcome-words.ts';
+import { processCell } from '../render/process-summary.ts';
 import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
@@ -23,12 +25,14 @@ export interface RunSummary {
   enterpriseId: string;
   sessionId: string;
   query: string;
+  /** The run's stored process scorecard (see docs/learning-from-runs.md); null when it has none. */
+  process: ProcessScorecard | null;
   /** The delivery of its result, per destination (only when the run has any: see docs/delivery.md). */
   delivery?: { destinationId: string; status: string; attempts: number; lastError: string | null }[];
 }
 
 const PROJECTION =
-  'run_id, #status, stop_reason, error_code, #usage, created_at, enterprise_id, session_id, #query, entity';
+  'run_id, #status, stop_reason, error_code, #usage, created_at, enterprise_id, session_id, #query, entity, process_scorecard';
 const NAMES = { '#status': 'status', '#usage': 'usage', '#query': 'query' };
 
 /** `diagnosis runs`: the recent runs of a table, newest first. */
@@ -173,9 +177,18 @@ function summaries(items: Record<string, unknown>[]): RunSummary[] {
       enterpriseId: text('enterprise_id') ?? '?',
       sessionId: text('session_id') ?? '?',
       query: text('query') ?? '',
+      process: processScorecardOf(item.process_scorecard),
     });
   }
   return runs;
+}
+
+/** The item's scorecard when it has the stored shape, else null (an item of another shape is never trusted). */
+function processScorecardOf(value: unknown): ProcessScorecard | null {
+  const card = value as { version?: unknown; toolCalls?: Record<string, unknown> } | null | undefined;
+  const calls = card?.toolCalls;
+  const counts = ['executed', 'refused', 'redundant'].every((key) => Number.isSafeInteger(calls?.[key]));
+  return card?.version === 1 && counts ? (value as ProcessScorecard) : null;
 }
 
 /** Each run's delivery records (one query of its own small partition per listed run; at most 200). */
@@ -214,6 +227,7 @@ export function renderRuns(runs: RunSummary[], nowMs: number): string {
     printable(statusWord(run.status)),
     printable(run.stopReason ?? run.errorCode ?? '—'),
     run.totalTokens === null ? '—' : run.totalTokens.toLocaleString('en'),
+    processCell(run.process),
     age(nowMs - Date.parse(run.createdAt)),
     printable(run.enterpriseId),
     printable(run.sessionId),
@@ -225,6 +239,7 @@ export function renderRuns(runs: RunSummary[], nowMs: number): string {
     'STATUS',
     'STOP / CODE',
     'TOKENS',
+    'CALLS',
     'AGE',
     'ENTERPRISE',
     'SESSION',

@@ -14,6 +14,7 @@ import {
 } from '@diagnosis/core';
 import type { StoredReasoning, StoredRun, StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
 import { statusWord } from './outcome-words.ts';
+import { describeProcessScorecard } from './process-summary.ts';
 import { describeStop, estimatedNote } from './render-report.ts';
 import {
   emptyReason,
@@ -130,6 +131,7 @@ export function renderTimeline(trace: RunTrace): string {
       `usage: ${run.usage.modelCalls} model calls, ${run.usage.toolCalls} tool calls, ${number(run.usage.totalTokens)} tokens${run.limits ? ` of ${number(run.limits.maxTotalTokens)}` : ''}${estimatedNote(run.usage.estimatedTokenRounds)}`,
     );
   }
+  if (run.processScorecard != null) lines.push(...describeProcessScorecard(run.processScorecard));
   return lines.join('\n');
 }
 
@@ -343,6 +345,7 @@ ${
     : ''
 }  <span class="muted">usage</span><span>${run.usage === null ? '—' : `${run.usage.modelCalls} model calls · ${run.usage.toolCalls} tool calls · ${number(run.usage.totalTokens)} tokens`}</span>
 </div>
+${run.processScorecard == null ? '' : `<h2>Process</h2>\n<pre id="process">${escapeHtml(describeProcessScorecard(run.processScorecard).join('\n'))}</pre>`}
 ${renderCauseHtml(trace.evidence)}
 <h2>Budget use per round</h2>
 ${chart}

@@ -18,6 +18,7 @@ import {
 import { reviewDraftSemantics, type SemanticGuardConfig } from '../release/semantic-guard.ts';
 import { isEnterpriseId, isRunId, isSessionId } from '../run/ids.ts';
 import { sameIncidentWindow } from '../run/incident-window.ts';
+import type { ProcessScorecard } from '../run/process-scores.ts';
 import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
@@ -32,6 +33,7 @@ import { watchCancellation } from './cancel-watch.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { createObservationRecorder } from './observation-recorder.ts';
 import { buildPreviousTurn } from './previous-turn.ts';
+import { createProcessRecorder } from './process-recorder.ts';
 import { createProgressPublisher } from './progress-publisher.ts';
 import { rekeyPreviousRun } from './rekey-previous-run.ts';
 
@@ -76,8 +78,11 @@ export interface DiagnosisServiceDeps {
    * secret, the stage's patterns). Absent: identifiers masked with the public development key (local runs, tests).
    */
   masking?: MaskingConfig;
-  /** Called once when a run this invocation ran has ended (never for a replay): metrics. Must not throw. */
-  onRunFinished?: (result: DiagnosisResult, durationMs: number) => void;
+  /**
+   * Called once when a run this invocation ran has ended (never for a replay), with its stored process scorecard:
+   * metrics. Must not throw.
+   */
+  onRunFinished?: (result: DiagnosisResult, durationMs: number, scorecard: ProcessScorecard) => void;
 }
 
 /**
@@ -168,6 +173,9 @@ export async function executeDiagnosisRun(
     pseudonymBatches += 1;
     return pseudonymBatches;
   };
+  // NOTE: every audit event of the run (the agent's and the judge's) passes it, so the run's process scorecard is
+  // computed from exactly what was audited.
+  const processAudit = createProcessRecorder(store);
   try {
     previousTurn = command.continueSession
       ? buildPreviousTurn(
@@ -184,7 +192,7 @@ export async function executeDiagnosisRun(
     // The previous turn's pseudonyms are this run's now: shown to the model, and stored before it sees them.
     if (previousTurn !== null) masking.markShown(JSON.stringify(previousTurn));
     for (const batch of sealNewPseudonyms(masking, command, nextPseudonymBatch)) await store.onPseudonyms?.(batch);
-    const recorder = createObservationRecorder(store);
+    const recorder = createObservationRecorder(processAudit.hook);
     const execution = await runDiagnosis(
       { run, input },
       {
@@ -203,7 +211,7 @@ export async function executeDiagnosisRun(
         : await reviewDraftSemantics(
             { run, query, execution, observations: recorder.observations },
             deps.semanticGuard,
-            store,
+            processAudit.hook,
           );
     decision = releaseDiagnosis({ execution, usage: run.usage(), semantic });
   } catch (error) {
@@ -218,11 +226,15 @@ export async function executeDiagnosisRun(
   } catch {
     decision = failed(run.usage(), 'AUDIT_FAILED', decision.outcome.progress);
   }
-  decision = await completeOrClose(store, command.runId, decision, {
-    limits: run.limits,
-    deadlineAt,
-    masking: masking.mode,
-  });
+  const completed = await completeOrClose(
+    store,
+    command.runId,
+    decision,
+    { limits: run.limits, deadlineAt, masking: masking.mode },
+    (outcome) =>
+      processAudit.scorecard({ ...outcome, limits: run.limits, deadlineAt: new Date(deadlineAt).toISOString() }),
+  );
+  decision = completed.decision;
   deps.log?.({
     message: 'diagnosis finished',
     runId: command.runId,
@@ -246,7 +258,7 @@ export async function executeDiagnosisRun(
     progress: decision.outcome.progress,
     usage: decision.outcome.usage,
   };
-  deps.onRunFinished?.(result, now() - startedAt);
+  deps.onRunFinished?.(result, now() - startedAt, completed.scorecard);
   return result;
 }
 
@@ -303,17 +315,21 @@ async function completeOrClose(
   runId: string,
   decision: ReleaseDecision,
   extra: Pick<RunOutcome, 'limits' | 'deadlineAt' | 'masking'>,
-): Promise<ReleaseDecision> {
+  scorecardOf: (outcome: RunOutcome) => ProcessScorecard,
+): Promise<{ decision: ReleaseDecision; scorecard: ProcessScorecard }> {
+  // NOTE: the scorecard is computed for the outcome actually stored, so the stored one is the one recomputed later.
+  const scorecard = scorecardOf(decision.outcome);
   try {
-    await store.completeRun(runId, { ...decision.outcome, ...extra });
-    return decision;
+    await store.completeRun(runId, { ...decision.outcome, ...extra, processScorecard: scorecard });
+    return { decision, scorecard };
   } catch (error) {
     if (error instanceof RunStoreError && error.code === 'RUN_NOT_RUNNING') throw error;
     const code =
       error instanceof RunStoreError && error.code === 'RUN_ITEM_TOO_LARGE' ? error.code : 'COMPLETION_FAILED';
     const closed = failed(decision.outcome.usage, code);
-    await store.completeRun(runId, { ...closed.outcome, ...extra });
-    return closed;
+    const closedScorecard = scorecardOf(closed.outcome);
+    await store.completeRun(runId, { ...closed.outcome, ...extra, processScorecard: closedScorecard });
+    return { decision: closed, scorecard: closedScorecard };
   }
 }
 

@@ -15,8 +15,11 @@ export * from '../errors.ts';
 export { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 export { diagnosisTableDefinition, ensureDiagnosisTable } from './diagnosis-table.ts';
 export { createDynamoAuditStore, type DynamoAuditStore, type DynamoAuditStoreOptions } from './dynamo-audit-store.ts';
+export { createDynamoFeedbackStore, type DynamoFeedbackStoreOptions } from './dynamo-feedback-store.ts';
 export { createDynamoIncidentStore, type DynamoIncidentStoreOptions } from './dynamo-incident-store.ts';
 export { createDynamoTenantLeaseStore, type DynamoTenantLeaseStoreOptions } from './dynamo-tenant-lease-store.ts';
+export { feedbackItem, feedbackOf, feedbackPartitionKey, feedbackSortKey } from './feedback-items.ts';
+export * from './feedback-store.ts';
 export {
   type IncidentEventRecord,
   type IncidentRef,
@@ -53,6 +56,7 @@ export {
   toolSortKey,
 } from './item-keys.ts';
 export { ITEM_CAPS, type Item, SCHEMA_VERSION } from './item-schemas.ts';
+export { createMemoryFeedbackStore, type MemoryFeedbackStore } from './memory-feedback-store.ts';
 export { createMemoryIncidentStore, type MemoryIncidentStore } from './memory-incident-store.ts';
 export { createMemoryRunStore, type MemoryRunStore, type MemoryRunStoreOptions } from './memory-run-store.ts';
 export {

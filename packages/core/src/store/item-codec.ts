@@ -7,6 +7,7 @@
 import * as v from 'valibot';
 import { issuePaths, RunStoreError } from '../errors.ts';
 import { modelFailureReport } from '../run/model-failure.ts';
+import type { ProcessScorecard } from '../run/process-scores.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { truncateChars, truncateUtf8, utf8Bytes } from '../run/utf8.ts';
 import type { ModelStepEvent, PseudonymBatchEvent, ToolInvocationEvent } from './audit-hook.ts';
@@ -164,6 +165,7 @@ export function completionAttributes(outcome: RunOutcome, nowMs: number): Record
       limits: outcome.limits ?? null,
       deadline_at: outcome.deadlineAt === undefined || outcome.deadlineAt === null ? null : iso(outcome.deadlineAt),
       masking: outcome.masking ?? null,
+      process_scorecard: outcome.processScorecard ?? null,
       ended_at: iso(nowMs),
     }),
   );
@@ -465,6 +467,7 @@ export function runOf(item: Record<string, unknown>): StoredRun {
     masking: run.masking ?? null,
     executionArn: run.execution_arn ?? null,
     heartbeatAt: run.heartbeat_at ?? null,
+    processScorecard: (run.process_scorecard ?? null) satisfies ProcessScorecard | null,
     createdAt: run.created_at,
     endedAt: run.ended_at,
   };

@@ -3,6 +3,7 @@ import { MASKING_MODES } from '../config/masking-mode.ts';
 import { diagnosisDraftSchema } from '../draft/diagnosis-draft.ts';
 import { MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import { MODEL_FAILURE_KINDS } from '../run/model-failure.ts';
+import { processScorecardSchema } from '../run/process-scores.ts';
 import { emptyRunUsage } from '../run/run-context.ts';
 import { DEFAULT_RUN_LIMITS } from '../run/run-limits.ts';
 import { TRIGGER_SOURCES, TRIGGER_TEXT_CAPS } from '../run/run-trigger.ts';
@@ -163,6 +164,8 @@ export const runItemSchema = v.object({
   execution_arn: v.optional(v.nullable(v.string())),
   /** The last sign of life of the invocation running it (ISO): set at the claim, on progress and every heartbeat. */
   heartbeat_at: v.optional(v.nullable(v.string())),
+  /** Absent on runs stored before it was recorded, and on runs completed without one: those read back as null. */
+  process_scorecard: v.optional(v.nullable(processScorecardSchema)),
   created_at: v.string(),
   ended_at: nullable(v.string()),
   gsi1pk: v.string(),
@@ -259,6 +262,7 @@ export const completionSchema = v.object({
   limits: v.nullable(runLimitsSchema),
   deadline_at: v.nullable(v.string()),
   masking: v.nullable(v.picklist(MASKING_MODES)),
+  process_scorecard: v.nullable(processScorecardSchema),
   ended_at: v.string(),
 });
 

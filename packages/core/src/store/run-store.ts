@@ -3,6 +3,7 @@ import type { MaskingMode } from '../config/masking-mode.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { IncidentWindow } from '../run/incident-window.ts';
 import type { ModelFailure } from '../run/model-failure.ts';
+import type { ProcessScorecard } from '../run/process-scores.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunUsage } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
@@ -75,6 +76,8 @@ export interface RunOutcome {
   deadlineAt?: number | null;
   /** The masking the run ran with (`identifiers` or `secrets-only`); absent for runs that never ran. */
   masking?: MaskingMode | null;
+  /** How the run worked, computed from its audit at completion (`buildProcessScorecard`); absent: none computed. */
+  processScorecard?: ProcessScorecard | null;
 }
 
 /**
@@ -126,6 +129,12 @@ export interface StoredRun {
   executionArn: string | null;
   /** The last sign of life of the invocation running it, or null (QUEUED, or stored before heartbeats existed). */
   heartbeatAt: string | null;
+  /**
+   * How the run worked, computed from its audit when its own invocation completed it; null for runs closed by
+   * anything else (never started, abandoned, closed by the workflow) and for runs stored before it existed. NOTE:
+   * optional in the type only, so hand-built runs need not name it; the store always reads it back (null or a card).
+   */
+  processScorecard?: ProcessScorecard | null;
   createdAt: string;
   endedAt: string | null;
 }

@@ -86,6 +86,8 @@ export const EVIDENCE_ERROR_CODES = Object.freeze([
   'NOT_CONFIGURED',
   'ACCESS_DENIED',
   'INTERNAL',
+  /** Only a recorded world answers it (a captured run's replay): the input is not in the recording. */
+  'NOT_RECORDED',
 ] as const);
 
 export type EvidenceErrorCode = (typeof EVIDENCE_ERROR_CODES)[number];

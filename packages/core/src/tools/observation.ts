@@ -36,6 +36,7 @@ const ERROR_MESSAGES: Record<EvidenceErrorCode, string> = {
   NOT_CONFIGURED: '此证据源在当前环境未配置。',
   ACCESS_DENIED: '没有权限读取此证据源。',
   INTERNAL: '证据源内部错误。不会自动重试。',
+  NOT_RECORDED: '这是一次录制运行的回放：这个查询不在录制中，没有可返回的证据（不代表没有匹配）。',
 };
 
 export function okObservation(toolCallId: string, data: ProjectedData): Observation {

@@ -1,0 +1,465 @@
+/**
+ * `diagnosis eval capture <runId>`: a stored run and its feedback as a scenario folder in the corpus's own format —
+ * `scenario.json` (the query, enterprise, the run's `now` and time zone, the expectation from the responder's
+ * verdict, the previous turn), `world/recorded.json` (what each executed tool call saw) and, where the audit holds
+ * the model's responses, `scripted.json` replaying them. Read-only: the store's Get and Query calls only. What the
+ * audit lacks for a faithful replay is listed in `capture.missing`, never invented.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  canonicalOf,
+  FEEDBACK_VERDICTS,
+  type FeedbackStore,
+  type FeedbackVerdict,
+  formatZonedIso,
+  MAX_AUDIT_TEXT_CHARS,
+  type RunFeedback,
+  type RunStore,
+  resultOfStoredRun,
+  type StoredReasoning,
+  type StoredRun,
+} from '@diagnosis/core';
+import type { StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
+import type { RecordedCall, RecordedWorld } from './recorded-world.ts';
+import { type Category, SCENARIO_ID_PATTERN, type WireResponse } from './scenario.ts';
+import { observeResult, scoreRun } from './score.ts';
+
+/** One run as its audit holds it: the run item, its steps, tool calls and reasoning. */
+export interface RunAudit {
+  run: StoredRun;
+  steps: StoredStep[];
+  tools: StoredToolInvocation[];
+  reasoning: StoredReasoning[];
+}
+
+export interface CapturedAudit extends RunAudit {
+  feedback: RunFeedback[];
+  /** The run a follow-up continued from (the newest published run of its session before it), or null. */
+  previous: RunAudit | null;
+}
+
+export interface CaptureSource {
+  store: Pick<RunStore, 'getRun' | 'listRunRecords' | 'listReasoning'>;
+  feedback: Pick<FeedbackStore, 'listFeedback'>;
+  /** The newest published diagnosis of the run's session created before it, or null. */
+  findPreviousRun(run: StoredRun): Promise<StoredRun | null>;
+}
+
+/** The most pages of 100 records read per partition: a run holds a few dozen items. */
+const MAX_PAGES = 20;
+
+/** Reads a run's audit, its feedback and (for a follow-up) its previous turn's audit. Null when the run is unknown. */
+export async function loadCapturedAudit(runId: string, source: CaptureSource): Promise<CapturedAudit | null> {
+  const audit = await loadRunAudit(runId, source);
+  if (audit === null) return null;
+  const previousRun = audit.run.continueSession ? await source.findPreviousRun(audit.run) : null;
+  const previous = previousRun === null ? null : await loadRunAudit(previousRun.runId, source);
+  return { ...audit, feedback: await source.feedback.listFeedback(runId), previous };
+}
+
+async function loadRunAudit(runId: string, source: CaptureSource): Promise<RunAudit | null> {
+  const run = await source.store.getRun(runId);
+  if (run === null) return null;
+  const audit: RunAudit = { run, steps: [], tools: [], reasoning: [] };
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const result = await source.store.listRunRecords(runId, {
+      limit: 100,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    for (const record of result.records) {
+      if (record.entity === 'agent_step') audit.steps.push(record);
+      else if (record.entity === 'tool_invocation') audit.tools.push(record);
+    }
+    cursor = result.cursor ?? undefined;
+    if (cursor === undefined) break;
+  }
+  cursor = undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const result = await source.store.listReasoning(runId, { limit: 100, ...(cursor === undefined ? {} : { cursor }) });
+    audit.reasoning.push(...result.records);
+    cursor = result.cursor ?? undefined;
+    if (cursor === undefined) break;
+  }
+  audit.steps.sort((a, b) => a.stepNumber - b.stepNumber);
+  audit.tools.sort((a, b) => a.stepNumber - b.stepNumber || Date.parse(a.startedAt) - Date.parse(b.startedAt));
+  return audit;
+}
+
+/** Why a run cannot be captured: a stable code and a sentence. */
+export class CaptureError extends Error {
+  override readonly name = 'CaptureError';
+  readonly code: 'NO_FEEDBACK' | 'NO_EXPECTATION' | 'NOT_ENDED' | 'BAD_ID';
+  constructor(code: CaptureError['code'], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export interface CaptureOptions {
+  /** The scenario id (the folder's name). */
+  id: string;
+  /** The deployment's time zone (the audit does not hold it). */
+  timeZone: string;
+  /** Where the run was read (a table name or `DynamoDB Local`), for the description. */
+  sourceName: string;
+  capturedAt: string;
+  /** The corpus category; absent: inferred from the run (see {@link inferCategory}). */
+  category?: Category;
+}
+
+export interface CapturedScenario {
+  scenario: Record<string, unknown>;
+  recording: RecordedWorld;
+  /** Null when the audit holds no model response to replay. */
+  scripted: Record<string, unknown> | null;
+  /** What a faithful replay would need that the audit does not hold. */
+  missing: string[];
+}
+
+const KEYWORD_CHARS = 200;
+
+/**
+ * The scenario of a captured run, pure: its expectation from the responder's current verdict (the newest entry of
+ * the newest caller) — a CORRECT run's conclusion keywords become `rootCause`; a WRONG run's conclusion becomes
+ * `mustNotClaim` and the responder's root cause the `rootCause` (without one, the run must abstain) — its recorded
+ * world, and its recorded conversation.
+ */
+export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOptions): CapturedScenario {
+  const { run } = audit;
+  if (!SCENARIO_ID_PATTERN.test(options.id)) {
+    throw new CaptureError('BAD_ID', 'the scenario id is lower-case letters, digits and dashes, at most 48');
+  }
+  if (run.status === 'QUEUED' || run.status === 'RUNNING') {
+    throw new CaptureError('NOT_ENDED', `run ${run.runId} has not ended`);
+  }
+  const verdict = currentVerdict(audit.feedback);
+  if (verdict === null) {
+    throw new CaptureError('NO_FEEDBACK', `run ${run.runId} has no feedback: rate it first (diagnosis feedback)`);
+  }
+  const missing: string[] = [
+    'the deployment time zone is not in the audit: the scenario takes the one given at capture',
+    'the MySQL catalog the model was shown is not in the audit: the replay lists the scenario world’s (or the example) catalog',
+  ];
+  const conclusion = run.publishedResult?.draft.conclusion ?? null;
+  const expected = expectationOf(verdict, conclusion);
+  const recording = recordingOf(audit, options, missing);
+  const current = conversationOf(audit, missing, 'the run');
+  const previousConversation =
+    audit.previous === null ? null : conversationOf(audit.previous, missing, 'the previous turn');
+  if (run.continueSession && audit.previous === null) {
+    missing.push('the run continued a session but no earlier published run of it was found: captured without it');
+  }
+  const firstStep = audit.steps.find((step) => step.role !== 'JUDGE');
+  const startedAt = Date.parse(firstStep?.startedAt ?? run.createdAt);
+  const title = `Captured run ${run.runId}: ${oneLine(run.query, 120)}`;
+  const scripted =
+    current === null || (previousConversation === null && audit.previous !== null)
+      ? null
+      : {
+          description: truncate(
+            `RECORDED, not scripted: the model responses of run ${run.runId} as its audit holds them (a recording of this deployment's model${firstStep === undefined ? '' : ` ${firstStep.modelId}`}), read from ${options.sourceName} on ${options.capturedAt}.${missing.length > 0 ? ` Not in the audit: ${missing.join('; ')}.` : ''}`,
+            2_000,
+          ),
+          ...current,
+          ...(previousConversation === null ? {} : { previousTurn: previousConversation }),
+        };
+  if (current === null)
+    missing.push('the audit holds no model round: no scripted.json (the scenario replays --live only)');
+  // NOTE: offline, the recording repeats what the run did, so its replay scores what the run's own result scores
+  // against the expectation (the scorer itself says so); when that is not CORRECT, the scenario says it is expected.
+  const report = run.report as { kind?: unknown } | null;
+  const recordedVerdict =
+    typeof report?.kind === 'string'
+      ? scoreRun(
+          { ...expected, rootCause: expected.outcome === 'DIAGNOSIS' ? expected.rootCause : undefined },
+          observeResult(resultOfStoredRun(run)),
+        ).verdict
+      : null;
+  if (recordedVerdict === null) missing.push('the run item holds no report: what its replay scores is not predicted');
+  const scenario = {
+    id: options.id,
+    title: truncate(title, 200),
+    category: options.category ?? inferCategory(audit),
+    enterpriseId: run.enterpriseId,
+    now: formatZonedIso(Number.isFinite(startedAt) ? startedAt : Date.parse(run.createdAt), options.timeZone),
+    timeZone: options.timeZone,
+    query: run.query,
+    ...(audit.previous === null ? {} : { previousTurn: { query: audit.previous.run.query } }),
+    expected: {
+      ...expected,
+      ...(recordedVerdict !== null && recordedVerdict !== 'CORRECT' && scripted !== null
+        ? {
+            scripted: {
+              verdict: recordedVerdict,
+              why: `a recording of run ${run.runId}, rated ${verdict.verdict}: its offline replay repeats what the run concluded`,
+            },
+          }
+        : {}),
+    },
+    probes: [],
+    capture: {
+      runId: run.runId,
+      capturedAt: options.capturedAt,
+      source: truncate(options.sourceName, 200),
+      feedback: { verdict: verdict.verdict, rootCause: verdict.rootCause },
+      original: { status: run.status, conclusion },
+      missing,
+    },
+  };
+  return { scenario, recording, scripted, missing };
+}
+
+/**
+ * The corpus category a captured run most likely belongs to: a follow-up; a run without a conclusion
+ * (missing-context); else by the tool its published analysis cites first (logs, runbook, mysql); else logs.
+ * `--category` overrides it.
+ */
+export function inferCategory(audit: CapturedAudit): Category {
+  if (audit.previous !== null) return 'follow-up';
+  const published = audit.run.publishedResult;
+  if (published === null || published.draft.conclusion === null) return 'missing-context';
+  const first = published.citations[0]?.tool_name;
+  if (first === 'lookup_knowledge') return 'runbook';
+  if (first === 'query_mysql') return 'mysql';
+  return 'logs';
+}
+
+/** The newest rating of the run: each caller's newest entry, then the newest of those. */
+export function currentVerdict(feedback: readonly RunFeedback[]): RunFeedback | null {
+  let newest: RunFeedback | null = null;
+  for (const entry of feedback) {
+    if (!FEEDBACK_VERDICTS.includes(entry.verdict)) continue;
+    if (newest === null || entry.createdAt > newest.createdAt) newest = entry;
+  }
+  return newest;
+}
+
+function expectationOf(feedback: { verdict: FeedbackVerdict; rootCause: string | null }, conclusion: string | null) {
+  const wrong = feedback.verdict === 'WRONG' || feedback.verdict === 'UNHELPFUL';
+  // NOTE: cut, never marked with an ellipsis: a keyword is matched as a substring of what a replay concludes.
+  const mustNotClaim = wrong && conclusion !== null ? [conclusion.slice(0, KEYWORD_CHARS)] : [];
+  const cause = wrong || feedback.verdict === 'PARTIALLY_CORRECT' ? (feedback.rootCause ?? null) : conclusion;
+  const fallback = feedback.verdict === 'PARTIALLY_CORRECT' ? conclusion : null;
+  const rootCause = cause ?? fallback;
+  if (rootCause === null) {
+    if (feedback.verdict === 'UNHELPFUL') {
+      throw new CaptureError(
+        'NO_EXPECTATION',
+        'an UNHELPFUL rating without a root cause says nothing a replay could pass',
+      );
+    }
+    // A right abstention, or a wrong conclusion whose real cause nobody named: the replay must not conclude.
+    return { outcome: 'ABSTAIN' as const, mustNotClaim, requiredEvidence: [] };
+  }
+  return {
+    outcome: 'DIAGNOSIS' as const,
+    rootCause: { anyOf: [keywordsOf(rootCause)] },
+    mustNotClaim,
+    requiredEvidence: [],
+  };
+}
+
+/**
+ * The keywords a conclusion must hold to name this root cause: its identifiers (service names, error codes, versions
+ * — what any wording of the same cause keeps), else the text itself cut to 200 characters.
+ */
+export function keywordsOf(text: string): string[] {
+  const identifiers = [...new Set(text.match(/[A-Za-z][A-Za-z0-9_.:/-]*[A-Za-z0-9]|\d+(?:\.\d+)+/g) ?? [])]
+    .filter((word) => word.length >= 3)
+    .sort((a, b) => b.length - a.length)
+    .slice(0, 3);
+  return identifiers.length > 0 ? identifiers : [text.trim().slice(0, KEYWORD_CHARS)];
+}
+
+function recordingOf(audit: CapturedAudit, options: CaptureOptions, missing: string[]): RecordedWorld {
+  const calls: RecordedCall[] = [];
+  for (const turn of audit.previous === null ? [audit] : [audit.previous, audit]) {
+    for (const tool of turn.tools) {
+      if (tool.disposition !== 'EXECUTED') continue;
+      if (tool.inputTruncated) {
+        missing.push(`call ${tool.toolCallId}: its input was cut in the audit, so it cannot be matched (not recorded)`);
+        continue;
+      }
+      const observation = tool.observation as RecordedCall['observation'] | string | null;
+      if (typeof observation !== 'object' || observation === null) {
+        missing.push(`call ${tool.toolCallId}: its observation is not whole in the audit (not recorded)`);
+        continue;
+      }
+      const input = (tool.input as { input?: unknown } | null)?.input;
+      calls.push({ toolName: tool.toolName, input, observation });
+    }
+  }
+  const seen = new Set<string>();
+  const unique = calls.filter((call) => {
+    const key = canonicalOf({ toolName: call.toolName, input: { input: call.input } });
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return {
+    version: 1,
+    kind: 'recorded',
+    description: truncate(
+      `RECORDED: the observations run ${audit.run.runId} (and its previous turn, if any) saw for each tool call it executed, read from ${options.sourceName} on ${options.capturedAt}. Any other input answers NOT_RECORDED.`,
+      2_000,
+    ),
+    enterpriseId: audit.run.enterpriseId,
+    calls: unique,
+  };
+}
+
+const FINISH_REASONS: Record<string, string> = {
+  'tool-calls': 'tool_calls',
+  stop: 'stop',
+  length: 'length',
+  'content-filter': 'content_filter',
+};
+
+/** A run's model rounds as DeepSeek wire responses, from its steps, reasoning and tool calls; null without rounds. */
+function conversationOf(
+  audit: RunAudit,
+  missing: string[],
+  what: string,
+): { responses: WireResponse[]; judge?: WireResponse[] } | null {
+  const reasoning = new Map(audit.reasoning.map((item) => [`${item.role}:${item.stepNumber}`, item]));
+  const agent = audit.steps.filter((step) => step.role !== 'JUDGE');
+  const judge = audit.steps.filter((step) => step.role === 'JUDGE');
+  if (agent.length === 0) return null;
+  if (audit.reasoning.length === 0) {
+    missing.push(`${what}: its reasoning partition is empty (expired or never kept): the texts are not replayed`);
+  }
+  if (audit.run.modelFailure !== null) {
+    missing.push(`${what}: the round the model endpoint failed (${audit.run.modelFailure.kind}) is not in the audit`);
+  }
+  const responses = agent.map((step) =>
+    wireResponse(audit, step, reasoning.get(`AGENT:${step.stepNumber}`), missing, what),
+  );
+  const judged = judge.map((step) =>
+    wireResponse(audit, step, reasoning.get(`JUDGE:${step.stepNumber}`), missing, what),
+  );
+  return { responses, ...(judged.length === 0 ? {} : { judge: judged }) };
+}
+
+function wireResponse(
+  audit: RunAudit,
+  step: StoredStep,
+  texts: StoredReasoning | undefined,
+  missing: string[],
+  what: string,
+): WireResponse {
+  const assistant = texts?.assistantText ?? '';
+  const reasoningText = texts?.reasoningContent ?? '';
+  if (assistant.length >= MAX_AUDIT_TEXT_CHARS || reasoningText.length >= MAX_AUDIT_TEXT_CHARS) {
+    missing.push(
+      `${what}, round ${step.stepNumber}: a text reached the audit's ${MAX_AUDIT_TEXT_CHARS}-character cap and may be cut`,
+    );
+  }
+  if (step.toolCallsTotal > step.toolCalls.length) {
+    missing.push(
+      `${what}, round ${step.stepNumber}: ${step.toolCallsTotal} tool calls asked, ${step.toolCalls.length} listed`,
+    );
+  }
+  const { text, calls } = splitPlan(assistant, step, audit.tools);
+  const usage = step.usageEstimated
+    ? undefined
+    : {
+        prompt_tokens: step.inputTokens,
+        completion_tokens: step.outputTokens,
+        total_tokens: step.inputTokens + step.outputTokens,
+        prompt_tokens_details: { cached_tokens: step.cachedInputTokens ?? 0 },
+        completion_tokens_details: { reasoning_tokens: step.reasoningTokens ?? 0 },
+        prompt_cache_hit_tokens: step.cachedInputTokens ?? 0,
+        prompt_cache_miss_tokens: step.inputTokens - (step.cachedInputTokens ?? 0),
+      };
+  return {
+    id: truncate(`recorded-${audit.run.runId}-${step.role === 'JUDGE' ? 'judge' : 'round'}-${step.stepNumber}`, 200),
+    object: 'chat.completion',
+    created: Math.floor(Date.parse(step.startedAt) / 1_000) || 0,
+    model: step.modelId || 'unknown',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text,
+          ...(reasoningText === '' ? {} : { reasoning_content: reasoningText }),
+          ...(calls.length === 0
+            ? {}
+            : {
+                tool_calls: calls.map((call, index) => ({
+                  index,
+                  id: call.id,
+                  type: 'function',
+                  function: { name: call.name, arguments: call.arguments },
+                })),
+              }),
+        },
+        logprobs: null,
+        finish_reason: FINISH_REASONS[step.finishReason] ?? 'stop',
+      },
+    ],
+    ...(usage === undefined ? {} : { usage }),
+  };
+}
+
+/**
+ * The visible text and the tool calls of a round. The audit's assistant text is the visible text followed by one
+ * `[tool_call <id>] <name> <arguments>` entry per call, arguments exactly as the model sent them; each is found by
+ * the id and name the step lists, in order. A call whose entry is not found (cut at the cap) takes its arguments from
+ * its tool item's stored input instead.
+ */
+function splitPlan(
+  assistant: string,
+  step: StoredStep,
+  tools: readonly StoredToolInvocation[],
+): { text: string; calls: { id: string; name: string; arguments: string }[] } {
+  const starts: number[] = [];
+  let from = 0;
+  for (const call of step.toolCalls) {
+    const at = assistant.indexOf(`[tool_call ${call.toolCallId}] ${call.toolName} `, from);
+    starts.push(at);
+    if (at >= 0) from = at + 1;
+  }
+  const first = starts.find((at) => at >= 0);
+  const text =
+    step.toolCalls.length === 0 || first === undefined ? assistant : assistant.slice(0, first).replace(/\n$/, '');
+  const calls = step.toolCalls.map((call, index) => {
+    const at = starts[index] ?? -1;
+    const next = starts.slice(index + 1).find((value) => value >= 0) ?? assistant.length;
+    const head = `[tool_call ${call.toolCallId}] ${call.toolName} `;
+    const planned = at >= 0 ? assistant.slice(at + head.length, next).replace(/\n$/, '') : null;
+    const stored = tools.find((tool) => tool.toolCallId === call.toolCallId && tool.stepNumber === step.stepNumber);
+    const argumentsText =
+      planned ??
+      (stored === undefined ? '{}' : typeof stored.input === 'string' ? stored.input : JSON.stringify(stored.input));
+    return { id: call.toolCallId, name: call.toolName, arguments: argumentsText };
+  });
+  return { text, calls };
+}
+
+/** Writes the folder (and `world/`); returns each file's size in bytes. */
+export function writeCapturedScenario(dir: string, captured: CapturedScenario): Record<string, number> {
+  mkdirSync(join(dir, 'world'), { recursive: true });
+  const files: [string, unknown][] = [
+    ['scenario.json', captured.scenario],
+    ['world/recorded.json', captured.recording],
+    ...(captured.scripted === null ? [] : ([['scripted.json', captured.scripted]] as [string, unknown][])),
+  ];
+  const sizes: Record<string, number> = {};
+  for (const [name, value] of files) {
+    const text = `${JSON.stringify(value, null, 2)}\n`;
+    writeFileSync(join(dir, name), text, { flag: 'wx' });
+    sizes[name] = Buffer.byteLength(text);
+  }
+  return sizes;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function oneLine(text: string, max: number): string {
+  return truncate(text.replace(/\s+/g, ' ').trim(), max);
+}

@@ -1,0 +1,193 @@
+import {
+  callerKeyOf,
+  DiagnosisInputError,
+  FEEDBACK_LIMITS,
+  type FeedbackStore,
+  type RunFeedback,
+  recordFeedback,
+  type StoredRun,
+} from '@diagnosis/core';
+import { afterEach, describe, expect, it } from 'vitest';
+
+export interface FeedbackStoreUnderTest {
+  feedback: FeedbackStore;
+  /** The raw items of a run's feedback partition, as persisted. */
+  rawItems(runId: string): Promise<Record<string, unknown>[]>;
+  cleanup(): Promise<void>;
+}
+
+const ALICE = 'arn:aws:sts::111122223333:assumed-role/OpsE1001/alice';
+const BOB = 'arn:aws:sts::111122223333:assumed-role/OpsE1001/bob';
+let counter = 0;
+
+function endedRun(overrides: Partial<StoredRun> = {}): StoredRun {
+  counter += 1;
+  return {
+    entity: 'run',
+    runId: `run-feedback-${Date.now().toString(36)}-${counter}`,
+    sessionId: 's',
+    enterpriseId: 'E1001',
+    kind: 'DIAGNOSIS',
+    status: 'SUCCEEDED',
+    query: '为什么？',
+    continueSession: false,
+    stopReason: null,
+    collectionStopReason: null,
+    errorCode: null,
+    modelFailure: null,
+    usage: null,
+    progress: null,
+    draft: null,
+    conclusion: null,
+    publishedResult: null,
+    report: null,
+    cancelRequestedAt: null,
+    limits: null,
+    deadlineAt: null,
+    executionArn: null,
+    heartbeatAt: null,
+    trigger: null,
+    window: null,
+    createdAt: '2026-11-30T06:10:00.000Z',
+    endedAt: '2026-11-30T06:11:00.000Z',
+    ...overrides,
+  };
+}
+
+function entry(run: StoredRun, caller: string, sequence: number): RunFeedback {
+  return {
+    runId: run.runId,
+    enterpriseId: run.enterpriseId,
+    caller,
+    callerKey: callerKeyOf(caller),
+    sequence,
+    verdict: 'WRONG',
+    rootCause: null,
+    note: null,
+    createdAt: '2026-11-30T07:00:00.000Z',
+  };
+}
+
+/** The FeedbackStore port and `recordFeedback` on it, run against the in-memory twin and DynamoDB Local alike. */
+export function describeFeedbackStoreContract(label: string, factory: () => Promise<FeedbackStoreUnderTest>): void {
+  describe(`FeedbackStore contract (${label})`, () => {
+    let subject: FeedbackStoreUnderTest | undefined;
+    const open = async () => {
+      subject = await factory();
+      return subject;
+    };
+    afterEach(async () => {
+      await subject?.cleanup();
+      subject = undefined;
+    });
+
+    it('never overwrites an entry: a second put of the same caller and sequence is refused', async () => {
+      const { feedback } = await open();
+      const run = endedRun();
+      expect(await feedback.putFeedback(entry(run, ALICE, 1), run.createdAt)).toBe(true);
+      expect(await feedback.putFeedback({ ...entry(run, ALICE, 1), verdict: 'CORRECT' }, run.createdAt)).toBe(false);
+      expect(await feedback.listFeedback(run.runId)).toEqual([entry(run, ALICE, 1)]);
+    });
+
+    it("lists one caller's entries by sequence and nobody else's, and expires them with their run", async () => {
+      const { feedback, rawItems } = await open();
+      const run = endedRun();
+      const other = endedRun();
+      for (const [caller, sequence] of [
+        [ALICE, 2],
+        [BOB, 1],
+        [ALICE, 1],
+      ] as const) {
+        await feedback.putFeedback(entry(run, caller, sequence), run.createdAt);
+      }
+      await feedback.putFeedback(entry(other, ALICE, 1), other.createdAt);
+      const alice = await feedback.listCallerFeedback(run.runId, callerKeyOf(ALICE));
+      expect(alice.map((item) => [item.caller, item.sequence])).toEqual([
+        [ALICE, 1],
+        [ALICE, 2],
+      ]);
+      expect(await feedback.listFeedback(run.runId)).toHaveLength(3);
+      const ttl = Math.floor(Date.parse(run.createdAt) / 1_000) + 90 * 86_400;
+      expect((await rawItems(run.runId)).map((item) => [item.pk, item.ttl])).toEqual(
+        Array.from({ length: 3 }, () => [`FEEDBACK#${run.runId}`, ttl]),
+      );
+    });
+
+    it('records a verdict once per caller: the same rating again is that rating, and nothing is written', async () => {
+      const { feedback, rawItems } = await open();
+      const run = endedRun();
+      const input = { verdict: 'WRONG' as const, rootCause: '连接池被调小', note: null };
+      const first = await recordFeedback({ run, caller: ALICE, input }, { feedback, now: () => 1 });
+      const again = await recordFeedback({ run, caller: ALICE, input }, { feedback, now: () => 2 });
+      expect(first).toMatchObject({ created: true, entry: { sequence: 1, verdict: 'WRONG', caller: ALICE } });
+      expect(again).toEqual({ created: false, entry: first.entry });
+      expect(await rawItems(run.runId)).toHaveLength(1);
+    });
+
+    it('keeps the history of a re-rating, and a return to an earlier verdict is a new entry', async () => {
+      const { feedback } = await open();
+      const run = endedRun();
+      const rate = (verdict: RunFeedback['verdict']) =>
+        recordFeedback({ run, caller: ALICE, input: { verdict, rootCause: null, note: null } }, { feedback });
+      await rate('CORRECT');
+      await rate('WRONG');
+      const back = await rate('CORRECT');
+      await recordFeedback(
+        { run, caller: BOB, input: { verdict: 'UNHELPFUL', rootCause: null, note: 'x' } },
+        { feedback },
+      );
+      expect(back).toMatchObject({ created: true, entry: { sequence: 3 } });
+      const all = await feedback.listFeedback(run.runId);
+      expect(all.filter((item) => item.caller === ALICE).map((item) => item.verdict)).toEqual([
+        'CORRECT',
+        'WRONG',
+        'CORRECT',
+      ]);
+      expect(all.filter((item) => item.caller === BOB)).toHaveLength(1);
+    });
+
+    it('gives concurrent different ratings of one caller distinct entries (none overwritten)', async () => {
+      const { feedback } = await open();
+      const run = endedRun();
+      const verdicts = ['CORRECT', 'WRONG', 'UNHELPFUL'] as const;
+      const results = await Promise.allSettled(
+        verdicts.map((verdict) =>
+          recordFeedback({ run, caller: ALICE, input: { verdict, rootCause: null, note: null } }, { feedback }),
+        ),
+      );
+      const stored = await feedback.listCallerFeedback(run.runId, callerKeyOf(ALICE));
+      expect(stored.map((item) => item.sequence)).toEqual(stored.map((_, index) => index + 1));
+      const created = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.entry] : []));
+      expect(stored).toEqual(expect.arrayContaining(created));
+      for (const result of results) {
+        if (result.status === 'rejected') expect(result.reason).toMatchObject({ code: 'FEEDBACK_CONFLICT' });
+      }
+    });
+
+    it(`stops a caller at ${FEEDBACK_LIMITS.ratingsPerCaller} ratings of one run`, async () => {
+      const { feedback } = await open();
+      const run = endedRun();
+      for (let sequence = 1; sequence <= FEEDBACK_LIMITS.ratingsPerCaller; sequence += 1) {
+        await feedback.putFeedback(entry(run, ALICE, sequence), run.createdAt);
+      }
+      const more = recordFeedback(
+        { run, caller: ALICE, input: { verdict: 'CORRECT', rootCause: null, note: null } },
+        { feedback },
+      );
+      await expect(more).rejects.toMatchObject({ code: 'FEEDBACK_LIMIT' });
+      await expect(feedback.listFeedback(run.runId)).resolves.toHaveLength(FEEDBACK_LIMITS.ratingsPerCaller);
+    });
+
+    it('refuses a rating of a run that has not ended, and writes nothing', async () => {
+      const { feedback, rawItems } = await open();
+      const run = endedRun({ status: 'RUNNING', endedAt: null });
+      const rating = recordFeedback(
+        { run, caller: ALICE, input: { verdict: 'CORRECT', rootCause: null, note: null } },
+        { feedback },
+      );
+      await expect(rating).rejects.toBeInstanceOf(DiagnosisInputError);
+      await expect(rating).rejects.toMatchObject({ code: 'RUN_NOT_ENDED' });
+      expect(await rawItems(run.runId)).toEqual([]);
+    });
+  });
+}

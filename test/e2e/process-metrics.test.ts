@@ -1,0 +1,67 @@
+/**
+ * The process scorecard of a run through the real Diagnose and GetRun handlers: stored on the run item when the run
+ * completes, shown by `GET /runs/{id}`, and emitted as EMF metrics with the same figures, in the run's one record.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startE2eWorld } from '../support/e2e-world.ts';
+import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';
+
+let world: Awaited<ReturnType<typeof startE2eWorld>>;
+const lines: string[] = [];
+const original = { log: console.log, info: console.info };
+const conversation = e1001ScriptedConversation();
+
+beforeAll(async () => {
+  world = await startE2eWorld();
+  const capture = (...parts: unknown[]) => void lines.push(parts.map(String).join(' '));
+  Object.assign(console, { log: capture, info: capture });
+});
+afterAll(async () => {
+  Object.assign(console, original);
+  await world?.cleanup();
+});
+
+describe('the process scorecard of a run', () => {
+  it('is stored when the run completes, shown by GET /runs/{id}, and emitted as the run’s metrics', async () => {
+    const runId = `process-${Date.now().toString(36)}`;
+    world.server.script.push(...structuredClone(conversation.responses));
+    const before = lines.length;
+    await world.handlers.diagnose(
+      { runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query },
+      lambdaContext(60_000),
+    );
+    const response = (await world.handlers.getRun(
+      httpEvent({ method: 'GET', pathParameters: { runId } }),
+      lambdaContext(5_000),
+    )) as { body: string };
+    const card = JSON.parse(response.body).processScorecard;
+    expect(card).toMatchObject({
+      version: 1,
+      rounds: 5,
+      judgeCalls: 0,
+      answeredWithoutTools: false,
+      toolCalls: { total: 4, executed: 4, evidence: 4, refused: 0, redundant: 0, unproductive: 0 },
+      guards: { removedItems: 0 },
+    });
+    const [emf] = lines
+      .slice(before)
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
+      })
+      .filter((entry) => '_aws' in entry);
+    expect(emf).toMatchObject({
+      outcome: 'PUBLISHED',
+      RedundantToolCalls: card.toolCalls.redundant,
+      UnproductiveToolCalls: card.toolCalls.unproductive,
+      NoGainToolCalls: card.toolCalls.noGain,
+      AnsweredWithoutTools: 0,
+      GuardRemovedItems: card.guards.removedItems,
+      ModelTime: card.timeMs.model,
+      ToolTime: card.timeMs.tools,
+    });
+  });
+});
