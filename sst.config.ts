@@ -337,6 +337,7 @@ export default $config({
       architecture: 'arm64',
       timeout: '10 seconds',
       memory: '256 MB',
+      concurrency: { reserved: stageConfig.reservedConcurrency.api },
       environment: {
         DIAGNOSIS_TABLE_NAME: table.name,
         ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
@@ -593,6 +594,8 @@ export default $config({
           architecture: 'arm64',
           timeout: '30 seconds',
           memory: '256 MB',
+          // NOTE: the webhook route is public (signed, not IAM): a flood of requests gets its own reserved share.
+          concurrency: { reserved: stageConfig.reservedConcurrency.api },
           link,
           environment: triggerEnvironment,
           permissions: triggerPermissions,

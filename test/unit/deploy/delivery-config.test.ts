@@ -26,6 +26,8 @@ const settings = {
   LOGS_BACKEND: 'cloudwatch',
   LOGS_GROUPS: { 'order-service': ['/ecs/order'] },
   MYSQL_CATALOG_PATH: 'ops/catalog.json',
+  // NOTE: a prod stage deploys only with a tenant access policy (issue 19).
+  TENANT_ACCESS: [{ principal: '123456789012', enterprises: ['E1001'] }],
 };
 const valid = {
   destinations: {

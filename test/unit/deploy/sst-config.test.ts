@@ -108,7 +108,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       .filter((fn) => !['OnWorkflowStopped', 'SweepRuns', 'OnRunFinished', 'DeliverResults'].includes(fn.name))
       .map((fn) => [fn.name, (fn.args.environment as Record<string, string>).TENANT_ACCESS]);
     expect(policies).toEqual(policies.map(([name]) => [name, environment.TENANT_ACCESS]));
-    expect(policies).toHaveLength(7);
+    expect(policies).toHaveLength(8);
   });
 
   it('reserves the stage file’s concurrency for Diagnose and for every API function', () => {
@@ -120,10 +120,14 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       GetRun: 6,
       GetRunAudit: 6,
       GetRunReasoning: 6,
+      GetRunReveal: 6,
       StartDiagnosis: 6,
       CancelRun: 6,
+      RunFeedback: 6,
       OnWorkflowStopped: undefined,
       SweepRuns: undefined,
+      OnRunFinished: undefined,
+      DeliverResults: undefined,
     });
   });
 
@@ -235,7 +239,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
   });
 
   it('creates an errors and a throttles alarm for every function it creates, on that function’s name', () => {
-    expect(functions.length).toBe(11);
+    expect(functions.length).toBe(12);
     for (const fn of functions) {
       for (const metricName of ['Errors', 'Throttles']) {
         const watching = alarms.filter((alarm) =>

@@ -102,6 +102,7 @@ describe('summarize (process figures)', () => {
       observation: null,
       probes: [],
       usage: { modelCalls: 0, toolCalls: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      measured: null,
       costUsd: 0,
       latencyMs: 0,
       runId: null,

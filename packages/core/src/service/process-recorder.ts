@@ -24,6 +24,14 @@ export function createProcessRecorder(audit: AuditHook) {
       await audit.onToolInvocation(event);
       tools.push(recordOf(toolItem({ ...event, result: null }, event.endedAt, 1)) as StoredToolInvocation);
     },
+    // NOTE: the run's pseudonym batches go to the store as they are: they are not process events, and the reveal
+    // route and a follow-up's re-keying read them back.
+    ...(audit.onPseudonyms === undefined
+      ? {}
+      : {
+          onPseudonyms: (event: Parameters<NonNullable<AuditHook['onPseudonyms']>>[0]) =>
+            audit.onPseudonyms?.(event) ?? Promise.resolve(),
+        }),
   };
   return {
     hook,
