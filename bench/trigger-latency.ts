@@ -54,7 +54,7 @@ export async function benchTriggerLatency(): Promise<void> {
       },
       { step: 'initialize' },
     );
-    const deps = buildTriggerDeps(settings, clock, counted);
+    const deps = buildTriggerDeps(settings, clock, counted, workflow);
     const handler = createTriggerHandler(
       { ...deps, start: { ...deps.start, workflow } },
       createObservability('Trigger', () => undefined),

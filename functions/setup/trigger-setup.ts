@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { WorkflowStarter } from '@diagnosis/core';
 import { parseTriggerSettings, type TriggerSettings } from '@diagnosis/core/config';
 import { createDynamoAuditStore, createDynamoIncidentStore } from '@diagnosis/core/store';
 import { ulid } from 'ulid';
@@ -16,6 +17,8 @@ export function buildTriggerDeps(
   settings: TriggerSettings,
   now: () => number = Date.now,
   dynamo: DynamoDBClient = createDynamoClient(settings),
+  /** The workflow runs start in: the DiagnosisWorkflow (DIAGNOSIS_WORKFLOW_ARN) unless a local stand-in is given. */
+  workflow: WorkflowStarter = createWorkflow(settings),
 ): TriggerDeps {
   return {
     config: {
@@ -36,7 +39,7 @@ export function buildTriggerDeps(
         retentionDays: settings.RETENTION_DAYS,
         maxOpenRuns: settings.TENANT_MAX_OPEN_RUNS,
       }),
-      workflow: createWorkflow(settings),
+      workflow,
       ...(settings.DIAGNOSIS_MAX_QUERY_BYTES === undefined
         ? {}
         : { limits: { maxQueryBytes: settings.DIAGNOSIS_MAX_QUERY_BYTES } }),

@@ -53,7 +53,7 @@ beforeAll(async () => {
     logger: createObservability('OnWorkflowStopped', () => undefined).logger,
     delayScale: 0.01,
   });
-  const deps = buildTriggerDeps(parseTriggerSettings(process.env), () => clock);
+  const deps = buildTriggerDeps(parseTriggerSettings(process.env), () => clock, undefined, workflow);
   trigger = createTriggerHandler(
     { ...deps, start: { ...deps.start, workflow } },
     createObservability('Trigger', (line) => logLines.push(line)),

@@ -47,7 +47,7 @@ beforeAll(async () => {
     ALERTMANAGER_WEBHOOK_TOKEN: TOKEN,
     PAGERDUTY_WEBHOOK_SECRETS: `${SECRET},${OLD_SECRET}`,
   });
-  const deps = buildTriggerDeps(settings, () => clock);
+  const deps = buildTriggerDeps(settings, () => clock, undefined, recorded.workflow);
   const { workflow } = recorded;
   handler = createWebhookHandler(
     {
@@ -272,6 +272,8 @@ describe('a webhook route whose secret is not set', () => {
     const deps = buildTriggerDeps(
       parseTriggerSettings({ DIAGNOSIS_TABLE_NAME: table.tableName, DYNAMODB_ENDPOINT: await endpointOf() }),
       () => clock,
+      undefined,
+      recorded.workflow,
     );
     const closed = createWebhookHandler(
       { ...deps, secrets: { alertmanagerToken: undefined, pagerdutySecrets: undefined } },

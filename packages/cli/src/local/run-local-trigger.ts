@@ -166,7 +166,7 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
       ALERTMANAGER_WEBHOOK_TOKEN: token,
       PAGERDUTY_WEBHOOK_SECRETS: secret,
     });
-    const built = buildTriggerDeps(triggerSettings, () => receivedAt);
+    const built = buildTriggerDeps(triggerSettings, () => receivedAt, undefined, workflow);
     const deps = { ...built, start: { ...built.start, workflow } };
     if (options.banner !== undefined) say(options.banner);
     say(
