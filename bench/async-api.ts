@@ -53,8 +53,10 @@ export async function benchAsyncApi(): Promise<void> {
     const workflow: WorkflowStarter = {
       executionArnOf: (runId: string) => `arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:${runId}`,
       async start(request: DiagnosisRunRequest) {
+        // NOTE: the run's own execution, as the DiagnosisWorkflow's payload names it: only it may take the run.
+        const executionArn = `arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:${request.runId}`;
         const run = executeDiagnosisRun(
-          { ...request, remainingMs: 120_000 },
+          { ...request, executionArn, remainingMs: 120_000 },
           {
             model: blockingModel(),
             evidence: createFakeEvidence().evidence,
