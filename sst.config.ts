@@ -189,11 +189,11 @@ export default $config({
     api.route('GET /runs/{runId}/reasoning', getRunReasoning.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}/reveal', getRunReveal.arn, { auth: { iam: true } });
 
-    // Both state machines are built by one module (functions/workflows/diagnosis-workflows.ts) that the tests check
+    // Both state machines are built by one module (`@diagnosis/functions/workflows`) that the tests check
     // with asl-validator and run against the real handler; SST's StepFunctions component takes only its own state
     // objects, so the machines are Pulumi's, with roles that allow exactly what each definition does.
     const { buildDiagnosisBatchDefinition, buildDiagnosisWorkflowDefinition } = await import(
-      './functions/workflows/diagnosis-workflows.ts'
+      '@diagnosis/functions/workflows'
     );
     const statesLogging = [
       'logs:CreateLogDelivery',
@@ -414,7 +414,7 @@ export default $config({
     const { RUN_FINISHED_STREAM_FILTERS, deliveryTopics, destinationSecretNames, runtimeDestinations } = await import(
       './deploy/delivery.ts'
     );
-    const { MAX_DELIVERY_RECEIVES } = await import('./functions/delivery/delivery-metric-names.ts');
+    const { MAX_DELIVERY_RECEIVES } = await import('@diagnosis/functions/infrastructure');
     const deliverySettings = stageConfig.delivery;
     const resultsBus = new sst.aws.Bus('DiagnosisResults');
     const deadLetters = new sst.aws.Queue('DeliveryDeadLetters', {

@@ -11,15 +11,13 @@
  * Peak in flight is counted by a middleware on the DynamoDB client (test/support/write-counter.ts), not timed.
  * Run: `node bench/audit-writes.ts` (also part of `npm run bench`). BENCH_AUDIT_WRITES_RUNS sets the runs per variant.
  */
-import type { DiagnosisResult } from '@diagnosis/core';
 import { parseDiagnosisSettings } from '@diagnosis/core/config';
 import { createDynamoAuditStore, ensureDiagnosisTable } from '@diagnosis/core/store';
-import { startDeepSeekServer, startDynamoDbLocal, wireText, wireToolCalls } from '@diagnosis/devkit';
+import { lambdaContext, startDeepSeekServer, startDynamoDbLocal, wireText, wireToolCalls } from '@diagnosis/devkit';
+import { createObservability } from '@diagnosis/functions';
 import { createDiagnoseHandler } from '../functions/handlers/diagnose-handler.ts';
 import { buildDiagnosisDependencies } from '../functions/setup/dependencies.ts';
 import { createDynamoClient } from '../functions/setup/dynamo-client.ts';
-import { lambdaContext } from '../functions/setup/lambda-context.ts';
-import { createObservability } from '../functions/setup/observability.ts';
 import { STORE_T0, stepEvent, toolEvent } from '../test/support/audit-events.ts';
 import { noConclusionDraft } from '../test/support/run-fixtures.ts';
 import { countWritesInFlight } from '../test/support/write-counter.ts';
@@ -122,7 +120,7 @@ export async function benchAuditWrites(): Promise<void> {
         counter.reset();
         server.script.push(...variant.rounds());
         const begin = performance.now();
-        const result = (await handler(
+        const result = await handler(
           {
             runId: `bench-${index}-${run + 2}-${Date.now().toString(36)}`,
             sessionId: 'bench',
@@ -130,7 +128,7 @@ export async function benchAuditWrites(): Promise<void> {
             query: 'E1001 的订单从 14:05 开始失败，为什么？',
           },
           lambdaContext(60_000),
-        )) as DiagnosisResult;
+        );
         const elapsed = performance.now() - begin;
         if (run < 0) continue; // warm-up
         times[index]?.push(elapsed);

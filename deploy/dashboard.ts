@@ -11,7 +11,7 @@ import {
   SERVICE_NAME,
   TRIGGER_METRICS,
   TRIGGER_OUTCOMES,
-} from '../functions/setup/metric-names.ts';
+} from '@diagnosis/functions/infrastructure';
 import type { AlarmSettings } from './alarms.ts';
 import { deliveryDashboardLines } from './delivery-alarms.ts';
 import {

@@ -11,9 +11,14 @@
  * - `deliveryQueueAgeSeconds` 1800: the oldest delivery waiting half an hour means deliveries are stuck or backing off
  *   for a long time (the last backoff is 4 minutes).
  */
+
+import {
+  DELIVERY_METRICS,
+  METRICS_NAMESPACE,
+  SERVICE_DIMENSION,
+  SERVICE_NAME,
+} from '@diagnosis/functions/infrastructure';
 import * as v from 'valibot';
-import { DELIVERY_METRICS } from '../functions/delivery/delivery-metric-names.ts';
-import { METRICS_NAMESPACE, SERVICE_DIMENSION, SERVICE_NAME } from '../functions/setup/metric-names.ts';
 import { awsMetric, type MetricQuery, serviceMetric } from './metric-queries.ts';
 
 const count = (minimum: number) => v.pipe(v.number(), v.safeInteger(), v.minValue(minimum));

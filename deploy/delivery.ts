@@ -8,7 +8,7 @@ import {
   destinationSecretNames,
   type RuntimeDestination,
   snsTopicResourceName,
-} from '../functions/delivery/destinations.ts';
+} from '@diagnosis/functions/infrastructure';
 
 export { destinationSecretNames };
 

@@ -10,7 +10,7 @@ import {
   SERVICE_DIMENSION,
   SERVICE_NAME,
   TRIGGER_METRICS,
-} from '../functions/setup/metric-names.ts';
+} from '@diagnosis/functions/infrastructure';
 
 /** What is watched, by the names AWS gives it at deploy time. */
 export interface MonitoredResources<V> {

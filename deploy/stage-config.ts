@@ -8,8 +8,8 @@
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { type DeliverySettings, deliverySettingsSchema } from '@diagnosis/functions/infrastructure';
 import * as v from 'valibot';
-import { type DeliverySettings, deliverySettingsSchema } from '../functions/delivery/destinations.ts';
 // NOTE: by relative path, like sst.config.ts's other imports of our code: SST bundles the config and what it imports,
 // and a workspace package's TypeScript sources are not something Node loads by itself.
 import {

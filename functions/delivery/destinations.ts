@@ -4,10 +4,11 @@
  * is an SST secret named here, never a value in the file; the deploy declares one `sst.Secret` per name and links it
  * to the delivery function, which reads it at cold start.
  */
-import * as v from 'valibot';
+
 // NOTE: by relative path: deploy/stage-config.ts (and so sst.config.ts) imports this module, and SST loads the
 // config's imports of workspace packages as Node would, which cannot load their TypeScript sources.
-import { ENTERPRISE_ID_PATTERN } from '../../packages/core/src/run/ids.ts';
+import { ENTERPRISE_ID_PATTERN } from '@diagnosis/core';
+import * as v from 'valibot';
 
 export const DESTINATION_TYPES = Object.freeze(['slack', 'sns', 'webhook'] as const);
 export type DestinationType = (typeof DESTINATION_TYPES)[number];

@@ -1,5 +1,5 @@
 import { cancelDiagnosis, isEnded, type RunStore, type WorkflowStarter } from '@diagnosis/core';
-import { json } from './http.ts';
+import { json } from '../http/http-api-event.ts';
 import { type RunRouteOptions, runRoute } from './run-route.ts';
 import { runLinks } from './start-handler.ts';
 

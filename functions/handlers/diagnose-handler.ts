@@ -1,6 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { type DiagnosisServiceDeps, executeDiagnosisRun } from '@diagnosis/core';
+import { type DiagnosisResult, type DiagnosisServiceDeps, executeDiagnosisRun } from '@diagnosis/core';
 import middy from '@middy/core';
 import { parseDiagnoseRequest } from '../middleware/diagnose-request.ts';
 import type { HandlerContext } from '../middleware/handler-context.ts';
@@ -31,7 +31,7 @@ export function createDiagnoseHandler(deps: DiagnosisServiceDeps, options: Diagn
       recordProcessMetrics(metrics, scorecard);
     },
   };
-  const chain = middy<unknown, unknown, Error, HandlerContext>()
+  const chain = middy<unknown, DiagnosisResult, Error, HandlerContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
     .use(mapErrors(logger))

@@ -10,9 +10,9 @@ import {
   type RunStore,
   recordFeedback,
 } from '@diagnosis/core';
+import { json } from '../http/http-api-event.ts';
 import { readJsonBody } from '../middleware/diagnose-request.ts';
 import { ENTERPRISE_DIMENSION, FEEDBACK_METRIC, VERDICT_DIMENSION } from '../setup/metric-names.ts';
-import { json } from './http.ts';
 import { type RunRouteOptions, runRoute } from './run-route.ts';
 
 export type FeedbackRouteOptions = RunRouteOptions & Pick<{ metrics: Metrics }, 'metrics'> & { now?: () => number };

@@ -8,7 +8,7 @@ import {
 import type { IncidentStore } from '@diagnosis/core/store';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { DeliveryStore } from '../delivery/delivery-store.ts';
-import { type HttpApiEvent, json } from './http.ts';
+import { type HttpApiEvent, json } from '../http/http-api-event.ts';
 import { type RunRouteOptions, runRoute } from './run-route.ts';
 
 type Page = { limit: number; cursor?: string };

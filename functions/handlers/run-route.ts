@@ -3,12 +3,12 @@ import type { RunStore, StoredRun } from '@diagnosis/core';
 import type { IamCaller, TenantAccessPolicy } from '@diagnosis/core/config';
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { HttpApiEvent } from '../http/http-api-event.ts';
 import type { HandlerContext } from '../middleware/handler-context.ts';
 import { loadReadableRun } from '../middleware/load-readable-run.ts';
 import { mapErrors } from '../middleware/map-errors.ts';
 import { requireIamCaller } from '../middleware/require-iam-caller.ts';
 import type { Observability } from '../setup/observability.ts';
-import type { HttpApiEvent } from './http.ts';
 
 export type RunRouteOptions = Pick<Observability, 'logger'> & { policy: TenantAccessPolicy };
 

@@ -13,6 +13,7 @@ import {
 import type { TenantAccessPolicy } from '@diagnosis/core/config';
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { type HttpApiEvent, json } from '../http/http-api-event.ts';
 import { authorizeTenant } from '../middleware/authorize-tenant.ts';
 import { parseDiagnoseRequest } from '../middleware/diagnose-request.ts';
 import type { HandlerContext } from '../middleware/handler-context.ts';
@@ -20,7 +21,6 @@ import { mapErrors } from '../middleware/map-errors.ts';
 import { requireIamCaller } from '../middleware/require-iam-caller.ts';
 import { START_METRICS } from '../setup/metric-names.ts';
 import type { Observability } from '../setup/observability.ts';
-import { type HttpApiEvent, json } from './http.ts';
 
 /** Where a run can be read, followed and cancelled. */
 export function runLinks(runId: string) {

@@ -5,6 +5,7 @@ import { safeErrorName } from '@diagnosis/core';
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as v from 'valibot';
+import { errorResponse, type HttpApiEvent, header, json } from '../http/http-api-event.ts';
 import { TRIGGER_METRICS } from '../setup/metric-names.ts';
 import type { Observability } from '../setup/observability.ts';
 import { alertmanagerEventId, parseAlertmanagerWebhook } from '../triggers/alertmanager-webhook.ts';
@@ -18,7 +19,6 @@ import {
   WEBHOOK_REFUSALS,
   type WebhookRefusal,
 } from '../triggers/webhook-auth.ts';
-import { errorResponse, type HttpApiEvent, header, json } from './http.ts';
 
 export interface WebhookSecrets {
   /** Alertmanager's bearer token; undefined: the route refuses every Alertmanager request. */

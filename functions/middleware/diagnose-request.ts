@@ -10,7 +10,7 @@ import {
 import type middy from '@middy/core';
 import { ulid } from 'ulid';
 import * as v from 'valibot';
-import { type HttpApiEvent, header, isHttpApiEvent } from '../handlers/http.ts';
+import { type HttpApiEvent, header, isHttpApiEvent } from '../http/http-api-event.ts';
 import type { HandlerContext } from './handler-context.ts';
 
 const runIdSchema = v.pipe(v.string(), v.regex(RUN_ID_PATTERN));

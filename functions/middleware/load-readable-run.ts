@@ -1,7 +1,7 @@
 import { DiagnosisInputError, isSessionId, type RunStore } from '@diagnosis/core';
 import { canAccessTenant, type TenantAccessPolicy } from '@diagnosis/core/config';
 import type middy from '@middy/core';
-import type { HttpApiEvent } from '../handlers/http.ts';
+import type { HttpApiEvent } from '../http/http-api-event.ts';
 import type { HandlerContext } from './handler-context.ts';
 
 /**

@@ -6,7 +6,7 @@ import {
   TENANT_BUSY_RETRY_AFTER_SECONDS,
 } from '@diagnosis/core';
 import type middy from '@middy/core';
-import { errorResponse, isHttpApiEvent } from '../handlers/http.ts';
+import { errorResponse, isHttpApiEvent } from '../http/http-api-event.ts';
 
 /** Thrown to Step Functions for failures that are not the caller's: a state machine may Retry on this name. */
 export class DiagnosisServiceError extends Error {

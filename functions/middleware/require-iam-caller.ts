@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { admitHttpEvent, type HttpApiEvent, isHttpApiEvent } from '../handlers/http.ts';
+import { admitHttpEvent, type HttpApiEvent, isHttpApiEvent } from '../http/http-api-event.ts';
 import type { HandlerContext } from './handler-context.ts';
 
 /**

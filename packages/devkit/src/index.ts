@@ -11,6 +11,7 @@ export {
   startDetachedDynamoDbLocal,
   startDynamoDbLocal,
 } from './dynamodb-local.ts';
+export { lambdaContext } from './lambda-context.ts';
 export { loadExampleMysql, loadMysqlSeed } from './load-example-mysql.ts';
 export {
   createLocalDiagnosisWorkflow,

@@ -15,13 +15,9 @@ import {
   safeErrorName,
   type WorkflowStarter,
 } from '@diagnosis/core';
-import { createWorkflowEventsHandler } from '../../../functions/handlers/workflow-events.ts';
-import { lambdaContext } from '../../../functions/setup/lambda-context.ts';
-import {
-  buildDiagnosisWorkflowDefinition,
-  executionArnOf,
-  LOCAL_WORKFLOW_ARN,
-} from '../../../functions/workflows/diagnosis-workflows.ts';
+import { createWorkflowEventsHandler } from '@diagnosis/functions';
+import { buildDiagnosisWorkflowDefinition, executionArnOf, LOCAL_WORKFLOW_ARN } from '@diagnosis/functions/workflows';
+import { lambdaContext } from './lambda-context.ts';
 import { type LocalExecution, runLocalWorkflow } from './local-workflow.ts';
 
 /** The local DiagnosisWorkflow's ARN: what the workflow events handler is told is its own state machine. */

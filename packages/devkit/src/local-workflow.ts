@@ -6,8 +6,9 @@
  * the workflow would take for a given output or error name. It is not Step Functions: no history, no timeouts, no
  * JSONPath, and whatever state type it does not know is refused loudly.
  */
+
+import type { AslState, Retrier, StateMachineDefinition } from '@diagnosis/functions/workflows';
 import jsonata from 'jsonata';
-import type { AslState, Retrier, StateMachineDefinition } from '../../../functions/workflows/diagnosis-workflows.ts';
 
 export interface LocalWorkflowOptions {
   /** The Lambda invocation of a Task: resolves with the function's result or rejects with its error (its `name`). */

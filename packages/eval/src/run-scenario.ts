@@ -6,7 +6,6 @@
  */
 import {
   DEVELOPMENT_MASKING_SECRET,
-  type DiagnosisResult,
   openPseudonymBatches,
   type ProcessScorecard,
   type PseudonymEntry,
@@ -19,15 +18,14 @@ import { createEvidenceAdapters } from '@diagnosis/core/evidence';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 import {
   type DeepSeekResponse,
+  lambdaContext,
   type MeasuredUsage,
   measureRunTokens,
   startDeepSeekServer,
   type TokenCounter,
 } from '@diagnosis/devkit';
+import { createLocalDiagnose, createObservability } from '@diagnosis/functions';
 import { ulid } from 'ulid';
-import { composeDiagnoseFunction } from '../../../functions/setup/diagnose-function.ts';
-import { lambdaContext } from '../../../functions/setup/lambda-context.ts';
-import { createObservability } from '../../../functions/setup/observability.ts';
 import { type Price, priceOf } from './price.ts';
 import { type ProbeResult, runProbes } from './probes.ts';
 import { createRecordedEvidence } from './recorded-world.ts';
@@ -231,20 +229,23 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     const offset = Date.parse(scenario.now) - Date.now();
     // NOTE: the Lambda's own composition root; the function's log lines and metrics are dropped (the eval's stdout
     // is its scorecard, and the audit in the table holds what a run did).
-    const composed = await composeDiagnoseFunction(settings, {
+    const composed = await createLocalDiagnose(settings, {
       ...createObservability('Diagnose', () => undefined),
+      context: () => lambdaContext(context.runTimeoutMs),
       evidence: recorded ?? evidence.evidence,
       now: () => Date.now() + offset,
     });
     dynamoOfRun = composed.dynamo;
-    const handler = composed.handler;
     const sessionId = `eval-${scenario.id}-${ulid().toLowerCase()}`.slice(0, 128);
     const invoke = async (query: string, continueSession: boolean) => {
       const runId = `eval-${ulid()}`;
-      const result = (await handler(
-        { runId, sessionId, enterpriseId: scenario.enterpriseId, query, continueSession },
-        lambdaContext(context.runTimeoutMs),
-      )) as DiagnosisResult;
+      const result = await composed.diagnose({
+        runId,
+        sessionId,
+        enterpriseId: scenario.enterpriseId,
+        query,
+        continueSession,
+      });
       return { runId, result };
     };
     const started = performance.now();

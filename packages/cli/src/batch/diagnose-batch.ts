@@ -6,11 +6,9 @@
  * E1001 conversation from a loopback server (no key), each model round after `--model-latency` milliseconds.
  */
 import { readFileSync } from 'node:fs';
-import { type DeepSeekResponse, loadScriptedConversation, startDeepSeekServer } from '@diagnosis/devkit';
+import { type DeepSeekResponse, lambdaContext, loadScriptedConversation, startDeepSeekServer } from '@diagnosis/devkit';
+import { createLocalDiagnose, createObservability } from '@diagnosis/functions';
 import { ulid } from 'ulid';
-import { composeDiagnoseFunction } from '../../../../functions/setup/diagnose-function.ts';
-import { lambdaContext } from '../../../../functions/setup/lambda-context.ts';
-import { createObservability } from '../../../../functions/setup/observability.ts';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
 import { startLocalRuntime } from '../local/local-runtime.ts';
 import { buildLocalSettings, checkLocalSettings } from '../local/local-settings.ts';
@@ -135,7 +133,10 @@ export async function runBatchCommand(options: BatchCommandOptions, io: CliIo): 
     const settings = buildLocalSettings(io.env, runtime, overrides);
     const log = localLogDestination(io.env);
     // NOTE: the function's JSON log lines and EMF metrics go to the log file; stdout keeps only the batch's report.
-    const { handler, dynamo } = await composeDiagnoseFunction(settings, createObservability('Diagnose', log.write));
+    const { invoke, dynamo } = await createLocalDiagnose(settings, {
+      ...createObservability('Diagnose', log.write),
+      context: () => lambdaContext(options.timeoutSeconds * 1_000),
+    });
     const say = (text: string) => {
       if (!options.json) io.stderr(`${text}\n`);
     };
@@ -147,7 +148,7 @@ export async function runBatchCommand(options: BatchCommandOptions, io: CliIo): 
         requests,
         concurrency: options.concurrency,
         executionName: `batch-${ulid()}`,
-        invoke: (payload) => handler(payload, lambdaContext(options.timeoutSeconds * 1_000)),
+        invoke: (payload) => invoke(payload),
       });
       if (options.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
       else {

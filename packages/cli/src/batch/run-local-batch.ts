@@ -6,7 +6,7 @@
  */
 
 import { type LocalWorkflowOptions, runLocalWorkflow } from '@diagnosis/devkit';
-import { buildDiagnosisBatchDefinition } from '../../../../functions/workflows/diagnosis-workflows.ts';
+import { buildDiagnosisBatchDefinition } from '@diagnosis/functions/workflows';
 
 export interface LocalBatchOptions {
   requests: unknown[];

@@ -77,7 +77,7 @@ export const runsCommand: Command = {
     try {
       const documents = DynamoDBDocumentClient.from(runtime.client);
       const listing = await listRuns(documents, runtime.tableName, { enterpriseId, sessionId, limit });
-      const { createDynamoDeliveryStore } = await import('../../../../functions/delivery/delivery-store.ts');
+      const { createDynamoDeliveryStore } = await import('@diagnosis/functions');
       await attachDeliveries(
         listing.runs,
         createDynamoDeliveryStore({ client: runtime.client, tableName: runtime.tableName }),

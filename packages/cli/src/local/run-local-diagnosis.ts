@@ -1,6 +1,6 @@
 /**
  * One diagnosis on this machine through the real pipeline: the Diagnose function composed from settings by the root
- * the Lambda uses (`composeDiagnoseFunction`), invoked with the Step Functions payload and a Lambda context counting
+ * the Lambda uses (`createLocalDiagnose` over `composeDiagnoseFunction`), invoked with the Step Functions payload and a Lambda context counting
  * down from the timeout, on the embedded local defaults. The live view is a tee beside the run's audit store; the
  * function's JSON log lines and metrics go to `.data/logs/`, so stdout holds only the answer.
  */
@@ -18,10 +18,9 @@ import {
 } from '@diagnosis/core';
 import { limitsOf } from '@diagnosis/core/config';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { lambdaContext } from '@diagnosis/devkit';
+import { createLocalDiagnose, createObservability } from '@diagnosis/functions';
 import { ulid } from 'ulid';
-import { composeDiagnoseFunction } from '../../../../functions/setup/diagnose-function.ts';
-import { lambdaContext } from '../../../../functions/setup/lambda-context.ts';
-import { createObservability } from '../../../../functions/setup/observability.ts';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
 import { createLiveView } from '../live/live-view.ts';
 import { renderReport } from '../render/render-report.ts';
@@ -76,8 +75,9 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions, io: CliI
     const settings = buildLocalSettings(io.env, runtime, options.settings);
     const log = localLogDestination(io.env);
     const live = options.json ? undefined : createLiveView({ write: io.stderr, spinner: io.stderrIsTTY });
-    const { handler, dynamo } = await composeDiagnoseFunction(settings, {
+    const { diagnose, dynamo } = await createLocalDiagnose(settings, {
       ...createObservability('Diagnose', log.write),
+      context: () => lambdaContext(options.timeoutSeconds * 1_000),
       wrapStore: (store) =>
         teeAuditStore(store, {
           onModelStep: (event) => live?.listener.onModelStep?.(event),
@@ -106,16 +106,13 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions, io: CliI
     );
     let result: DiagnosisResult;
     try {
-      result = (await handler(
-        {
-          runId,
-          sessionId: options.sessionId,
-          enterpriseId: options.enterpriseId,
-          query: options.query,
-          continueSession: options.continueSession,
-        },
-        lambdaContext(options.timeoutSeconds * 1_000),
-      )) as DiagnosisResult;
+      result = await diagnose({
+        runId,
+        sessionId: options.sessionId,
+        enterpriseId: options.enterpriseId,
+        query: options.query,
+        continueSession: options.continueSession,
+      });
     } catch (error) {
       throw asCliError(error);
     } finally {

@@ -18,14 +18,15 @@ import {
 } from '@diagnosis/core';
 import { parseTriggerSettings } from '@diagnosis/core/config';
 import { createDynamoAuditStore, createDynamoIncidentStore } from '@diagnosis/core/store';
-import { createLocalDiagnosisWorkflow } from '@diagnosis/devkit';
-import { createTriggerHandler } from '../../../../functions/handlers/trigger-handler.ts';
-import { createWebhookHandler } from '../../../../functions/handlers/webhook-handler.ts';
-import { composeDiagnoseFunction } from '../../../../functions/setup/diagnose-function.ts';
-import { lambdaContext } from '../../../../functions/setup/lambda-context.ts';
-import { createObservability } from '../../../../functions/setup/observability.ts';
-import { buildTriggerDeps } from '../../../../functions/setup/trigger-setup.ts';
-import type { TriggerAnswer } from '../../../../functions/triggers/trigger-service.ts';
+import { createLocalDiagnosisWorkflow, lambdaContext } from '@diagnosis/devkit';
+import {
+  buildTriggerDeps,
+  createLocalDiagnose,
+  createObservability,
+  createTriggerHandler,
+  createWebhookHandler,
+  type TriggerAnswer,
+} from '@diagnosis/functions';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
 import { createLiveView } from '../live/live-view.ts';
 import { renderReport } from '../render/render-report.ts';
@@ -137,8 +138,9 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
     const settings = buildLocalSettings(io.env, runtime, options.settings);
     const log = localLogDestination(io.env);
     const live = options.json ? undefined : createLiveView({ write: io.stderr, spinner: io.stderrIsTTY });
-    const { handler: diagnose, dynamo } = await composeDiagnoseFunction(settings, {
+    const { invoke, dynamo } = await createLocalDiagnose(settings, {
       ...createObservability('Diagnose', log.write),
+      context: () => lambdaContext(options.timeoutSeconds * 1_000),
       wrapStore: (store) =>
         teeAuditStore(store, {
           onModelStep: (step) => live?.listener.onModelStep?.(step),
@@ -148,7 +150,7 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
     // The deployed DiagnosisWorkflow's definition, run here against this Diagnose (busy: its retriers; failed: the run
     // closed as the deployed rule closes it).
     const workflow = createLocalDiagnosisWorkflow({
-      invoke: (payload, context) => diagnose(payload, context),
+      invoke,
       store: createDynamoAuditStore({ client: dynamo, tableName: runtime.tableName }),
       logger: createObservability('OnWorkflowStopped', log.write).logger,
       invocationTimeoutMs: options.timeoutSeconds * 1_000,

@@ -1,0 +1,40 @@
+/**
+ * `@diagnosis/functions`: the Lambda functions of the service. The deployed entries are the top-level files
+ * (`diagnose.ts`, `start-diagnosis.ts`, …), each a thin module SST bundles on its own; this index is what the other
+ * packages use of them, by name:
+ * - the composition root of the Diagnose function for local callers (`createLocalDiagnose`: the command line, the
+ *   batch runner and the eval run the deployed chain, typed, without casts);
+ * - the handlers the command line's local runtime drives with Lambda-shaped events (triggers, webhooks, the
+ *   workflow's status-change events);
+ * - the function's observability (Powertools logger and metrics) with a log destination of the caller's choice.
+ * The workflow definitions are the subpath `@diagnosis/functions/workflows`; what the infrastructure code reads
+ * (metric names, the delivery settings) is `@diagnosis/functions/infrastructure`.
+ */
+
+export {
+  createDynamoDeliveryStore,
+  type DeliveryRecord,
+  type DeliveryStatus,
+  type DeliveryStore,
+} from './delivery/delivery-store.ts';
+export { createTriggerHandler } from './handlers/trigger-handler.ts';
+export { createWebhookHandler, type WebhookDeps, type WebhookSecrets } from './handlers/webhook-handler.ts';
+export {
+  createWorkflowEventsHandler,
+  type WorkflowEventOutcome,
+  type WorkflowEventsOptions,
+} from './handlers/workflow-events.ts';
+export {
+  composeDiagnoseFunction,
+  type DiagnoseFunctionOptions,
+} from './setup/diagnose-function.ts';
+export { createDynamoClient } from './setup/dynamo-client.ts';
+export {
+  createLocalDiagnose,
+  type DiagnoseTaskPayload,
+  type LocalDiagnose,
+  type LocalDiagnoseOptions,
+} from './setup/local-diagnose.ts';
+export { createObservability, type LogDestination, type Observability } from './setup/observability.ts';
+export { buildTriggerDeps } from './setup/trigger-setup.ts';
+export type { TriggerAnswer, TriggerDeps } from './triggers/trigger-service.ts';
