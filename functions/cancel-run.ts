@@ -5,8 +5,8 @@
 
 import { createCancelRunHandler } from './handlers/cancel-handler.ts';
 import { createObservability } from './setup/observability.ts';
-import { loadWorkflowStore } from './setup/workflow-store.ts';
+import { loadRunControl } from './setup/run-control.ts';
 
-const { store, workflow, policy } = await loadWorkflowStore();
+const { store, workflow, policy } = await loadRunControl();
 
 export const handler = createCancelRunHandler({ store, workflow }, { ...createObservability('CancelRun'), policy });

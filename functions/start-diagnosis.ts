@@ -6,9 +6,9 @@
 
 import { createStartDiagnosisHandler } from './handlers/start-handler.ts';
 import { createObservability } from './setup/observability.ts';
-import { loadWorkflowStore } from './setup/workflow-store.ts';
+import { loadRunControl } from './setup/run-control.ts';
 
-const { store, workflow, policy } = await loadWorkflowStore();
+const { store, workflow, policy } = await loadRunControl();
 
 export const handler = createStartDiagnosisHandler(
   { store, workflow },

@@ -5,9 +5,9 @@ import { createDynamoAuditStore, createDynamoIncidentStore } from '@diagnosis/co
 import { ulid } from 'ulid';
 import type { TriggerDeps } from '../triggers/trigger-service.ts';
 import { coldStart } from './cold-start.ts';
+import { createDeployedWorkflow } from './deployed-workflow.ts';
 import { createDynamoClient } from './dynamo-client.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
-import { createWorkflow } from './workflow-setup.ts';
 
 /**
  * The Trigger functions' dependencies from their settings: the table's stores (one DynamoDB client for both), the
@@ -18,7 +18,7 @@ export function buildTriggerDeps(
   now: () => number = Date.now,
   dynamo: DynamoDBClient = createDynamoClient(settings),
   /** The workflow runs start in: the DiagnosisWorkflow (DIAGNOSIS_WORKFLOW_ARN) unless a local stand-in is given. */
-  workflow: WorkflowStarter = createWorkflow(settings),
+  workflow: WorkflowStarter = createDeployedWorkflow(settings),
 ): TriggerDeps {
   return {
     config: {

@@ -19,7 +19,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createStartDiagnosisHandler } from '../../functions/handlers/start-handler.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
-import { createStepFunctionsWorkflow } from '../../functions/setup/workflow.ts';
+import { createStepFunctionsWorkflow } from '../../functions/setup/step-functions-workflow.ts';
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 

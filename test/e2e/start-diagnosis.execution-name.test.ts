@@ -12,7 +12,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStartDiagnosisHandler } from '../../functions/handlers/start-handler.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
-import { createStepFunctionsWorkflow } from '../../functions/setup/workflow.ts';
+import { createStepFunctionsWorkflow } from '../../functions/setup/step-functions-workflow.ts';
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 

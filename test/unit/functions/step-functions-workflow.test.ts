@@ -10,7 +10,7 @@ import {
 import { DiagnosisWorkflowConflictError } from '@diagnosis/core';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStepFunctionsWorkflow } from '../../../functions/setup/workflow.ts';
+import { createStepFunctionsWorkflow } from '../../../functions/setup/step-functions-workflow.ts';
 
 const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:diagnosis-prod-DiagnosisWorkflow';
 const request = { runId: 'run-1', sessionId: 's', enterpriseId: 'E1001', query: '订单失败', continueSession: false };

@@ -196,7 +196,7 @@ async function invokeTrigger(
 ): Promise<TriggerAnswer> {
   if (event.source === 'cloudwatch') {
     const handler = createTriggerHandler(deps, createObservability('Trigger', log));
-    return (await handler(event.json, lambdaContext(30_000))) as TriggerAnswer;
+    return await handler(event.json, lambdaContext(30_000));
   }
   const handler = createWebhookHandler(
     { ...deps, secrets: { alertmanagerToken: secrets.token, pagerdutySecrets: [secrets.secret] } },

@@ -2,12 +2,15 @@ import type { WorkflowStarter } from '@diagnosis/core';
 import { parseWorkflowSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
 import type { DynamoAuditStore } from '@diagnosis/core/store';
 import { coldStart } from './cold-start.ts';
+import { createDeployedWorkflow } from './deployed-workflow.ts';
 import { createTableStore } from './dynamo-client.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
-import { createWorkflow } from './workflow-setup.ts';
 
-/** The cold start of the start and cancel functions: the table's store, the workflow, the tenant access policy. */
-export function loadWorkflowStore(): Promise<{
+/**
+ * The cold start of the functions that start and cancel runs (run control): the table's store, the workflow, the
+ * tenant access policy.
+ */
+export function loadRunControl(): Promise<{
   store: DynamoAuditStore;
   workflow: WorkflowStarter;
   policy: TenantAccessPolicy;
@@ -16,7 +19,7 @@ export function loadWorkflowStore(): Promise<{
     const settings = parseWorkflowSettings(readLinkedEnvironment());
     return {
       store: createTableStore(settings),
-      workflow: createWorkflow(settings),
+      workflow: createDeployedWorkflow(settings),
       policy: settings.TENANT_ACCESS ?? null,
     };
   });

@@ -1,7 +1,7 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { WorkflowStarter } from '@diagnosis/core';
 import { SettingsError, type WorkflowSettings } from '@diagnosis/core/config';
-import { createStepFunctionsWorkflow } from './workflow.ts';
+import { createStepFunctionsWorkflow } from './step-functions-workflow.ts';
 
 /**
  * The workflow a start or cancel function talks to: the DiagnosisWorkflow named by DIAGNOSIS_WORKFLOW_ARN, which a
@@ -9,7 +9,7 @@ import { createStepFunctionsWorkflow } from './workflow.ts';
  * here any more: it made these functions' bundles carry the whole model stack, and a Lambda is frozen once it has
  * answered. Local runs and tests compose the handlers with `createLocalDiagnosisWorkflow` (`@diagnosis/devkit`).
  */
-export function createWorkflow(settings: WorkflowSettings): WorkflowStarter {
+export function createDeployedWorkflow(settings: WorkflowSettings): WorkflowStarter {
   if (settings.DIAGNOSIS_WORKFLOW_ARN === undefined) throw new SettingsError(['DIAGNOSIS_WORKFLOW_ARN']);
   return createStepFunctionsWorkflow(new SFNClient({ maxAttempts: 3 }), settings.DIAGNOSIS_WORKFLOW_ARN);
 }
