@@ -168,3 +168,12 @@ export function resolveDestinations(
 export class DeliveryConfigError extends Error {
   override name = 'DeliveryConfigError';
 }
+
+/**
+ * The stage file's `delivery` section checked with the deploy's own schema (absent: no destinations), or null when
+ * it is invalid — the caller names the file; the values are never echoed.
+ */
+export function parseStageDelivery(section: unknown): DeliverySettings | null {
+  const parsed = v.safeParse(deliverySettingsSchema, section ?? {});
+  return parsed.success ? parsed.output : null;
+}

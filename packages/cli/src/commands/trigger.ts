@@ -9,7 +9,9 @@ export const triggerCommand: Command = {
     'Hands the event to the real Trigger function (a CloudWatch Alarm State Change) or webhook function (Alertmanager',
     'v4 with a bearer token, PagerDuty v3 signed over its body; this command makes up the secret and signs), mapped by',
     "the stage file's triggers: one run per incident, later events attached, the question and the incident window set",
-    'by code. A started run is executed by the real Diagnose function on DynamoDB Local and the example world.',
+    'by code. A started run is executed by the real Diagnose function on DynamoDB Local and the example world; then',
+    "what each of the enterprise's destinations in the stage file would receive is shown (Slack rendered for the",
+    'terminal, SNS, the signed webhook request), built by the deployed delivery code.',
   ],
   arguments: [['<event.json>', 'the event as its sender sends it (examples/triggers/cloudwatch-alarm.json)']],
   options: [
@@ -39,11 +41,18 @@ export const triggerCommand: Command = {
       description: "the run's invocation time, 1-900",
       default: '300',
     },
-    { name: 'json', type: 'boolean', description: 'print only the outcome, the run and its result' },
+    {
+      name: 'post-slack',
+      type: 'string',
+      value: '<url>',
+      description: 'also post the Slack message to this incoming webhook URL (https; http only to this machine)',
+    },
+    { name: 'json', type: 'boolean', description: 'print only the outcome, the run, its result and the previews' },
   ],
   examples: [
     'diagnosis trigger examples/triggers/cloudwatch-alarm.json --scripted-model',
     'diagnosis trigger my-alertmanager-payload.json --stage dev --now',
+    'diagnosis trigger examples/triggers/cloudwatch-alarm.json --scripted-model --post-slack https://hooks.slack.com/services/…',
   ],
   exitCodes: [
     [EXIT.FAILED, 'the started run FAILED, or a webhook refused the event'],
@@ -69,13 +78,16 @@ export const triggerCommand: Command = {
     if (!scripted && (io.env.DIAGNOSIS_MODEL_API_KEY ?? '') === '') {
       throw new CliError(EXIT.UNAVAILABLE, 'no model key: set DIAGNOSIS_MODEL_API_KEY, or add --scripted-model');
     }
-    const { runLocalTrigger } = await import('../local/run-local-trigger.ts');
+    const { parseSlackPostUrl, runLocalTrigger } = await import('../local/run-local-trigger.ts');
+    const postSlackUrl = values['post-slack'] === undefined ? undefined : String(values['post-slack']);
+    if (postSlackUrl !== undefined) parseSlackPostUrl(postSlackUrl);
     const common = {
       eventPath: positionals[0] ?? '',
       stage: String(values.stage ?? 'default'),
       ...(receivedAt === undefined ? {} : { receivedAt }),
       timeoutSeconds,
       json: values.json === true,
+      ...(postSlackUrl === undefined ? {} : { postSlackUrl }),
     };
     if (!scripted) return runLocalTrigger(common, io);
     return runScriptedTrigger(common, io);

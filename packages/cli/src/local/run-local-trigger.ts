@@ -13,6 +13,7 @@ import {
   loadRunEvidence,
   resultOfStoredRun,
   SettingsError,
+  safeErrorName,
   type TriggerMapping,
   teeAuditStore,
 } from '@diagnosis/core';
@@ -20,11 +21,16 @@ import { parseTriggerSettings } from '@diagnosis/core/config';
 import { createDynamoAuditStore, createDynamoIncidentStore } from '@diagnosis/core/store';
 import { createLocalDiagnosisWorkflow, lambdaContext } from '@diagnosis/devkit';
 import {
+  buildRunFinishedEvent,
   buildTriggerDeps,
   createLocalDiagnose,
   createObservability,
   createTriggerHandler,
   createWebhookHandler,
+  type DeliveryPreview,
+  type DestinationConfig,
+  parseStageDelivery,
+  previewDeliveries,
   type TriggerAnswer,
 } from '@diagnosis/functions';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
@@ -48,6 +54,8 @@ export interface LocalTriggerOptions {
   /** Settings the command decides over the user's environment (the demo's scripted model). */
   settings?: Record<string, string>;
   banner?: string;
+  /** A Slack incoming webhook URL to post the run's Slack message to (https, or http on this machine only). */
+  postSlackUrl?: string;
 }
 
 const MAX_EVENT_FILE_BYTES = 256 * 1024;
@@ -104,16 +112,48 @@ export function sentAt(json: Record<string, unknown>, source: EventSource): numb
   return Math.max(...parsed);
 }
 
-/** The stage file's trigger mappings, checked with the deploy's own schema. */
-export function loadStageTriggers(stage: string): TriggerMapping[] {
+function readStageFile(stage: string): { triggers?: unknown; delivery?: unknown } {
   if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/.test(stage)) throw new CliError(EXIT.USAGE, 'bad stage name');
   const file = resolve(REPO_ROOT, 'deploy', `${stage}.json`);
-  let json: { triggers?: unknown };
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch {
     throw new CliError(EXIT.USAGE, `no readable deploy/${stage}.json`);
   }
+}
+
+/** The destinations the stage file's `delivery` section gives an enterprise, checked with the deploy's own schema. */
+export function loadStageDestinations(stage: string, enterpriseId: string): DestinationConfig[] {
+  const delivery = parseStageDelivery(readStageFile(stage).delivery);
+  if (delivery === null) throw new CliError(EXIT.CONFIG, `deploy/${stage}.json: its delivery section is invalid`);
+  return delivery.destinations[enterpriseId] ?? [];
+}
+
+/**
+ * Where `--post-slack` may post: https anywhere, plain http only to this machine (a local test receiver). Parsed
+ * before anything runs, so a bad URL costs no run.
+ */
+export function parseSlackPostUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new CliError(EXIT.USAGE, '--post-slack takes a URL, e.g. https://hooks.slack.com/services/…');
+  }
+  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (
+    url.username !== '' ||
+    url.password !== '' ||
+    !(url.protocol === 'https:' || (url.protocol === 'http:' && local))
+  ) {
+    throw new CliError(EXIT.USAGE, '--post-slack takes an https URL (plain http only to this machine), no credentials');
+  }
+  return url;
+}
+
+/** The stage file's trigger mappings, checked with the deploy's own schema. */
+export function loadStageTriggers(stage: string): TriggerMapping[] {
+  const json = readStageFile(stage);
   try {
     // NOTE: the Trigger functions' own parse of TRIGGERS, which the deploy's check of the stage file shares.
     return parseTriggerSettings({ DIAGNOSIS_TABLE_NAME: 'stage-check', TRIGGERS: JSON.stringify(json.triggers ?? []) })
@@ -132,6 +172,7 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
   };
   const event = loadEventFile(options.eventPath);
   const mappings = loadStageTriggers(options.stage);
+  if (options.postSlackUrl !== undefined) parseSlackPostUrl(options.postSlackUrl);
   const receivedAt = options.receivedAt ?? sentAt(event.json, event.source);
   const runtime = await startLocalRuntime(io.env);
   try {
@@ -257,9 +298,16 @@ async function report(
   }
   const result: DiagnosisResult = resultOfStoredRun(run);
   const evidence = (await loadRunEvidence(store, run.runId))?.evidence ?? null;
+  const destinations = loadStageDestinations(options.stage, run.enterpriseId);
+  const previews =
+    run.status === 'QUEUED' || run.status === 'RUNNING'
+      ? []
+      : previewDeliveries(buildRunFinishedEvent({ ...run, status: run.status }), destinations, Date.now());
   if (options.json) {
+    const posted = options.postSlackUrl === undefined ? undefined : await postSlack(options.postSlackUrl, previews);
+    const deliveries = previews.map(({ text: _text, ...preview }) => preview);
     io.stdout(
-      `${JSON.stringify({ trigger: answer, run: { runId: run.runId, query: run.query, trigger: run.trigger, window: run.window }, result, evidence }, null, 2)}\n`,
+      `${JSON.stringify({ trigger: answer, run: { runId: run.runId, query: run.query, trigger: run.trigger, window: run.window }, result, evidence, deliveries, ...(posted === undefined ? {} : { posted }) }, null, 2)}\n`,
     );
   } else {
     say(`run ${run.runId}  session ${run.sessionId}${answer.continued ? ' (continues the incident’s last run)' : ''}`);
@@ -269,9 +317,52 @@ async function report(
       `\n${renderReport(result, { modelBaseUrl: settings.DIAGNOSIS_MODEL_BASE_URL, modelTimeoutMs: settings.DIAGNOSIS_MODEL_TIMEOUT_MS ?? DEFAULT_RUN_LIMITS.modelRequestTimeoutMs }, evidence ?? undefined)}\n`,
     );
     say(
-      '\nwhat each destination would receive: delivery previews (Slack, SNS, webhook) come with the delivery work (issue 21).',
+      destinations.length > 0
+        ? `\nwhat each of ${run.enterpriseId}'s destinations in deploy/${options.stage}.json would receive:`
+        : `\ndeploy/${options.stage}.json names no destination for ${run.enterpriseId}; a Slack destination would receive:`,
     );
+    for (const preview of previews) io.stdout(`\n${previewHeading(preview)}\n${preview.text}\n`);
+    if (options.postSlackUrl !== undefined) {
+      const posted = await postSlack(options.postSlackUrl, previews);
+      say(`posted the Slack message to ${posted.origin}: HTTP ${posted.status}`);
+    }
     say(`look at this run: npx diagnosis trace ${run.runId}`);
   }
   return result.status === 'PUBLISHED' ? EXIT.OK : result.status === 'FALLBACK' ? EXIT.FALLBACK : EXIT.FAILED;
+}
+
+function previewHeading(preview: DeliveryPreview): string {
+  const what =
+    preview.type === 'slack' ? 'Slack message' : preview.type === 'sns' ? 'SNS (email form)' : 'webhook request';
+  return `── ${preview.type} destination "${preview.destinationId}": ${what} ──`;
+}
+
+const SLACK_POST_TIMEOUT_MS = 10_000;
+
+/**
+ * Posts the first Slack preview to the URL, as DeliverResults would. NOTE: only the URL's origin is ever printed: a
+ * Slack incoming webhook's path is its secret. A refused or failed post is the command's failure, named by class.
+ */
+async function postSlack(
+  text: string,
+  previews: readonly DeliveryPreview[],
+): Promise<{ origin: string; status: number }> {
+  const url = parseSlackPostUrl(text);
+  const slack = previews.find((preview) => preview.type === 'slack');
+  if (slack === undefined) throw new CliError(EXIT.FAILED, 'the run has no Slack message to post (it has not ended)');
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(slack.payload),
+      signal: AbortSignal.timeout(SLACK_POST_TIMEOUT_MS),
+      redirect: 'error',
+    });
+    await response.body?.cancel();
+  } catch (error) {
+    throw new CliError(EXIT.FAILED, `could not post the Slack message to ${url.origin} (${safeErrorName(error)})`);
+  }
+  if (!response.ok) throw new CliError(EXIT.FAILED, `${url.origin} refused the Slack message: HTTP ${response.status}`);
+  return { origin: url.origin, status: response.status };
 }
