@@ -61,6 +61,10 @@ export default $config({
       },
     });
     const modelApiKey = new sst.Secret('ModelApiKey');
+    // The SemanticGuard's own key, for a judge on another provider than the agent's (SEMANTIC_GUARD_MODEL_PROFILE,
+    // docs/models.md): `sst secret set JudgeApiKey <key>`. "none" (the default): the judge uses ModelApiKey. Only
+    // Diagnose, which runs the judge, links it.
+    const judgeApiKey = new sst.Secret('JudgeApiKey', 'none');
     // Each run's masking keys are derived from this secret (`sst secret set MaskingKey <32+ random characters>`): the
     // pseudonyms' HMAC and the seal of the pseudonym map. Only Diagnose (masks) and GetRunReveal (opens) link it.
     const maskingKey = new sst.Secret('MaskingKey');
@@ -139,7 +143,7 @@ export default $config({
       // NOTE: reserved concurrency (deploy/<stage>.json's `reservedConcurrency`) is a floor and a ceiling: a flood of
       // diagnoses cannot take the account's concurrency from the API, nor the API's from the diagnoses.
       concurrency: { reserved: stageConfig.reservedConcurrency.Diagnose },
-      link: [table, modelApiKey, mysqlUrl, maskingKey],
+      link: [table, modelApiKey, judgeApiKey, mysqlUrl, maskingKey],
       environment,
       permissions,
       copyFiles,

@@ -1,9 +1,9 @@
 import { Resource } from 'sst/resource';
 
 /**
- * The process environment with SST's linked resources merged in: the table name, the model key and the MySQL URL
- * come from `Resource` when the function is deployed with SST, and from plain environment variables elsewhere (local
- * runs, tests). Only the handlers read `Resource` or `process.env`; the core never does.
+ * The process environment with SST's linked resources merged in: the table name, the model and judge keys and the
+ * MySQL URL come from `Resource` when the function is deployed with SST, and from plain environment variables
+ * elsewhere (local runs, tests). Only the handlers read `Resource` or `process.env`; the core never does.
  */
 export function readLinkedEnvironment(
   environment: NodeJS.ProcessEnv = process.env,
@@ -13,6 +13,11 @@ export function readLinkedEnvironment(
   if (typeof table?.name === 'string') merged.DIAGNOSIS_TABLE_NAME = table.name;
   const key = linked<{ value?: unknown }>('ModelApiKey');
   if (typeof key?.value === 'string' && key.value !== '') merged.DIAGNOSIS_MODEL_API_KEY = key.value;
+  // NOTE: the judge's own key (another provider's); "none": the judge uses the model key, as without the secret.
+  const judge = linked<{ value?: unknown }>('JudgeApiKey');
+  if (typeof judge?.value === 'string' && judge.value !== '' && judge.value !== 'none') {
+    merged.SEMANTIC_GUARD_MODEL_API_KEY = judge.value;
+  }
   const masking = linked<{ value?: unknown }>('MaskingKey');
   if (typeof masking?.value === 'string' && masking.value !== '') merged.MASKING_SECRET = masking.value;
   const mysql = linked<{ value?: unknown }>('MysqlUrl');

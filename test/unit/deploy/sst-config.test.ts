@@ -234,6 +234,13 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       )
       .map((fn) => fn.name);
     expect(linksMaskingKey.sort()).toEqual(['Diagnose', 'GetRunReveal']);
+    // Issue 23: the judge's own key reaches the one function that runs the judge.
+    const linksJudgeKey = functions
+      .filter((fn) =>
+        (fn.args.link as { name?: unknown }[] | undefined)?.some((link) => String(link.name).includes('JudgeApiKey')),
+      )
+      .map((fn) => fn.name);
+    expect(linksJudgeKey).toEqual(['Diagnose']);
     const reveal = platform.routes.find((route) => route.route === 'GET /runs/{runId}/reveal');
     expect(reveal?.args).toEqual({ auth: { iam: true } });
   });
@@ -409,6 +416,8 @@ describe('sst.config.ts wiring the delivery of results', async () => {
     });
     expect(platform.ofType('sst.Secret').map((secret) => secret.name)).toEqual([
       'ModelApiKey',
+      // Issue 23: the judge's own key ("none" by default: the judge uses ModelApiKey), linked to Diagnose only.
+      'JudgeApiKey',
       // Issue 22: the masking secret (linked to Diagnose and GetRunReveal only, checked above).
       'MaskingKey',
       'MysqlUrl',
