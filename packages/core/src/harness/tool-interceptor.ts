@@ -73,6 +73,7 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
     // observation contract and the store's item sizes hold for every id.
     const id = parseToolCallId(modelToolCallId);
     const outcome = id.ok ? await decide(toolName, rawInput, id.id) : rejectedOutcome(id.id, 'INVALID_TOOL_CALL_ID');
+    // NOTE: every refusal counts towards `maxRejectedToolCalls`, whichever step refused the call.
     if (outcome.disposition === 'REJECTED') tracker.recordRejected();
     collection.observationBytesSinceRound += observationBytes(outcome.observation);
     // NOTE: a pseudonym may be used in a later call only once the model has seen it, in the observation as sent.
