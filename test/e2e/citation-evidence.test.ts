@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { type DiagnosisResult, loadRunEvidence } from '@diagnosis/core';
 import { createDynamoAuditStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRunTrace, renderHtml, renderTimeline } from '../../packages/cli/src/render/trace-render.ts';
+import { loadRunTrace } from '../../packages/cli/src/render/load-run-trace.ts';
+import { renderHtml } from '../../packages/cli/src/render/trace-html.ts';
+import { renderTimeline } from '../../packages/cli/src/render/trace-timeline.ts';
 import {
   CHROMIUM,
   fontconfigWithoutCjk,

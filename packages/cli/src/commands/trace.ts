@@ -38,7 +38,12 @@ export const traceCommand: Command = {
     const { createDynamoAuditStore, createDynamoIncidentStore } = await import('@diagnosis/core/store');
     const { renderIncident } = await import('../render/render-incident.ts');
     const { localDataDir, startLocalRuntime } = await import('../local/local-runtime.ts');
-    const { loadRunTrace, renderHtml, renderMermaid, renderTimeline } = await import('../render/trace-render.ts');
+    const [{ loadRunTrace }, { renderTimeline }, { renderMermaid }, { renderHtml }] = await Promise.all([
+      import('../render/load-run-trace.ts'),
+      import('../render/trace-timeline.ts'),
+      import('../render/trace-mermaid.ts'),
+      import('../render/trace-html.ts'),
+    ]);
     const runtime = await startLocalRuntime(io.env, (line) => io.stderr(`${line}\n`));
     try {
       const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });

@@ -9,7 +9,6 @@ import {
   type ToolSet,
   wrapLanguageModel,
 } from 'ai';
-import { MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunContext } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
@@ -20,6 +19,7 @@ import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import { createMaskingSession, type MaskingSession } from '../tools/masking/masking-session.ts';
 import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
 import { rejectedObservation, STOP_REQUIRED_MESSAGE } from '../tools/observation.ts';
+import { parseToolCallId } from '../tools/tool-call-id.ts';
 import { createToolInputParser } from '../tools/tool-inputs.ts';
 import { createAuditMiddleware } from './audit-middleware.ts';
 import { createBudgetMiddleware } from './budget-middleware.ts';
@@ -183,7 +183,8 @@ function boundErrorResults(messages: ModelMessage[]): ModelMessage[] {
         return part;
       }
       changed = true;
-      const toolCallId = truncateChars(part.toolCallId, MAX_TOOL_CALL_ID_CHARS);
+      // NOTE: the id is the model's, like any other: the same check and cut as at the tool boundary.
+      const toolCallId = parseToolCallId(part.toolCallId).id;
       return {
         ...part,
         toolName: truncateChars(part.toolName, 64),

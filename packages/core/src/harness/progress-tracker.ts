@@ -1,5 +1,6 @@
 import type { ProgressCheck, ProgressSnapshot } from '../run/progress.ts';
 import type { RunUsage } from '../run/run-context.ts';
+import type { ToolCallId } from '../tools/tool-call-id.ts';
 
 /**
  * The run's canonical record of executed checks and the progress protocol's state: which non-empty result waits for
@@ -7,14 +8,14 @@ import type { RunUsage } from '../run/run-context.ts';
  */
 export function createProgressTracker() {
   const checks: ProgressCheck[] = [];
-  const seenToolCallIds = new Set<string>();
+  const seenToolCallIds = new Set<ToolCallId>();
   const executedInputs = new Set<string>();
   let rejected = 0;
   let noGainStreak = 0;
 
   return {
-    /** Marks an id as used; false when the run saw it before. */
-    claimToolCallId(toolCallId: string): boolean {
+    /** Marks a checked id as used; false when the run saw it before. */
+    claimToolCallId(toolCallId: ToolCallId): boolean {
       if (seenToolCallIds.has(toolCallId)) return false;
       seenToolCallIds.add(toolCallId);
       return true;

@@ -1,6 +1,7 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { issuePaths } from '../errors.ts';
+import { MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
 import type {
   KnowledgeInput,
   LogsInput,
@@ -58,7 +59,8 @@ const mysqlInputSchema = v.strictObject({
 
 const previousObservationSchema = v.strictObject({
   // NOTE: no description: the instructions explain the envelope once, instead of three times in the tool schemas.
-  tool_call_id: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+  // Its format needs no check of its own: it is only ever compared with the pending call's id, a checked one.
+  tool_call_id: v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_TOOL_CALL_ID_CHARS)),
   evaluation: v.picklist(['GAINED', 'NO_GAIN']),
 });
 

@@ -1,0 +1,109 @@
+import { overlapsIncidentWindow } from '../run/incident-window.ts';
+import type { RunContext } from '../run/run-context.ts';
+import { formatZonedIso } from '../run/zoned-time.ts';
+import { canonicalInput } from '../tools/canonical-input.ts';
+import type { MysqlQueryDescriptor, ToolName } from '../tools/evidence-adapter.ts';
+import type { MaskingSession } from '../tools/masking/masking-session.ts';
+import type { ToolCallId } from '../tools/tool-call-id.ts';
+import type { CallTimeRange, ParsedEnvelope, PreviousObservation } from '../tools/tool-inputs.ts';
+import { inFinalRoundReserve } from './budget-policy.ts';
+import { type CollectionState, stopCollection } from './collection-state.ts';
+import type { ProgressTracker } from './progress-tracker.ts';
+import { stopWhenSaturated } from './stop-when-saturated.ts';
+import { rejectedOutcome, stoppedOutcome, type ToolOutcome } from './tool-outcome.ts';
+import { unmaskToolInput } from './unmask-tool-input.ts';
+
+/** What the admission of a call reads and updates: the run's progress protocol and its collection state. */
+export interface AdmissionContext {
+  run: RunContext;
+  tracker: ProgressTracker;
+  collection: CollectionState;
+  masking: MaskingSession;
+  catalog: readonly MysqlQueryDescriptor[];
+  parseEnvelope: (toolName: ToolName, raw: unknown) => ParsedEnvelope;
+}
+
+/** An admitted call's business input (real values, parsed) and its canonical form; or the answer to a refused one. */
+export type Admission =
+  | { admitted: true; input: unknown; canonical: string }
+  | { admitted: false; outcome: ToolOutcome };
+
+/**
+ * Decides whether a call with a checked id may run, in the order the spec gives: a fresh id, collection still open,
+ * only pseudonyms the run has shown, a valid envelope and business input, a time range inside the incident window,
+ * the progress protocol (a pending non-empty result is evaluated by this call, naming its exact id), and no repeat
+ * of an executed input. A refusal is REJECTED, a call after collection ended is STOPPED; neither runs an adapter.
+ */
+export function admitToolCall(
+  context: AdmissionContext,
+  toolName: ToolName,
+  rawInput: unknown,
+  toolCallId: ToolCallId,
+): Admission {
+  const { run, tracker, collection } = context;
+  const refuse = (outcome: ToolOutcome): Admission => ({ admitted: false, outcome });
+  if (!tracker.claimToolCallId(toolCallId)) return refuse(rejectedOutcome(toolCallId, 'DUPLICATE_TOOL_CALL_ID'));
+  // NOTE: the tool-call budget needs no check here: the call that reaches it stops collection right after it runs.
+  if (inFinalRoundReserve(run)) stopCollection(collection, 'DEADLINE');
+  if (collection.stopReason !== null) return refuse(stoppedOutcome(toolCallId));
+
+  const unmasked = unmaskToolInput(toolName, rawInput, context.masking, context.catalog);
+  if (unmasked === null) return refuse(rejectedOutcome(toolCallId, 'UNKNOWN_PSEUDONYM'));
+  const parsed = context.parseEnvelope(toolName, unmasked);
+  if (!parsed.ok) return refuse(rejectedOutcome(toolCallId, 'INVALID_INPUT', { paths: parsed.paths }));
+  const outside = outsideIncidentWindow(run, parsed.timeRange, toolCallId);
+  if (outside !== null) return refuse(outside);
+  const unevaluated = followProgressProtocol(context, parsed.envelope.previous_observation, toolCallId);
+  if (unevaluated !== null) return refuse(unevaluated);
+
+  const canonical = canonicalInput(toolName, parsed.envelope.input);
+  if (tracker.isDuplicate(canonical)) {
+    tracker.countNoGain();
+    stopWhenSaturated(run, tracker, collection);
+    return refuse(rejectedOutcome(toolCallId, 'DUPLICATE_CALL'));
+  }
+  return { admitted: true, input: parsed.envelope.input, canonical };
+}
+
+/**
+ * The refusal of a time range outside the run's incident window, or null. NOTE: the window is the run's, set by code;
+ * a range outside it is refused like a bad input, before the adapter runs, whatever the model chose.
+ */
+function outsideIncidentWindow(
+  run: RunContext,
+  timeRange: CallTimeRange | null,
+  toolCallId: ToolCallId,
+): ToolOutcome | null {
+  if (run.window === null || timeRange === null) return null;
+  if (overlapsIncidentWindow(run.window, timeRange.startMs, timeRange.endMs)) return null;
+  return rejectedOutcome(toolCallId, 'OUTSIDE_INCIDENT_WINDOW', {
+    window: {
+      from: formatZonedIso(Date.parse(run.window.from), run.timeZone),
+      to: formatZonedIso(Date.parse(run.window.to), run.timeZone),
+    },
+  });
+}
+
+/**
+ * Applies the model's evaluation of the pending result, or refuses the call that skips or misnames it (or evaluates
+ * when nothing is pending); null when the call may go on. An evaluation may saturate collection: then STOPPED.
+ */
+function followProgressProtocol(
+  context: AdmissionContext,
+  previous: PreviousObservation | undefined,
+  toolCallId: ToolCallId,
+): ToolOutcome | null {
+  const { run, tracker, collection } = context;
+  const pending = tracker.pending();
+  if (pending === undefined) {
+    return previous === undefined ? null : rejectedOutcome(toolCallId, 'PREVIOUS_OBSERVATION_MISMATCH');
+  }
+  const expected = { expectedToolCallId: pending.toolCallId };
+  if (previous === undefined) return rejectedOutcome(toolCallId, 'MISSING_PREVIOUS_OBSERVATION', expected);
+  if (previous.tool_call_id !== pending.toolCallId) {
+    return rejectedOutcome(toolCallId, 'PREVIOUS_OBSERVATION_MISMATCH', expected);
+  }
+  tracker.evaluate(pending, previous.evaluation);
+  stopWhenSaturated(run, tracker, collection);
+  return collection.stopReason === null ? null : stoppedOutcome(toolCallId);
+}
