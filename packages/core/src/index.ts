@@ -9,8 +9,11 @@ export {
   type OpenRuns,
   TENANT_BUSY_RETRY_AFTER_SECONDS,
 } from './access/tenant-admission.ts';
-/** The query check every entry point runs (blank, over `maxQueryBytes`): the CLI runs it before starting anything. */
-export { prepareDiagnosisInput as validateDiagnosisInput, validateQuery } from './agent/diagnosis-input.ts';
+/**
+ * The caller's input, checked: the query alone (every entry point runs it; the CLI before starting anything), and the
+ * whole user message of a run, validated and serialized within the run's limits.
+ */
+export { prepareDiagnosisInput, validateQuery } from './agent/diagnosis-input.ts';
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
 export { runDiagnosis } from './agent/run-diagnosis.ts';
@@ -133,6 +136,7 @@ export {
   HEARTBEAT_MS,
   isAbandoned,
 } from './service/abandonment.ts';
+export { buildPreviousTurn } from './service/build-previous-turn.ts';
 export { cancelDiagnosis } from './service/cancel-diagnosis.ts';
 export { CANCEL_POLL_MS } from './service/cancel-watch.ts';
 export { closeQueuedRun } from './service/close-run.ts';
@@ -145,7 +149,6 @@ export {
   type IncidentEvent,
   type IncidentOutcome,
 } from './service/handle-incident-event.ts';
-export { buildPreviousTurn } from './service/previous-turn.ts';
 /** A responder's verdict on a run (idempotent per caller, re-ratings kept): never evidence for any later run. */
 export {
   callerKeyOf,

@@ -32,7 +32,7 @@ import { closeAbandonedRun, isAbandoned } from './abandonment.ts';
 import { watchCancellation } from './cancel-watch.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { createObservationRecorder } from './observation-recorder.ts';
-import { buildPreviousTurn } from './previous-turn.ts';
+import { buildPreviousTurn } from './build-previous-turn.ts';
 import { createProcessRecorder } from './process-recorder.ts';
 import { createProgressPublisher } from './progress-publisher.ts';
 import { rekeyPreviousRun } from './rekey-previous-run.ts';
