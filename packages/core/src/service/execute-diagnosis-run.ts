@@ -1,5 +1,10 @@
 import type { LanguageModel } from 'ai';
-import { composeDiagnosisInput, type PreviousTurn, validateQuery } from '../agent/diagnosis-input.ts';
+import {
+  assertTimeForARound,
+  composeDiagnosisInput,
+  type PreviousTurn,
+  validateQuery,
+} from '../agent/diagnosis-input.ts';
 import { runDiagnosis } from '../agent/run-diagnosis.ts';
 import {
   DiagnosisInputError,
@@ -7,7 +12,6 @@ import {
   DiagnosisRunIdConflictError,
   RunStoreError,
 } from '../errors.ts';
-import { tooLittleTimeForARound } from '../harness/budget-policy.ts';
 import {
   type DiagnosisResult,
   failed,
@@ -29,10 +33,10 @@ import { createMaskingSession, type MaskingConfig } from '../tools/masking/maski
 import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
 import { sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
 import { closeAbandonedRun, isAbandoned } from './abandonment.ts';
+import { buildPreviousTurn } from './build-previous-turn.ts';
 import { watchCancellation } from './cancel-watch.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { createObservationRecorder } from './observation-recorder.ts';
-import { buildPreviousTurn } from './build-previous-turn.ts';
 import { createProcessRecorder } from './process-recorder.ts';
 import { createProgressPublisher } from './progress-publisher.ts';
 import { rekeyPreviousRun } from './rekey-previous-run.ts';
@@ -112,10 +116,12 @@ export async function executeDiagnosisRun(
   const store = deps.createStore();
   // NOTE: the execution that owns the run; a local run has none (null: it may only take runs that have none either).
   const owner = command.executionArn ?? null;
-  if (tooLittleTimeForARound(limits, deadlineAt - startedAt)) {
+  try {
+    assertTimeForARound(limits, deadlineAt - startedAt);
+  } catch (error) {
     // NOTE: a run the asynchronous API queued would otherwise wait forever: it is closed as FAILED with this code.
     await closeQueuedRun(store, command, deadlineAt, failed(emptyRunUsage(), 'DEADLINE_TOO_SHORT'));
-    throw new DiagnosisInputError('DEADLINE_TOO_SHORT', 'too little time is left in the invocation for a model round');
+    throw error;
   }
 
   const start = await store.startRun(
