@@ -139,9 +139,20 @@ export {
 export { buildPreviousTurn } from './service/build-previous-turn.ts';
 export { cancelDiagnosis } from './service/cancel-diagnosis.ts';
 export { CANCEL_POLL_MS } from './service/cancel-watch.ts';
+/**
+ * The request to diagnose at a process boundary (the Diagnose task's payload, the `POST /diagnoses` body): parsed
+ * and its ids checked once, then trusted downstream by its type (the service's `…Checked…` entries take it).
+ */
+export {
+  type Checked,
+  type CheckedRunRequest,
+  type CheckedWorkflowRequest,
+  parseStartRequest,
+  parseWorkflowRequest,
+} from './service/checked-run-request.ts';
 export { closeQueuedRun } from './service/close-run.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
-export { executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
+export { executeCheckedDiagnosisRun, executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
 export {
   handleIncidentEvent,
   IncidentContendedError,
@@ -157,7 +168,12 @@ export {
   type RecordFeedbackDeps,
   recordFeedback,
 } from './service/record-feedback.ts';
-export { MAX_START_WAIT_MS, type StartDiagnosisDeps, startDiagnosis } from './service/start-diagnosis.ts';
+export {
+  MAX_START_WAIT_MS,
+  type StartDiagnosisDeps,
+  startCheckedDiagnosis,
+  startDiagnosis,
+} from './service/start-diagnosis.ts';
 export { MAX_SWEEP_RUNS, type SweepDeps, type SweepReport, sweepOpenRuns } from './service/sweep-open-runs.ts';
 export type { WorkflowStarter } from './service/workflow-starter.ts';
 export type {

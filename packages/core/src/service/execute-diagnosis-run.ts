@@ -6,12 +6,7 @@ import {
   validateQuery,
 } from '../agent/diagnosis-input.ts';
 import { runDiagnosis } from '../agent/run-diagnosis.ts';
-import {
-  DiagnosisInputError,
-  DiagnosisRunConflictError,
-  DiagnosisRunIdConflictError,
-  RunStoreError,
-} from '../errors.ts';
+import { DiagnosisRunConflictError, DiagnosisRunIdConflictError, RunStoreError } from '../errors.ts';
 import {
   type DiagnosisResult,
   failed,
@@ -20,8 +15,6 @@ import {
   resultOfStoredRun,
 } from '../release/release-diagnosis.ts';
 import { reviewDraftSemantics, type SemanticGuardConfig } from '../release/semantic-guard.ts';
-import { isEnterpriseId, isRunId, isSessionId } from '../run/ids.ts';
-import { sameIncidentWindow } from '../run/incident-window.ts';
 import type { ProcessScorecard } from '../run/process-scores.ts';
 import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
@@ -35,6 +28,7 @@ import { sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
 import { closeAbandonedRun, isAbandoned } from './abandonment.ts';
 import { buildPreviousTurn } from './build-previous-turn.ts';
 import { watchCancellation } from './cancel-watch.ts';
+import { assertRequestIds, type Checked, sameRequest } from './checked-run-request.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { createObservationRecorder } from './observation-recorder.ts';
 import { createProcessRecorder } from './process-recorder.ts';
@@ -90,22 +84,32 @@ export interface DiagnosisServiceDeps {
 }
 
 /**
- * The application stage around the agent: validate the input (before anything is written), `startRun`
+ * The application stage around the agent, for a caller inside this process (the CLI's local runtime, the bench,
+ * tests): checks the request's ids (INVALID_IDENTIFIER), then {@link executeCheckedDiagnosisRun}.
+ */
+export async function executeDiagnosisRun(
+  command: DiagnoseCommand,
+  deps: DiagnosisServiceDeps,
+): Promise<DiagnosisResult> {
+  return executeCheckedDiagnosisRun(assertRequestIds(command), deps);
+}
+
+/**
+ * The application stage around the agent, for a command whose ids were checked at its boundary (the Diagnose
+ * function's `parseWorkflowRequest`): validate the input (before anything is written), `startRun`
  * (idempotent: a replayed runId answers with the stored outcome and no model call), `findPreviousRun` and
  * `buildPreviousTurn` when the session continues, `runDiagnosis`, the SemanticGuard's judge (on a Draft that passes
  * the EvidenceGuard), the release policy (EvidenceGuard, then the judge's verdicts), `flush` of the audit,
  * `completeRun`.
  * The audit is flushed before the run is completed, so a failed audit write can still make the run FAILED.
  */
-export async function executeDiagnosisRun(
-  command: DiagnoseCommand,
+export async function executeCheckedDiagnosisRun(
+  command: Checked<DiagnoseCommand>,
   deps: DiagnosisServiceDeps,
 ): Promise<DiagnosisResult> {
   const now = deps.now ?? Date.now;
   const startedAt = now();
   const deadlineAt = startedAt + command.remainingMs - deps.flushReserveMs;
-  // NOTE: the handlers check the ids already; the service checks again because it is the last stop before storage.
-  assertRequestIds(command);
   // NOTE: the run stops on the caller's signal or on a cancel request seen in the store (watched while it runs).
   const cancellation = new AbortController();
   const limits = buildRunLimits(deps.limits);
@@ -280,35 +284,6 @@ async function closeQueuedRun(
   const owner = command.executionArn ?? null;
   if ((await store.claimQueuedRun(command.runId, deadlineAt, { owner })) === null) return;
   await store.completeRun(command.runId, decision.outcome);
-}
-
-/** Refuses a request whose run, session or enterprise id is not one this service may store (INVALID_IDENTIFIER). */
-export function assertRequestIds(request: Pick<DiagnosisRunRequest, 'runId' | 'sessionId' | 'enterpriseId'>): void {
-  if (!isRunId(request.runId) || !isSessionId(request.sessionId) || !isEnterpriseId(request.enterpriseId)) {
-    throw new DiagnosisInputError('INVALID_IDENTIFIER', 'the run, session or enterprise id is not valid');
-  }
-}
-
-/**
- * Exact comparison of the stored request with the replayed one: every field, byte for byte. The window too, unless
- * `window: 'stored'` and the replay names none: the workflow's payload never carries it (the stored run's is used).
- */
-export function sameRequest(
-  stored: StoredRun,
-  command: DiagnosisRunRequest,
-  options: { window: 'strict' | 'stored' } = { window: 'strict' },
-): boolean {
-  const windowMatches =
-    options.window === 'stored' && command.window === undefined
-      ? true
-      : sameIncidentWindow(stored.window, command.window);
-  return (
-    stored.enterpriseId === command.enterpriseId &&
-    stored.sessionId === command.sessionId &&
-    stored.query === command.query &&
-    stored.continueSession === command.continueSession &&
-    windowMatches
-  );
 }
 
 /**
