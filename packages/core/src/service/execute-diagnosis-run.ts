@@ -16,7 +16,7 @@ import {
 } from '../release/release-diagnosis.ts';
 import { reviewDraftSemantics, type SemanticGuardConfig } from '../release/semantic-guard.ts';
 import type { ProcessScorecard } from '../run/process-scores.ts';
-import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
+import { createRunContext } from '../run/run-context.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
@@ -29,6 +29,7 @@ import { closeAbandonedRun, isAbandoned } from './abandonment.ts';
 import { buildPreviousTurn } from './build-previous-turn.ts';
 import { watchCancellation } from './cancel-watch.ts';
 import { assertRequestIds, type Checked, sameRequest } from './checked-run-request.ts';
+import { closeRun } from './close-run.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { createObservationRecorder } from './observation-recorder.ts';
 import { createProcessRecorder } from './process-recorder.ts';
@@ -124,7 +125,10 @@ export async function executeCheckedDiagnosisRun(
     assertTimeForARound(limits, deadlineAt - startedAt);
   } catch (error) {
     // NOTE: a run the asynchronous API queued would otherwise wait forever: it is closed as FAILED with this code.
-    await closeQueuedRun(store, command, deadlineAt, failed(emptyRunUsage(), 'DEADLINE_TOO_SHORT'));
+    const stored = await store.getRun(command.runId);
+    if (stored?.status === 'QUEUED' && sameRequest(stored, command, { window: 'stored' })) {
+      await closeRun(store, stored, { errorCode: 'DEADLINE_TOO_SHORT' }, { claimAt: deadlineAt, owner, ownRun: true });
+    }
     throw error;
   }
 
@@ -272,20 +276,6 @@ export async function executeCheckedDiagnosisRun(
   return result;
 }
 
-/** Closes the QUEUED run of exactly this request (if there is one) with `decision`; anything else is left alone. */
-async function closeQueuedRun(
-  store: RunStore,
-  command: DiagnoseCommand,
-  deadlineAt: number,
-  decision: ReleaseDecision,
-): Promise<void> {
-  const stored = await store.getRun(command.runId);
-  if (stored === null || stored.status !== 'QUEUED' || !sameRequest(stored, command, { window: 'stored' })) return;
-  const owner = command.executionArn ?? null;
-  if ((await store.claimQueuedRun(command.runId, deadlineAt, { owner })) === null) return;
-  await store.completeRun(command.runId, decision.outcome);
-}
-
 /**
  * Completes the run with its decision. NOTE: a run must never stay RUNNING because its outcome could not be stored
  * (too large, refused by the table): then it is closed as FAILED with a stable code in a minimal item, and the
@@ -309,7 +299,8 @@ async function completeOrClose(
       error instanceof RunStoreError && error.code === 'RUN_ITEM_TOO_LARGE' ? error.code : 'COMPLETION_FAILED';
     const closed = failed(decision.outcome.usage, code);
     const closedScorecard = scorecardOf(closed.outcome);
-    await store.completeRun(runId, { ...closed.outcome, ...extra, processScorecard: closedScorecard });
+    const details = { ...extra, processScorecard: closedScorecard };
+    await closeRun(store, { runId, status: 'RUNNING' }, { decision: closed, details }, { ownRun: true });
     return { decision: closed, scorecard: closedScorecard };
   }
 }
