@@ -150,7 +150,14 @@ export {
   parseStartRequest,
   parseWorkflowRequest,
 } from './service/checked-run-request.ts';
-export { closeQueuedRun } from './service/close-run.ts';
+/** The one way a run is closed FAILED (the reason and the rules as parameters), and the close of a QUEUED run. */
+export {
+  type ClosableRun,
+  type CloseReason,
+  type CloseRules,
+  closeQueuedRun,
+  closeRun,
+} from './service/close-run.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
 export { executeCheckedDiagnosisRun, executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
 export {
