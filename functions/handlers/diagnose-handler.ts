@@ -1,6 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { type DiagnosisResult, type DiagnosisServiceDeps, executeDiagnosisRun } from '@diagnosis/core';
+import { type DiagnosisResult, type DiagnosisServiceDeps, executeCheckedDiagnosisRun } from '@diagnosis/core';
 import middy from '@middy/core';
 import { parseDiagnoseRequest } from '../middleware/diagnose-request.ts';
 import type { HandlerContext } from '../middleware/handler-context.ts';
@@ -41,6 +41,6 @@ export function createDiagnoseHandler(deps: DiagnosisServiceDeps, options: Diagn
     const request = context.diagnoseRequest;
     if (request === undefined) throw new Error('the request parser did not run');
     logger.appendKeys({ runId: request.runId });
-    return executeDiagnosisRun({ ...request, remainingMs: context.getRemainingTimeInMillis() }, service);
+    return executeCheckedDiagnosisRun({ ...request, remainingMs: context.getRemainingTimeInMillis() }, service);
   });
 }

@@ -8,7 +8,7 @@ import {
   resultOfStoredRun,
   type StartDiagnosisDeps,
   type StoredRun,
-  startDiagnosis,
+  startCheckedDiagnosis,
 } from '@diagnosis/core';
 import type { TenantAccessPolicy } from '@diagnosis/core/config';
 import middy from '@middy/core';
@@ -71,7 +71,7 @@ export function createStartDiagnosisHandler(
       const waitMs = Math.min(waitOf(event), Math.max(0, context.getRemainingTimeInMillis() - 2_000));
       options.logger.appendKeys({ runId: request.runId });
       try {
-        return runAnswer(await startDiagnosis(request, deps, { waitMs }));
+        return runAnswer(await startCheckedDiagnosis(request, deps, { waitMs }));
       } catch (error) {
         if (error instanceof DiagnosisTenantBusyError) {
           metrics.addMetric(START_METRICS.rejectedStarts, MetricUnit.Count, 1);

@@ -1,4 +1,4 @@
-import type { DiagnosisRunRequest, StoredRun } from '@diagnosis/core';
+import type { CheckedWorkflowRequest, StoredRun } from '@diagnosis/core';
 import type { IamCaller } from '@diagnosis/core/config';
 import type { Context } from 'aws-lambda';
 
@@ -6,8 +6,11 @@ import type { Context } from 'aws-lambda';
 export interface HandlerContext extends Context {
   /** The IAM caller of an HTTP API event (set by `requireIamCaller`); absent for a Step Functions payload. */
   caller?: IamCaller;
-  /** The request to diagnose (set by `parseDiagnoseRequest`), with the workflow execution of a Diagnose task. */
-  diagnoseRequest?: DiagnosisRunRequest & { executionArn?: string };
+  /**
+   * The request to diagnose (set by `parseDiagnoseRequest`), with the workflow execution of a Diagnose task: its ids
+   * were checked there, once, and the service trusts them.
+   */
+  diagnoseRequest?: CheckedWorkflowRequest;
   /** The run a read route may show this caller (set by `loadReadableRun`). */
   readableRun?: StoredRun;
 }

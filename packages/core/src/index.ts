@@ -9,8 +9,11 @@ export {
   type OpenRuns,
   TENANT_BUSY_RETRY_AFTER_SECONDS,
 } from './access/tenant-admission.ts';
-/** The query check every entry point runs (blank, over `maxQueryBytes`): the CLI runs it before starting anything. */
-export { prepareDiagnosisInput as validateDiagnosisInput, validateQuery } from './agent/diagnosis-input.ts';
+/**
+ * The caller's input, checked: the query alone (every entry point runs it; the CLI before starting anything), and the
+ * whole user message of a run, validated and serialized within the run's limits.
+ */
+export { prepareDiagnosisInput, validateQuery } from './agent/diagnosis-input.ts';
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
 export { runDiagnosis } from './agent/run-diagnosis.ts';
@@ -133,11 +136,30 @@ export {
   HEARTBEAT_MS,
   isAbandoned,
 } from './service/abandonment.ts';
+export { buildPreviousTurn } from './service/build-previous-turn.ts';
 export { cancelDiagnosis } from './service/cancel-diagnosis.ts';
 export { CANCEL_POLL_MS } from './service/cancel-watch.ts';
-export { closeQueuedRun } from './service/close-run.ts';
+/**
+ * The request to diagnose at a process boundary (the Diagnose task's payload, the `POST /diagnoses` body): parsed
+ * and its ids checked once, then trusted downstream by its type (the service's `…Checked…` entries take it).
+ */
+export {
+  type Checked,
+  type CheckedRunRequest,
+  type CheckedWorkflowRequest,
+  parseStartRequest,
+  parseWorkflowRequest,
+} from './service/checked-run-request.ts';
+/** The one way a run is closed FAILED (the reason and the rules as parameters), and the close of a QUEUED run. */
+export {
+  type ClosableRun,
+  type CloseReason,
+  type CloseRules,
+  closeQueuedRun,
+  closeRun,
+} from './service/close-run.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
-export { executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
+export { executeCheckedDiagnosisRun, executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
 export {
   handleIncidentEvent,
   IncidentContendedError,
@@ -145,7 +167,6 @@ export {
   type IncidentEvent,
   type IncidentOutcome,
 } from './service/handle-incident-event.ts';
-export { buildPreviousTurn } from './service/previous-turn.ts';
 /** A responder's verdict on a run (idempotent per caller, re-ratings kept): never evidence for any later run. */
 export {
   callerKeyOf,
@@ -154,7 +175,12 @@ export {
   type RecordFeedbackDeps,
   recordFeedback,
 } from './service/record-feedback.ts';
-export { MAX_START_WAIT_MS, type StartDiagnosisDeps, startDiagnosis } from './service/start-diagnosis.ts';
+export {
+  MAX_START_WAIT_MS,
+  type StartDiagnosisDeps,
+  startCheckedDiagnosis,
+  startDiagnosis,
+} from './service/start-diagnosis.ts';
 export { MAX_SWEEP_RUNS, type SweepDeps, type SweepReport, sweepOpenRuns } from './service/sweep-open-runs.ts';
 export type { WorkflowStarter } from './service/workflow-starter.ts';
 export type {

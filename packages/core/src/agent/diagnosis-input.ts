@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { deepFreeze } from '../draft/parse-diagnosis-draft.ts';
 import type { PreviousTurn } from '../draft/previous-turn.ts';
 import { DiagnosisInputError } from '../errors.ts';
+import { tooLittleTimeForARound } from '../harness/budget-policy.ts';
 import type { RunContext } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
 import { utf8Bytes } from '../run/utf8.ts';
@@ -53,6 +54,19 @@ export function validateQuery(query: unknown, limits: Pick<RunLimits, 'maxQueryB
     throw new DiagnosisInputError('QUERY_TOO_LARGE', `the query exceeds ${limits.maxQueryBytes} UTF-8 bytes`);
   }
   return query;
+}
+
+/**
+ * Refuses a run with too little time before its deadline for one model round (DEADLINE_TOO_SHORT), before any model
+ * call: the one check and message for the service (before anything is written) and `runDiagnosis`.
+ */
+export function assertTimeForARound(limits: Pick<RunLimits, 'finalRoundReserveMs'>, remainingMs: number): void {
+  if (tooLittleTimeForARound(limits, remainingMs)) {
+    throw new DiagnosisInputError(
+      'DEADLINE_TOO_SHORT',
+      'too little time is left before the deadline for a model round',
+    );
+  }
 }
 
 /**

@@ -2,7 +2,6 @@ import { generateText, type LanguageModel } from 'ai';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import { parseDiagnosisDraft } from '../draft/parse-diagnosis-draft.ts';
 import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../errors.ts';
-import { tooLittleTimeForARound } from '../harness/budget-policy.ts';
 import { classifyModelFailure } from '../harness/classify-model-failure.ts';
 import { createHarness } from '../harness/create-harness.ts';
 import { raceAbort } from '../harness/race-abort.ts';
@@ -13,7 +12,12 @@ import { utf8Bytes } from '../run/utf8.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import type { MaskingSession } from '../tools/masking/masking-session.ts';
-import { type PreparedInput, type PreviousTurn, prepareDiagnosisInput } from './diagnosis-input.ts';
+import {
+  assertTimeForARound,
+  type PreparedInput,
+  type PreviousTurn,
+  prepareDiagnosisInput,
+} from './diagnosis-input.ts';
 import { buildDiagnosisInstructions } from './diagnosis-prompt.ts';
 
 /** A run and its input: the raw query (and previous turn), or an input the caller already prepared and validated. */
@@ -68,12 +72,7 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
   run.ledger.claimed = true;
 
   const input = 'input' in request ? request.input : prepareDiagnosisInput(request.query, request.previousTurn, run);
-  if (tooLittleTimeForARound(run.limits, run.deadlineAt - run.now())) {
-    throw new DiagnosisInputError(
-      'DEADLINE_TOO_SHORT',
-      'too little time is left before the deadline for a model round',
-    );
-  }
+  assertTimeForARound(run.limits, run.deadlineAt - run.now());
   run.ledger.usage.inputBytes = input.bytes;
 
   const harness = createHarness({

@@ -1,7 +1,5 @@
-import { RunStoreError } from '../errors.ts';
-import { failed } from '../release/release-diagnosis.ts';
-import { emptyRunUsage } from '../run/run-context.ts';
 import type { RunStore, StoredRun } from '../store/run-store.ts';
+import { closeRun } from './close-run.ts';
 
 /**
  * The one abandonment rule, for every path that can find a run nobody is working on any more (a second invocation
@@ -57,20 +55,5 @@ export async function closeAbandonedRun(
   run: StoredRun,
   nowMs: number,
 ): Promise<boolean> {
-  let heartbeatAt = run.heartbeatAt;
-  if (run.status === 'QUEUED') {
-    const taken = await store.claimQueuedRun(run.runId, nowMs);
-    if (taken === null) return false;
-    heartbeatAt = taken.heartbeatAt;
-  } else if (run.status !== 'RUNNING') {
-    return false;
-  }
-  const decision = failed(run.usage ?? emptyRunUsage(), 'RUN_ABANDONED', run.progress);
-  try {
-    await store.completeRun(run.runId, decision.outcome, { ifHeartbeatAt: heartbeatAt });
-    return true;
-  } catch (error) {
-    if (error instanceof RunStoreError && error.code === 'RUN_NOT_RUNNING') return false;
-    throw error;
-  }
+  return closeRun(store, run, { errorCode: 'RUN_ABANDONED' }, { claimAt: nowMs, unchangedHeartbeat: true });
 }

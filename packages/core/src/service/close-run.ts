@@ -1,7 +1,83 @@
 import { RunStoreError } from '../errors.ts';
-import { failed } from '../release/release-diagnosis.ts';
+import { failed, type ReleaseDecision } from '../release/release-diagnosis.ts';
 import { emptyRunUsage } from '../run/run-context.ts';
-import type { RunStore, StoredRun } from '../store/run-store.ts';
+import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
+
+/** A run as it was judged when someone decided to close it. */
+export type ClosableRun = Pick<StoredRun, 'runId' | 'status'> &
+  Partial<Pick<StoredRun, 'usage' | 'progress' | 'heartbeatAt'>>;
+
+/**
+ * Why a run is closed FAILED: a stable error code (the run keeps the usage and progress it has stored), or the FAILED
+ * decision the run's own invocation made, with what is stored beside it (its limits, deadline, masking, scorecard).
+ */
+export type CloseReason =
+  | { errorCode: string }
+  | {
+      decision: ReleaseDecision;
+      details?: Pick<RunOutcome, 'limits' | 'deadlineAt' | 'masking' | 'processScorecard'>;
+    };
+
+/** The conditions of a close: who may take a QUEUED run, and what a RUNNING one must still be. */
+export interface CloseRules {
+  /** The instant a QUEUED run is taken at to be closed (the claim's `deadlineAt`; default now). */
+  claimAt?: number;
+  /** The owner passed to `claimQueuedRun` (an execution, or null for a local run); absent: ownership not checked. */
+  owner?: string | null;
+  /**
+   * Completes only while the heartbeat is the one the run was judged with (or got when it was taken): a run that
+   * showed a sign of life meanwhile is left alone (the abandonment rule).
+   */
+  unchangedHeartbeat?: boolean;
+  /**
+   * The run's own invocation closes it: a run that is no longer RUNNING when it is completed is an error
+   * (`RUN_NOT_RUNNING` propagates) instead of someone else's close to leave alone.
+   */
+  ownRun?: boolean;
+}
+
+/**
+ * The one way a run is closed as FAILED, for every path: a workflow that could not start or gave up on a QUEUED run,
+ * an invocation with too little time, an outcome the table refused, an abandoned run. NOTE: only from the status it
+ * was judged in — a QUEUED run is first taken (`claimQueuedRun`: only while QUEUED, never after a cancel request,
+ * and only by `rules.owner` when given), a RUNNING run is completed only while it is RUNNING (`completeRun` is
+ * conditional) — so a run that was taken, cancelled or ended meanwhile is left alone. An ended run is never touched.
+ * Returns whether this call closed it.
+ */
+export async function closeRun(
+  store: Pick<RunStore, 'claimQueuedRun' | 'completeRun'>,
+  run: ClosableRun,
+  reason: CloseReason,
+  rules: CloseRules = {},
+): Promise<boolean> {
+  let current = run;
+  if (run.status === 'QUEUED') {
+    const claimAt = rules.claimAt ?? Date.now();
+    const taken =
+      rules.owner === undefined
+        ? await store.claimQueuedRun(run.runId, claimAt)
+        : await store.claimQueuedRun(run.runId, claimAt, { owner: rules.owner });
+    if (taken === null) return false;
+    current = taken;
+  } else if (run.status !== 'RUNNING') {
+    return false;
+  }
+  const outcome =
+    'errorCode' in reason
+      ? failed(current.usage ?? emptyRunUsage(), reason.errorCode, current.progress ?? null).outcome
+      : { ...reason.decision.outcome, ...reason.details };
+  try {
+    if (rules.unchangedHeartbeat === true) {
+      await store.completeRun(run.runId, outcome, { ifHeartbeatAt: current.heartbeatAt ?? null });
+    } else {
+      await store.completeRun(run.runId, outcome);
+    }
+    return true;
+  } catch (error) {
+    if (rules.ownRun !== true && error instanceof RunStoreError && error.code === 'RUN_NOT_RUNNING') return false;
+    throw error;
+  }
+}
 
 /**
  * Closes a QUEUED run that nothing will take any more — its workflow execution could not be started, or failed or
@@ -18,14 +94,9 @@ export async function closeQueuedRun(
 ): Promise<StoredRun | null> {
   const run = await store.getRun(runId);
   if (run === null || run.status !== 'QUEUED') return run;
-  if (options.owner !== undefined && run.executionArn !== null && run.executionArn !== options.owner) return run;
+  const { owner } = options;
+  if (owner !== undefined && run.executionArn !== null && run.executionArn !== owner) return run;
   const now = options.now ?? Date.now;
-  const taken = await store.claimQueuedRun(runId, now(), options.owner === undefined ? {} : { owner: options.owner });
-  if (taken !== null) {
-    const decision = failed(taken.usage ?? emptyRunUsage(), errorCode, taken.progress);
-    await store.completeRun(runId, decision.outcome).catch((error: unknown) => {
-      if (!(error instanceof RunStoreError && error.code === 'RUN_NOT_RUNNING')) throw error;
-    });
-  }
+  await closeRun(store, run, { errorCode }, { claimAt: now(), ...(owner === undefined ? {} : { owner }) });
   return store.getRun(runId);
 }

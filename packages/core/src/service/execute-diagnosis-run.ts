@@ -1,41 +1,34 @@
 import type { LanguageModel } from 'ai';
-import { composeDiagnosisInput, type PreviousTurn, validateQuery } from '../agent/diagnosis-input.ts';
+import {
+  assertTimeForARound,
+  composeDiagnosisInput,
+  type PreviousTurn,
+  validateQuery,
+} from '../agent/diagnosis-input.ts';
 import { runDiagnosis } from '../agent/run-diagnosis.ts';
-import {
-  DiagnosisInputError,
-  DiagnosisRunConflictError,
-  DiagnosisRunIdConflictError,
-  RunStoreError,
-} from '../errors.ts';
-import { tooLittleTimeForARound } from '../harness/budget-policy.ts';
-import {
-  type DiagnosisResult,
-  failed,
-  type ReleaseDecision,
-  releaseDiagnosis,
-  resultOfStoredRun,
-} from '../release/release-diagnosis.ts';
+import { RunStoreError } from '../errors.ts';
+import { type DiagnosisResult, failed, type ReleaseDecision, releaseDiagnosis } from '../release/release-diagnosis.ts';
 import { reviewDraftSemantics, type SemanticGuardConfig } from '../release/semantic-guard.ts';
-import { isEnterpriseId, isRunId, isSessionId } from '../run/ids.ts';
-import { sameIncidentWindow } from '../run/incident-window.ts';
 import type { ProcessScorecard } from '../run/process-scores.ts';
-import { createRunContext, emptyRunUsage } from '../run/run-context.ts';
+import { createRunContext } from '../run/run-context.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
-import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
+import type { RunOutcome, RunStore } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import { createMaskingSession, type MaskingConfig } from '../tools/masking/masking-session.ts';
 import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
 import { sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
-import { closeAbandonedRun, isAbandoned } from './abandonment.ts';
+import { buildPreviousTurn } from './build-previous-turn.ts';
 import { watchCancellation } from './cancel-watch.ts';
+import { assertRequestIds, type Checked, sameRequest } from './checked-run-request.ts';
+import { closeRun } from './close-run.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { createObservationRecorder } from './observation-recorder.ts';
-import { buildPreviousTurn } from './previous-turn.ts';
 import { createProcessRecorder } from './process-recorder.ts';
 import { createProgressPublisher } from './progress-publisher.ts';
 import { rekeyPreviousRun } from './rekey-previous-run.ts';
+import { takeRun } from './take-run.ts';
 
 /** One request to diagnose, as the handler hands it over after validating the event. */
 export interface DiagnoseCommand extends DiagnosisRunRequest {
@@ -86,22 +79,31 @@ export interface DiagnosisServiceDeps {
 }
 
 /**
- * The application stage around the agent: validate the input (before anything is written), `startRun`
- * (idempotent: a replayed runId answers with the stored outcome and no model call), `findPreviousRun` and
- * `buildPreviousTurn` when the session continues, `runDiagnosis`, the SemanticGuard's judge (on a Draft that passes
- * the EvidenceGuard), the release policy (EvidenceGuard, then the judge's verdicts), `flush` of the audit,
- * `completeRun`.
- * The audit is flushed before the run is completed, so a failed audit write can still make the run FAILED.
+ * The application stage around the agent, for a caller inside this process (the CLI's local runtime, the bench,
+ * tests): checks the request's ids (INVALID_IDENTIFIER), then {@link executeCheckedDiagnosisRun}.
  */
 export async function executeDiagnosisRun(
   command: DiagnoseCommand,
   deps: DiagnosisServiceDeps,
 ): Promise<DiagnosisResult> {
+  return executeCheckedDiagnosisRun(assertRequestIds(command), deps);
+}
+
+/**
+ * The application stage around the agent, for a command whose ids were checked at its boundary (the Diagnose
+ * function's `parseWorkflowRequest`): validate the input (before anything is written), `takeRun` (idempotent: a
+ * replayed runId answers with the stored outcome and no model call), `findPreviousRun` and `buildPreviousTurn` when
+ * the session continues, `runDiagnosis`, the SemanticGuard's judge (on a Draft that passes the EvidenceGuard), the
+ * release policy (EvidenceGuard, then the judge's verdicts), `flush` of the audit, `completeRun`.
+ * The audit is flushed before the run is completed, so a failed audit write can still make the run FAILED.
+ */
+export async function executeCheckedDiagnosisRun(
+  command: Checked<DiagnoseCommand>,
+  deps: DiagnosisServiceDeps,
+): Promise<DiagnosisResult> {
   const now = deps.now ?? Date.now;
   const startedAt = now();
   const deadlineAt = startedAt + command.remainingMs - deps.flushReserveMs;
-  // NOTE: the handlers check the ids already; the service checks again because it is the last stop before storage.
-  assertRequestIds(command);
   // NOTE: the run stops on the caller's signal or on a cancel request seen in the store (watched while it runs).
   const cancellation = new AbortController();
   const limits = buildRunLimits(deps.limits);
@@ -110,40 +112,25 @@ export async function executeDiagnosisRun(
   // Everything the caller sent is checked here, once, before anything is written.
   const query = validateQuery(command.query, limits);
   const store = deps.createStore();
-  // NOTE: the execution that owns the run; a local run has none (null: it may only take runs that have none either).
-  const owner = command.executionArn ?? null;
-  if (tooLittleTimeForARound(limits, deadlineAt - startedAt)) {
+  try {
+    assertTimeForARound(limits, deadlineAt - startedAt);
+  } catch (error) {
     // NOTE: a run the asynchronous API queued would otherwise wait forever: it is closed as FAILED with this code.
-    await closeQueuedRun(store, command, deadlineAt, failed(emptyRunUsage(), 'DEADLINE_TOO_SHORT'));
-    throw new DiagnosisInputError('DEADLINE_TOO_SHORT', 'too little time is left in the invocation for a model round');
+    const stored = await store.getRun(command.runId);
+    if (stored?.status === 'QUEUED' && sameRequest(stored, command, { window: 'stored' })) {
+      const owner = command.executionArn ?? null;
+      await closeRun(store, stored, { errorCode: 'DEADLINE_TOO_SHORT' }, { claimAt: deadlineAt, owner, ownRun: true });
+    }
+    throw error;
   }
 
-  const start = await store.startRun(
-    {
-      runId: command.runId,
-      sessionId: command.sessionId,
-      enterpriseId: command.enterpriseId,
-      query: command.query,
-      continueSession: command.continueSession,
-      ...(command.window === undefined ? {} : { window: command.window }),
-    },
-    { deadlineAt, ...(command.executionArn === undefined ? {} : { executionArn: command.executionArn }) },
-  );
-  let taken = start.run;
-  if (!start.started) {
-    if (!sameRequest(start.run, command, { window: 'stored' })) throw new DiagnosisRunIdConflictError();
-    // A run queued by the asynchronous API is taken by exactly one invocation of the execution that owns it; a
-    // cancelled one never starts.
-    const claimed =
-      start.run.status === 'QUEUED' ? await store.claimQueuedRun(command.runId, deadlineAt, { owner }) : null;
-    if (claimed === null) {
-      const current = start.run.status === 'QUEUED' ? await store.getRun(command.runId) : start.run;
-      // NOTE: a QUEUED run of another execution (a stray or duplicate start naming this run) is never taken.
-      if (current?.status === 'QUEUED') throw new DiagnosisRunConflictError();
-      return answerReplay(current ?? start.run, store, deps, now);
-    }
-    taken = claimed;
-  }
+  const taken = await takeRun(store, command, {
+    deadlineAt,
+    abandonment: { flushReserveMs: deps.flushReserveMs },
+    now,
+    log: deps.log,
+  });
+  if (taken.replay !== undefined) return taken.replay;
   // NOTE: the window is the stored run's (a trigger or the caller set it when the run was queued), never the payload's.
   const run = createRunContext({
     runId: command.runId,
@@ -152,7 +139,7 @@ export async function executeDiagnosisRun(
     deadlineAt,
     limits,
     ...(deps.timeZone === undefined ? {} : { timeZone: deps.timeZone }),
-    ...(taken.window === null ? {} : { window: taken.window }),
+    ...(taken.run.window === null ? {} : { window: taken.run.window }),
     now,
     startedAt,
     signal,
@@ -262,49 +249,6 @@ export async function executeDiagnosisRun(
   return result;
 }
 
-/** Closes the QUEUED run of exactly this request (if there is one) with `decision`; anything else is left alone. */
-async function closeQueuedRun(
-  store: RunStore,
-  command: DiagnoseCommand,
-  deadlineAt: number,
-  decision: ReleaseDecision,
-): Promise<void> {
-  const stored = await store.getRun(command.runId);
-  if (stored === null || stored.status !== 'QUEUED' || !sameRequest(stored, command, { window: 'stored' })) return;
-  const owner = command.executionArn ?? null;
-  if ((await store.claimQueuedRun(command.runId, deadlineAt, { owner })) === null) return;
-  await store.completeRun(command.runId, decision.outcome);
-}
-
-/** Refuses a request whose run, session or enterprise id is not one this service may store (INVALID_IDENTIFIER). */
-export function assertRequestIds(request: Pick<DiagnosisRunRequest, 'runId' | 'sessionId' | 'enterpriseId'>): void {
-  if (!isRunId(request.runId) || !isSessionId(request.sessionId) || !isEnterpriseId(request.enterpriseId)) {
-    throw new DiagnosisInputError('INVALID_IDENTIFIER', 'the run, session or enterprise id is not valid');
-  }
-}
-
-/**
- * Exact comparison of the stored request with the replayed one: every field, byte for byte. The window too, unless
- * `window: 'stored'` and the replay names none: the workflow's payload never carries it (the stored run's is used).
- */
-export function sameRequest(
-  stored: StoredRun,
-  command: DiagnosisRunRequest,
-  options: { window: 'strict' | 'stored' } = { window: 'strict' },
-): boolean {
-  const windowMatches =
-    options.window === 'stored' && command.window === undefined
-      ? true
-      : sameIncidentWindow(stored.window, command.window);
-  return (
-    stored.enterpriseId === command.enterpriseId &&
-    stored.sessionId === command.sessionId &&
-    stored.query === command.query &&
-    stored.continueSession === command.continueSession &&
-    windowMatches
-  );
-}
-
 /**
  * Completes the run with its decision. NOTE: a run must never stay RUNNING because its outcome could not be stored
  * (too large, refused by the table): then it is closed as FAILED with a stable code in a minimal item, and the
@@ -328,30 +272,8 @@ async function completeOrClose(
       error instanceof RunStoreError && error.code === 'RUN_ITEM_TOO_LARGE' ? error.code : 'COMPLETION_FAILED';
     const closed = failed(decision.outcome.usage, code);
     const closedScorecard = scorecardOf(closed.outcome);
-    await store.completeRun(runId, { ...closed.outcome, ...extra, processScorecard: closedScorecard });
+    const details = { ...extra, processScorecard: closedScorecard };
+    await closeRun(store, { runId, status: 'RUNNING' }, { decision: closed, details }, { ownRun: true });
     return { decision: closed, scorecard: closedScorecard };
   }
-}
-
-async function answerReplay(
-  stored: StoredRun,
-  store: RunStore,
-  deps: DiagnosisServiceDeps,
-  now: () => number,
-): Promise<DiagnosisResult> {
-  if (stored.status !== 'RUNNING') {
-    deps.log?.({ message: 'diagnosis replayed', runId: stored.runId, status: stored.status });
-    return resultOfStoredRun(stored);
-  }
-  // NOTE: the one abandonment rule (see `abandonment.ts`): only a run no invocation can still be working on is closed.
-  if (!isAbandoned(stored, now(), { flushReserveMs: deps.flushReserveMs })) throw new DiagnosisRunConflictError();
-  if (!(await closeAbandonedRun(store, stored, now()))) {
-    const current = await store.getRun(stored.runId);
-    if (current !== null && current.status !== 'RUNNING') return resultOfStoredRun(current);
-    throw new DiagnosisRunConflictError();
-  }
-  deps.log?.({ message: 'abandoned run closed', runId: stored.runId });
-  const closed = await store.getRun(stored.runId);
-  if (closed === null) throw new DiagnosisRunConflictError();
-  return resultOfStoredRun(closed);
 }

@@ -3,8 +3,8 @@ import { DiagnosisRunIdConflictError, DiagnosisWorkflowConflictError } from '../
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import { isEnded, type RunStore, type StartRunInput, type StoredRun } from '../store/run-store.ts';
+import { assertRequestIds, type Checked, sameRequest } from './checked-run-request.ts';
 import { closeQueuedRun } from './close-run.ts';
-import { assertRequestIds, sameRequest } from './execute-diagnosis-run.ts';
 import type { WorkflowStarter } from './workflow-starter.ts';
 
 /** The longest a start request may wait for its run to end (the HTTP API's own limit is 30 s). */
@@ -21,19 +21,31 @@ export interface StartDiagnosisDeps {
 }
 
 /**
- * The asynchronous start of a diagnosis (`POST /diagnoses`): checks the request (before anything is written), queues
- * the run if its enterprise is under its bound of open runs (TENANT_BUSY otherwise) and binds it to its workflow
- * execution (idempotent per runId: the same request again gets the same run; a different one is RUN_ID_CONFLICT),
- * starts its workflow (again for a run still QUEUED, which is harmless: the execution is named by the runId), and
- * optionally waits up to `waitMs` (at most 25 s) for it to end. Returns the run as it is then. A trigger and an
- * incident window are stored on the run, never sent to the workflow: the Diagnose function reads them from the run.
+ * The asynchronous start of a diagnosis for a caller inside this process (a trigger, the bench, tests): checks the
+ * request's ids (INVALID_IDENTIFIER, before anything is written), then {@link startCheckedDiagnosis}.
  */
 export async function startDiagnosis(
   request: StartRunInput,
   deps: StartDiagnosisDeps,
   options: { waitMs?: number } = {},
 ): Promise<StoredRun> {
-  assertRequestIds(request);
+  return startCheckedDiagnosis(assertRequestIds(request), deps, options);
+}
+
+/**
+ * The asynchronous start of a diagnosis whose ids were checked at its boundary (`POST /diagnoses`:
+ * `parseStartRequest`): checks the query (before anything is written), queues
+ * the run if its enterprise is under its bound of open runs (TENANT_BUSY otherwise) and binds it to its workflow
+ * execution (idempotent per runId: the same request again gets the same run; a different one is RUN_ID_CONFLICT),
+ * starts its workflow (again for a run still QUEUED, which is harmless: the execution is named by the runId), and
+ * optionally waits up to `waitMs` (at most 25 s) for it to end. Returns the run as it is then. A trigger and an
+ * incident window are stored on the run, never sent to the workflow: the Diagnose function reads them from the run.
+ */
+export async function startCheckedDiagnosis(
+  request: Checked<StartRunInput>,
+  deps: StartDiagnosisDeps,
+  options: { waitMs?: number } = {},
+): Promise<StoredRun> {
   validateQuery(request.query, buildRunLimits(deps.limits));
   // NOTE: the run is bound to the execution its start creates before that execution exists (admission control: the
   // store refuses a new run of an enterprise at its bound of open runs, writing nothing — DiagnosisTenantBusyError).
