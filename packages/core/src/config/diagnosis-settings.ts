@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 import { SEMANTIC_GUARD_MODES } from '../run/judge-limits.ts';
 import {
+  DEFAULT_RUN_LIMITS,
   RUN_LIMIT_SETTINGS,
   type RunLimitSetting,
   type RunLimits,
@@ -28,11 +29,31 @@ import { integer, STORE_SETTING_FIELDS, WORKFLOW_SETTING_FIELDS, workflowSetting
 const integerUpTo = (minimum: number, maximum: number | null) =>
   v.pipe(integer(minimum), v.maxValue(maximum ?? Number.MAX_SAFE_INTEGER));
 
+/** What each run-limit setting bounds, in a few words: the description of its schema (docs/settings.md). */
+const RUN_LIMIT_DESCRIPTIONS: Record<RunLimitSetting, string> = {
+  DIAGNOSIS_MAX_MODEL_CALLS: 'Model calls (rounds) per run, the final Draft round included',
+  DIAGNOSIS_MAX_TOTAL_TOKENS: "Input plus output tokens of the agent's rounds per run",
+  DIAGNOSIS_MAX_TOOL_CALLS: 'Tool calls executed per run (refused and stopped calls do not count)',
+  DIAGNOSIS_MAX_TOOL_CALLS_PER_ROUND: 'Tool calls one round may ask for: more discards the round and stops the run',
+  DIAGNOSIS_MAX_REJECTED_TOOL_CALLS: 'Tool calls the boundary may refuse per run: the last one stops the run',
+  DIAGNOSIS_FINAL_ROUND_RESERVE_MS: 'Time kept before the deadline for the final no-tool round that writes the Draft',
+  DIAGNOSIS_MODEL_TIMEOUT_MS: 'Time limit of one model request: past it the run fails `MODEL_TIMEOUT`',
+  DIAGNOSIS_MAX_QUERY_BYTES: "UTF-8 bytes of the operator's query",
+  DIAGNOSIS_MAX_PREVIOUS_TURN_BYTES: "UTF-8 bytes of a follow-up's previous turn (a longer one is cut to fit)",
+  DIAGNOSIS_MAX_INPUT_BYTES: 'UTF-8 bytes of the whole user message',
+};
+
+type LimitSettingSchema = v.OptionalSchema<
+  v.SchemaWithPipe<readonly [ReturnType<typeof integerUpTo>, v.DescriptionAction<number, string>]>,
+  undefined
+>;
+
 /** One optional integer setting per run limit, with the limit's own range. */
 function limitSettingEntries() {
-  const entries = {} as Record<RunLimitSetting, v.OptionalSchema<ReturnType<typeof integerUpTo>, undefined>>;
+  const entries = {} as Record<RunLimitSetting, LimitSettingSchema>;
   for (const [setting, limit] of Object.entries(RUN_LIMIT_SETTINGS) as [RunLimitSetting, keyof RunLimits][]) {
-    entries[setting] = v.optional(integerUpTo(runLimitMinimum(limit), runLimitMaximum(limit)));
+    const range = integerUpTo(runLimitMinimum(limit), runLimitMaximum(limit));
+    entries[setting] = v.optional(v.pipe(range, v.description(RUN_LIMIT_DESCRIPTIONS[setting])));
   }
   return entries;
 }
@@ -43,67 +64,158 @@ export const DEFAULT_MODEL_BASE_URL = modelProfile('deepseek').baseUrl;
 const modelBaseUrl = v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//));
 const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 
-/** Settings of the service besides the evidence backends (environment variable names as in the README). */
+/**
+ * Settings of the service besides the evidence backends, by environment variable name. Each one's `description` is
+ * the line docs/settings.md shows for it (`npm run docs:settings`): one line of the table, so keep it short.
+ */
 const serviceSettingsSchema = v.object({
   DIAGNOSIS_TABLE_NAME: STORE_SETTING_FIELDS.DIAGNOSIS_TABLE_NAME,
   DYNAMODB_ENDPOINT: STORE_SETTING_FIELDS.DYNAMODB_ENDPOINT,
   /** The provider profile (see `MODEL_PROFILES`): base URL and model id defaults, JSON mode of the Draft, prices. */
-  DIAGNOSIS_MODEL_PROFILE: v.optional(v.picklist(MODEL_PROFILE_NAMES), 'deepseek'),
-  /** Unset: the profile's base URL. */
-  DIAGNOSIS_MODEL_BASE_URL: v.optional(modelBaseUrl),
+  DIAGNOSIS_MODEL_PROFILE: v.optional(
+    v.pipe(
+      v.picklist(MODEL_PROFILE_NAMES),
+      v.description(
+        "The provider profile: base URL and model defaults, the Draft's JSON mode, prices (docs/models.md)",
+      ),
+    ),
+    'deepseek',
+  ),
+  DIAGNOSIS_MODEL_BASE_URL: v.optional(
+    v.pipe(modelBaseUrl, v.description("Any OpenAI-compatible endpoint; unset: the profile's")),
+  ),
   /** Unset: the profile's default model (the `openai-compatible` profile has none: then it must be set). */
-  DIAGNOSIS_MODEL_ID: v.optional(modelId),
-  DIAGNOSIS_MODEL_API_KEY: v.pipe(v.string(), v.minLength(1)),
+  DIAGNOSIS_MODEL_ID: v.optional(
+    v.pipe(modelId, v.description("The model id; unset: the profile's (`openai-compatible` has none: set it)")),
+  ),
+  DIAGNOSIS_MODEL_API_KEY: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description('The model API key (deployed: the secret `ModelApiKey`)'),
+  ),
   /** The SemanticGuard: `enforce` (deployments' default), `shadow` (verdicts recorded, release unchanged) or `off`. */
-  SEMANTIC_GUARD: v.optional(v.picklist(SEMANTIC_GUARD_MODES), 'enforce'),
+  SEMANTIC_GUARD: v.optional(
+    v.pipe(
+      v.picklist(SEMANTIC_GUARD_MODES),
+      v.description('The judge: `enforce` publishes only what it supports, `shadow` records only'),
+    ),
+    'enforce',
+  ),
   /** The judge's model id; unset: DIAGNOSIS_MODEL_ID (or the judge profile's default model). A separate call all the same. */
-  SEMANTIC_GUARD_MODEL_ID: v.optional(modelId),
-  /** The judge's provider profile; unset: DIAGNOSIS_MODEL_PROFILE. */
-  SEMANTIC_GUARD_MODEL_PROFILE: v.optional(v.picklist(MODEL_PROFILE_NAMES)),
+  SEMANTIC_GUARD_MODEL_ID: v.optional(
+    v.pipe(
+      modelId,
+      v.description("The judge's model id; unset: `DIAGNOSIS_MODEL_ID` (or the judge profile's default)"),
+    ),
+  ),
+  SEMANTIC_GUARD_MODEL_PROFILE: v.optional(
+    v.pipe(
+      v.picklist(MODEL_PROFILE_NAMES),
+      v.description("The judge's provider profile; unset: `DIAGNOSIS_MODEL_PROFILE`"),
+    ),
+  ),
   /** The judge's endpoint; unset: the agent's when the profiles are the same, else the judge profile's base URL. */
-  SEMANTIC_GUARD_MODEL_BASE_URL: v.optional(modelBaseUrl),
-  /** The judge's key; unset: DIAGNOSIS_MODEL_API_KEY. */
-  SEMANTIC_GUARD_MODEL_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
-  RETENTION_DAYS: v.optional(integer(1), '90'),
-  REASONING_RETENTION_DAYS: v.optional(integer(1), '30'),
-  /** Days a run's pseudonym map (`PSEUDONYMS#<runId>`) is kept; unset: REASONING_RETENTION_DAYS. */
-  PSEUDONYM_RETENTION_DAYS: v.optional(integer(1)),
+  SEMANTIC_GUARD_MODEL_BASE_URL: v.optional(
+    v.pipe(
+      modelBaseUrl,
+      v.description("The judge's endpoint; unset: the agent's if the profiles are the same, else the judge profile's"),
+    ),
+  ),
+  SEMANTIC_GUARD_MODEL_API_KEY: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description("The judge's key, local runs only; unset: `DIAGNOSIS_MODEL_API_KEY`"),
+    ),
+  ),
+  RETENTION_DAYS: v.optional(v.pipe(integer(1), v.description('Days every item of a run is kept (its `ttl`)')), '90'),
+  REASONING_RETENTION_DAYS: v.optional(
+    v.pipe(integer(1), v.description("Days a run's raw reasoning items are kept (their `ttl`)")),
+    '30',
+  ),
+  PSEUDONYM_RETENTION_DAYS: v.optional(
+    v.pipe(integer(1), v.description("Days a run's pseudonym map is kept; unset: `REASONING_RETENTION_DAYS`")),
+  ),
   /**
    * `identifiers` (default): secrets redacted and identifiers pseudonymised before anything sees an observation;
    * `secrets-only`: secrets only (they are never optional). See docs/masking.md.
    */
-  MASKING: v.optional(v.picklist(MASKING_MODES), 'identifiers'),
-  /** Deployment-defined identifiers (JSON `[{ "kind", "pattern" }]`, RE2 syntax, linear-time), pseudonymised too. */
-  MASKING_PATTERNS: v.optional(maskingPatternsSchema, '[]'),
-  /** Identifiers left as they are when one of these RE2 patterns matches them in full (JSON array). */
-  MASKING_EXCLUSIONS: v.optional(maskingExclusionsSchema, '[]'),
+  MASKING: v.optional(
+    v.pipe(
+      v.picklist(MASKING_MODES),
+      v.description('`identifiers`: secrets and identifiers masked; `secrets-only`: secrets only'),
+    ),
+    'identifiers',
+  ),
+  MASKING_PATTERNS: v.optional(
+    v.pipe(
+      maskingPatternsSchema,
+      v.description('The stage\'s own identifiers (JSON `[{ "kind", "pattern" }]`, RE2 syntax), pseudonymised too'),
+    ),
+    '[]',
+  ),
+  MASKING_EXCLUSIONS: v.optional(
+    v.pipe(
+      maskingExclusionsSchema,
+      v.description('JSON list of RE2 patterns: an identifier that one of them matches in full stays as it is'),
+    ),
+    '[]',
+  ),
   MASKING_SECRET: STORE_SETTING_FIELDS.MASKING_SECRET,
-  /** How often a running invocation reads its cancel flag (a small consistent read). */
-  DIAGNOSIS_CANCEL_POLL_MS: v.optional(integer(100), '2000'),
-  /** The tenant access policy (JSON, see `canAccessTenant`); unset: every IAM caller may use every enterprise. */
+  DIAGNOSIS_CANCEL_POLL_MS: v.optional(
+    v.pipe(
+      integer(100),
+      v.description('How often a running invocation reads its cancel flag (one small consistent read)'),
+    ),
+    '2000',
+  ),
   TENANT_ACCESS: STORE_SETTING_FIELDS.TENANT_ACCESS,
   FLUSH_RESERVE_MS: WORKFLOW_SETTING_FIELDS.FLUSH_RESERVE_MS,
   /** Audit puts one run has in flight at once (its store's write-behind queue; same-key writes keep their order). */
   AUDIT_MAX_WRITES_IN_FLIGHT: v.optional(
-    integerUpTo(1, MAX_AUDIT_WRITES_IN_FLIGHT),
+    v.pipe(
+      integerUpTo(1, MAX_AUDIT_WRITES_IN_FLIGHT),
+      v.description('Audit writes one run has in flight at once; writes to one item keep their order'),
+    ),
     String(DEFAULT_AUDIT_WRITES_IN_FLIGHT),
   ),
   /** Runs of one enterprise in progress at once, enforced with lease items in the table (see TenantLeaseStore). */
-  TENANT_MAX_CONCURRENT_RUNS: v.optional(v.pipe(integer(1), v.maxValue(256)), '4'),
-  /** Runs of one enterprise QUEUED or RUNNING at once (admission control at start; see the README, "Operations"). */
+  TENANT_MAX_CONCURRENT_RUNS: v.optional(
+    v.pipe(
+      integer(1),
+      v.maxValue(256),
+      v.description('Runs of one enterprise in progress at once (lease slots in the table)'),
+    ),
+    '4',
+  ),
   TENANT_MAX_OPEN_RUNS: WORKFLOW_SETTING_FIELDS.TENANT_MAX_OPEN_RUNS,
   /** The deployment's IANA time zone: the model reads the run's start time in it ("从 14:05 开始" is today there). */
   DIAGNOSIS_TIMEZONE: v.optional(
     v.pipe(
       v.string(),
       v.check((zone: string) => isTimeZone(zone)),
+      v.description('The IANA time zone the model reads times in ("从 14:05 开始" is today there)'),
     ),
     DEFAULT_TIME_ZONE,
   ),
   /** Later events of an incident within this many seconds of its last one attach to its run instead of starting one. */
-  TRIGGER_QUIET_PERIOD_SECONDS: v.optional(v.pipe(integer(0), v.maxValue(86_400)), '600'),
+  TRIGGER_QUIET_PERIOD_SECONDS: v.optional(
+    v.pipe(
+      integer(0),
+      v.maxValue(86_400),
+      v.description("An incident's later events within this many seconds attach to its run"),
+    ),
+    '600',
+  ),
   /** How long before an alarm's state change a triggered run's incident window opens (a mapping may say otherwise). */
-  TRIGGER_LOOKBACK_MINUTES: v.optional(v.pipe(integer(1), v.maxValue(1_440)), '30'),
+  TRIGGER_LOOKBACK_MINUTES: v.optional(
+    v.pipe(
+      integer(1),
+      v.maxValue(1_440),
+      v.description("How many minutes before an incident's start its window opens"),
+    ),
+    '30',
+  ),
   ...limitSettingEntries(),
 });
 
@@ -245,6 +357,37 @@ export function parseTriggerSettings(environment: Record<string, string | undefi
   const result = v.safeParse(triggerSettingsSchema, pickDefined(environment, triggerSettingsSchema));
   if (!result.success) throw new SettingsError(badKeys(result.issues));
   return result.output;
+}
+
+/** The schema of a setting of `parseDiagnosisSettings`, or undefined for a key it does not read. */
+function settingSchema(key: string): v.GenericSchema | undefined {
+  const entries: Record<string, v.GenericSchema> = serviceSettingsSchema.entries;
+  const evidenceEntries: Record<string, v.GenericSchema> = evidenceSettingsSchema.entries;
+  return entries[key] ?? evidenceEntries[key];
+}
+
+/**
+ * What a setting of `parseDiagnosisSettings` is for, in a few words: its schema's `description`, the line
+ * docs/settings.md shows for it (`npm run docs:settings`). Undefined for a key no schema has.
+ */
+export function settingDescription(key: string): string | undefined {
+  const schema = settingSchema(key);
+  if (schema === undefined) return undefined;
+  return v.getDescription('wrapped' in schema ? (schema.wrapped as v.GenericSchema) : schema);
+}
+
+/**
+ * The value a setting of `parseDiagnosisSettings` takes when it is unset, as the text an environment would hold: its
+ * schema's default, or the default of the run limit it overrides; null when it has none (it is required, or its code
+ * resolves it from another setting: its description says how). Undefined for a key no schema has.
+ */
+export function settingDefault(key: string): string | null | undefined {
+  const schema = settingSchema(key);
+  if (schema === undefined) return undefined;
+  const limit: keyof RunLimits | undefined = RUN_LIMIT_SETTINGS[key as RunLimitSetting];
+  if (limit !== undefined) return String(DEFAULT_RUN_LIMITS[limit]);
+  const fallback = 'default' in schema ? schema.default : undefined;
+  return typeof fallback === 'string' ? fallback : null;
 }
 
 /** The form a setting of `parseDiagnosisSettings` (or the read and workflow functions) accepts, in words. */

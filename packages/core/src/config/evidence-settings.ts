@@ -16,18 +16,54 @@ const logGroups = v.pipe(
 );
 
 /**
- * Which backend serves each evidence tool, and its settings, read from environment variables (names as in the
- * README). Unknown values are refused at cold start with the key named.
+ * Which backend serves each evidence tool, and its settings, read from environment variables (names as in
+ * docs/settings.md, which shows each one's `description`). Unknown values are refused at cold start with the key named.
  */
 export const evidenceSettingsSchema = v.object({
-  KNOWLEDGE_BACKEND: v.optional(v.picklist(['local', 'bedrock']), 'local'),
-  KNOWLEDGE_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), 'examples/knowledge'),
-  KNOWLEDGE_INDEX_PATH: v.optional(v.pipe(v.string(), v.minLength(1))),
-  BEDROCK_KNOWLEDGE_BASE_ID: v.optional(v.pipe(v.string(), v.regex(/^[0-9A-Za-z]{1,20}$/))),
-  LOGS_BACKEND: v.optional(v.picklist(['local', 'cloudwatch']), 'local'),
-  LOGS_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), 'examples/logs'),
-  LOGS_GROUPS: v.optional(logGroups, '{}'),
-  LOGS_TENANT_FIELD: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_@][A-Za-z0-9_.@-]{0,63}$/)), 'enterprise_id'),
+  KNOWLEDGE_BACKEND: v.optional(
+    v.pipe(
+      v.picklist(['local', 'bedrock']),
+      v.description('`local` (Markdown runbooks) or `bedrock` (Amazon Bedrock Knowledge Bases)'),
+    ),
+    'local',
+  ),
+  KNOWLEDGE_DIR: v.optional(
+    v.pipe(v.string(), v.minLength(1), v.description('Folder of `*.md` runbooks with front matter (docs/evidence.md)')),
+    'examples/knowledge',
+  ),
+  KNOWLEDGE_INDEX_PATH: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description('A prebuilt knowledge index (`npm run knowledge:index`; the deploy builds it)'),
+    ),
+  ),
+  BEDROCK_KNOWLEDGE_BASE_ID: v.optional(
+    v.pipe(v.string(), v.regex(/^[0-9A-Za-z]{1,20}$/), v.description('The knowledge base; required with `bedrock`')),
+  ),
+  LOGS_BACKEND: v.optional(
+    v.pipe(
+      v.picklist(['local', 'cloudwatch']),
+      v.description('`local` (JSON Lines files) or `cloudwatch` (CloudWatch Logs Insights)'),
+    ),
+    'local',
+  ),
+  LOGS_DIR: v.optional(
+    v.pipe(v.string(), v.minLength(1), v.description('Folder of `*.jsonl` log files (docs/evidence.md)')),
+    'examples/logs',
+  ),
+  LOGS_GROUPS: v.optional(
+    v.pipe(logGroups, v.description('Required with `cloudwatch`; a service without groups is `INVALID_QUERY`')),
+    '{}',
+  ),
+  LOGS_TENANT_FIELD: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[A-Za-z_@][A-Za-z0-9_.@-]{0,63}$/),
+      v.description('The structured-log field that carries the tenant'),
+    ),
+    'enterprise_id',
+  ),
   // NOTE: checked to parse here, so a URL that does not fails the cold start naming the key; the parser's own error
   // would carry the whole URL, password included.
   MYSQL_URL: v.optional(
@@ -35,12 +71,22 @@ export const evidenceSettingsSchema = v.object({
       v.string(),
       v.regex(/^mysql:\/\//, 'a mysql:// URL'),
       v.check((url) => URL.canParse(url), 'a URL'),
+      v.description('A user with SELECT grants only (deployed: secret `MysqlUrl`); unset: `NOT_CONFIGURED`'),
     ),
   ),
-  MYSQL_CATALOG_PATH: v.optional(v.pipe(v.string(), v.minLength(1)), 'examples/mysql/catalog.json'),
-  MYSQL_DIALECT: v.optional(v.picklist(['auto', 'mariadb', 'mysql']), 'auto'),
-  MYSQL_STATEMENT_TIMEOUT_MS: v.optional(positiveInteger, '5000'),
-  MYSQL_POOL_SIZE: v.optional(positiveInteger, '4'),
+  MYSQL_CATALOG_PATH: v.optional(
+    v.pipe(v.string(), v.minLength(1), v.description('The catalog of named queries (docs/evidence.md)')),
+    'examples/mysql/catalog.json',
+  ),
+  MYSQL_DIALECT: v.optional(
+    v.pipe(v.picklist(['auto', 'mariadb', 'mysql']), v.description('`auto` asks `SELECT VERSION()` once')),
+    'auto',
+  ),
+  MYSQL_STATEMENT_TIMEOUT_MS: v.optional(
+    v.pipe(positiveInteger, v.description('Server-side limit of one statement')),
+    '5000',
+  ),
+  MYSQL_POOL_SIZE: v.optional(v.pipe(positiveInteger, v.description('Connections per Lambda instance')), '4'),
 });
 
 export type EvidenceSettings = v.InferOutput<typeof evidenceSettingsSchema>;

@@ -18,6 +18,8 @@ export {
   limitsOf,
   parseDiagnosisSettings,
   parseTriggerSettings,
+  settingDefault,
+  settingDescription,
   settingForm,
   type TriggerSettings,
 } from './diagnosis-settings.ts';

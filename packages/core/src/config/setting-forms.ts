@@ -13,9 +13,11 @@ interface SchemaLike {
 
 const WRITTEN: Record<string, string> = {
   TENANT_ACCESS: 'a JSON tenant access policy (see docs/security.md)',
-  LOGS_GROUPS: 'a JSON object of enterprise id → list of CloudWatch log group names',
+  LOGS_GROUPS: 'a JSON object of service → list of CloudWatch log group names',
   DIAGNOSIS_TIMEZONE: 'an IANA time zone such as Asia/Shanghai',
   MYSQL_URL: 'a mysql:// URL',
+  MASKING_PATTERNS: 'a JSON list of { kind, pattern } (RE2)',
+  MASKING_EXCLUSIONS: 'a JSON list of RE2 patterns',
   DIAGNOSIS_WORKFLOW_ARN: 'a Step Functions state machine ARN',
   DIAGNOSIS_TABLE_NAME: '3-255 of A-Z a-z 0-9 _ . -',
 };

@@ -13,14 +13,32 @@ export const integer = (minimum: number) =>
  * what only Diagnose parses (the deployer's masking patterns, compiled with RE2JS).
  */
 export const STORE_SETTING_FIELDS = {
-  DIAGNOSIS_TABLE_NAME: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/)),
-  DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
-  TENANT_ACCESS: v.optional(tenantAccessSchema),
+  DIAGNOSIS_TABLE_NAME: v.pipe(
+    v.string(),
+    v.regex(/^[A-Za-z0-9_.-]{3,255}$/),
+    v.description('The single DynamoDB table (deployed: the linked table)'),
+  ),
+  DYNAMODB_ENDPOINT: v.optional(
+    v.pipe(v.string(), v.url(), v.description('A DynamoDB Local endpoint, for local runs and tests')),
+  ),
+  TENANT_ACCESS: v.optional(
+    v.pipe(
+      tenantAccessSchema,
+      v.description('Who may use which enterprise (docs/security.md); unset: every IAM caller, every enterprise'),
+    ),
+  ),
   /**
    * The secret each run's masking keys are derived from (the SST secret MaskingKey in AWS; at least 32 characters).
    * Unset: the public development key, for local runs only. Read by Diagnose and by the reveal function.
    */
-  MASKING_SECRET: v.optional(v.pipe(v.string(), v.minLength(32), v.maxLength(1_024))),
+  MASKING_SECRET: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(32),
+      v.maxLength(1_024),
+      v.description('The secret masking keys derive from (deployed: `MaskingKey`); unset: a public key, local only'),
+    ),
+  ),
 };
 
 const storeSettingsSchema = v.object(STORE_SETTING_FIELDS);
@@ -36,10 +54,17 @@ export function parseStoreSettings(environment: Record<string, string | undefine
 
 /** Settings of Diagnose that the start, cancel and workflow-event functions read too. */
 export const WORKFLOW_SETTING_FIELDS = {
-  FLUSH_RESERVE_MS: v.optional(integer(0), '3000'),
-  /** Runs of one enterprise QUEUED or RUNNING at once (admission control at start; see the README, "Operations"). */
+  FLUSH_RESERVE_MS: v.optional(
+    v.pipe(integer(0), v.description("Time kept after the run's deadline to flush the audit and complete the run")),
+    '3000',
+  ),
+  /** Runs of one enterprise QUEUED or RUNNING at once (admission control at start; see docs/operations.md). */
   TENANT_MAX_OPEN_RUNS: v.optional(
-    v.pipe(integer(1), v.maxValue(MAX_TENANT_MAX_OPEN_RUNS)),
+    v.pipe(
+      integer(1),
+      v.maxValue(MAX_TENANT_MAX_OPEN_RUNS),
+      v.description('Runs of one enterprise QUEUED or RUNNING at once: admission control (docs/operations.md)'),
+    ),
     String(DEFAULT_TENANT_MAX_OPEN_RUNS),
   ),
 };
