@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_RUN_LIMITS } from '@diagnosis/core';
-import { createDynamoAuditStore, createMemoryRunStore } from '@diagnosis/core/store';
+import { createDynamoStores, createMemoryStores } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { failedOutcome, publishedOutcome, STORE_T0, stepEvent, toolEvent } from '../../../support/audit-events.ts';
 
@@ -25,8 +25,9 @@ function recordingClient() {
   const requests: { operation: string; body: unknown }[] = [];
   client.middlewareStack.add(
     () => async (args) => {
-      const request = args.request as { headers: Record<string, string>; body: string };
-      const body = JSON.parse(request.body) as Record<string, unknown>;
+      const request = args.request as { headers: Record<string, string>; body: string | Uint8Array };
+      const text = typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body);
+      const body = JSON.parse(text) as Record<string, unknown>;
       // NOTE: the SDK draws a fresh idempotency token for each transaction; whether one is sent is what is pinned.
       if (typeof body.ClientRequestToken === 'string') body.ClientRequestToken = '<idempotency token>';
       requests.push({ operation: String(request.headers['x-amz-target']).replace('DynamoDB_20120810.', ''), body });
@@ -54,7 +55,7 @@ const trigger = {
 };
 
 /** Everything a store is asked to write during a run, and the reads that carry a key of this store's making. */
-async function liveOneRun(store: ReturnType<typeof createDynamoAuditStore>) {
+async function liveOneRun(store: ReturnType<typeof createDynamoStores>) {
   await store.startRun(request(RUN), { deadlineAt: STORE_T0 + 60_000, executionArn: 'arn:execution:1' });
   await store.queueRun(
     { ...request(QUEUED), trigger, window: { from: '2026-11-30T05:35:00.000Z', to: '2026-11-30T06:06:00.000Z' } },
@@ -121,14 +122,14 @@ async function liveOneRun(store: ReturnType<typeof createDynamoAuditStore>) {
 describe('the stored item format', () => {
   it('sends exactly the recorded DynamoDB requests for a run’s whole life', async () => {
     const { client, requests } = recordingClient();
-    await liveOneRun(createDynamoAuditStore({ client, tableName: 'diagnosis', now: () => STORE_T0 }));
+    await liveOneRun(createDynamoStores({ client, tableName: 'diagnosis', now: () => STORE_T0 }));
     await expect(`${JSON.stringify(requests, null, 2)}\n`).toMatchFileSnapshot(
       './__snapshots__/dynamo-requests.json.snap',
     );
   });
 
   it('holds exactly the recorded items in the in-memory twin after the same run', async () => {
-    const store = createMemoryRunStore({ now: () => STORE_T0 });
+    const store = createMemoryStores({ now: () => STORE_T0 });
     await liveOneRun(store);
     await expect(`${JSON.stringify([...store.items], null, 2)}\n`).toMatchFileSnapshot(
       './__snapshots__/memory-items.json.snap',
