@@ -13,11 +13,10 @@
  */
 import type { DiagnosisResult } from '@diagnosis/core';
 import { parseDiagnosisSettings } from '@diagnosis/core/config';
-import { createDynamoAuditStore, ensureDiagnosisTable } from '@diagnosis/core/store';
+import { createDynamoClient, createDynamoStores, ensureDiagnosisTable } from '@diagnosis/core/store';
 import { startDeepSeekServer, startDynamoDbLocal, wireText, wireToolCalls } from '@diagnosis/devkit';
 import { createDiagnoseHandler } from '../functions/handlers/diagnose-handler.ts';
 import { buildDiagnosisDependencies } from '../functions/setup/dependencies.ts';
-import { createDynamoClient } from '../functions/setup/dynamo-client.ts';
 import { lambdaContext } from '../functions/setup/lambda-context.ts';
 import { createObservability } from '../functions/setup/observability.ts';
 import { STORE_T0, stepEvent, toolEvent } from '../test/support/audit-events.ts';
@@ -81,7 +80,7 @@ async function handlerFor(variant: Variant, endpoint: string, baseURL: string) {
     SEMANTIC_GUARD: 'off',
     ...variant.environment,
   });
-  const dynamo = createDynamoClient(settings);
+  const dynamo = createDynamoClient(settings, process.env);
   const counter = countWritesInFlight(dynamo);
   const deps = await buildDiagnosisDependencies(settings, dynamo);
   const bound = variant.maxWritesInFlight;
@@ -91,7 +90,7 @@ async function handlerFor(variant: Variant, endpoint: string, baseURL: string) {
       ? deps
       : {
           ...deps,
-          createStore: () => createDynamoAuditStore({ client: dynamo, tableName: TABLE, maxWritesInFlight: bound }),
+          createStore: () => createDynamoStores({ client: dynamo, tableName: TABLE, maxWritesInFlight: bound }),
         },
     observability,
   );
@@ -155,12 +154,12 @@ export async function benchAuditWrites(): Promise<void> {
     const bounds = [Number.POSITIVE_INFINITY, 16, 4];
     const flushes = bounds.map(() => [] as number[]);
     const storePeaks = bounds.map(() => 0);
-    const client = createDynamoClient({ DIAGNOSIS_TABLE_NAME: TABLE, DYNAMODB_ENDPOINT: engine.endpoint });
+    const client = createDynamoClient({ DIAGNOSIS_TABLE_NAME: TABLE, DYNAMODB_ENDPOINT: engine.endpoint }, process.env);
     const counter = countWritesInFlight(client);
     try {
       for (let run = -2; run < RUNS; run += 1) {
         for (const [index, bound] of bounds.entries()) {
-          const store = createDynamoAuditStore({
+          const store = createDynamoStores({
             client,
             tableName: TABLE,
             now: () => STORE_T0,

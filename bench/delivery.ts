@@ -19,7 +19,7 @@ import {
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { createDynamoAuditStore, diagnosisTableDefinition } from '@diagnosis/core/store';
+import { createDynamoRunStore, diagnosisTableDefinition } from '@diagnosis/core/store';
 import { startDynamoDbLocal } from '@diagnosis/devkit';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { MAX_DELIVERY_RECEIVES } from '../functions/delivery/delivery-metric-names.ts';
@@ -67,7 +67,7 @@ export async function benchDelivery(): Promise<void> {
       }),
     );
     const streamArn = created.TableDescription?.LatestStreamArn ?? '';
-    const store = createDynamoAuditStore({ client, tableName });
+    const store = createDynamoRunStore({ client, tableName });
     const deliveries = createDynamoDeliveryStore({ client, tableName });
     const silent = () => createObservability('Bench', () => undefined);
     let lastEntry = '';
