@@ -16,7 +16,7 @@ import {
   startDiagnosis,
   type WorkflowStarter,
 } from '@diagnosis/core';
-import { createDynamoAuditStore, ensureDiagnosisTable } from '@diagnosis/core/store';
+import { createDynamoStores, ensureDiagnosisTable } from '@diagnosis/core/store';
 import { startDynamoDbLocal } from '@diagnosis/devkit';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createFakeEvidence } from '../test/support/fake-evidence.ts';
@@ -48,7 +48,7 @@ export async function benchAsyncApi(): Promise<void> {
     await ensureDiagnosisTable(client, tableName);
     // NOTE: the bench queues STARTS runs of one enterprise that stay open: admission (the same transaction as
     // deployed) is kept, with a bound above STARTS so the start latency, not the refusal, is measured.
-    const store = () => createDynamoAuditStore({ client, tableName, maxOpenRuns: 1_000 });
+    const store = () => createDynamoStores({ client, tableName, maxOpenRuns: 1_000 });
     const running = new Set<Promise<unknown>>();
     const workflow: WorkflowStarter = {
       executionArnOf: (runId: string) => `arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:${runId}`,

@@ -3,7 +3,7 @@
  * `flush()` takes after the last event, and the DynamoDB requests per run counted by a client middleware.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDynamoAuditStore, ensureDiagnosisTable } from '@diagnosis/core/store';
+import { createDynamoStores, ensureDiagnosisTable } from '@diagnosis/core/store';
 import { startDynamoDbLocal } from '@diagnosis/devkit';
 import { publishedOutcome, stepEvent, toolEvent } from '../test/support/audit-events.ts';
 
@@ -35,7 +35,7 @@ function countingClient(endpoint: string) {
 
 /** One 10-round run: 10 steps (step + reasoning items) and a tool call after each of the first 9 rounds. */
 async function auditRun(
-  store: ReturnType<typeof createDynamoAuditStore>,
+  store: ReturnType<typeof createDynamoStores>,
   runId: string,
   mode: 'behind' | 'awaited',
   roundGapMs: number,
@@ -69,7 +69,7 @@ export async function benchAuditStore(): Promise<void> {
   const counting = countingClient(engine.endpoint);
   try {
     await ensureDiagnosisTable(counting.client, 'bench');
-    const store = createDynamoAuditStore({ client: counting.client, tableName: 'bench' });
+    const store = createDynamoStores({ client: counting.client, tableName: 'bench' });
     for (let run = 0; run < 3; run += 1) await auditRun(store, `warm-${run}`, 'behind', 0);
 
     const behind: number[] = [];

@@ -12,12 +12,11 @@
  * Run: `node bench/audit-writes.ts` (also part of `npm run bench`). BENCH_AUDIT_WRITES_RUNS sets the runs per variant.
  */
 import { parseDiagnosisSettings } from '@diagnosis/core/config';
-import { createDynamoAuditStore, ensureDiagnosisTable } from '@diagnosis/core/store';
+import { createDynamoClient, createDynamoStores, ensureDiagnosisTable } from '@diagnosis/core/store';
 import { lambdaContext, startDeepSeekServer, startDynamoDbLocal, wireText, wireToolCalls } from '@diagnosis/devkit';
 import { createObservability } from '@diagnosis/functions';
 import { createDiagnoseHandler } from '../functions/handlers/diagnose-handler.ts';
 import { buildDiagnosisDependencies } from '../functions/setup/dependencies.ts';
-import { createDynamoClient } from '../functions/setup/dynamo-client.ts';
 import { STORE_T0, stepEvent, toolEvent } from '../test/support/audit-events.ts';
 import { noConclusionDraft } from '../test/support/run-fixtures.ts';
 import { countWritesInFlight } from '../test/support/write-counter.ts';
@@ -79,7 +78,7 @@ async function handlerFor(variant: Variant, endpoint: string, baseURL: string) {
     SEMANTIC_GUARD: 'off',
     ...variant.environment,
   });
-  const dynamo = createDynamoClient(settings);
+  const dynamo = createDynamoClient(settings, process.env);
   const counter = countWritesInFlight(dynamo);
   const deps = await buildDiagnosisDependencies(settings, dynamo);
   const bound = variant.maxWritesInFlight;
@@ -89,7 +88,7 @@ async function handlerFor(variant: Variant, endpoint: string, baseURL: string) {
       ? deps
       : {
           ...deps,
-          createStore: () => createDynamoAuditStore({ client: dynamo, tableName: TABLE, maxWritesInFlight: bound }),
+          createStore: () => createDynamoStores({ client: dynamo, tableName: TABLE, maxWritesInFlight: bound }),
         },
     observability,
   );
@@ -153,12 +152,12 @@ export async function benchAuditWrites(): Promise<void> {
     const bounds = [Number.POSITIVE_INFINITY, 16, 4];
     const flushes = bounds.map(() => [] as number[]);
     const storePeaks = bounds.map(() => 0);
-    const client = createDynamoClient({ DIAGNOSIS_TABLE_NAME: TABLE, DYNAMODB_ENDPOINT: engine.endpoint });
+    const client = createDynamoClient({ DIAGNOSIS_TABLE_NAME: TABLE, DYNAMODB_ENDPOINT: engine.endpoint }, process.env);
     const counter = countWritesInFlight(client);
     try {
       for (let run = -2; run < RUNS; run += 1) {
         for (const [index, bound] of bounds.entries()) {
-          const store = createDynamoAuditStore({
+          const store = createDynamoStores({
             client,
             tableName: TABLE,
             now: () => STORE_T0,

@@ -19,7 +19,7 @@ import {
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { createDynamoAuditStore, diagnosisTableDefinition } from '@diagnosis/core/store';
+import { createDynamoRunStore, diagnosisTableDefinition } from '@diagnosis/core/store';
 import { lambdaContext, startDynamoDbLocal } from '@diagnosis/devkit';
 import { createObservability } from '@diagnosis/functions';
 import type { DynamoDBRecord } from 'aws-lambda';
@@ -66,7 +66,7 @@ export async function benchDelivery(): Promise<void> {
       }),
     );
     const streamArn = created.TableDescription?.LatestStreamArn ?? '';
-    const store = createDynamoAuditStore({ client, tableName });
+    const store = createDynamoRunStore({ client, tableName });
     const deliveries = createDynamoDeliveryStore({ client, tableName });
     const silent = () => createObservability('Bench', () => undefined);
     let lastEntry = '';

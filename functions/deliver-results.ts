@@ -6,7 +6,7 @@
 
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoClient, createDynamoRunStore } from '@diagnosis/core/store';
 import { Resource } from 'sst/resource';
 import { MAX_DELIVERY_RECEIVES } from './delivery/delivery-metric-names.ts';
 import { parseDeliverSettings } from './delivery/delivery-settings.ts';
@@ -15,7 +15,6 @@ import { createDestinationSender } from './delivery/destination-senders.ts';
 import { resolveDestinations } from './delivery/destinations.ts';
 import { createDeliveryQueueHandler } from './handlers/delivery-queue-handler.ts';
 import { coldStart } from './setup/cold-start.ts';
-import { createDynamoClient } from './setup/dynamo-client.ts';
 import { readLinkedEnvironment } from './setup/linked-environment.ts';
 import { createObservability } from './setup/observability.ts';
 
@@ -32,12 +31,12 @@ function secretOf(name: string): string | undefined {
 const observability = createObservability('DeliverResults');
 const { deps, options } = await coldStart(() => {
   const settings = parseDeliverSettings(readLinkedEnvironment());
-  const client = createDynamoClient(settings);
+  const client = createDynamoClient(settings, process.env);
   const tableName = settings.DIAGNOSIS_TABLE_NAME;
   const now = Date.now;
   return {
     deps: {
-      runs: createDynamoAuditStore({ client, tableName }),
+      runs: createDynamoRunStore({ client, tableName }),
       deliveries: createDynamoDeliveryStore({ client, tableName }),
       destinations: resolveDestinations(settings.DELIVERY_DESTINATIONS, secretOf),
       send: createDestinationSender({

@@ -31,7 +31,6 @@ export {
   composeDiagnoseFunction,
   type DiagnoseFunctionOptions,
 } from './setup/diagnose-function.ts';
-export { createDynamoClient } from './setup/dynamo-client.ts';
 export {
   createLocalDiagnose,
   type DiagnoseTaskPayload,

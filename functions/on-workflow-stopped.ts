@@ -7,9 +7,9 @@
 import { parseWorkflowSettings } from '@diagnosis/core/config';
 import { createWorkflowEventsHandler } from './handlers/workflow-events.ts';
 import { coldStart } from './setup/cold-start.ts';
-import { createTableStore } from './setup/dynamo-client.ts';
 import { readLinkedEnvironment } from './setup/linked-environment.ts';
 import { createObservability } from './setup/observability.ts';
+import { createTableStore } from './setup/table-store.ts';
 
 const { store, options } = await coldStart(() => {
   const settings = parseWorkflowSettings(readLinkedEnvironment());

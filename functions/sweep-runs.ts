@@ -5,12 +5,12 @@
  */
 
 import { parseWorkflowSettings } from '@diagnosis/core/config';
-import { createDynamoTenantLeaseStore } from '@diagnosis/core/store';
+import { createDynamoClient, createDynamoTenantLeaseStore } from '@diagnosis/core/store';
 import { createSweepHandler } from './handlers/sweep-handler.ts';
 import { coldStart } from './setup/cold-start.ts';
-import { createDynamoClient, createTableStore } from './setup/dynamo-client.ts';
 import { readLinkedEnvironment } from './setup/linked-environment.ts';
 import { createObservability } from './setup/observability.ts';
+import { createTableStore } from './setup/table-store.ts';
 import { queuedStartTimeoutMs } from './workflows/diagnosis-workflows.ts';
 
 const deps = await coldStart(() => {
@@ -18,7 +18,7 @@ const deps = await coldStart(() => {
   return {
     store: createTableStore(settings),
     leases: createDynamoTenantLeaseStore({
-      client: createDynamoClient(settings),
+      client: createDynamoClient(settings, process.env),
       tableName: settings.DIAGNOSIS_TABLE_NAME,
     }),
     rule: { flushReserveMs: settings.FLUSH_RESERVE_MS, queuedTimeoutMs: queuedStartTimeoutMs() },

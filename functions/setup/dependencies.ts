@@ -9,9 +9,8 @@ import {
 } from '@diagnosis/core';
 import { type DiagnosisSettings, limitsOf, modelProfile } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoClient, createDynamoStores } from '@diagnosis/core/store';
 import { wrapLanguageModel } from 'ai';
-import { createDynamoClient } from './dynamo-client.ts';
 
 /**
  * Everything a diagnosis needs, built once per cold start: the DynamoDB client, the model provider (the agent's model
@@ -21,7 +20,7 @@ import { createDynamoClient } from './dynamo-client.ts';
  */
 export async function buildDiagnosisDependencies(
   settings: DiagnosisSettings,
-  dynamo: DynamoDBClient = createDynamoClient(settings),
+  dynamo: DynamoDBClient = createDynamoClient(settings, process.env),
   /** Adapters built by the caller from the same settings (a local runner that must close its MySQL pool). */
   prebuiltEvidence?: EvidenceAdapters,
 ): Promise<DiagnosisServiceDeps> {
@@ -54,7 +53,7 @@ export async function buildDiagnosisDependencies(
     },
     evidence,
     createStore: () =>
-      createDynamoAuditStore({
+      createDynamoStores({
         client: dynamo,
         tableName: settings.DIAGNOSIS_TABLE_NAME,
         retentionDays: settings.RETENTION_DAYS,

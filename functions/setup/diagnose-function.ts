@@ -1,8 +1,8 @@
-import type { AuditHook, EvidenceAdapters, RunStore } from '@diagnosis/core';
+import type { AuditWriter, EvidenceAdapters, RunStore } from '@diagnosis/core';
 import type { DiagnosisSettings } from '@diagnosis/core/config';
+import { createDynamoClient } from '@diagnosis/core/store';
 import { createDiagnoseHandler } from '../handlers/diagnose-handler.ts';
 import { buildDiagnosisDependencies } from './dependencies.ts';
-import { createDynamoClient } from './dynamo-client.ts';
 import type { Observability } from './observability.ts';
 import { buildTenantLeases } from './tenant-leases.ts';
 
@@ -11,7 +11,7 @@ export interface DiagnoseFunctionOptions extends Observability {
    * Wraps each invocation's store (the command line tees the audit events into its live view); the store itself is
    * unchanged. Absent in Lambda.
    */
-  wrapStore?: <S extends AuditHook & RunStore>(store: S) => S;
+  wrapStore?: <S extends RunStore & AuditWriter>(store: S) => S;
   /** Adapters the caller built from the same settings and closes itself (the eval runner's MySQL pool). */
   evidence?: EvidenceAdapters;
   /** The run's clock (the eval runner starts a scenario's run at the scenario's own instant). Absent: real time. */
@@ -25,7 +25,7 @@ export interface DiagnoseFunctionOptions extends Observability {
  * with the settings it built as an object (embedded local defaults, the user's environment and flags).
  */
 export async function composeDiagnoseFunction(settings: DiagnosisSettings, options: DiagnoseFunctionOptions) {
-  const dynamo = createDynamoClient(settings);
+  const dynamo = createDynamoClient(settings, process.env);
   const built = await buildDiagnosisDependencies(settings, dynamo, options.evidence);
   const dependencies = options.now === undefined ? built : { ...built, now: options.now };
   const { wrapStore, logger, metrics } = options;

@@ -1,9 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEVELOPMENT_MASKING_SECRET } from '@diagnosis/core';
 import { parseStoreSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
-import { createDynamoAuditStore, type DynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoClient, createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
 import { coldStart } from './cold-start.ts';
-import { createDynamoClient } from './dynamo-client.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
 
 /**
@@ -11,16 +10,16 @@ import { readLinkedEnvironment } from './linked-environment.ts';
  * reveal function only, the one function besides Diagnose that links it) the masking secret.
  */
 export function loadReadStore(): Promise<{
-  store: DynamoAuditStore;
+  store: RunStore;
   policy: TenantAccessPolicy;
   table: { client: DynamoDBClient; tableName: string };
   maskingSecret: string;
 }> {
   return coldStart(() => {
     const settings = parseStoreSettings(readLinkedEnvironment());
-    const table = { client: createDynamoClient(settings), tableName: settings.DIAGNOSIS_TABLE_NAME };
+    const table = { client: createDynamoClient(settings, process.env), tableName: settings.DIAGNOSIS_TABLE_NAME };
     return {
-      store: createDynamoAuditStore(table),
+      store: createDynamoRunStore(table),
       policy: settings.TENANT_ACCESS ?? null,
       table,
       maskingSecret: settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,

@@ -1,17 +1,17 @@
 import type { WorkflowStarter } from '@diagnosis/core';
 import { parseWorkflowSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
-import type { DynamoAuditStore } from '@diagnosis/core/store';
+import type { RunStore } from '@diagnosis/core/store';
 import { coldStart } from './cold-start.ts';
 import { createDeployedWorkflow } from './deployed-workflow.ts';
-import { createTableStore } from './dynamo-client.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
+import { createTableStore } from './table-store.ts';
 
 /**
  * The cold start of the functions that start and cancel runs (run control): the table's store, the workflow, the
  * tenant access policy.
  */
 export function loadRunControl(): Promise<{
-  store: DynamoAuditStore;
+  store: RunStore;
   workflow: WorkflowStarter;
   policy: TenantAccessPolicy;
 }> {

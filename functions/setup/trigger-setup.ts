@@ -1,12 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { WorkflowStarter } from '@diagnosis/core';
 import { parseTriggerSettings, type TriggerSettings } from '@diagnosis/core/config';
-import { createDynamoAuditStore, createDynamoIncidentStore } from '@diagnosis/core/store';
+import { createDynamoClient, createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { ulid } from 'ulid';
 import type { TriggerDeps } from '../triggers/trigger-service.ts';
 import { coldStart } from './cold-start.ts';
 import { createDeployedWorkflow } from './deployed-workflow.ts';
-import { createDynamoClient } from './dynamo-client.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
 
 /**
@@ -16,7 +15,7 @@ import { readLinkedEnvironment } from './linked-environment.ts';
 export function buildTriggerDeps(
   settings: TriggerSettings,
   now: () => number = Date.now,
-  dynamo: DynamoDBClient = createDynamoClient(settings),
+  dynamo: DynamoDBClient = createDynamoClient(settings, process.env),
   /** The workflow runs start in: the DiagnosisWorkflow (DIAGNOSIS_WORKFLOW_ARN) unless a local stand-in is given. */
   workflow: WorkflowStarter = createDeployedWorkflow(settings),
 ): TriggerDeps {
@@ -33,7 +32,7 @@ export function buildTriggerDeps(
     }),
     start: {
       // NOTE: the admission bound of POST /diagnoses (TENANT_MAX_OPEN_RUNS) holds for triggered runs too.
-      store: createDynamoAuditStore({
+      store: createDynamoRunStore({
         client: dynamo,
         tableName: settings.DIAGNOSIS_TABLE_NAME,
         retentionDays: settings.RETENTION_DAYS,

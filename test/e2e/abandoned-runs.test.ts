@@ -7,7 +7,7 @@
  * invocation's completion then fails (RUN_NOT_RUNNING).
  */
 import { executeDiagnosisRun } from '@diagnosis/core';
-import { createMemoryRunStore } from '@diagnosis/core/store';
+import { createMemoryStores } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { createFakeEvidence } from '../support/fake-evidence.ts';
 import { noConclusionDraft } from '../support/run-fixtures.ts';
@@ -25,7 +25,7 @@ describe('a run claimed after a long queue', () => {
   it('is not closed as RUN_ABANDONED by a second invocation while it is still running', async () => {
     let offset = 0;
     const now = () => Date.now() + offset;
-    const store = createMemoryRunStore({ now });
+    const store = createMemoryStores({ now });
     await store.queueRun(request); // POST /diagnoses at t0
     offset = 17 * 60_000; // the tenant was busy: the workflow retried TenantBusy for ~17 minutes
 

@@ -8,7 +8,7 @@
  */
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_TENANT_MAX_OPEN_RUNS, type WorkflowStarter } from '@diagnosis/core';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCancelRunHandler } from '../../functions/handlers/cancel-handler.ts';
 import { createStartDiagnosisHandler } from '../../functions/handlers/start-handler.ts';
@@ -32,7 +32,7 @@ let cancel: ReturnType<typeof createCancelRunHandler>;
 beforeAll(async () => {
   table = await createTestTable(dynamo);
   // NOTE: the store's own default bound: nothing here sets TENANT_MAX_OPEN_RUNS.
-  const store = createDynamoAuditStore({ client: dynamo, tableName: table.tableName });
+  const store = createDynamoRunStore({ client: dynamo, tableName: table.tableName });
   const observability = createObservability('StartDiagnosis', (line) => void emitted.push(line));
   start = createStartDiagnosisHandler({ store, workflow }, { ...observability, policy: null });
   cancel = createCancelRunHandler({ store, workflow }, { logger: observability.logger, policy: null });

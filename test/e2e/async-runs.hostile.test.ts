@@ -4,7 +4,7 @@
  * taken (409, nothing of the run) — the documented limit in README "Security model"; the rest document what held.
  */
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wireText } from '../support/deepseek-server.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
@@ -103,7 +103,7 @@ describe('held: cross-tenant cancel, ?wait parsing, races, late progress', () =>
       const runId = id('wait');
       const answer = await start({ runId, sessionId: 's', enterpriseId: 'E1001', query: QUERY }, OPS_E1001, { wait });
       expect(answer).toMatchObject({ status: 400, body: { error: { code: 'INVALID_QUERY_PARAMETER' } } });
-      expect(await createDynamoAuditStore({ client: dynamo, tableName: world.tableName }).getRun(runId)).toBeNull();
+      expect(await createDynamoRunStore({ client: dynamo, tableName: world.tableName }).getRun(runId)).toBeNull();
     },
   );
 
@@ -148,7 +148,7 @@ describe('held: cross-tenant cancel, ?wait parsing, races, late progress', () =>
     const runId = id('late');
     world.server.script.push(wireText(JSON.stringify(noConclusionDraft())));
     await start({ runId, sessionId: 's', enterpriseId: 'E1001', query: QUERY }, OPS_E1001, { wait: '20' });
-    const store = createDynamoAuditStore({ client: dynamo, tableName: world.tableName });
+    const store = createDynamoRunStore({ client: dynamo, tableName: world.tableName });
     const ended = await store.getRun(runId);
     expect(ended?.status).toBe('SUCCEEDED');
     if (ended?.usage == null || ended.progress === null) throw new Error('the ended run has no usage or progress');

@@ -4,7 +4,7 @@
  * cancel route or by its workflow execution being stopped — ending CANCELLED with its audit and progress kept. The
  * workflow is the in-process stand-in (no DIAGNOSIS_WORKFLOW_ARN): the Diagnose handler with the workflow's payload.
  */
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkflowEventsHandler } from '../../functions/handlers/workflow-events.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
@@ -23,7 +23,7 @@ const WORKFLOW_ARN = LOCAL_WORKFLOW_ARN;
 let workflowEvents: ReturnType<typeof createWorkflowEventsHandler>;
 beforeAll(async () => {
   world = await startE2eWorld();
-  workflowEvents = createWorkflowEventsHandler(createDynamoAuditStore({ client: dynamo, tableName: world.tableName }), {
+  workflowEvents = createWorkflowEventsHandler(createDynamoRunStore({ client: dynamo, tableName: world.tableName }), {
     ...createObservability('OnWorkflowStopped'),
     workflowArn: WORKFLOW_ARN,
   });
@@ -183,7 +183,7 @@ describe('cancelling a run', () => {
   });
 
   it('closes a run as FAILED when its workflow failed or timed out before finishing it', async () => {
-    const store = createDynamoAuditStore({ client: dynamo, tableName: world.tableName });
+    const store = createDynamoRunStore({ client: dynamo, tableName: world.tableName });
     for (const status of ['FAILED', 'TIMED_OUT'] as const) {
       const runId = newId('wf-failed');
       await store.queueRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
@@ -194,7 +194,7 @@ describe('cancelling a run', () => {
 
   it('ignores events of other state machines, other statuses and other shapes', async () => {
     const runId = newId('foreign');
-    const store = createDynamoAuditStore({ client: dynamo, tableName: world.tableName });
+    const store = createDynamoRunStore({ client: dynamo, tableName: world.tableName });
     await store.queueRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
     for (const status of ['ABORTED', 'FAILED', 'TIMED_OUT'] as const) {
       expect(await workflowEvent(runId, status, `${WORKFLOW_ARN}-other`)).toEqual({ run: null });

@@ -5,7 +5,7 @@
  * on DynamoDB Local; a retry waits until some run of the batch has ended, instead of time.
  */
 import type { DiagnosisResult } from '@diagnosis/core';
-import { createDynamoAuditStore, createDynamoTenantLeaseStore } from '@diagnosis/core/store';
+import { createDynamoStores, createDynamoTenantLeaseStore } from '@diagnosis/core/store';
 import { runLocalWorkflow } from '@diagnosis/devkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDiagnoseHandler } from '../../functions/handlers/diagnose-handler.ts';
@@ -33,7 +33,7 @@ afterAll(async () => {
 
 describe('a batch larger than its enterprise’s bound of open runs', () => {
   it('waits for places and runs every item, never more than the bound open at once', async () => {
-    const store = createDynamoAuditStore({ client: dynamo, tableName: table.tableName, maxOpenRuns: MAX_OPEN_RUNS });
+    const store = createDynamoStores({ client: dynamo, tableName: table.tableName, maxOpenRuns: MAX_OPEN_RUNS });
     const leases = createDynamoTenantLeaseStore({ client: dynamo, tableName: table.tableName });
     let ended: () => void = () => undefined;
     let nextEnd = new Promise<void>((resolve) => {

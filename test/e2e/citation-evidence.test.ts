@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DiagnosisResult, loadRunEvidence } from '@diagnosis/core';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRunTrace } from '../../packages/cli/src/render/load-run-trace.ts';
 import { renderHtml } from '../../packages/cli/src/render/trace-html.ts';
@@ -24,7 +24,7 @@ if (CHROMIUM === undefined && !process.env.CI) {
 }
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
-let store: ReturnType<typeof createDynamoAuditStore>;
+let store: ReturnType<typeof createDynamoRunStore>;
 let client: ReturnType<typeof localDynamoClient>;
 let pages: string;
 const scripted = e1001ScriptedConversation();
@@ -33,7 +33,7 @@ beforeAll(async () => {
   // The deployed default: the judge's verdicts are part of the evidence view.
   world = await startE2eWorld({ SEMANTIC_GUARD: 'enforce' });
   client = localDynamoClient();
-  store = createDynamoAuditStore({ client, tableName: world.tableName });
+  store = createDynamoRunStore({ client, tableName: world.tableName });
   pages = mkdtempSync(join(tmpdir(), 'trace-pages-'));
 });
 afterAll(async () => {

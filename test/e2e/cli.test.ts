@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { RunRecord, StoredToolInvocation } from '@diagnosis/core/store';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type CliIo, COMMANDS, runCli } from '../../packages/cli/src/index.ts';
 import { schemaErrors } from '../support/json-schemas.ts';
@@ -229,7 +229,7 @@ describe('the diagnosis bin (child processes)', () => {
       expect(evidence.map((item) => item.tool_call_id)).toEqual(
         report.citations.map((citation) => citation.tool_call_id),
       );
-      const store = createDynamoAuditStore({ client: dynamo(), tableName });
+      const store = createDynamoRunStore({ client: dynamo(), tableName });
       const stored = new Map(
         (await store.listRunRecords(runIds[0] ?? '', { limit: 100 })).records
           .filter((record): record is StoredToolInvocation => record.entity === 'tool_invocation')
@@ -253,7 +253,7 @@ describe('the diagnosis bin (child processes)', () => {
 
 describe('the live view of the demo (in process, 20 runs)', () => {
   it('prints every round before its tool calls and those before the next round, in the audit’s own order', async () => {
-    const store = createDynamoAuditStore({ client: dynamo(), tableName });
+    const store = createDynamoRunStore({ client: dynamo(), tableName });
     for (let attempt = 0; attempt < 20; attempt += 1) {
       let stderr = '';
       const io: CliIo = {

@@ -18,9 +18,9 @@ import {
   type WorkflowStarter,
 } from '@diagnosis/core';
 import {
-  createDynamoAuditStore,
+  createDynamoStores,
   createDynamoTenantLeaseStore,
-  type DynamoAuditStore,
+  type DynamoStores,
   type TenantLeaseStore,
 } from '@diagnosis/core/store';
 import { runLocalWorkflow } from '@diagnosis/devkit';
@@ -55,13 +55,13 @@ const dynamo = localDynamoClient();
 let table: Awaited<ReturnType<typeof createTestTable>>;
 const clock = { now: Date.parse('2026-11-30T06:10:00Z') };
 const now = () => clock.now;
-let healthy: DynamoAuditStore;
+let healthy: DynamoStores;
 let leases: TenantLeaseStore;
 const quiet = createObservability('Diagnose', () => undefined);
 
 beforeAll(async () => {
   table = await createTestTable(dynamo);
-  healthy = createDynamoAuditStore({ client: dynamo, tableName: table.tableName, now });
+  healthy = createDynamoStores({ client: dynamo, tableName: table.tableName, now });
   leases = createDynamoTenantLeaseStore({ client: dynamo, tableName: table.tableName, now });
 });
 afterAll(async () => {
@@ -75,8 +75,8 @@ const named = (name: string) => Object.assign(new Error(`${name} (the invocation
  * The store of an invocation that dies at `crash`: from that point on every call rejects, nothing more reaches the
  * table. `writesBeforeDeath` picks the write for `mid-round` (an audit, progress or heartbeat write after the claim).
  */
-function mortalStore(crash: CrashPoint, writesBeforeDeath: number, death: { happened: boolean }): DynamoAuditStore {
-  const store = createDynamoAuditStore({ client: dynamo, tableName: table.tableName, now });
+function mortalStore(crash: CrashPoint, writesBeforeDeath: number, death: { happened: boolean }): DynamoStores {
+  const store = createDynamoStores({ client: dynamo, tableName: table.tableName, now });
   let taken = false;
   let writes = 0;
   const die = (): never => {
@@ -84,7 +84,7 @@ function mortalStore(crash: CrashPoint, writesBeforeDeath: number, death: { happ
     throw named('Sandbox.Timedout');
   };
   const wrapped = { ...store } as Record<string, unknown>;
-  for (const [name, method] of Object.entries(store) as [keyof DynamoAuditStore, (...args: unknown[]) => unknown][]) {
+  for (const [name, method] of Object.entries(store) as [keyof DynamoStores, (...args: unknown[]) => unknown][]) {
     if (typeof method !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {
       if (death.happened) die();
@@ -106,7 +106,7 @@ function mortalStore(crash: CrashPoint, writesBeforeDeath: number, death: { happ
       return result;
     };
   }
-  return wrapped as unknown as DynamoAuditStore;
+  return wrapped as unknown as DynamoStores;
 }
 
 /** The lease slots as a dying invocation sees them: a dead process releases nothing. */

@@ -1,6 +1,6 @@
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { cancelDiagnosis, type DiagnosisResult } from '@diagnosis/core';
-import { createDynamoAuditStore, createDynamoTenantLeaseStore, newRunItem } from '@diagnosis/core/store';
+import { createDynamoRunStore, createDynamoTenantLeaseStore, newRunItem } from '@diagnosis/core/store';
 import { runLocalWorkflow } from '@diagnosis/devkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -111,7 +111,7 @@ describe('DiagnosisWorkflow on the real Diagnose handler', () => {
 
   it('ends a run cancelled while QUEUED in Cancelled, with no model call', async () => {
     const runId = `wf-cancelled-${Date.now().toString(36)}`;
-    const store = createDynamoAuditStore({ client: dynamo, tableName: world.tableName });
+    const store = createDynamoRunStore({ client: dynamo, tableName: world.tableName });
     await store.queueRun({ ...REQUEST, runId, continueSession: false });
     await cancelDiagnosis(runId, { store });
     const requests = world.server.requests.length;

@@ -5,7 +5,7 @@
  * `RunFeedback` metric per new rating by enterprise and verdict.
  */
 import { cancelled, type DiagnosisResult, emptyRunUsage } from '@diagnosis/core';
-import { createDynamoAuditStore, createMemoryFeedbackStore, createMemoryRunStore } from '@diagnosis/core/store';
+import { createDynamoRunStore, createMemoryFeedbackStore, createMemoryRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeedbackHandler } from '../../functions/handlers/feedback-handler.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
@@ -160,7 +160,7 @@ describe('POST /runs/{runId}/feedback', () => {
 
   it('refuses a rating of a run that has not ended (409 RUN_NOT_ENDED), and writes nothing', async () => {
     const client = localDynamoClient();
-    const store = createDynamoAuditStore({ client, tableName: world.tableName });
+    const store = createDynamoRunStore({ client, tableName: world.tableName });
     const queuedRunId = `queued-${Date.now().toString(36)}`;
     await store.queueRun({
       runId: queuedRunId,

@@ -14,7 +14,7 @@ import {
   SFNClient,
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createStartDiagnosisHandler } from '../../functions/handlers/start-handler.ts';
@@ -30,10 +30,10 @@ const sfn = mockClient(SFNClient);
 const dynamo = localDynamoClient();
 let table: Awaited<ReturnType<typeof createTestTable>>;
 let handler: ReturnType<typeof createStartDiagnosisHandler>;
-let store: ReturnType<typeof createDynamoAuditStore>;
+let store: ReturnType<typeof createDynamoRunStore>;
 beforeAll(async () => {
   table = await createTestTable(dynamo);
-  store = createDynamoAuditStore({ client: dynamo, tableName: table.tableName });
+  store = createDynamoRunStore({ client: dynamo, tableName: table.tableName });
   handler = createStartDiagnosisHandler(
     { store, workflow: createStepFunctionsWorkflow(new SFNClient({ region: 'eu-west-1' }), ARN) },
     { ...createObservability('StartDiagnosis'), policy: null },

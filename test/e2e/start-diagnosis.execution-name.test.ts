@@ -7,7 +7,7 @@
  * Same for any transient StartExecution failure whose caller does not retry: QUEUED forever (no sweeper).
  */
 import { InvalidName, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStartDiagnosisHandler } from '../../functions/handlers/start-handler.ts';
@@ -31,10 +31,10 @@ const sfn = mockClient(SFNClient);
 const dynamo = localDynamoClient();
 let table: Awaited<ReturnType<typeof createTestTable>>;
 let handler: ReturnType<typeof createStartDiagnosisHandler>;
-let store: ReturnType<typeof createDynamoAuditStore>;
+let store: ReturnType<typeof createDynamoRunStore>;
 beforeAll(async () => {
   table = await createTestTable(dynamo);
-  store = createDynamoAuditStore({ client: dynamo, tableName: table.tableName });
+  store = createDynamoRunStore({ client: dynamo, tableName: table.tableName });
   const workflow = createStepFunctionsWorkflow(new SFNClient({ region: 'eu-west-1' }), ARN);
   handler = createStartDiagnosisHandler(
     { store, workflow },

@@ -8,11 +8,10 @@
  */
 import type { DiagnosisResult } from '@diagnosis/core';
 import { parseDiagnosisSettings } from '@diagnosis/core/config';
-import { createDynamoAuditStore, type RunRecord, type StoredStep } from '@diagnosis/core/store';
+import { createDynamoClient, createDynamoRunStore, type RunRecord, type StoredStep } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDiagnoseHandler } from '../../functions/handlers/diagnose-handler.ts';
 import { buildDiagnosisDependencies } from '../../functions/setup/dependencies.ts';
-import { createDynamoClient } from '../../functions/setup/dynamo-client.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
 import { startDeepSeekServer, wireText, wireToolCalls } from '../support/deepseek-server.ts';
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
@@ -50,7 +49,7 @@ async function diagnoseHandler(environment: Record<string, string> = {}) {
     SEMANTIC_GUARD: 'off',
     ...environment,
   });
-  const dynamo = createDynamoClient(settings);
+  const dynamo = createDynamoClient(settings, process.env);
   clients.push(dynamo);
   const counter = countWritesInFlight(dynamo);
   const observability = createObservability('Diagnose');
@@ -84,7 +83,7 @@ function floodRound(prefix: string) {
 }
 
 async function recordsOf(runId: string): Promise<RunRecord[]> {
-  const store = createDynamoAuditStore({ client: reader, tableName: table.tableName });
+  const store = createDynamoRunStore({ client: reader, tableName: table.tableName });
   const records: RunRecord[] = [];
   let cursor: string | undefined;
   do {
@@ -140,7 +139,7 @@ describe('a model round that asks for 200 tool calls, through the Diagnose handl
     expect(counter.writes()).toHaveLength(204);
     expect(counter.auditPeak()).toBeLessThanOrEqual(16);
     // NOTE: the bound was reached, not merely respected by a slow trickle: the same burst puts 200 on the wire unbounded
-    // (dynamo-audit-store-bounded.test.ts).
+    // (dynamo-audit-writer-bounded.test.ts).
     expect(counter.auditPeak()).toBeGreaterThan(1);
   });
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseTriggerSettings } from '@diagnosis/core/config';
-import { createDynamoAuditStore, createDynamoIncidentStore } from '@diagnosis/core/store';
+import { createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { createLocalDiagnosisWorkflow } from '@diagnosis/devkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTriggerHandler } from '../../functions/handlers/trigger-handler.ts';
@@ -49,7 +49,7 @@ beforeAll(async () => {
   world = await startE2eWorld({ TRIGGERS: JSON.stringify(MAPPINGS), DIAGNOSIS_TIMEZONE: 'Asia/Shanghai' });
   workflow = createLocalDiagnosisWorkflow({
     invoke: (payload, context) => world.handlers.diagnose(payload, context),
-    store: createDynamoAuditStore({ client: dynamo, tableName: world.tableName }),
+    store: createDynamoRunStore({ client: dynamo, tableName: world.tableName }),
     logger: createObservability('OnWorkflowStopped', () => undefined).logger,
     delayScale: 0.01,
   });
@@ -64,7 +64,7 @@ afterAll(async () => {
   dynamo.destroy();
 });
 
-const store = () => createDynamoAuditStore({ client: dynamo, tableName: world.tableName });
+const store = () => createDynamoRunStore({ client: dynamo, tableName: world.tableName });
 const fire = async (event: unknown) =>
   (await trigger(event, lambdaContext(30_000))) as { outcome: string; runId?: string; code?: string };
 

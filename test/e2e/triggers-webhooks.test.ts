@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { parseTriggerSettings } from '@diagnosis/core/config';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createWebhookHandler, PAGERDUTY_MAX_AGE_MS } from '../../functions/handlers/webhook-handler.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
@@ -119,7 +119,7 @@ describe('POST /triggers/alertmanager', () => {
   it('starts a run for a firing group with the mapping’s tenant (never the alert’s own tenant label)', async () => {
     const answer = await post('alertmanager', ALERTMANAGER, bearer);
     expect(answer).toMatchObject({ status: 202, body: { outcome: 'STARTED', continued: false } });
-    const run = await createDynamoAuditStore({ client: dynamo, tableName: table.tableName }).getRun(answer.body.runId);
+    const run = await createDynamoRunStore({ client: dynamo, tableName: table.tableName }).getRun(answer.body.runId);
     expect(run).toMatchObject({
       enterpriseId: 'E1001',
       trigger: {
@@ -191,7 +191,7 @@ describe('POST /triggers/pagerduty', () => {
   it('starts a run for a validly signed incident.triggered', async () => {
     const answer = await post('pagerduty', PAGERDUTY, { 'x-pagerduty-signature': sign(PAGERDUTY, SECRET) });
     expect(answer).toMatchObject({ status: 202, body: { outcome: 'STARTED' } });
-    const run = await createDynamoAuditStore({ client: dynamo, tableName: table.tableName }).getRun(answer.body.runId);
+    const run = await createDynamoRunStore({ client: dynamo, tableName: table.tableName }).getRun(answer.body.runId);
     expect(run).toMatchObject({
       enterpriseId: 'E1001',
       trigger: { source: 'pagerduty', incidentKey: 'Q2W8ZKH3R5TB7Y', eventId: '01DFPX6K8Q3JZ5W0N2R7TB4C9M' },

@@ -6,7 +6,7 @@
  * (TENANT_MAX_CONCURRENT_RUNS=1), and the deployed definition runs locally against the real Diagnose handler.
  */
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import { runLocalWorkflow } from '@diagnosis/devkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkflowEventsHandler } from '../../functions/handlers/workflow-events.ts';
@@ -33,7 +33,7 @@ afterAll(async () => {
 
 describe('a queued run whose workflow gives up', () => {
   it('does not stay QUEUED forever', async () => {
-    const store = createDynamoAuditStore({ client: dynamo, tableName: world.tableName });
+    const store = createDynamoRunStore({ client: dynamo, tableName: world.tableName });
     // Another long run of E1001 holds the enterprise's only slot.
     await DynamoDBDocumentClient.from(dynamo).send(
       new PutCommand({

@@ -8,7 +8,7 @@
  * The deployed DiagnosisWorkflow definition runs through the local interpreter against the real Diagnose handler,
  * on DynamoDB Local, with the loopback DeepSeek-format model server.
  */
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import { runLocalWorkflow } from '@diagnosis/devkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkflowEventsHandler } from '../../functions/handlers/workflow-events.ts';
@@ -25,11 +25,11 @@ const WORKFLOW_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:diagnos
 const definition = buildDiagnosisWorkflowDefinition({ diagnoseFunctionArn: FUNCTION_ARN });
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 const dynamo = localDynamoClient();
-let store: ReturnType<typeof createDynamoAuditStore>;
+let store: ReturnType<typeof createDynamoRunStore>;
 let onWorkflowEvent: ReturnType<typeof createWorkflowEventsHandler>;
 beforeAll(async () => {
   world = await startE2eWorld();
-  store = createDynamoAuditStore({ client: dynamo, tableName: world.tableName });
+  store = createDynamoRunStore({ client: dynamo, tableName: world.tableName });
   onWorkflowEvent = createWorkflowEventsHandler(store, {
     ...createObservability('OnWorkflowStopped', () => undefined),
     workflowArn: WORKFLOW_ARN,

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type DiagnosisResult, executeDiagnosisRun, type ModelFailureReport } from '@diagnosis/core';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoStores } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../../packages/cli/src/render/render-report.ts';
 import { startDeepSeekServer, type WireScript } from '../support/deepseek-server.ts';
@@ -57,7 +57,7 @@ async function runAgainst(baseURL: string, script: WireScript = []) {
     {
       model: provider.chatModel('deepseek-v4-flash'),
       evidence: createFakeEvidence().evidence,
-      createStore: () => createDynamoAuditStore({ client, tableName: table.tableName, retentionDays: 1 }),
+      createStore: () => createDynamoStores({ client, tableName: table.tableName, retentionDays: 1 }),
       limits: { finalRoundReserveMs: 500, modelRequestTimeoutMs: TIMEOUT_MS },
       flushReserveMs: 100,
       log: (entry) => logs.push(JSON.stringify(entry)),

@@ -1,6 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { executeDiagnosisRun, type PublishedReport } from '@diagnosis/core';
-import { createMemoryRunStore } from '@diagnosis/core/store';
+import { createMemoryStores } from '@diagnosis/core/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDeepSeekServer, wireText, wireToolCalls } from '../support/deepseek-server.ts';
 import { createFakeEvidence } from '../support/fake-evidence.ts';
@@ -36,7 +36,7 @@ describe('the SemanticGuard over the real openai-compatible provider', () => {
       apiKey: 'sk-test',
       includeUsage: true,
     });
-    const store = createMemoryRunStore();
+    const store = createMemoryStores();
 
     const result = await executeDiagnosisRun(
       {

@@ -7,8 +7,8 @@ import { createLocalDiagnosisWorkflow, loadExampleMysql } from '@diagnosis/devki
 import { inject } from 'vitest';
 import { createCancelRunHandler } from '../../functions/handlers/cancel-handler.ts';
 import { createStartDiagnosisHandler } from '../../functions/handlers/start-handler.ts';
-import { createTableStore } from '../../functions/setup/dynamo-client.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
+import { createTableStore } from '../../functions/setup/table-store.ts';
 import { handlerFileOf, LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../../scripts/lambda-functions.ts';
 import { startDeepSeekServer } from './deepseek-server.ts';
 import { createTestTable, localDynamoClient } from './dynamodb.ts';

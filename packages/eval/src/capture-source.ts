@@ -2,8 +2,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoredRun } from '@diagnosis/core';
 import {
-  createDynamoAuditStore,
   createDynamoFeedbackStore,
+  createDynamoRunStore,
   isPublishedDiagnosis,
   runOf,
   sessionKey,
@@ -20,7 +20,7 @@ const PREVIOUS_PAGE_SIZE = 25;
  * against a deployed table.
  */
 export function createCaptureSource(client: DynamoDBClient, tableName: string): CaptureSource {
-  const store = createDynamoAuditStore({ client, tableName });
+  const store = createDynamoRunStore({ client, tableName });
   const feedback = createDynamoFeedbackStore({ client, tableName });
   const documents = DynamoDBDocumentClient.from(client);
   return {

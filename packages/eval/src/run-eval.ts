@@ -8,9 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { ensureDiagnosisTable } from '@diagnosis/core/store';
+import { createDynamoClient, ensureDiagnosisTable } from '@diagnosis/core/store';
 import { loadDeepSeekTokenizer, startDynamoDbLocal } from '@diagnosis/devkit';
-import { createDynamoClient } from '@diagnosis/functions';
 import { createConnection } from 'mysql2/promise';
 import { ulid } from 'ulid';
 import type { Price } from './price.ts';
@@ -76,7 +75,7 @@ export async function runEval(scenarios: readonly Scenario[], options: EvalOptio
   const engine = await starting;
   const endpoint = engine?.endpoint ?? (given as string);
   const tableName = `diagnosis-eval-${ulid().toLowerCase()}`;
-  const dynamo = createDynamoClient({ DIAGNOSIS_TABLE_NAME: tableName, DYNAMODB_ENDPOINT: endpoint });
+  const dynamo = createDynamoClient({ DIAGNOSIS_TABLE_NAME: tableName, DYNAMODB_ENDPOINT: endpoint }, process.env);
   const scratchDir = mkdtempSync(join(tmpdir(), 'diagnosis-eval-'));
   const runs: ScenarioRun[] = new Array(scenarios.length);
   try {

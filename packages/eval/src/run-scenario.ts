@@ -15,7 +15,7 @@ import {
 } from '@diagnosis/core';
 import { parseDiagnosisSettings, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import {
   type DeepSeekResponse,
   lambdaContext,
@@ -259,7 +259,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     const latencyMs = performance.now() - started;
     usage = addUsage(usage, result.usage);
     // The run's own pseudonym map, read back from the table like the reveal route does, for the scorer only.
-    const store = createDynamoAuditStore({ client: composed.dynamo, tableName: context.tableName });
+    const store = createDynamoRunStore({ client: composed.dynamo, tableName: context.tableName });
     const entries = openPseudonymBatches(
       settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
       runId,
@@ -281,9 +281,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
             { requests: server.requests, responses: agentScript },
             { requests: server.judgeRequests, responses: judgeScript },
           );
-    const stored = await createDynamoAuditStore({ client: composed.dynamo, tableName: context.tableName }).getRun(
-      runId,
-    );
+    const stored = await createDynamoRunStore({ client: composed.dynamo, tableName: context.tableName }).getRun(runId);
     const notRecorded = recorded?.asked.filter((call) => !call.recorded).length ?? 0;
     if (notRecorded > 0) notes.push(`${notRecorded} tool call(s) not in the recording (NOT_RECORDED)`);
     return {

@@ -6,7 +6,7 @@
  */
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { createDynamoAuditStore, type DynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_DELIVERY_RECEIVES } from '../../../functions/delivery/delivery-metric-names.ts';
@@ -29,7 +29,7 @@ import { T0 } from '../../support/run-fixtures.ts';
 
 const client = localDynamoClient();
 let drop: () => Promise<void>;
-let runs: DynamoAuditStore;
+let runs: RunStore;
 let deliveries: DeliveryStore;
 let receiver: LoopbackReceiver;
 const sns = mockClient(SNSClient);
@@ -41,7 +41,7 @@ let clock = T0;
 beforeAll(async () => {
   const table = await createTestTable(client);
   drop = table.drop;
-  runs = createDynamoAuditStore({ client, tableName: table.tableName, now: () => clock });
+  runs = createDynamoRunStore({ client, tableName: table.tableName, now: () => clock });
   deliveries = createDynamoDeliveryStore({ client, tableName: table.tableName });
   receiver = await startLoopbackReceiver();
 });

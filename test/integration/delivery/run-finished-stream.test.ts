@@ -5,7 +5,7 @@
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { cancelDiagnosis, closeAbandonedRun, closeQueuedRun, type RunOutcome } from '@diagnosis/core';
-import { createDynamoAuditStore, type DynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isRunFinishing } from '../../../functions/delivery/publish-run-finished.ts';
@@ -21,14 +21,14 @@ import { createStreamTable, type StreamTable } from '../../support/table-stream.
 
 const client = localDynamoClient();
 let table: StreamTable;
-let store: DynamoAuditStore;
+let store: RunStore;
 const events = mockClient(EventBridgeClient);
 const validate = resultEventValidator();
 const silent = () => createObservability('PublishRunFinished', () => undefined);
 
 beforeAll(async () => {
   table = await createStreamTable(client);
-  store = createDynamoAuditStore({ client, tableName: table.tableName, now: () => T0 });
+  store = createDynamoRunStore({ client, tableName: table.tableName, now: () => T0 });
 });
 afterAll(async () => {
   await table.drop();

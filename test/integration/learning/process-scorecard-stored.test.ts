@@ -1,5 +1,5 @@
 import {
-  type AuditHook,
+  type AuditWriter,
   buildProcessScorecard,
   type DiagnosisDraft,
   executeDiagnosisRun,
@@ -7,8 +7,8 @@ import {
   type RunStore,
 } from '@diagnosis/core';
 import {
-  createDynamoAuditStore,
-  createMemoryRunStore,
+  createDynamoStores,
+  createMemoryStores,
   type StoredStep,
   type StoredToolInvocation,
 } from '@diagnosis/core/store';
@@ -47,7 +47,7 @@ function draftWithHypothesis(): DiagnosisDraft {
 }
 
 /** One run through the service: a call, a duplicate of it and a refused one, then a Draft the judge trims. */
-async function runOnce(runId: string, createStore: () => AuditHook & RunStore) {
+async function runOnce(runId: string, createStore: () => RunStore & AuditWriter) {
   const reordered = {
     level: 'ERROR',
     service: 'order-service',
@@ -109,11 +109,11 @@ async function recordsOf(store: RunStore, runId: string) {
 }
 
 describe.each([
-  ['DynamoDB Local', () => createDynamoAuditStore({ client, tableName: table.tableName })],
+  ['DynamoDB Local', () => createDynamoStores({ client, tableName: table.tableName })],
   [
     'the in-memory store',
     (() => {
-      const store = createMemoryRunStore();
+      const store = createMemoryStores();
       return () => store;
     })(),
   ],

@@ -4,7 +4,12 @@
  * The workflow is a recorder (no diagnosis runs here); time is a fake clock.
  */
 import { executeDiagnosisRun, handleIncidentEvent, type IncidentDeps, type IncidentEvent } from '@diagnosis/core';
-import { createDynamoAuditStore, createDynamoIncidentStore, MAX_STORED_INCIDENT_EVENTS } from '@diagnosis/core/store';
+import {
+  createDynamoIncidentStore,
+  createDynamoRunStore,
+  createDynamoStores,
+  MAX_STORED_INCIDENT_EVENTS,
+} from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishedOutcome } from '../../support/audit-events.ts';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
@@ -29,7 +34,7 @@ let counter = 0;
 function world() {
   let clock = T0;
   const { workflow, started } = recordingWorkflow();
-  const store = createDynamoAuditStore({ client, tableName: table.tableName, now: () => clock });
+  const store = createDynamoRunStore({ client, tableName: table.tableName, now: () => clock });
   const incidents = createDynamoIncidentStore({ client, tableName: table.tableName });
   const suffix = `${Date.now().toString(36)}${(counter++).toString(36)}`;
   let runs = 0;
@@ -174,7 +179,7 @@ describe('handleIncidentEvent', () => {
       {
         model,
         evidence: createFakeEvidence().evidence,
-        createStore: () => createDynamoAuditStore({ client, tableName: table.tableName, now }),
+        createStore: () => createDynamoStores({ client, tableName: table.tableName, now }),
         flushReserveMs: 1_000,
         now,
       },
@@ -214,7 +219,7 @@ describe('handleIncidentEvent', () => {
       ...deps,
       start: {
         ...deps.start,
-        store: createDynamoAuditStore({ client, tableName: table.tableName, now: deps.now, maxOpenRuns: 1 }),
+        store: createDynamoRunStore({ client, tableName: table.tableName, now: deps.now, maxOpenRuns: 1 }),
       },
     };
     const of = (key: string, eventId: string) => {

@@ -10,7 +10,7 @@ import {
   SEMANTIC_GUARD_TITLE,
   type SemanticGuardMode,
 } from '@diagnosis/core';
-import { createMemoryRunStore } from '@diagnosis/core/store';
+import { createMemoryStores } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
 import { envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
@@ -84,7 +84,7 @@ async function diagnose(
     'agent-model',
   );
   const judge = scriptedModel(judgeScript, 'judge-model');
-  const store = createMemoryRunStore();
+  const store = createMemoryStores();
   const deps: DiagnosisServiceDeps = {
     model: agent,
     evidence: createFakeEvidence().evidence,

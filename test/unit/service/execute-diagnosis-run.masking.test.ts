@@ -1,5 +1,5 @@
 import { executeDiagnosisRun, openPseudonymBatches } from '@diagnosis/core';
-import { createMemoryRunStore } from '@diagnosis/core/store';
+import { createMemoryStores } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
 import { envelope, LOGS_INPUT, noConclusionDraft } from '../../support/run-fixtures.ts';
@@ -55,7 +55,7 @@ const userMessageOf = (model: ReturnType<typeof scriptedModel>) => {
 
 describe('executeDiagnosisRun with masking', () => {
   it('publishes what the model saw, records the masking, and hands a follow-up the turn masked with its own key', async () => {
-    const store = createMemoryRunStore();
+    const store = createMemoryStores();
     const deps = (model: ReturnType<typeof scriptedModel>) => ({
       model,
       evidence: createFakeEvidence(logs).evidence,
@@ -93,7 +93,7 @@ describe('executeDiagnosisRun with masking', () => {
   });
 
   it('masks secrets only in secrets-only mode, and records that it did', async () => {
-    const store = createMemoryRunStore();
+    const store = createMemoryStores();
     const model = scriptedModel([
       toolRound([{ id: 'call-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
       textRound(JSON.stringify(noConclusionDraft())),

@@ -1,5 +1,5 @@
 import { cancelDiagnosis, cancelled, type DiagnosisDraft, emptyRunUsage, executeDiagnosisRun } from '@diagnosis/core';
-import { createMemoryRunStore, RunStoreError } from '@diagnosis/core/store';
+import { createMemoryStores, RunStoreError } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { publishedOutcome } from '../../support/audit-events.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
@@ -19,7 +19,7 @@ const command = {
 
 /** A store whose first completion fails with `failure`; the rest behaves as the in-memory store. */
 function storeFailingFirstCompletion(failure: Error) {
-  const store = createMemoryRunStore();
+  const store = createMemoryStores();
   const complete = store.completeRun.bind(store);
   let calls = 0;
   store.completeRun = async (runId, outcome) => {
@@ -72,7 +72,7 @@ describe('executeDiagnosisRun and cancellation', () => {
   ]);
 
   it('ends CANCELLED during a slow tool call once the cancel flag is set, its audit flushed and progress kept', async () => {
-    const store = createMemoryRunStore();
+    const store = createMemoryStores();
     const model = scriptedModel([logsRound, textRound(JSON.stringify(noConclusionDraft()))]);
     const running = executeDiagnosisRun(request, {
       model,
@@ -97,7 +97,7 @@ describe('executeDiagnosisRun and cancellation', () => {
   });
 
   it('reads the cancel flag before every model round, so a run cancelled between rounds starts no other', async () => {
-    const store = createMemoryRunStore();
+    const store = createMemoryStores();
     const model = scriptedModel([logsRound, textRound(JSON.stringify(noConclusionDraft()))]);
     // NOTE: the periodic read never comes in this test: only the read before the next round can see the flag.
     const evidence = createFakeEvidence({
@@ -119,7 +119,7 @@ describe('executeDiagnosisRun and cancellation', () => {
   });
 
   it('never starts a QUEUED run that was cancelled, and answers with the stored CANCELLED result', async () => {
-    const store = createMemoryRunStore();
+    const store = createMemoryStores();
     await store.queueRun(request);
     await store.requestCancel(request.runId, cancelled(emptyUsage()).outcome);
     const model = scriptedModel([textRound(JSON.stringify(noConclusionDraft()))]);
@@ -135,7 +135,7 @@ describe('executeDiagnosisRun and cancellation', () => {
   });
 
   it('closes a QUEUED run as FAILED when the invocation has too little time, so it never waits forever', async () => {
-    const store = createMemoryRunStore();
+    const store = createMemoryStores();
     await store.queueRun(request);
     await expect(
       executeDiagnosisRun(
@@ -152,7 +152,7 @@ describe('executeDiagnosisRun and cancellation', () => {
   });
 
   it('leaves an ended run as it is when a cancel comes after the end', async () => {
-    const store = createMemoryRunStore();
+    const store = createMemoryStores();
     const result = await executeDiagnosisRun(request, {
       model: scriptedModel([textRound(JSON.stringify(noConclusionDraft()))]),
       evidence: createFakeEvidence().evidence,
@@ -171,7 +171,7 @@ describe('executeDiagnosisRun and cancellation', () => {
 describe('executeDiagnosisRun and the previous turn', () => {
   /** A published run of the session whose summary is far over 512 bytes even with every item cut short. */
   async function storeWithLongPublishedRun() {
-    const store = createMemoryRunStore();
+    const store = createMemoryStores();
     const previous = { ...command, runId: 'run-previous', sessionId: 's-follow' };
     await store.startRun(previous);
     const long = (label: string) => `${label}：支付网关连接池耗尽导致订单服务调用超时`.repeat(3);
@@ -217,7 +217,7 @@ describe('executeDiagnosisRun and the previous turn', () => {
 
 describe('executeDiagnosisRun and stop reasons', () => {
   it('returns, stores and replays both STOP_IGNORED and the TOOL_CALL_BUDGET that ended collection', async () => {
-    const store = createMemoryRunStore();
+    const store = createMemoryStores();
     const request = { ...command, runId: 'run-ignored' };
     const deps = {
       model: scriptedModel([
@@ -254,7 +254,7 @@ describe('executeDiagnosisRun and stop reasons', () => {
   });
 
   it('keeps the TOOL_CALL_BUDGET that ended collection when the final round writes no valid Draft', async () => {
-    const store = createMemoryRunStore();
+    const store = createMemoryStores();
     const request = { ...command, runId: 'run-invalid-final' };
     const result = await executeDiagnosisRun(request, {
       model: scriptedModel([

@@ -7,7 +7,7 @@
  * container.
  */
 import { cancelled, emptyRunUsage, executeDiagnosisRun } from '@diagnosis/core';
-import { createMemoryRunStore } from '@diagnosis/core/store';
+import { createMemoryStores } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
 import { noConclusionDraft } from '../../support/run-fixtures.ts';
@@ -24,7 +24,7 @@ const request = {
 
 describe('a failure after the claim', () => {
   it('never leaves the run RUNNING forever, and stops its cancel poller', async () => {
-    const store = createMemoryRunStore();
+    const store = createMemoryStores();
     await store.queueRun(request); // POST /diagnoses
     let polls = 0;
     const isCancelRequested = store.isCancelRequested.bind(store);

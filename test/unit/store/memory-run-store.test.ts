@@ -1,11 +1,10 @@
 import { createMemoryRunStore } from '@diagnosis/core/store';
 import { describeRunStoreContract } from '../../contract/run-store-contract.ts';
 
-describeRunStoreContract('in-memory fake', async ({ now, sessionPageSize, reasoningRetentionDays, maxOpenRuns }) => {
+describeRunStoreContract('in-memory fake', async ({ now, sessionPageSize, maxOpenRuns }) => {
   const store = createMemoryRunStore({
     now,
     ...(sessionPageSize === undefined ? {} : { sessionPageSize }),
-    ...(reasoningRetentionDays === undefined ? {} : { reasoningRetentionDays }),
     ...(maxOpenRuns === undefined ? {} : { maxOpenRuns }),
   });
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelStepEvent, ToolInvocationEvent } from '../../../packages/core/src/store/audit-hook.ts';
-import { createMemoryRunStore } from '../../../packages/core/src/store/memory-run-store.ts';
+import { createMemoryStores } from '../../../packages/core/src/store/memory/memory-stores.ts';
 import { teeAuditStore } from '../../../packages/core/src/store/tee-audit-store.ts';
 
 const step = (stepNumber: number) =>
@@ -24,7 +24,7 @@ describe('teeAuditStore', () => {
   it('hands every event to the store first and then to the listener, in the order the harness audited them', async () => {
     const order: string[] = [];
     const store = {
-      ...createMemoryRunStore(),
+      ...createMemoryStores(),
       async onModelStep(event: ModelStepEvent) {
         order.push(`store step ${event.stepNumber}`);
       },
@@ -51,7 +51,7 @@ describe('teeAuditStore', () => {
 
   it('keeps the run going when the listener throws, and still fails it when the store does', async () => {
     const failing = {
-      ...createMemoryRunStore(),
+      ...createMemoryStores(),
       onModelStep: async (_event: ModelStepEvent): Promise<void> => {
         throw new Error('write failed');
       },
@@ -61,13 +61,13 @@ describe('teeAuditStore', () => {
         throw new Error('view broke');
       },
     };
-    const quiet = { ...createMemoryRunStore(), onModelStep: async (_event: ModelStepEvent) => undefined };
+    const quiet = { ...createMemoryStores(), onModelStep: async (_event: ModelStepEvent) => undefined };
     await expect(teeAuditStore(quiet, broken).onModelStep(step(1))).resolves.toBeUndefined();
     await expect(teeAuditStore(failing, {}).onModelStep(step(1))).rejects.toThrow('write failed');
   });
 
   it('keeps the store’s other methods working', async () => {
-    const tee = teeAuditStore(createMemoryRunStore(), {});
+    const tee = teeAuditStore(createMemoryStores(), {});
     await tee.startRun({ runId: 'run-2', sessionId: 's', enterpriseId: 'E1', query: 'q', continueSession: false });
     expect((await tee.getRun('run-2'))?.status).toBe('RUNNING');
   });

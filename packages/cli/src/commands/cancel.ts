@@ -31,11 +31,11 @@ export const cancelCommand: Command = {
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
     if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
     const { cancelDiagnosis } = await import('@diagnosis/core');
-    const { createDynamoAuditStore } = await import('@diagnosis/core/store');
+    const { createDynamoRunStore } = await import('@diagnosis/core/store');
     const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const runtime = await startLocalRuntime(io.env, (line) => io.stderr(`${line}\n`));
     try {
-      const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
+      const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
       const run = await cancelDiagnosis(runId, { store });
       if (run === null) throw new CliError(EXIT.NOT_FOUND, `no run ${runId} in table ${runtime.tableName}`);
       if (run.status === 'RUNNING') {

@@ -85,11 +85,11 @@ export const feedbackCommand: Command = {
         throw error;
       }
     }
-    const { createDynamoAuditStore, createDynamoFeedbackStore } = await import('@diagnosis/core/store');
+    const { createDynamoRunStore, createDynamoFeedbackStore } = await import('@diagnosis/core/store');
     const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const runtime = await startLocalRuntime(io.env);
     try {
-      const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
+      const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
       const feedback = createDynamoFeedbackStore({ client: runtime.client, tableName: runtime.tableName });
       const run = await store.getRun(runId);
       if (run === null) throw new CliError(EXIT.NOT_FOUND, `no run ${runId} in table ${runtime.tableName}`);

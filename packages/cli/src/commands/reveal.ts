@@ -30,11 +30,11 @@ export const revealCommand: Command = {
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
     if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
     const { DEVELOPMENT_MASKING_SECRET, openPseudonymBatches } = await import('@diagnosis/core');
-    const { createDynamoAuditStore } = await import('@diagnosis/core/store');
+    const { createDynamoRunStore } = await import('@diagnosis/core/store');
     const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const runtime = await startLocalRuntime(io.env);
     try {
-      const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
+      const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
       if ((await store.getRun(runId)) === null) {
         throw new CliError(EXIT.NOT_FOUND, `no run ${runId} in table ${runtime.tableName}`);
       }

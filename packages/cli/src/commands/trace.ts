@@ -35,7 +35,7 @@ export const traceCommand: Command = {
     if (runId === undefined) throw usageError('no run id: diagnosis trace <runId> (diagnosis runs lists them)');
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
     if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
-    const { createDynamoAuditStore, createDynamoIncidentStore } = await import('@diagnosis/core/store');
+    const { createDynamoRunStore, createDynamoIncidentStore } = await import('@diagnosis/core/store');
     const { renderIncident } = await import('../render/render-incident.ts');
     const { localDataDir, startLocalRuntime } = await import('../local/local-runtime.ts');
     const [{ loadRunTrace }, { renderTimeline }, { renderMermaid }, { renderHtml }] = await Promise.all([
@@ -46,7 +46,7 @@ export const traceCommand: Command = {
     ]);
     const runtime = await startLocalRuntime(io.env, (line) => io.stderr(`${line}\n`));
     try {
-      const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
+      const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
       const trace = await loadRunTrace(store, runId, values['include-reasoning'] === true);
       if (trace === null) throw new CliError(EXIT.NOT_FOUND, `no run ${runId} in table ${runtime.tableName}`);
       io.stdout(`${renderTimeline(trace)}\n`);

@@ -17,7 +17,7 @@ import {
   validateQuery,
 } from '@diagnosis/core';
 import { limitsOf } from '@diagnosis/core/config';
-import { createDynamoAuditStore } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import { lambdaContext } from '@diagnosis/devkit';
 import { createLocalDiagnose, createObservability } from '@diagnosis/functions';
 import { ulid } from 'ulid';
@@ -96,7 +96,7 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions, io: CliI
       cancelling = true;
       live?.stop();
       io.stderr('\ncancelling the run… (Ctrl-C again to stop at once)\n');
-      const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
+      const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
       void cancelDiagnosis(runId, { store }).catch(() => undefined);
     });
     if (options.banner !== undefined) say(options.banner);
@@ -120,7 +120,7 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions, io: CliI
       dynamo.destroy();
     }
     // NOTE: the evidence behind each citation, read back from the run's own audit records: what the model saw.
-    const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
+    const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
     const evidence = (await loadRunEvidence(store, runId))?.evidence ?? null;
     if (options.json) {
       io.stdout(`${JSON.stringify({ ...result, evidence }, null, 2)}\n`);

@@ -18,7 +18,7 @@ import {
   teeAuditStore,
 } from '@diagnosis/core';
 import { parseTriggerSettings } from '@diagnosis/core/config';
-import { createDynamoAuditStore, createDynamoIncidentStore } from '@diagnosis/core/store';
+import { createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { createLocalDiagnosisWorkflow, lambdaContext } from '@diagnosis/devkit';
 import {
   buildRunFinishedEvent,
@@ -192,7 +192,7 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
     // closed as the deployed rule closes it).
     const workflow = createLocalDiagnosisWorkflow({
       invoke,
-      store: createDynamoAuditStore({ client: dynamo, tableName: runtime.tableName }),
+      store: createDynamoRunStore({ client: dynamo, tableName: runtime.tableName }),
       logger: createObservability('OnWorkflowStopped', log.write).logger,
       invocationTimeoutMs: options.timeoutSeconds * 1_000,
     });
@@ -283,7 +283,7 @@ async function report(
     say(`started nothing: ${answer.code}`);
     return EXIT.OK;
   }
-  const store = createDynamoAuditStore({ client: runtime.client, tableName: runtime.tableName });
+  const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
   const incidents = createDynamoIncidentStore({ client: runtime.client, tableName: runtime.tableName });
   const run = await store.getRun(answer.runId);
   if (run === null) throw new CliError(EXIT.FAILED, `run ${answer.runId} is not in the table`);

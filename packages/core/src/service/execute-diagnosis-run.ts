@@ -13,8 +13,8 @@ import type { ProcessScorecard } from '../run/process-scores.ts';
 import { createRunContext } from '../run/run-context.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
-import type { AuditHook } from '../store/audit-hook.ts';
-import type { RunOutcome, RunStore } from '../store/run-store.ts';
+import type { AuditWriter } from '../store/audit-writer.ts';
+import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import { createMaskingSession, type MaskingConfig } from '../tools/masking/masking-session.ts';
 import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
@@ -45,8 +45,8 @@ export interface DiagnoseCommand extends DiagnosisRunRequest {
 export interface DiagnosisServiceDeps {
   model: LanguageModel;
   evidence: EvidenceAdapters;
-  /** A store for this invocation: its write-behind queue belongs to one run. */
-  createStore: () => AuditHook & RunStore;
+  /** The run store and audit writer for this invocation: the writer's write-behind queue belongs to one run. */
+  createStore: () => RunStore & AuditWriter;
   limits?: Partial<RunLimits>;
   /** The deployment's IANA time zone, in which the model reads the run's start time (default Asia/Shanghai). */
   timeZone?: string;

@@ -1,13 +1,15 @@
 import { buildProcessScorecard, type ScoredRun } from '../report/process-scorecard.ts';
 import type { ProcessScorecard } from '../run/process-scores.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
-import { recordOf, stepItems, toolItem } from '../store/item-codec.ts';
+import { stepItems } from '../store/items/model-step-items.ts';
+import { recordOf } from '../store/items/run-record.ts';
+import { toolItem } from '../store/items/tool-item.ts';
 import type { StoredStep, StoredToolInvocation } from '../store/run-store.ts';
 
 /**
  * An audit hook in front of the run's store that keeps each audited event as the record the store reads back (built
- * by the store's own codec, with its caps), so that the process scorecard computed when the run completes is the one
- * anyone recomputes later from the stored records. Everything is passed on to the store unchanged. NOTE: a tool
+ * by the store's own item modules, with their caps), so that the process scorecard computed when the run completes is
+ * the one anyone recomputes later from the stored records. Everything is passed on to the store unchanged. NOTE: a tool
  * event's adapter data is dropped from the kept record (the scorecard never reads it), so the run holds no second
  * copy of large results.
  */

@@ -1,7 +1,8 @@
 /**
- * `@diagnosis/core/store`: the ports (AuditHook, RunStore, TenantLeaseStore), their adapters on one DynamoDB table,
- * their in-memory twins with the same behaviour, and the item keys, schemas and codec they share. Kept off the package root
- * so the harness can be used without the AWS SDK.
+ * `@diagnosis/core/store`: the ports (AuditHook, AuditWriter, RunStore, TenantLeaseStore, FeedbackStore,
+ * IncidentStore), their adapters on one DynamoDB table (`dynamo/`), their in-memory twins with the same behaviour
+ * (`memory/`), and one module per item kind (`items/`: its schema, keys and both directions). Kept off the package
+ * root so the harness can be used without the AWS SDK.
  */
 
 export {
@@ -13,12 +14,18 @@ export {
 } from '../access/tenant-admission.ts';
 export * from '../errors.ts';
 export { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
+export type { AuditWriter } from './audit-writer.ts';
 export { diagnosisTableDefinition, ensureDiagnosisTable } from './diagnosis-table.ts';
-export { createDynamoAuditStore, type DynamoAuditStore, type DynamoAuditStoreOptions } from './dynamo-audit-store.ts';
-export { createDynamoFeedbackStore, type DynamoFeedbackStoreOptions } from './dynamo-feedback-store.ts';
-export { createDynamoIncidentStore, type DynamoIncidentStoreOptions } from './dynamo-incident-store.ts';
-export { createDynamoTenantLeaseStore, type DynamoTenantLeaseStoreOptions } from './dynamo-tenant-lease-store.ts';
-export { feedbackItem, feedbackOf, feedbackPartitionKey, feedbackSortKey } from './feedback-items.ts';
+export { createDynamoClient, type DynamoClientEnvironment } from './dynamo/create-dynamo-client.ts';
+export { createDynamoAuditWriter, type DynamoAuditWriterOptions } from './dynamo/dynamo-audit-writer.ts';
+export { createDynamoFeedbackStore, type DynamoFeedbackStoreOptions } from './dynamo/dynamo-feedback-store.ts';
+export { createDynamoIncidentStore, type DynamoIncidentStoreOptions } from './dynamo/dynamo-incident-store.ts';
+export { createDynamoRunStore, type DynamoRunStoreOptions } from './dynamo/dynamo-run-store.ts';
+export { createDynamoStores, type DynamoStores, type DynamoStoresOptions } from './dynamo/dynamo-stores.ts';
+export {
+  createDynamoTenantLeaseStore,
+  type DynamoTenantLeaseStoreOptions,
+} from './dynamo/dynamo-tenant-lease-store.ts';
 export * from './feedback-store.ts';
 export {
   type IncidentEventRecord,
@@ -31,39 +38,33 @@ export {
   type StoredIncident,
   webhookEventKey,
 } from './incident-store.ts';
+export { completionAttributes } from './items/completion-attributes.ts';
+export { feedbackItem, feedbackOf, feedbackPartitionKey, feedbackSortKey } from './items/feedback-item.ts';
+export { ITEM_CAPS, type Item, SCHEMA_VERSION, ttlFor } from './items/item.ts';
+export { stepItems } from './items/model-step-items.ts';
+export { OPEN_RUNS_INDEX_KEY, openRunsKey } from './items/open-runs-item.ts';
 export {
-  completionAttributes,
-  newRunItem,
   pseudonymBatchOf,
   pseudonymItem,
-  reasoningOf,
-  recordOf,
-  runOf,
-  stepItems,
-  toolItem,
-  ttlFor,
-} from './item-codec.ts';
-export {
-  createToolSortKeys,
-  OPEN_RUNS_INDEX_KEY,
-  openRunsKey,
   pseudonymPartitionKey,
   pseudonymSortKey,
-  reasoningPartitionKey,
-  runKey,
-  sessionKey,
-  stepSortKey,
-  toolSortKey,
-} from './item-keys.ts';
-export { ITEM_CAPS, type Item, SCHEMA_VERSION } from './item-schemas.ts';
-export { createMemoryFeedbackStore, type MemoryFeedbackStore } from './memory-feedback-store.ts';
-export { createMemoryIncidentStore, type MemoryIncidentStore } from './memory-incident-store.ts';
-export { createMemoryRunStore, type MemoryRunStore, type MemoryRunStoreOptions } from './memory-run-store.ts';
+} from './items/pseudonym-item.ts';
+export { reasoningOf, reasoningPartitionKey } from './items/reasoning-item.ts';
+export { newRunItem, runKey, runOf, sessionKey } from './items/run-item.ts';
+export { recordOf } from './items/run-record.ts';
+export { stepSortKey } from './items/step-item.ts';
+export { createToolSortKeys, toolItem, toolSortKey } from './items/tool-item.ts';
+export { createMemoryAuditWriter, type MemoryAuditWriterOptions } from './memory/memory-audit-writer.ts';
+export { createMemoryFeedbackStore, type MemoryFeedbackStore } from './memory/memory-feedback-store.ts';
+export { createMemoryIncidentStore, type MemoryIncidentStore } from './memory/memory-incident-store.ts';
+export { createMemoryRunStore, type MemoryRunStore, type MemoryRunStoreOptions } from './memory/memory-run-store.ts';
+export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from './memory/memory-stores.ts';
+export type { MemoryTable } from './memory/memory-table.ts';
 export {
   createMemoryTenantLeaseStore,
   type MemoryTenantLeaseStore,
   type MemoryTenantLeaseStoreOptions,
-} from './memory-tenant-lease-store.ts';
+} from './memory/memory-tenant-lease-store.ts';
 export * from './run-store.ts';
 export {
   type LeaseRequest,

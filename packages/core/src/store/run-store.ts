@@ -235,7 +235,9 @@ export interface PageOptions {
  * Port: the lifecycle of runs and the way back to them. `startRun` is idempotent per runId (a replay reports the
  * stored run instead of starting a second one, and the caller compares the request); `completeRun` happens once;
  * `findPreviousRun` selects the run a follow-up may continue from. The store selects; the service builds the
- * PreviousTurn from what it selected.
+ * PreviousTurn from what it selected. NOTE: its writes are immediate and conditional; the run's audit trail, which
+ * it reads back (`listRunRecords`, `listReasoning`, `listPseudonyms`), is written by the `AuditWriter` on the same
+ * table, whose `flush` the run awaits before `completeRun`.
  */
 export interface RunStore {
   /**
@@ -295,6 +297,4 @@ export interface RunStore {
    * choice, and a follow-up must never see another tenant's run.
    */
   findPreviousRun(enterpriseId: string, sessionId: string): Promise<StoredRun | null>;
-  /** Waits for every write started so far; rejects with `AuditWriteError` naming the items that failed. */
-  flush(): Promise<void>;
 }

@@ -1,17 +1,16 @@
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createDynamoAuditStore, type Item } from '@diagnosis/core/store';
+import { createDynamoRunStore, type Item } from '@diagnosis/core/store';
 import { describeRunStoreContract } from '../../contract/run-store-contract.ts';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
 
-describeRunStoreContract('DynamoDB Local', async ({ now, sessionPageSize, reasoningRetentionDays, maxOpenRuns }) => {
+describeRunStoreContract('DynamoDB Local', async ({ now, sessionPageSize, maxOpenRuns }) => {
   const client = localDynamoClient();
   const table = await createTestTable(client);
-  const store = createDynamoAuditStore({
+  const store = createDynamoRunStore({
     client,
     tableName: table.tableName,
     now,
     ...(sessionPageSize === undefined ? {} : { sessionPageSize }),
-    ...(reasoningRetentionDays === undefined ? {} : { reasoningRetentionDays }),
     ...(maxOpenRuns === undefined ? {} : { maxOpenRuns }),
   });
   const documents = DynamoDBDocumentClient.from(client);

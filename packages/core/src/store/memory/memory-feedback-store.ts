@@ -1,12 +1,12 @@
-import { callerSortKeyPrefix, feedbackItem, feedbackOf, feedbackPartitionKey } from './feedback-items.ts';
-import { FEEDBACK_LIMITS, type FeedbackStore } from './feedback-store.ts';
-import type { Item } from './item-schemas.ts';
+import { FEEDBACK_LIMITS, type FeedbackStore } from '../feedback-store.ts';
+import { callerSortKeyPrefix, feedbackItem, feedbackOf, feedbackPartitionKey } from '../items/feedback-item.ts';
+import type { Item } from '../items/item.ts';
 
 export type MemoryFeedbackStore = FeedbackStore & { readonly items: ReadonlyMap<string, Item> };
 
 /**
- * The feedback store in memory, with the DynamoDB adapter's behaviour (the same items, built by the same codec; the
- * same conditional puts; the same order and bounds). The contract suite runs against both.
+ * The feedback store in memory, with the DynamoDB adapter's behaviour (the same items, built by the same item module;
+ * the same conditional puts; the same order and bounds). The contract suite runs against both.
  */
 export function createMemoryFeedbackStore(options: { retentionDays?: number } = {}): MemoryFeedbackStore {
   const items = new Map<string, Item>();

@@ -1,86 +1,48 @@
-import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS } from '../access/tenant-admission.ts';
-import { AuditWriteError, DiagnosisTenantBusyError, RunStoreError } from '../errors.ts';
-import type { AuditHook, ModelStepEvent, PseudonymBatchEvent, ToolInvocationEvent } from './audit-hook.ts';
-import {
-  completionAttributes,
-  newRunItem,
-  progressAttributes,
-  pseudonymBatchOf,
-  pseudonymItem,
-  reasoningOf,
-  recordOf,
-  runOf,
-  stepItems,
-  toolItem,
-} from './item-codec.ts';
-import {
-  createToolSortKeys,
-  decodeCursor,
-  encodeCursor,
-  pseudonymPartitionKey,
-  reasoningPartitionKey,
-  runKey,
-  sessionKey,
-} from './item-keys.ts';
-import type { Item } from './item-schemas.ts';
-import { isPublishedDiagnosis, type RunStore, type StartRunInput } from './run-store.ts';
+import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS } from '../../access/tenant-admission.ts';
+import { DiagnosisTenantBusyError, RunStoreError } from '../../errors.ts';
+import { completionAttributes, progressAttributes } from '../items/completion-attributes.ts';
+import type { Item } from '../items/item.ts';
+import { pseudonymBatchOf, pseudonymPartitionKey } from '../items/pseudonym-item.ts';
+import { reasoningOf, reasoningPartitionKey } from '../items/reasoning-item.ts';
+import { newRunItem, runKey, runOf, sessionKey } from '../items/run-item.ts';
+import { recordOf } from '../items/run-record.ts';
+import { decodeCursor, encodeCursor } from '../page-cursor.ts';
+import { isPublishedDiagnosis, type RunStore, type StartRunInput } from '../run-store.ts';
+import { type MemoryTable, memoryKeyOf } from './memory-table.ts';
 
 export interface MemoryRunStoreOptions {
   now?: () => number;
   /** Days every item of a run is kept (its `ttl`; nothing expires in memory, the value is only recorded). */
   retentionDays?: number;
-  /** Days a run's raw reasoning is kept (default: `retentionDays`). */
-  reasoningRetentionDays?: number;
-  /** Days a run's pseudonym map is kept (default: `reasoningRetentionDays`). */
-  pseudonymRetentionDays?: number;
   /** Runs read per page by `findPreviousRun`. */
   sessionPageSize?: number;
-  /**
-   * Fault injection: an audit write of an item for which this returns true fails, and `flush` reports it as
-   * `InjectedFailure` in its AuditWriteError, as the DynamoDB adapter reports a write refused by the table.
-   */
-  failWrite?: (item: Item) => boolean;
   /** Open (QUEUED or RUNNING) runs one enterprise may have (default {@link DEFAULT_TENANT_MAX_OPEN_RUNS}). */
   maxOpenRuns?: number;
+  /** The table it keeps its items in (default: a table of its own); its audit writer writes to the same one. */
+  table?: MemoryTable;
 }
 
-export type MemoryRunStore = AuditHook &
-  RunStore & {
-    /** Every item the store holds, keyed `pk|sk`, exactly as the DynamoDB adapter would have written it. */
-    readonly items: ReadonlyMap<string, Item>;
-  };
+export type MemoryRunStore = RunStore & {
+  /** Every item the store holds, keyed `pk|sk`, exactly as the DynamoDB adapters would have written it. */
+  readonly items: ReadonlyMap<string, Item>;
+};
 
 /**
- * The audit hook and run store in memory: a product feature, not a test double. Local runs use it when no table is at
- * hand, and users test their own code against it. It has the behaviour of the DynamoDB adapter
- * (`createDynamoAuditStore`): the same items (built by the same codec, with the same caps and schemas), conditional
- * puts, write-behind with `flush`, ordered pages with cursors, the same `findPreviousRun` selection. NOTE: the shared
- * contract suite (`test/contract/run-store-contract.ts`) runs against both, so the twin cannot drift.
+ * The run store in memory: a product feature, not a test double. Local runs use it when no table is at hand, and
+ * users test their own code against it. It has the behaviour of the DynamoDB adapter (`createDynamoRunStore`): the
+ * same items (built by the same item modules, with the same caps and schemas), conditional writes, admission of open
+ * runs, ordered pages with cursors, the same `findPreviousRun` selection. NOTE: the shared contract suite
+ * (`test/contract/run-store-contract.ts`) runs against both, so the twin cannot drift.
  */
 export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): MemoryRunStore {
-  const items = new Map<string, Item>();
+  const items: MemoryTable = options.table ?? new Map<string, Item>();
   const now = options.now ?? Date.now;
   const retentionDays = options.retentionDays ?? 90;
   const pageSize = options.sessionPageSize ?? 25;
-  const failures: { key: string; reason: string }[] = [];
-  const pending: Promise<void>[] = [];
-  const toolSortKeyOf = createToolSortKeys();
-  const keyOf = (item: { pk: string; sk: string }) => `${item.pk}|${item.sk}`;
   const maxOpenRuns = checkMaxOpenRuns(options.maxOpenRuns ?? DEFAULT_TENANT_MAX_OPEN_RUNS);
   /** Each enterprise's open run ids: the twin of the DynamoDB adapter's admission items. */
   const openRuns = new Map<string, Set<string>>();
   const forget = (enterpriseId: string, runId: string) => openRuns.get(enterpriseId)?.delete(runId);
-
-  function putBehind(item: Item): void {
-    pending.push(
-      Promise.resolve().then(() => {
-        const key = keyOf(item);
-        if (options.failWrite?.(item)) failures.push({ key, reason: 'InjectedFailure' });
-        else if (items.has(key)) failures.push({ key, reason: 'ConditionalCheckFailedException' });
-        else items.set(key, structuredClone(item));
-      }),
-    );
-  }
 
   async function putNewRun(
     input: StartRunInput,
@@ -90,34 +52,18 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
   ) {
     const item = newRunItem(input, now(), retentionDays, status, deadlineAt, executionArn);
     await Promise.resolve();
-    const existing = items.get(keyOf(item));
+    const existing = items.get(memoryKeyOf(item));
     if (existing !== undefined) return { started: false, run: runOf(existing) };
     const open = openRuns.get(input.enterpriseId) ?? new Set<string>();
     if (open.size >= maxOpenRuns) throw new DiagnosisTenantBusyError('open');
     open.add(input.runId);
     openRuns.set(input.enterpriseId, open);
-    items.set(keyOf(item), item);
+    items.set(memoryKeyOf(item), item);
     return { started: true, run: runOf(item) };
   }
 
   const store: MemoryRunStore = {
     items,
-    async onModelStep(event: ModelStepEvent) {
-      for (const item of stepItems(event, now(), retentionDays, options.reasoningRetentionDays ?? retentionDays)) {
-        putBehind(item);
-      }
-    },
-    async onToolInvocation(event: ToolInvocationEvent) {
-      putBehind(toolItem(event, now(), retentionDays, toolSortKeyOf(event)));
-    },
-    async onPseudonyms(event: PseudonymBatchEvent) {
-      const days = options.pseudonymRetentionDays ?? options.reasoningRetentionDays ?? retentionDays;
-      putBehind(pseudonymItem(event, now(), days));
-    },
-    async flush() {
-      while (pending.length > 0) await Promise.all(pending.splice(0));
-      if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
-    },
     startRun(input, options = {}) {
       return putNewRun(input, 'RUNNING', options.deadlineAt, options.executionArn);
     },
@@ -126,7 +72,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     },
     async claimQueuedRun(runId, deadlineAt, options = {}) {
       await Promise.resolve();
-      const key = keyOf(runKey(runId));
+      const key = memoryKeyOf(runKey(runId));
       const existing = items.get(key);
       if (existing === undefined || existing.status !== 'QUEUED' || typeof existing.cancel_requested_at === 'string') {
         return null;
@@ -144,7 +90,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     },
     async requestCancel(runId, queuedOutcome) {
       await Promise.resolve();
-      const key = keyOf(runKey(runId));
+      const key = memoryKeyOf(runKey(runId));
       const existing = items.get(key);
       if (existing === undefined) return null;
       const at = new Date(now()).toISOString();
@@ -158,17 +104,17 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     },
     async isCancelRequested(runId) {
       await Promise.resolve();
-      return typeof items.get(keyOf(runKey(runId)))?.cancel_requested_at === 'string';
+      return typeof items.get(memoryKeyOf(runKey(runId)))?.cancel_requested_at === 'string';
     },
     async updateProgress(runId, live) {
       await Promise.resolve();
-      const key = keyOf(runKey(runId));
+      const key = memoryKeyOf(runKey(runId));
       const existing = items.get(key);
       if (existing?.status === 'RUNNING') items.set(key, { ...existing, ...progressAttributes(live, now()) });
     },
     async heartbeat(runId) {
       await Promise.resolve();
-      const key = keyOf(runKey(runId));
+      const key = memoryKeyOf(runKey(runId));
       const existing = items.get(key);
       if (existing?.status !== 'RUNNING') return false;
       items.set(key, { ...existing, heartbeat_at: new Date(now()).toISOString() });
@@ -176,7 +122,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     },
     async completeRun(runId, outcome, options = {}) {
       const attributes = completionAttributes(outcome, now());
-      const key = keyOf(runKey(runId));
+      const key = memoryKeyOf(runKey(runId));
       const existing = items.get(key);
       const beat = typeof existing?.heartbeat_at === 'string' ? existing.heartbeat_at : null;
       if (
@@ -199,7 +145,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       forget(enterpriseId, runId);
     },
     async getRun(runId) {
-      const item = items.get(keyOf(runKey(runId)));
+      const item = items.get(memoryKeyOf(runKey(runId)));
       return item === undefined ? null : runOf(item);
     },
     async listRunRecords(runId, page = {}) {

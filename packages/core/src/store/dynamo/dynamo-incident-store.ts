@@ -7,15 +7,15 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { incidentEventItem, incidentEventOf, incidentOf, newIncidentItem } from './incident-codec.ts';
 import {
   type IncidentStore,
   incidentEventsPartitionKey,
   incidentKey,
   MAX_STORED_INCIDENT_EVENTS,
   webhookEventKey,
-} from './incident-store.ts';
-import { ttlFor } from './item-codec.ts';
+} from '../incident-store.ts';
+import { incidentEventItem, incidentEventOf, incidentOf, newIncidentItem } from '../items/incident-item.ts';
+import { ttlFor } from '../items/item.ts';
 
 export interface DynamoIncidentStoreOptions {
   client: DynamoDBClient;

@@ -4,7 +4,7 @@ import {
   ProvisionedThroughputExceededException,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { AuditWriteError, createDynamoAuditStore, type StoredReasoning } from '@diagnosis/core/store';
+import { AuditWriteError, createDynamoStores, type StoredReasoning } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_T0, stepEvent, toolEvent } from '../../support/audit-events.ts';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
@@ -41,7 +41,7 @@ function throttlingClient(failingSortKeys: string[]) {
   return { faulty, attempts: () => attempts };
 }
 
-describe('createDynamoAuditStore on DynamoDB Local', () => {
+describe('createDynamoStores on DynamoDB Local', () => {
   it('creates the table with gsi1 and TTL on ttl', async () => {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: table.tableName }));
     expect(Table?.GlobalSecondaryIndexes?.[0]).toMatchObject({
@@ -54,7 +54,7 @@ describe('createDynamoAuditStore on DynamoDB Local', () => {
 
   it('surfaces a throttled write at flush as a typed error naming it, after the SDK’s retries, with the other items intact', async () => {
     const { faulty, attempts } = throttlingClient(['TOOL#call_throttled']);
-    const store = createDynamoAuditStore({ client: faulty, tableName: table.tableName, now: () => STORE_T0 });
+    const store = createDynamoStores({ client: faulty, tableName: table.tableName, now: () => STORE_T0 });
     const runId = 'run-throttled';
     await store.startRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
     await store.onModelStep(stepEvent(runId, 1));
@@ -89,12 +89,12 @@ describe('createDynamoAuditStore on DynamoDB Local', () => {
         Item: { pk: 'RUN#corrupt', sk: 'RUN', entity: 'run', schema_version: 1, status: 'DONE' },
       }),
     );
-    const store = createDynamoAuditStore({ client, tableName: table.tableName });
+    const store = createDynamoStores({ client, tableName: table.tableName });
     await expect(store.getRun('corrupt')).rejects.toMatchObject({ name: 'RunStoreError', code: 'CORRUPT_ITEM' });
   });
 
   it('writes the largest possible reasoning item (two 32,000-character texts of 4-byte characters) without failing', async () => {
-    const store = createDynamoAuditStore({ client, tableName: table.tableName });
+    const store = createDynamoStores({ client, tableName: table.tableName });
     const runId = 'run-emoji';
     await store.startRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
     await store.onModelStep(

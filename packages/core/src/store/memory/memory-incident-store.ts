@@ -1,12 +1,12 @@
-import { incidentEventItem, incidentEventOf, incidentOf, newIncidentItem } from './incident-codec.ts';
 import {
   type IncidentStore,
   incidentEventsPartitionKey,
   incidentKey,
   MAX_STORED_INCIDENT_EVENTS,
   webhookEventKey,
-} from './incident-store.ts';
-import type { Item } from './item-schemas.ts';
+} from '../incident-store.ts';
+import { incidentEventItem, incidentEventOf, incidentOf, newIncidentItem } from '../items/incident-item.ts';
+import type { Item } from '../items/item.ts';
 
 export type MemoryIncidentStore = IncidentStore & { readonly items: ReadonlyMap<string, Item> };
 

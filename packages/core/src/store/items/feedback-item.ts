@@ -1,8 +1,7 @@
 import * as v from 'valibot';
-import { RunStoreError } from '../errors.ts';
-import { FEEDBACK_LIMITS, FEEDBACK_VERDICTS, type RunFeedback } from './feedback-store.ts';
-import { ttlFor } from './item-codec.ts';
-import { type Item, SCHEMA_VERSION } from './item-schemas.ts';
+import { RunStoreError } from '../../errors.ts';
+import { FEEDBACK_LIMITS, FEEDBACK_VERDICTS, type RunFeedback } from '../feedback-store.ts';
+import { type Item, SCHEMA_VERSION, ttlFor } from './item.ts';
 
 /**
  * The partition of a run's feedback. NOTE: its own partition key (not the run's), so IAM can let the feedback function

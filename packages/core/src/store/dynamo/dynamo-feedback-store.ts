@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { callerSortKeyPrefix, feedbackItem, feedbackOf, feedbackPartitionKey } from './feedback-items.ts';
-import { FEEDBACK_LIMITS, type FeedbackStore, type RunFeedback } from './feedback-store.ts';
+import { FEEDBACK_LIMITS, type FeedbackStore, type RunFeedback } from '../feedback-store.ts';
+import { callerSortKeyPrefix, feedbackItem, feedbackOf, feedbackPartitionKey } from '../items/feedback-item.ts';
 
 export interface DynamoFeedbackStoreOptions {
   client: DynamoDBClient;

@@ -5,7 +5,7 @@ import {
   slotOfHolder,
   type TenantLease,
   type TenantLeaseStore,
-} from './tenant-lease-store.ts';
+} from '../tenant-lease-store.ts';
 
 export interface MemoryTenantLeaseStoreOptions {
   now?: () => number;

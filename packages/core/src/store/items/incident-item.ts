@@ -1,8 +1,8 @@
-/** The codec between incidents (and their attached events) and the table's items, validated both ways. */
+/** The incident items (an incident and the events attached to it): their schemas and both directions, validated. */
 import * as v from 'valibot';
-import { issuePaths, RunStoreError } from '../errors.ts';
-import { TRIGGER_SOURCES, TRIGGER_TEXT_CAPS } from '../run/run-trigger.ts';
-import { truncateChars } from '../run/utf8.ts';
+import { issuePaths, RunStoreError } from '../../errors.ts';
+import { TRIGGER_SOURCES, TRIGGER_TEXT_CAPS } from '../../run/run-trigger.ts';
+import { truncateChars } from '../../run/utf8.ts';
 import {
   type IncidentEventRecord,
   type IncidentRef,
@@ -11,9 +11,8 @@ import {
   incidentKey,
   incidentSessionId,
   type StoredIncident,
-} from './incident-store.ts';
-import { wellFormed } from './item-codec.ts';
-import { type Item, SCHEMA_VERSION } from './item-schemas.ts';
+} from '../incident-store.ts';
+import { type Item, SCHEMA_VERSION, wellFormed } from './item.ts';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max));
 const count = v.pipe(v.number(), v.safeInteger(), v.minValue(0));

@@ -3,7 +3,7 @@
  * for 200 tool calls emits) never has more than `maxWritesInFlight` puts on the wire, every item still lands, and two
  * writes to one key go out one after the other, in the order they were emitted. Counted by a middleware on the client.
  */
-import { AuditWriteError, createDynamoAuditStore, type StoredToolInvocation } from '@diagnosis/core/store';
+import { AuditWriteError, createDynamoStores, type StoredToolInvocation } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_T0, stepEvent, toolEvent } from '../../support/audit-events.ts';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
@@ -24,12 +24,12 @@ afterAll(async () => {
 function countedStore(maxWritesInFlight: number) {
   const client = localDynamoClient();
   const counter = countWritesInFlight(client);
-  const store = createDynamoAuditStore({ client, tableName: table.tableName, now: () => STORE_T0, maxWritesInFlight });
+  const store = createDynamoStores({ client, tableName: table.tableName, now: () => STORE_T0, maxWritesInFlight });
   return { store, counter, close: () => client.destroy() };
 }
 
 async function toolRecords(runId: string): Promise<StoredToolInvocation[]> {
-  const store = createDynamoAuditStore({ client: reader, tableName: table.tableName });
+  const store = createDynamoStores({ client: reader, tableName: table.tableName });
   const records: StoredToolInvocation[] = [];
   let cursor: string | undefined;
   do {
@@ -41,7 +41,7 @@ async function toolRecords(runId: string): Promise<StoredToolInvocation[]> {
 }
 
 /** One round's audit as the harness emits it: the step (two items), then 200 tool invocations, none awaited apart. */
-async function emitRound(store: ReturnType<typeof createDynamoAuditStore>, runId: string) {
+async function emitRound(store: ReturnType<typeof createDynamoStores>, runId: string) {
   await store.startRun({ runId, sessionId: 'session-1', enterpriseId: 'E1001', query: 'q', continueSession: false });
   await store.onModelStep(stepEvent(runId, 1));
   for (let index = 0; index < 200; index += 1) {
@@ -56,7 +56,7 @@ async function emitRound(store: ReturnType<typeof createDynamoAuditStore>, runId
   await store.flush();
 }
 
-describe('createDynamoAuditStore — bounded write-behind', () => {
+describe('createDynamoStores — bounded write-behind', () => {
   it('keeps at most 16 audit puts in flight for a round of 200 tool invocations, and writes them all', async () => {
     const { store, counter, close } = countedStore(16);
     try {

@@ -9,7 +9,7 @@ import {
   slotOfHolder,
   type TenantLease,
   type TenantLeaseStore,
-} from './tenant-lease-store.ts';
+} from '../tenant-lease-store.ts';
 
 export interface DynamoTenantLeaseStoreOptions {
   /** A DynamoDB client built once per cold start. */
