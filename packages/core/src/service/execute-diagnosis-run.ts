@@ -14,7 +14,7 @@ import { createRunContext } from '../run/run-context.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
-import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
+import type { RunOutcome, RunStore } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import { createMaskingSession, type MaskingConfig } from '../tools/masking/masking-session.ts';
 import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
