@@ -14,6 +14,7 @@ export { prepareDiagnosisInput as validateDiagnosisInput, validateQuery } from '
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
 export { runDiagnosis } from './agent/run-diagnosis.ts';
+export { SEMANTIC_GUARD_MODES, type SemanticGuardMode } from './config/semantic-guard-mode.ts';
 export type { AnalysisItem, DiagnosisDraft } from './draft/diagnosis-draft.ts';
 export { diagnosisDraftJsonSchema } from './draft/diagnosis-draft.ts';
 export type { DraftParseResult } from './draft/parse-diagnosis-draft.ts';
@@ -52,9 +53,11 @@ export type { JudgeFailure } from './harness/create-judge-harness.ts';
 export { createDraftFormatMiddleware, draftResponseFormat } from './harness/draft-format-middleware.ts';
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
 export { verifyDraftEvidence } from './release/evidence-guard.ts';
-export type { JudgeVerdicts, Verdict } from './release/judge-verdicts.ts';
+export { DEFAULT_JUDGE_LIMITS, type JudgeLimits } from './release/judge/judge-limits.ts';
+export type { JudgeVerdicts, Verdict } from './release/judge/judge-verdicts.ts';
 /** The SemanticGuard's output schema and strict parser (its verdicts per analysis item and for the conclusion). */
-export { judgeVerdictsSchema, parseJudgeVerdicts, VERDICTS } from './release/judge-verdicts.ts';
+export { judgeVerdictsSchema, parseJudgeVerdicts, VERDICTS } from './release/judge/judge-verdicts.ts';
+export { buildSemanticGuardInstructions, SEMANTIC_GUARD_TITLE } from './release/judge/semantic-guard-prompt.ts';
 export type {
   CancelledReport,
   DiagnosisReport,
@@ -69,7 +72,6 @@ export { cancelled, releaseDiagnosis, resultOfStoredRun } from './release/releas
 export type { SemanticGuardConfig, SemanticGuardReport, SemanticReview } from './release/semantic-guard.ts';
 /** The SemanticGuard: a separate judge call (no tools, its own instructions and budget) and how enforce applies it. */
 export { applyVerdicts, reviewDraftSemantics } from './release/semantic-guard.ts';
-export { buildSemanticGuardInstructions, SEMANTIC_GUARD_TITLE } from './release/semantic-guard-prompt.ts';
 /** The evidence behind a run's citations (tool, canonical input, the observation the model saw, verdicts) and its failure cause. */
 export {
   buildRunEvidence,
@@ -110,8 +112,6 @@ export {
   MAX_INCIDENT_WINDOW_MS,
   overlapsIncidentWindow,
 } from './run/incident-window.ts';
-export type { JudgeLimits, SemanticGuardMode } from './run/judge-limits.ts';
-export { DEFAULT_JUDGE_LIMITS, SEMANTIC_GUARD_MODES } from './run/judge-limits.ts';
 export type { ModelFailure, ModelFailureKind, ModelFailureReport } from './run/model-failure.ts';
 export { MODEL_FAILURE_KINDS } from './run/model-failure.ts';
 export type { BudgetUse, ProcessScorecard } from './run/process-scores.ts';

@@ -1,17 +1,18 @@
 import { generateText, type LanguageModel } from 'ai';
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
+import type { SemanticGuardMode } from '../config/semantic-guard-mode.ts';
 import type { AnalysisItem, DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import { judgePromptFits, judgeVerdictTooLarge } from '../harness/budget-policy.ts';
 import { createJudgeHarness, type JudgeFailure } from '../harness/create-judge-harness.ts';
 import { raceAbort } from '../harness/race-abort.ts';
-import { DEFAULT_JUDGE_LIMITS, type JudgeLimits, type SemanticGuardMode } from '../run/judge-limits.ts';
 import type { RunContext } from '../run/run-context.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { Observation } from '../tools/observation.ts';
 import { verifyDraftEvidence } from './evidence-guard.ts';
-import { type JudgeVerdicts, parseJudgeVerdicts, type Verdict } from './judge-verdicts.ts';
-import { buildJudgeEvidence, buildJudgePrompt, buildSemanticGuardInstructions } from './semantic-guard-prompt.ts';
+import { DEFAULT_JUDGE_LIMITS, type JudgeLimits } from './judge/judge-limits.ts';
+import { type JudgeVerdicts, parseJudgeVerdicts, type Verdict } from './judge/judge-verdicts.ts';
+import { buildJudgeEvidence, buildJudgePrompt, buildSemanticGuardInstructions } from './judge/semantic-guard-prompt.ts';
 
 /** The SemanticGuard as a run is given it: its mode, the judge's own model and its budget. */
 export interface SemanticGuardConfig {
