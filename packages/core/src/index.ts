@@ -51,13 +51,6 @@ export {
 export type { JudgeFailure } from './harness/create-judge-harness.ts';
 /** The Draft round's JSON mode (by the provider profile's `draftFormat`), for the composition root to wrap its model. */
 export { createDraftFormatMiddleware, draftResponseFormat } from './harness/draft-format-middleware.ts';
-export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
-export { verifyDraftEvidence } from './release/evidence-guard.ts';
-export { DEFAULT_JUDGE_LIMITS, type JudgeLimits } from './release/judge/judge-limits.ts';
-export type { JudgeVerdicts, Verdict } from './release/judge/judge-verdicts.ts';
-/** The SemanticGuard's output schema and strict parser (its verdicts per analysis item and for the conclusion). */
-export { judgeVerdictsSchema, parseJudgeVerdicts, VERDICTS } from './release/judge/judge-verdicts.ts';
-export { buildSemanticGuardInstructions, SEMANTIC_GUARD_TITLE } from './release/judge/semantic-guard-prompt.ts';
 export type {
   CancelledReport,
   DiagnosisReport,
@@ -65,10 +58,18 @@ export type {
   FailedReport,
   FallbackReport,
   PublishedReport,
-  ReleaseDecision,
   ReleaseStatus,
-} from './release/release-diagnosis.ts';
-export { cancelled, releaseDiagnosis, resultOfStoredRun } from './release/release-diagnosis.ts';
+} from './release/diagnosis-result.ts';
+export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
+export { verifyDraftEvidence } from './release/evidence-guard.ts';
+export { DEFAULT_JUDGE_LIMITS, type JudgeLimits } from './release/judge/judge-limits.ts';
+export type { JudgeVerdicts, Verdict } from './release/judge/judge-verdicts.ts';
+/** The SemanticGuard's output schema and strict parser (its verdicts per analysis item and for the conclusion). */
+export { judgeVerdictsSchema, parseJudgeVerdicts, VERDICTS } from './release/judge/judge-verdicts.ts';
+export { buildSemanticGuardInstructions, SEMANTIC_GUARD_TITLE } from './release/judge/semantic-guard-prompt.ts';
+export type { ReleaseDecision } from './release/release-diagnosis.ts';
+export { cancelled, releaseDiagnosis } from './release/release-diagnosis.ts';
+export { resultOfStoredRun } from './release/result-of-stored-run.ts';
 export type { SemanticGuardConfig, SemanticGuardReport, SemanticReview } from './release/semantic-guard.ts';
 /** The SemanticGuard: a separate judge call (no tools, its own instructions and budget) and how enforce applies it. */
 export { applyVerdicts, reviewDraftSemantics } from './release/semantic-guard.ts';

@@ -8,13 +8,9 @@ import {
   RunStoreError,
 } from '../errors.ts';
 import { tooLittleTimeForARound } from '../harness/budget-policy.ts';
-import {
-  type DiagnosisResult,
-  failed,
-  type ReleaseDecision,
-  releaseDiagnosis,
-  resultOfStoredRun,
-} from '../release/release-diagnosis.ts';
+import type { DiagnosisResult } from '../release/diagnosis-result.ts';
+import { failed, type ReleaseDecision, releaseDiagnosis } from '../release/release-diagnosis.ts';
+import { resultOfStoredRun } from '../release/result-of-stored-run.ts';
 import { reviewDraftSemantics, type SemanticGuardConfig } from '../release/semantic-guard.ts';
 import { isEnterpriseId, isRunId, isSessionId } from '../run/ids.ts';
 import { sameIncidentWindow } from '../run/incident-window.ts';
