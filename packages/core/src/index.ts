@@ -61,7 +61,8 @@ export type {
   ReleaseStatus,
 } from './release/diagnosis-result.ts';
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
-export { verifyDraftEvidence } from './release/evidence-guard.ts';
+/** The EvidenceGuard, taken once per run: its result is what the SemanticGuard judges and the release publishes. */
+export { verifyDraftEvidence, verifyExecutionEvidence } from './release/evidence-guard.ts';
 export { DEFAULT_JUDGE_LIMITS, type JudgeLimits } from './release/judge/judge-limits.ts';
 export type { JudgeVerdicts, Verdict } from './release/judge/judge-verdicts.ts';
 /** The SemanticGuard's output schema and strict parser (its verdicts per analysis item and for the conclusion). */

@@ -19,7 +19,7 @@ import type {
   PublishedReport,
   ReleaseStatus,
 } from './diagnosis-result.ts';
-import { verifyDraftEvidence } from './evidence-guard.ts';
+import { citationsOf, type EvidenceGuardResult, verifyDraftEvidence } from './evidence-guard.ts';
 import { FAILED_TEXT, FAILED_TEXT_DEFAULT, GUARD_TEXT, REASON_TEXT } from './release-texts.ts';
 import { applyVerdicts, type SemanticGuardReport, type SemanticReview, semanticGuardReport } from './semantic-guard.ts';
 
@@ -40,6 +40,11 @@ export interface ReleaseDecision {
 export function releaseDiagnosis(input: {
   execution?: DiagnosisExecution;
   error?: unknown;
+  /**
+   * The EvidenceGuard's result on `execution.draft` (`verifyExecutionEvidence`), as the service took it once for the
+   * SemanticGuard and the release alike; absent: the release takes it (a release with no judge before it).
+   */
+  evidenceGuard?: EvidenceGuardResult | null;
   usage: RunUsage;
   /** The SemanticGuard's review of the Draft (see `reviewDraftSemantics`); absent or null: it was off or not needed. */
   semantic?: SemanticReview | null;
@@ -57,6 +62,7 @@ export function releaseDiagnosis(input: {
 
 function decideRelease(input: {
   execution?: DiagnosisExecution | undefined;
+  evidenceGuard?: EvidenceGuardResult | null | undefined;
   error?: unknown;
   usage: RunUsage;
   semantic?: SemanticReview | null | undefined;
@@ -67,7 +73,7 @@ function decideRelease(input: {
     const { draft, progress, stopReason } = execution;
     if (stopReason === 'CANCELLED' && draft === null) return cancelled(usage, progress);
     if (draft === null) return fallback(usage, progress, stopReason, null, null);
-    const guard = verifyDraftEvidence(draft, progress);
+    const guard = input.evidenceGuard ?? verifyDraftEvidence(draft, progress);
     if (!guard.ok) return fallback(usage, progress, stopReason, guard.code, draft);
     if (semantic === null) return published(usage, execution, draft, guard.citations);
     // NOTE: an unaudited judge call fails the run in every mode: the audit's completeness is not the guard's to waive.
@@ -85,9 +91,9 @@ function decideRelease(input: {
       const report = semanticGuardReport(semantic);
       return fallback(usage, progress, stopReason, 'SEMANTIC_GUARD_REJECTED', draft, report);
     }
-    const kept = verifyDraftEvidence(decision.draft, progress);
-    if (!kept.ok) return fallback(usage, progress, stopReason, kept.code, draft);
-    return published(usage, execution, decision.draft, kept.citations, semanticGuardReport(semantic, decision.removed));
+    // NOTE: the trimmed Draft is not checked again: its citations are taken from the verified snapshot (`citationsOf`).
+    const citations = citationsOf(decision.draft, guard.citations);
+    return published(usage, execution, decision.draft, citations, semanticGuardReport(semantic, decision.removed));
   }
   if (error instanceof DiagnosisAgentOutputError) {
     // NOTE: an invalid final Draft without verified checks stays FAILED (nothing to show, and nothing may be made up:

@@ -9,6 +9,7 @@ import {
 } from '../errors.ts';
 import { tooLittleTimeForARound } from '../harness/budget-policy.ts';
 import type { DiagnosisResult } from '../release/diagnosis-result.ts';
+import { verifyExecutionEvidence } from '../release/evidence-guard.ts';
 import { failed, type ReleaseDecision, releaseDiagnosis } from '../release/release-diagnosis.ts';
 import { resultOfStoredRun } from '../release/result-of-stored-run.ts';
 import { reviewDraftSemantics, type SemanticGuardConfig } from '../release/semantic-guard.ts';
@@ -84,9 +85,9 @@ export interface DiagnosisServiceDeps {
 /**
  * The application stage around the agent: validate the input (before anything is written), `startRun`
  * (idempotent: a replayed runId answers with the stored outcome and no model call), `findPreviousRun` and
- * `buildPreviousTurn` when the session continues, `runDiagnosis`, the SemanticGuard's judge (on a Draft that passes
- * the EvidenceGuard), the release policy (EvidenceGuard, then the judge's verdicts), `flush` of the audit,
- * `completeRun`.
+ * `buildPreviousTurn` when the session continues, `runDiagnosis`, the EvidenceGuard (once), the SemanticGuard's judge
+ * (on a Draft that passed it), the release policy (the guard's result, then the judge's verdicts), `flush` of the
+ * audit, `completeRun`.
  * The audit is flushed before the run is completed, so a failed audit write can still make the run FAILED.
  */
 export async function executeDiagnosisRun(
@@ -201,15 +202,16 @@ export async function executeDiagnosisRun(
         nextPseudonymBatch,
       },
     );
+    const evidenceGuard = verifyExecutionEvidence(execution);
     const semantic =
       deps.semanticGuard === undefined
         ? null
         : await reviewDraftSemantics(
-            { run, query, execution, observations: recorder.observations },
+            { run, query, execution, evidenceGuard, observations: recorder.observations },
             deps.semanticGuard,
             processAudit.hook,
           );
-    decision = releaseDiagnosis({ execution, usage: run.usage(), semantic });
+    decision = releaseDiagnosis({ execution, evidenceGuard, usage: run.usage(), semantic });
   } catch (error) {
     decision = releaseDiagnosis({ error, usage: run.usage() });
   } finally {
