@@ -17,6 +17,7 @@ export { prepareDiagnosisInput, validateQuery } from './agent/diagnosis-input.ts
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
 export { runDiagnosis } from './agent/run-diagnosis.ts';
+export { SEMANTIC_GUARD_MODES, type SemanticGuardMode } from './config/semantic-guard-mode.ts';
 export type { AnalysisItem, DiagnosisDraft } from './draft/diagnosis-draft.ts';
 export { diagnosisDraftJsonSchema } from './draft/diagnosis-draft.ts';
 export type { DraftParseResult } from './draft/parse-diagnosis-draft.ts';
@@ -53,11 +54,6 @@ export {
 export type { JudgeFailure } from './harness/create-judge-harness.ts';
 /** The Draft round's JSON mode (by the provider profile's `draftFormat`), for the composition root to wrap its model. */
 export { createDraftFormatMiddleware, draftResponseFormat } from './harness/draft-format-middleware.ts';
-export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
-export { verifyDraftEvidence } from './release/evidence-guard.ts';
-export type { JudgeVerdicts, Verdict } from './release/judge-verdicts.ts';
-/** The SemanticGuard's output schema and strict parser (its verdicts per analysis item and for the conclusion). */
-export { judgeVerdictsSchema, parseJudgeVerdicts, VERDICTS } from './release/judge-verdicts.ts';
 export type {
   CancelledReport,
   DiagnosisReport,
@@ -65,14 +61,22 @@ export type {
   FailedReport,
   FallbackReport,
   PublishedReport,
-  ReleaseDecision,
   ReleaseStatus,
-} from './release/release-diagnosis.ts';
-export { cancelled, releaseDiagnosis, resultOfStoredRun } from './release/release-diagnosis.ts';
+} from './release/diagnosis-result.ts';
+export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
+/** The EvidenceGuard, taken once per run: its result is what the SemanticGuard judges and the release publishes. */
+export { verifyDraftEvidence, verifyExecutionEvidence } from './release/evidence-guard.ts';
+export { DEFAULT_JUDGE_LIMITS, type JudgeLimits } from './release/judge/judge-limits.ts';
+export type { JudgeVerdicts, Verdict } from './release/judge/judge-verdicts.ts';
+/** The SemanticGuard's output schema and strict parser (its verdicts per analysis item and for the conclusion). */
+export { judgeVerdictsSchema, parseJudgeVerdicts, VERDICTS } from './release/judge/judge-verdicts.ts';
+export { buildSemanticGuardInstructions, SEMANTIC_GUARD_TITLE } from './release/judge/semantic-guard-prompt.ts';
+export type { ReleaseDecision } from './release/release-diagnosis.ts';
+export { cancelled, releaseDiagnosis } from './release/release-diagnosis.ts';
+export { resultOfStoredRun } from './release/result-of-stored-run.ts';
 export type { SemanticGuardConfig, SemanticGuardReport, SemanticReview } from './release/semantic-guard.ts';
 /** The SemanticGuard: a separate judge call (no tools, its own instructions and budget) and how enforce applies it. */
 export { applyVerdicts, reviewDraftSemantics } from './release/semantic-guard.ts';
-export { buildSemanticGuardInstructions, SEMANTIC_GUARD_TITLE } from './release/semantic-guard-prompt.ts';
 /** The evidence behind a run's citations (tool, canonical input, the observation the model saw, verdicts) and its failure cause. */
 export {
   buildRunEvidence,
@@ -113,8 +117,6 @@ export {
   MAX_INCIDENT_WINDOW_MS,
   overlapsIncidentWindow,
 } from './run/incident-window.ts';
-export type { JudgeLimits, SemanticGuardMode } from './run/judge-limits.ts';
-export { DEFAULT_JUDGE_LIMITS, SEMANTIC_GUARD_MODES } from './run/judge-limits.ts';
 export type { ModelFailure, ModelFailureKind, ModelFailureReport } from './run/model-failure.ts';
 export { MODEL_FAILURE_KINDS } from './run/model-failure.ts';
 export type { BudgetUse, ProcessScorecard } from './run/process-scores.ts';

@@ -1,7 +1,7 @@
 import { diagnosisDraftJsonSchema } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
 import { renderSchemaNotation } from '../../../packages/core/src/draft/schema-notation.ts';
-import { judgeVerdictsJsonSchema } from '../../../packages/core/src/release/judge-verdicts.ts';
+import { judgeVerdictsJsonSchema } from '../../../packages/core/src/release/judge/judge-verdicts.ts';
 
 /** Every constraint a JSON Schema states, as the notation must show it. */
 function constraints(schema: unknown, found: (string | RegExp)[] = []): (string | RegExp)[] {

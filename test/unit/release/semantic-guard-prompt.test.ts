@@ -4,7 +4,7 @@ import {
   buildJudgeEvidence,
   buildJudgePrompt,
   TRUNCATION_MARKER,
-} from '../../../packages/core/src/release/semantic-guard-prompt.ts';
+} from '../../../packages/core/src/release/judge/semantic-guard-prompt.ts';
 import type { ProgressSnapshot } from '../../../packages/core/src/run/progress.ts';
 import type { Observation } from '../../../packages/core/src/tools/observation.ts';
 import { supportedDraft } from '../../support/run-fixtures.ts';

@@ -1,6 +1,5 @@
 import * as v from 'valibot';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
-import { SEMANTIC_GUARD_MODES } from '../run/judge-limits.ts';
 import {
   DEFAULT_RUN_LIMITS,
   RUN_LIMIT_SETTINGS,
@@ -23,6 +22,7 @@ import {
 import { MASKING_MODES } from './masking-mode.ts';
 import { maskingExclusionsSchema, maskingPatternsSchema } from './masking-settings.ts';
 import { MODEL_PROFILE_NAMES, modelProfile } from './model-profiles.ts';
+import { SEMANTIC_GUARD_MODES } from './semantic-guard-mode.ts';
 import { describeSettingForm } from './setting-forms.ts';
 import { integer, STORE_SETTING_FIELDS, WORKFLOW_SETTING_FIELDS, workflowSettingsSchema } from './store-settings.ts';
 

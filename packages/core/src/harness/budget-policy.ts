@@ -1,8 +1,8 @@
-import type { JudgeLimits } from '../run/judge-limits.ts';
 import type { RunContext } from '../run/run-context.ts';
 import type { RunLimits } from '../run/run-limits.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import type { CollectionState } from './collection-state.ts';
+import type { JudgeBudget } from './judge-budget.ts';
 
 /**
  * Every comparison of a run against its limits, as pure functions of the run (its limits, its ledger, its clock) and
@@ -116,23 +116,23 @@ export function saturated(run: RunContext, noGainStreak: number): boolean {
  * How long the SemanticGuard's one call may take: the smaller of its `maxTimeMs` and its share of what is left before
  * the run's deadline, or null when that is less than `minTimeMs` (the judge is then not called).
  */
-export function judgeTimeBudgetMs(run: RunContext, limits: JudgeLimits): number | null {
+export function judgeTimeBudgetMs(run: RunContext, limits: JudgeBudget): number | null {
   const share = Math.floor(((run.deadlineAt - run.now()) * limits.timeSharePercent) / 100);
   const budget = Math.min(limits.maxTimeMs, share);
   return budget < limits.minTimeMs ? null : budget;
 }
 
 /** Whether the judge's prompt, estimated from its bytes, leaves room for its output within its token budget. */
-export function judgePromptFits(limits: JudgeLimits, promptBytes: number): boolean {
+export function judgePromptFits(limits: JudgeBudget, promptBytes: number): boolean {
   return estimatedTokens(promptBytes) + limits.maxOutputTokens <= limits.maxTotalTokens;
 }
 
 /** Whether the judge's call, as the provider reported it, used more tokens than its budget (its answer is void). */
-export function judgeOverranTokens(limits: JudgeLimits, usedTokens: number): boolean {
+export function judgeOverranTokens(limits: JudgeBudget, usedTokens: number): boolean {
   return usedTokens > limits.maxTotalTokens;
 }
 
 /** Whether the judge's final text is larger than its verdicts may be (it is then refused unread). */
-export function judgeVerdictTooLarge(limits: JudgeLimits, verdictBytes: number): boolean {
+export function judgeVerdictTooLarge(limits: JudgeBudget, verdictBytes: number): boolean {
   return verdictBytes > limits.maxVerdictBytes;
 }

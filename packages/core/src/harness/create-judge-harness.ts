@@ -1,11 +1,11 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { type LanguageModel, type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
-import type { JudgeLimits } from '../run/judge-limits.ts';
 import type { RunContext } from '../run/run-context.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import { createAuditMiddleware } from './audit-middleware.ts';
 import { judgeOverranTokens, judgeTimeBudgetMs } from './budget-policy.ts';
 import { AuditFailure } from './harness-signals.ts';
+import type { JudgeBudget } from './judge-budget.ts';
 import { raceAbort } from './race-abort.ts';
 import { addRoundUsage, roundUsage } from './round-usage.ts';
 
@@ -43,7 +43,7 @@ export class JudgeOverBudget extends Error {
 export function createJudgeHarness(options: {
   run: RunContext;
   model: LanguageModel;
-  limits: JudgeLimits;
+  limits: JudgeBudget;
   audit?: AuditHook | undefined;
 }) {
   const { run, limits, audit } = options;

@@ -33,6 +33,7 @@ export { createCollectionState } from './collection-state.ts';
 export { createHarness, type Harness, type HarnessOptions } from './create-harness.ts';
 export { createJudgeHarness, JUDGE_FAILURES, JudgeOverBudget, JudgeTimeout } from './create-judge-harness.ts';
 export { AuditFailure, HarnessFault, HarnessStop, ModelCallFailure, ModelRequestTimeout } from './harness-signals.ts';
+export type { JudgeBudget } from './judge-budget.ts';
 export { raceAbort } from './race-abort.ts';
 export { createRequestTimeoutMiddleware } from './request-timeout-middleware.ts';
 export { readUsage, roundUsage } from './round-usage.ts';

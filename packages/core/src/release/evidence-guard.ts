@@ -1,3 +1,4 @@
+import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { VerifiedCitation } from '../store/run-store.ts';
@@ -62,4 +63,33 @@ export function verifyDraftEvidence(draft: DiagnosisDraft, progress: ProgressSna
   if (draft.conclusion !== null && !verifiedFinding)
     return { ok: false, code: 'GUARD_CONCLUSION_UNSUPPORTED', analysisIndex: null };
   return { ok: true, citations: [...citations.values()] };
+}
+
+/**
+ * The EvidenceGuard on a run's execution, taken once per run: its result is the verified snapshot that the
+ * SemanticGuard judges from (`reviewDraftSemantics`) and that the release publishes from (`releaseDiagnosis`), so
+ * neither checks the Draft again. Null when the execution has no Draft.
+ */
+export function verifyExecutionEvidence(
+  execution: Pick<DiagnosisExecution, 'draft' | 'progress'>,
+): EvidenceGuardResult | null {
+  return execution.draft === null ? null : verifyDraftEvidence(execution.draft, execution.progress);
+}
+
+/**
+ * The verified citations `draft` cites, in the order it first cites them, taken from a verified snapshot: how the
+ * release names the checks of a Draft the SemanticGuard trimmed, without checking it again. NOTE: the judge only
+ * removes items, each kept item passed the EvidenceGuard on its own, and a kept conclusion keeps every SUPPORTED
+ * FINDING (`applyVerdicts` rejects the Draft otherwise), so the trimmed Draft passes the guard whenever the whole did.
+ */
+export function citationsOf(draft: DiagnosisDraft, verified: readonly VerifiedCitation[]): VerifiedCitation[] {
+  const byId = new Map(verified.map((citation) => [citation.tool_call_id, citation]));
+  const citations = new Map<string, VerifiedCitation>();
+  for (const item of draft.analysis) {
+    for (const id of item.tool_call_ids) {
+      const citation = byId.get(id);
+      if (citation !== undefined && !citations.has(id)) citations.set(id, citation);
+    }
+  }
+  return [...citations.values()];
 }

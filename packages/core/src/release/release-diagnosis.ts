@@ -1,74 +1,29 @@
 /**
- * NOTE: about 360 lines on purpose: the release is one decision (published, fallback, failed, cancelled) whose
- * branches share their report shapes and must stay side by side; its fixed texts live in release-texts.ts.
+ * NOTE: the release is one decision (published, fallback, failed, cancelled) whose branches stay side by side in this
+ * module; the shapes they answer live in diagnosis-result.ts, their fixed texts in release-texts.ts, and reading a
+ * stored run back as a result in result-of-stored-run.ts.
  */
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../errors.ts';
-import { type ModelFailure, type ModelFailureReport, modelFailureReport } from '../run/model-failure.ts';
+import { type ModelFailure, modelFailureReport } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
-import { emptyRunUsage, type RunUsage } from '../run/run-context.ts';
+import type { RunUsage } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import type { PublishedResult, RunOutcome, VerifiedCitation } from '../store/run-store.ts';
-import { verifyDraftEvidence } from './evidence-guard.ts';
+import type {
+  CancelledReport,
+  DiagnosisReport,
+  FailedReport,
+  FallbackReport,
+  PublishedReport,
+  ReleaseStatus,
+} from './diagnosis-result.ts';
+import { citationsOf, type EvidenceGuardResult, verifyDraftEvidence } from './evidence-guard.ts';
 import { FAILED_TEXT, FAILED_TEXT_DEFAULT, GUARD_TEXT, REASON_TEXT } from './release-texts.ts';
 import { applyVerdicts, type SemanticGuardReport, type SemanticReview, semanticGuardReport } from './semantic-guard.ts';
 
-export type ReleaseStatus = 'PUBLISHED' | 'FALLBACK' | 'FAILED' | 'CANCELLED';
-
-/** What a caller receives for a published diagnosis: the Draft and the checks it cites. */
-export interface PublishedReport extends PublishedResult {
-  kind: 'DIAGNOSIS';
-  /** The SemanticGuard's verdicts (enforce or shadow); absent when it was off or had nothing to judge. */
-  semantic_guard?: SemanticGuardReport;
-}
-
-/** The fixed Chinese report of a run that produced nothing publishable. */
-export interface FallbackReport {
-  kind: 'FALLBACK';
-  title: string;
-  message: string;
-  stop_reason: StopReason | null;
-  /** The code of the check the Draft failed (`DRAFT_NOT_JSON`, `GUARD_UNKNOWN_CITATION`, …); absent on a stop. */
-  error_code?: string;
-  reason: string;
-  limitations: { checked_scope: string[]; missing_info: string[] };
-  /** The SemanticGuard's verdicts or failure, when it judged the Draft (SEMANTIC_GUARD_REJECTED / _FAILED). */
-  semantic_guard?: SemanticGuardReport;
-}
-
-/**
- * The report of a run with no published result: a fixed Chinese message that names the cause by its code, the code,
- * and for a failure of the model endpoint (MODEL_FAILED, MODEL_TIMEOUT) its status and error class.
- */
-export interface FailedReport {
-  kind: 'FAILED';
-  message: string;
-  error_code: string;
-  model_failure?: ModelFailureReport;
-}
-
-/** A run someone stopped: nothing is published; what it checked stays in the audit trail and its progress. */
-export interface CancelledReport {
-  kind: 'CANCELLED';
-  message: string;
-  stop_reason: 'CANCELLED';
-}
-
-export type DiagnosisReport = PublishedReport | FallbackReport | FailedReport | CancelledReport;
-
-/** The public result of one diagnosis run (the Lambda's answer). */
-export interface DiagnosisResult {
-  runId: string;
-  status: ReleaseStatus;
-  report: DiagnosisReport;
-  stopReason: StopReason | null;
-  /** The soft stop that ended collection when `stopReason` names a later event (e.g. STOP_IGNORED); else absent. */
-  collectionStopReason?: StopReason;
-  progress: ProgressSnapshot | null;
-  usage: RunUsage;
-}
-
+/** What the release policy decided of a run: the caller's status and report, and the outcome the run item keeps. */
 export interface ReleaseDecision {
   status: ReleaseStatus;
   report: DiagnosisReport;
@@ -85,6 +40,11 @@ export interface ReleaseDecision {
 export function releaseDiagnosis(input: {
   execution?: DiagnosisExecution;
   error?: unknown;
+  /**
+   * The EvidenceGuard's result on `execution.draft` (`verifyExecutionEvidence`), as the service took it once for the
+   * SemanticGuard and the release alike; absent: the release takes it (a release with no judge before it).
+   */
+  evidenceGuard?: EvidenceGuardResult | null;
   usage: RunUsage;
   /** The SemanticGuard's review of the Draft (see `reviewDraftSemantics`); absent or null: it was off or not needed. */
   semantic?: SemanticReview | null;
@@ -102,6 +62,7 @@ export function releaseDiagnosis(input: {
 
 function decideRelease(input: {
   execution?: DiagnosisExecution | undefined;
+  evidenceGuard?: EvidenceGuardResult | null | undefined;
   error?: unknown;
   usage: RunUsage;
   semantic?: SemanticReview | null | undefined;
@@ -112,7 +73,7 @@ function decideRelease(input: {
     const { draft, progress, stopReason } = execution;
     if (stopReason === 'CANCELLED' && draft === null) return cancelled(usage, progress);
     if (draft === null) return fallback(usage, progress, stopReason, null, null);
-    const guard = verifyDraftEvidence(draft, progress);
+    const guard = input.evidenceGuard ?? verifyDraftEvidence(draft, progress);
     if (!guard.ok) return fallback(usage, progress, stopReason, guard.code, draft);
     if (semantic === null) return published(usage, execution, draft, guard.citations);
     // NOTE: an unaudited judge call fails the run in every mode: the audit's completeness is not the guard's to waive.
@@ -130,9 +91,9 @@ function decideRelease(input: {
       const report = semanticGuardReport(semantic);
       return fallback(usage, progress, stopReason, 'SEMANTIC_GUARD_REJECTED', draft, report);
     }
-    const kept = verifyDraftEvidence(decision.draft, progress);
-    if (!kept.ok) return fallback(usage, progress, stopReason, kept.code, draft);
-    return published(usage, execution, decision.draft, kept.citations, semanticGuardReport(semantic, decision.removed));
+    // NOTE: the trimmed Draft is not checked again: its citations are taken from the verified snapshot (`citationsOf`).
+    const citations = citationsOf(decision.draft, guard.citations);
+    return published(usage, execution, decision.draft, citations, semanticGuardReport(semantic, decision.removed));
   }
   if (error instanceof DiagnosisAgentOutputError) {
     // NOTE: an invalid final Draft without verified checks stays FAILED (nothing to show, and nothing may be made up:
@@ -319,33 +280,4 @@ function fallbackCause(stopReason: StopReason | null, errorCode: string | null):
   if (errorCode !== null) return '诊断助手的最终输出不是有效的诊断草稿，不予发布。';
   if (stopReason !== null) return '本次运行在得出经过证据校验的结论之前停止（原因见 reason）。';
   return '本次诊断没有产生经过证据校验的结论。';
-}
-
-/** The public result of a stored, finished run (a replayed invocation answers with exactly this). */
-export function resultOfStoredRun(run: {
-  runId: string;
-  status: string;
-  report: unknown;
-  stopReason: StopReason | null;
-  collectionStopReason?: StopReason | null;
-  progress: ProgressSnapshot | null;
-  usage: RunUsage | null;
-}): DiagnosisResult {
-  const status: ReleaseStatus =
-    run.status === 'SUCCEEDED'
-      ? 'PUBLISHED'
-      : run.status === 'FALLBACK' || run.status === 'CANCELLED'
-        ? run.status
-        : 'FAILED';
-  return {
-    runId: run.runId,
-    status,
-    report: run.report as DiagnosisReport,
-    stopReason: run.stopReason,
-    ...(run.collectionStopReason === undefined || run.collectionStopReason === null
-      ? {}
-      : { collectionStopReason: run.collectionStopReason }),
-    progress: run.progress,
-    usage: run.usage ?? emptyRunUsage(),
-  };
 }

@@ -1,17 +1,18 @@
 import { generateText, type LanguageModel } from 'ai';
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
+import type { SemanticGuardMode } from '../config/semantic-guard-mode.ts';
 import type { AnalysisItem, DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import { judgePromptFits, judgeVerdictTooLarge } from '../harness/budget-policy.ts';
 import { createJudgeHarness, type JudgeFailure } from '../harness/create-judge-harness.ts';
 import { raceAbort } from '../harness/race-abort.ts';
-import { DEFAULT_JUDGE_LIMITS, type JudgeLimits, type SemanticGuardMode } from '../run/judge-limits.ts';
 import type { RunContext } from '../run/run-context.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { Observation } from '../tools/observation.ts';
-import { verifyDraftEvidence } from './evidence-guard.ts';
-import { type JudgeVerdicts, parseJudgeVerdicts, type Verdict } from './judge-verdicts.ts';
-import { buildJudgeEvidence, buildJudgePrompt, buildSemanticGuardInstructions } from './semantic-guard-prompt.ts';
+import type { EvidenceGuardResult } from './evidence-guard.ts';
+import { DEFAULT_JUDGE_LIMITS, type JudgeLimits } from './judge/judge-limits.ts';
+import { type JudgeVerdicts, parseJudgeVerdicts, type Verdict } from './judge/judge-verdicts.ts';
+import { buildJudgeEvidence, buildJudgePrompt, buildSemanticGuardInstructions } from './judge/semantic-guard-prompt.ts';
 
 /** The SemanticGuard as a run is given it: its mode, the judge's own model and its budget. */
 export interface SemanticGuardConfig {
@@ -32,26 +33,29 @@ const INSTRUCTIONS = buildSemanticGuardInstructions();
  * The SemanticGuard: one model call outside the agent's loop, with no tools and its own instructions, asking a judge
  * whether each analysis item and the conclusion of a Draft are supported by the evidence the Draft cites. It judges
  * only a Draft that passed the EvidenceGuard (anything else is not published anyway), and it sees only the query, the
- * Draft's conclusion and analysis and the verified evidence snapshot (the observations the agent saw, from the run's audit events). Its
- * budget is its own (`JudgeLimits`, enforced by `createJudgeHarness`); its call and tokens count in the run's usage
- * and are audited as a JUDGE step. Returns null when there is nothing to judge (mode off, no Draft, a Draft that
- * failed the EvidenceGuard, or one with neither conclusion nor analysis). Never throws for the judge's failures:
- * they are a `FAILED` review, which the release turns into a fail-closed FALLBACK in enforce mode.
+ * Draft's conclusion and analysis and the verified evidence snapshot (the observations the agent saw, from the run's
+ * audit events). NOTE: it is handed the EvidenceGuard's result (`verifyExecutionEvidence`, taken once per run, which
+ * the release is handed too); it never checks the Draft itself. Its budget is its own (`JudgeLimits`, enforced by
+ * `createJudgeHarness`); its call and tokens count in the run's usage and are audited as a JUDGE step. Returns null
+ * when there is nothing to judge (mode off, no Draft, a Draft that failed the EvidenceGuard, or one with neither
+ * conclusion nor analysis). Never throws for the judge's failures: they are a `FAILED` review, which the release
+ * turns into a fail-closed FALLBACK in enforce mode.
  */
 export async function reviewDraftSemantics(
   input: {
     run: RunContext;
     query: string;
     execution: DiagnosisExecution;
+    /** The EvidenceGuard's result on `execution.draft` (null: no Draft). */
+    evidenceGuard: EvidenceGuardResult | null;
     observations: ReadonlyMap<string, Observation>;
   },
   guard: SemanticGuardConfig,
   audit?: AuditHook,
 ): Promise<SemanticReview | null> {
-  const { run, execution } = input;
+  const { run, execution, evidenceGuard: verified } = input;
   const { draft, progress } = execution;
-  if (guard.mode === 'off' || draft === null) return null;
-  const verified = verifyDraftEvidence(draft, progress);
+  if (guard.mode === 'off' || draft === null || verified === null) return null;
   if (!verified.ok || (draft.conclusion === null && draft.analysis.length === 0)) return null;
   const { mode } = guard;
   const limits = { ...DEFAULT_JUDGE_LIMITS, ...guard.limits };

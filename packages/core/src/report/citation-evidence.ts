@@ -1,4 +1,4 @@
-import { VERDICTS, type Verdict } from '../release/judge-verdicts.ts';
+import { VERDICTS, type Verdict } from '../release/judge/judge-verdicts.ts';
 import { type ModelFailureReport, modelFailureReport } from '../run/model-failure.ts';
 import type { CheckEvaluation } from '../run/progress.ts';
 import type { StopReason } from '../run/stop-reason.ts';

@@ -7,7 +7,9 @@ import {
 } from '../agent/diagnosis-input.ts';
 import { runDiagnosis } from '../agent/run-diagnosis.ts';
 import { RunStoreError } from '../errors.ts';
-import { type DiagnosisResult, failed, type ReleaseDecision, releaseDiagnosis } from '../release/release-diagnosis.ts';
+import type { DiagnosisResult } from '../release/diagnosis-result.ts';
+import { verifyExecutionEvidence } from '../release/evidence-guard.ts';
+import { failed, type ReleaseDecision, releaseDiagnosis } from '../release/release-diagnosis.ts';
 import { reviewDraftSemantics, type SemanticGuardConfig } from '../release/semantic-guard.ts';
 import type { ProcessScorecard } from '../run/process-scores.ts';
 import { createRunContext } from '../run/run-context.ts';
@@ -192,15 +194,16 @@ export async function executeCheckedDiagnosisRun(
         nextPseudonymBatch,
       },
     );
+    const evidenceGuard = verifyExecutionEvidence(execution);
     const semantic =
       deps.semanticGuard === undefined
         ? null
         : await reviewDraftSemantics(
-            { run, query, execution, observations: recorder.observations },
+            { run, query, execution, evidenceGuard, observations: recorder.observations },
             deps.semanticGuard,
             processAudit.hook,
           );
-    decision = releaseDiagnosis({ execution, usage: run.usage(), semantic });
+    decision = releaseDiagnosis({ execution, evidenceGuard, usage: run.usage(), semantic });
   } catch (error) {
     decision = releaseDiagnosis({ error, usage: run.usage() });
   } finally {

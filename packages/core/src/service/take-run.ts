@@ -1,5 +1,6 @@
 import { DiagnosisRunConflictError, DiagnosisRunIdConflictError } from '../errors.ts';
-import { type DiagnosisResult, resultOfStoredRun } from '../release/release-diagnosis.ts';
+import type { DiagnosisResult } from '../release/diagnosis-result.ts';
+import { resultOfStoredRun } from '../release/result-of-stored-run.ts';
 import type { RunStore, StoredRun } from '../store/run-store.ts';
 import { type AbandonmentRule, closeAbandonedRun, isAbandoned } from './abandonment.ts';
 import { type CheckedWorkflowRequest, sameRequest } from './checked-run-request.ts';

@@ -1,6 +1,6 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
+import type { DiagnosisDraft } from '../../draft/diagnosis-draft.ts';
 
 /** What the judge may say of one claim. */
 export const VERDICTS = Object.freeze(['SUPPORTED', 'UNSUPPORTED', 'UNCLEAR'] as const);

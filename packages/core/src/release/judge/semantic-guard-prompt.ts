@@ -1,11 +1,11 @@
-import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
-import { renderSchemaNotation, SCHEMA_NOTATION_LEGEND } from '../draft/schema-notation.ts';
-import type { JudgeLimits } from '../run/judge-limits.ts';
-import type { ProgressSnapshot } from '../run/progress.ts';
-import { truncateUtf8, utf8Bytes } from '../run/utf8.ts';
-import type { VerifiedCitation } from '../store/run-store.ts';
-import { toModelObservation } from '../tools/model-observation.ts';
-import type { Observation } from '../tools/observation.ts';
+import type { DiagnosisDraft } from '../../draft/diagnosis-draft.ts';
+import { renderSchemaNotation, SCHEMA_NOTATION_LEGEND } from '../../draft/schema-notation.ts';
+import type { ProgressSnapshot } from '../../run/progress.ts';
+import { truncateUtf8, utf8Bytes } from '../../run/utf8.ts';
+import type { VerifiedCitation } from '../../store/run-store.ts';
+import { toModelObservation } from '../../tools/model-observation.ts';
+import type { Observation } from '../../tools/observation.ts';
+import type { JudgeLimits } from './judge-limits.ts';
 import { judgeVerdictsJsonSchema, MAX_VERDICT_REASON_CHARS } from './judge-verdicts.ts';
 
 /** The first line of the judge's instructions: how a replayed conversation (the demo) tells the judge's request apart. */
