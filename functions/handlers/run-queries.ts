@@ -4,6 +4,7 @@ import {
   feedbackView,
   openPseudonymBatches,
   type RunStore,
+  statusWordOf,
 } from '@diagnosis/core';
 import type { IncidentStore } from '@diagnosis/core/store';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -68,7 +69,7 @@ export function createGetRunHandler(
       runId: run.runId,
       sessionId: run.sessionId,
       enterpriseId: run.enterpriseId,
-      status: run.status,
+      status: statusWordOf(run.status),
       query: run.query,
       trigger: run.trigger,
       window: run.window,

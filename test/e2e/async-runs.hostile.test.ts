@@ -67,7 +67,7 @@ describe('a run id another tenant already holds', () => {
     const session = id('holder-session');
     world.server.script.push(wireText(JSON.stringify(noConclusionDraft())));
     await start({ runId, sessionId: session, enterpriseId: 'E1001', query: QUERY }, OPS_E1001);
-    await until(async () => (await read(runId)).body.status === 'SUCCEEDED');
+    await until(async () => (await read(runId)).body.status === 'PUBLISHED');
     const before = (await read(runId)).body;
 
     const reuse = await start({ runId, sessionId: 'mine', enterpriseId: 'E2002', query: '结算失败？' }, OPS_E2002, {
@@ -75,7 +75,7 @@ describe('a run id another tenant already holds', () => {
     });
     expect(reuse).toMatchObject({ status: 409, body: { error: { code: 'RUN_ID_CONFLICT' } } });
     const text = JSON.stringify(reuse.body);
-    for (const secret of ['E1001', session, QUERY, 'SUCCEEDED', 'conclusion']) expect(text).not.toContain(secret);
+    for (const secret of ['E1001', session, QUERY, 'PUBLISHED', 'conclusion']) expect(text).not.toContain(secret);
     expect((await read(runId)).body).toEqual({ ...before, timeLeftMs: null });
   });
 });
@@ -127,7 +127,7 @@ describe('held: cross-tenant cancel, ?wait parsing, races, late progress', () =>
     release();
     expect([a.status, b.status]).toEqual([202, 202]);
     expect([a.body.runId, b.body.runId]).toEqual([runId, runId]);
-    await until(async () => (await read(runId)).body.status === 'SUCCEEDED');
+    await until(async () => (await read(runId)).body.status === 'PUBLISHED');
     expect(world.server.requests.length - before).toBe(1);
     world.server.script.splice(0);
 
@@ -140,7 +140,7 @@ describe('held: cross-tenant cancel, ?wait parsing, races, late progress', () =>
     expect(s.status).toBe(202);
     expect([200, 202, 404]).toContain(c.status);
     await until(async () => !['QUEUED', 'RUNNING'].includes(String((await read(raced)).body.status)));
-    expect(['CANCELLED', 'SUCCEEDED']).toContain((await read(raced)).body.status);
+    expect(['CANCELLED', 'PUBLISHED']).toContain((await read(raced)).body.status);
     world.server.script.splice(0);
   });
 

@@ -113,7 +113,7 @@ describe('diagnosis eval capture and its offline replay', () => {
       enterpriseId: 'E1001',
       query: conversation.query,
       timeZone: 'Asia/Shanghai',
-      capture: { runId: runs.right.runId, feedback: { verdict: 'CORRECT' }, original: { status: 'SUCCEEDED' } },
+      capture: { runId: runs.right.runId, feedback: { verdict: 'CORRECT' }, original: { status: 'PUBLISHED' } },
       expected: { outcome: 'DIAGNOSIS', mustNotClaim: [] },
     });
     expect(scenario.recording?.calls).toHaveLength(4);

@@ -192,7 +192,7 @@ describe('the diagnosis bin (child processes)', () => {
       );
       expect(bySession.map((run: { runId: string }) => run.runId)).toEqual([runIds[1], runIds[0]]);
       expect(bySession[0]).toMatchObject({
-        status: 'SUCCEEDED',
+        status: 'PUBLISHED',
         stopReason: null,
         totalTokens: 38_230,
         enterpriseId: 'E1001',

@@ -38,7 +38,7 @@ describe('the read and audit functions on a finished run', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({
       runId: 'queried-run',
-      status: 'SUCCEEDED',
+      status: 'PUBLISHED',
       enterpriseId: 'E1001',
       report: finished.report,
     });

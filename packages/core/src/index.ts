@@ -77,6 +77,7 @@ export { resultOfStoredRun } from './release/result-of-stored-run.ts';
 export type { SemanticGuardConfig, SemanticGuardReport, SemanticReview } from './release/semantic-guard.ts';
 /** The SemanticGuard: a separate judge call (no tools, its own instructions and budget) and how enforce applies it. */
 export { applyVerdicts, reviewDraftSemantics } from './release/semantic-guard.ts';
+export { STATUS_WORDS, type StatusWord, statusWordOf } from './release/status-word.ts';
 /** The evidence behind a run's citations (tool, canonical input, the observation the model saw, verdicts) and its failure cause. */
 export {
   buildRunEvidence,

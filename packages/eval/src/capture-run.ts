@@ -19,6 +19,7 @@ import {
   resultOfStoredRun,
   type StoredReasoning,
   type StoredRun,
+  statusWordOf,
 } from '@diagnosis/core';
 import type { StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
 import type { RecordedCall, RecordedWorld } from './recorded-world.ts';
@@ -204,7 +205,7 @@ export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOpti
       capturedAt: options.capturedAt,
       source: truncate(options.sourceName, 200),
       feedback: { verdict: verdict.verdict, rootCause: verdict.rootCause },
-      original: { status: run.status, conclusion },
+      original: { status: statusWordOf(run.status), conclusion },
       missing,
     },
   };

@@ -5,7 +5,7 @@
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { ENTERPRISE_ID_PATTERN, FEEDBACK_VERDICTS, isTimeZone, RUN_STATUSES, TOOL_NAMES } from '@diagnosis/core';
+import { ENTERPRISE_ID_PATTERN, FEEDBACK_VERDICTS, isTimeZone, STATUS_WORDS, TOOL_NAMES } from '@diagnosis/core';
 import { parseMysqlSeed } from '@diagnosis/devkit';
 import * as v from 'valibot';
 import { loadRecordedWorld, type RecordedWorld } from './recorded-world.ts';
@@ -84,16 +84,24 @@ const expectedSchema = v.pipe(
 export type Expected = v.InferOutput<typeof expectedSchema>;
 
 /** Where a captured scenario came from and what its run did (`diagnosis eval capture`). */
-const captureSchema = v.strictObject({
+export const scenarioCaptureSchema = v.strictObject({
   runId: text(128),
   capturedAt: v.pipe(v.string(), v.isoTimestamp()),
   source: text(200),
   feedback: v.strictObject({ verdict: v.picklist(FEEDBACK_VERDICTS), rootCause: v.nullable(text(1_000)) }),
-  original: v.strictObject({ status: v.picklist(RUN_STATUSES), conclusion: v.nullable(text(1_000)) }),
+  // NOTE: the status word (PUBLISHED…); a capture written before the words were one says SUCCEEDED, still read, as
+  // PUBLISHED, for a deprecation period.
+  original: v.strictObject({
+    status: v.pipe(
+      v.picklist([...STATUS_WORDS, 'SUCCEEDED']),
+      v.transform((status) => (status === 'SUCCEEDED' ? 'PUBLISHED' : status)),
+    ),
+    conclusion: v.nullable(text(1_000)),
+  }),
   /** What a faithful replay would need that the audit did not hold. */
   missing: v.pipe(v.array(text(500)), v.maxLength(100)),
 });
-export type ScenarioCapture = v.InferOutput<typeof captureSchema>;
+export type ScenarioCapture = v.InferOutput<typeof scenarioCaptureSchema>;
 
 const scenarioSchema = v.strictObject({
   id: v.pipe(v.string(), v.regex(SCENARIO_ID_PATTERN, 'lower-case letters, digits and dashes, at most 48')),
@@ -112,7 +120,7 @@ const scenarioSchema = v.strictObject({
   previousTurn: v.optional(v.strictObject({ query: text(4_000) })),
   expected: expectedSchema,
   probes: v.optional(v.pipe(v.array(probeSchema), v.maxLength(50)), []),
-  capture: v.optional(captureSchema),
+  capture: v.optional(scenarioCaptureSchema),
 });
 export type ScenarioSpec = v.InferOutput<typeof scenarioSchema>;
 

@@ -293,7 +293,7 @@ describe('GET /runs/{runId} after delivery', () => {
     const answer = await get(null);
     expect(answer.statusCode).toBe(200);
     const body = JSON.parse(String(answer.body)) as { status: string; delivery: unknown[] };
-    expect(body.status).toBe('SUCCEEDED');
+    expect(body.status).toBe('PUBLISHED');
     expect(body.delivery).toEqual([
       expect.objectContaining({
         destinationId: 'itsm',

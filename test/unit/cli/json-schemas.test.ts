@@ -1,8 +1,7 @@
-import { STOP_REASONS } from '@diagnosis/core';
+import { STATUS_WORDS, STOP_REASONS } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
 import { diagnosisDraftJsonSchema } from '../../../packages/core/src/draft/diagnosis-draft.ts';
 import { TOOL_NAMES } from '../../../packages/core/src/run/tool-name.ts';
-import { RUN_STATUSES } from '../../../packages/core/src/store/run-store.ts';
 import { loadSchema, schemaErrors } from '../../support/json-schemas.ts';
 
 const defs = loadSchema('diagnosis-result').$defs as Record<string, { enum?: unknown[] }>;
@@ -14,14 +13,14 @@ describe('the committed JSON Schemas (docs/schemas)', () => {
     expect(defs.stopReason?.enum).toEqual([...STOP_REASONS]);
     expect(defs.toolName?.enum).toEqual([...TOOL_NAMES]);
     const resource = loadSchema('run-resource') as { properties: { status: { enum: unknown[] } } };
-    expect(resource.properties.status.enum).toEqual([...RUN_STATUSES]);
+    expect(resource.properties.status.enum).toEqual([...STATUS_WORDS]);
   });
 
   it('refuse what the output never is: an unknown status, a missing field, an unknown key', () => {
     expect(schemaErrors('run-summaries', [{ runId: 'r', status: 'DONE' }]).length).toBeGreaterThan(0);
     const summary = {
       runId: 'r',
-      status: 'SUCCEEDED',
+      status: 'PUBLISHED',
       stopReason: null,
       errorCode: null,
       totalTokens: 1,

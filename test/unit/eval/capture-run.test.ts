@@ -160,7 +160,7 @@ describe('buildCapturedScenario', () => {
         rootCause: { anyOf: [['db.pool.max_size', 'payment-gateway', '2.14.0']] },
         mustNotClaim: [],
       },
-      capture: { runId: 'r1', feedback: { verdict: 'CORRECT', rootCause: null }, original: { status: 'SUCCEEDED' } },
+      capture: { runId: 'r1', feedback: { verdict: 'CORRECT', rootCause: null }, original: { status: 'PUBLISHED' } },
     });
     expect((scenario.expected as Record<string, unknown>).scripted).toBeUndefined();
     expect(recording).toMatchObject({

@@ -169,7 +169,7 @@ function summaries(items: Record<string, unknown>[]): RunSummary[] {
     const usage = item.usage as { totalTokens?: unknown } | null | undefined;
     runs.push({
       runId,
-      status: text('status') ?? '?',
+      status: statusWord(text('status') ?? '?'),
       stopReason: text('stop_reason'),
       errorCode: text('error_code'),
       totalTokens: typeof usage?.totalTokens === 'number' ? usage.totalTokens : null,

@@ -1,13 +1,14 @@
+import { type RunStatus, statusWordOf } from '@diagnosis/core';
+import { RUN_STATUSES } from '@diagnosis/core/store';
 /**
  * The words the CLI uses for a run's outcome, in one place so the terminal, `trace`, the page and `runs` say the
- * same thing. NOTE: one status word per outcome: a run whose diagnosis was published is shown as PUBLISHED (the store
- * and the API keep their own value, SUCCEEDED, unchanged); FALLBACK, FAILED, CANCELLED, QUEUED and RUNNING are shown
- * as they are. Every stop reason and error code has one English sentence beside the report's Chinese text.
+ * same thing. NOTE: one status word per outcome, core's (`statusWordOf`): a run whose diagnosis was published is
+ * PUBLISHED, as in the API and the result event; FALLBACK, FAILED, CANCELLED, QUEUED and RUNNING are their own word. Every stop reason and error code has one English sentence beside the report's Chinese text.
  */
 
-/** The word shown for a run or release status (`SUCCEEDED` → `PUBLISHED`). */
+/** The word shown for a run or release status; a value that is no status of ours is shown as it is. */
 export function statusWord(status: string): string {
-  return status === 'SUCCEEDED' ? 'PUBLISHED' : status;
+  return (RUN_STATUSES as readonly string[]).includes(status) ? statusWordOf(status as RunStatus) : status;
 }
 
 const STOP_TEXT: Record<string, string> = {
