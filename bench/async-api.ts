@@ -12,9 +12,9 @@ import {
   CANCEL_POLL_MS,
   cancelDiagnosis,
   type DiagnosisRunRequest,
+  type DiagnosisWorkflow,
   executeDiagnosisRun,
   startDiagnosis,
-  type WorkflowStarter,
 } from '@diagnosis/core';
 import { createDynamoStores, ensureDiagnosisTable } from '@diagnosis/core/store';
 import { startDynamoDbLocal } from '@diagnosis/devkit';
@@ -50,7 +50,7 @@ export async function benchAsyncApi(): Promise<void> {
     // deployed) is kept, with a bound above STARTS so the start latency, not the refusal, is measured.
     const store = () => createDynamoStores({ client, tableName, maxOpenRuns: 1_000 });
     const running = new Set<Promise<unknown>>();
-    const workflow: WorkflowStarter = {
+    const workflow: DiagnosisWorkflow = {
       executionArnOf: (runId: string) => `arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:${runId}`,
       async start(request: DiagnosisRunRequest) {
         // NOTE: the run's own execution, as the DiagnosisWorkflow's payload names it: only it may take the run.
@@ -79,7 +79,7 @@ export async function benchAsyncApi(): Promise<void> {
     // 1. Start latency: queue + workflow start, as POST /diagnoses answers 202.
     const starts: number[] = [];
     const startedIds: string[] = [];
-    const noop: WorkflowStarter = {
+    const noop: DiagnosisWorkflow = {
       executionArnOf: (runId: string) => `arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:${runId}`,
       start: async () => undefined,
       stop: async () => undefined,

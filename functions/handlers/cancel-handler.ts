@@ -1,4 +1,4 @@
-import { cancelDiagnosis, isEnded, type RunStore, type WorkflowStarter } from '@diagnosis/core';
+import { cancelDiagnosis, type DiagnosisWorkflow, isEnded, type RunStore } from '@diagnosis/core';
 import { json } from '../http/http-api-event.ts';
 import { type RunRouteOptions, runRoute } from './run-route.ts';
 import { runLinks } from './start-handler.ts';
@@ -10,7 +10,7 @@ import { runLinks } from './start-handler.ts';
  * left as it is (200 with its status).
  */
 export function createCancelRunHandler(
-  deps: { store: Pick<RunStore, 'getRun' | 'requestCancel'>; workflow: Pick<WorkflowStarter, 'stop'> },
+  deps: { store: Pick<RunStore, 'getRun' | 'requestCancel'>; workflow: Pick<DiagnosisWorkflow, 'stop'> },
   options: RunRouteOptions,
 ) {
   return runRoute(deps.store, options, async (target) => {

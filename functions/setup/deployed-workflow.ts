@@ -1,5 +1,5 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
-import type { WorkflowStarter } from '@diagnosis/core';
+import type { DiagnosisWorkflow } from '@diagnosis/core';
 import { SettingsError, type WorkflowSettings } from '@diagnosis/core/config';
 import { createStepFunctionsWorkflow } from './step-functions-workflow.ts';
 
@@ -9,7 +9,7 @@ import { createStepFunctionsWorkflow } from './step-functions-workflow.ts';
  * here any more: it made these functions' bundles carry the whole model stack, and a Lambda is frozen once it has
  * answered. Local runs and tests compose the handlers with `createLocalDiagnosisWorkflow` (`@diagnosis/devkit`).
  */
-export function createDeployedWorkflow(settings: WorkflowSettings): WorkflowStarter {
+export function createDeployedWorkflow(settings: WorkflowSettings): DiagnosisWorkflow {
   if (settings.DIAGNOSIS_WORKFLOW_ARN === undefined) throw new SettingsError(['DIAGNOSIS_WORKFLOW_ARN']);
   return createStepFunctionsWorkflow(new SFNClient({ maxAttempts: 3 }), settings.DIAGNOSIS_WORKFLOW_ARN);
 }

@@ -1,4 +1,4 @@
-import type { WorkflowStarter } from '@diagnosis/core';
+import type { DiagnosisWorkflow } from '@diagnosis/core';
 import { parseWorkflowSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
 import type { RunStore } from '@diagnosis/core/store';
 import { coldStart } from './cold-start.ts';
@@ -12,7 +12,7 @@ import { createTableStore } from './table-store.ts';
  */
 export function loadRunControl(): Promise<{
   store: RunStore;
-  workflow: WorkflowStarter;
+  workflow: DiagnosisWorkflow;
   policy: TenantAccessPolicy;
 }> {
   return coldStart(() => {

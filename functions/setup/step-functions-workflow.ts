@@ -6,7 +6,7 @@ import {
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { type DiagnosisRunRequest, DiagnosisWorkflowConflictError, type WorkflowStarter } from '@diagnosis/core';
+import { type DiagnosisRunRequest, type DiagnosisWorkflow, DiagnosisWorkflowConflictError } from '@diagnosis/core';
 import { executionArnOf } from '../workflows/diagnosis-workflows.ts';
 
 /** Statuses of an execution that will still run Diagnose (a failed one being redriven runs again). */
@@ -23,7 +23,7 @@ const OPEN_EXECUTION_STATUSES: ReadonlySet<string> = new Set(['RUNNING', 'PENDIN
  * `WORKFLOW_EXECUTION_CONFLICT`; this run's own, ended, is `WORKFLOW_EXECUTION_ENDED` (no execution will take the
  * QUEUED run any more). `startDiagnosis` closes the run with the error's `runErrorCode`.
  */
-export function createStepFunctionsWorkflow(client: SFNClient, stateMachineArn: string): WorkflowStarter {
+export function createStepFunctionsWorkflow(client: SFNClient, stateMachineArn: string): DiagnosisWorkflow {
   const executionArn = (runId: string) => executionArnOf(stateMachineArn, runId);
   return {
     executionArnOf: executionArn,

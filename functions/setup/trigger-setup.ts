@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { WorkflowStarter } from '@diagnosis/core';
+import type { DiagnosisWorkflow } from '@diagnosis/core';
 import { parseTriggerSettings, type TriggerSettings } from '@diagnosis/core/config';
 import { createDynamoClient, createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { ulid } from 'ulid';
@@ -17,7 +17,7 @@ export function buildTriggerDeps(
   now: () => number = Date.now,
   dynamo: DynamoDBClient = createDynamoClient(settings, process.env),
   /** The workflow runs start in: the DiagnosisWorkflow (DIAGNOSIS_WORKFLOW_ARN) unless a local stand-in is given. */
-  workflow: WorkflowStarter = createDeployedWorkflow(settings),
+  workflow: DiagnosisWorkflow = createDeployedWorkflow(settings),
 ): TriggerDeps {
   return {
     config: {

@@ -7,7 +7,7 @@
  * DynamoDB Local; the workflow records its starts and runs nothing, so every accepted run stays QUEUED.
  */
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_TENANT_MAX_OPEN_RUNS, type WorkflowStarter } from '@diagnosis/core';
+import { DEFAULT_TENANT_MAX_OPEN_RUNS, type DiagnosisWorkflow } from '@diagnosis/core';
 import { createDynamoRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCancelRunHandler } from '../../functions/handlers/cancel-handler.ts';
@@ -20,7 +20,7 @@ import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 const dynamo = localDynamoClient();
 let table: Awaited<ReturnType<typeof createTestTable>>;
 const started: string[] = [];
-const workflow: WorkflowStarter = {
+const workflow: DiagnosisWorkflow = {
   executionArnOf: (runId) => executionArnOf(LOCAL_WORKFLOW_ARN, runId),
   start: async (request) => void started.push(request.runId),
   stop: async () => undefined,

@@ -12,10 +12,10 @@
  */
 import {
   type DiagnosisResult,
+  type DiagnosisWorkflow,
   type RunStore,
   startDiagnosis,
   sweepOpenRuns,
-  type WorkflowStarter,
 } from '@diagnosis/core';
 import {
   createDynamoStores,
@@ -209,7 +209,7 @@ async function runCase({ via, crash, writesBeforeDeath }: Case) {
   if (via === 'workflow') {
     runId = name;
     input = { runId, ...request };
-    const workflow: WorkflowStarter = {
+    const workflow: DiagnosisWorkflow = {
       executionArnOf: (id) => executionArnOf(WORKFLOW_ARN, id),
       start: async () => undefined,
       stop: async () => undefined,

@@ -161,6 +161,7 @@ export {
   closeQueuedRun,
   closeRun,
 } from './service/close-run.ts';
+export type { DiagnosisWorkflow } from './service/diagnosis-workflow.ts';
 export type { DiagnoseCommand, DiagnosisServiceDeps } from './service/execute-diagnosis-run.ts';
 export { executeCheckedDiagnosisRun, executeDiagnosisRun } from './service/execute-diagnosis-run.ts';
 export {
@@ -185,7 +186,6 @@ export {
   startDiagnosis,
 } from './service/start-diagnosis.ts';
 export { MAX_SWEEP_RUNS, type SweepDeps, type SweepReport, sweepOpenRuns } from './service/sweep-open-runs.ts';
-export type { WorkflowStarter } from './service/workflow-starter.ts';
 export type {
   AuditHook,
   ContentSource,

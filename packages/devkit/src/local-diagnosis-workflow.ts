@@ -10,10 +10,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import {
   type DiagnosisRunRequest,
+  type DiagnosisWorkflow,
   DiagnosisWorkflowConflictError,
   type RunStore,
   safeErrorName,
-  type WorkflowStarter,
 } from '@diagnosis/core';
 import { createWorkflowEventsHandler } from '@diagnosis/functions';
 import { buildDiagnosisWorkflowDefinition, executionArnOf, LOCAL_WORKFLOW_ARN } from '@diagnosis/functions/workflows';
@@ -70,7 +70,7 @@ interface LocalExecutionRecord {
   ended: boolean;
 }
 
-export type LocalDiagnosisWorkflow = WorkflowStarter & {
+export type LocalDiagnosisWorkflow = DiagnosisWorkflow & {
   /** Waits until every execution started here has ended (and its run was closed if it failed). */
   idle(): Promise<void>;
 };

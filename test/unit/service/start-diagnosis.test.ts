@@ -1,4 +1,4 @@
-import { startDiagnosis, type WorkflowStarter } from '@diagnosis/core';
+import { type DiagnosisWorkflow, startDiagnosis } from '@diagnosis/core';
 import { createMemoryRunStore } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 
@@ -13,7 +13,7 @@ const request = {
 describe('startDiagnosis', () => {
   it('closes the run FAILED when its workflow cannot be started, so it never waits QUEUED forever', async () => {
     const store = createMemoryRunStore();
-    const failing: WorkflowStarter = {
+    const failing: DiagnosisWorkflow = {
       executionArnOf: (runId: string) => `arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:${runId}`,
       start: async () => {
         throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
@@ -26,7 +26,7 @@ describe('startDiagnosis', () => {
     expect(await store.getRun(request.runId)).toMatchObject({ status: 'FAILED', errorCode: 'WORKFLOW_START_FAILED' });
     // The same request again gets that stored answer: nothing is queued twice.
     const started: string[] = [];
-    const working: WorkflowStarter = {
+    const working: DiagnosisWorkflow = {
       executionArnOf: (runId: string) => `arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:${runId}`,
       start: async (next) => void started.push(next.runId),
       stop: async () => undefined,
@@ -40,7 +40,7 @@ describe('startDiagnosis', () => {
     ['81 characters', `r${'x'.repeat(80)}`],
   ])('refuses a run id with %s (not a workflow execution name) before anything is written', async (_label, runId) => {
     const store = createMemoryRunStore();
-    const workflow: WorkflowStarter = {
+    const workflow: DiagnosisWorkflow = {
       executionArnOf: (id: string) => `arn:aws:states:local:000000000000:execution:DiagnosisWorkflow:${id}`,
       start: async () => undefined,
       stop: async () => undefined,

@@ -1,7 +1,7 @@
 import { cancelled } from '../release/release-diagnosis.ts';
 import { emptyRunUsage } from '../run/run-context.ts';
 import { isEnded, type RunStore, type StoredRun } from '../store/run-store.ts';
-import type { WorkflowStarter } from './workflow-starter.ts';
+import type { DiagnosisWorkflow } from './diagnosis-workflow.ts';
 
 /**
  * Cancels a run (`POST /runs/{runId}/cancel`, a workflow stopped from the console, Ctrl-C locally): a QUEUED run
@@ -11,7 +11,7 @@ import type { WorkflowStarter } from './workflow-starter.ts';
  */
 export async function cancelDiagnosis(
   runId: string,
-  deps: { store: Pick<RunStore, 'requestCancel'>; workflow?: Pick<WorkflowStarter, 'stop'> },
+  deps: { store: Pick<RunStore, 'requestCancel'>; workflow?: Pick<DiagnosisWorkflow, 'stop'> },
 ): Promise<StoredRun | null> {
   const run = await deps.store.requestCancel(runId, cancelled(emptyRunUsage()).outcome);
   if (run !== null && deps.workflow !== undefined && !(isEnded(run.status) && run.status !== 'CANCELLED')) {

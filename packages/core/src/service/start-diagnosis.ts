@@ -5,7 +5,7 @@ import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import { isEnded, type RunStore, type StartRunInput, type StoredRun } from '../store/run-store.ts';
 import { assertRequestIds, type Checked, sameRequest } from './checked-run-request.ts';
 import { closeQueuedRun } from './close-run.ts';
-import type { WorkflowStarter } from './workflow-starter.ts';
+import type { DiagnosisWorkflow } from './diagnosis-workflow.ts';
 
 /** The longest a start request may wait for its run to end (the HTTP API's own limit is 30 s). */
 export const MAX_START_WAIT_MS = 25_000;
@@ -13,7 +13,7 @@ const WAIT_POLL_MS = 250;
 
 export interface StartDiagnosisDeps {
   store: Pick<RunStore, 'queueRun' | 'getRun' | 'claimQueuedRun' | 'completeRun'>;
-  workflow: WorkflowStarter;
+  workflow: DiagnosisWorkflow;
   limits?: Partial<RunLimits>;
   /** Waits between two reads of the run while the caller asked to wait (tests inject a fast one). */
   sleep?: (ms: number) => Promise<void>;

@@ -5,7 +5,7 @@ import type { DiagnosisRunRequest } from '../run/run-request.ts';
  * so starting it twice is harmless); locally and in tests, an in-process runner. `stop` asks the engine to stop the
  * run's execution; the run itself ends CANCELLED because its invocation watches the run's cancel flag.
  */
-export interface WorkflowStarter {
+export interface DiagnosisWorkflow {
   /**
    * The execution a start of this run creates (its ARN; deterministic, the execution is named by the runId): recorded
    * on the QUEUED run before the start, so that only that execution may take the run and only its status-change
