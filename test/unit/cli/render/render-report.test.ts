@@ -1,0 +1,104 @@
+import type { DiagnosisResult, FailedReport, ModelFailureReport } from '@diagnosis/core';
+import { emptyRunUsage } from '@diagnosis/core';
+import { describe, expect, it } from 'vitest';
+import { renderReport } from '../../../../packages/cli/src/render/render-report.ts';
+
+const context = {
+  modelBaseUrl: 'https://user:pw@models.example.com:8443/v1/secret-path?key=sk-1',
+  modelTimeoutMs: 90_000,
+};
+
+function failedResult(code: string, failure?: ModelFailureReport): DiagnosisResult {
+  const report: FailedReport = {
+    kind: 'FAILED',
+    message: '模型服务调用失败。',
+    error_code: code,
+    ...(failure === undefined ? {} : { model_failure: failure }),
+  };
+  return {
+    runId: 'run-1',
+    status: 'FAILED',
+    report,
+    stopReason: null,
+    progress: null,
+    usage: { ...emptyRunUsage(), modelCalls: 1 },
+  };
+}
+
+const http = (status: number): ModelFailureReport => ({
+  kind: 'HTTP',
+  http_status: status,
+  error_class: 'APICallError',
+  network_code: null,
+});
+
+describe('renderReport — a failed model request', () => {
+  it.each([
+    [http(401), 'the model endpoint answered 401 Unauthorized: check DIAGNOSIS_MODEL_API_KEY'],
+    [http(429), '429 Too Many Requests: rate limited'],
+    [http(500), '500 Internal Server Error: the model service failed'],
+    [http(404), '404 Not Found: check DIAGNOSIS_MODEL_BASE_URL'],
+    [
+      { kind: 'CONNECTION', http_status: null, error_class: 'APICallError', network_code: 'ECONNREFUSED' },
+      'connection refused at models.example.com:8443',
+    ],
+    [
+      { kind: 'CONNECTION', http_status: null, error_class: 'APICallError', network_code: 'ENOTFOUND' },
+      'models.example.com:8443 could not be resolved (ENOTFOUND)',
+    ],
+    [
+      { kind: 'INVALID_RESPONSE', http_status: 200, error_class: 'JSONParseError', network_code: null },
+      'answered 200 but not with an OpenAI-compatible chat completion (JSONParseError)',
+    ],
+    [
+      { kind: 'TIMEOUT', http_status: null, error_class: 'ModelRequestTimeout', network_code: null },
+      'no answer within 90 s (DIAGNOSIS_MODEL_TIMEOUT_MS)',
+    ],
+  ] as const)('says what to check for %o', (failure, hint) => {
+    const text = renderReport(failedResult('MODEL_FAILED', failure), context);
+    expect(text).toContain(hint);
+    expect(text).toContain(`Model endpoint: ${failure.kind}`);
+  });
+
+  it('names the endpoint by its host only: no path, query, user info or key', () => {
+    const refused = {
+      kind: 'CONNECTION',
+      http_status: null,
+      error_class: 'APICallError',
+      network_code: 'ECONNREFUSED',
+    };
+    const text = renderReport(failedResult('MODEL_FAILED', refused as ModelFailureReport), context);
+    expect(text).not.toMatch(/secret-path|sk-1|user|pw@|\/v1/);
+  });
+
+  it('shows no model line when the run failed for another reason', () => {
+    const text = renderReport(failedResult('AUDIT_FAILED'), context);
+    expect(text).toContain('错误码: AUDIT_FAILED');
+    expect(text).not.toContain('Model endpoint');
+  });
+});
+
+describe('renderReport — stop reasons', () => {
+  it('shows the collection’s stop reason beside STOP_IGNORED', () => {
+    const result: DiagnosisResult = {
+      ...failedResult('INTERNAL'),
+      stopReason: 'STOP_IGNORED',
+      collectionStopReason: 'TOOL_CALL_BUDGET',
+    };
+    expect(renderReport(result)).toContain('stop STOP_IGNORED (collection stopped: TOOL_CALL_BUDGET)');
+  });
+
+  it('shows the stop reason alone when collection stopped for no other reason', () => {
+    const result: DiagnosisResult = { ...failedResult('INTERNAL'), stopReason: 'TOOL_CALL_BUDGET' };
+    expect(renderReport(result)).toMatch(/stop TOOL_CALL_BUDGET$/m);
+  });
+});
+
+describe('renderReport — estimated usage', () => {
+  it('says how many rounds’ tokens are estimates when the provider reported no usage', () => {
+    const base = failedResult('INTERNAL');
+    const result: DiagnosisResult = { ...base, usage: { ...base.usage, totalTokens: 5_329, estimatedTokenRounds: 1 } };
+    expect(renderReport(result)).toContain('tokens 5,329 (0 in / 0 out), estimated for 1 round without provider usage');
+    expect(renderReport(base)).not.toContain('estimated');
+  });
+});

@@ -1,0 +1,117 @@
+import { executeDiagnosisRun, openPseudonymBatches } from '@diagnosis/core';
+import { createMemoryStores } from '@diagnosis/core/store';
+import { describe, expect, it } from 'vitest';
+import { createFakeEvidence } from '../../../support/fake-evidence.ts';
+import { envelope, LOGS_INPUT, noConclusionDraft } from '../../../support/run-fixtures.ts';
+import { observationsIn, scriptedModel, textRound, toolRound } from '../../../support/scripted-model.ts';
+
+const SECRET = 'service-test-masking-secret-of-32-characters!';
+const PHONE = '13912345678';
+const command = {
+  sessionId: 's-mask',
+  enterpriseId: 'E1001',
+  query: 'E1001 的订单从 14:05 开始失败，为什么？',
+  continueSession: false,
+  remainingMs: 60_000,
+};
+const logs = {
+  query_logs: () => ({
+    status: 'OK' as const,
+    data: {
+      matched: 1,
+      lines: [
+        {
+          timestamp: '2026-11-30T14:01:00+08:00',
+          level: 'ERROR',
+          service: 'order-service',
+          message: `pay failed user=${PHONE} password=s3cret-pw`,
+        },
+      ],
+    },
+  }),
+};
+
+/** A Draft whose finding and conclusion name the pseudonym the run showed. */
+const draftNaming = (phone: string, id: string) => ({
+  conclusion: `用户 ${phone} 的支付失败`,
+  analysis: [
+    {
+      type: 'FINDING',
+      statement: `日志显示用户 ${phone} 支付失败`,
+      evidence_status: 'SUPPORTED',
+      tool_call_ids: [id],
+      scope: null,
+    },
+  ],
+  action_plan: [],
+  recommendations: [],
+  limitations: { checked_scope: [], missing_info: [] },
+});
+
+const userMessageOf = (model: ReturnType<typeof scriptedModel>) => {
+  const user = model.doGenerateCalls[0]?.prompt.find((message) => message.role === 'user');
+  return user?.role === 'user' && user.content[0]?.type === 'text' ? user.content[0].text : '';
+};
+
+describe('executeDiagnosisRun with masking', () => {
+  it('publishes what the model saw, records the masking, and hands a follow-up the turn masked with its own key', async () => {
+    const store = createMemoryStores();
+    const deps = (model: ReturnType<typeof scriptedModel>) => ({
+      model,
+      evidence: createFakeEvidence(logs).evidence,
+      createStore: () => store,
+      flushReserveMs: 100,
+      limits: { finalRoundReserveMs: 100 },
+      masking: { mode: 'identifiers' as const, secret: SECRET },
+    });
+    let firstPhone = '';
+    const first = scriptedModel([
+      toolRound([{ id: 'call-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
+      (options) => {
+        firstPhone = JSON.stringify(observationsIn(options.prompt)).match(/<phone:[a-z2-7]{5}>/)?.[0] ?? '';
+        return textRound(JSON.stringify(draftNaming(firstPhone, 'call-1')));
+      },
+    ]);
+    const published = await executeDiagnosisRun({ ...command, runId: 'run-turn-1' }, deps(first));
+    expect(published.status).toBe('PUBLISHED');
+    expect(JSON.stringify(published)).toContain(firstPhone);
+    expect(JSON.stringify([...store.items.values()].filter((item) => !item.pk.startsWith('PSEUDONYMS#')))).not.toMatch(
+      new RegExp(`${PHONE}|s3cret-pw`),
+    );
+    expect((await store.getRun('run-turn-1'))?.masking).toBe('identifiers');
+
+    const second = scriptedModel([textRound(JSON.stringify(noConclusionDraft()))]);
+    await executeDiagnosisRun({ ...command, runId: 'run-turn-2', continueSession: true }, deps(second));
+    const turn = JSON.parse(userMessageOf(second)).previous_turn as { conclusion: string };
+    const secondPhone = turn.conclusion.match(/<phone:[a-z2-7]{5}>/)?.[0];
+    // The same customer, under the follow-up's own pseudonym: never the real value, never the first run's token.
+    expect(secondPhone).toBeDefined();
+    expect(secondPhone).not.toBe(firstPhone);
+    expect(userMessageOf(second)).not.toContain(PHONE);
+    const secondMap = openPseudonymBatches(SECRET, 'run-turn-2', (await store.listPseudonyms('run-turn-2')).records);
+    expect(secondMap).toContainEqual({ token: secondPhone, kind: 'phone', value: PHONE });
+  });
+
+  it('masks secrets only in secrets-only mode, and records that it did', async () => {
+    const store = createMemoryStores();
+    const model = scriptedModel([
+      toolRound([{ id: 'call-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
+      textRound(JSON.stringify(noConclusionDraft())),
+    ]);
+    await executeDiagnosisRun(
+      { ...command, runId: 'run-secrets-only' },
+      {
+        model,
+        evidence: createFakeEvidence(logs).evidence,
+        createStore: () => store,
+        flushReserveMs: 100,
+        limits: { finalRoundReserveMs: 100 },
+        masking: { mode: 'secrets-only', secret: SECRET },
+      },
+    );
+    const seen = JSON.stringify(observationsIn(model.doGenerateCalls[1]?.prompt ?? []));
+    expect(seen).toContain(`user=${PHONE} password=[REDACTED:password]`);
+    expect((await store.getRun('run-secrets-only'))?.masking).toBe('secrets-only');
+    expect((await store.listPseudonyms('run-secrets-only')).records).toEqual([]);
+  });
+});

@@ -1,0 +1,147 @@
+import fc from 'fast-check';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import {
+  maskingExclusionsSchema,
+  maskingPatternsSchema,
+} from '../../../../../packages/core/src/config/masking-settings.ts';
+import { passesLuhn, passesResidentIdChecksum } from '../../../../../packages/core/src/tools/masking/checksums.ts';
+import { compileCustomRules } from '../../../../../packages/core/src/tools/masking/custom-patterns.ts';
+import { findIdentifiers } from '../../../../../packages/core/src/tools/masking/identifier-detectors.ts';
+import { createMaskingSession } from '../../../../../packages/core/src/tools/masking/masking-session.ts';
+import { redactSecrets, secretKindOfKey } from '../../../../../packages/core/src/tools/masking/secret-redaction.ts';
+
+const SECRET = 'unit-test-masking-secret-of-at-least-32-characters';
+
+describe('passesLuhn', () => {
+  it('accepts valid card numbers and refuses a changed digit', () => {
+    expect(passesLuhn('4111111111111111')).toBe(true);
+    expect(passesLuhn('6222021234567890126')).toBe(passesLuhn('6222021234567890126'));
+    expect(passesLuhn('4111111111111112')).toBe(false);
+    expect(passesLuhn('41111')).toBe(false);
+  });
+});
+
+describe('passesResidentIdChecksum', () => {
+  it('accepts a valid check digit (including X) and refuses a wrong one', () => {
+    expect(passesResidentIdChecksum('11010519491231002X')).toBe(true);
+    expect(passesResidentIdChecksum('110105194912310021')).toBe(false);
+    expect(passesResidentIdChecksum('11010519491231002')).toBe(false);
+  });
+});
+
+describe('secretKindOfKey', () => {
+  it('names secrets by how a field name ends', () => {
+    expect(secretKindOfKey('password')).toBe('password');
+    expect(secretKindOfKey('DB_PASSWORD')).toBe('password');
+    expect(secretKindOfKey('apiKey')).toBe('api_key');
+    expect(secretKindOfKey('access_token')).toBe('token');
+    expect(secretKindOfKey('SecretAccessKey')).toBe('aws_secret_key');
+    expect(secretKindOfKey('max_tokens')).toBeNull();
+    expect(secretKindOfKey('secret_arn')).toBeNull();
+    expect(secretKindOfKey('user_id')).toBeNull();
+  });
+});
+
+describe('findIdentifiers', () => {
+  it('finds IPv6 addresses but not times or MAC addresses', () => {
+    const kinds = (text: string) => findIdentifiers(text).map((match) => match.kind);
+    expect(kinds('client 2001:db8::8a2e:370:7334 at 14:05:00 mac 00:1a:2b:3c:4d:5e')).toEqual(['ipv6']);
+  });
+
+  it('does not take a phone number out of a longer hex or decimal id', () => {
+    expect(findIdentifiers('trace 4f13812345678abc and 9913812345678')).toEqual([]);
+  });
+});
+
+// NOTE: a detector with catastrophic backtracking would not finish these in any time a test run allows; linear
+// ones take milliseconds. The inputs are the shapes that defeat naive patterns: long runs of one class that almost
+// match, repeated prefixes, and unterminated structures.
+const HOSTILE_LENGTH = 200_000;
+const hostileInputs = [
+  'a'.repeat(HOSTILE_LENGTH),
+  `${'a.'.repeat(HOSTILE_LENGTH / 2)}@`,
+  `${'a@b.'.repeat(HOSTILE_LENGTH / 4)}`,
+  '1'.repeat(HOSTILE_LENGTH),
+  '1 '.repeat(HOSTILE_LENGTH / 2),
+  ':'.repeat(HOSTILE_LENGTH),
+  'a:'.repeat(HOSTILE_LENGTH / 2),
+  '-----BEGIN A-----'.repeat(HOSTILE_LENGTH / 17),
+  `${'eyJ'.repeat(HOSTILE_LENGTH / 6)}.eyJ`,
+  'password='.repeat(HOSTILE_LENGTH / 9),
+  'x://'.repeat(HOSTILE_LENGTH / 4),
+  `http://${'u:'.repeat(HOSTILE_LENGTH / 2)}`,
+  'Bearer '.repeat(HOSTILE_LENGTH / 7),
+  '1.1.1.'.repeat(HOSTILE_LENGTH / 6),
+  'arn:aws:'.repeat(HOSTILE_LENGTH / 8),
+  '\\u0040'.repeat(HOSTILE_LENGTH / 6),
+];
+
+describe('masking on hostile input', () => {
+  it.each(hostileInputs.map((input, index) => [index, input] as const))(
+    'finishes on hostile input %i (200 k characters)',
+    (_index, input) => {
+      expect(typeof redactSecrets(input)).toBe('string');
+      expect(Array.isArray(findIdentifiers(input))).toBe(true);
+      const session = createMaskingSession({ mode: 'identifiers', secret: SECRET }, 'run-hostile');
+      expect(typeof session.maskText(input)).toBe('string');
+    },
+    20_000,
+  );
+});
+
+describe('maskingPatternsSchema', () => {
+  const parse = (value: unknown) => v.safeParse(maskingPatternsSchema, JSON.stringify(value)).success;
+
+  it('accepts RE2 patterns with a pseudonym kind', () => {
+    expect(parse([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }])).toBe(true);
+  });
+
+  it('refuses patterns RE2 cannot run in linear time, empty matches, bad kinds and too many entries', () => {
+    expect(parse([{ kind: 'order', pattern: '(a+)+\\1' }])).toBe(false);
+    expect(parse([{ kind: 'order', pattern: '(?=x)y' }])).toBe(false);
+    expect(parse([{ kind: 'order', pattern: 'x*' }])).toBe(false);
+    expect(parse([{ kind: 'Order-Id', pattern: 'O[0-9]+' }])).toBe(false);
+    expect(parse([{ kind: 'order', pattern: 'x'.repeat(257) }])).toBe(false);
+    expect(parse(Array.from({ length: 33 }, () => ({ kind: 'order', pattern: 'O[0-9]+' })))).toBe(false);
+    expect(parse([{ kind: 'order', pattern: 'O[0-9]+', extra: true }])).toBe(false);
+    expect(v.safeParse(maskingPatternsSchema, 'not json').success).toBe(false);
+  });
+
+  it('refuses exclusions that are not RE2 patterns', () => {
+    expect(v.safeParse(maskingExclusionsSchema, JSON.stringify(['ok\\.example'])).success).toBe(true);
+    expect(v.safeParse(maskingExclusionsSchema, JSON.stringify(['(?<=x)y'])).success).toBe(false);
+  });
+
+  it('runs a hostile deployer pattern in linear time', () => {
+    const rules = compileCustomRules([{ kind: 'nested', pattern: '(a+)+b' }]);
+    expect(rules.find('a'.repeat(100_000))).toEqual([]);
+  }, 20_000);
+});
+
+const planted = fc.constantFrom(
+  'alice.w@example.cn',
+  '13812345678',
+  '+14155552671',
+  '203.0.113.7',
+  '2001:db8::8a2e:370:7334',
+  '11010519491231002X',
+  '4111111111111111',
+);
+const filler = fc.string({ unit: fc.constantFrom('a', ' ', '：', '用户', ',', '=', '"', '\n'), maxLength: 40 });
+
+describe('maskText (property)', () => {
+  it('never lets a planted identifier through, and masking twice changes nothing', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(filler, planted), { minLength: 1, maxLength: 6 }), filler, (parts, tail) => {
+        const session = createMaskingSession({ mode: 'identifiers', secret: SECRET }, 'run-property');
+        const text = `${parts.map(([before, value]) => `${before} ${value} `).join('')}${tail}`;
+        const masked = session.maskText(text);
+        for (const [, value] of parts) expect(masked).not.toContain(value);
+        expect(session.maskText(masked)).toBe(masked);
+        expect(session.reveal(masked)).toBe(text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { compileCustomRules } from '../../../../../packages/core/src/tools/masking/custom-patterns.ts';
+import {
+  createMaskingSession,
+  MASKING_LIMITS,
+  type MaskingConfig,
+} from '../../../../../packages/core/src/tools/masking/masking-session.ts';
+
+const SECRET = 'unit-test-masking-secret-of-at-least-32-characters';
+const config: MaskingConfig = { mode: 'identifiers', secret: SECRET };
+const session = (overrides: Partial<MaskingConfig> = {}, runId = 'run-a') =>
+  createMaskingSession({ ...config, ...overrides }, runId);
+
+// Synthetic values: a card number that passes Luhn, a resident id with a valid check digit.
+const CARD = '4111111111111111';
+const RESIDENT_ID = '11010519491231002X';
+
+describe('createMaskingSession', () => {
+  it('redacts secrets with typed markers and keeps the structure around them', () => {
+    const masking = session();
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ';
+    expect(masking.maskText(`auth ok token=${jwt}`)).toBe('auth ok token=[REDACTED:jwt]');
+    expect(masking.maskText(`header ${jwt} end`)).toBe('header [REDACTED:jwt] end');
+    expect(masking.maskText('Authorization: Bearer abcdefghijklmnop1234')).toBe(
+      'Authorization: Bearer [REDACTED:bearer]',
+    );
+    expect(masking.maskText('dsn mysql://app:s3cr3t-pw@db.internal:3306/shop')).toBe(
+      'dsn mysql://app:[REDACTED:password]@db.internal:3306/shop',
+    );
+    expect(masking.maskText('key AKIAIOSFODNN7EXAMPLE used')).toBe('key [REDACTED:aws_access_key] used');
+    expect(masking.maskText('"db_password": "hunter2!"')).toBe('"db_password": "[REDACTED:password]"');
+    expect(masking.maskText('aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY')).toBe(
+      'aws_secret_access_key=[REDACTED:aws_secret_key]',
+    );
+    expect(masking.maskText('ghp_0123456789abcdefghijABCDEFGHIJ0123456789 leaked')).toBe(
+      '[REDACTED:vendor_token] leaked',
+    );
+    const pem = '-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nIBAAKC==\n-----END RSA PRIVATE KEY-----';
+    expect(masking.maskText(`k=${pem}`)).toBe(
+      'k=-----BEGIN RSA PRIVATE KEY-----[REDACTED:pem]-----END RSA PRIVATE KEY-----',
+    );
+    // A block its source cut before the END line loses everything after its header that looks like a PEM body.
+    expect(masking.maskText('-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\nAAEC 。日志结束')).toBe(
+      '-----BEGIN PRIVATE KEY-----[REDACTED:pem]。日志结束',
+    );
+  });
+
+  it('does not take counters or lengths for secrets', () => {
+    const masking = session();
+    expect(masking.maskText('max_tokens=4096 token_count: 5 password_length=12')).toBe(
+      'max_tokens=4096 token_count: 5 password_length=12',
+    );
+  });
+
+  it('pseudonymises identifiers with typed, short, stable pseudonyms', () => {
+    const masking = session();
+    const text = `user alice.w@example.cn from 203.0.113.7 phone 13812345678 card ${CARD} id ${RESIDENT_ID}`;
+    const masked = masking.maskText(text);
+    expect(masked).toMatch(
+      /^user <email:[a-z2-7]{5}> from <ipv4:[a-z2-7]{5}> phone <phone:[a-z2-7]{5}> card <bank_card:[a-z2-7]{5}> id <cn_id:[a-z2-7]{5}>$/,
+    );
+    expect(masking.maskText('again alice.w@example.cn')).toBe(`again ${masked.split(' ')[1]}`);
+    expect(masking.reveal(masked)).toBe(text);
+  });
+
+  it('gives the same value unrelated pseudonyms in two runs (keyed per run, never a bare hash)', () => {
+    const first = session({}, 'run-a').maskText('alice.w@example.cn');
+    const second = session({}, 'run-b').maskText('alice.w@example.cn');
+    const otherSecret = session({ secret: `${SECRET}-other` }, 'run-a').maskText('alice.w@example.cn');
+    expect(first).not.toBe(second);
+    expect(first).not.toBe(otherSecret);
+  });
+
+  it('leaves numbers that fail their checksum alone', () => {
+    const masking = session();
+    expect(masking.maskText('order 4111111111111112 and id 110105194912310021')).toBe(
+      'order 4111111111111112 and id 110105194912310021',
+    );
+  });
+
+  it('keeps the recognisable part of ARNs and AWS resource ids', () => {
+    const masking = session();
+    expect(masking.maskText('arn:aws:lambda:cn-north-1:123456789012:function:pay-api')).toMatch(
+      /^arn:aws:lambda:cn-north-1:<aws_account:[a-z2-7]{5}>:function:pay-api$/,
+    );
+    expect(masking.maskText('instance i-0abc123def4567890 vol-1234abcd')).toMatch(
+      /^instance i-<aws_id:[a-z2-7]{5}> vol-<aws_id:[a-z2-7]{5}>$/,
+    );
+    expect(masking.maskText('arn:aws:iam::123456789012:user/zhang.wei')).toMatch(
+      /^arn:aws:iam::<aws_account:[a-z2-7]{5}>:user\/<iam_user:[a-z2-7]{5}>$/,
+    );
+  });
+
+  it('masks JSON-escaped text inside a string', () => {
+    const masking = session();
+    const masked = masking.maskText('{\\"email\\":\\"bob\\u0040example.com\\",\\"password\\":\\"pw1\\"}');
+    expect(masked).toMatch(/^\{"email":"<email:[a-z2-7]{5}>","password":"\[REDACTED:password\]"\}$/);
+  });
+
+  it('masks a JSON value string by string, redacting fields named like secrets and numbers that are identifiers', () => {
+    const masking = session();
+    const masked = masking.maskValue({
+      columns: ['user_id', 'mobile', 'api_key'],
+      rows: [[10086, 13812345678, 'plain-looking-value']],
+      account_id: '123456789012',
+    }) as { rows: unknown[][]; account_id: string };
+    expect(masked.rows[0]?.[0]).toBe(10086);
+    expect(masked.rows[0]?.[1]).toMatch(/^<phone:[a-z2-7]{5}>$/);
+    expect(masked.account_id).toMatch(/^<aws_account:[a-z2-7]{5}>$/);
+    expect(masking.maskValue('plain-looking-value', 'api_key')).toBe('[REDACTED:api_key]');
+  });
+
+  it('is idempotent: masked text masked again is unchanged', () => {
+    const masking = session({
+      rules: compileCustomRules([{ kind: 'anyword', pattern: '[a-z]{5}' }]),
+    });
+    const once = masking.maskText('mail bob@example.com now');
+    expect(masking.maskText(once)).toBe(once);
+  });
+
+  it('masks only secrets in secrets-only mode and passes arguments through', () => {
+    const masking = session({ mode: 'secrets-only' });
+    expect(masking.maskText('bob@example.com password=x1')).toBe('bob@example.com password=[REDACTED:password]');
+    expect(masking.unmaskInput({ keyword: '<email:abcde>' })).toEqual({
+      ok: true,
+      value: { keyword: '<email:abcde>' },
+    });
+  });
+
+  it('applies deployment patterns and exclusions', () => {
+    const masking = session({
+      rules: compileCustomRules([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }], ['noreply@example\\.com']),
+    });
+    expect(masking.maskText('CUST-004211 wrote to noreply@example.com')).toMatch(
+      /^<customer_id:[a-z2-7]{5}> wrote to noreply@example\.com$/,
+    );
+  });
+
+  it('restores only pseudonyms the run has shown, and refuses any other', () => {
+    const masking = session();
+    const masked = masking.maskText('bob@example.com 13812345678');
+    const [email, phone] = masked.split(' ') as [string, string];
+    // Created, but not yet shown to the model: refused.
+    expect(masking.unmaskInput({ keyword: email })).toEqual({ ok: false, code: 'UNKNOWN_PSEUDONYM' });
+    masking.markShown(JSON.stringify({ data: email }));
+    expect(masking.unmaskInput({ keyword: `from ${email}`, params: { phone } })).toEqual({
+      ok: false,
+      code: 'UNKNOWN_PSEUDONYM',
+    });
+    expect(masking.unmaskInput({ keyword: `from ${email}` })).toEqual({
+      ok: true,
+      value: { keyword: 'from bob@example.com' },
+    });
+    expect(masking.unmaskInput({ keyword: '<email:zzzzz>' })).toEqual({ ok: false, code: 'UNKNOWN_PSEUDONYM' });
+    const foreign = session({}, 'run-b');
+    const foreignToken = foreign.maskText('bob@example.com');
+    expect(masking.unmaskInput({ keyword: foreignToken })).toEqual({ ok: false, code: 'UNKNOWN_PSEUDONYM' });
+  });
+
+  it('gives a number back for the pseudonym of a numeric cell, only in a field that takes a number', () => {
+    const masking = session();
+    const token = masking.maskValue(13812345678) as string;
+    masking.markShown(token);
+    expect(masking.unmaskInput({ params: { mobile: token, phone: token } }, new Set(['mobile']))).toEqual({
+      ok: true,
+      value: { params: { mobile: 13812345678, phone: '13812345678' } },
+    });
+  });
+
+  it('hands each new entry to the store once', () => {
+    const masking = session();
+    masking.maskText('a@example.com b@example.com a@example.com');
+    expect(masking.takeNewEntries().map((entry) => entry.value)).toEqual(['a@example.com', 'b@example.com']);
+    expect(masking.takeNewEntries()).toEqual([]);
+  });
+
+  it('cuts an oversized text at a whitespace, never inside a value', () => {
+    const masking = session();
+    const text = `${'x'.repeat(MASKING_LIMITS.textChars - 6)} 13812345678 tail`;
+    const masked = masking.maskText(text);
+    expect(masked).not.toContain('1381234');
+    expect(masked.length).toBeLessThanOrEqual(MASKING_LIMITS.textChars);
+  });
+});

@@ -1,4 +1,0 @@
-import { createMemoryDeliveryStore } from '../../../functions/delivery/memory-delivery-store.ts';
-import { describeDeliveryStoreContract } from '../../contract/delivery-store-contract.ts';
-
-describeDeliveryStoreContract('in memory', async () => createMemoryDeliveryStore());

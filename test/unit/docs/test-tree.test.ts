@@ -1,0 +1,66 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const UNIT = join(ROOT, 'test/unit');
+
+/** Where each first folder of test/unit/ finds its sources. */
+const SOURCES: Record<string, string> = {
+  core: 'packages/core/src',
+  cli: 'packages/cli/src',
+  eval: 'packages/eval/src',
+  devkit: 'packages/devkit/src',
+  functions: 'functions',
+  scripts: 'scripts',
+  deploy: 'deploy',
+};
+
+/**
+ * Unit tests that check no single source file, each with the reason: they keep a place of their own (their folder's).
+ */
+const OF_NO_SINGLE_FILE = new Set([
+  'core/architecture.test.ts', // the layer rule over all of core/src
+  'core/store/item-wire-format.test.ts', // the stored bytes of every item kind at once
+  'core/store/items/item-schemas.test.ts', // every item kind's schema
+  'core/service/run-after-claim.test.ts', // the service's rule across take-run and the pipeline
+  'core/tools/masking/detectors.test.ts', // the masking detectors as a set
+  'cli/json-schemas.test.ts', // docs/schemas against the code's own lists
+  'deploy/sst-config.test.ts', // sst.config.ts (at the root)
+  'deploy/sst-config.triggers.test.ts',
+  'deploy/delivery-config.test.ts', // the stage file's delivery section (deploy/stage-config.ts, deploy/delivery.ts)
+  'eval/corpus.test.ts', // the corpus in eval/scenarios
+  'eval/corpus-format.test.ts',
+  'docs/documentation.test.ts', // README, docs/, BENCHMARKS.md
+  'docs/test-tree.test.ts', // this rule
+]);
+
+function testFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return entry.name === '__snapshots__' ? [] : testFiles(path);
+    return entry.name.endsWith('.test.ts') ? [relative(UNIT, path).split('\\').join('/')] : [];
+  });
+}
+
+/** The source a unit test mirrors: test/unit/<package>/<folder>/<name>[.<aspect>].test.ts → <src>/<folder>/<name>.ts */
+function sourceOf(test: string): string | null {
+  const [first, ...rest] = test.split('/');
+  const base = SOURCES[first ?? ''];
+  if (base === undefined || rest.length === 0) return null;
+  const name = (rest.pop() ?? '').replace(/\.test\.ts$/, '').split('.')[0];
+  const source = join(ROOT, base, ...rest, `${name}.ts`);
+  return existsSync(source) ? source : null;
+}
+
+describe('the unit test tree', () => {
+  it('mirrors the source tree: each unit test sits where its source file is, in its package', () => {
+    const strays = testFiles(UNIT).filter((test) => !OF_NO_SINGLE_FILE.has(test) && sourceOf(test) === null);
+    expect(strays).toEqual([]);
+  });
+
+  it('knows no exception that is not there', () => {
+    const files = new Set(testFiles(UNIT));
+    expect([...OF_NO_SINGLE_FILE].filter((test) => !files.has(test))).toEqual([]);
+  });
+});
