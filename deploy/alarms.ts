@@ -33,8 +33,9 @@ const count = (minimum: number) => v.pipe(v.number(), v.safeInteger(), v.minValu
  *   `TENANT_MAX_CONCURRENT_RUNS`, and the workflow retries it (from 2 s, ×1.5, at most 30 s, full jitter): one
  *   waiting run makes about 26 such errors in five minutes. 100 is about four waiting runs; Diagnose's real failures
  *   are alarmed more precisely by the FAILED rate and the workflow failures.
- * - `throttles` 1: no function has reserved concurrency, so a throttle means the account's concurrency ran out; a
- *   throttled API function is an error answer to a caller.
+ * - `throttles` 1: Diagnose and the API functions have reserved concurrency (the stage file's `reservedConcurrency`),
+ *   so a throttle means a pool is full — diagnoses beyond Diagnose's reservation (the workflow retries them), or
+ *   callers beyond the API's (each throttled call is an error answer to a caller); either is worth a look.
  * - `tableThrottleEvents` 1: an on-demand table throttles only past a partition's or the account's limits; the SDK
  *   retries, but an audit write that stays throttled fails its run (AUDIT_FAILED).
  * - `workflowFailures` 1: a failed or timed-out execution is a run the workflow could not finish (its retries
