@@ -12,9 +12,6 @@ import {
   type DiagnosisResult,
   loadRunEvidence,
   resultOfStoredRun,
-  SettingsError,
-  safeErrorName,
-  type TriggerMapping,
   teeAuditStore,
 } from '@diagnosis/core';
 import { parseTriggerSettings } from '@diagnosis/core/config';
@@ -27,18 +24,20 @@ import {
   createObservability,
   createTriggerHandler,
   createWebhookHandler,
-  type DeliveryPreview,
-  type DestinationConfig,
-  parseStageDelivery,
   previewDeliveries,
   type TriggerAnswer,
 } from '@diagnosis/functions';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
 import { createLiveView } from '../live/live-view.ts';
 import { renderReport } from '../render/render-report.ts';
-import { REPO_ROOT, startLocalRuntime } from './local-runtime.ts';
+import { startLocalRuntime } from './local-runtime.ts';
 import { buildLocalSettings } from './local-settings.ts';
+import { parseSlackPostUrl, postSlack, previewHeading } from './post-slack.ts';
 import { localLogDestination } from './run-local-diagnosis.ts';
+import { loadStageDestinations, loadStageTriggers } from './stage-file.ts';
+
+export { parseSlackPostUrl } from './post-slack.ts';
+export { loadStageDestinations, loadStageTriggers } from './stage-file.ts';
 
 /** Which sender an event file is from, by its documented shape. */
 export type EventSource = 'cloudwatch' | 'alertmanager' | 'pagerduty';
@@ -110,59 +109,6 @@ export function sentAt(json: Record<string, unknown>, source: EventSource): numb
     .filter(Number.isFinite);
   if (parsed.length === 0) throw new CliError(EXIT.USAGE, 'the event names no time it was sent; give --received-at');
   return Math.max(...parsed);
-}
-
-function readStageFile(stage: string): { triggers?: unknown; delivery?: unknown } {
-  if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/.test(stage)) throw new CliError(EXIT.USAGE, 'bad stage name');
-  const file = resolve(REPO_ROOT, 'deploy', `${stage}.json`);
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    throw new CliError(EXIT.USAGE, `no readable deploy/${stage}.json`);
-  }
-}
-
-/** The destinations the stage file's `delivery` section gives an enterprise, checked with the deploy's own schema. */
-export function loadStageDestinations(stage: string, enterpriseId: string): DestinationConfig[] {
-  const delivery = parseStageDelivery(readStageFile(stage).delivery);
-  if (delivery === null) throw new CliError(EXIT.CONFIG, `deploy/${stage}.json: its delivery section is invalid`);
-  return delivery.destinations[enterpriseId] ?? [];
-}
-
-/**
- * Where `--post-slack` may post: https anywhere, plain http only to this machine (a local test receiver). Parsed
- * before anything runs, so a bad URL costs no run.
- */
-export function parseSlackPostUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new CliError(EXIT.USAGE, '--post-slack takes a URL, e.g. https://hooks.slack.com/services/…');
-  }
-  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (
-    url.username !== '' ||
-    url.password !== '' ||
-    !(url.protocol === 'https:' || (url.protocol === 'http:' && local))
-  ) {
-    throw new CliError(EXIT.USAGE, '--post-slack takes an https URL (plain http only to this machine), no credentials');
-  }
-  return url;
-}
-
-/** The stage file's trigger mappings, checked with the deploy's own schema. */
-export function loadStageTriggers(stage: string): TriggerMapping[] {
-  const json = readStageFile(stage);
-  try {
-    // NOTE: the Trigger functions' own parse of TRIGGERS, which the deploy's check of the stage file shares.
-    return parseTriggerSettings({ DIAGNOSIS_TABLE_NAME: 'stage-check', TRIGGERS: JSON.stringify(json.triggers ?? []) })
-      .TRIGGERS;
-  } catch (error) {
-    if (error instanceof SettingsError)
-      throw new CliError(EXIT.CONFIG, `deploy/${stage}.json: its triggers are invalid`);
-    throw error;
-  }
 }
 
 /** Runs the event and returns the exit code: a started run's (0, 2 fallback, 1 failed), else 0. */
@@ -329,40 +275,4 @@ async function report(
     say(`look at this run: npx diagnosis trace ${run.runId}`);
   }
   return result.status === 'PUBLISHED' ? EXIT.OK : result.status === 'FALLBACK' ? EXIT.FALLBACK : EXIT.FAILED;
-}
-
-function previewHeading(preview: DeliveryPreview): string {
-  const what =
-    preview.type === 'slack' ? 'Slack message' : preview.type === 'sns' ? 'SNS (email form)' : 'webhook request';
-  return `── ${preview.type} destination "${preview.destinationId}": ${what} ──`;
-}
-
-const SLACK_POST_TIMEOUT_MS = 10_000;
-
-/**
- * Posts the first Slack preview to the URL, as DeliverResults would. NOTE: only the URL's origin is ever printed: a
- * Slack incoming webhook's path is its secret. A refused or failed post is the command's failure, named by class.
- */
-async function postSlack(
-  text: string,
-  previews: readonly DeliveryPreview[],
-): Promise<{ origin: string; status: number }> {
-  const url = parseSlackPostUrl(text);
-  const slack = previews.find((preview) => preview.type === 'slack');
-  if (slack === undefined) throw new CliError(EXIT.FAILED, 'the run has no Slack message to post (it has not ended)');
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(slack.payload),
-      signal: AbortSignal.timeout(SLACK_POST_TIMEOUT_MS),
-      redirect: 'error',
-    });
-    await response.body?.cancel();
-  } catch (error) {
-    throw new CliError(EXIT.FAILED, `could not post the Slack message to ${url.origin} (${safeErrorName(error)})`);
-  }
-  if (!response.ok) throw new CliError(EXIT.FAILED, `${url.origin} refused the Slack message: HTTP ${response.status}`);
-  return { origin: url.origin, status: response.status };
 }
