@@ -8,6 +8,7 @@ import {
   type StoredRun,
 } from '@diagnosis/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { storedRun } from '../support/stored-run.ts';
 
 export interface FeedbackStoreUnderTest {
   feedback: FeedbackStore;
@@ -22,36 +23,13 @@ let counter = 0;
 
 function endedRun(overrides: Partial<StoredRun> = {}): StoredRun {
   counter += 1;
-  return {
-    entity: 'run',
+  return storedRun({
     runId: `run-feedback-${Date.now().toString(36)}-${counter}`,
-    sessionId: 's',
-    enterpriseId: 'E1001',
-    kind: 'DIAGNOSIS',
     status: 'SUCCEEDED',
-    query: '为什么？',
-    continueSession: false,
-    stopReason: null,
-    collectionStopReason: null,
-    errorCode: null,
-    modelFailure: null,
-    usage: null,
-    progress: null,
-    draft: null,
-    conclusion: null,
-    publishedResult: null,
-    report: null,
-    cancelRequestedAt: null,
-    limits: null,
-    deadlineAt: null,
-    executionArn: null,
-    heartbeatAt: null,
-    trigger: null,
-    window: null,
     createdAt: '2026-11-30T06:10:00.000Z',
     endedAt: '2026-11-30T06:11:00.000Z',
     ...overrides,
-  };
+  });
 }
 
 function entry(run: StoredRun, caller: string, sequence: number): RunFeedback {

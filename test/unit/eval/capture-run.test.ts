@@ -3,6 +3,7 @@ import type { StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
 import { buildCapturedScenario, CaptureError, keywordsOf } from '@diagnosis/eval';
 import { describe, expect, it } from 'vitest';
 import { envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
+import { storedRun } from '../../support/stored-run.ts';
 
 type Audit = Parameters<typeof buildCapturedScenario>[0];
 const OPTIONS = {
@@ -19,36 +20,18 @@ function run(overrides: Partial<StoredRun> = {}): StoredRun {
     draft,
     citations: [{ tool_call_id: 'call-1', tool_name: 'query_logs' as const, empty: false }],
   };
-  return {
-    entity: 'run',
+  return storedRun({
     runId: 'r1',
-    sessionId: 's',
-    enterpriseId: 'E1001',
-    kind: 'DIAGNOSIS',
     status: 'SUCCEEDED',
     query: 'E1001 的订单从 14:05 开始失败，为什么？',
-    continueSession: false,
-    stopReason: null,
-    collectionStopReason: null,
-    errorCode: null,
-    modelFailure: null,
-    usage: null,
-    progress: null,
     draft,
     conclusion: CONCLUSION,
     publishedResult,
     report: { kind: 'DIAGNOSIS', ...publishedResult },
-    cancelRequestedAt: null,
-    limits: null,
-    deadlineAt: null,
-    executionArn: null,
-    heartbeatAt: null,
-    trigger: null,
-    window: null,
     createdAt: '2026-11-30T06:30:00.000Z',
     endedAt: '2026-11-30T06:31:00.000Z',
     ...overrides,
-  };
+  });
 }
 
 const step = (stepNumber: number, overrides: Partial<StoredStep> = {}): StoredStep => ({

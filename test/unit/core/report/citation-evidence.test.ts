@@ -9,6 +9,7 @@ import {
 import { recordOf, type StoredToolInvocation, toolItem } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { envelope, KNOWLEDGE_INPUT, LOGS_INPUT, supportedDraft, T0 } from '../../../support/run-fixtures.ts';
+import { storedRun } from '../../../support/stored-run.ts';
 
 /** A tool invocation as the store reads it back: written by the real codec, then read back. */
 function stored(overrides: Partial<ToolInvocationEvent> & { toolCallId: string }): StoredToolInvocation {
@@ -45,36 +46,14 @@ function storedEvent(toolCallId: string, overrides: Partial<ToolInvocationEvent>
 }
 
 function run(overrides: Partial<StoredRun> = {}): StoredRun {
-  return {
-    entity: 'run',
+  return storedRun({
     runId: 'run-1',
     sessionId: 'session-1',
-    enterpriseId: 'E1001',
-    kind: 'DIAGNOSIS',
     status: 'SUCCEEDED',
-    query: '为什么？',
-    continueSession: false,
-    trigger: null,
-    window: null,
-    stopReason: null,
-    collectionStopReason: null,
-    errorCode: null,
-    modelFailure: null,
-    usage: null,
-    progress: null,
-    draft: null,
-    conclusion: null,
-    publishedResult: null,
-    report: null,
-    cancelRequestedAt: null,
-    limits: null,
-    deadlineAt: null,
-    executionArn: null,
-    heartbeatAt: null,
     createdAt: new Date(T0).toISOString(),
     endedAt: new Date(T0 + 1_000).toISOString(),
     ...overrides,
-  };
+  });
 }
 
 /** A Draft with three items: 0 cites call_a, 1 cites call_a and call_b, 2 (a hypothesis) cites call_b. */

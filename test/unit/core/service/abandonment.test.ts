@@ -2,42 +2,22 @@ import { ABANDON_MARGIN_MS, abandonedAt, isAbandoned, type StoredRun, sweepOpenR
 import { createMemoryRunStore, createMemoryTenantLeaseStore } from '@diagnosis/core/store';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { storedRun } from '../../../support/stored-run.ts';
 
 const T0 = Date.parse('2026-11-30T06:10:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const FLUSH = 3_000;
 
 function running(overrides: Partial<StoredRun> = {}): StoredRun {
-  return {
-    entity: 'run',
+  return storedRun({
     runId: 'r',
-    sessionId: 's',
-    enterpriseId: 'E1001',
-    kind: 'DIAGNOSIS',
     status: 'RUNNING',
     query: 'q',
-    continueSession: false,
-    trigger: null,
-    window: null,
-    stopReason: null,
-    collectionStopReason: null,
-    errorCode: null,
-    modelFailure: null,
-    usage: null,
-    progress: null,
-    draft: null,
-    conclusion: null,
-    publishedResult: null,
-    report: null,
-    cancelRequestedAt: null,
-    limits: null,
     deadlineAt: iso(T0 + 300_000),
-    executionArn: null,
     heartbeatAt: iso(T0),
     createdAt: iso(T0 - 3_600_000),
-    endedAt: null,
     ...overrides,
-  };
+  });
 }
 
 describe('abandonedAt', () => {
