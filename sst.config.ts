@@ -556,6 +556,7 @@ export default $config({
     // behind IAM (each sender's bearer token or signature is its authentication; the secrets are SST secrets). Both
     // may touch only run, open-runs (admission), incident and webhook-event items, and start only this workflow.
     const triggerFunctions: Record<string, { name: $util.Output<string> }> = {};
+    const triggerQueues: { deadLetterQueueName?: $util.Output<string> } = {};
     if (stageConfig.triggers.length > 0) {
       const triggerEnvironment: Record<string, $util.Input<string>> = {
         DIAGNOSIS_TABLE_NAME: table.name,
@@ -604,8 +605,22 @@ export default $config({
           environment: triggerEnvironment,
           permissions: triggerPermissions,
         });
+      // NOTE: EventBridge invokes Trigger asynchronously; an event whose run could not be started is thrown, so Lambda
+      // tries it twice more, then sends it to TriggerDeadLetters (kept 14 days, alarmed on its depth) instead of
+      // dropping it: an alarm that should have started a diagnosis is never lost silently.
+      const triggerDeadLetters = new sst.aws.Queue('TriggerDeadLetters', {
+        transform: { queue: { messageRetentionSeconds: 14 * 24 * 3600 } },
+      });
+      triggerPermissions.push({ actions: ['sqs:SendMessage'], resources: [triggerDeadLetters.arn] });
       const trigger = triggerFunction('Trigger', []);
       triggerFunctions.Trigger = trigger;
+      new aws.lambda.FunctionEventInvokeConfig('TriggerInvokeConfig', {
+        functionName: trigger.name,
+        maximumRetryAttempts: 2,
+        maximumEventAgeInSeconds: 3600,
+        destinationConfig: { onFailure: { destination: triggerDeadLetters.arn } },
+      });
+      triggerQueues.deadLetterQueueName = triggerDeadLetters.nodes.queue.name;
       const alarmRule = new aws.cloudwatch.EventRule('AlarmStateChange', {
         eventPattern: JSON.stringify({
           source: ['aws.cloudwatch'],
@@ -670,6 +685,9 @@ export default $config({
       apiId: api.nodes.api.id,
       topicArn: alarmTopic.arn,
       triggers: stageConfig.triggers.length > 0,
+      ...(triggerQueues.deadLetterQueueName === undefined
+        ? {}
+        : { triggerDeadLetters: { queueName: triggerQueues.deadLetterQueueName } }),
       delivery: { queueName: deliveryQueue.nodes.queue.name, deadLetterQueueName: deadLetters.nodes.queue.name },
     };
     for (const alarm of buildAlarmDefinitions(monitored, stageConfig.alarms)) {

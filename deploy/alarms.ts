@@ -45,6 +45,8 @@ const count = (minimum: number) => v.pipe(v.number(), v.safeInteger(), v.minValu
  * - `runDurationP95Seconds` 240 over 900 s: the Diagnose function stops at 5 minutes and a run's own deadline comes
  *   `FLUSH_RESERVE_MS` before; a p95 above 4 minutes means one run in twenty is close to being cut by its deadline
  *   (a slow model endpoint or too generous limits).
+ * - `triggerDeadLetterMessages` 1: an alarm event in TriggerDeadLetters is a diagnosis that should have started and
+ *   did not after three tries; each one is worth a look (the message holds the event; start it again by hand).
  */
 export const alarmSettingsSchema = v.strictObject({
   /** An address subscribed to the alarm topic (SNS sends it a confirmation mail first). */
@@ -64,6 +66,7 @@ export const alarmSettingsSchema = v.strictObject({
   runDurationPeriodSeconds: v.optional(v.picklist([300, 900, 3600]), 900),
   /** Trigger events (alarms, webhooks) whose run could not be started: each is an incident nobody diagnosed. */
   triggerFailures: v.optional(count(1), 1),
+  triggerDeadLetterMessages: v.optional(count(1), 1),
   /**
    * Webhook requests refused in a period: a sender with a wrong secret, or someone forging or replaying requests;
    * a few are noise (a rotation in progress), 20 in five minutes is worth a look.
@@ -219,6 +222,24 @@ export function buildAlarmDefinitions<V>(
         `Triggers: at least ${settings.webhookRefusals} webhook request(s) refused (unsigned, badly signed, replayed, stale or oversized) in ${period / 60} min.`,
         settings.webhookRefusals,
         [webhookRefusalsQuery(period)],
+      ),
+    );
+  }
+  if (resources.triggerDeadLetters !== undefined) {
+    alarms.push(
+      alarm(
+        'TriggerDeadLetterQueueDepth',
+        `Triggers: at least ${settings.triggerDeadLetterMessages} alarm event(s) in TriggerDeadLetters (Trigger failed it three times; its run was never started).`,
+        settings.triggerDeadLetterMessages,
+        [
+          awsMetric(
+            'AWS/SQS',
+            'ApproximateNumberOfMessagesVisible',
+            { QueueName: resources.triggerDeadLetters.queueName },
+            period,
+            'Maximum',
+          ),
+        ],
       ),
     );
   }

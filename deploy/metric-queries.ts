@@ -26,6 +26,8 @@ export interface MonitoredResources<V> {
   topicArn: V;
   /** Whether the stage deploys triggers (its stage file maps some): their failures get an alarm and a graph. */
   triggers?: boolean;
+  /** The queue Trigger's failed events end in (only with CloudWatch triggers): its depth gets an alarm. */
+  triggerDeadLetters?: { queueName: V };
   /** The delivery's queues (issue #21), by their deployed names; absent: no delivery alarms. */
   delivery?: { queueName: V; deadLetterQueueName: V };
 }

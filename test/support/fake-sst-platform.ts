@@ -113,7 +113,10 @@ export function installFakeSstPlatform(stage: string, root: string): FakePlatfor
         assumeRolePolicyForPrincipal: (principal: unknown) => ({ principal }),
       },
       sfn: { StateMachine: resourceClass('aws.sfn.StateMachine', 'states') },
-      lambda: { Permission: resourceClass('aws.lambda.Permission', 'lambda') },
+      lambda: {
+        Permission: resourceClass('aws.lambda.Permission', 'lambda'),
+        FunctionEventInvokeConfig: resourceClass('aws.lambda.FunctionEventInvokeConfig', 'lambda'),
+      },
       sns: { TopicSubscription: resourceClass('aws.sns.TopicSubscription', 'sns') },
       cloudwatch: {
         LogGroup: resourceClass('aws.cloudwatch.LogGroup', 'logs'),

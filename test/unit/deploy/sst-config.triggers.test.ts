@@ -116,6 +116,27 @@ describe('sst.config.ts with trigger mappings', async () => {
     expect(String(dashboard?.args.dashboardBody)).toContain('TriggerFailures');
   });
 
+  it('sends an alarm event Trigger failed three times to TriggerDeadLetters, and alarms on its depth', () => {
+    const queue = withWebhooks.ofType('sst.aws.Queue').find((entry) => entry.name === 'TriggerDeadLetters');
+    expect(queue).toBeDefined();
+    const [config, ...others] = withWebhooks.ofType('aws.lambda.FunctionEventInvokeConfig');
+    expect(others).toEqual([]);
+    expect(config?.args).toMatchObject({
+      functionName: expect.stringContaining('Trigger'),
+      maximumRetryAttempts: 2,
+      destinationConfig: { onFailure: { destination: expect.stringContaining('TriggerDeadLetters') } },
+    });
+    const permissions = JSON.stringify(trigger?.args.permissions);
+    expect(permissions).toContain('sqs:SendMessage');
+    expect(permissions).toContain('TriggerDeadLetters');
+    const depth = withWebhooks
+      .ofType('aws.cloudwatch.MetricAlarm')
+      .find((alarm) => alarm.name === 'AlarmTriggerDeadLetterQueueDepth');
+    expect(depth?.args).toMatchObject({ threshold: 1 });
+    expect(JSON.stringify(depth?.args)).toContain('ApproximateNumberOfMessagesVisible');
+    expect(JSON.stringify(depth?.args)).toContain('TriggerDeadLetters');
+  });
+
   it('creates no webhook function or route when only CloudWatch alarms are mapped, and nothing without triggers', async () => {
     const alarmsOnly = await runConfig({ settings: {}, triggers: [cloudwatch] });
     expect(alarmsOnly.ofType('sst.aws.Function').map((fn) => fn.name)).toContain('Trigger');
