@@ -39,7 +39,10 @@ export type JudgeVerdicts = v.InferOutput<typeof judgeVerdictsSchema>;
 
 const VERDICTS_JSON_SCHEMA = toJsonSchema(judgeVerdictsSchema);
 
-/** The JSON Schema of the judge's output, as given to the judge in its instructions (a fresh copy on every call). */
+/**
+ * The JSON Schema of the judge's output (a fresh copy on every call). NOTE: the judge's instructions state it in
+ * prose and one example, which cost fewer tokens than its notation; `parseJudgeVerdicts` enforces it either way.
+ */
 export function judgeVerdictsJsonSchema(): object {
   return structuredClone(VERDICTS_JSON_SCHEMA);
 }
