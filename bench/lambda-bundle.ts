@@ -180,9 +180,11 @@ function taskOf(
       Object.assign(functionEnv, { KNOWLEDGE_INDEX_PATH: KNOWLEDGE_INDEX_FILE, SEMANTIC_GUARD: 'enforce' });
     } else {
       functionEnv.DIAGNOSIS_TABLE_NAME = TABLE;
-      if (name === 'StartDiagnosis' || name === 'CancelRun' || name === 'OnWorkflowStopped') {
+      if (['StartDiagnosis', 'CancelRun', 'OnWorkflowStopped', 'Trigger', 'TriggerWebhook'].includes(name)) {
         functionEnv.DIAGNOSIS_WORKFLOW_ARN = WORKFLOW_ARN;
       }
+      // sst.config.ts: the results bus OnRunFinished puts each finished run on (its one required setting).
+      if (name === 'OnRunFinished') functionEnv.DIAGNOSIS_RESULTS_BUS = 'diagnosis-agent-bench-results';
     }
     functionEnv.SST_KEY = writeResourceFile(taskRoot, links);
     functionEnv.SST_KEY_FILE = 'resource.enc';
