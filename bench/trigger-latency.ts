@@ -18,6 +18,13 @@ import { recordingWorkflow } from '../test/support/recording-workflow.ts';
 import { summary } from './latency.ts';
 
 const EVENTS = Number(process.env.BENCH_TRIGGER_EVENTS ?? 200);
+/**
+ * NOTE: the incidents are spread over 20 enterprises (E2101…E2120, one mapping each), 10 open runs apiece: the runs
+ * stay QUEUED here (the workflow is a recorder), and one enterprise would reach its admission bound
+ * (TENANT_MAX_OPEN_RUNS, default 20) after 20 events — measured as deployed, with the default bound.
+ */
+const ENTERPRISES = 20;
+const enterpriseOf = (index: number) => `E${2101 + (((index % ENTERPRISES) + ENTERPRISES) % ENTERPRISES)}`;
 
 export async function benchTriggerLatency(): Promise<void> {
   const engine = await startDynamoDbLocal();
@@ -35,7 +42,13 @@ export async function benchTriggerLatency(): Promise<void> {
     const settings = parseTriggerSettings({
       DIAGNOSIS_TABLE_NAME: tableName,
       DYNAMODB_ENDPOINT: engine.endpoint,
-      TRIGGERS: JSON.stringify([{ source: 'cloudwatch', alarmNamePattern: 'E1001-*', enterpriseId: 'E1001' }]),
+      TRIGGERS: JSON.stringify(
+        Array.from({ length: ENTERPRISES }, (_, index) => ({
+          source: 'cloudwatch',
+          alarmNamePattern: `${enterpriseOf(index)}-*`,
+          enterpriseId: enterpriseOf(index),
+        })),
+      ),
     });
     const { workflow, started: startedRuns } = recordingWorkflow();
     const clock = () => Date.parse('2026-11-30T06:07:00Z');
@@ -61,8 +74,8 @@ export async function benchTriggerLatency(): Promise<void> {
     const eventOf = (index: number, id = `bench-${index}`) => ({
       ...alarm,
       id,
-      resources: [`arn:aws:cloudwatch:cn-north-1:123456789012:alarm:E1001-bench-${index}`],
-      detail: { ...alarm.detail, alarmName: `E1001-bench-${index}` },
+      resources: [`arn:aws:cloudwatch:cn-north-1:123456789012:alarm:${enterpriseOf(index)}-bench-${index}`],
+      detail: { ...alarm.detail, alarmName: `${enterpriseOf(index)}-bench-${index}` },
     });
 
     // Warm-up: the first invocation pays module and client set-up, as a cold start would.
