@@ -89,6 +89,13 @@ export default $config({
     }
     const keyUse = (actions: string[]): sst.aws.FunctionPermissionArgs[] =>
       tableKey === undefined ? [] : [{ actions: [...actions, 'kms:DescribeKey'], resources: [tableKey.arn] }];
+    // NOTE: a grant on the table limited to the partitions a function serves (`dynamodb:LeadingKeys`): one shape for
+    // every function, so a function can never be given the table without naming its partitions.
+    const tableGrant = (actions: string[], partitions: string[]): sst.aws.FunctionPermissionArgs => ({
+      actions: actions.map((action) => `dynamodb:${action}`),
+      resources: [table.arn],
+      conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: partitions }],
+    });
     const permissions: sst.aws.FunctionPermissionArgs[] = [
       ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*', 'kms:ReEncrypt*']),
     ];
@@ -171,14 +178,7 @@ export default $config({
           DIAGNOSIS_TABLE_NAME: table.name,
           ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
         },
-        permissions: [
-          {
-            actions: ['dynamodb:GetItem', 'dynamodb:Query'],
-            resources: [table.arn],
-            conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: partitions }],
-          },
-          ...keyUse(['kms:Decrypt']),
-        ],
+        permissions: [tableGrant(['GetItem', 'Query'], partitions), ...keyUse(['kms:Decrypt'])],
       });
     // GetRun also lists the run's deliveries and feedback (their own DELIVERY#<runId> and FEEDBACK#<runId>
     // partitions), read-only like the rest.
@@ -313,13 +313,7 @@ export default $config({
         permissions: [
           // Run items, and each enterprise's open-runs item (admission control: a new run is admitted in one
           // transaction with its run item; TransactWriteItems checks the actions of each of its items).
-          {
-            actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-            resources: [table.arn],
-            conditions: [
-              { test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*', 'TENANT#*#OPEN'] },
-            ],
-          },
+          tableGrant(['GetItem', 'PutItem', 'UpdateItem'], ['RUN#*', 'TENANT#*#OPEN']),
           ...workflowPermissions,
           ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
         ],
@@ -347,16 +341,8 @@ export default $config({
         ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
       },
       permissions: [
-        {
-          actions: ['dynamodb:GetItem'],
-          resources: [table.arn],
-          conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*'] }],
-        },
-        {
-          actions: ['dynamodb:Query', 'dynamodb:PutItem'],
-          resources: [table.arn],
-          conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['FEEDBACK#*'] }],
-        },
+        tableGrant(['GetItem'], ['RUN#*']),
+        tableGrant(['Query', 'PutItem'], ['FEEDBACK#*']),
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ],
     });
@@ -378,13 +364,7 @@ export default $config({
         FLUSH_RESERVE_MS: String(settings.FLUSH_RESERVE_MS),
       },
       permissions: [
-        {
-          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-          resources: [table.arn],
-          conditions: [
-            { test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*', 'TENANT#*#OPEN'] },
-          ],
-        },
+        tableGrant(['GetItem', 'UpdateItem'], ['RUN#*', 'TENANT#*#OPEN']),
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ],
     });
@@ -489,16 +469,8 @@ export default $config({
       },
       permissions: [
         // It reads run items and writes only its own delivery records (their own partition, DELIVERY#<runId>).
-        {
-          actions: ['dynamodb:GetItem'],
-          resources: [table.arn],
-          conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['RUN#*'] }],
-        },
-        {
-          actions: ['dynamodb:UpdateItem', 'dynamodb:Query'],
-          resources: [table.arn],
-          conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['DELIVERY#*'] }],
-        },
+        tableGrant(['GetItem'], ['RUN#*']),
+        tableGrant(['UpdateItem', 'Query'], ['DELIVERY#*']),
         {
           actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'],
           resources: [deliveryQueue.arn],
@@ -522,17 +494,7 @@ export default $config({
       memory: '256 MB',
       environment: { DIAGNOSIS_TABLE_NAME: table.name, FLUSH_RESERVE_MS: String(settings.FLUSH_RESERVE_MS) },
       permissions: [
-        {
-          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:DeleteItem'],
-          resources: [table.arn],
-          conditions: [
-            {
-              test: 'ForAllValues:StringLike',
-              variable: 'dynamodb:LeadingKeys',
-              values: ['RUN#*', 'TENANT#*#OPEN', 'TENANT#*#LEASE'],
-            },
-          ],
-        },
+        tableGrant(['GetItem', 'UpdateItem', 'Query', 'DeleteItem'], ['RUN#*', 'TENANT#*#OPEN', 'TENANT#*#LEASE']),
         // NOTE: gsi1 is also the session index; LeadingKeys keeps the sweeper on the open-runs index key only.
         {
           actions: ['dynamodb:Query'],
@@ -572,23 +534,10 @@ export default $config({
           : { DIAGNOSIS_MAX_QUERY_BYTES: environment.DIAGNOSIS_MAX_QUERY_BYTES }),
       };
       const triggerPermissions: sst.aws.FunctionPermissionArgs[] = [
-        {
-          actions: [
-            'dynamodb:GetItem',
-            'dynamodb:PutItem',
-            'dynamodb:UpdateItem',
-            'dynamodb:DeleteItem',
-            'dynamodb:Query',
-          ],
-          resources: [table.arn],
-          conditions: [
-            {
-              test: 'ForAllValues:StringLike',
-              variable: 'dynamodb:LeadingKeys',
-              values: ['RUN#*', 'TENANT#*#OPEN', 'INCIDENT#*', 'WEBHOOK#*'],
-            },
-          ],
-        },
+        tableGrant(
+          ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+          ['RUN#*', 'TENANT#*#OPEN', 'INCIDENT#*', 'WEBHOOK#*'],
+        ),
         { actions: ['states:StartExecution'], resources: [workflow.arn] },
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ];
