@@ -15,7 +15,9 @@ import {
   type RunStore,
   safeErrorName,
 } from '@diagnosis/core';
-import { createWorkflowEventsHandler } from '@diagnosis/functions';
+// NOTE: the handler's own subpath: the devkit's index is loaded by every local command, the functions' index loads
+// the whole model stack.
+import { createWorkflowEventsHandler } from '@diagnosis/functions/workflow-events';
 import { buildDiagnosisWorkflowDefinition, executionArnOf, LOCAL_WORKFLOW_ARN } from '@diagnosis/functions/workflows';
 import { lambdaContext } from './lambda-context.ts';
 import { type LocalExecution, runLocalWorkflow } from './local-workflow.ts';

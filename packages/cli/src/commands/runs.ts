@@ -77,7 +77,7 @@ export const runsCommand: Command = {
     try {
       const documents = DynamoDBDocumentClient.from(runtime.client);
       const listing = await listRuns(documents, runtime.tableName, { enterpriseId, sessionId, limit });
-      const { createDynamoDeliveryStore } = await import('@diagnosis/functions');
+      const { createDynamoDeliveryStore } = await import('@diagnosis/functions/delivery-store');
       await attachDeliveries(
         listing.runs,
         createDynamoDeliveryStore({ client: runtime.client, tableName: runtime.tableName }),

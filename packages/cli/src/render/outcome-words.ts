@@ -1,5 +1,5 @@
-import { type RunStatus, statusWordOf } from '@diagnosis/core';
-import { RUN_STATUSES } from '@diagnosis/core/store';
+// NOTE: the light subpath: every command (even --help) loads this file, and the core's index loads the model stack.
+import { statusWordOfText } from '@diagnosis/core/status-words';
 /**
  * The words the CLI uses for a run's outcome, in one place so the terminal, `trace`, the page and `runs` say the
  * same thing. NOTE: one status word per outcome, core's (`statusWordOf`): a run whose diagnosis was published is
@@ -8,7 +8,7 @@ import { RUN_STATUSES } from '@diagnosis/core/store';
 
 /** The word shown for a run or release status; a value that is no status of ours is shown as it is. */
 export function statusWord(status: string): string {
-  return (RUN_STATUSES as readonly string[]).includes(status) ? statusWordOf(status as RunStatus) : status;
+  return statusWordOfText(status);
 }
 
 const STOP_TEXT: Record<string, string> = {

@@ -20,3 +20,8 @@ export type StatusWord = (typeof STATUS_WORDS)[number];
 export function statusWordOf(status: RunStatus): StatusWord {
   return status === 'SUCCEEDED' ? 'PUBLISHED' : status;
 }
+
+/** The word for a status read as text (a table row, a result): a value that is no status of ours stays as it is. */
+export function statusWordOfText(status: string): string {
+  return status === 'SUCCEEDED' ? 'PUBLISHED' : status;
+}

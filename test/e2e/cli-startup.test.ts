@@ -1,0 +1,51 @@
+/**
+ * What the `diagnosis` bin loads before a command does its work: the help, and every usage error, must not load the
+ * model stack or an AWS SDK (BENCHMARKS.md, "CLI read commands": about 0.2 s of CPU). Every command module is loaded
+ * at start, so one of them importing a package's index (the core's loads the AI SDK) slows every command, `--help`
+ * included — a regression this test caught.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'cli-startup-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// A module resolution hook that lists every module the process loads, one URL a line, on stderr.
+const hook = join(dir, 'list-modules.mjs');
+writeFileSync(
+  hook,
+  `import { registerHooks } from 'node:module';
+registerHooks({ resolve(specifier, context, next) { const resolved = next(specifier, context);
+  process.stderr.write('loaded ' + resolved.url + '\\n'); return resolved; } });
+`,
+);
+
+function modulesLoadedBy(args: string[]): string[] {
+  const { stderr } = spawnSync(
+    process.execPath,
+    ['--import', pathToFileURL(hook).href, 'packages/cli/src/main.ts', ...args],
+    { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
+  );
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith('loaded '))
+    .map((line) => line.slice('loaded '.length));
+}
+
+const HEAVY = /\/node_modules\/(ai|zod|@ai-sdk\/[^/]+|@aws-sdk\/[^/]+|mysql2|@middy\/core)\//;
+
+describe('the diagnosis bin at start', () => {
+  it.each([[['--help']], [['trace', '--help']], [['runs', '--limit', 'many']]])(
+    'loads no model stack and no AWS SDK for %j',
+    (args) => {
+      const loaded = modulesLoadedBy(args);
+      expect(loaded.length).toBeGreaterThan(10);
+      expect(loaded.filter((url) => HEAVY.test(url))).toEqual([]);
+    },
+  );
+});
