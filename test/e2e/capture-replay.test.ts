@@ -21,6 +21,7 @@ import {
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
+import { schemaErrors } from '../support/json-schemas.ts';
 import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -144,6 +145,8 @@ describe('diagnosis eval capture and its offline replay', () => {
       toolCalls: { executed: 4, evidence: 4, refused: 0 },
     });
     expect(report.summary.captured).toEqual({ scenarios: 1, regressed: 0 });
+    // The captured row is part of the published `eval --json` scorecard (docs/schemas/eval-report.schema.json).
+    expect(schemaErrors('eval-report', JSON.parse(JSON.stringify(report)))).toEqual([]);
   }, 120_000);
 
   it('answers a tool input the recording does not hold with NOT_RECORDED, never with evidence', async () => {

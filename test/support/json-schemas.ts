@@ -1,7 +1,7 @@
 /**
  * The committed JSON Schemas of docs/schemas/ compiled with Ajv (draft 2020-12, formats checked), for tests that
  * validate real output against them: `--json` of diagnose/demo, `runs --json`, `diagnose --batch --json` and the API's
- * run resource.
+ * run resource, and `eval --json`.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,7 +9,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
 export const SCHEMA_DIR = resolve(import.meta.dirname, '../../docs/schemas');
-export const SCHEMA_FILES = ['diagnosis-result', 'run-summaries', 'run-resource', 'batch-report'] as const;
+export const SCHEMA_FILES = [
+  'diagnosis-result',
+  'run-summaries',
+  'run-resource',
+  'batch-report',
+  'eval-report',
+] as const;
 export type SchemaName = (typeof SCHEMA_FILES)[number];
 
 export function loadSchema(name: SchemaName): Record<string, unknown> {
