@@ -97,6 +97,7 @@ export async function deliverRunResult(
         enterpriseId: run.enterpriseId,
         destinationId: destination.id,
         destinationType: destination.type,
+        runCreatedAt: run.createdAt,
       };
       const claim = await deps.deliveries.beginAttempt(key, deps.now(), deps.leaseMs);
       if (!claim.taken) {

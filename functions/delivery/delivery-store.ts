@@ -6,6 +6,7 @@
  */
 import {
   ConditionalCheckFailedException,
+  DeleteItemCommand,
   type DynamoDBClient,
   QueryCommand,
   UpdateItemCommand,
@@ -20,6 +21,13 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export interface DeliveryKey {
   runId: string;
   enterpriseId: string;
+  /**
+   * When the run was created (its `createdAt`). NOTE: a run id is a caller's choice and becomes free again once the run's
+   * item has expired, while its delivery records (kept from the attempt) may not have: a record of another enterprise,
+   * or one last written before this run existed, is an earlier run's under the same id — never shown, never a reason
+   * to refuse this run's delivery.
+   */
+  runCreatedAt: string;
   destinationId: string;
   destinationType: DestinationType;
 }
@@ -37,6 +45,13 @@ export interface DeliveryRecord {
   deliveredAt: string | null;
 }
 
+/** The run whose deliveries are listed: only its own records (its enterprise's, written since it was created). */
+export type DeliveredRun = { runId: string; enterpriseId: string; createdAt: string };
+
+/** Whether a stored record is this run's: its enterprise's, written since it was created (see DeliveryKey). */
+export const isRecordOfRun = (record: { enterpriseId: string; updatedAt: string }, run: Omit<DeliveredRun, 'runId'>) =>
+  record.enterpriseId === run.enterpriseId && record.updatedAt >= run.createdAt;
+
 export type AttemptClaim = { taken: true; attempt: number } | { taken: false; reason: 'DELIVERED' | 'BUSY' };
 
 /** Port: the delivery records of runs. */
@@ -50,7 +65,7 @@ export interface DeliveryStore {
   /** A failed attempt: RETRYING, or DEAD_LETTERED after the last try. Never overwrites DELIVERED. */
   recordFailure(key: DeliveryKey, code: string, final: boolean, nowMs: number): Promise<void>;
   /** The run's deliveries in destination order (at most one page: an enterprise has at most ten destinations). */
-  listDeliveries(runId: string): Promise<DeliveryRecord[]>;
+  listDeliveries(run: DeliveredRun): Promise<DeliveryRecord[]>;
 }
 
 export const deliveryPartitionKey = (runId: string) => `DELIVERY#${runId}`;
@@ -60,6 +75,7 @@ const deliveryKey = (key: Pick<DeliveryKey, 'runId' | 'destinationId'>) => ({
 });
 
 const deliveryItemSchema = v.object({
+  enterprise_id: v.string(),
   destination_id: v.string(),
   destination_type: v.picklist(DESTINATION_TYPES),
   status: v.picklist(DELIVERY_STATUSES),
@@ -106,43 +122,74 @@ export function createDynamoDeliveryStore(options: DynamoDeliveryStoreOptions): 
     );
   }
 
-  return {
-    async beginAttempt(key, nowMs, leaseMs) {
-      try {
-        const result = await update(
-          key,
-          [
-            'SET #status = :sending, lease_until = :lease, entity = :entity, run_id = :run, enterprise_id = :enterprise,',
-            'destination_id = :destination, destination_type = :type, updated_at = :now, #ttl = if_not_exists(#ttl, :ttl)',
-            'ADD attempts :one',
-          ].join(' '),
-          // NOTE: the enterprise is part of the condition: a record is only ever the run's own enterprise's.
-          '(attribute_not_exists(pk) OR enterprise_id = :enterprise) AND (attribute_not_exists(#status) OR ' +
-            '(#status <> :delivered AND (#status <> :sending OR lease_until < :nowMs)))',
-          {
-            ':sending': 'SENDING',
-            ':delivered': 'DELIVERED',
-            ':lease': nowMs + leaseMs,
-            ':nowMs': nowMs,
-            ':entity': 'delivery',
-            ':run': key.runId,
-            ':enterprise': key.enterpriseId,
-            ':destination': key.destinationId,
-            ':type': key.destinationType,
-            ':now': iso(nowMs),
-            ':ttl': Math.floor(nowMs / 1_000) + retentionDays * 86_400,
-            ':one': 1,
-          },
-          true,
-        );
-        const attempts = result.Attributes?.attempts?.N;
-        return { taken: true, attempt: attempts === undefined ? 1 : Number(attempts) };
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        const old = error.Item === undefined ? {} : unmarshall(error.Item);
-        return { taken: false, reason: old.status === 'DELIVERED' ? 'DELIVERED' : 'BUSY' };
+  async function beginAttempt(
+    key: DeliveryKey,
+    nowMs: number,
+    leaseMs: number,
+    clearStale: boolean,
+  ): Promise<AttemptClaim> {
+    try {
+      const result = await update(
+        key,
+        [
+          'SET #status = :sending, lease_until = :lease, entity = :entity, run_id = :run, enterprise_id = :enterprise,',
+          'destination_id = :destination, destination_type = :type, updated_at = :now, #ttl = if_not_exists(#ttl, :ttl)',
+          'ADD attempts :one',
+        ].join(' '),
+        // NOTE: the enterprise and the run's creation are part of the condition: a record is only ever this run's.
+        '(attribute_not_exists(pk) OR (enterprise_id = :enterprise AND updated_at >= :created)) AND ' +
+          '(attribute_not_exists(#status) OR (#status <> :delivered AND (#status <> :sending OR lease_until < :nowMs)))',
+        {
+          ':sending': 'SENDING',
+          ':delivered': 'DELIVERED',
+          ':lease': nowMs + leaseMs,
+          ':nowMs': nowMs,
+          ':entity': 'delivery',
+          ':run': key.runId,
+          ':enterprise': key.enterpriseId,
+          ':created': key.runCreatedAt,
+          ':destination': key.destinationId,
+          ':type': key.destinationType,
+          ':now': iso(nowMs),
+          ':ttl': Math.floor(nowMs / 1_000) + retentionDays * 86_400,
+          ':one': 1,
+        },
+        true,
+      );
+      const attempts = result.Attributes?.attempts?.N;
+      return { taken: true, attempt: attempts === undefined ? 1 : Number(attempts) };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const old = error.Item === undefined ? {} : unmarshall(error.Item);
+      // Last written before this run existed: an earlier run's under this id (of any enterprise). A record of
+      // another enterprise written since is no earlier run's: refused.
+      const stale =
+        typeof old.enterprise_id === 'string' &&
+        typeof old.updated_at === 'string' &&
+        old.updated_at < key.runCreatedAt;
+      if (stale && clearStale) {
+        // An earlier run's record under this id: removed (only if it is still that record), then this run's taken.
+        await client
+          .send(
+            new DeleteItemCommand({
+              TableName: tableName,
+              Key: marshall(deliveryKey(key)),
+              ConditionExpression: 'enterprise_id = :enterprise AND updated_at = :updated',
+              ExpressionAttributeValues: marshall({ ':enterprise': old.enterprise_id, ':updated': old.updated_at }),
+            }),
+          )
+          .catch((deleteError: unknown) => {
+            if (!(deleteError instanceof ConditionalCheckFailedException)) throw deleteError;
+          });
+        return beginAttempt(key, nowMs, leaseMs, false);
       }
-    },
+      const own = old.enterprise_id === key.enterpriseId && !stale;
+      return { taken: false, reason: own && old.status === 'DELIVERED' ? 'DELIVERED' : 'BUSY' };
+    }
+  }
+
+  return {
+    beginAttempt: (key, nowMs, leaseMs) => beginAttempt(key, nowMs, leaseMs, true),
 
     async recordDelivered(key, nowMs) {
       await update(
@@ -173,12 +220,12 @@ export function createDynamoDeliveryStore(options: DynamoDeliveryStoreOptions): 
       }
     },
 
-    async listDeliveries(runId) {
+    async listDeliveries(run) {
       const result = await client.send(
         new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: marshall({ ':pk': deliveryPartitionKey(runId) }),
+          ExpressionAttributeValues: marshall({ ':pk': deliveryPartitionKey(run.runId) }),
           ConsistentRead: true,
           Limit: 50,
         }),
@@ -187,6 +234,7 @@ export function createDynamoDeliveryStore(options: DynamoDeliveryStoreOptions): 
         const parsed = v.safeParse(deliveryItemSchema, unmarshall(item));
         if (!parsed.success) return [];
         const record = parsed.output;
+        if (!isRecordOfRun({ enterpriseId: record.enterprise_id, updatedAt: record.updated_at }, run)) return [];
         return [
           {
             destinationId: record.destination_id,

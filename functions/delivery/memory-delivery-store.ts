@@ -2,7 +2,13 @@
  * The in-memory twin of `createDynamoDeliveryStore`, with the same conditions (the contract suite runs against
  * both): for local runs and tests.
  */
-import type { AttemptClaim, DeliveryKey, DeliveryRecord, DeliveryStore } from './delivery-store.ts';
+import {
+  type AttemptClaim,
+  type DeliveryKey,
+  type DeliveryRecord,
+  type DeliveryStore,
+  isRecordOfRun,
+} from './delivery-store.ts';
 
 export function createMemoryDeliveryStore(): DeliveryStore {
   const records = new Map<string, DeliveryRecord & { enterpriseId: string; leaseUntil: number | null }>();
@@ -10,7 +16,12 @@ export function createMemoryDeliveryStore(): DeliveryStore {
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
     async beginAttempt(key, nowMs, leaseMs): Promise<AttemptClaim> {
-      const record = records.get(keyOf(key));
+      let record = records.get(keyOf(key));
+      // Last written before this run existed: an earlier run's under this id (see DeliveryKey), replaced.
+      if (record !== undefined && record.updatedAt < key.runCreatedAt) {
+        records.delete(keyOf(key));
+        record = undefined;
+      }
       if (record !== undefined) {
         if (record.enterpriseId !== key.enterpriseId) return { taken: false, reason: 'BUSY' };
         if (record.status === 'DELIVERED') return { taken: false, reason: 'DELIVERED' };
@@ -52,9 +63,9 @@ export function createMemoryDeliveryStore(): DeliveryStore {
         leaseUntil: null,
       });
     },
-    async listDeliveries(runId) {
+    async listDeliveries(run) {
       return [...records.entries()]
-        .filter(([key]) => key.startsWith(`${runId}|`))
+        .filter(([key, record]) => key.startsWith(`${run.runId}|`) && isRecordOfRun(record, run))
         .sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([, { enterpriseId: _enterprise, leaseUntil: _lease, ...record }]) => record);
     },

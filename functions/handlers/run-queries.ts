@@ -99,7 +99,7 @@ export function createGetRunHandler(
         : { feedback: feedbackView(await options.feedback.listFeedback(run.runId)) }),
       createdAt: run.createdAt,
       endedAt: run.endedAt,
-      delivery: options.deliveries === undefined ? null : await options.deliveries.listDeliveries(run.runId),
+      delivery: options.deliveries === undefined ? null : await options.deliveries.listDeliveries(run),
     }),
   );
 }

@@ -14,9 +14,12 @@ export function describeDeliveryStoreContract(name: string, create: () => Promis
         enterpriseId: 'E1001',
         destinationId: 'oncall',
         destinationType: 'slack',
+        runCreatedAt: new Date(T0 - 60_000).toISOString(),
         ...over,
       };
     };
+    /** The run a key's records belong to, as `GET /runs/{id}` reads them. */
+    const runOf = (k: DeliveryKey) => ({ runId: k.runId, enterpriseId: k.enterpriseId, createdAt: k.runCreatedAt });
 
     it('takes an attempt, counts attempts, and refuses a new one once delivered', async () => {
       const store = await create();
@@ -26,7 +29,7 @@ export function describeDeliveryStoreContract(name: string, create: () => Promis
       expect(await store.beginAttempt(k, T0 + 20, 1_000)).toEqual({ taken: true, attempt: 2 });
       await store.recordDelivered(k, T0 + 30);
       expect(await store.beginAttempt(k, T0 + 40, 1_000)).toEqual({ taken: false, reason: 'DELIVERED' });
-      expect(await store.listDeliveries(k.runId)).toEqual([
+      expect(await store.listDeliveries(runOf(k))).toEqual([
         {
           destinationId: 'oncall',
           destinationType: 'slack',
@@ -52,14 +55,14 @@ export function describeDeliveryStoreContract(name: string, create: () => Promis
       const k = key({ destinationId: 'itsm', destinationType: 'webhook' });
       await store.beginAttempt(k, T0, 1_000);
       await store.recordFailure(k, 'TIMEOUT', true, T0 + 1);
-      expect(await store.listDeliveries(k.runId)).toMatchObject([
+      expect(await store.listDeliveries(runOf(k))).toMatchObject([
         { status: 'DEAD_LETTERED', lastError: 'TIMEOUT', attempts: 1 },
       ]);
       const delivered = key();
       await store.beginAttempt(delivered, T0, 1_000);
       await store.recordDelivered(delivered, T0 + 1);
       await store.recordFailure(delivered, 'HTTP_500', true, T0 + 2);
-      expect(await store.listDeliveries(delivered.runId)).toMatchObject([{ status: 'DELIVERED', lastError: null }]);
+      expect(await store.listDeliveries(runOf(delivered))).toMatchObject([{ status: 'DELIVERED', lastError: null }]);
     });
 
     it("keeps a run's records to its enterprise and lists only that run's", async () => {
@@ -71,8 +74,43 @@ export function describeDeliveryStoreContract(name: string, create: () => Promis
         taken: false,
       });
       await expect(store.recordDelivered({ ...k, enterpriseId: 'E2002' }, T0)).rejects.toThrow();
-      expect(await store.listDeliveries(`${k.runId}0`)).toEqual([]);
-      expect(await store.listDeliveries('run-unknown')).toEqual([]);
+      expect(await store.listDeliveries({ ...runOf(k), runId: `${k.runId}0` })).toEqual([]);
+      expect(await store.listDeliveries({ ...runOf(k), runId: 'run-unknown' })).toEqual([]);
+      // The same run read as another enterprise's: none of its records.
+      expect(await store.listDeliveries({ ...runOf(k), enterpriseId: 'E2002' })).toEqual([]);
+    });
+
+    // A run id is the caller's choice and free again once its run item expired; its delivery records may outlive it.
+    it("gives a run id reused after expiry its own deliveries: never the earlier run's records, never refused by them", async () => {
+      const store = await create();
+      const earlier = key();
+      await store.beginAttempt(earlier, T0, 1_000);
+      await store.recordDelivered(earlier, T0 + 10);
+      let previous = earlier;
+      for (const [enterpriseId, createdAt] of [
+        ['E2002', '2027-03-01T00:00:00.000Z'],
+        ['E1001', '2027-06-01T00:00:00.000Z'],
+      ] as const) {
+        const later = Date.parse(createdAt);
+        const reused = { ...earlier, enterpriseId, runCreatedAt: createdAt };
+        expect(await store.listDeliveries(runOf(reused))).toEqual([]);
+        expect(await store.beginAttempt(reused, later + 5_000, 1_000)).toEqual({ taken: true, attempt: 1 });
+        await store.recordDelivered(reused, later + 5_010);
+        expect(await store.listDeliveries(runOf(reused))).toMatchObject([{ status: 'DELIVERED', attempts: 1 }]);
+        expect(await store.listDeliveries(runOf(previous))).toEqual([]);
+        previous = reused;
+      }
+    });
+
+    it("still refuses another enterprise a record written since the run's creation", async () => {
+      const store = await create();
+      const k = key();
+      await store.beginAttempt(k, T0, 1_000);
+      expect(await store.beginAttempt({ ...k, enterpriseId: 'E2002' }, T0 + 5_000, 1_000)).toEqual({
+        taken: false,
+        reason: 'BUSY',
+      });
+      expect(await store.listDeliveries(runOf(k))).toMatchObject([{ status: 'SENDING', attempts: 1 }]);
     });
   });
 }

@@ -128,7 +128,7 @@ describe('createDeliveryQueueHandler', () => {
     expect(JSON.parse(published?.Message ?? '{}')).toHaveProperty('email');
 
     expect(
-      (await deliveries.listDeliveries(run.runId)).map((record) => [
+      (await deliveries.listDeliveries(run)).map((record) => [
         record.destinationId,
         record.status,
         record.attempts,
@@ -163,7 +163,7 @@ describe('createDeliveryQueueHandler', () => {
       expect(
         sqs.commandCalls(ChangeMessageVisibilityCommand).map((call) => call.args[0].input.VisibilityTimeout),
       ).toEqual([30, 60, 120, 240]);
-      const records = await deliveries.listDeliveries(run.runId);
+      const records = await deliveries.listDeliveries(run);
       expect(records.find((record) => record.destinationId === 'itsm')).toMatchObject({
         status: 'DEAD_LETTERED',
         attempts: 5,
@@ -185,7 +185,7 @@ describe('createDeliveryQueueHandler', () => {
     expect(await handlerFor(run.runId, 200)(JSON.stringify(deliveredEnvelope(run)), 1)).toEqual({
       batchItemFailures: [],
     });
-    expect((await deliveries.listDeliveries(run.runId)).every((record) => record.status === 'DELIVERED')).toBe(true);
+    expect((await deliveries.listDeliveries(run)).every((record) => record.status === 'DELIVERED')).toBe(true);
   });
 
   it('delivers every terminal outcome (FALLBACK, FAILED, CANCELLED) the same way', async () => {
@@ -232,7 +232,7 @@ describe('createDeliveryQueueHandler', () => {
     }
     expect(receiver.received).toEqual([]);
     expect(sns.commandCalls(PublishCommand)).toEqual([]);
-    expect(await deliveries.listDeliveries(run.runId)).toEqual([]);
+    expect(await deliveries.listDeliveries(run)).toEqual([]);
   });
 
   it('sends what the stored run says, whatever the message body claims', async () => {

@@ -194,10 +194,14 @@ function processScorecardOf(value: unknown): ProcessScorecard | null {
 /** Each run's delivery records (one query of its own small partition per listed run; at most 200). */
 export async function attachDeliveries(
   runs: RunSummary[],
-  store: { listDeliveries: (runId: string) => Promise<NonNullable<RunSummary['delivery']>> },
+  store: {
+    listDeliveries: (
+      run: Pick<RunSummary, 'runId' | 'enterpriseId' | 'createdAt'>,
+    ) => Promise<NonNullable<RunSummary['delivery']>>;
+  },
 ): Promise<void> {
   for (const run of runs) {
-    const records = await store.listDeliveries(run.runId);
+    const records = await store.listDeliveries(run);
     if (records.length > 0) {
       run.delivery = records.map(({ destinationId, status, attempts, lastError }) => ({
         destinationId,
