@@ -11,7 +11,7 @@
  */
 
 import { projectEvidence } from '../packages/core/src/tools/evidence-projection.ts';
-import { compileCustomRules } from '../packages/core/src/tools/masking/custom-patterns.ts';
+import { loadCustomRules } from '../packages/core/src/tools/masking/custom-patterns.ts';
 import { createMaskingSession } from '../packages/core/src/tools/masking/masking-session.ts';
 import { okObservation } from '../packages/core/src/tools/observation.ts';
 
@@ -54,7 +54,7 @@ export async function benchMasking(): Promise<void> {
   console.log('\nmasking (issue 22): µs per KiB masked, median and p95 of one call');
   console.log('| input | KiB | median µs/KiB | p95 µs/KiB | median µs/call |');
   console.log('| --- | --- | --- | --- | --- |');
-  const rules = compileCustomRules([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }]);
+  const rules = await loadCustomRules([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }]);
   for (const [label, text] of Object.entries(KINDS)) {
     const session = createMaskingSession({ mode: 'identifiers', secret: SECRET, rules }, `bench-${label}`);
     measure(label, () => session.maskText(text), Buffer.byteLength(text) / 1024);

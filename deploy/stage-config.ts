@@ -21,6 +21,7 @@ import {
   type TriggerMapping,
   triggerMappingsSchema,
 } from '../packages/core/src/config/index.ts';
+import { unusableMaskingKeys } from '../packages/core/src/config/linear-pattern.ts';
 import { type AlarmSettings, alarmSettingsSchema } from './alarms.ts';
 
 /** The stage that holds real tenants' data (its table is retained and protected, see `sst.config.ts`). */
@@ -193,6 +194,12 @@ export function parseStageConfig(root: string, stage: string, file: string, json
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
     throw new StageConfigError(`${file}: settings the functions would refuse: ${error.keys.join(', ')}`);
+  }
+  // NOTE: RE2's verdict on the masking patterns, which the parse leaves to where they are compiled (a cold start
+  // compiles them and fails on the same verdict): the deploy refuses them first.
+  const unusable = unusableMaskingKeys(settings);
+  if (unusable.length > 0) {
+    throw new StageConfigError(`${file}: settings the functions would refuse: ${unusable.join(', ')}`);
   }
   const production = stage === PRODUCTION_STAGE;
   const exampleEvidence = findExampleEvidence(root, settings);

@@ -1,11 +1,11 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
-  compileCustomRules,
   createDraftFormatMiddleware,
   DEVELOPMENT_MASKING_SECRET,
   type DiagnosisServiceDeps,
   type EvidenceAdapters,
+  loadCustomRules,
 } from '@diagnosis/core';
 import { type DiagnosisSettings, limitsOf, modelProfile } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
@@ -62,11 +62,12 @@ export async function buildDiagnosisDependencies(
         maxWritesInFlight: settings.AUDIT_MAX_WRITES_IN_FLIGHT,
         maxOpenRuns: settings.TENANT_MAX_OPEN_RUNS,
       }),
-    // NOTE: the patterns were checked by the settings parse (and at deploy); compiled once per cold start here.
+    // NOTE: the patterns' shape was checked by the settings parse, RE2's verdict at deploy; compiled once per cold
+    // start here (a pattern RE2 refuses fails it, naming the key), RE2JS loaded only for a stage that has patterns.
     masking: {
       mode: settings.MASKING,
       secret: settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
-      rules: compileCustomRules(settings.MASKING_PATTERNS, settings.MASKING_EXCLUSIONS),
+      rules: await loadCustomRules(settings.MASKING_PATTERNS, settings.MASKING_EXCLUSIONS),
     },
     limits: limitsOf(settings),
     timeZone: settings.DIAGNOSIS_TIMEZONE,

@@ -91,6 +91,32 @@ describe('buildFunctions', () => {
     expect(diagnose.some((path) => modelStack.test(path))).toBe(true);
   });
 
+  it('loads RE2JS in no function at cold start; Diagnose ships it in a chunk it imports only for a stage’s patterns (issue 25)', () => {
+    for (const name of names) {
+      const entry = Object.keys(metafiles[name].outputs).find(
+        (output) => metafiles[name].outputs[output]?.entryPoint === LAMBDA_FUNCTIONS[name],
+      );
+      // The entry and every chunk it imports statically: what a cold start loads before any dynamic import.
+      const eager = new Set<string>();
+      const visit = (output: string) => {
+        if (eager.has(output)) return;
+        eager.add(output);
+        for (const imported of metafiles[name].outputs[output]?.imports ?? []) {
+          if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+        }
+      };
+      if (entry !== undefined) visit(entry);
+      expect(eager.size, name).toBeGreaterThan(0);
+      const loaded = [...eager].flatMap((output) => Object.keys(metafiles[name].outputs[output]?.inputs ?? {}));
+      expect(
+        loaded.filter((path) => path.includes('node_modules/re2js/')),
+        name,
+      ).toEqual([]);
+    }
+    const shipped = Object.values(metafiles.Diagnose.outputs).flatMap((output) => Object.keys(output.inputs));
+    expect(shipped.some((path) => path.includes('node_modules/re2js/'))).toBe(true);
+  });
+
   it('answers the AI SDK’s gateway checks with false and refuses any use of the gateway, naming why', async () => {
     const entry = join(temp, 'gateway-probe.ts');
     writeFileSync(

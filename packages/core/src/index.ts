@@ -246,7 +246,7 @@ export { EVIDENCE_ERROR_CODES, TOOL_NAMES } from './tools/evidence-adapter.ts';
  * Masking at the tool boundary (docs/masking.md): secrets redacted, identifiers pseudonymised per run, the way back
  * for tool arguments, and the sealed pseudonym map that only the reveal route opens.
  */
-export { type CustomRules, compileCustomRules } from './tools/masking/custom-patterns.ts';
+export { type CustomRules, loadCustomRules } from './tools/masking/custom-patterns.ts';
 export {
   createMaskingSession,
   MASKING_MODES,

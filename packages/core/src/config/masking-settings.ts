@@ -1,4 +1,3 @@
-import { RE2JS } from 're2js';
 import * as v from 'valibot';
 
 /** Bounds of what a deployer may write in `MASKING_PATTERNS` / `MASKING_EXCLUSIONS`. */
@@ -8,25 +7,12 @@ export const CUSTOM_PATTERN_LIMITS = Object.freeze({ patterns: 32, exclusions: 6
 export const PSEUDONYM_KIND_PATTERN = /^[a-z][a-z0-9_]{0,23}$/;
 
 /**
- * A deployer's pattern compiled with RE2JS (RE2's linear-time engine in pure JavaScript: no backtracking, so no
- * pattern can hang a run however hostile the text it scans), or null when it does not compile (RE2 has no
- * backreferences or lookaround) or matches the empty string.
+ * A pattern's shape. NOTE: whether RE2 compiles it (and that it does not match the empty string) is checked where the
+ * patterns are used, with `compileLinearPattern` (linear-pattern.ts): at deploy (`parseStageConfig`) and when a cold
+ * start compiles the stage's rules (`loadCustomRules`, which fails it naming the key), not here, so that a cold start
+ * without patterns never loads RE2JS.
  */
-export function compileLinearPattern(pattern: string): RE2JS | null {
-  try {
-    const compiled = RE2JS.compile(pattern);
-    return compiled.matches('') ? null : compiled;
-  } catch {
-    return null;
-  }
-}
-
-const linearPattern = v.pipe(
-  v.string(),
-  v.minLength(1),
-  v.maxLength(CUSTOM_PATTERN_LIMITS.patternChars),
-  v.check((pattern) => compileLinearPattern(pattern) !== null, 'an RE2 pattern that does not match the empty string'),
-);
+const linearPattern = v.pipe(v.string(), v.minLength(1), v.maxLength(CUSTOM_PATTERN_LIMITS.patternChars));
 
 /** `MASKING_PATTERNS`: JSON `[{ "kind": "customer_id", "pattern": "C[0-9]{8}" }, …]`, pseudonymised as `<kind:…>`. */
 export const maskingPatternsSchema = v.pipe(

@@ -54,7 +54,7 @@ export async function reviewDraftSemantics(
   audit?: AuditHook,
 ): Promise<SemanticReview | null> {
   const { run, execution, evidenceGuard: verified } = input;
-  const { draft, progress } = execution;
+  const { draft } = execution;
   if (guard.mode === 'off' || draft === null || verified === null) return null;
   if (!verified.ok || (draft.conclusion === null && draft.analysis.length === 0)) return null;
   const { mode } = guard;
@@ -62,7 +62,7 @@ export async function reviewDraftSemantics(
   const modelId = typeof guard.model === 'string' ? guard.model : guard.model.modelId;
   const failed = (failure: JudgeFailure): SemanticReview => ({ mode, modelId, outcome: 'FAILED', failure });
 
-  const evidence = buildJudgeEvidence(verified.citations, progress, input.observations, limits);
+  const evidence = buildJudgeEvidence(verified.citations, input.observations, limits);
   const prompt = buildJudgePrompt(input.query, draft, evidence);
   if (!judgePromptFits(limits, utf8Bytes(INSTRUCTIONS) + utf8Bytes(prompt))) return failed('PROMPT_TOO_LARGE');
   if (run.signal?.aborted) return failed('CANCELLED');

@@ -1,5 +1,6 @@
 import { type JSONSchema7, jsonSchema, type ToolSet, tool } from 'ai';
 import type { MysqlQueryDescriptor, ToolName } from './evidence-adapter.ts';
+import { toModelObservation } from './model-observation.ts';
 import type { Observation } from './observation.ts';
 import { buildModelToolSchemas } from './tool-inputs.ts';
 
@@ -55,7 +56,8 @@ export function buildDiagnosisTools(catalog: readonly MysqlQueryDescriptor[], in
       description: descriptions[toolName],
       inputSchema: inputSchemas[toolName],
       execute: (input, { toolCallId }) => intercept(toolName, input, toolCallId),
-      toModelOutput: ({ output }) => ({ type: 'json', value: JSON.parse(JSON.stringify(output)) }),
+      // NOTE: the model reads the audited (already masked) observation in its compact form: log lines as a table.
+      toModelOutput: ({ output }) => ({ type: 'json', value: JSON.parse(JSON.stringify(toModelObservation(output))) }),
     });
   return {
     lookup_knowledge: define('lookup_knowledge'),

@@ -11,25 +11,51 @@ const LOG_COLUMNS = [
 ] as const satisfies readonly (keyof LogLine)[];
 
 /**
- * An observation in the compact form the SemanticGuard judge reads: the same content, with log lines as a table —
- * `columns` once and one `rows` entry per line (a missing `trace_id` is `null`), and `service` said once when every
- * line has the same one (a logs query names one service). NOTE: the agent reads its observations exactly as the
- * audit records them (lines as objects); a tabular form for the agent too belongs in the projection itself, so
- * audit, trace and citations keep showing what the model saw.
+ * An observation in the compact form the models read (the agent's tool results and the SemanticGuard judge's
+ * evidence): the same content, with log lines as a table — `columns` once and one `rows` entry per line (a missing
+ * `trace_id` is `null`), `service` said once when every line has the same one (a logs query names one service), and
+ * the date said once (`date`, each row's `time` the rest of its timestamp) when every line is of the same day.
+ * NOTE: a pure function of the audited observation, which is already projected and masked (masking happens in the
+ * projection, before this format), so audit, trace and citations keep the lines as objects and the model's bytes
+ * follow from them exactly.
  */
 export function toModelObservation(observation: Observation): Record<string, unknown> {
   const data = observation.data;
   if (data === undefined || !('lines' in data)) return { ...observation };
   const services = new Set(data.lines.map((line) => line.service));
   const shared = services.size === 1 ? data.lines[0]?.service : undefined;
-  const columns = LOG_COLUMNS.filter((column) => !(column === 'service' && shared !== undefined));
+  const kept = LOG_COLUMNS.filter((column) => !(column === 'service' && shared !== undefined));
+  const date = sharedDate(data.lines.map((line) => line.timestamp));
+  const columns = kept.map((column) => (column === 'timestamp' && date !== undefined ? 'time' : column));
   return {
     ...observation,
     data: {
       matched: data.matched,
       ...(shared === undefined ? {} : { service: shared }),
+      ...(date === undefined ? {} : { date }),
       columns,
-      rows: data.lines.map((line) => columns.map((column) => line[column] ?? null)),
+      rows: data.lines.map((line) =>
+        kept.map((column) =>
+          column === 'timestamp' && date !== undefined ? line.timestamp.slice(DATE_PREFIX) : (line[column] ?? null),
+        ),
+      ),
     },
   };
+}
+
+/** `2026-11-30T`: the length of an ISO timestamp's date and its `T`. */
+const DATE_PREFIX = 11;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+
+/**
+ * The one calendar date every timestamp starts with (`2026-11-30`), or undefined when they are not all ISO date-times
+ * of one day: then each row keeps its whole timestamp. NOTE: the time keeps its own offset (`06:55:56.642Z`), so
+ * `date` + `T` + time is the timestamp exactly.
+ */
+function sharedDate(timestamps: readonly string[]): string | undefined {
+  const first = timestamps[0];
+  if (first === undefined || !ISO_DATE_TIME.test(first)) return undefined;
+  const date = first.slice(0, DATE_PREFIX - 1);
+  const same = timestamps.every((stamp) => ISO_DATE_TIME.test(stamp) && stamp.startsWith(`${date}T`));
+  return same ? date : undefined;
 }

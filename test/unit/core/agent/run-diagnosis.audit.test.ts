@@ -1,5 +1,6 @@
 import { DiagnosisExecutionError, MAX_AUDIT_TEXT_CHARS } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
+import { toModelObservation } from '../../../../packages/core/src/tools/model-observation.ts';
 import { diagnose } from '../../../support/diagnose.ts';
 import { createMemoryAudit } from '../../../support/memory-audit.ts';
 import { envelope, LOGS_INPUT, noConclusionDraft, supportedDraft } from '../../../support/run-fixtures.ts';
@@ -58,11 +59,39 @@ describe('runDiagnosis — Requirement: internal execution is auditable', () => 
     expect(step?.contentBytes).toBe(MAX_AUDIT_TEXT_CHARS * 3 + Buffer.byteLength(step?.assistantText ?? ''));
   });
 
-  it('records exactly the observation the model saw on the tool invocation', async () => {
+  it('records the observation the model saw on the tool invocation, the model reading its log lines as a table', async () => {
     const { audit, model } = await diagnose([logsRound(), draftRound()]);
     const sent = model.doGenerateCalls[1]?.prompt.find((message) => message.role === 'tool');
     const part = sent?.role === 'tool' ? sent.content[0] : undefined;
-    expect(part?.type === 'tool-result' && part.output).toEqual({ type: 'json', value: audit.tools[0]?.observation });
+    const observation = audit.tools[0]?.observation;
+    // NOTE: issue 25: the model's bytes are the compact form of exactly the audited (projected, masked) observation.
+    expect(observation === undefined ? undefined : toModelObservation(observation)).toEqual(
+      part?.type === 'tool-result' && part.output.type === 'json' ? part.output.value : 'no json tool result',
+    );
+    expect(part?.type === 'tool-result' && part.output).toEqual({
+      type: 'json',
+      value: {
+        tool_call_id: observation?.tool_call_id,
+        evidence_status: 'OK',
+        data: {
+          matched: 2,
+          service: 'order-service',
+          date: '2026-11-30',
+          columns: ['time', 'level', 'message', 'trace_id'],
+          rows: [
+            ['14:00:00+08:00', 'ERROR', 'call payment-gateway failed: connection pool exhausted #0', 't-0'],
+            ['14:01:00+08:00', 'ERROR', 'call payment-gateway failed: connection pool exhausted #1', 't-1'],
+          ],
+        },
+        requires_evaluation: true,
+      },
+    });
+    expect(observation?.data).toMatchObject({
+      lines: [
+        { timestamp: '2026-11-30T14:00:00+08:00', service: 'order-service', trace_id: 't-0' },
+        { timestamp: '2026-11-30T14:01:00+08:00', service: 'order-service', trace_id: 't-1' },
+      ],
+    });
   });
 
   it('fails the run closed with AUDIT_FAILED and makes no further call when the step hook rejects', async () => {

@@ -240,10 +240,21 @@ describe('runDiagnosis — Requirement: evidence tools execute through the harne
       },
     );
     const [logs, mysql] = lastObservations(model);
-    const logData = logs?.data as { matched: number; lines: Record<string, unknown>[] };
+    // The model reads log lines as a table (issue 25): the whitelisted columns only, each message bounded.
+    const logData = logs?.data as { matched: number; columns: string[]; rows: unknown[][] };
     expect(logData.matched).toBe(30);
-    expect(logData.lines.length).toBeLessThanOrEqual(20);
-    expect(logData.lines.every((line) => !('host_ip' in line) && (line.message as string).length <= 400)).toBe(true);
+    expect(
+      logData.columns.every((column) =>
+        ['time', 'timestamp', 'level', 'service', 'message', 'trace_id'].includes(column),
+      ),
+    ).toBe(true);
+    expect(logData.rows.length).toBeLessThanOrEqual(20);
+    const message = logData.columns.indexOf('message');
+    expect(message).toBeGreaterThanOrEqual(0);
+    expect(
+      logData.rows.every((row) => row.length === logData.columns.length && (row[message] as string).length <= 400),
+    ).toBe(true);
+    expect(JSON.stringify(logData)).not.toContain('10.1.2.3');
     const mysqlData = mysql?.data as { columns: string[]; rows: unknown[][]; truncated: boolean };
     expect(mysqlData.columns).toHaveLength(12);
     expect(mysqlData.rows.length).toBeLessThanOrEqual(20);

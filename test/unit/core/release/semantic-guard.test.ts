@@ -185,19 +185,21 @@ describe('the SemanticGuard (enforce)', () => {
     expect(Object.keys(input)).toEqual(['query', 'draft', 'evidence']);
     expect(input.query).toBe(command.query);
     // Only the parts it judges: the action plan, recommendations and limitations are never judged.
-    expect(input.draft).toEqual({ conclusion: draft.conclusion, analysis: draft.analysis });
+    // Each item names its evidence by index (issue 25: the ids are said once, in the evidence).
+    expect(input.draft).toEqual({
+      conclusion: draft.conclusion,
+      analysis: draft.analysis.map(({ tool_call_ids: _ids, ...item }) => ({ ...item, evidence: [0] })),
+    });
     // The observation as a JSON value (not an escaped string), its id and the agent's protocol flag not repeated,
-    // log lines as a table.
+    // log lines as a table; no `evaluation` or `truncated` beside it (issue 25).
     expect(input.evidence).toEqual([
       {
         tool_call_id: CALL,
         tool_name: 'query_logs',
-        evaluation: 'PENDING',
         observation: {
           evidence_status: 'OK',
-          data: expect.objectContaining({ columns: expect.arrayContaining(['timestamp', 'message']) }),
+          data: expect.objectContaining({ columns: expect.arrayContaining(['time', 'message']) }),
         },
-        truncated: false,
       },
     ]);
     expect(JSON.stringify(input.evidence[0].observation.data.rows)).toContain('connection pool exhausted');

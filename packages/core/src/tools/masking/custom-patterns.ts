@@ -1,8 +1,6 @@
-import {
-  compileLinearPattern,
-  type MaskingPatternSetting,
-  PSEUDONYM_KIND_PATTERN,
-} from '../../config/masking-settings.ts';
+import type { RE2JS } from 're2js';
+import { type MaskingPatternSetting, PSEUDONYM_KIND_PATTERN } from '../../config/masking-settings.ts';
+import { SettingsError } from '../../errors.ts';
 import type { IdentifierMatch } from './identifier-detectors.ts';
 
 /** The deployer's rules, compiled once per cold start. */
@@ -11,26 +9,40 @@ export interface CustomRules {
   isExcluded(value: string): boolean;
 }
 
-export function compileCustomRules(
+/** The rules of a stage that defines no patterns and no exclusions. */
+export const NO_CUSTOM_RULES: CustomRules = Object.freeze({ find: () => [], isExcluded: () => false });
+
+/**
+ * Compiles the stage's `MASKING_PATTERNS` and `MASKING_EXCLUSIONS` (once per cold start). A pattern RE2 refuses fails
+ * with a SettingsError naming its key (the deploy refuses it first, by the same check).
+ *
+ * NOTE: RE2JS is imported only when there is something to compile: most stages define no pattern, and importing it
+ * is about 28 M instructions of a cold start (BENCHMARKS.md, "Cold start").
+ */
+export async function loadCustomRules(
   patterns: readonly MaskingPatternSetting[] = [],
   exclusions: readonly string[] = [],
-): CustomRules {
+): Promise<CustomRules> {
+  if (patterns.length === 0 && exclusions.length === 0) return NO_CUSTOM_RULES;
+  const { compileLinearPattern } = await import('../../config/linear-pattern.ts');
   const compiledPatterns = patterns.map((entry) => {
     const compiled = compileLinearPattern(entry.pattern);
-    if (compiled === null || !PSEUDONYM_KIND_PATTERN.test(entry.kind)) {
-      throw new TypeError('a masking pattern is not a valid RE2 pattern with a pseudonym kind');
-    }
+    if (compiled === null || !PSEUDONYM_KIND_PATTERN.test(entry.kind)) throw new SettingsError(['MASKING_PATTERNS']);
     return { kind: entry.kind, compiled };
   });
   const compiledExclusions = exclusions.map((pattern) => {
     const compiled = compileLinearPattern(pattern);
-    if (compiled === null) throw new TypeError('a masking exclusion is not a valid RE2 pattern');
+    if (compiled === null) throw new SettingsError(['MASKING_EXCLUSIONS']);
     return compiled;
   });
+  return rulesOf(compiledPatterns, compiledExclusions);
+}
+
+function rulesOf(patterns: readonly { kind: string; compiled: RE2JS }[], exclusions: readonly RE2JS[]): CustomRules {
   return {
     find(text) {
       const found: IdentifierMatch[] = [];
-      for (const { kind, compiled } of compiledPatterns) {
+      for (const { kind, compiled } of patterns) {
         const matcher = compiled.matcher(text);
         while (matcher.find()) {
           if (matcher.end() > matcher.start()) found.push({ start: matcher.start(), end: matcher.end(), kind });
@@ -38,6 +50,6 @@ export function compileCustomRules(
       }
       return found;
     },
-    isExcluded: (value) => compiledExclusions.some((compiled) => compiled.matches(value)),
+    isExcluded: (value) => exclusions.some((compiled) => compiled.matches(value)),
   };
 }

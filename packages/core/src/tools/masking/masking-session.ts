@@ -1,5 +1,5 @@
 import { MASKING_MODES, type MaskingMode } from '../../config/masking-mode.ts';
-import { type CustomRules, compileCustomRules } from './custom-patterns.ts';
+import { type CustomRules, NO_CUSTOM_RULES } from './custom-patterns.ts';
 import { findIdentifiers, type IdentifierMatch, withoutOverlaps } from './identifier-detectors.ts';
 import { deriveRunMaskingKeys, pseudonymCode } from './pseudonym-keys.ts';
 import { redactionMarker, redactSecrets, secretKindOfKey } from './secret-redaction.ts';
@@ -51,7 +51,7 @@ const ACCOUNT_KEYS = new Set(['accountid', 'awsaccountid', 'awsaccount', 'owneri
  */
 export function createMaskingSession(config: MaskingConfig, runId: string) {
   const { mode } = config;
-  const rules = config.rules ?? compileCustomRules();
+  const rules = config.rules ?? NO_CUSTOM_RULES;
   const keys = deriveRunMaskingKeys(config.secret, runId);
   const byValue = new Map<string, PseudonymEntry>();
   const byToken = new Map<string, PseudonymEntry>();

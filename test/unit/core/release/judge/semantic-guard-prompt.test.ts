@@ -5,7 +5,6 @@ import {
   buildJudgePrompt,
   TRUNCATION_MARKER,
 } from '../../../../../packages/core/src/release/judge/semantic-guard-prompt.ts';
-import type { ProgressSnapshot } from '../../../../../packages/core/src/run/progress.ts';
 import type { Observation } from '../../../../../packages/core/src/tools/observation.ts';
 import { supportedDraft } from '../../../../support/run-fixtures.ts';
 
@@ -47,32 +46,31 @@ const logs = (id: string, count: number): Observation => ({
   },
   requires_evaluation: true,
 });
-const progress = { checks: [{ toolCallId: 'call-1', evaluation: 'GAINED' }] } as unknown as ProgressSnapshot;
 const citation = (id: string) => ({ tool_call_id: id, tool_name: 'query_logs' as const, empty: false });
 
 describe('buildJudgeEvidence', () => {
   it('gives an observation as a JSON value, log lines as a table, without the fields the entry already says', () => {
-    const [entry] = buildJudgeEvidence([citation('call-1')], progress, new Map([['call-1', logs('call-1', 2)]]), {
+    const [entry] = buildJudgeEvidence([citation('call-1')], new Map([['call-1', logs('call-1', 2)]]), {
       maxObservationBytes: 10_000,
       maxEvidenceBytes: 10_000,
     });
+    // NOTE: no `evaluation` (the agent's own GAINED/NO_GAIN) and no `truncated` flag (a cut observation is marked text).
     expect(entry).toEqual({
       tool_call_id: 'call-1',
       tool_name: 'query_logs',
-      evaluation: 'GAINED',
       observation: {
         evidence_status: 'OK',
         data: {
           matched: 2,
           service: 'payment-gateway',
-          columns: ['timestamp', 'level', 'message', 'trace_id'],
+          date: '2026-11-30',
+          columns: ['time', 'level', 'message', 'trace_id'],
           rows: [
-            ['2026-11-30T06:10:00.000Z', 'ERROR', 'HikariPool-1 - Connection is not available #0', 'abc'],
-            ['2026-11-30T06:11:00.000Z', 'ERROR', 'HikariPool-1 - Connection is not available #1', null],
+            ['06:10:00.000Z', 'ERROR', 'HikariPool-1 - Connection is not available #0', 'abc'],
+            ['06:11:00.000Z', 'ERROR', 'HikariPool-1 - Connection is not available #1', null],
           ],
         },
       },
-      truncated: false,
     });
   });
 
@@ -81,13 +79,11 @@ describe('buildJudgeEvidence', () => {
     if (observation.data !== undefined && 'lines' in observation.data) {
       (observation.data.lines[1] as { service: string }).service = 'order-service';
     }
-    const [entry] = buildJudgeEvidence([citation('call-1')], progress, new Map([['call-1', observation]]), {
+    const [entry] = buildJudgeEvidence([citation('call-1')], new Map([['call-1', observation]]), {
       maxObservationBytes: 10_000,
       maxEvidenceBytes: 10_000,
     });
-    expect(JSON.stringify(entry?.observation)).toContain(
-      '"columns":["timestamp","level","service","message","trace_id"]',
-    );
+    expect(JSON.stringify(entry?.observation)).toContain('"columns":["time","level","service","message","trace_id"]');
   });
 
   it('cuts an observation over its bound into marked JSON text within the bound, and the rest of the budget', () => {
@@ -95,12 +91,13 @@ describe('buildJudgeEvidence', () => {
       ['call-1', logs('call-1', 40)],
       ['call-2', logs('call-2', 40)],
     ]);
-    const evidence = buildJudgeEvidence([citation('call-1'), citation('call-2')], progress, observations, {
+    const evidence = buildJudgeEvidence([citation('call-1'), citation('call-2')], observations, {
       maxObservationBytes: 600,
       maxEvidenceBytes: 700,
     });
-    expect(evidence.map((entry) => entry.truncated)).toEqual([true, true]);
+    expect(evidence.map((entry) => typeof entry.observation)).toEqual(['string', 'string']);
     const [first, second] = evidence.map((entry) => entry.observation as string);
+    expect(second?.endsWith(TRUNCATION_MARKER)).toBe(true);
     expect(first?.endsWith(TRUNCATION_MARKER)).toBe(true);
     expect(first?.startsWith('{"evidence_status":"OK"')).toBe(true);
     expect(Buffer.byteLength(first ?? '')).toBeLessThanOrEqual(600);
@@ -112,10 +109,39 @@ describe('buildJudgePrompt', () => {
   it('sends only the conclusion and the analysis of the Draft', () => {
     const draft = supportedDraft(['call-1']);
     const input = JSON.parse(buildJudgePrompt('q', draft, []));
+    // NOTE: an id that is not in the evidence (the EvidenceGuard lets none through) would stay an id, never vanish.
     expect(input).toEqual({
       query: 'q',
-      draft: { conclusion: draft.conclusion, analysis: draft.analysis },
+      draft: {
+        conclusion: draft.conclusion,
+        analysis: draft.analysis.map(({ tool_call_ids, ...item }) => ({ ...item, evidence: tool_call_ids })),
+      },
       evidence: [],
     });
+  });
+
+  it('names each analysis item’s evidence by its index in the evidence, not by repeating the ids', () => {
+    const draft = supportedDraft(['call-2', 'call-1']);
+    const evidence = buildJudgeEvidence(
+      [citation('call-1'), citation('call-2')],
+      new Map([
+        ['call-1', logs('call-1', 1)],
+        ['call-2', logs('call-2', 1)],
+      ]),
+      { maxObservationBytes: 10_000, maxEvidenceBytes: 10_000 },
+    );
+    const input = JSON.parse(buildJudgePrompt('q', draft, evidence));
+    expect(input.draft.analysis).toEqual(
+      draft.analysis.map((item) => ({
+        type: item.type,
+        statement: item.statement,
+        evidence_status: item.evidence_status,
+        evidence: item.tool_call_ids.map((id) => ['call-1', 'call-2'].indexOf(id)),
+        scope: item.scope,
+      })),
+    );
+    expect(input.draft.analysis[0].evidence).toEqual([1, 0]);
+    expect(input.evidence.map((entry: { tool_call_id: string }) => entry.tool_call_id)).toEqual(['call-1', 'call-2']);
+    expect(JSON.stringify(input.draft)).not.toContain('call-');
   });
 });

@@ -5,8 +5,9 @@ import {
   maskingExclusionsSchema,
   maskingPatternsSchema,
 } from '../../../../../packages/core/src/config/masking-settings.ts';
+import { SettingsError } from '../../../../../packages/core/src/errors.ts';
 import { passesLuhn, passesResidentIdChecksum } from '../../../../../packages/core/src/tools/masking/checksums.ts';
-import { compileCustomRules } from '../../../../../packages/core/src/tools/masking/custom-patterns.ts';
+import { loadCustomRules, NO_CUSTOM_RULES } from '../../../../../packages/core/src/tools/masking/custom-patterns.ts';
 import { findIdentifiers } from '../../../../../packages/core/src/tools/masking/identifier-detectors.ts';
 import { createMaskingSession } from '../../../../../packages/core/src/tools/masking/masking-session.ts';
 import { redactSecrets, secretKindOfKey } from '../../../../../packages/core/src/tools/masking/secret-redaction.ts';
@@ -128,28 +129,55 @@ describe('the JWT rule', () => {
 describe('maskingPatternsSchema', () => {
   const parse = (value: unknown) => v.safeParse(maskingPatternsSchema, JSON.stringify(value)).success;
 
-  it('accepts RE2 patterns with a pseudonym kind', () => {
+  it('accepts patterns with a pseudonym kind', () => {
     expect(parse([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }])).toBe(true);
   });
 
-  it('refuses patterns RE2 cannot run in linear time, empty matches, bad kinds and too many entries', () => {
-    expect(parse([{ kind: 'order', pattern: '(a+)+\\1' }])).toBe(false);
-    expect(parse([{ kind: 'order', pattern: '(?=x)y' }])).toBe(false);
-    expect(parse([{ kind: 'order', pattern: 'x*' }])).toBe(false);
+  it('refuses bad kinds, empty and overlong patterns, too many entries, unknown fields and what is not JSON', () => {
     expect(parse([{ kind: 'Order-Id', pattern: 'O[0-9]+' }])).toBe(false);
+    expect(parse([{ kind: 'order', pattern: '' }])).toBe(false);
     expect(parse([{ kind: 'order', pattern: 'x'.repeat(257) }])).toBe(false);
     expect(parse(Array.from({ length: 33 }, () => ({ kind: 'order', pattern: 'O[0-9]+' })))).toBe(false);
     expect(parse([{ kind: 'order', pattern: 'O[0-9]+', extra: true }])).toBe(false);
     expect(v.safeParse(maskingPatternsSchema, 'not json').success).toBe(false);
-  });
-
-  it('refuses exclusions that are not RE2 patterns', () => {
     expect(v.safeParse(maskingExclusionsSchema, JSON.stringify(['ok\\.example'])).success).toBe(true);
-    expect(v.safeParse(maskingExclusionsSchema, JSON.stringify(['(?<=x)y'])).success).toBe(false);
+    expect(v.safeParse(maskingExclusionsSchema, JSON.stringify([''])).success).toBe(false);
+  });
+});
+
+describe('loadCustomRules', () => {
+  const refusedKeys = async (patterns: { kind: string; pattern: string }[], exclusions: string[] = []) => {
+    const error = await loadCustomRules(patterns, exclusions).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    return error instanceof SettingsError ? error.keys : error;
+  };
+
+  it('compiles RE2 patterns with a pseudonym kind', async () => {
+    const rules = await loadCustomRules([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }]);
+    expect(rules.find('at CUST-004211.')).toEqual([{ start: 3, end: 14, kind: 'customer_id' }]);
   });
 
-  it('runs a hostile deployer pattern in linear time', () => {
-    const rules = compileCustomRules([{ kind: 'nested', pattern: '(a+)+b' }]);
+  it('fails naming the key for patterns RE2 cannot run in linear time, empty matches and bad kinds', async () => {
+    expect(await refusedKeys([{ kind: 'order', pattern: '(a+)+\\1' }])).toEqual(['MASKING_PATTERNS']);
+    expect(await refusedKeys([{ kind: 'order', pattern: '(?=x)y' }])).toEqual(['MASKING_PATTERNS']);
+    expect(await refusedKeys([{ kind: 'order', pattern: 'x*' }])).toEqual(['MASKING_PATTERNS']);
+    expect(await refusedKeys([{ kind: 'Order-Id', pattern: 'O[0-9]+' }])).toEqual(['MASKING_PATTERNS']);
+  });
+
+  it('fails naming the key for exclusions that are not RE2 patterns', async () => {
+    expect((await loadCustomRules([], ['ok\\.example'])).isExcluded('ok.example')).toBe(true);
+    expect(await refusedKeys([], ['(?<=x)y'])).toEqual(['MASKING_EXCLUSIONS']);
+  });
+
+  it('gives the rules of no pattern when the stage defines none', async () => {
+    expect(await loadCustomRules([], [])).toBe(NO_CUSTOM_RULES);
+    expect(NO_CUSTOM_RULES.find('CUST-004211')).toEqual([]);
+  });
+
+  it('runs a hostile deployer pattern in linear time', async () => {
+    const rules = await loadCustomRules([{ kind: 'nested', pattern: '(a+)+b' }]);
     expect(rules.find('a'.repeat(100_000))).toEqual([]);
   }, 20_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileCustomRules } from '../../../../../packages/core/src/tools/masking/custom-patterns.ts';
+import { loadCustomRules } from '../../../../../packages/core/src/tools/masking/custom-patterns.ts';
 import {
   createMaskingSession,
   MASKING_LIMITS,
@@ -110,9 +110,9 @@ describe('createMaskingSession', () => {
     expect(masking.maskValue('plain-looking-value', 'api_key')).toBe('[REDACTED:api_key]');
   });
 
-  it('is idempotent: masked text masked again is unchanged', () => {
+  it('is idempotent: masked text masked again is unchanged', async () => {
     const masking = session({
-      rules: compileCustomRules([{ kind: 'anyword', pattern: '[a-z]{5}' }]),
+      rules: await loadCustomRules([{ kind: 'anyword', pattern: '[a-z]{5}' }]),
     });
     const once = masking.maskText('mail bob@example.com now');
     expect(masking.maskText(once)).toBe(once);
@@ -127,9 +127,9 @@ describe('createMaskingSession', () => {
     });
   });
 
-  it('applies deployment patterns and exclusions', () => {
+  it('applies deployment patterns and exclusions', async () => {
     const masking = session({
-      rules: compileCustomRules([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }], ['noreply@example\\.com']),
+      rules: await loadCustomRules([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }], ['noreply@example\\.com']),
     });
     expect(masking.maskText('CUST-004211 wrote to noreply@example.com')).toMatch(
       /^<customer_id:[a-z2-7]{5}> wrote to noreply@example\.com$/,

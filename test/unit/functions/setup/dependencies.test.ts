@@ -1,0 +1,41 @@
+import { parseDiagnosisSettings, SettingsError } from '@diagnosis/core/config';
+import { describe, expect, it } from 'vitest';
+import { buildDiagnosisDependencies } from '../../../../functions/setup/dependencies.ts';
+import { createFakeEvidence } from '../../../support/fake-evidence.ts';
+
+const settingsWith = (masking: Record<string, string>) =>
+  parseDiagnosisSettings({
+    DIAGNOSIS_TABLE_NAME: 'dependencies-test',
+    DIAGNOSIS_MODEL_API_KEY: 'sk-dependencies-test',
+    SEMANTIC_GUARD: 'off',
+    ...masking,
+  });
+
+const coldStart = (masking: Record<string, string>) =>
+  buildDiagnosisDependencies(settingsWith(masking), undefined, createFakeEvidence().evidence);
+
+describe('buildDiagnosisDependencies', () => {
+  it('compiles the stage’s masking patterns and exclusions at cold start', async () => {
+    const deps = await coldStart({
+      MASKING_PATTERNS: JSON.stringify([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }]),
+      MASKING_EXCLUSIONS: JSON.stringify(['CUST-000000']),
+    });
+    expect(deps.masking?.rules?.find('by CUST-004211')).toEqual([{ start: 3, end: 14, kind: 'customer_id' }]);
+    expect(deps.masking?.rules?.isExcluded('CUST-000000')).toBe(true);
+  });
+
+  it.each([
+    ['MASKING_PATTERNS', JSON.stringify([{ kind: 'order', pattern: '(a+)+\\1' }])],
+    ['MASKING_PATTERNS', JSON.stringify([{ kind: 'order', pattern: '.*' }])],
+    ['MASKING_EXCLUSIONS', JSON.stringify(['(?=lookahead)'])],
+  ])('fails the cold start naming %s when RE2 refuses %s', async (key, value) => {
+    // NOTE: the settings parse checks the shape only; RE2's verdict comes where the patterns are compiled.
+    const failure = await coldStart({ [key]: value }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(SettingsError);
+    expect((failure as SettingsError).keys).toEqual([key]);
+    expect((failure as SettingsError).message).not.toContain('lookahead');
+  });
+});
