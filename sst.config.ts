@@ -66,7 +66,8 @@ export default $config({
     // Diagnose, which runs the judge, links it.
     const judgeApiKey = new sst.Secret('JudgeApiKey', 'none');
     // Each run's masking keys are derived from this secret (`sst secret set MaskingKey <32+ random characters>`): the
-    // pseudonyms' HMAC and the seal of the pseudonym map. Only Diagnose (masks) and GetRunReveal (opens) link it.
+    // pseudonyms' HMAC and the seal of the pseudonym map. Only Diagnose (masks) and GetRunReveal (opens) link it, and
+    // DeliverResults when the stage file opts an enterprise in to the delivery's reveal (`delivery.reveal`).
     const maskingKey = new sst.Secret('MaskingKey');
     // "none" means no MySQL: query_mysql then answers NOT_CONFIGURED.
     const mysqlUrl = new sst.Secret('MysqlUrl', 'none');
@@ -395,9 +396,13 @@ export default $config({
     // Finished` on the DiagnosisResults bus per run that ended, whatever ended it → a rule → DeliveryQueue →
     // DeliverResults sends it to the run's enterprise's destinations (Slack, SNS, signed webhooks), retried with
     // backoff, then DeliveryDeadLetters. Destination secrets are SST secrets named in the stage file.
-    const { RUN_FINISHED_STREAM_FILTERS, deliveryTopics, destinationSecretNames, runtimeDestinations } = await import(
-      './deploy/delivery.ts'
-    );
+    const {
+      RUN_FINISHED_STREAM_FILTERS,
+      deliveryTopics,
+      destinationSecretNames,
+      revealEnterprises,
+      runtimeDestinations,
+    } = await import('./deploy/delivery.ts');
     const { MAX_DELIVERY_RECEIVES } = await import('@diagnosis/functions/infrastructure');
     const deliverySettings = stageConfig.delivery;
     const resultsBus = new sst.aws.Bus('DiagnosisResults');
@@ -454,23 +459,28 @@ export default $config({
         },
       },
     });
+    // NOTE: only when an enterprise opts in to receive real values (`delivery.reveal`) may DeliverResults open pseudonym
+    // maps: then, and only then, it links MaskingKey and may Query the PSEUDONYMS#<runId> partitions.
+    const revealing = revealEnterprises(deliverySettings);
     const deliverResults = new sst.aws.Function('DeliverResults', {
       ...functionCode('DeliverResults', $cli.paths.root),
       runtime: 'nodejs24.x',
       architecture: 'arm64',
       timeout: '30 seconds',
       memory: '256 MB',
-      link: destinationSecrets,
+      link: revealing.length === 0 ? destinationSecrets : [...destinationSecrets, maskingKey],
       environment: {
         DIAGNOSIS_TABLE_NAME: table.name,
         DELIVERY_QUEUE_URL: deliveryQueue.url,
         DELIVERY_DESTINATIONS: $jsonStringify(runtimeDestinations(deliverySettings, (name) => topics[name]?.arn)),
+        ...(revealing.length === 0 ? {} : { DELIVERY_REVEAL: JSON.stringify(revealing) }),
         ...deliveryEvent,
       },
       permissions: [
         // It reads run items and writes only its own delivery records (their own partition, DELIVERY#<runId>).
         tableGrant(['GetItem'], ['RUN#*']),
         tableGrant(['UpdateItem', 'Query'], ['DELIVERY#*']),
+        ...(revealing.length === 0 ? [] : [tableGrant(['Query'], ['PSEUDONYMS#*'])]),
         {
           actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'],
           resources: [deliveryQueue.arn],

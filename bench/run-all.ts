@@ -8,6 +8,7 @@ import { benchHarnessOverhead } from './harness-overhead.ts';
 import { benchKnowledgeIndex } from './knowledge-index.ts';
 import { benchLambdaBundle } from './lambda-bundle.ts';
 import { benchMasking } from './masking.ts';
+import { benchMaskingAccuracy } from './masking-accuracy.ts';
 import { benchRequestTokens } from './request-tokens.ts';
 import { benchTriggerLatency } from './trigger-latency.ts';
 
@@ -20,6 +21,7 @@ await benchAuditStore();
 await benchAuditWrites();
 await benchAsyncApi();
 await benchMasking();
+benchMaskingAccuracy();
 await benchTriggerLatency();
 await benchLambdaBundle();
 await benchDelivery();

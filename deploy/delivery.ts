@@ -7,10 +7,11 @@ import {
   type DeliverySettings,
   destinationSecretNames,
   type RuntimeDestination,
+  revealEnterprises,
   snsTopicResourceName,
 } from '@diagnosis/functions/infrastructure';
 
-export { destinationSecretNames };
+export { destinationSecretNames, revealEnterprises };
 
 /**
  * Lambda's filter on the table's stream: a run item (`sk = RUN`) modified from QUEUED or RUNNING into an ended

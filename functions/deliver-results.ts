@@ -6,6 +6,7 @@
 
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DEVELOPMENT_MASKING_SECRET } from '@diagnosis/core';
 import { createDynamoClient, createDynamoRunStore } from '@diagnosis/core/store';
 import { Resource } from 'sst/resource';
 import { MAX_DELIVERY_RECEIVES } from './delivery/delivery-metric-names.ts';
@@ -34,9 +35,10 @@ const { deps, options } = await coldStart(() => {
   const client = createDynamoClient(settings, process.env);
   const tableName = settings.DIAGNOSIS_TABLE_NAME;
   const now = Date.now;
+  const runs = createDynamoRunStore({ client, tableName });
   return {
     deps: {
-      runs: createDynamoRunStore({ client, tableName }),
+      runs,
       deliveries: createDynamoDeliveryStore({ client, tableName }),
       destinations: resolveDestinations(settings.DELIVERY_DESTINATIONS, secretOf),
       send: createDestinationSender({
@@ -48,6 +50,17 @@ const { deps, options } = await coldStart(() => {
       event: { apiUrl: settings.DIAGNOSIS_API_URL ?? null, price: settings.DELIVERY_PRICE ?? null },
       // NOTE: longer than the function's timeout (30 s), so a crashed attempt is retried by the next receive.
       leaseMs: 45_000,
+      // Only where the stage file opts an enterprise in: then, and only then, the deploy links MaskingKey and grants
+      // the PSEUDONYMS#<runId> partitions (docs/masking.md).
+      ...(settings.DELIVERY_REVEAL.length === 0
+        ? {}
+        : {
+            reveal: {
+              enterprises: new Set(settings.DELIVERY_REVEAL),
+              pseudonyms: runs,
+              secret: settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
+            },
+          }),
     },
     options: {
       sqs: new SQSClient({ maxAttempts: 2 }),

@@ -19,6 +19,7 @@ export {
 } from './delivery/delivery-store.ts';
 export { type DestinationConfig, parseStageDelivery } from './delivery/destinations.ts';
 export { type DeliveryPreview, previewDeliveries } from './delivery/preview-deliveries.ts';
+export { type RevealOutcome, revealForDestination } from './delivery/reveal-run-result.ts';
 export { buildRunFinishedEvent, type RunFinishedEvent } from './delivery/run-finished-event.ts';
 export { createTriggerHandler } from './handlers/trigger-handler.ts';
 export { createWebhookHandler, type WebhookDeps, type WebhookSecrets } from './handlers/webhook-handler.ts';

@@ -13,6 +13,7 @@ export {
   destinationSecretNames,
   type RuntimeDestination,
   type RuntimeDestinations,
+  revealEnterprises,
   runtimeDestinationsSchema,
   snsTopicResourceName,
 } from './delivery/destinations.ts';

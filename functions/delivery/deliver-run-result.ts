@@ -13,6 +13,7 @@ import * as v from 'valibot';
 import type { DeliveryStore } from './delivery-store.ts';
 import type { DestinationSender } from './destination-senders.ts';
 import type { DestinationDirectory } from './destinations.ts';
+import { type DeliveryReveal, type RevealOutcome, revealForDestination } from './reveal-run-result.ts';
 import {
   buildRunFinishedEvent,
   envelopeOf,
@@ -31,6 +32,8 @@ export interface DeliveryDeps {
   event?: RunFinishedOptions;
   /** How long an attempt holds its run × destination (longer than the function's timeout). */
   leaseMs: number;
+  /** The enterprises that opted in to receive real values (`delivery.reveal`); absent: every result goes masked. */
+  reveal?: DeliveryReveal;
 }
 
 export type DestinationOutcome = 'DELIVERED' | 'ALREADY_DELIVERED' | 'BUSY' | 'RETRYING' | 'DEAD_LETTERED';
@@ -44,6 +47,8 @@ export type DeliveryReport =
       destinations: { destinationId: string; outcome: DestinationOutcome; code: string | null }[];
       /** Some destination is still to be delivered: the message must come back. */
       retry: boolean;
+      /** Whether the destinations got the real values (see `RevealOutcome`); never a value itself. */
+      reveal: RevealOutcome;
     };
 
 /** The envelope fields the deliverer reads; the rest of the detail is rebuilt from the stored run. */
@@ -87,9 +92,15 @@ export async function deliverRunResult(
   if (run.enterpriseId !== message.detail.enterpriseId) return { kind: 'DROPPED', code: 'ENTERPRISE_MISMATCH' };
 
   const input: RunFinishedInput = { ...run, status: run.status };
-  const envelope = envelopeOf(buildRunFinishedEvent(input, deps.event), message);
+  const event = buildRunFinishedEvent(input, deps.event);
   const final = attempt.receiveCount >= attempt.maxReceives;
   const destinations = deps.destinations.get(run.enterpriseId) ?? [];
+  // NOTE: the destinations are the run's enterprise's; the reveal checks that again (its own tenant check).
+  const revealed =
+    destinations.length === 0
+      ? { detail: event.detail, outcome: 'MASKED' as const }
+      : await revealForDestination(event.detail, run.enterpriseId, deps.reveal);
+  const envelope = envelopeOf({ ...event, detail: revealed.detail }, message);
   const outcomes = await Promise.all(
     destinations.map(async (destination) => {
       const key = {
@@ -123,5 +134,6 @@ export async function deliverRunResult(
     enterpriseId: run.enterpriseId,
     destinations: outcomes,
     retry: outcomes.some((outcome) => outcome.outcome !== 'DELIVERED' && outcome.outcome !== 'ALREADY_DELIVERED'),
+    reveal: revealed.outcome,
   };
 }

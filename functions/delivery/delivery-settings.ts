@@ -5,7 +5,7 @@
  */
 import { SettingsError } from '@diagnosis/core/config';
 import * as v from 'valibot';
-import { runtimeDestinationsSchema } from './destinations.ts';
+import { runtimeDestinationsSchema, runtimeRevealSchema } from './destinations.ts';
 
 const json = <T extends v.GenericSchema>(schema: T) =>
   v.pipe(
@@ -40,6 +40,10 @@ const deliverSettingsSchema = v.object({
   DELIVERY_PRICE: publishSettingsSchema.entries.DELIVERY_PRICE,
   /** Enterprise id → destinations (see `runtimeDestinationsSchema`); unset: nothing is delivered. */
   DELIVERY_DESTINATIONS: v.optional(json(runtimeDestinationsSchema), '{}'),
+  /** The enterprises whose destinations receive the real values (`delivery.reveal`); unset: none. */
+  DELIVERY_REVEAL: v.optional(json(runtimeRevealSchema), '[]'),
+  /** The masking secret that opens a run's pseudonym map: linked (`MaskingKey`) only when some enterprise reveals. */
+  MASKING_SECRET: v.optional(v.pipe(v.string(), v.minLength(32), v.maxLength(1_024))),
   /** The delivery queue's URL, to back a failed message off. */
   DELIVERY_QUEUE_URL: v.optional(v.pipe(v.string(), v.url(), v.startsWith('https://'))),
   /** Each HTTP attempt's limit (default 10 s). */

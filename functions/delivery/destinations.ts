@@ -75,6 +75,11 @@ export const deliverySettingsSchema = v.pipe(
     ),
     /** USD per million tokens, to state each run's cost in the event; absent: `cost` is null. */
     price: v.optional(priceSchema),
+    /**
+     * Enterprise id → true: its destinations receive the real values behind the run's pseudonyms (docs/masking.md).
+     * Absent or false: masked text, as the model saw it. NOTE: a boolean, nothing else (`"yes"`, `1` are refused).
+     */
+    reveal: v.optional(v.record(v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN)), v.boolean()), {}),
   }),
   v.check(
     (settings) =>
@@ -82,6 +87,11 @@ export const deliverySettingsSchema = v.pipe(
         (list) => new Set(list.map((destination) => destination.id)).size === list.length,
       ),
     'destination ids repeat within an enterprise',
+  ),
+  v.check(
+    (settings) =>
+      Object.keys(settings.reveal).every((enterpriseId) => Object.hasOwn(settings.destinations, enterpriseId)),
+    'reveal names an enterprise without destinations',
   ),
 );
 
@@ -94,6 +104,14 @@ export function destinationSecretNames(settings: DeliverySettings): string[] {
     for (const destination of list) if (destination.type !== 'sns') names.add(destination.secret);
   }
   return [...names].sort();
+}
+
+/** The enterprises whose destinations receive the real values (`delivery.reveal`), sorted. */
+export function revealEnterprises(settings: DeliverySettings): string[] {
+  return Object.entries(settings.reveal)
+    .filter(([, reveal]) => reveal)
+    .map(([enterpriseId]) => enterpriseId)
+    .sort();
 }
 
 /** The deployed name of an SNS destination's topic resource: one per enterprise and destination. */
@@ -123,6 +141,11 @@ const runtimeDestinationSchema = v.variant('type', [
 export const runtimeDestinationsSchema = v.record(
   v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN)),
   v.pipe(v.array(runtimeDestinationSchema), v.maxLength(MAX_DESTINATIONS_PER_ENTERPRISE)),
+);
+/** The delivery function's `DELIVERY_REVEAL` (JSON): the enterprises that opted in to the reveal. */
+export const runtimeRevealSchema = v.pipe(
+  v.array(v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN))),
+  v.maxLength(MAX_DELIVERY_ENTERPRISES),
 );
 export type RuntimeDestination = v.InferOutput<typeof runtimeDestinationSchema>;
 export type RuntimeDestinations = v.InferOutput<typeof runtimeDestinationsSchema>;

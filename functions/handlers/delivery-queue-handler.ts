@@ -38,8 +38,12 @@ export function createDeliveryQueueHandler(deps: DeliveryDeps, options: Delivery
             metrics.addMetric(DELIVERY_METRICS.messagesDropped, MetricUnit.Count, 1);
             retry = false;
           } else {
+            if (report.reveal === 'PSEUDONYM_MAP_UNREADABLE' || report.reveal === 'PSEUDONYM_MAP_INCOMPLETE') {
+              // NOTE: the result went out masked; the code says why, never a value.
+              logger.warn('delivery reveal unavailable', { runId: report.runId, code: report.reveal });
+            }
             for (const outcome of report.destinations) {
-              logger.info('delivery', { runId: report.runId, receiveCount, ...outcome });
+              logger.info('delivery', { runId: report.runId, receiveCount, reveal: report.reveal, ...outcome });
               if (outcome.outcome === 'DELIVERED') metrics.addMetric(DELIVERY_METRICS.delivered, MetricUnit.Count, 1);
               if (outcome.outcome === 'RETRYING' || outcome.outcome === 'DEAD_LETTERED') {
                 metrics.addMetric(DELIVERY_METRICS.attemptsFailed, MetricUnit.Count, 1);

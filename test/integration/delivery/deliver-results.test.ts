@@ -6,18 +6,21 @@
  */
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
+import { createMaskingSession, DEVELOPMENT_MASKING_SECRET } from '@diagnosis/core';
+import { createDynamoAuditWriter, createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_DELIVERY_RECEIVES } from '../../../functions/delivery/delivery-metric-names.ts';
 import { createDynamoDeliveryStore, type DeliveryStore } from '../../../functions/delivery/delivery-store.ts';
 import { createDestinationSender } from '../../../functions/delivery/destination-senders.ts';
 import type { ResolvedDestination } from '../../../functions/delivery/destinations.ts';
+import type { DeliveryReveal } from '../../../functions/delivery/reveal-run-result.ts';
 import type { SlackMessage } from '../../../functions/delivery/slack-message.ts';
 import { verifyWebhookSignature } from '../../../functions/delivery/webhook-request.ts';
 import { createDeliveryQueueHandler } from '../../../functions/handlers/delivery-queue-handler.ts';
 import { createGetRunHandler } from '../../../functions/handlers/run-queries.ts';
 import { createObservability } from '../../../functions/setup/observability.ts';
+import { sealNewPseudonyms } from '../../../packages/core/src/tools/masking/pseudonym-map.ts';
 import { blockKitViolations } from '../../support/block-kit.ts';
 import { deliveredEnvelope, QUEUE_URL, sqsEvent, sqsRecord } from '../../support/delivery-events.ts';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
@@ -25,10 +28,11 @@ import { type FinishedKind, outcomeOf } from '../../support/finished-runs.ts';
 import { httpEvent, lambdaContext } from '../../support/lambda-events.ts';
 import { type LoopbackReceiver, startLoopbackReceiver } from '../../support/loopback-receiver.ts';
 import { resultEventValidator } from '../../support/result-event-schema.ts';
-import { T0 } from '../../support/run-fixtures.ts';
+import { supportedDraft, T0 } from '../../support/run-fixtures.ts';
 
 const client = localDynamoClient();
 let drop: () => Promise<void>;
+let tableName: string;
 let runs: RunStore;
 let deliveries: DeliveryStore;
 let receiver: LoopbackReceiver;
@@ -41,6 +45,7 @@ let clock = T0;
 beforeAll(async () => {
   const table = await createTestTable(client);
   drop = table.drop;
+  tableName = table.tableName;
   runs = createDynamoRunStore({ client, tableName: table.tableName, now: () => clock });
   deliveries = createDynamoDeliveryStore({ client, tableName: table.tableName });
   receiver = await startLoopbackReceiver();
@@ -65,8 +70,9 @@ function destinationsOf(runId: string): ResolvedDestination[] {
   ];
 }
 
-function handlerFor(runId: string, timeoutMs = 2_000) {
+function handlerFor(runId: string, timeoutMs = 2_000, extra: { reveal?: DeliveryReveal; logs?: string[] } = {}) {
   const deps = {
+    ...(extra.reveal === undefined ? {} : { reveal: extra.reveal }),
     runs,
     deliveries,
     destinations: new Map([['E1001', destinationsOf(runId)]]),
@@ -75,7 +81,7 @@ function handlerFor(runId: string, timeoutMs = 2_000) {
     leaseMs: 60_000,
   };
   const handler = createDeliveryQueueHandler(deps, {
-    ...createObservability('DeliverResults', () => undefined),
+    ...createObservability('DeliverResults', (line) => extra.logs?.push(line)),
     sqs: new SQSClient({ region: 'eu-west-1' }),
     queueUrl: QUEUE_URL,
     maxReceives: MAX_DELIVERY_RECEIVES,
@@ -314,5 +320,65 @@ describe('GET /runs/{runId} after delivery', () => {
     const foreign = await get([{ principal: '*', enterprises: ['E2002'] }] as never);
     expect(foreign.statusCode).toBe(404);
     expect(String(foreign.body)).not.toContain('itsm');
+  });
+});
+
+describe('createDeliveryQueueHandler with the reveal of an enterprise that opted in (issue 22)', () => {
+  const PHONE = '+8613912345678';
+  const EMAIL = 'zhang.min@example.cn';
+
+  /** A run whose Draft shows pseudonyms, with (or without) its map sealed in the table as a run writes it. */
+  async function maskedRun(runId: string, withMap: boolean) {
+    const masking = createMaskingSession({ mode: 'identifiers', secret: DEVELOPMENT_MASKING_SECRET }, runId);
+    const draft = {
+      ...supportedDraft(['call_logs_1']),
+      conclusion: masking.maskText(`客户 ${PHONE} <${EMAIL}> 支付失败`),
+    };
+    if (withMap) {
+      const audit = createDynamoAuditWriter({ client, tableName, now: () => clock });
+      let sequence = 0;
+      for (const batch of sealNewPseudonyms(masking, { runId, sessionId: 's-1' }, () => ++sequence)) {
+        await audit.onPseudonyms(batch);
+      }
+      await audit.flush();
+    }
+    await runs.queueRun({ runId, sessionId: 's-1', enterpriseId: 'E1001', query: '支付失败', continueSession: false });
+    await runs.claimQueuedRun(runId, T0 + 60_000);
+    await runs.completeRun(runId, outcomeOf('PUBLISHED', draft));
+    const run = await runs.getRun(runId);
+    if (run === null || run.status === 'QUEUED' || run.status === 'RUNNING') throw new Error('not ended');
+    return { ...run, status: run.status };
+  }
+  const reveal = (): DeliveryReveal => ({
+    enterprises: new Set(['E1001']),
+    pseudonyms: runs,
+    secret: DEVELOPMENT_MASKING_SECRET,
+  });
+
+  it('sends the real values, escaped, to Slack and the webhook, read from the run’s map in the table', async () => {
+    const run = await maskedRun('run-reveal-table', true);
+    const deliver = handlerFor(run.runId, 2_000, { reveal: reveal() });
+    expect(await deliver(JSON.stringify(deliveredEnvelope(run)), 1)).toEqual({ batchItemFailures: [] });
+    const slack = receiver.received.find((request) => request.path === `/slack/${run.runId}`)?.body ?? '';
+    expect(slack).toContain(PHONE);
+    expect(slack).toContain(`&lt;${EMAIL}&gt;`);
+    expect(slack).not.toMatch(/<phone:|&lt;phone:/);
+    const hook = JSON.parse(receiver.received.find((request) => request.path === `/hook/${run.runId}`)?.body ?? '{}');
+    expect(hook.detail.conclusion).toBe(`客户 ${PHONE} <${EMAIL}> 支付失败`);
+    // The run item keeps what the model saw.
+    expect((await runs.getRun(run.runId))?.publishedResult?.draft.conclusion).not.toContain(PHONE);
+  });
+
+  it('delivers masked when the run has no map, logging a stable code and no value', async () => {
+    const run = await maskedRun('run-reveal-nomap', false);
+    const logs: string[] = [];
+    const deliver = handlerFor(run.runId, 2_000, { reveal: reveal(), logs });
+    expect(await deliver(JSON.stringify(deliveredEnvelope(run)), 1)).toEqual({ batchItemFailures: [] });
+    const slack = receiver.received.find((request) => request.path === `/slack/${run.runId}`)?.body ?? '';
+    expect(slack).toMatch(/&lt;phone:[a-z2-7]{5,13}&gt;/);
+    const warning = logs.map((line) => JSON.parse(line)).find((line) => line.message === 'delivery reveal unavailable');
+    expect(warning).toMatchObject({ runId: run.runId, code: 'PSEUDONYM_MAP_INCOMPLETE' });
+    expect(logs.join('\n')).not.toContain(PHONE);
+    expect((await deliveries.listDeliveries(run.runId)).every((record) => record.status === 'DELIVERED')).toBe(true);
   });
 });

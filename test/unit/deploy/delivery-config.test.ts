@@ -14,6 +14,7 @@ import {
   deliverySettingsSchema,
   destinationSecretNames,
   resolveDestinations,
+  revealEnterprises,
   runtimeDestinationsSchema,
 } from '../../../functions/delivery/destinations.ts';
 
@@ -61,7 +62,7 @@ describe('the stage file’s delivery section', () => {
       type: 'sns',
       topicArn: 'arn:DeliveryE1001OpsMail',
     });
-    expect(stage(undefined)().delivery).toEqual({ destinations: {} });
+    expect(stage(undefined)().delivery).toEqual({ destinations: {}, reveal: {} });
   });
 
   it.each([
@@ -100,6 +101,24 @@ describe('the stage file’s delivery section', () => {
 
   it('refuses an unknown key of the section', () => {
     expect(refusedKeys(stage({ ...valid, retries: 9 }))).toContain('delivery');
+  });
+
+  it('accepts a reveal per enterprise (issue 22) and lists the enterprises that opted in', () => {
+    const config = stage({ ...valid, reveal: { E1001: true } })();
+    expect(revealEnterprises(config.delivery)).toEqual(['E1001']);
+    expect(revealEnterprises(stage({ ...valid, reveal: { E1001: false } })().delivery)).toEqual([]);
+    expect(revealEnterprises(stage(valid)().delivery)).toEqual([]);
+  });
+
+  it.each([
+    ['a string for true', { E1001: 'true' }],
+    ['a number', { E1001: 1 }],
+    ['a nested object', { E1001: { slack: true } }],
+    ['a bare boolean for every enterprise', true],
+    ['a lower-case enterprise id', { e1001: true }],
+    ['an enterprise without destinations', { E2002: true }],
+  ])('refuses a reveal with %s, naming the delivery key', (_name, reveal) => {
+    expect(refusedKeys(stage({ ...valid, reveal }))).toContain('deploy/prod.json: invalid or unknown keys: delivery');
   });
 });
 
@@ -166,6 +185,15 @@ describe('the delivery functions’ settings', () => {
     expect(() => parseDeliverSettings({ DIAGNOSIS_TABLE_NAME: 'table', DELIVERY_DESTINATIONS: '{not json' })).toThrow(
       expect.objectContaining({ keys: ['DELIVERY_DESTINATIONS'] }),
     );
+    expect(deliver.DELIVERY_REVEAL).toEqual([]);
+    expect(
+      parseDeliverSettings({ DIAGNOSIS_TABLE_NAME: 'table', DELIVERY_REVEAL: '["E1001"]' }).DELIVERY_REVEAL,
+    ).toEqual(['E1001']);
+    for (const reveal of ['true', '{"E1001":true}', '["e1001"]']) {
+      expect(() => parseDeliverSettings({ DIAGNOSIS_TABLE_NAME: 'table', DELIVERY_REVEAL: reveal })).toThrow(
+        expect.objectContaining({ keys: ['DELIVERY_REVEAL'] }),
+      );
+    }
     expect(() => parseDeliverSettings({ DIAGNOSIS_TABLE_NAME: 'table', DELIVERY_TIMEOUT_MS: '99999' })).toThrow(
       expect.objectContaining({ keys: ['DELIVERY_TIMEOUT_MS'] }),
     );

@@ -479,3 +479,44 @@ describe('sst.config.ts wiring the delivery of results', async () => {
     expect(JSON.stringify(depth?.args.metricQueries)).toContain('diagnosis-agent-prod-DeliveryDeadLetters');
   });
 });
+
+describe('sst.config.ts wiring the delivery’s reveal (issue 22)', async () => {
+  const delivery = {
+    destinations: {
+      E1001: [{ id: 'oncall', type: 'slack', secret: 'DestinationSlackE1001' }],
+      E2002: [{ id: 'oncall', type: 'slack', secret: 'DestinationSlackE2002' }],
+    },
+    reveal: { E1001: true, E2002: false },
+  };
+  const { platform } = await runConfig('prod', { ...production, delivery });
+  const deliver = platform.ofType('sst.aws.Function').find((fn) => fn.name === 'DeliverResults');
+
+  it('links the masking secret to DeliverResults, grants it the pseudonym partitions and names the enterprises that opted in', () => {
+    const links = ((deliver?.args.link ?? []) as { name?: unknown }[]).map((link) => String(link.name));
+    expect(links.filter((name) => name.includes('MaskingKey'))).toHaveLength(1);
+    const permissions = deliver?.args.permissions as { actions: string[]; conditions?: { values: string[] }[] }[];
+    const dynamo = permissions.filter((permission) =>
+      permission.actions.some((action) => action.startsWith('dynamodb:')),
+    );
+    expect(dynamo.map((permission) => [permission.actions, permission.conditions?.[0]?.values])).toEqual([
+      [['dynamodb:GetItem'], ['RUN#*']],
+      [['dynamodb:UpdateItem', 'dynamodb:Query'], ['DELIVERY#*']],
+      // Read only: a Query of the map's batches, never a write, and no other partition.
+      [['dynamodb:Query'], ['PSEUDONYMS#*']],
+    ]);
+    expect(deliver?.args.environment).toMatchObject({ DELIVERY_REVEAL: '["E1001"]' });
+  });
+});
+
+describe('sst.config.ts with destinations but no reveal', async () => {
+  const delivery = { destinations: { E1001: [{ id: 'oncall', type: 'slack', secret: 'DestinationSlackE1001' }] } };
+  const { platform } = await runConfig('prod', { ...production, delivery: { ...delivery, reveal: { E1001: false } } });
+  const deliver = platform.ofType('sst.aws.Function').find((fn) => fn.name === 'DeliverResults');
+
+  it('keeps the masking secret and the pseudonym partitions from DeliverResults', () => {
+    const links = ((deliver?.args.link ?? []) as { name?: unknown }[]).map((link) => String(link.name));
+    expect(links.some((name) => name.includes('MaskingKey'))).toBe(false);
+    expect(JSON.stringify(deliver?.args.permissions)).not.toContain('PSEUDONYMS#');
+    expect(deliver?.args.environment).not.toHaveProperty('DELIVERY_REVEAL');
+  });
+});

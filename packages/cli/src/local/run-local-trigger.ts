@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   DEFAULT_RUN_LIMITS,
+  DEVELOPMENT_MASKING_SECRET,
   type DiagnosisResult,
   loadRunEvidence,
   resultOfStoredRun,
@@ -25,6 +26,8 @@ import {
   createTriggerHandler,
   createWebhookHandler,
   previewDeliveries,
+  type RevealOutcome,
+  revealForDestination,
   type TriggerAnswer,
 } from '@diagnosis/functions';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
@@ -34,7 +37,7 @@ import { startLocalRuntime } from './local-runtime.ts';
 import { buildLocalSettings } from './local-settings.ts';
 import { parseSlackPostUrl, postSlack, previewHeading } from './post-slack.ts';
 import { localLogDestination } from './run-local-diagnosis.ts';
-import { loadStageDestinations, loadStageTriggers } from './stage-file.ts';
+import { loadStageDelivery, loadStageTriggers } from './stage-file.ts';
 
 export { parseSlackPostUrl } from './post-slack.ts';
 export { loadStageDestinations, loadStageTriggers } from './stage-file.ts';
@@ -213,6 +216,13 @@ async function invokeTrigger(
   return body;
 }
 
+const revealWords: Record<RevealOutcome, string> = {
+  MASKED: 'masked',
+  REVEALED: 'with the real values behind the pseudonyms',
+  PSEUDONYM_MAP_UNREADABLE: 'masked: the pseudonym map does not open with this MASKING_SECRET',
+  PSEUDONYM_MAP_INCOMPLETE: 'masked where the pseudonym map has no entry',
+};
+
 async function report(
   answer: TriggerAnswer,
   context: {
@@ -244,16 +254,32 @@ async function report(
   }
   const result: DiagnosisResult = resultOfStoredRun(run);
   const evidence = (await loadRunEvidence(store, run.runId))?.evidence ?? null;
-  const destinations = loadStageDestinations(options.stage, run.enterpriseId);
-  const previews =
-    run.status === 'QUEUED' || run.status === 'RUNNING'
-      ? []
-      : previewDeliveries(buildRunFinishedEvent({ ...run, status: run.status }), destinations, Date.now());
+  const { destinations, reveal } = loadStageDelivery(options.stage, run.enterpriseId);
+  let previews: ReturnType<typeof previewDeliveries> = [];
+  let revealed: RevealOutcome = 'MASKED';
+  if (run.status !== 'QUEUED' && run.status !== 'RUNNING') {
+    const event = buildRunFinishedEvent({ ...run, status: run.status });
+    // NOTE: what DeliverResults would send: the real values only when the stage file opts this enterprise in, read
+    // from this run's map in the local table with the secret the local run masked with.
+    const shown = await revealForDestination(
+      event.detail,
+      run.enterpriseId,
+      reveal
+        ? {
+            enterprises: new Set([run.enterpriseId]),
+            pseudonyms: store,
+            secret: settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
+          }
+        : undefined,
+    );
+    revealed = shown.outcome;
+    previews = previewDeliveries({ ...event, detail: shown.detail }, destinations, Date.now());
+  }
   if (options.json) {
     const posted = options.postSlackUrl === undefined ? undefined : await postSlack(options.postSlackUrl, previews);
     const deliveries = previews.map(({ text: _text, ...preview }) => preview);
     io.stdout(
-      `${JSON.stringify({ trigger: answer, run: { runId: run.runId, query: run.query, trigger: run.trigger, window: run.window }, result, evidence, deliveries, ...(posted === undefined ? {} : { posted }) }, null, 2)}\n`,
+      `${JSON.stringify({ trigger: answer, run: { runId: run.runId, query: run.query, trigger: run.trigger, window: run.window }, result, evidence, deliveries, reveal: revealed, ...(posted === undefined ? {} : { posted }) }, null, 2)}\n`,
     );
   } else {
     say(`run ${run.runId}  session ${run.sessionId}${answer.continued ? ' (continues the incident’s last run)' : ''}`);
@@ -267,6 +293,7 @@ async function report(
         ? `\nwhat each of ${run.enterpriseId}'s destinations in deploy/${options.stage}.json would receive:`
         : `\ndeploy/${options.stage}.json names no destination for ${run.enterpriseId}; a Slack destination would receive:`,
     );
+    if (reveal) say(`(delivery.reveal: ${revealWords[revealed]})`);
     for (const preview of previews) io.stdout(`\n${previewHeading(preview)}\n${preview.text}\n`);
     if (options.postSlackUrl !== undefined) {
       const posted = await postSlack(options.postSlackUrl, previews);

@@ -19,9 +19,18 @@ export function readStageFile(stage: string): { triggers?: unknown; delivery?: u
 
 /** The destinations the stage file's `delivery` section gives an enterprise, checked with the deploy's own schema. */
 export function loadStageDestinations(stage: string, enterpriseId: string): DestinationConfig[] {
+  return loadStageDelivery(stage, enterpriseId).destinations;
+}
+
+/** An enterprise's destinations and whether they receive the real values (`delivery.reveal`), as the deploy reads them. */
+export function loadStageDelivery(
+  stage: string,
+  enterpriseId: string,
+): { destinations: DestinationConfig[]; reveal: boolean } {
   const delivery = parseStageDelivery(readStageFile(stage).delivery);
   if (delivery === null) throw new CliError(EXIT.CONFIG, `deploy/${stage}.json: its delivery section is invalid`);
-  return delivery.destinations[enterpriseId] ?? [];
+  const destinations = delivery.destinations[enterpriseId] ?? [];
+  return { destinations, reveal: destinations.length > 0 && delivery.reveal[enterpriseId] === true };
 }
 
 /** The stage file's trigger mappings, checked with the deploy's own schema. */

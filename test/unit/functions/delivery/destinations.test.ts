@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseStageDelivery } from '../../../../functions/delivery/destinations.ts';
 
 describe('parseStageDelivery', () => {
-  it('reads an absent section as no destinations', () => {
-    expect(parseStageDelivery(undefined)).toEqual({ destinations: {} });
+  it('reads an absent section as no destinations, and no enterprise revealing customer data', () => {
+    expect(parseStageDelivery(undefined)).toEqual({ destinations: {}, reveal: {} });
   });
 
   it.each([

@@ -44,8 +44,13 @@ function rulesOf(patterns: readonly { kind: string; compiled: RE2JS }[], exclusi
       const found: IdentifierMatch[] = [];
       for (const { kind, compiled } of patterns) {
         const matcher = compiled.matcher(text);
+        // NOTE: a group named `value` is what is masked, so a structured field keeps its key readable
+        // (`receiver_name=<person_name:k3f2a>`); without one, the whole match is.
+        const group = Object.hasOwn(matcher.namedGroups, 'value') ? 'value' : 0;
         while (matcher.find()) {
-          if (matcher.end() > matcher.start()) found.push({ start: matcher.start(), end: matcher.end(), kind });
+          const start = matcher.start(group);
+          const end = matcher.end(group);
+          if (start >= 0 && end > start) found.push({ start, end, kind });
         }
       }
       return found;
