@@ -15,7 +15,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileCustomRules } from '../packages/core/src/tools/masking/custom-patterns.ts';
+import { loadCustomRules } from '../packages/core/src/tools/masking/custom-patterns.ts';
 import { createMaskingSession } from '../packages/core/src/tools/masking/masking-session.ts';
 import type { PersonalDataManifest } from '../scripts/plant-personal-data.ts';
 
@@ -44,9 +44,11 @@ function textsOf(path: string): string[] {
     : lines;
 }
 
+const CUSTOMER_RULES = await loadCustomRules([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }]);
+
 function measureWorld(label: string, world: string, withPattern: boolean, tallies: Map<string, Tally>) {
   const manifest = JSON.parse(readFileSync(join(world, 'personal-data.json'), 'utf8')) as PersonalDataManifest;
-  const rules = withPattern ? compileCustomRules([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }]) : undefined;
+  const rules = withPattern ? CUSTOMER_RULES : undefined;
   const masking = createMaskingSession({ mode: 'identifiers', secret: SECRET, ...(rules ? { rules } : {}) }, label);
   const tally = (kind: string) => {
     const found = tallies.get(kind) ?? { planted: 0, missed: 0, falsePositives: 0, examples: new Set<string>() };

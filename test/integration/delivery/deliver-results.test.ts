@@ -134,11 +134,7 @@ describe('createDeliveryQueueHandler', () => {
     expect(JSON.parse(published?.Message ?? '{}')).toHaveProperty('email');
 
     expect(
-      (await deliveries.listDeliveries(run)).map((record) => [
-        record.destinationId,
-        record.status,
-        record.attempts,
-      ]),
+      (await deliveries.listDeliveries(run)).map((record) => [record.destinationId, record.status, record.attempts]),
     ).toEqual([
       ['itsm', 'DELIVERED', 1],
       ['oncall', 'DELIVERED', 1],
@@ -379,6 +375,6 @@ describe('createDeliveryQueueHandler with the reveal of an enterprise that opted
     const warning = logs.map((line) => JSON.parse(line)).find((line) => line.message === 'delivery reveal unavailable');
     expect(warning).toMatchObject({ runId: run.runId, code: 'PSEUDONYM_MAP_INCOMPLETE' });
     expect(logs.join('\n')).not.toContain(PHONE);
-    expect((await deliveries.listDeliveries(run.runId)).every((record) => record.status === 'DELIVERED')).toBe(true);
+    expect((await deliveries.listDeliveries(run)).every((record) => record.status === 'DELIVERED')).toBe(true);
   });
 });

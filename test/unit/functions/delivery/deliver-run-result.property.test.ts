@@ -82,7 +82,8 @@ describe('deliverRunResult', () => {
           }
           // Every record of the run is one of its own enterprise's destinations.
           const own = new Set((directory.get(spec.enterpriseId) ?? []).map((target) => target.id));
-          for (const record of await deliveries.listDeliveries(stored)) expect(own.has(record.destinationId)).toBe(true);
+          for (const record of await deliveries.listDeliveries(stored))
+            expect(own.has(record.destinationId)).toBe(true);
         }
       }),
       { numRuns: 200 },

@@ -6,10 +6,10 @@
  */
 import type { PublishCommand } from '@aws-sdk/client-sns';
 import {
-  compileCustomRules,
   createMaskingSession,
   DEVELOPMENT_MASKING_SECRET,
   type DiagnosisDraft,
+  loadCustomRules,
   type MaskingSession,
 } from '@diagnosis/core';
 import { createMemoryStores, type MemoryStores } from '@diagnosis/core/store';
@@ -30,7 +30,7 @@ const PHONE = '13812345678';
 const EMAIL = 'li.wei@example.cn';
 /** A value a deployment's pattern pseudonymised that is hostile in Slack: a mention, a link and an ampersand. */
 const REMARK = 'remark=<!channel>&<@U024BE7LH>|<https://evil.example|click>';
-const RULES = compileCustomRules([{ kind: 'remark', pattern: 'remark=[^ ]+' }]);
+const RULES = await loadCustomRules([{ kind: 'remark', pattern: 'remark=[^ ]+' }]);
 
 interface Captured {
   url: string;

@@ -15,6 +15,7 @@ import { createObservability } from '../../../../functions/setup/observability.t
 import { httpEvent, lambdaContext } from '../../../support/lambda-events.ts';
 
 const BOB_E2002 = { accountId: '111122223333', userArn: 'arn:aws:sts::111122223333:assumed-role/OpsE2002/bob' };
+const DAY = 86_400_000;
 const POLICY = [{ principal: 'arn:aws:sts::111122223333:assumed-role/OpsE2002/*', enterprises: ['E2002'] }];
 
 describe('a runId reused after its run item expired', () => {
@@ -28,9 +29,10 @@ describe('a runId reused after its run item expired', () => {
       enterpriseId: 'E1001',
       destinationId: 'e1001-oncall-slack',
       destinationType: 'slack' as const,
+      runCreatedAt: new Date(Date.now() - 100 * DAY).toISOString(),
     };
-    await deliveries.beginAttempt(key, Date.now(), 45_000);
-    await deliveries.recordDelivered(key, Date.now());
+    await deliveries.beginAttempt(key, Date.now() - 99 * DAY, 45_000);
+    await deliveries.recordDelivered(key, Date.now() - 99 * DAY);
     // E2002 now queues a run under the same id (nothing stops it: the run item is gone).
     await runs.queueRun({ runId, sessionId: 's', enterpriseId: 'E2002', query: '为什么？', continueSession: false });
     const handler = createGetRunHandler(runs, {

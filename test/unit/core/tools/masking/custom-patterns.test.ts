@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { maskingPatternsSchema } from '../../../../../packages/core/src/config/masking-settings.ts';
-import { compileCustomRules } from '../../../../../packages/core/src/tools/masking/custom-patterns.ts';
+import { loadCustomRules } from '../../../../../packages/core/src/tools/masking/custom-patterns.ts';
 import { createMaskingSession } from '../../../../../packages/core/src/tools/masking/masking-session.ts';
 
 /** The stage file's entry docs/masking.md shows, as the stage file writes it. */
@@ -18,17 +18,20 @@ const STAGE_PATTERNS = [
   { kind: 'address', pattern: 'ship_to="(?P<value>[^"]{1,200})"' },
 ];
 
+const STAGE_RULES = await loadCustomRules(v.parse(maskingPatternsSchema, JSON.stringify(STAGE_PATTERNS)));
+const CUSTOMER_RULES = await loadCustomRules([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }]);
+
 const session = () =>
   createMaskingSession(
     {
       mode: 'identifiers',
       secret: 'custom-patterns-test-secret-of-32-characters',
-      rules: compileCustomRules(v.parse(maskingPatternsSchema, JSON.stringify(STAGE_PATTERNS))),
+      rules: STAGE_RULES,
     },
     'run-custom-patterns',
   );
 
-describe('compileCustomRules', () => {
+describe('loadCustomRules', () => {
   it('pseudonymises a name field’s value and keeps its key when the pattern names a group `value`', () => {
     const masking = session();
     const masked = masking.maskText(
@@ -52,7 +55,7 @@ describe('compileCustomRules', () => {
       {
         mode: 'identifiers',
         secret: 'custom-patterns-test-secret-of-32-characters',
-        rules: compileCustomRules([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }]),
+        rules: CUSTOMER_RULES,
       },
       'run-custom-patterns-2',
     );
