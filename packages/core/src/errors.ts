@@ -265,10 +265,17 @@ export function safeErrorName(error: unknown): string {
 }
 
 /**
+ * One step of an issue's path as a message may show it. NOTE: an unexpected field's name is the caller's text: a name
+ * that is not a plain identifier (any length, control or bidi characters, `<!channel>`) is shown as `?`, never echoed.
+ */
+const pathStep = (key: unknown) =>
+  typeof key === 'number' || (typeof key === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(key)) ? String(key) : '?';
+
+/**
  * The field paths of validation issues (`a.b.0`, or `$` for the value itself), without their values, deduplicated,
  * at most `max`: the one safe way to say what was wrong with an input.
  */
 export function issuePaths(issues: readonly { path?: readonly { key: unknown }[] | undefined }[], max = 5): string[] {
-  const paths = issues.map((issue) => (issue.path ?? []).map((step) => String(step.key)).join('.') || '$');
+  const paths = issues.map((issue) => (issue.path ?? []).map((step) => pathStep(step.key)).join('.') || '$');
   return [...new Set(paths)].slice(0, max);
 }
