@@ -7,6 +7,7 @@ import {
   parseCommandArgs,
   printable,
   renderCommandHelp,
+  terminalSafe,
 } from './command-line.ts';
 
 /** The bin's version: the `@diagnosis/cli` package's. */
@@ -76,7 +77,8 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly Comma
       io.stdout(await commandHelp(command));
       return EXIT.OK;
     }
-    return await command.run(parsed, io);
+    // NOTE: a command's stdout carries what models and logs wrote; it reaches the terminal without its controls.
+    return await command.run(parsed, { ...io, stdout: (text) => io.stdout(terminalSafe(text)) });
   } catch (error) {
     const { exitCode, message } = describeFailure(error);
     io.stderr(

@@ -125,6 +125,20 @@ function describeParseError(error: unknown, command: Command): string {
 }
 
 /** At most 60 printable characters of something the user typed, for an error line. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters a terminal acts on
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text as a command prints it on stdout: every control character but newline and tab (ESC, CSI, C1, carriage return)
+ * and every bidirectional control written as its `\uXXXX` escape. NOTE: what a command prints holds what a model
+ * wrote and what a log carried (a Draft's conclusion, an observation in `trace`): a model steered by an injection could
+ * otherwise clear the screen, retitle the window or set the clipboard (OSC 52). Inside JSON output the escape is the
+ * same string, so `--json` stays exact.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function printable(text: string): string {
   const clean = text.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '?').replace(/[\u202a-\u202e\u2066-\u2069]/g, '?');
   return clean.length > 60 ? `${clean.slice(0, 59)}…` : clean;

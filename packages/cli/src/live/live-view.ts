@@ -5,6 +5,7 @@
  * stops. Lines come in exactly the audit's order (no table is read), and a spinner shows the wait for the model when
  * stderr is a terminal. Nothing else writes to stderr while it runs: the run's JSON log lines go to a file.
  */
+
 import {
   type AuditListener,
   describeToolCall,
@@ -12,6 +13,7 @@ import {
   type ModelStepEvent,
   type ToolInvocationEvent,
 } from '@diagnosis/core';
+import { terminalSafe } from '../command-line.ts';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -43,7 +45,8 @@ export function createLiveView(options: LiveViewOptions): LiveView {
   };
   const line = (text: string) => {
     clearSpinner();
-    write(`${text}\n`);
+    // What a run shows (a tool's arguments, a model's words) reaches the terminal without its controls.
+    write(`${terminalSafe(text)}\n`);
     lastEventAt = now();
   };
 

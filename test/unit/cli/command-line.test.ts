@@ -1,0 +1,51 @@
+/**
+ * What the bin prints carries what models and logs wrote (found by a red-team pass: a Draft's conclusion with
+ * `ESC[2J` and an OSC 52 clipboard write reached the terminal raw through `diagnose` and `trace`). Every control
+ * character but newline and tab, and every bidirectional control, is printed as its `\uXXXX` escape; JSON stays exact.
+ */
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../../packages/cli/src/cli.ts';
+import type { CliIo, Command } from '../../../packages/cli/src/command-line.ts';
+import { terminalSafe } from '../../../packages/cli/src/command-line.ts';
+
+const ESC = '\u001b';
+const HOSTILE = `${ESC}[2J${ESC}[H一切正常\r${ESC}]52;c;cm0gLXJmIH4=${ESC}\\ \u009b31m \u202eevil\u2066 tab\tend\n`;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters a terminal acts on
+const ACTS_ON_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+describe('terminalSafe', () => {
+  it('escapes every control a terminal acts on, keeps newline, tab and the text', () => {
+    const safe = terminalSafe(HOSTILE);
+    expect(safe).not.toMatch(ACTS_ON_TERMINAL);
+    expect(safe).toBe(
+      '\\u001b[2J\\u001b[H一切正常\\u000d\\u001b]52;c;cm0gLXJmIH4=\\u001b\\ \\u009b31m \\u202eevil\\u2066 tab\tend\n',
+    );
+  });
+
+  it('leaves JSON output the same value', () => {
+    const value = { conclusion: HOSTILE };
+    expect(JSON.parse(terminalSafe(JSON.stringify(value)))).toEqual(value);
+  });
+});
+
+describe('runCli', () => {
+  it("passes every command's stdout through terminalSafe", async () => {
+    const printed: string[] = [];
+    const io = { stdout: (text: string) => printed.push(text), stderr: () => undefined, env: {} } as unknown as CliIo;
+    const echo: Command = {
+      name: 'echo',
+      summary: 'prints a hostile text',
+      synopsis: '',
+      description: [],
+      options: [],
+      examples: [],
+      run: async (_parsed, commandIo) => {
+        commandIo.stdout(HOSTILE);
+        return 0;
+      },
+    };
+    expect(await runCli(['echo'], io, [echo])).toBe(0);
+    expect(printed.join('')).not.toMatch(ACTS_ON_TERMINAL);
+    expect(printed.join('')).toContain('一切正常');
+  });
+});
