@@ -130,11 +130,14 @@ const serviceSettingsSchema = v.object({
   ),
   RETENTION_DAYS: v.optional(v.pipe(integer(1), v.description('Days every item of a run is kept (its `ttl`)')), '90'),
   REASONING_RETENTION_DAYS: v.optional(
-    v.pipe(integer(1), v.description("Days a run's raw reasoning items are kept (their `ttl`)")),
+    v.pipe(integer(1), v.description("Days a run's raw reasoning items are kept (≤ `RETENTION_DAYS`)")),
     '30',
   ),
   PSEUDONYM_RETENTION_DAYS: v.optional(
-    v.pipe(integer(1), v.description("Days a run's pseudonym map is kept; unset: `REASONING_RETENTION_DAYS`")),
+    v.pipe(
+      integer(1),
+      v.description("Days a run's pseudonym map is kept (≤ `RETENTION_DAYS`); unset: the reasoning's"),
+    ),
   ),
   /**
    * `identifiers` (default): secrets redacted and identifiers pseudonymised before anything sees an observation;
@@ -309,11 +312,31 @@ export function parseDiagnosisSettings(environment: Record<string, string | unde
   const models = service.success ? resolveModels(service.output) : undefined;
   const keys = [
     ...(service.success ? [] : badKeys(service.issues)),
+    ...(service.success ? outlivingRetentions(service.output) : []),
     ...(models?.ok === false ? models.keys : []),
     ...evidenceKeys,
   ];
   if (models?.ok !== true || evidence === undefined || keys.length > 0) throw new SettingsError(keys);
   return { ...models.settings, ...evidence };
+}
+
+/**
+ * The retentions that would outlive the run's own items. NOTE: a run id is free again once its run item is gone (a
+ * caller may choose one), so a reasoning or pseudonym partition kept longer would be there for the next run under the
+ * same id — an enterprise's raw reasoning, or the real values behind its pseudonyms (the reveal route derives the map's
+ * key from the run id), within another's reach.
+ */
+function outlivingRetentions(settings: {
+  RETENTION_DAYS: number;
+  REASONING_RETENTION_DAYS: number;
+  PSEUDONYM_RETENTION_DAYS?: number | undefined;
+}): string[] {
+  return [
+    ...(settings.REASONING_RETENTION_DAYS > settings.RETENTION_DAYS ? ['REASONING_RETENTION_DAYS'] : []),
+    ...((settings.PSEUDONYM_RETENTION_DAYS ?? settings.REASONING_RETENTION_DAYS) > settings.RETENTION_DAYS
+      ? ['PSEUDONYM_RETENTION_DAYS']
+      : []),
+  ];
 }
 
 /** The run limits the settings override. */

@@ -39,6 +39,25 @@ describe('parseDiagnosisSettings', () => {
     expect(() => parseDiagnosisSettings({ ...REQUIRED, [key]: value })).toThrow(new SettingsError([key]));
   });
 
+  // A run id is free again once its run item is gone: a partition that outlived it would be the next run's under that id.
+  it.each([
+    [{ REASONING_RETENTION_DAYS: '91' }, ['REASONING_RETENTION_DAYS', 'PSEUDONYM_RETENTION_DAYS']],
+    [{ PSEUDONYM_RETENTION_DAYS: '120' }, ['PSEUDONYM_RETENTION_DAYS']],
+    [{ RETENTION_DAYS: '7', PSEUDONYM_RETENTION_DAYS: '7' }, ['REASONING_RETENTION_DAYS']],
+  ])('refuses a reasoning or pseudonym retention longer than the run’s (%o)', (over, keys) => {
+    expect(() => parseDiagnosisSettings({ ...REQUIRED, ...over })).toThrow(new SettingsError(keys));
+  });
+
+  it('accepts retentions up to the run’s', () => {
+    const settings = parseDiagnosisSettings({
+      ...REQUIRED,
+      RETENTION_DAYS: '30',
+      REASONING_RETENTION_DAYS: '30',
+      PSEUDONYM_RETENTION_DAYS: '7',
+    });
+    expect(settings).toMatchObject({ RETENTION_DAYS: 30, REASONING_RETENTION_DAYS: 30, PSEUDONYM_RETENTION_DAYS: 7 });
+  });
+
   it('keeps the time zone Asia/Shanghai when DIAGNOSIS_TIMEZONE is unset, and takes a named IANA zone', () => {
     expect(parseDiagnosisSettings(REQUIRED).DIAGNOSIS_TIMEZONE).toBe('Asia/Shanghai');
     expect(parseDiagnosisSettings({ ...REQUIRED, DIAGNOSIS_TIMEZONE: 'Europe/Berlin' }).DIAGNOSIS_TIMEZONE).toBe(
