@@ -211,10 +211,12 @@ describe('runDiagnosis — Requirement: every model round is controlled by RunCo
 
   it('bounds an adapter that hangs past the collection window with TIMEOUT and still writes the final Draft', async () => {
     const start = Date.now();
+    // NOTE: the collection window is 1 s: it must outlast the first round's own setup on a loaded machine (a 100 ms
+    // window sometimes closed before the call was dispatched, and the call was then never executed at all).
     const { outcome, model, audit } = await diagnose(
       [toolRound([{ id: 'c1', name: 'lookup_knowledge', input: envelope(KNOWLEDGE_INPUT) }]), textRound(draftText([]))],
       {
-        run: { now: Date.now, deadlineAt: start + 5_100, limits: { finalRoundReserveMs: 5_000 } },
+        run: { now: Date.now, deadlineAt: start + 6_000, limits: { finalRoundReserveMs: 5_000 } },
         handlers: { lookup_knowledge: () => new Promise(() => undefined) },
       },
     );
