@@ -205,8 +205,11 @@ describe('createDeliveryQueueHandler', () => {
     const deliver = handlerFor(run.runId);
     const answers = await Promise.all([deliver(body, 1), deliver(body, 1)]);
     expect(receiver.received.filter((request) => request.path === `/slack/${run.runId}`)).toHaveLength(1);
-    // The receive that found the attempt held comes back later, and then finds it delivered.
-    expect(answers.flatMap((answer) => answer.batchItemFailures)).toHaveLength(1);
+    expect(receiver.received.filter((request) => request.path === `/hook/${run.runId}`)).toHaveLength(1);
+    // A receive that found an attempt held comes back later, and then finds it delivered. NOTE: each destination is
+    // taken on its own, so the two receives may each take some of the three (each then reports the others held, and
+    // both come back): at least one comes back, never none. (Asserting exactly one flaked on a loaded machine.)
+    expect(answers.flatMap((answer) => answer.batchItemFailures).length).toBeGreaterThanOrEqual(1);
     expect(await deliver(body, 2)).toEqual({ batchItemFailures: [] });
     expect(receiver.received.filter((request) => request.path === `/slack/${run.runId}`)).toHaveLength(1);
   });
