@@ -364,7 +364,8 @@ export default $config({
         FLUSH_RESERVE_MS: String(settings.FLUSH_RESERVE_MS),
       },
       permissions: [
-        tableGrant(['GetItem', 'UpdateItem'], ['RUN#*', 'TENANT#*#OPEN']),
+        // NOTE: Query reads a run's audit (its own partition) to store the process scorecard of a run it closes.
+        tableGrant(['GetItem', 'UpdateItem', 'Query'], ['RUN#*', 'TENANT#*#OPEN']),
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ],
     });

@@ -96,6 +96,7 @@ export {
   envelopeInput,
   printable,
 } from './report/describe-tool-call.ts';
+export { loadAuditScorecard, MAX_SCORED_RECORDS, neverRanScorecard } from './report/load-audit-scorecard.ts';
 export { loadRunEvidence, MAX_EVIDENCE_RECORDS } from './report/load-run-evidence.ts';
 /** How a run worked (rounds, refused and redundant calls, guard removals, tokens, time), from its audit alone. */
 export { buildProcessScorecard, canonicalOf, type ScoredRun } from './report/process-scorecard.ts';

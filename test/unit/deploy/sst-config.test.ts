@@ -169,6 +169,18 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
     expect(platform.ofType('sst.aws.ApiGatewayV2').length).toBeGreaterThan(0);
   });
 
+  it('lets the functions that close other runs read a run’s audit (its scorecard), and the API writers not', () => {
+    const tableActions = (name: string) =>
+      ((functions.find((fn) => fn.name === name)?.args.permissions ?? []) as { actions: string[] }[]).flatMap(
+        (permission) => permission.actions.filter((action) => action.startsWith('dynamodb:')),
+      );
+    expect(tableActions('OnWorkflowStopped')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query']);
+    expect(tableActions('SweepRuns')).toContain('dynamodb:Query');
+    // They close QUEUED runs only, which never ran: no audit to read.
+    expect(tableActions('StartDiagnosis')).not.toContain('dynamodb:Query');
+    expect(tableActions('CancelRun')).not.toContain('dynamodb:Query');
+  });
+
   it('sends the events of both workflows’ executions, batch children included, to OnWorkflowStopped, and sweeps every 5 minutes', () => {
     const rules = platform.ofType('aws.cloudwatch.EventRule');
     const stopped = JSON.parse(

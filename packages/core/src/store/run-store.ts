@@ -130,8 +130,8 @@ export interface StoredRun {
   /** The last sign of life of the invocation running it, or null (QUEUED, or stored before heartbeats existed). */
   heartbeatAt: string | null;
   /**
-   * How the run worked, computed from its audit when its own invocation completed it; null for runs closed by
-   * anything else (never started, abandoned, closed by the workflow) and for runs stored before it existed. NOTE:
+   * How the run worked, computed from its audit when its own invocation completed it, or from its stored audit by
+   * whatever else closed it (`closeRun`, the cancel of a QUEUED run); null for runs stored before it existed. NOTE:
    * optional in the type only, so hand-built runs need not name it; the store always reads it back (null or a card).
    */
   processScorecard?: ProcessScorecard | null;
