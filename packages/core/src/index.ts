@@ -172,6 +172,8 @@ export {
   type IncidentEvent,
   type IncidentOutcome,
 } from './service/handle-incident-event.ts';
+/** Feedback masked with its run's masking (secrets redacted, the run's pseudonyms), new pseudonyms in the run's map. */
+export { type FeedbackMasking, type MaskedFeedback, maskFeedback } from './service/mask-feedback.ts';
 /** A responder's verdict on a run (idempotent per caller, re-ratings kept): never evidence for any later run. */
 export {
   callerKeyOf,
@@ -259,7 +261,7 @@ export {
   revealText,
 } from './tools/masking/masking-session.ts';
 export { DEVELOPMENT_MASKING_SECRET } from './tools/masking/pseudonym-keys.ts';
-export { openPseudonymBatches, type PseudonymBatchEvent } from './tools/masking/pseudonym-map.ts';
+export { openPseudonymBatches, type PseudonymBatchEvent, sealNewPseudonyms } from './tools/masking/pseudonym-map.ts';
 export type { EvidenceStatus, Observation, RejectionCode } from './tools/observation.ts';
 export { MAX_OBSERVATION_BYTES } from './tools/observation.ts';
 export { createToolInputParser, type ParsedEnvelope } from './tools/tool-inputs.ts';

@@ -292,6 +292,12 @@ export interface RunStore {
     options?: PageOptions,
   ): Promise<{ records: StoredPseudonymBatch[]; cursor: string | null }>;
   /**
+   * Adds a sealed batch to an ended run's pseudonym map (the pseudonyms a responder's feedback created), kept as long
+   * as the run's map (from `runCreatedAt`). NOTE: conditional on its sequence being free, so concurrent writers never
+   * overwrite each other's batch: false when it is taken (read the map again and take the next one).
+   */
+  appendPseudonyms(batch: PseudonymBatchEvent, runCreatedAt: string): Promise<boolean>;
+  /**
    * The newest run of this enterprise's session that is a published diagnosis (see {@link isPublishedDiagnosis}), or
    * null. NOTE: only runs whose enterprise and session ids equal the arguments exactly: a session id is the caller's
    * choice, and a follow-up must never see another tenant's run.

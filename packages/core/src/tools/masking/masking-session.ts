@@ -186,6 +186,20 @@ export function createMaskingSession(config: MaskingConfig, runId: string) {
     },
     /** `text` with every pseudonym of this run replaced by its real value (the eval's scorer, the reveal). */
     reveal: (text: string) => revealText(text, byToken),
+    /**
+     * Takes in entries this run already holds (its stored map, opened), so that a value masked later gets the
+     * pseudonym the run gave it (even one a collision lengthened) and is not stored twice. They are not new
+     * (`takeNewEntries` leaves them out) and not shown. An entry whose value or pseudonym the session already holds
+     * otherwise is ignored.
+     */
+    restoreEntries(entries: readonly PseudonymEntry[]): void {
+      for (const entry of entries) {
+        const key = `${entry.kind}\u0000${entry.value}`;
+        if (byValue.has(key) || byToken.has(entry.token)) continue;
+        byValue.set(key, entry);
+        byToken.set(entry.token, entry);
+      }
+    },
     /** The entries created since the last call, for the store. */
     takeNewEntries(): PseudonymEntry[] {
       const taken = unsaved;
