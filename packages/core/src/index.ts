@@ -258,6 +258,7 @@ export {
   type MaskingSession,
   PSEUDONYM_PATTERN,
   type PseudonymEntry,
+  type RecordedReplay,
   revealText,
 } from './tools/masking/masking-session.ts';
 export { DEVELOPMENT_MASKING_SECRET } from './tools/masking/pseudonym-keys.ts';
