@@ -28,8 +28,12 @@ export interface MaskedFeedback {
   savePseudonyms: () => Promise<void>;
 }
 
-/** The most batches of a run's map read (5,000 entries are 13 batches; the rest is room for feedback's). */
-const MAX_MAP_BATCHES = 100;
+/**
+ * The most batches of a run's map read: the run's own (5,000 entries are 13 batches) and at most one per rating that
+ * brought a new value (100 callers × 20 ratings). NOTE: a map read only in part fails closed — a sequence already
+ * taken is refused by the conditional put, and after the retries the rating is FEEDBACK_CONFLICT.
+ */
+const MAX_MAP_BATCHES = 13 + FEEDBACK_LIMITS.entriesPerRun * FEEDBACK_LIMITS.ratingsPerCaller;
 /** How many times a batch is put again when another writer took its sequence meanwhile. */
 const MAX_APPEND_ATTEMPTS = 5;
 
