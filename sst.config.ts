@@ -66,8 +66,9 @@ export default $config({
     // Diagnose, which runs the judge, links it.
     const judgeApiKey = new sst.Secret('JudgeApiKey', 'none');
     // Each run's masking keys are derived from this secret (`sst secret set MaskingKey <32+ random characters>`): the
-    // pseudonyms' HMAC and the seal of the pseudonym map. Only Diagnose (masks) and GetRunReveal (opens) link it, and
-    // DeliverResults when the stage file opts an enterprise in to the delivery's reveal (`delivery.reveal`).
+    // pseudonyms' HMAC and the seal of the pseudonym map. Only Diagnose (masks), RunFeedback (masks a rating with its
+    // run's pseudonyms) and GetRunReveal (opens) link it, and DeliverResults when the stage file opts an enterprise in
+    // to the delivery's reveal (`delivery.reveal`).
     const maskingKey = new sst.Secret('MaskingKey');
     // "none" means no MySQL: query_mysql then answers NOT_CONFIGURED.
     const mysqlUrl = new sst.Secret('MysqlUrl', 'none');
@@ -328,8 +329,9 @@ export default $config({
     api.route('POST /diagnoses', startDiagnosis.arn, { auth: { iam: true } });
     api.route('POST /runs/{runId}/cancel', cancelRun.arn, { auth: { iam: true } });
 
-    // A responder's verdict on a run: it may read run items (the tenant check) and write feedback items, nothing else,
-    // so it can never change a run or its audit.
+    // A responder's verdict on a run: it may read run items (the tenant check), write feedback items, and read and add
+    // to runs' pseudonym maps (a rating is masked with its run's pseudonyms; new ones join the map so the reveal shows
+    // them), nothing else, so it can never change a run or its audit. It never answers with a map's values.
     const runFeedback = new sst.aws.Function('RunFeedback', {
       ...functionCode('RunFeedback', $cli.paths.root),
       runtime: 'nodejs24.x',
@@ -337,13 +339,20 @@ export default $config({
       timeout: '10 seconds',
       memory: '256 MB',
       concurrency: { reserved: stageConfig.reservedConcurrency.api },
+      link: [maskingKey],
       environment: {
         DIAGNOSIS_TABLE_NAME: table.name,
         ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
+        // The masking the runs were masked with, so a rating is masked the same way.
+        ...Object.fromEntries(
+          ['MASKING', 'MASKING_PATTERNS', 'MASKING_EXCLUSIONS', 'REASONING_RETENTION_DAYS', 'PSEUDONYM_RETENTION_DAYS']
+            .filter((key) => environment[key] !== undefined)
+            .map((key) => [key, environment[key]]),
+        ),
       },
       permissions: [
         tableGrant(['GetItem'], ['RUN#*']),
-        tableGrant(['Query', 'PutItem'], ['FEEDBACK#*']),
+        tableGrant(['Query', 'PutItem'], ['FEEDBACK#*', 'PSEUDONYMS#*']),
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ],
     });
@@ -365,7 +374,8 @@ export default $config({
         FLUSH_RESERVE_MS: String(settings.FLUSH_RESERVE_MS),
       },
       permissions: [
-        tableGrant(['GetItem', 'UpdateItem'], ['RUN#*', 'TENANT#*#OPEN']),
+        // NOTE: Query reads a run's audit (its own partition) to store the process scorecard of a run it closes.
+        tableGrant(['GetItem', 'UpdateItem', 'Query'], ['RUN#*', 'TENANT#*#OPEN']),
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ],
     });

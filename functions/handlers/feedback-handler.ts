@@ -3,6 +3,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
   DiagnosisInputError,
   FEEDBACK_LIMITS,
+  type FeedbackMasking,
   type FeedbackStore,
   feedbackView,
   parseFeedbackInput,
@@ -22,10 +23,15 @@ export type FeedbackRouteOptions = RunRouteOptions & Pick<{ metrics: Metrics }, 
  * one, 404), then `{ verdict, rootCause?, note? }` recorded for the caller the authorizer names (its `userArn`; a
  * body never names the caller). 201 with the new entry; 200 with the caller's current entry when it says the same
  * (idempotent per caller); a different verdict is a re-rating (201, the history kept). Each new entry counts once in
- * the `RunFeedback` metric by enterprise and verdict.
+ * the `RunFeedback` metric by enterprise and verdict. The texts are stored masked with the run's own masking
+ * (`maskFeedback`; 503 `MASKING_UNAVAILABLE` when that cannot be done), and the answer shows them masked.
  */
 export function createFeedbackHandler(
-  deps: { store: Pick<RunStore, 'getRun'>; feedback: FeedbackStore },
+  deps: {
+    store: Pick<RunStore, 'getRun' | 'listPseudonyms' | 'appendPseudonyms'>;
+    feedback: FeedbackStore;
+    masking: Omit<FeedbackMasking, 'pseudonyms'>;
+  },
   options: FeedbackRouteOptions,
 ) {
   return runRoute(deps.store, options, async (run, event, caller) => {
@@ -35,7 +41,11 @@ export function createFeedbackHandler(
     }
     const { created, entry } = await recordFeedback(
       { run, caller: caller.userArn, input },
-      { feedback: deps.feedback, ...(options.now === undefined ? {} : { now: options.now }) },
+      {
+        feedback: deps.feedback,
+        masking: { ...deps.masking, pseudonyms: deps.store },
+        ...(options.now === undefined ? {} : { now: options.now }),
+      },
     );
     if (created) recordFeedbackMetric(options.metrics, entry);
     const [view] = feedbackView([entry]);

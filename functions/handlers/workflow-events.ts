@@ -60,7 +60,7 @@ export type WorkflowEventOutcome = { run: StoredRun['status'] | null };
  * Anything else — another state machine, another status, another shape — is ignored.
  */
 export function createWorkflowEventsHandler(
-  store: Pick<RunStore, 'getRun' | 'requestCancel' | 'claimQueuedRun' | 'completeRun'>,
+  store: Pick<RunStore, 'getRun' | 'requestCancel' | 'claimQueuedRun' | 'completeRun' | 'listRunRecords'>,
   options: WorkflowEventsOptions,
 ) {
   const now = options.now ?? Date.now;

@@ -31,6 +31,7 @@ const CALLER_STATUS: Partial<Record<DiagnosisInputErrorCode, number>> = {
   BODY_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   DEADLINE_TOO_SHORT: 503,
+  MASKING_UNAVAILABLE: 503,
 };
 
 /**

@@ -1,4 +1,4 @@
-import type { AuditWriter, EvidenceAdapters, RunStore } from '@diagnosis/core';
+import type { AuditWriter, EvidenceAdapters, RecordedReplay, RunStore } from '@diagnosis/core';
 import type { DiagnosisSettings } from '@diagnosis/core/config';
 import { createDynamoClient } from '@diagnosis/core/store';
 import { createDiagnoseHandler } from '../handlers/diagnose-handler.ts';
@@ -16,6 +16,13 @@ export interface DiagnoseFunctionOptions extends Observability {
   evidence?: EvidenceAdapters;
   /** The run's clock (the eval runner starts a scenario's run at the scenario's own instant). Absent: real time. */
   now?: () => number;
+  /**
+   * The eval's replay of a captured scenario: the recording's pseudonyms pass to its recorded adapters verbatim
+   * (see `DiagnosisServiceDeps.replay`). NOTE: only a caller that composes the function in its own process sets it
+   * (the eval's `runScenario`, with the recorded adapters as `evidence`); the Lambda's entry passes no option, and no
+   * setting or event field reaches it. Absent: masking as deployed.
+   */
+  recordedReplay?: RecordedReplay;
 }
 
 /**
@@ -27,7 +34,11 @@ export interface DiagnoseFunctionOptions extends Observability {
 export async function composeDiagnoseFunction(settings: DiagnosisSettings, options: DiagnoseFunctionOptions) {
   const dynamo = createDynamoClient(settings, process.env);
   const built = await buildDiagnosisDependencies(settings, dynamo, options.evidence);
-  const dependencies = options.now === undefined ? built : { ...built, now: options.now };
+  const dependencies = {
+    ...built,
+    ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.recordedReplay === undefined ? {} : { replay: options.recordedReplay }),
+  };
   const { wrapStore, logger, metrics } = options;
   const handler = createDiagnoseHandler(
     wrapStore === undefined

@@ -1,4 +1,5 @@
-import { parseStoreSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
+import { DEVELOPMENT_MASKING_SECRET, type FeedbackMasking, loadCustomRules } from '@diagnosis/core';
+import { parseFeedbackSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
 import {
   createDynamoClient,
   createDynamoFeedbackStore,
@@ -9,20 +10,37 @@ import {
 import { coldStart } from './cold-start.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
 
-/** The cold start of the functions that read or write feedback: the run store, the feedback store, the policy. */
+/**
+ * The cold start of the feedback function: the run store, the feedback store, the policy, and the masking a rating
+ * gets (the runs' own: mode, the stage's patterns, the secret). NOTE: the public development key only against a
+ * DynamoDB Local endpoint; a function on a deployed table without `MaskingKey` has no secret (null), and refuses
+ * every rating (`MASKING_UNAVAILABLE`) rather than store it unmasked or with pseudonyms of a public key.
+ */
 export function loadFeedbackStore(): Promise<{
   store: RunStore;
   feedback: FeedbackStore;
   policy: TenantAccessPolicy;
+  masking: Omit<FeedbackMasking, 'pseudonyms'>;
 }> {
-  return coldStart(() => {
-    const settings = parseStoreSettings(readLinkedEnvironment());
+  return coldStart(async () => {
+    const settings = parseFeedbackSettings(readLinkedEnvironment());
     const client = createDynamoClient(settings, process.env);
     return {
-      store: createDynamoRunStore({ client, tableName: settings.DIAGNOSIS_TABLE_NAME }),
+      store: createDynamoRunStore({
+        client,
+        tableName: settings.DIAGNOSIS_TABLE_NAME,
+        pseudonymRetentionDays: settings.PSEUDONYM_RETENTION_DAYS ?? settings.REASONING_RETENTION_DAYS,
+      }),
       // NOTE: the table's default retention (90 days after the run was created), as the read functions assume.
       feedback: createDynamoFeedbackStore({ client, tableName: settings.DIAGNOSIS_TABLE_NAME }),
       policy: settings.TENANT_ACCESS ?? null,
+      masking: {
+        secret:
+          settings.MASKING_SECRET ?? (settings.DYNAMODB_ENDPOINT === undefined ? null : DEVELOPMENT_MASKING_SECRET),
+        mode: settings.MASKING,
+        // NOTE: RE2JS is imported only when the stage defines patterns (see loadCustomRules).
+        rules: await loadCustomRules(settings.MASKING_PATTERNS, settings.MASKING_EXCLUSIONS),
+      },
     };
   });
 }

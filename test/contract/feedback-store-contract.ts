@@ -1,12 +1,15 @@
 import {
   callerKeyOf,
+  DEVELOPMENT_MASKING_SECRET,
   DiagnosisInputError,
   FEEDBACK_LIMITS,
+  type FeedbackMasking,
   type FeedbackStore,
   type RunFeedback,
   recordFeedback,
   type StoredRun,
 } from '@diagnosis/core';
+import { createMemoryRunStore } from '@diagnosis/core/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { storedRun } from '../support/stored-run.ts';
 
@@ -20,6 +23,12 @@ export interface FeedbackStoreUnderTest {
 const ALICE = 'arn:aws:sts::111122223333:assumed-role/OpsE1001/alice';
 const BOB = 'arn:aws:sts::111122223333:assumed-role/OpsE1001/bob';
 let counter = 0;
+/** The runs' masking: these ratings hold no identifier, so it changes none of them. */
+const masking = (): FeedbackMasking => ({
+  secret: DEVELOPMENT_MASKING_SECRET,
+  mode: 'identifiers',
+  pseudonyms: createMemoryRunStore(),
+});
 
 function endedRun(overrides: Partial<StoredRun> = {}): StoredRun {
   counter += 1;
@@ -95,8 +104,8 @@ export function describeFeedbackStoreContract(label: string, factory: () => Prom
       const { feedback, rawItems } = await open();
       const run = endedRun();
       const input = { verdict: 'WRONG' as const, rootCause: '连接池被调小', note: null };
-      const first = await recordFeedback({ run, caller: ALICE, input }, { feedback, now: () => 1 });
-      const again = await recordFeedback({ run, caller: ALICE, input }, { feedback, now: () => 2 });
+      const first = await recordFeedback({ run, caller: ALICE, input }, { feedback, masking: masking(), now: () => 1 });
+      const again = await recordFeedback({ run, caller: ALICE, input }, { feedback, masking: masking(), now: () => 2 });
       expect(first).toMatchObject({ created: true, entry: { sequence: 1, verdict: 'WRONG', caller: ALICE } });
       expect(again).toEqual({ created: false, entry: first.entry });
       expect(await rawItems(run.runId)).toHaveLength(1);
@@ -106,13 +115,16 @@ export function describeFeedbackStoreContract(label: string, factory: () => Prom
       const { feedback } = await open();
       const run = endedRun();
       const rate = (verdict: RunFeedback['verdict']) =>
-        recordFeedback({ run, caller: ALICE, input: { verdict, rootCause: null, note: null } }, { feedback });
+        recordFeedback(
+          { run, caller: ALICE, input: { verdict, rootCause: null, note: null } },
+          { feedback, masking: masking() },
+        );
       await rate('CORRECT');
       await rate('WRONG');
       const back = await rate('CORRECT');
       await recordFeedback(
         { run, caller: BOB, input: { verdict: 'UNHELPFUL', rootCause: null, note: 'x' } },
-        { feedback },
+        { feedback, masking: masking() },
       );
       expect(back).toMatchObject({ created: true, entry: { sequence: 3 } });
       const all = await feedback.listFeedback(run.runId);
@@ -130,7 +142,10 @@ export function describeFeedbackStoreContract(label: string, factory: () => Prom
       const verdicts = ['CORRECT', 'WRONG', 'UNHELPFUL'] as const;
       const results = await Promise.allSettled(
         verdicts.map((verdict) =>
-          recordFeedback({ run, caller: ALICE, input: { verdict, rootCause: null, note: null } }, { feedback }),
+          recordFeedback(
+            { run, caller: ALICE, input: { verdict, rootCause: null, note: null } },
+            { feedback, masking: masking() },
+          ),
         ),
       );
       const stored = await feedback.listCallerFeedback(run.runId, callerKeyOf(ALICE));
@@ -150,7 +165,7 @@ export function describeFeedbackStoreContract(label: string, factory: () => Prom
       }
       const more = recordFeedback(
         { run, caller: ALICE, input: { verdict: 'CORRECT', rootCause: null, note: null } },
-        { feedback },
+        { feedback, masking: masking() },
       );
       await expect(more).rejects.toMatchObject({ code: 'FEEDBACK_LIMIT' });
       await expect(feedback.listFeedback(run.runId)).resolves.toHaveLength(FEEDBACK_LIMITS.ratingsPerCaller);
@@ -161,7 +176,7 @@ export function describeFeedbackStoreContract(label: string, factory: () => Prom
       const run = endedRun({ status: 'RUNNING', endedAt: null });
       const rating = recordFeedback(
         { run, caller: ALICE, input: { verdict: 'CORRECT', rootCause: null, note: null } },
-        { feedback },
+        { feedback, masking: masking() },
       );
       await expect(rating).rejects.toBeInstanceOf(DiagnosisInputError);
       await expect(rating).rejects.toMatchObject({ code: 'RUN_NOT_ENDED' });

@@ -399,6 +399,33 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       expect(await store.claimQueuedRun(newRunId(), 1)).toBeNull();
     });
 
+    it('adds a batch to a run’s pseudonym map only at a free sequence, kept as long as the map from the run’s creation', async () => {
+      const { store, rawItems } = await make();
+      const runId = newRunId();
+      const createdAt = new Date(STORE_T0 - 86_400_000).toISOString();
+      const batch = (sequence: number, ciphertext: string) => ({
+        runId,
+        sessionId: 's',
+        sequence,
+        count: 1,
+        sealed: { iv: 'aXY=', tag: 'dGFn', ciphertext },
+      });
+      expect(await store.appendPseudonyms(batch(1, 'Zmlyc3Q='), createdAt)).toBe(true);
+      // A second writer that read the map before the first wrote loses the sequence, and overwrites nothing.
+      expect(await store.appendPseudonyms(batch(1, 'c2Vjb25k'), createdAt)).toBe(false);
+      expect(await store.appendPseudonyms(batch(2, 'c2Vjb25k'), createdAt)).toBe(true);
+      const { records } = await store.listPseudonyms(runId);
+      expect(records.map((record) => [record.sequence, record.sealed.ciphertext])).toEqual([
+        [1, 'Zmlyc3Q='],
+        [2, 'c2Vjb25k'],
+      ]);
+      const ttl = Math.floor(Date.parse(createdAt) / 1_000) + 30 * 86_400;
+      expect((await rawItems(runId)).map((item) => [item.pk, item.ttl])).toEqual([
+        [`PSEUDONYMS#${runId}`, ttl],
+        [`PSEUDONYMS#${runId}`, ttl],
+      ]);
+    });
+
     it('cancels a QUEUED run at once, so it never starts', async () => {
       const { store } = await make();
       const runId = newRunId();

@@ -8,9 +8,11 @@
  * die with it, as a process does) and Step Functions sees `Sandbox.Timedout`. Then whatever AWS would do happens:
  * the workflow's retriers, the execution's status-change event, and — after time has passed on a fake clock — the
  * scheduled sweeper. Afterwards the run has ended (PUBLISHED when no invocation died holding it, FAILED RUN_ABANDONED
- * otherwise) and has left its enterprise's open runs; a sweep while a healthy run works closes nothing.
+ * otherwise), holds a process scorecard equal to one recomputed from its stored audit (issue 24: whichever path
+ * closed it), and has left its enterprise's open runs; a sweep while a healthy run works closes nothing.
  */
 import {
+  buildProcessScorecard,
   type DiagnosisResult,
   type DiagnosisWorkflow,
   type RunStore,
@@ -21,6 +23,8 @@ import {
   createDynamoStores,
   createDynamoTenantLeaseStore,
   type DynamoStores,
+  type StoredStep,
+  type StoredToolInvocation,
   type TenantLeaseStore,
 } from '@diagnosis/core/store';
 import { runLocalWorkflow } from '@diagnosis/devkit';
@@ -264,7 +268,7 @@ let events: ReturnType<typeof createWorkflowEventsHandler>;
 describe('a run and a crashed invocation', () => {
   beforeAll(() => {
     events = createWorkflowEventsHandler(
-      healthy as Pick<RunStore, 'getRun' | 'requestCancel' | 'claimQueuedRun' | 'completeRun'>,
+      healthy as Pick<RunStore, 'getRun' | 'requestCancel' | 'claimQueuedRun' | 'completeRun' | 'listRunRecords'>,
       {
         ...createObservability('OnWorkflowStopped', () => undefined),
         workflowArn: WORKFLOW_ARN,
@@ -295,6 +299,12 @@ describe('a run and a crashed invocation', () => {
           } else {
             expect(run).toMatchObject({ status: 'SUCCEEDED', errorCode: null });
           }
+          // Whoever closed it stored its process scorecard, and it is the one recomputed from the stored audit.
+          const { records } = await healthy.listRunRecords(runId, { limit: 100 });
+          const steps = records.filter((record): record is StoredStep => record.entity === 'agent_step');
+          const tools = records.filter((record): record is StoredToolInvocation => record.entity === 'tool_invocation');
+          expect(run?.processScorecard).not.toBeNull();
+          expect(run?.processScorecard).toEqual(run === null ? null : buildProcessScorecard(run, steps, tools));
           // It left its enterprise's open runs, so it holds no place under the admission bound.
           const open = await healthy.listOpenRuns();
           expect(open.flatMap((entry) => entry.runIds)).not.toContain(runId);

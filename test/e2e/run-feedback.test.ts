@@ -4,8 +4,20 @@
  * bounded bodies with stable codes, idempotency per IAM caller, re-rating history shown by `GET /runs/{id}`, and one
  * `RunFeedback` metric per new rating by enterprise and verdict.
  */
-import { cancelled, type DiagnosisResult, emptyRunUsage } from '@diagnosis/core';
-import { createDynamoRunStore, createMemoryFeedbackStore, createMemoryRunStore } from '@diagnosis/core/store';
+import {
+  cancelled,
+  createMaskingSession,
+  DEVELOPMENT_MASKING_SECRET,
+  type DiagnosisResult,
+  emptyRunUsage,
+  sealNewPseudonyms,
+} from '@diagnosis/core';
+import {
+  createDynamoRunStore,
+  createMemoryFeedbackStore,
+  createMemoryRunStore,
+  createMemoryStores,
+} from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeedbackHandler } from '../../functions/handlers/feedback-handler.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
@@ -184,7 +196,7 @@ describe('createFeedbackHandler without a tenant policy', () => {
     await store.completeRun('r1', cancelled(emptyRunUsage()).outcome);
     const feedback = createMemoryFeedbackStore();
     const handler = createFeedbackHandler(
-      { store, feedback },
+      { store, feedback, masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' } },
       { ...createObservability('RunFeedback', () => undefined), policy: null },
     );
     const response = (await handler(
@@ -194,5 +206,123 @@ describe('createFeedbackHandler without a tenant policy', () => {
     expect(response.statusCode).toBe(403);
     expect(JSON.parse(response.body)).toMatchObject({ error: { code: 'CALLER_UNKNOWN' } });
     expect(feedback.items.size).toBe(0);
+  });
+});
+
+describe('feedback masked like everything else of its run (issue 24)', () => {
+  const DAVE = { accountId: '111122223333', userArn: 'arn:aws:sts::111122223333:assumed-role/OpsE1001/dave' };
+  const reveal = async (iam: Record<string, unknown>) => {
+    const response = (await world.handlers.getRunReveal(
+      httpEvent({ method: 'GET', path: `/runs/${runId}/reveal`, pathParameters: { runId }, iam }),
+      lambdaContext(5_000),
+    )) as { statusCode: number; body: string };
+    return { status: response.statusCode, body: JSON.parse(response.body) };
+  };
+
+  it('stores the run’s own pseudonyms and redacted secrets, never a canary, and reveals the values to the enterprise', async () => {
+    // A phone number the run's evidence held, as its observations showed it to the model.
+    const observed = JSON.stringify(
+      (await world.items()).filter((item) => item.pk === `RUN#${runId}` && item.entity === 'tool_invocation'),
+    );
+    const token = observed.match(/<phone:[a-z2-7]{5,13}>/)?.[0];
+    if (token === undefined) throw new Error('the run showed no phone number');
+    const before = await reveal(DAVE);
+    const phone = (before.body.records as { token: string; value: string }[]).find((r) => r.token === token)?.value;
+    if (phone === undefined) throw new Error('the reveal does not know the pseudonym');
+    const tag = Math.random().toString(36).slice(2, 10);
+    const email = `canary.${tag}@customer-mail.cn`;
+    const secret = `Canary${tag}Secret`;
+
+    const answer = await post(
+      {
+        verdict: 'WRONG',
+        rootCause: `客户 ${phone} 的订单失败，联系 ${email}`,
+        note: `数据库 password=${secret} 被改`,
+      },
+      { iam: DAVE },
+    );
+
+    expect(answer.status).toBe(201);
+    // Stored: no canary in any item of the table (the map's new entry is sealed).
+    const everything = JSON.stringify(await world.items());
+    for (const canary of [phone, email, secret]) expect(everything).not.toContain(canary);
+    // The answer and GET /runs/{id} show the masked text: the run's own pseudonym for the phone it saw.
+    expect(answer.body.feedback.rootCause).toContain(token);
+    expect(answer.body.feedback.rootCause).toMatch(/联系 <email:[a-z2-7]{5,13}>$/);
+    expect(answer.body.feedback.note).toBe('数据库 password=[REDACTED:password] 被改');
+    const shown = (await world.handlers.getRun(
+      httpEvent({ method: 'GET', pathParameters: { runId }, iam: DAVE }),
+      lambdaContext(5_000),
+    )) as { body: string };
+    const mine = (JSON.parse(shown.body).feedback as { caller: string }[]).find(
+      (entry) => entry.caller === DAVE.userArn,
+    );
+    expect(mine).toMatchObject({ rootCause: answer.body.feedback.rootCause, note: answer.body.feedback.note });
+    // The reveal gives the new value to whoever may see the run's customer data; the phone keeps its one entry.
+    const after = await reveal(DAVE);
+    const records = after.body.records as { token: string; kind: string; value: string }[];
+    const emailToken = String(answer.body.feedback.rootCause).match(/<email:[a-z2-7]{5,13}>/)?.[0];
+    expect(records).toContainEqual({ token: emailToken, kind: 'email', value: email });
+    expect(records.filter((record) => record.value === phone)).toHaveLength(1);
+    expect(JSON.stringify(records)).not.toContain(secret);
+    expect((await reveal(BOB_E2002)).status).toBe(404);
+    // The same rating again is that rating: nothing new in the map either.
+    expect(
+      await post(
+        {
+          verdict: 'WRONG',
+          rootCause: `客户 ${phone} 的订单失败，联系 ${email}`,
+          note: `数据库 password=${secret} 被改`,
+        },
+        { iam: DAVE },
+      ),
+    ).toMatchObject({ status: 200, body: { created: false } });
+    expect((await reveal(DAVE)).body.records).toHaveLength(records.length);
+  });
+});
+
+describe('createFeedbackHandler when the run’s masking cannot be had', () => {
+  const ended = async () => {
+    const store = createMemoryStores();
+    await store.startRun({ runId: 'r1', sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
+    await store.completeRun('r1', { ...cancelled(emptyRunUsage()).outcome, masking: 'identifiers' });
+    return store;
+  };
+  const rate = async (store: Awaited<ReturnType<typeof ended>>, secret: string | null) => {
+    const feedback = createMemoryFeedbackStore();
+    const handler = createFeedbackHandler(
+      { store, feedback, masking: { secret, mode: 'identifiers' } },
+      { ...createObservability('RunFeedback', () => undefined), policy: null },
+    );
+    const response = (await handler(
+      httpEvent({
+        pathParameters: { runId: 'r1' },
+        body: JSON.stringify({ verdict: 'WRONG', rootCause: '客户 13912345678 下单失败' }),
+        iam: ALICE,
+      }),
+      lambdaContext(5_000),
+    )) as { statusCode: number; body: string };
+    return { status: response.statusCode, body: JSON.parse(response.body), stored: feedback.items.size };
+  };
+
+  it('refuses the rating (503 MASKING_UNAVAILABLE) and stores nothing when there is no masking secret', async () => {
+    expect(await rate(await ended(), null)).toMatchObject({
+      status: 503,
+      body: { error: { code: 'MASKING_UNAVAILABLE' } },
+      stored: 0,
+    });
+  });
+
+  it('refuses the rating when the run’s pseudonym map does not open with the secret (it was sealed with another)', async () => {
+    const store = await ended();
+    const other = createMaskingSession({ mode: 'identifiers', secret: DEVELOPMENT_MASKING_SECRET }, 'r1');
+    other.maskText('客户 13800000000');
+    for (const batch of sealNewPseudonyms(other, { runId: 'r1', sessionId: 's' }, () => 1)) {
+      await store.onPseudonyms?.(batch);
+    }
+    await store.flush();
+    const answer = await rate(store, 'another-deployment-secret-of-at-least-32-characters');
+    expect(answer).toMatchObject({ status: 503, body: { error: { code: 'MASKING_UNAVAILABLE' } }, stored: 0 });
+    expect(JSON.stringify(answer.body)).not.toContain('13912345678');
   });
 });

@@ -22,6 +22,24 @@ export interface StreamTable {
   drop: () => Promise<void>;
 }
 
+/**
+ * DynamoDB Local 3.x drops the type of an empty map in stream images (`{}` instead of `{ "M": {} }`; empty lists keep
+ * theirs), which the web service and Lambda's stream events do not (awslabs/amazon-dynamodb-local-samples#37): an
+ * attribute value without a type is put back as the empty map it can only be, at every depth.
+ */
+function withEmptyMaps(image: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (image === undefined) return undefined;
+  const repair = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null) return value;
+    const typed = value as Record<string, unknown>;
+    if (Object.keys(typed).length === 0) return { M: {} };
+    if (typed.M !== undefined) return { M: withEmptyMaps(typed.M as Record<string, unknown>) };
+    if (Array.isArray(typed.L)) return { L: typed.L.map(repair) };
+    return value;
+  };
+  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, repair(value)]));
+}
+
 export async function createStreamTable(client: DynamoDBClient): Promise<StreamTable> {
   const tableName = `diagnosis-stream-${Math.random().toString(36).slice(2, 10)}`;
   const created = await client.send(
@@ -68,8 +86,8 @@ export async function createStreamTable(client: DynamoDBClient): Promise<StreamT
                 (record.dynamodb?.ApproximateCreationDateTime?.getTime() ?? 0) / 1_000,
               ),
               Keys: record.dynamodb?.Keys as never,
-              NewImage: record.dynamodb?.NewImage as never,
-              OldImage: record.dynamodb?.OldImage as never,
+              NewImage: withEmptyMaps(record.dynamodb?.NewImage) as never,
+              OldImage: withEmptyMaps(record.dynamodb?.OldImage) as never,
               SequenceNumber: record.dynamodb?.SequenceNumber,
               SizeBytes: record.dynamodb?.SizeBytes,
               StreamViewType: 'NEW_AND_OLD_IMAGES',

@@ -51,6 +51,7 @@ export const INPUT_ERROR_CODES = Object.freeze([
   'FEEDBACK_LIMIT',
   'FEEDBACK_CONFLICT',
   'CALLER_UNKNOWN',
+  'MASKING_UNAVAILABLE',
 ] as const);
 export type DiagnosisInputErrorCode = (typeof INPUT_ERROR_CODES)[number];
 

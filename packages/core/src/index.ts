@@ -96,6 +96,7 @@ export {
   envelopeInput,
   printable,
 } from './report/describe-tool-call.ts';
+export { loadAuditScorecard, MAX_SCORED_RECORDS, neverRanScorecard } from './report/load-audit-scorecard.ts';
 export { loadRunEvidence, MAX_EVIDENCE_RECORDS } from './report/load-run-evidence.ts';
 /** How a run worked (rounds, refused and redundant calls, guard removals, tokens, time), from its audit alone. */
 export { buildProcessScorecard, canonicalOf, type ScoredRun } from './report/process-scorecard.ts';
@@ -171,6 +172,8 @@ export {
   type IncidentEvent,
   type IncidentOutcome,
 } from './service/handle-incident-event.ts';
+/** Feedback masked with its run's masking (secrets redacted, the run's pseudonyms), new pseudonyms in the run's map. */
+export { type FeedbackMasking, type MaskedFeedback, maskFeedback } from './service/mask-feedback.ts';
 /** A responder's verdict on a run (idempotent per caller, re-ratings kept): never evidence for any later run. */
 export {
   callerKeyOf,
@@ -255,10 +258,11 @@ export {
   type MaskingSession,
   PSEUDONYM_PATTERN,
   type PseudonymEntry,
+  type RecordedReplay,
   revealText,
 } from './tools/masking/masking-session.ts';
 export { DEVELOPMENT_MASKING_SECRET } from './tools/masking/pseudonym-keys.ts';
-export { openPseudonymBatches, type PseudonymBatchEvent } from './tools/masking/pseudonym-map.ts';
+export { openPseudonymBatches, type PseudonymBatchEvent, sealNewPseudonyms } from './tools/masking/pseudonym-map.ts';
 export type { EvidenceStatus, Observation, RejectionCode } from './tools/observation.ts';
 export { MAX_OBSERVATION_BYTES } from './tools/observation.ts';
 export { createToolInputParser, type ParsedEnvelope } from './tools/tool-inputs.ts';

@@ -31,7 +31,7 @@ export interface LocalDiagnosisWorkflowOptions {
   /** One Diagnose invocation: the real handler, given the task's payload and a Lambda context. */
   invoke(payload: unknown, context: ReturnType<typeof lambdaContext>): Promise<unknown>;
   /** The table the workflow events handler closes runs in (the same one Diagnose writes). */
-  store: Pick<RunStore, 'getRun' | 'requestCancel' | 'claimQueuedRun' | 'completeRun'>;
+  store: Pick<RunStore, 'getRun' | 'requestCancel' | 'claimQueuedRun' | 'completeRun' | 'listRunRecords'>;
   logger: Logger;
   /** Multiplies every retry wait of the definition (default 1: real time; tests use e.g. 0.001). */
   delayScale?: number;

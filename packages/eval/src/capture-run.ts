@@ -262,12 +262,18 @@ function expectationOf(feedback: { verdict: FeedbackVerdict; rootCause: string |
   };
 }
 
+/** A pseudonym (`<phone:k3f2a>`) or a masking marker (`[REDACTED:password]`, `[MASKED:email]`) in a masked text. */
+const MASKED_SPAN = /<[a-z][a-z0-9_]{0,23}:[a-z2-7]{5,13}>|\[(?:REDACTED|MASKED):[a-z0-9_]{1,24}\]/g;
+
 /**
  * The keywords a conclusion must hold to name this root cause: its identifiers (service names, error codes, versions
- * — what any wording of the same cause keeps), else the text itself cut to 200 characters.
+ * — what any wording of the same cause keeps), else the text itself cut to 200 characters. NOTE: a stored text is
+ * masked (the conclusion and the responder's root cause alike): a pseudonym names a customer, not a cause, and a
+ * marker names what was removed, so neither is a keyword (a replay need not repeat them).
  */
 export function keywordsOf(text: string): string[] {
-  const identifiers = [...new Set(text.match(/[A-Za-z][A-Za-z0-9_.:/-]*[A-Za-z0-9]|\d+(?:\.\d+)+/g) ?? [])]
+  const unmasked = text.replace(MASKED_SPAN, ' ');
+  const identifiers = [...new Set(unmasked.match(/[A-Za-z][A-Za-z0-9_.:/-]*[A-Za-z0-9]|\d+(?:\.\d+)+/g) ?? [])]
     .filter((word) => word.length >= 3)
     .sort((a, b) => b.length - a.length)
     .slice(0, 3);

@@ -4,9 +4,11 @@
  * answer an input whose canonical form (tool name and keys sorted, exactly the harness's duplicate check) is in the
  * recording with that observation, and any other input with the stable `NOT_RECORDED` error — never made-up evidence.
  *
- * NOTE: inputs are matched as the recording holds them, never re-masked or re-keyed: once the audit holds masked
- * text and pseudonyms (issue 22), a pseudonym the recording holds is a valid argument inside this replay, and only
- * here, because only this adapter knows the recording.
+ * NOTE: inputs are matched as the recording holds them, never re-masked or re-keyed: the audit holds masked text and
+ * pseudonyms (issue 22), and a pseudonym the recording holds is a valid argument inside this replay, and only here —
+ * the eval hands the replay run {@link recordedPseudonymsOf} (`recordedReplay`), so its tool boundary passes them
+ * verbatim instead of refusing them as unknown — while the replay serves the recorded observations as they are
+ * (masking them again keeps every pseudonym and marker whole).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import {
@@ -16,6 +18,7 @@ import {
   type EvidenceAdapter,
   type EvidenceAdapters,
   type MysqlQueryDescriptor,
+  PSEUDONYM_PATTERN,
   TOOL_NAMES,
   type ToolCallRequest,
   type ToolName,
@@ -72,6 +75,19 @@ export function loadRecordedWorld(worldDir: string | undefined): RecordedWorld |
       .slice(0, 8)
       .map((issue) => `${RECORDING_FILE} ${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`),
   };
+}
+
+/**
+ * Every pseudonym the recording holds, in its inputs and its observations: the arguments its replay may pass as they
+ * are. Nothing else of the recording leaves it.
+ */
+export function recordedPseudonymsOf(recording: RecordedWorld): ReadonlySet<string> {
+  const tokens = new Set<string>();
+  for (const call of recording.calls) {
+    for (const match of JSON.stringify([call.input, call.observation]).matchAll(PSEUDONYM_PATTERN))
+      tokens.add(match[0]);
+  }
+  return tokens;
 }
 
 /**

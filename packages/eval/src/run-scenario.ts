@@ -28,7 +28,7 @@ import { createLocalDiagnose, createObservability } from '@diagnosis/functions';
 import { ulid } from 'ulid';
 import { type Price, priceOf } from './price.ts';
 import { type ProbeResult, runProbes } from './probes.ts';
-import { createRecordedEvidence } from './recorded-world.ts';
+import { createRecordedEvidence, recordedPseudonymsOf } from './recorded-world.ts';
 import { type CapturedRow, capturedRow } from './regression.ts';
 import type { Scenario, ScenarioVerdict } from './scenario.ts';
 import { observeResult, type RunObservation, revealedObservation, type Score, scoreRun } from './score.ts';
@@ -234,6 +234,10 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       context: () => lambdaContext(context.runTimeoutMs),
       evidence: recorded ?? evidence.evidence,
       now: () => Date.now() + offset,
+      // NOTE: a captured run replays as recorded: its pseudonyms are valid arguments here, and only here.
+      ...(scenario.recording === undefined
+        ? {}
+        : { recordedReplay: { recordedPseudonyms: recordedPseudonymsOf(scenario.recording) } }),
     });
     dynamoOfRun = composed.dynamo;
     const sessionId = `eval-${scenario.id}-${ulid().toLowerCase()}`.slice(0, 128);

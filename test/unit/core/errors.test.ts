@@ -35,6 +35,7 @@ describe('issuePaths', () => {
     const message = messageOf(refuse);
     expect(message.length).toBeLessThan(300);
     expect(message).not.toContain('<!channel>');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC and the bidi override are what must not come back
     expect(message).not.toMatch(/[\u001b\u202e]/);
     expect(message).toContain('?');
   });

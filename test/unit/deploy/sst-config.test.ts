@@ -150,7 +150,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
     expect(statesPermissions('CancelRun')).toEqual([[['states:StopExecution'], [`${machine}:*`]]]);
   });
 
-  it('lets the feedback function read run items and write feedback items only, and GetRun read feedback', () => {
+  it('lets the feedback function read run items, write feedback items and add to pseudonym maps only, and GetRun read feedback', () => {
     const feedback = functions.find((fn) => fn.name === 'RunFeedback');
     const tablePermissions = (fn: (typeof functions)[number] | undefined) =>
       ((fn?.args.permissions ?? []) as { actions: string[]; conditions?: { values: string[] }[] }[])
@@ -158,7 +158,10 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
         .map((permission) => [permission.actions, permission.conditions?.[0]?.values]);
     expect(tablePermissions(feedback)).toEqual([
       [['dynamodb:GetItem'], ['RUN#*']],
-      [['dynamodb:Query', 'dynamodb:PutItem'], ['FEEDBACK#*']],
+      [
+        ['dynamodb:Query', 'dynamodb:PutItem'],
+        ['FEEDBACK#*', 'PSEUDONYMS#*'],
+      ],
     ]);
     expect(tablePermissions(functions.find((fn) => fn.name === 'GetRun'))).toEqual([
       [
@@ -167,6 +170,18 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       ],
     ]);
     expect(platform.ofType('sst.aws.ApiGatewayV2').length).toBeGreaterThan(0);
+  });
+
+  it('lets the functions that close other runs read a run’s audit (its scorecard), and the API writers not', () => {
+    const tableActions = (name: string) =>
+      ((functions.find((fn) => fn.name === name)?.args.permissions ?? []) as { actions: string[] }[]).flatMap(
+        (permission) => permission.actions.filter((action) => action.startsWith('dynamodb:')),
+      );
+    expect(tableActions('OnWorkflowStopped')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query']);
+    expect(tableActions('SweepRuns')).toContain('dynamodb:Query');
+    // They close QUEUED runs only, which never ran: no audit to read.
+    expect(tableActions('StartDiagnosis')).not.toContain('dynamodb:Query');
+    expect(tableActions('CancelRun')).not.toContain('dynamodb:Query');
   });
 
   it('sends the events of both workflows’ executions, batch children included, to OnWorkflowStopped, and sweeps every 5 minutes', () => {
@@ -233,7 +248,9 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
         (fn.args.link as { name?: unknown }[] | undefined)?.some((link) => String(link.name).includes('MaskingKey')),
       )
       .map((fn) => fn.name);
-    expect(linksMaskingKey.sort()).toEqual(['Diagnose', 'GetRunReveal']);
+    // Issue 24: the feedback function masks a rating with its run's pseudonyms (it reads and adds to the map).
+    expect(linksMaskingKey.sort()).toEqual(['Diagnose', 'GetRunReveal', 'RunFeedback']);
+    expect(partitionsOf('RunFeedback')).toEqual(['RUN#*', 'FEEDBACK#*', 'PSEUDONYMS#*']);
     // Issue 23: the judge's own key reaches the one function that runs the judge.
     const linksJudgeKey = functions
       .filter((fn) =>

@@ -257,4 +257,12 @@ describe('keywordsOf', () => {
     expect(keywordsOf('  连接池耗尽  ')).toEqual(['连接池耗尽']);
     expect(keywordsOf('长'.repeat(300))).toEqual(['长'.repeat(200)]);
   });
+
+  it('takes no pseudonym or masking marker of a masked root cause as a keyword', () => {
+    expect(keywordsOf('客户 <phone:k3f2a> 的订单失败：payment-gateway 的 password=[REDACTED:password] 被改')).toEqual([
+      'payment-gateway',
+      'password',
+    ]);
+    expect(keywordsOf('<email:abcde> 反馈 [MASKED:email]')).toEqual(['<email:abcde> 反馈 [MASKED:email]']);
+  });
 });

@@ -61,8 +61,10 @@ export const feedbackCommand: Command = {
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
     if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
     const {
+      DEVELOPMENT_MASKING_SECRET,
       DiagnosisInputError,
       feedbackView,
+      loadCustomRules,
       parseFeedbackInput,
       printable: clean,
       recordFeedback,
@@ -101,7 +103,17 @@ export const feedbackCommand: Command = {
         return EXIT.OK;
       }
       try {
-        const { created, entry } = await recordFeedback({ run, caller: localCaller(io.env), input }, { feedback });
+        // NOTE: masked as the local runs were: MASKING_SECRET (unset: the development key of local runs) and MASKING.
+        const masking = {
+          secret: io.env.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
+          mode: io.env.MASKING === 'secrets-only' ? ('secrets-only' as const) : ('identifiers' as const),
+          rules: await loadCustomRules(),
+          pseudonyms: store,
+        };
+        const { created, entry } = await recordFeedback(
+          { run, caller: localCaller(io.env), input },
+          { feedback, masking },
+        );
         const [view] = feedbackView([entry]);
         if (values.json === true) io.stdout(`${JSON.stringify({ runId, created, feedback: view }, null, 2)}\n`);
         else

@@ -382,6 +382,28 @@ export function parseTriggerSettings(environment: Record<string, string | undefi
   return result.output;
 }
 
+const feedbackSettingsSchema = v.object({
+  ...STORE_SETTING_FIELDS,
+  MASKING: serviceSettingsSchema.entries.MASKING,
+  MASKING_PATTERNS: serviceSettingsSchema.entries.MASKING_PATTERNS,
+  MASKING_EXCLUSIONS: serviceSettingsSchema.entries.MASKING_EXCLUSIONS,
+  REASONING_RETENTION_DAYS: serviceSettingsSchema.entries.REASONING_RETENTION_DAYS,
+  PSEUDONYM_RETENTION_DAYS: serviceSettingsSchema.entries.PSEUDONYM_RETENTION_DAYS,
+});
+
+export type FeedbackSettings = v.InferOutput<typeof feedbackSettingsSchema>;
+
+/**
+ * The settings of the feedback function: the table's, and the masking the runs were masked with (mode, the stage's
+ * patterns and exclusions, the pseudonym map's retention), so a rating is masked as its run was. A bad value names
+ * its key.
+ */
+export function parseFeedbackSettings(environment: Record<string, string | undefined>): FeedbackSettings {
+  const result = v.safeParse(feedbackSettingsSchema, pickDefined(environment, feedbackSettingsSchema));
+  if (!result.success) throw new SettingsError(badKeys(result.issues));
+  return result.output;
+}
+
 /** The schema of a setting of `parseDiagnosisSettings`, or undefined for a key it does not read. */
 function settingSchema(key: string): v.GenericSchema | undefined {
   const entries: Record<string, v.GenericSchema> = serviceSettingsSchema.entries;

@@ -51,7 +51,7 @@ export function isAbandoned(run: StoredRun, nowMs: number, rule: AbandonmentRule
  * life, was claimed or ended meanwhile is left alone. Returns whether this call closed it.
  */
 export async function closeAbandonedRun(
-  store: Pick<RunStore, 'claimQueuedRun' | 'completeRun'>,
+  store: Pick<RunStore, 'claimQueuedRun' | 'completeRun' | 'listRunRecords'>,
   run: StoredRun,
   nowMs: number,
 ): Promise<boolean> {

@@ -1,11 +1,15 @@
 import { RunStoreError } from '../errors.ts';
 import { failed, type ReleaseDecision } from '../release/release-diagnosis.ts';
+import { loadAuditScorecard, neverRanScorecard } from '../report/load-audit-scorecard.ts';
 import { emptyRunUsage } from '../run/run-context.ts';
 import type { RunOutcome, RunStore, StoredRun } from '../store/run-store.ts';
 
 /** A run as it was judged when someone decided to close it. */
 export type ClosableRun = Pick<StoredRun, 'runId' | 'status'> &
-  Partial<Pick<StoredRun, 'usage' | 'progress' | 'heartbeatAt'>>;
+  Partial<Pick<StoredRun, 'usage' | 'progress' | 'heartbeatAt' | 'deadlineAt'>>;
+
+/** What closing a run needs of the store: the claim, the conditional completion, and the audit it scores. */
+export type ClosingStore = Pick<RunStore, 'claimQueuedRun' | 'completeRun' | 'listRunRecords'>;
 
 /**
  * Why a run is closed FAILED: a stable error code (the run keeps the usage and progress it has stored), or the FAILED
@@ -42,10 +46,12 @@ export interface CloseRules {
  * was judged in — a QUEUED run is first taken (`claimQueuedRun`: only while QUEUED, never after a cancel request,
  * and only by `rules.owner` when given), a RUNNING run is completed only while it is RUNNING (`completeRun` is
  * conditional) — so a run that was taken, cancelled or ended meanwhile is left alone. An ended run is never touched.
- * Returns whether this call closed it.
+ * Every close stores the run's process scorecard in the same conditional write: the one its own invocation computed
+ * (`reason.details`), else one computed from the stored audit (`loadAuditScorecard`; a run closed while QUEUED never
+ * ran: `neverRanScorecard`). A RUNNING run closed with a code keeps its deadline. Returns whether this call closed it.
  */
 export async function closeRun(
-  store: Pick<RunStore, 'claimQueuedRun' | 'completeRun'>,
+  store: ClosingStore,
   run: ClosableRun,
   reason: CloseReason,
   rules: CloseRules = {},
@@ -62,10 +68,27 @@ export async function closeRun(
   } else if (run.status !== 'RUNNING') {
     return false;
   }
-  const outcome =
+  const decided: RunOutcome =
     'errorCode' in reason
-      ? failed(current.usage ?? emptyRunUsage(), reason.errorCode, current.progress ?? null).outcome
+      ? {
+          ...failed(current.usage ?? emptyRunUsage(), reason.errorCode, current.progress ?? null).outcome,
+          ...(run.status === 'RUNNING' &&
+          typeof run.deadlineAt === 'string' &&
+          Number.isFinite(Date.parse(run.deadlineAt))
+            ? { deadlineAt: Date.parse(run.deadlineAt) }
+            : {}),
+        }
       : { ...reason.decision.outcome, ...reason.details };
+  // NOTE: read before the write that closes the run; the write is conditional on the run being as it was judged, so a
+  // scorecard is stored only with the close that wins, and never over one a completing invocation stored.
+  const outcome: RunOutcome =
+    decided.processScorecard === undefined || decided.processScorecard === null
+      ? {
+          ...decided,
+          processScorecard:
+            run.status === 'QUEUED' ? neverRanScorecard(decided) : await loadAuditScorecard(store, run.runId, decided),
+        }
+      : decided;
   try {
     if (rules.unchangedHeartbeat === true) {
       await store.completeRun(run.runId, outcome, { ifHeartbeatAt: current.heartbeatAt ?? null });
@@ -89,7 +112,7 @@ export async function closeRun(
 export async function closeQueuedRun(
   runId: string,
   errorCode: string,
-  store: Pick<RunStore, 'getRun' | 'claimQueuedRun' | 'completeRun'>,
+  store: Pick<RunStore, 'getRun'> & ClosingStore,
   options: { owner?: string; now?: () => number } = {},
 ): Promise<StoredRun | null> {
   const run = await store.getRun(runId);

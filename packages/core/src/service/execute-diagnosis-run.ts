@@ -18,7 +18,7 @@ import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
 import type { RunOutcome, RunStore } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
-import { createMaskingSession, type MaskingConfig } from '../tools/masking/masking-session.ts';
+import { createMaskingSession, type MaskingConfig, type RecordedReplay } from '../tools/masking/masking-session.ts';
 import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
 import { sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
 import { buildPreviousTurn } from './build-previous-turn.ts';
@@ -73,6 +73,13 @@ export interface DiagnosisServiceDeps {
    * secret, the stage's patterns). Absent: identifiers masked with the public development key (local runs, tests).
    */
   masking?: MaskingConfig;
+  /**
+   * The run replays a captured recording (issue 24): the recording's pseudonyms are valid tool arguments and reach
+   * the (recorded) adapters verbatim. NOTE: a composition-time option of the eval's wiring only
+   * (`DiagnoseFunctionOptions.recordedReplay`): no setting, event field, API or trigger can set it, so no deployed run
+   * can pass a pseudonym unresolved to a real source.
+   */
+  replay?: RecordedReplay;
   /**
    * Called once when a run this invocation ran has ended (never for a replay), with its stored process scorecard:
    * metrics. Must not throw.
@@ -156,7 +163,7 @@ export async function executeCheckedDiagnosisRun(
   let previousTurn: PreviousTurn | null = null;
   let decision: ReleaseDecision;
   const maskingConfig = deps.masking ?? { mode: 'identifiers', secret: DEVELOPMENT_MASKING_SECRET };
-  const masking = createMaskingSession(maskingConfig, command.runId);
+  const masking = createMaskingSession(maskingConfig, command.runId, deps.replay);
   let pseudonymBatches = 0;
   const nextPseudonymBatch = () => {
     pseudonymBatches += 1;

@@ -9,6 +9,7 @@ import {
   type RunFeedback,
 } from '../store/feedback-store.ts';
 import { isEnded, type StoredRun } from '../store/run-store.ts';
+import { type FeedbackMasking, maskFeedback } from './mask-feedback.ts';
 
 /**
  * C0 controls (but line feed and tab), DEL, C1 controls and the bidirectional overrides: a feedback text is shown on
@@ -55,6 +56,8 @@ export function callerKeyOf(caller: string): string {
 
 export interface RecordFeedbackDeps {
   feedback: FeedbackStore;
+  /** How the rating is masked before anything compares or stores it (the run's own masking; see `maskFeedback`). */
+  masking: FeedbackMasking;
   now?: () => number;
 }
 
@@ -67,16 +70,19 @@ const MAX_PUT_ATTEMPTS = 3;
  * entry after the others (the history is kept). Bounded: a caller rates a run at most
  * `FEEDBACK_LIMITS.ratingsPerCaller` times, and a run takes at most `entriesPerRun` first ratings. The caller is the
  * IAM identity the route was given by its authorizer, never a field of the body. Authorize the run before calling.
+ * NOTE: the texts are masked with the run's masking first (`maskFeedback`): what is compared, stored and returned is
+ * the masked rating, and its new pseudonyms join the run's map before the rating is stored.
  */
 export async function recordFeedback(
   request: { run: StoredRun; caller: string; input: FeedbackInput },
   deps: RecordFeedbackDeps,
 ): Promise<{ created: boolean; entry: RunFeedback }> {
-  const { run, caller, input } = request;
+  const { run, caller } = request;
   if (!isEnded(run.status)) throw new DiagnosisInputError('RUN_NOT_ENDED', 'only an ended run can be rated');
   if (caller.length === 0 || caller.length > FEEDBACK_LIMITS.callerChars || !caller.isWellFormed()) {
     throw new DiagnosisInputError('CALLER_UNKNOWN', 'the caller has no usable IAM identity');
   }
+  const { input, savePseudonyms } = await maskFeedback(run, request.input, deps.masking);
   const callerKey = callerKeyOf(caller);
   const now = deps.now ?? Date.now;
   for (let attempt = 0; attempt < MAX_PUT_ATTEMPTS; attempt += 1) {
@@ -101,6 +107,7 @@ export async function recordFeedback(
       ...input,
       createdAt: new Date(now()).toISOString(),
     };
+    await savePseudonyms();
     if (await deps.feedback.putFeedback(entry, run.createdAt)) return { created: true, entry };
   }
   throw new DiagnosisInputError('FEEDBACK_CONFLICT', 'the rating changed meanwhile; try again');

@@ -12,7 +12,7 @@ export const MAX_START_WAIT_MS = 25_000;
 const WAIT_POLL_MS = 250;
 
 export interface StartDiagnosisDeps {
-  store: Pick<RunStore, 'queueRun' | 'getRun' | 'claimQueuedRun' | 'completeRun'>;
+  store: Pick<RunStore, 'queueRun' | 'getRun' | 'claimQueuedRun' | 'completeRun' | 'listRunRecords'>;
   workflow: DiagnosisWorkflow;
   limits?: Partial<RunLimits>;
   /** Waits between two reads of the run while the caller asked to wait (tests inject a fast one). */

@@ -4,7 +4,10 @@ import type { TenantLeaseStore } from '../store/tenant-lease-store.ts';
 import { type AbandonmentRule, closeAbandonedRun, isAbandoned } from './abandonment.ts';
 
 export interface SweepDeps {
-  store: Pick<RunStore, 'listOpenRuns' | 'getRun' | 'claimQueuedRun' | 'completeRun' | 'forgetOpenRun'>;
+  store: Pick<
+    RunStore,
+    'listOpenRuns' | 'getRun' | 'claimQueuedRun' | 'completeRun' | 'forgetOpenRun' | 'listRunRecords'
+  >;
   /** The enterprises' lease slots: an abandoned run's slot is released at once (it would expire on its own). */
   leases?: Pick<TenantLeaseStore, 'listLeases' | 'release'>;
   rule: AbandonmentRule;

@@ -56,7 +56,7 @@ export async function takeRun(
 
 async function answerReplay(
   stored: StoredRun,
-  store: Pick<RunStore, 'getRun' | 'claimQueuedRun' | 'completeRun'>,
+  store: Pick<RunStore, 'getRun' | 'claimQueuedRun' | 'completeRun' | 'listRunRecords'>,
   options: TakeRunOptions,
 ): Promise<DiagnosisResult> {
   if (stored.status !== 'RUNNING') {

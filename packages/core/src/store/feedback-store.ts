@@ -11,6 +11,9 @@ export type FeedbackVerdict = (typeof FEEDBACK_VERDICTS)[number];
 export const FEEDBACK_LIMITS = Object.freeze({
   rootCauseChars: 1_000,
   noteChars: 2_000,
+  /** Each text as stored, masked: a pseudonym or a marker can be longer than what it replaced. */
+  maskedRootCauseChars: 4_000,
+  maskedNoteChars: 8_000,
   /** The request body of `POST /runs/{runId}/feedback`, in UTF-8 bytes. */
   bodyBytes: 8 * 1024,
   callerChars: 2_048,
@@ -20,7 +23,7 @@ export const FEEDBACK_LIMITS = Object.freeze({
   entriesPerRun: 100,
 });
 
-/** What a responder says of a run. */
+/** What a responder says of a run (as stored: masked with its run's masking, see `maskFeedback`). */
 export interface FeedbackInput {
   verdict: FeedbackVerdict;
   /** The cause as the responder found it (for a WRONG run: what it should have concluded). */

@@ -130,8 +130,8 @@ export interface StoredRun {
   /** The last sign of life of the invocation running it, or null (QUEUED, or stored before heartbeats existed). */
   heartbeatAt: string | null;
   /**
-   * How the run worked, computed from its audit when its own invocation completed it; null for runs closed by
-   * anything else (never started, abandoned, closed by the workflow) and for runs stored before it existed. NOTE:
+   * How the run worked, computed from its audit when its own invocation completed it, or from its stored audit by
+   * whatever else closed it (`closeRun`, the cancel of a QUEUED run); null for runs stored before it existed. NOTE:
    * optional in the type only, so hand-built runs need not name it; the store always reads it back (null or a card).
    */
   processScorecard?: ProcessScorecard | null;
@@ -291,6 +291,12 @@ export interface RunStore {
     runId: string,
     options?: PageOptions,
   ): Promise<{ records: StoredPseudonymBatch[]; cursor: string | null }>;
+  /**
+   * Adds a sealed batch to an ended run's pseudonym map (the pseudonyms a responder's feedback created), kept as long
+   * as the run's map (from `runCreatedAt`). NOTE: conditional on its sequence being free, so concurrent writers never
+   * overwrite each other's batch: false when it is taken (read the map again and take the next one).
+   */
+  appendPseudonyms(batch: PseudonymBatchEvent, runCreatedAt: string): Promise<boolean>;
   /**
    * The newest run of this enterprise's session that is a published diagnosis (see {@link isPublishedDiagnosis}), or
    * null. NOTE: only runs whose enterprise and session ids equal the arguments exactly: a session id is the caller's

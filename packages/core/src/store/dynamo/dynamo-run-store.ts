@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS } from '../../access/tenant-admission.ts';
 import { RunStoreError } from '../../errors.ts';
 import { completionAttributes, progressAttributes } from '../items/completion-attributes.ts';
-import { pseudonymBatchOf, pseudonymPartitionKey } from '../items/pseudonym-item.ts';
+import { pseudonymBatchOf, pseudonymItem, pseudonymPartitionKey } from '../items/pseudonym-item.ts';
 import { reasoningOf, reasoningPartitionKey } from '../items/reasoning-item.ts';
 import { newRunItem, runKey, runOf, sessionKey } from '../items/run-item.ts';
 import { recordOf } from '../items/run-record.ts';
@@ -26,6 +26,8 @@ export interface DynamoRunStoreOptions {
   tableName: string;
   /** Days every item of a run is kept (its `ttl`). */
   retentionDays?: number;
+  /** Days a run's pseudonym map is kept, from the run's creation, for batches `appendPseudonyms` adds (default 30). */
+  pseudonymRetentionDays?: number;
   now?: () => number;
   /** Runs read per page by `findPreviousRun`, and the most pages it reads. */
   sessionPageSize?: number;
@@ -205,6 +207,22 @@ export function createDynamoRunStore(options: DynamoRunStoreOptions): RunStore {
     async listPseudonyms(runId, page = {}) {
       const result = await queryPartition(documents, tableName, pseudonymPartitionKey(runId), page);
       return { records: result.items.map(pseudonymBatchOf), cursor: result.cursor };
+    },
+
+    async appendPseudonyms(batch, runCreatedAt) {
+      try {
+        await documents.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: pseudonymItem(batch, Date.parse(runCreatedAt), options.pseudonymRetentionDays ?? 30),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
     },
 
     async findPreviousRun(enterpriseId, sessionId): Promise<StoredRun | null> {

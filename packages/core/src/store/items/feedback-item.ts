@@ -25,8 +25,8 @@ export const feedbackItemSchema = v.object({
   caller_key: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/)),
   sequence: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(FEEDBACK_LIMITS.ratingsPerCaller)),
   verdict: v.picklist(FEEDBACK_VERDICTS),
-  root_cause: text(FEEDBACK_LIMITS.rootCauseChars),
-  note: text(FEEDBACK_LIMITS.noteChars),
+  root_cause: text(FEEDBACK_LIMITS.maskedRootCauseChars),
+  note: text(FEEDBACK_LIMITS.maskedNoteChars),
   created_at: v.string(),
 });
 

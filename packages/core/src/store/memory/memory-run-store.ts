@@ -2,7 +2,7 @@ import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS } from '../../access/ten
 import { DiagnosisTenantBusyError, RunStoreError } from '../../errors.ts';
 import { completionAttributes, progressAttributes } from '../items/completion-attributes.ts';
 import type { Item } from '../items/item.ts';
-import { pseudonymBatchOf, pseudonymPartitionKey } from '../items/pseudonym-item.ts';
+import { pseudonymBatchOf, pseudonymItem, pseudonymPartitionKey } from '../items/pseudonym-item.ts';
 import { reasoningOf, reasoningPartitionKey } from '../items/reasoning-item.ts';
 import { newRunItem, runKey, runOf, sessionKey } from '../items/run-item.ts';
 import { recordOf } from '../items/run-record.ts';
@@ -14,6 +14,8 @@ export interface MemoryRunStoreOptions {
   now?: () => number;
   /** Days every item of a run is kept (its `ttl`; nothing expires in memory, the value is only recorded). */
   retentionDays?: number;
+  /** Days a run's pseudonym map is kept, for batches `appendPseudonyms` adds (only recorded; default 30). */
+  pseudonymRetentionDays?: number;
   /** Runs read per page by `findPreviousRun`. */
   sessionPageSize?: number;
   /** Open (QUEUED or RUNNING) runs one enterprise may have (default {@link DEFAULT_TENANT_MAX_OPEN_RUNS}). */
@@ -159,6 +161,13 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     async listPseudonyms(runId, page = {}) {
       const result = pageOf(pseudonymPartitionKey(runId), page, () => true);
       return { records: result.items.map(pseudonymBatchOf), cursor: result.cursor };
+    },
+    async appendPseudonyms(batch, runCreatedAt) {
+      await Promise.resolve();
+      const item = pseudonymItem(batch, Date.parse(runCreatedAt), options.pseudonymRetentionDays ?? 30);
+      if (items.has(memoryKeyOf(item))) return false;
+      items.set(memoryKeyOf(item), item);
+      return true;
     },
     async findPreviousRun(enterpriseId, sessionId) {
       const runs = [...items.values()]

@@ -22,6 +22,20 @@ export interface PseudonymEntry {
   value: string;
 }
 
+/**
+ * A run that replays a captured recording (the eval's composition only, never a deployment's: see
+ * `DiagnosisServiceDeps.replay`). The recording holds what its model saw, pseudonyms of the recorded run's key
+ * included, and no real value behind them.
+ */
+export interface RecordedReplay {
+  /**
+   * Every pseudonym the recording holds: each is a valid tool argument inside this replay and passes to the recorded
+   * adapters verbatim (there is no real value to restore); any other pseudonym this run has not shown is refused as
+   * usual (`UNKNOWN_PSEUDONYM`).
+   */
+  recordedPseudonyms: ReadonlySet<string>;
+}
+
 /** What the tool boundary made of a tool's arguments: the real values, or a refusal. */
 export type UnmaskedInput = { ok: true; value: unknown } | { ok: false; code: 'UNKNOWN_PSEUDONYM' };
 
@@ -49,8 +63,9 @@ const ACCOUNT_KEYS = new Set(['accountid', 'awsaccountid', 'awsaccount', 'owneri
  * the model (`markShown`), and refuses any other. Pure and synchronous; no I/O. The map grows as values are masked;
  * `takeNewEntries` hands the store what it has not persisted yet.
  */
-export function createMaskingSession(config: MaskingConfig, runId: string) {
+export function createMaskingSession(config: MaskingConfig, runId: string, replay?: RecordedReplay) {
   const { mode } = config;
+  const recorded: ReadonlySet<string> = replay?.recordedPseudonyms ?? new Set();
   const rules = config.rules ?? NO_CUSTOM_RULES;
   const keys = deriveRunMaskingKeys(config.secret, runId);
   const byValue = new Map<string, PseudonymEntry>();
@@ -150,10 +165,11 @@ export function createMaskingSession(config: MaskingConfig, runId: string) {
      * The tool arguments with every pseudonym replaced by its real value. NOTE: only pseudonyms this run has shown to
      * the model; one it has not (made up, from another run, or never shown) refuses the whole call. A field named in
      * `numberFields` (a MySQL parameter of type integer) that is exactly the pseudonym of a whole number gets the
-     * number back (a masked numeric cell).
+     * number back (a masked numeric cell). In a replay of a recording, a pseudonym the recording holds is kept as it
+     * is (it is matched against the recorded inputs as the recording saw them).
      */
     unmaskInput(value: unknown, numberFields: ReadonlySet<string> = NO_FIELDS): UnmaskedInput {
-      if (mode !== 'identifiers') return { ok: true, value };
+      if (mode !== 'identifiers' && recorded.size === 0) return { ok: true, value };
       let unknown = false;
       const restore = (item: unknown, depth: number, key?: string): unknown => {
         if (typeof item === 'string') {
@@ -168,7 +184,7 @@ export function createMaskingSession(config: MaskingConfig, runId: string) {
           }
           return item.replace(PSEUDONYM_PATTERN, (token) => {
             const entry = shown.has(token) ? byToken.get(token) : undefined;
-            if (entry === undefined) unknown = true;
+            if (entry === undefined && !recorded.has(token)) unknown = true;
             return entry?.value ?? token;
           });
         }
@@ -186,6 +202,20 @@ export function createMaskingSession(config: MaskingConfig, runId: string) {
     },
     /** `text` with every pseudonym of this run replaced by its real value (the eval's scorer, the reveal). */
     reveal: (text: string) => revealText(text, byToken),
+    /**
+     * Takes in entries this run already holds (its stored map, opened), so that a value masked later gets the
+     * pseudonym the run gave it (even one a collision lengthened) and is not stored twice. They are not new
+     * (`takeNewEntries` leaves them out) and not shown. An entry whose value or pseudonym the session already holds
+     * otherwise is ignored.
+     */
+    restoreEntries(entries: readonly PseudonymEntry[]): void {
+      for (const entry of entries) {
+        const key = `${entry.kind}\u0000${entry.value}`;
+        if (byValue.has(key) || byToken.has(entry.token)) continue;
+        byValue.set(key, entry);
+        byToken.set(entry.token, entry);
+      }
+    },
     /** The entries created since the last call, for the store. */
     takeNewEntries(): PseudonymEntry[] {
       const taken = unsaved;

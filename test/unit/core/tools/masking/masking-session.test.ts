@@ -182,3 +182,28 @@ describe('createMaskingSession', () => {
     expect(masked.length).toBeLessThanOrEqual(MASKING_LIMITS.textChars);
   });
 });
+
+describe('createMaskingSession in a replay of a recording', () => {
+  const recordedPseudonyms = new Set(['<phone:k3f2a>', '<email:abcde>']);
+
+  it('passes the recording’s pseudonyms verbatim and refuses any other it has not shown', () => {
+    const masking = createMaskingSession(config, 'run-replay', { recordedPseudonyms });
+    const own = masking.maskText('客户 13812345678');
+    masking.markShown(own);
+
+    expect(masking.unmaskInput({ keyword: '<phone:k3f2a>', note: 'mail <email:abcde>' })).toEqual({
+      ok: true,
+      value: { keyword: '<phone:k3f2a>', note: 'mail <email:abcde>' },
+    });
+    // The run's own pseudonyms are still restored; a made-up one is refused as in any run.
+    expect(masking.unmaskInput({ keyword: own.slice(3) })).toEqual({ ok: true, value: { keyword: '13812345678' } });
+    expect(masking.unmaskInput({ keyword: '<phone:zzzzz>' })).toEqual({ ok: false, code: 'UNKNOWN_PSEUDONYM' });
+    // The recorded observations pass through masking as they are: pseudonyms and markers whole, nothing re-keyed.
+    const recorded = 'user <phone:k3f2a> password=[REDACTED:password] ip <ipv4:qqqqq>';
+    expect(masking.maskText(recorded)).toBe(recorded);
+  });
+
+  it('refuses the recording’s pseudonyms in a run that is not its replay', () => {
+    expect(session().unmaskInput({ keyword: '<phone:k3f2a>' })).toEqual({ ok: false, code: 'UNKNOWN_PSEUDONYM' });
+  });
+});
