@@ -5,6 +5,7 @@ import {
   FEEDBACK_LIMITS,
   type FeedbackMasking,
   type FeedbackStore,
+  feedbackView,
   type RunFeedback,
   recordFeedback,
   type StoredRun,
@@ -169,6 +170,52 @@ export function describeFeedbackStoreContract(label: string, factory: () => Prom
       );
       await expect(more).rejects.toMatchObject({ code: 'FEEDBACK_LIMIT' });
       await expect(feedback.listFeedback(run.runId)).resolves.toHaveLength(FEEDBACK_LIMITS.ratingsPerCaller);
+    });
+
+    // Found by a red-team pass: the first-rating bound counted re-ratings, and the listing read 120 entries of a run
+    // that may hold 2,000 (so a caller's newest could be cut off and an older one shown as current).
+    it('counts first ratings by caller: re-ratings never lock other responders out', async () => {
+      const { feedback } = await open();
+      const run = endedRun();
+      const callers = Array.from({ length: 6 }, (_, index) => `${ALICE}-${index}`);
+      for (const caller of callers) {
+        for (let sequence = 1; sequence <= FEEDBACK_LIMITS.ratingsPerCaller; sequence += 1) {
+          await feedback.putFeedback(entry(run, caller, sequence), run.createdAt);
+        }
+      }
+      // 120 entries of 6 callers: a seventh responder's first rating is the run's seventh, far within the bound.
+      const seventh = await recordFeedback(
+        { run, caller: BOB, input: { verdict: 'CORRECT', rootCause: null, note: null } },
+        { feedback, masking: masking() },
+      );
+      expect(seventh).toMatchObject({ created: true, entry: { sequence: 1 } });
+      const listed = await feedback.listFeedback(run.runId);
+      expect(listed).toHaveLength(6 * FEEDBACK_LIMITS.ratingsPerCaller + 1);
+      const current = new Map(
+        feedbackView(listed)
+          .filter((rating) => rating.current)
+          .map((r) => [r.caller, r.sequence]),
+      );
+      for (const caller of callers) expect(current.get(caller)).toBe(FEEDBACK_LIMITS.ratingsPerCaller);
+      expect(current.get(BOB)).toBe(1);
+    });
+
+    it(`refuses the first rating of a caller past ${FEEDBACK_LIMITS.entriesPerRun} callers, not a re-rating`, async () => {
+      const { feedback } = await open();
+      const run = endedRun();
+      for (let index = 0; index < FEEDBACK_LIMITS.entriesPerRun; index += 1) {
+        await feedback.putFeedback(entry(run, `${ALICE}-${index}`, 1), run.createdAt);
+      }
+      const newcomer = recordFeedback(
+        { run, caller: BOB, input: { verdict: 'CORRECT', rootCause: null, note: null } },
+        { feedback, masking: masking() },
+      );
+      await expect(newcomer).rejects.toMatchObject({ code: 'FEEDBACK_LIMIT' });
+      const rerating = await recordFeedback(
+        { run, caller: `${ALICE}-0`, input: { verdict: 'UNHELPFUL', rootCause: null, note: 'a second look' } },
+        { feedback, masking: masking() },
+      );
+      expect(rerating).toMatchObject({ created: true, entry: { sequence: 2 } });
     });
 
     it('refuses a rating of a run that has not ended, and writes nothing', async () => {

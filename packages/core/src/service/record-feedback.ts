@@ -93,8 +93,9 @@ export async function recordFeedback(
       throw new DiagnosisInputError('FEEDBACK_LIMIT', 'this caller has rated this run as often as it may');
     }
     if (current === undefined) {
-      const all = await deps.feedback.listFeedback(run.runId);
-      if (all.length >= FEEDBACK_LIMITS.entriesPerRun) {
+      // NOTE: first ratings, i.e. callers: re-ratings count against their caller's own bound, never against others'.
+      const callers = new Set((await deps.feedback.listFeedback(run.runId)).map((rating) => rating.callerKey));
+      if (callers.size >= FEEDBACK_LIMITS.entriesPerRun) {
         throw new DiagnosisInputError('FEEDBACK_LIMIT', 'this run has as many ratings as it may keep');
       }
     }

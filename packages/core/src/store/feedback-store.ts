@@ -19,8 +19,10 @@ export const FEEDBACK_LIMITS = Object.freeze({
   callerChars: 2_048,
   /** Ratings one caller may give one run (the first and its re-ratings). */
   ratingsPerCaller: 20,
-  /** Entries one run keeps over all callers (what `GET /runs/{id}` lists). */
+  /** First ratings one run takes, i.e. callers (each with up to `ratingsPerCaller` entries). */
   entriesPerRun: 100,
+  /** Every entry a run can hold, which `listFeedback` reads whole (`GET /runs/{id}` lists them all). */
+  storedPerRun: 100 * 20,
 });
 
 /** What a responder says of a run (as stored: masked with its run's masking, see `maskFeedback`). */

@@ -40,7 +40,7 @@ export function createDynamoFeedbackStore(options: DynamoFeedbackStoreOptions): 
   }
 
   return {
-    listFeedback: (runId) => query(runId, null, FEEDBACK_LIMITS.entriesPerRun + FEEDBACK_LIMITS.ratingsPerCaller),
+    listFeedback: (runId) => query(runId, null, FEEDBACK_LIMITS.storedPerRun),
     listCallerFeedback: (runId, callerKey) =>
       query(runId, callerSortKeyPrefix(callerKey), FEEDBACK_LIMITS.ratingsPerCaller),
     async putFeedback(entry, runCreatedAt) {

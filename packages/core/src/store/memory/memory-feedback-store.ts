@@ -19,7 +19,7 @@ export function createMemoryFeedbackStore(options: { retentionDays?: number } = 
       .map(feedbackOf);
   return {
     items,
-    listFeedback: async (runId) => list(runId, '', FEEDBACK_LIMITS.entriesPerRun + FEEDBACK_LIMITS.ratingsPerCaller),
+    listFeedback: async (runId) => list(runId, '', FEEDBACK_LIMITS.storedPerRun),
     listCallerFeedback: async (runId, callerKey) =>
       list(runId, callerSortKeyPrefix(callerKey), FEEDBACK_LIMITS.ratingsPerCaller),
     async putFeedback(entry, runCreatedAt) {
