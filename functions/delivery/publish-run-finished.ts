@@ -18,6 +18,53 @@ import { buildRunFinishedEvent, type RunFinishedOptions } from './run-finished-e
 
 /** EventBridge's `PutEvents` takes at most 10 entries a call. */
 const PUT_EVENTS_BATCH = 10;
+/** …and at most 256 KB a call, the entries' sizes summed (each entry at most that too). */
+const PUT_EVENTS_BYTES = 256 * 1024;
+
+/**
+ * An entry's size as EventBridge counts it for `PutEvents`' limit: its `Time` (14 bytes when set), and the UTF-8 bytes
+ * of `Source`, `DetailType`, `Detail` and each of `Resources` (docs: "Calculating PutEvents event entry size").
+ */
+export function putEventsEntrySize(entry: PutEventsRequestEntry): number {
+  const bytes = (text: string | undefined) => (text === undefined ? 0 : Buffer.byteLength(text, 'utf8'));
+  return (
+    (entry.Time === undefined ? 0 : 14) +
+    bytes(entry.Source) +
+    bytes(entry.DetailType) +
+    bytes(entry.Detail) +
+    (entry.Resources ?? []).reduce((total, resource) => total + bytes(resource), 0)
+  );
+}
+
+/**
+ * The entries in `PutEvents` calls, in order: at most 10 a call and 256 KB summed. NOTE: ten results of 40 KB (a long
+ * query and a full Draft) are one call EventBridge refuses whole, on every retry, until the stream gives up; an entry
+ * over 256 KB on its own can never be put, and is returned apart.
+ */
+export function putEventsBatches<T extends { entry: PutEventsRequestEntry }>(
+  items: readonly T[],
+): { batches: T[][]; tooLarge: T[] } {
+  const batches: T[][] = [];
+  const tooLarge: T[] = [];
+  let current: T[] = [];
+  let size = 0;
+  for (const item of items) {
+    const itemSize = putEventsEntrySize(item.entry);
+    if (itemSize > PUT_EVENTS_BYTES) {
+      tooLarge.push(item);
+      continue;
+    }
+    if (current.length === PUT_EVENTS_BATCH || size + itemSize > PUT_EVENTS_BYTES) {
+      batches.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(item);
+    size += itemSize;
+  }
+  if (current.length > 0) batches.push(current);
+  return { batches, tooLarge };
+}
 
 export interface PublishDeps {
   events: Pick<EventBridgeClient, 'send'>;
@@ -30,7 +77,7 @@ export interface PublishReport {
   batchItemFailures: { itemIdentifier: string }[];
   published: number;
   /** Stream records of ended runs whose item could not be read (a stable code each; nothing to retry). */
-  skipped: { sequenceNumber: string; code: 'CORRUPT_ITEM' }[];
+  skipped: { sequenceNumber: string; code: 'CORRUPT_ITEM' | 'EVENT_TOO_LARGE' }[];
 }
 
 type Image = Record<string, AttributeValue>;
@@ -78,8 +125,9 @@ export async function publishRunFinished(
       },
     });
   }
-  for (let start = 0; start < pending.length; start += PUT_EVENTS_BATCH) {
-    const batch = pending.slice(start, start + PUT_EVENTS_BATCH);
+  const { batches, tooLarge } = putEventsBatches(pending);
+  for (const item of tooLarge) report.skipped.push({ sequenceNumber: item.sequenceNumber, code: 'EVENT_TOO_LARGE' });
+  for (const batch of batches) {
     try {
       const result = await deps.events.send(new PutEventsCommand({ Entries: batch.map((item) => item.entry) }));
       batch.forEach((item, index) => {

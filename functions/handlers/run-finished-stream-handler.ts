@@ -23,7 +23,12 @@ export function createRunFinishedStreamHandler(deps: PublishDeps, options: Obser
         metrics.addMetric(DELIVERY_METRICS.eventsPublishFailed, MetricUnit.Count, report.batchItemFailures.length);
         logger.warn('result events not put', { records: report.batchItemFailures.length });
       }
-      for (const skipped of report.skipped) logger.error('ended run item unreadable', skipped);
+      for (const skipped of report.skipped) {
+        logger.error(
+          skipped.code === 'CORRUPT_ITEM' ? 'ended run item unreadable' : 'result event over the bus limit',
+          skipped,
+        );
+      }
       return { batchItemFailures: report.batchItemFailures };
     });
 }
