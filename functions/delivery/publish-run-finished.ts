@@ -12,6 +12,8 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { ProcessScorecard } from '@diagnosis/core';
+import { type StatusWord, statusWordOf } from '@diagnosis/core/status-words';
 import { type EndedRunStatus, isEnded, RUN_STATUSES, type RunStatus, runOf } from '@diagnosis/core/store';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { buildRunFinishedEvent, type RunFinishedOptions } from './run-finished-event.ts';
@@ -78,6 +80,11 @@ export interface PublishReport {
   published: number;
   /** Stream records of ended runs whose item could not be read (a stable code each; nothing to retry). */
   skipped: { sequenceNumber: string; code: 'CORRUPT_ITEM' | 'EVENT_TOO_LARGE' }[];
+  /**
+   * Every ended run of the batch with its stored process scorecard: the stream is the one place every end passes (see
+   * above), so the runs' process metrics are emitted here, each once its event is put (a retried record counts then).
+   */
+  scored: { sequenceNumber: string; outcome: StatusWord; scorecard: ProcessScorecard }[];
 }
 
 type Image = Record<string, AttributeValue>;
@@ -101,7 +108,7 @@ export async function publishRunFinished(
   records: readonly DynamoDBRecord[],
   deps: PublishDeps,
 ): Promise<PublishReport> {
-  const report: PublishReport = { batchItemFailures: [], published: 0, skipped: [] };
+  const report: PublishReport = { batchItemFailures: [], published: 0, skipped: [], scored: [] };
   const pending: { sequenceNumber: string; entry: PutEventsRequestEntry }[] = [];
   for (const record of records) {
     if (!isRunFinishing(record)) continue;
@@ -114,6 +121,9 @@ export async function publishRunFinished(
       continue;
     }
     const event = buildRunFinishedEvent({ ...run, status: run.status as EndedRunStatus }, deps.event);
+    if (run.processScorecard) {
+      report.scored.push({ sequenceNumber, outcome: statusWordOf(run.status), scorecard: run.processScorecard });
+    }
     pending.push({
       sequenceNumber,
       entry: {

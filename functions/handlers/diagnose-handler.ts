@@ -6,7 +6,7 @@ import { parseDiagnoseRequest } from '../middleware/diagnose-request.ts';
 import type { HandlerContext } from '../middleware/handler-context.ts';
 import { mapErrors } from '../middleware/map-errors.ts';
 import { type TenantLeaseOptions, takeTenantLease } from '../middleware/tenant-lease.ts';
-import { type Observability, recordProcessMetrics, recordRunMetrics } from '../setup/observability.ts';
+import { type Observability, recordRunMetrics } from '../setup/observability.ts';
 
 export interface DiagnoseHandlerOptions extends Observability {
   /** The per-enterprise cap on runs in progress; without it runs are not capped. */
@@ -26,10 +26,9 @@ export function createDiagnoseHandler(deps: DiagnosisServiceDeps, options: Diagn
   const service: DiagnosisServiceDeps = {
     ...deps,
     log: ({ message, ...fields }) => logger.info(String(message ?? 'diagnosis'), fields),
-    onRunFinished: (result, durationMs, scorecard) => {
-      recordRunMetrics(metrics, result, durationMs);
-      recordProcessMetrics(metrics, scorecard);
-    },
+    // NOTE: the run's process metrics come from the table's stream (run-finished-stream-handler.ts), where every
+    // run's end passes, also one this invocation did not decide.
+    onRunFinished: (result, durationMs) => recordRunMetrics(metrics, result, durationMs),
   };
   const chain = middy<unknown, DiagnosisResult, Error, HandlerContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))

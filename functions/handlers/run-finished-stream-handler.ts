@@ -5,11 +5,14 @@ import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { DELIVERY_METRICS } from '../delivery/delivery-metric-names.ts';
 import { type PublishDeps, publishRunFinished } from '../delivery/publish-run-finished.ts';
-import type { Observability } from '../setup/observability.ts';
+import { OUTCOME_DIMENSION } from '../setup/metric-names.ts';
+import { type Observability, recordProcessMetrics } from '../setup/observability.ts';
 
 /**
  * DynamoDB Streams (the table, NEW_AND_OLD_IMAGES): puts one `Diagnosis Run Finished` on the bus for every run that
- * ended in the batch; records whose event could not be put are reported for retry (partial batch response).
+ * ended in the batch; records whose event could not be put are reported for retry (partial batch response). Emits
+ * every ended run's process metrics from its stored scorecard: a run that never ran or was closed by the sweeper or
+ * a workflow's failure has them as well as one its invocation completed.
  */
 export function createRunFinishedStreamHandler(deps: PublishDeps, options: Observability) {
   const { logger, metrics } = options;
@@ -18,6 +21,15 @@ export function createRunFinishedStreamHandler(deps: PublishDeps, options: Obser
     .use(logMetrics(metrics))
     .handler(async (event) => {
       const report = await publishRunFinished(event.Records, deps);
+      // Every run's process metrics, whoever ended it, each in a record of its own under the run's outcome, once its
+      // event was put (a record the stream retries is counted when it is).
+      const retried = new Set(report.batchItemFailures.map((failure) => failure.itemIdentifier));
+      for (const closed of report.scored) {
+        if (retried.has(closed.sequenceNumber)) continue;
+        metrics.addDimension(OUTCOME_DIMENSION, closed.outcome);
+        recordProcessMetrics(metrics, closed.scorecard);
+        metrics.publishStoredMetrics();
+      }
       if (report.published > 0) metrics.addMetric(DELIVERY_METRICS.eventsPublished, MetricUnit.Count, report.published);
       if (report.batchItemFailures.length > 0) {
         metrics.addMetric(DELIVERY_METRICS.eventsPublishFailed, MetricUnit.Count, report.batchItemFailures.length);

@@ -165,6 +165,51 @@ describe('createRunFinishedStreamHandler', () => {
     expect(putDetails().map((detail) => [detail.runId, detail.status])).toEqual([['run-twice', 'FAILED']]);
   });
 
+  // Issue 24: every run's process metrics, whoever ended it: a cancel of a QUEUED run, a workflow's failure, the
+  // sweeper and the run's own invocation alike, each once, under its outcome, with its stored scorecard's figures.
+  it('emits the process metrics of every run that ended, from its stored scorecard', async () => {
+    for (const runId of ['run-m-cancelled', 'run-m-workflow', 'run-m-swept', 'run-m-completed']) await queue(runId);
+    await cancelDiagnosis('run-m-cancelled', { store });
+    await closeQueuedRun('run-m-workflow', 'WORKFLOW_FAILED', store, { now: () => T0 });
+    for (const runId of ['run-m-swept', 'run-m-completed']) await store.claimQueuedRun(runId, T0 + 60_000);
+    const swept = await store.getRun('run-m-swept');
+    if (swept === null) throw new Error('no run');
+    expect(await closeAbandonedRun(store, swept, T0 + 3_600_000)).toBe(true);
+    const card = {
+      ...(await store.getRun('run-m-swept'))?.processScorecard,
+      timeMs: { model: 7, judge: 0, tools: 3, span: 10, leftAtEnd: 1 },
+    };
+    await store.completeRun('run-m-completed', {
+      ...(outcomeOf('PUBLISHED') as RunOutcome),
+      processScorecard: card as never,
+    });
+    const lines: string[] = [];
+    const event = await table.readNewRecords();
+    const publish = createRunFinishedStreamHandler(
+      { events: new EventBridgeClient({ region: 'eu-west-1' }), busName: 'diagnosis-results' },
+      createObservability('PublishRunFinished', (line) => lines.push(line)),
+    );
+    await publish(event, lambdaContext(10_000, 'PublishRunFinished'));
+    const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => '_aws' in line);
+    const processRecords = records.filter((record) => 'RedundantToolCalls' in record);
+    expect(processRecords.map((record) => record.outcome).sort()).toEqual([
+      'CANCELLED',
+      'FAILED',
+      'FAILED',
+      'PUBLISHED',
+    ]);
+    expect(processRecords.find((record) => record.outcome === 'PUBLISHED')).toMatchObject({
+      ModelTime: 7,
+      ToolTime: 3,
+    });
+    for (const record of processRecords) {
+      expect(record).toMatchObject({ RedundantToolCalls: 0, AnsweredWithoutTools: expect.any(Number) });
+    }
+    for (const runId of ['run-m-cancelled', 'run-m-workflow', 'run-m-swept']) {
+      expect((await store.getRun(runId))?.processScorecard).toMatchObject({ version: 1 });
+    }
+  });
+
   it('reports the records whose events EventBridge did not take, so the stream retries only those', async () => {
     await queue('run-put-ok');
     await queue('run-put-refused');
