@@ -1,8 +1,13 @@
-import { STATUS_WORDS, STOP_REASONS } from '@diagnosis/core';
+import { FEEDBACK_LIMITS, STATUS_WORDS, STOP_REASONS } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
 import { diagnosisDraftJsonSchema } from '../../../packages/core/src/draft/diagnosis-draft.ts';
 import { TOOL_NAMES } from '../../../packages/core/src/run/tool-name.ts';
 import { loadSchema, schemaErrors } from '../../support/json-schemas.ts';
+
+type FeedbackSchema = {
+  maxItems: number;
+  items: { properties: { rootCause: { maxLength: number }; note: { maxLength: number } } };
+};
 
 const defs = loadSchema('diagnosis-result').$defs as Record<string, { enum?: unknown[] }>;
 
@@ -14,6 +19,14 @@ describe('the committed JSON Schemas (docs/schemas)', () => {
     expect(defs.toolName?.enum).toEqual([...TOOL_NAMES]);
     const resource = loadSchema('run-resource') as { properties: { status: { enum: unknown[] } } };
     expect(resource.properties.status.enum).toEqual([...STATUS_WORDS]);
+  });
+
+  it("bound the run resource's feedback as the store does (every entry a run holds, the texts as stored, masked)", () => {
+    const feedback = (loadSchema('run-resource') as { properties: { feedback: FeedbackSchema } }).properties.feedback;
+    expect(feedback.maxItems).toBe(FEEDBACK_LIMITS.storedPerRun);
+    expect(FEEDBACK_LIMITS.storedPerRun).toBe(FEEDBACK_LIMITS.entriesPerRun * FEEDBACK_LIMITS.ratingsPerCaller);
+    expect(feedback.items.properties.rootCause.maxLength).toBe(FEEDBACK_LIMITS.maskedRootCauseChars);
+    expect(feedback.items.properties.note.maxLength).toBe(FEEDBACK_LIMITS.maskedNoteChars);
   });
 
   it('refuse what the output never is: an unknown status, a missing field, an unknown key', () => {
