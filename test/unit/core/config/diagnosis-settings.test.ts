@@ -123,6 +123,9 @@ describe('parseTriggerSettings', () => {
 
   it('takes a token of printable ASCII without spaces', () => {
     const token = 'Xk9_-.~+/=!#$%&*abcdef';
-    expect(parseTriggerSettings({ DIAGNOSIS_TABLE_NAME: 'diagnosis', ALERTMANAGER_WEBHOOK_TOKEN: token }).ALERTMANAGER_WEBHOOK_TOKEN).toBe(token);
+    expect(
+      parseTriggerSettings({ DIAGNOSIS_TABLE_NAME: 'diagnosis', ALERTMANAGER_WEBHOOK_TOKEN: token })
+        .ALERTMANAGER_WEBHOOK_TOKEN,
+    ).toBe(token);
   });
 });
