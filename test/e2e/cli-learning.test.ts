@@ -4,7 +4,7 @@
  * and two scorecards compared with `diagnosis eval compare`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -15,7 +15,10 @@ const tableName = `cli-learning-${Date.now()}-${Math.random().toString(36).slice
 let dataDir: string;
 let runId = '';
 
-function diagnosis(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function diagnosis(
+  args: string[],
+  extra: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: ROOT,
     env: {
@@ -25,6 +28,7 @@ function diagnosis(args: string[]): Promise<{ code: number | null; stdout: strin
       DIAGNOSIS_LOCAL_DATA: dataDir,
       DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
       DIAGNOSIS_TABLE_NAME: tableName,
+      ...extra,
     },
   });
   let stdout = '';
@@ -68,6 +72,44 @@ describe('diagnosis feedback', () => {
     expect(list.stdout).toMatch(/^ {2}CORRECT +local:responder #1 /m);
     expect(list.stdout).toMatch(/^\* WRONG +local:responder #2 /m);
     expect(list.stdout).toContain('root cause: payment-gateway 的 TLS 证书过期');
+  }, 60_000);
+
+  it("masks a rating with the local runs' own patterns (MASKING_PATTERNS), and refuses a bad one before starting", async () => {
+    const patterns = { MASKING_PATTERNS: '[{"kind":"ticket","pattern":"TCK-[0-9]{6}"}]' };
+    const rated = await diagnosis(
+      [
+        'feedback',
+        runId,
+        '--verdict',
+        'UNHELPFUL',
+        '--note',
+        '见工单 TCK-482913，联系 ops.lead@example-mail.cn',
+        '--json',
+      ],
+      patterns,
+    );
+    expect(rated.code).toBe(0);
+    const note = String(JSON.parse(rated.stdout).feedback.note);
+    expect(note).not.toContain('TCK-482913');
+    expect(note).not.toContain('ops.lead@example-mail.cn');
+    expect(note).toMatch(/^见工单 <ticket:[a-z2-7]{5,13}>，联系 <email:[a-z2-7]{5,13}>$/);
+    const listed = await diagnosis(['feedback', runId, '--json']);
+    expect(listed.stdout).not.toContain('TCK-482913');
+    // A pattern RE2 refuses: named with its form, exit 78, and nothing started (no engine file in a fresh folder).
+    const fresh = mkdtempSync(join(tmpdir(), 'diagnosis-cli-learning-bad-'));
+    try {
+      const bad = await diagnosis(['feedback', runId, '--verdict', 'WRONG'], {
+        MASKING_PATTERNS: '[{"kind":"ticket","pattern":"(("}]',
+        DIAGNOSIS_LOCAL_DATA: fresh,
+        DYNAMODB_ENDPOINT: '',
+      });
+      expect(bad.code).toBe(78);
+      expect(bad.stderr).toMatch(/invalid settings: MASKING_PATTERNS \(/);
+      expect(bad.stderr).not.toContain('((');
+      expect(readdirSync(fresh)).toEqual([]);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it.each([
