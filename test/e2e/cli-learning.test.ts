@@ -190,46 +190,50 @@ describe('diagnosis eval capture, replay and compare', () => {
     const compared = await diagnosis(['eval', 'compare', before, after]);
     expect(compared.code).toBe(1);
     expect(compared.stdout).toMatch(/^REGRESSED {2}captured-demo {2}CORRECT → CONFIDENTLY_WRONG/m);
-    // In --json, with a scenario only the earlier scorecard has, one it did not run, and a process figure changed.
-    const wider = structuredClone(earlier);
+    // Nothing regressed, in --json: the same scorecard against one with a process figure changed, a scenario it adds
+    // and one it adds without running (the states a side without a verdict has).
+    const wider = structuredClone(scorecard);
     wider.scenarios[0].process.rounds += 1;
-    wider.scenarios.push({ ...wider.scenarios[0], id: 'gone-scenario', captured: null });
+    wider.scenarios.push({ ...wider.scenarios[0], id: 'added-scenario', captured: null });
     wider.scenarios.push({ ...wider.scenarios[0], id: 'not-run-scenario', status: 'SKIPPED', verdict: null });
     const widerPath = join(dataDir, 'wider.json');
     writeFileSync(widerPath, JSON.stringify(wider));
-    const comparedJson = await diagnosis(['eval', 'compare', widerPath, after, '--json']);
-    expect(comparedJson.code, comparedJson.stderr).toBe(1);
-    const comparison = JSON.parse(comparedJson.stdout);
+    const same = await diagnosis(['eval', 'compare', after, widerPath, '--json']);
+    expect(same.code, same.stderr).toBe(0);
+    const comparison = JSON.parse(same.stdout);
     expect(schemaErrors('eval-comparison', comparison)).toEqual([]);
     const rounds = scorecard.scenarios[0].process.rounds;
-    expect(comparison).toMatchObject({ regressions: 1, improvements: 0, meanPointsBefore: 1, meanPointsAfter: -1 });
+    expect(comparison).toMatchObject({ regressions: 0, improvements: 0, meanPointsBefore: -1, meanPointsAfter: -1 });
+    // Sorted by id.
     expect(comparison.scenarios).toEqual([
       expect.objectContaining({
-        id: 'captured-demo',
-        before: 'CORRECT',
+        id: 'added-scenario',
+        before: 'ABSENT',
         after: 'CONFIDENTLY_WRONG',
-        pointsChange: -2,
-        regressed: true,
-        processChanges: [`rounds ${rounds + 1} → ${rounds}`],
+        pointsChange: null,
       }),
-      expect.objectContaining({ id: 'gone-scenario', before: 'CORRECT', after: 'ABSENT', pointsChange: null }),
-      expect.objectContaining({ id: 'not-run-scenario', before: 'NOT_RUN', after: 'ABSENT', regressed: false }),
+      {
+        id: 'captured-demo',
+        category: scorecard.scenarios[0].category,
+        before: 'CONFIDENTLY_WRONG',
+        after: 'CONFIDENTLY_WRONG',
+        pointsChange: 0,
+        regressed: false,
+        improved: false,
+        processChanges: [`rounds ${rounds} → ${rounds + 1}`],
+      },
+      expect.objectContaining({ id: 'not-run-scenario', before: 'ABSENT', after: 'NOT_RUN', regressed: false }),
     ]);
-    const same = await diagnosis(['eval', 'compare', after, after, '--json']);
-    expect(same.code, same.stderr).toBe(0);
-    const unchanged = JSON.parse(same.stdout);
-    expect(schemaErrors('eval-comparison', unchanged)).toEqual([]);
-    expect(unchanged).toMatchObject({ regressions: 0, improvements: 0, meanPointsBefore: -1, meanPointsAfter: -1 });
     // The schema refuses what a comparison never is: an unknown field, a word of no state, a missing total, a
     // regression that is also an improvement, a figure the comparison does not name.
-    const [row] = comparison.scenarios;
+    const row = comparison.scenarios[1];
     const withRow = (changed: Record<string, unknown>) =>
       schemaErrors('eval-comparison', { ...comparison, scenarios: [{ ...row, ...changed }] });
     expect(schemaErrors('eval-comparison', { ...comparison, secret: 'x' })).toEqual([
       '/ must NOT have additional properties',
     ]);
     expect(withRow({ after: 'NOT_RAN' })).not.toEqual([]);
-    expect(withRow({ improved: true })).toContain('/scenarios/0 must NOT be valid');
+    expect(withRow({ regressed: true, improved: true })).toContain('/scenarios/0 must NOT be valid');
     expect(withRow({ processChanges: ['latency 1 → 2'] })).not.toEqual([]);
     const { regressions: _regressions, ...noTotal } = comparison;
     expect(schemaErrors('eval-comparison', noTotal)).toEqual(["/ must have required property 'regressions'"]);
