@@ -112,44 +112,6 @@ describe('diagnosis feedback', () => {
     );
   }, 60_000);
 
-  it("masks a rating with the local runs' own patterns (MASKING_PATTERNS), and refuses a bad one before starting", async () => {
-    const patterns = { MASKING_PATTERNS: '[{"kind":"ticket","pattern":"TCK-[0-9]{6}"}]' };
-    const rated = await diagnosis(
-      [
-        'feedback',
-        runId,
-        '--verdict',
-        'UNHELPFUL',
-        '--note',
-        '见工单 TCK-482913，联系 ops.lead@example-mail.cn',
-        '--json',
-      ],
-      patterns,
-    );
-    expect(rated.code).toBe(0);
-    const note = String(JSON.parse(rated.stdout).feedback.note);
-    expect(note).not.toContain('TCK-482913');
-    expect(note).not.toContain('ops.lead@example-mail.cn');
-    expect(note).toMatch(/^见工单 <ticket:[a-z2-7]{5,13}>，联系 <email:[a-z2-7]{5,13}>$/);
-    const listed = await diagnosis(['feedback', runId, '--json']);
-    expect(listed.stdout).not.toContain('TCK-482913');
-    // A pattern RE2 refuses: named with its form, exit 78, and nothing started (no engine file in a fresh folder).
-    const fresh = mkdtempSync(join(tmpdir(), 'diagnosis-cli-learning-bad-'));
-    try {
-      const bad = await diagnosis(['feedback', runId, '--verdict', 'WRONG'], {
-        MASKING_PATTERNS: '[{"kind":"ticket","pattern":"(("}]',
-        DIAGNOSIS_LOCAL_DATA: fresh,
-        DYNAMODB_ENDPOINT: '',
-      });
-      expect(bad.code).toBe(78);
-      expect(bad.stderr).toMatch(/invalid settings: MASKING_PATTERNS \(/);
-      expect(bad.stderr).not.toContain('((');
-      expect(readdirSync(fresh)).toEqual([]);
-    } finally {
-      rmSync(fresh, { recursive: true, force: true });
-    }
-  }, 60_000);
-
   it.each([
     [['feedback', 'no-such-run', '--verdict', 'WRONG'], 3, /^diagnosis feedback: no run no-such-run in table /],
     [['feedback', 'x', '--verdict', 'MAYBE'], 64, /^diagnosis feedback: fields at fault: verdict/],
@@ -202,7 +164,7 @@ describe('diagnosis eval capture, replay and compare', () => {
     const corpus = join(dataDir, 'corpus');
     const out = join(corpus, 'captured-demo');
     const captured = await diagnosis(['eval', 'capture', runId, '--out', out]);
-    expect(captured.code).toBe(0);
+    expect(captured.code, captured.stderr).toBe(0);
     expect(captured.stdout).toMatch(
       /^scenario captured-demo written to .*: scenario\.json [\d,]+ B, world\/recorded\.json [\d,]+ B, scripted\.json [\d,]+ B\n/,
     );
@@ -284,4 +246,45 @@ describe('diagnosis eval capture, replay and compare', () => {
     expect((await diagnosis(['eval', 'compare', notScorecard, after])).stderr).toMatch(/is not a scorecard/);
     expect(readFileSync(join(out, 'scripted.json'), 'utf8')).toContain('RECORDED, not scripted');
   }, 180_000);
+});
+
+// NOTE: last, so the ratings it adds are not the newest when the run is captured above.
+describe('diagnosis feedback, masked', () => {
+  it("masks a rating with the local runs' own patterns (MASKING_PATTERNS), and refuses a bad one before starting", async () => {
+    const patterns = { MASKING_PATTERNS: '[{"kind":"ticket","pattern":"TCK-[0-9]{6}"}]', USER: 'reviewer' };
+    const rated = await diagnosis(
+      [
+        'feedback',
+        runId,
+        '--verdict',
+        'UNHELPFUL',
+        '--note',
+        '见工单 TCK-482913，联系 ops.lead@example-mail.cn',
+        '--json',
+      ],
+      patterns,
+    );
+    expect(rated.code).toBe(0);
+    const note = String(JSON.parse(rated.stdout).feedback.note);
+    expect(note).not.toContain('TCK-482913');
+    expect(note).not.toContain('ops.lead@example-mail.cn');
+    expect(note).toMatch(/^见工单 <ticket:[a-z2-7]{5,13}>，联系 <email:[a-z2-7]{5,13}>$/);
+    const listed = await diagnosis(['feedback', runId, '--json']);
+    expect(listed.stdout).not.toContain('TCK-482913');
+    // A pattern RE2 refuses: named with its form, exit 78, and nothing started (no engine file in a fresh folder).
+    const fresh = mkdtempSync(join(tmpdir(), 'diagnosis-cli-learning-bad-'));
+    try {
+      const bad = await diagnosis(['feedback', runId, '--verdict', 'WRONG'], {
+        MASKING_PATTERNS: '[{"kind":"ticket","pattern":"(("}]',
+        DIAGNOSIS_LOCAL_DATA: fresh,
+        DYNAMODB_ENDPOINT: '',
+      });
+      expect(bad.code).toBe(78);
+      expect(bad.stderr).toMatch(/invalid settings: MASKING_PATTERNS \(/);
+      expect(bad.stderr).not.toContain('((');
+      expect(readdirSync(fresh)).toEqual([]);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

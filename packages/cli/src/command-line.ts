@@ -132,6 +132,9 @@ function describeParseError(error: unknown, command: Command): string {
  * otherwise clear the screen, retitle the window or set the clipboard (OSC 52). Inside JSON output the escape is the
  * same string, so `--json` stays exact.
  */
+/** A run id's form in words (the core's RUN_ID_PATTERN), for the commands that refuse another. */
+export const RUN_ID_FORM = 'up to 80 letters, digits and _ . -, starting with a letter or digit';
+
 export function terminalSafe(text: string): string {
   return replaceUnsafeCharacters(text, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

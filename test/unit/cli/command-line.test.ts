@@ -49,3 +49,19 @@ describe('runCli', () => {
     expect(printed.join('')).toContain('一切正常');
   });
 });
+
+describe('RUN_ID_FORM', () => {
+  it('says what the core accepts as a run id (a colon is not; 80 characters are the most)', async () => {
+    const { RUN_ID_FORM } = await import('../../../packages/cli/src/command-line.ts');
+    const { isRunId } = await import('../../../packages/core/src/run/ids.ts');
+    expect(RUN_ID_FORM).not.toContain(':');
+    expect(RUN_ID_FORM).toContain('80');
+    expect([
+      isRunId('a:b'),
+      isRunId('a'.repeat(80)),
+      isRunId('a'.repeat(81)),
+      isRunId('_a'),
+      isRunId('a_b.c-d'),
+    ]).toEqual([false, true, false, false, true]);
+  });
+});

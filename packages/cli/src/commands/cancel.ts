@@ -1,5 +1,5 @@
 import { isRunId } from '@diagnosis/core/ids';
-import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
+import { CliError, type Command, EXIT, printable, RUN_ID_FORM, usageError } from '../command-line.ts';
 import { statusWord } from '../render/outcome-words.ts';
 import { STORE_SETTINGS } from '../setting-keys.ts';
 
@@ -29,7 +29,7 @@ export const cancelCommand: Command = {
     const runId = positionals[0];
     if (runId === undefined) throw usageError('no run id: diagnosis cancel <runId>');
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
-    if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
+    if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (${RUN_ID_FORM})`);
     const { cancelDiagnosis } = await import('@diagnosis/core');
     const { createDynamoRunStore } = await import('@diagnosis/core/store');
     const { startLocalRuntime } = await import('../local/local-runtime.ts');

@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { isRunId } from '@diagnosis/core/ids';
-import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
+import { CliError, type Command, EXIT, printable, RUN_ID_FORM, usageError } from '../command-line.ts';
 import { MASKING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
 
 /** The caller the command line records: this machine's user (the HTTP route records the IAM identity instead). */
@@ -61,7 +61,7 @@ export const feedbackCommand: Command = {
     const runId = positionals[0];
     if (runId === undefined) throw usageError('no run id: diagnosis feedback <runId> --verdict <verdict>');
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
-    if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
+    if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (${RUN_ID_FORM})`);
     const {
       DEVELOPMENT_MASKING_SECRET,
       DiagnosisInputError,

@@ -1,5 +1,5 @@
 import { isRunId } from '@diagnosis/core/ids';
-import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
+import { CliError, type Command, EXIT, printable, RUN_ID_FORM, usageError } from '../command-line.ts';
 
 /**
  * `diagnosis reveal <runId>`: the real values behind a run's pseudonyms, read from the run's own pseudonym partition
@@ -28,7 +28,7 @@ export const revealCommand: Command = {
     const runId = positionals[0];
     if (runId === undefined) throw usageError('no run id: diagnosis reveal <runId> (diagnosis runs lists them)');
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
-    if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
+    if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (${RUN_ID_FORM})`);
     const { DEVELOPMENT_MASKING_SECRET, openPseudonymBatches } = await import('@diagnosis/core');
     const { createDynamoRunStore } = await import('@diagnosis/core/store');
     const { startLocalRuntime } = await import('../local/local-runtime.ts');

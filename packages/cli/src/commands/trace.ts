@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isRunId } from '@diagnosis/core/ids';
-import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
+import { CliError, type Command, EXIT, printable, RUN_ID_FORM, usageError } from '../command-line.ts';
 import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
@@ -34,7 +34,7 @@ export const traceCommand: Command = {
     const runId = positionals[0];
     if (runId === undefined) throw usageError('no run id: diagnosis trace <runId> (diagnosis runs lists them)');
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
-    if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (letters, digits and _ . : -)`);
+    if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (${RUN_ID_FORM})`);
     const { createDynamoRunStore, createDynamoIncidentStore } = await import('@diagnosis/core/store');
     const { renderIncident } = await import('../render/render-incident.ts');
     const { localDataDir, startLocalRuntime } = await import('../local/local-runtime.ts');
