@@ -51,6 +51,9 @@ export const MASKING_LIMITS = Object.freeze({
   depth: 24,
 });
 
+/** The texts one run remembers the masking of (see `maskText`): short ones, a bounded number. */
+const MASKED_TEXT_MEMO = Object.freeze({ textChars: 2_048, entries: 1_024 });
+
 /** A pseudonym as the model sees it: `<email:k3f2a>`. */
 export const PSEUDONYM_PATTERN = /<([a-z][a-z0-9_]{0,23}):([a-z2-7]{5,13})>/g;
 const PROTECTED_SPANS = /<[a-z][a-z0-9_]{0,23}:[a-z2-7]{5,13}>|\[(?:REDACTED|MASKED):[a-z0-9_]{1,24}\]/g;
@@ -118,8 +121,20 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
     return position === 0 ? text : output + text.slice(position);
   }
 
+  // NOTE: within a run a text always masks to the same output (a value's pseudonym never changes once given, and a
+  // value refused one stays refused), so a text masked before is looked up, not masked again: the projection and the
+  // audit's copy of the same result, and the keys every log line and row repeats. Bounded: cleared when full.
+  const maskedTexts = new Map<string, string>();
+
   function maskText(text: string): string {
-    return pseudonymise(redactSecrets(decodeEscapes(boundText(text))));
+    const known = maskedTexts.get(text);
+    if (known !== undefined) return known;
+    const masked = pseudonymise(redactSecrets(decodeEscapes(boundText(text))));
+    if (text.length <= MASKED_TEXT_MEMO.textChars) {
+      if (maskedTexts.size >= MASKED_TEXT_MEMO.entries) maskedTexts.clear();
+      maskedTexts.set(text, masked);
+    }
+    return masked;
   }
 
   function maskValue(value: unknown, key?: string, depth = 0): unknown {
@@ -209,6 +224,8 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
      * otherwise is ignored.
      */
     restoreEntries(entries: readonly PseudonymEntry[]): void {
+      // NOTE: a value masked irreversibly before (the map was full) may get its pseudonym back now.
+      maskedTexts.clear();
       for (const entry of entries) {
         const key = `${entry.kind}\u0000${entry.value}`;
         if (byValue.has(key) || byToken.has(entry.token)) continue;
