@@ -240,7 +240,10 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
       return taken;
     },
     entries: (): readonly PseudonymEntry[] => [...byToken.values()],
-    mapKey: keys.mapKey,
+    /** The key that seals this run's pseudonym map (derived when first read). */
+    get mapKey(): Buffer {
+      return keys.mapKey;
+    },
   };
 }
 

@@ -14,9 +14,9 @@ import {
  */
 export interface RunMaskingKeys {
   /** Keys the HMAC of every pseudonym of the run. */
-  pseudonymKey: Buffer;
+  readonly pseudonymKey: Buffer;
   /** Encrypts the run's pseudonym map at rest (AES-256-GCM), on top of the table's own encryption. */
-  mapKey: Buffer;
+  readonly mapKey: Buffer;
 }
 
 /**
@@ -51,7 +51,20 @@ export function deriveRunMaskingKeys(secret: string, runId: string): RunMaskingK
   const prk = extracted.prk;
   const derive = (purpose: string) =>
     createHmac('sha256', prk).update(`${purpose}:${runId}`, 'utf8').update(FIRST_BLOCK).digest();
-  return { pseudonymKey: derive('pseudonym'), mapKey: derive('pseudonym-map') };
+  // NOTE: each key is derived when first read: a run that never makes a pseudonym, or never stores its map, derives
+  // no key it does not use. The secret is checked above, at once, whatever is read later.
+  let pseudonymKey: Buffer | undefined;
+  let mapKey: Buffer | undefined;
+  return {
+    get pseudonymKey() {
+      pseudonymKey ??= derive('pseudonym');
+      return pseudonymKey;
+    },
+    get mapKey() {
+      mapKey ??= derive('pseudonym-map');
+      return mapKey;
+    },
+  };
 }
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
