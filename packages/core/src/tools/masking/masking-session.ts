@@ -172,6 +172,7 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
     maskValue: (value: unknown, key?: string) => maskValue(value, key),
     /** Registers every pseudonym of this run that `text` (what the model is about to see) contains as shown. */
     markShown(text: string): void {
+      if (byToken.size === 0) return;
       for (const match of text.matchAll(PSEUDONYM_PATTERN)) {
         if (byToken.has(match[0])) shown.add(match[0]);
       }
@@ -188,6 +189,8 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
       let unknown = false;
       const restore = (item: unknown, depth: number, key?: string): unknown => {
         if (typeof item === 'string') {
+          // NOTE: every pseudonym starts with `<`: a string without one has none to restore.
+          if (!item.includes('<')) return item;
           const whole = shown.has(item) ? byToken.get(item) : undefined;
           if (
             whole !== undefined &&
