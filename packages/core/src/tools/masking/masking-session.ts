@@ -58,6 +58,7 @@ const MASKED_TEXT_MEMO = Object.freeze({ textChars: 2_048, entries: 1_024 });
 export const PSEUDONYM_PATTERN = /<([a-z][a-z0-9_]{0,23}):([a-z2-7]{5,13})>/g;
 const PROTECTED_SPANS = /<[a-z][a-z0-9_]{0,23}:[a-z2-7]{5,13}>|\[(?:REDACTED|MASKED):[a-z0-9_]{1,24}\]/g;
 const NO_FIELDS: ReadonlySet<string> = new Set();
+const TWELVE_DIGITS = /^[0-9]{12}$/;
 const ACCOUNT_KEYS = new Set(['accountid', 'awsaccountid', 'awsaccount', 'ownerid', 'account']);
 
 /**
@@ -143,7 +144,7 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
       const secretKind = secretKindOfKey(key);
       if (secretKind !== null) return String(value).length === 0 ? value : redactionMarker(secretKind);
       const digits = String(value);
-      if (mode === 'identifiers' && ACCOUNT_KEYS.has(normalizedKey(key)) && /^[0-9]{12}$/.test(digits)) {
+      if (mode === 'identifiers' && TWELVE_DIGITS.test(digits) && ACCOUNT_KEYS.has(normalizedKey(key))) {
         return tokenFor('aws_account', digits);
       }
     }
