@@ -39,6 +39,15 @@ export function escapeSlack(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
+/**
+ * Text for inside one of our inline code spans: escaped like any other text, and its backticks shown as a look-alike
+ * (U+02CB): Slack has no escape for a backtick in a code span, so one from an alarm's key would close our span and let
+ * the rest be read as formatting.
+ */
+function escapeCodeSpan(text: string): string {
+  return escapeSlack(text).replaceAll('`', 'ˋ');
+}
+
 const STATUS_LINE: Record<RunFinishedDetail['status'], string> = {
   PUBLISHED: 'Diagnosis published',
   FALLBACK: 'Diagnosis without a verified conclusion',
@@ -128,7 +137,7 @@ export function buildSlackMessage(detail: RunFinishedDetail): SlackMessage {
   const trigger =
     detail.trigger === null
       ? 'Started through the API'
-      : `Triggered by ${fitText(detail.trigger.source, 100, escapeSlack).text} · incident \`${fitText(detail.trigger.incidentKey, 200, escapeSlack).text}\``;
+      : `Triggered by ${fitText(detail.trigger.source, 100, escapeSlack).text} · incident \`${fitText(detail.trigger.incidentKey, 200, escapeCodeSpan).text}\``;
   const usage =
     detail.usage === null
       ? 'no model calls'

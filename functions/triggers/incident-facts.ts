@@ -14,7 +14,8 @@ export type TriggerDecision = { kind: 'incident'; event: IncidentEvent } | { kin
  * no mapping for it, an incident that began too long ago (or in the future) for a window, or an event that is not of
  * the documented shape.
  */
-export type IgnoredCode = 'NOT_FIRING' | 'UNMAPPED' | 'STALE' | 'MALFORMED_EVENT';
+export const IGNORED_CODES = Object.freeze(['NOT_FIRING', 'UNMAPPED', 'STALE', 'MALFORMED_EVENT'] as const);
+export type IgnoredCode = (typeof IGNORED_CODES)[number];
 
 /** What every trigger needs from the settings. */
 export interface TriggerConfig {

@@ -6,10 +6,10 @@ import {
   type StartDiagnosisDeps,
   safeErrorName,
 } from '@diagnosis/core';
-import type { IncidentStore } from '@diagnosis/core/store';
+import type { IncidentStore, RunStatus } from '@diagnosis/core/store';
 import { OUTCOME_DIMENSION, TRIGGER_METRICS } from '../setup/metric-names.ts';
 import type { Observability } from '../setup/observability.ts';
-import type { TriggerConfig, TriggerDecision } from './incident-facts.ts';
+import type { IgnoredCode, TriggerConfig, TriggerDecision } from './incident-facts.ts';
 
 /** What the Trigger functions are built from, once per cold start. */
 export interface TriggerDeps {
@@ -23,9 +23,9 @@ export interface TriggerDeps {
 
 /** What a trigger answers for one event: ids, outcome and codes only. */
 export type TriggerAnswer =
-  | { outcome: 'STARTED'; runId: string; sessionId: string; continued: boolean; status: string }
+  | { outcome: 'STARTED'; runId: string; sessionId: string; continued: boolean; status: RunStatus }
   | { outcome: 'ATTACHED'; runId: string; sequence: number }
-  | { outcome: 'IGNORED'; code: string };
+  | { outcome: 'IGNORED'; code: IgnoredCode };
 
 /**
  * Handles one decided event: an ignored one is counted (an unmapped alarm on its own metric) and starts nothing; an

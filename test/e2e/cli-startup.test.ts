@@ -5,7 +5,7 @@
  * included — a regression this test caught.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -48,4 +48,47 @@ describe('the diagnosis bin at start', () => {
       expect(loaded.filter((url) => HEAVY.test(url))).toEqual([]);
     },
   );
+});
+
+describe('the compile cache of the bin', () => {
+  // At exit, the child says which compile cache folder its Node used (none: "off").
+  const probe = join(dir, 'cache-probe.mjs');
+  writeFileSync(
+    probe,
+    `import { getCompileCacheDir } from 'node:module';
+process.on('exit', () => process.stderr.write('cache ' + (getCompileCacheDir() ?? 'off') + '\\n'));
+`,
+  );
+  const run = (env: Record<string, string>) => {
+    const child = spawnSync(
+      process.execPath,
+      ['--import', pathToFileURL(probe).href, 'packages/cli/src/main.ts', 'runs', '--limit', 'many'],
+      { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } },
+    );
+    const folder = /^cache (.+)$/m.exec(child.stderr)?.[1];
+    return { status: child.status, folder, message: child.stderr.replace(/^cache .+\n/m, '') };
+  };
+
+  it("turns Node's compile cache on in the project's node_modules/.cache, and the command runs the same", () => {
+    const first = run({});
+    const second = run({});
+    // NOTE: Node keeps its entries in a folder of its version under the one given.
+    expect(first.folder?.startsWith(`${join(ROOT, 'node_modules/.cache/diagnosis-compile-cache')}/`)).toBe(true);
+    expect(readdirSync(first.folder ?? '', { recursive: true }).length).toBeGreaterThan(0);
+    expect([first.status, second.status]).toEqual([64, 64]);
+    expect(second.message).toBe(first.message);
+    expect(second.message).toMatch(/^diagnosis runs: /);
+  });
+
+  it('keeps it where NODE_COMPILE_CACHE says, and writes none with NODE_DISABLE_COMPILE_CACHE=1', () => {
+    const cache = mkdtempSync(join(dir, 'cache-'));
+    expect(run({ NODE_COMPILE_CACHE: cache }).folder?.startsWith(`${cache}/`)).toBe(true);
+    expect(readdirSync(cache, { recursive: true }).length).toBeGreaterThan(0);
+    const off = mkdtempSync(join(dir, 'off-'));
+    expect(run({ NODE_COMPILE_CACHE: off, NODE_DISABLE_COMPILE_CACHE: '1' })).toMatchObject({
+      status: 64,
+      folder: 'off',
+    });
+    expect(readdirSync(off)).toEqual([]);
+  });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SlackMessage } from '../../functions/delivery/slack-message.ts';
 import { blockKitViolations } from '../support/block-kit.ts';
 import { runBin } from '../support/cli-process.ts';
+import { schemaErrors } from '../support/json-schemas.ts';
 import { type LoopbackReceiver, startLoopbackReceiver } from '../support/loopback-receiver.ts';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -53,14 +54,28 @@ describe('diagnosis trigger: delivery previews', () => {
     expect(message.blocks[0]).toMatchObject({ type: 'header' });
   });
 
-  it('gives the previews in --json, without their terminal text', async () => {
-    const finished = await diagnosis(['trigger', ALARM, '--scripted-model', '--json']);
+  it('gives the previews in --json, without their terminal text, and what --post-slack posted', async () => {
+    const path = `${SECRET_PATH}-json`;
+    const finished = await diagnosis([
+      'trigger',
+      ALARM,
+      '--scripted-model',
+      '--json',
+      '--post-slack',
+      receiver.url(path),
+    ]);
     expect(finished.code, finished.stderr).toBe(0);
-    const output = JSON.parse(finished.stdout) as { deliveries: Record<string, unknown>[] };
+    const output = JSON.parse(finished.stdout) as { deliveries: Record<string, unknown>[]; posted: unknown };
+    expect(schemaErrors('trigger-report', output)).toEqual([]);
     expect(output.deliveries).toHaveLength(1);
     expect(output.deliveries[0]).toMatchObject({ type: 'slack', destinationId: 'slack-preview' });
     expect(output.deliveries[0]).not.toHaveProperty('text');
     expect(blockKitViolations(output.deliveries[0]?.payload as SlackMessage)).toEqual([]);
+    // What was posted is the previewed payload; the output names the receiver's origin, never the URL's path.
+    expect(output.posted).toEqual({ origin: new URL(receiver.url('/')).origin, status: 200 });
+    expect(finished.stdout).not.toContain('hook-path-secret-4f1c');
+    const posted = receiver.received.filter((request) => request.path === path);
+    expect(posted.map((request) => JSON.parse(request.body))).toEqual([output.deliveries[0]?.payload]);
   });
 
   it('fails when the Slack URL refuses the message, after showing the run', async () => {

@@ -2,13 +2,16 @@
  * `diagnosis trigger <event.json>` in child processes (issue 21): the example alarm through the real Trigger function
  * and the Diagnose function with the demo's scripted model, on the test run's DynamoDB Local; the incident's rules
  * across commands (a repeat attaches, a re-fire after the quiet period continues the session); a PagerDuty event
- * through the webhook function, signed by the command; `demo --alarm`.
+ * through the webhook function, signed by the command; `demo --alarm`. Every `--json` it prints (the started run in
+ * full, an attached event, an ignored one) matches its committed JSON Schema (docs/schemas/trigger-report.schema.json,
+ * issue 23), and the schema refuses what the output never is.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runBin } from '../support/cli-process.ts';
+import { schemaErrors } from '../support/json-schemas.ts';
 
 const endpoint = inject('dynamodbEndpoint');
 const tableName = `cli-trigger-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
@@ -23,17 +26,19 @@ const diagnosis = (args: string[]) =>
 
 const ALARM = 'examples/triggers/cloudwatch-alarm.json';
 
-describe('diagnosis trigger', () => {
-  let first: {
-    trigger: { runId: string; sessionId: string };
-    run: Record<string, unknown>;
-    result: { status: string };
-  };
+/** The first test's output: the started run in full, which later tests compare to and mutate for the schema. */
+let first: {
+  trigger: { runId: string; sessionId: string };
+  run: Record<string, unknown>;
+  result: { status: string };
+};
 
+describe('diagnosis trigger', () => {
   it('starts a run from the example alarm, with the question and window set by code, and publishes it', async () => {
     const finished = await diagnosis(['trigger', ALARM, '--scripted-model', '--json']);
     expect(finished.code, finished.stderr).toBe(0);
     first = JSON.parse(finished.stdout);
+    expect(schemaErrors('trigger-report', first)).toEqual([]);
     expect(first.trigger).toMatchObject({ outcome: 'STARTED', continued: false });
     expect(first.run).toMatchObject({
       trigger: { source: 'cloudwatch', title: 'E1001-payment-gateway-5xx' },
@@ -72,6 +77,7 @@ describe('diagnosis trigger', () => {
     ]);
     expect(finished.code, finished.stderr).toBe(0);
     const second = JSON.parse(finished.stdout);
+    expect(schemaErrors('trigger-report', second)).toEqual([]);
     expect(second.trigger).toMatchObject({ outcome: 'STARTED', continued: true, sessionId: first.trigger.sessionId });
     expect(second.trigger.runId).not.toBe(first.trigger.runId);
   });
@@ -84,6 +90,16 @@ describe('diagnosis trigger', () => {
     ]);
     expect(finished.code).toBe(0);
     expect(finished.stderr).toContain('started nothing: UNMAPPED');
+    const json = await diagnosis([
+      'trigger',
+      'test/fixtures/triggers/cloudwatch-alarm-unmapped.json',
+      '--scripted-model',
+      '--json',
+    ]);
+    expect(json.code, json.stderr).toBe(0);
+    const ignored = JSON.parse(json.stdout);
+    expect(ignored).toEqual({ trigger: { outcome: 'IGNORED', code: 'UNMAPPED' } });
+    expect(schemaErrors('trigger-report', ignored)).toEqual([]);
   });
 
   it('signs a PagerDuty event as PagerDuty would and starts its run through the webhook function', async () => {
@@ -94,10 +110,12 @@ describe('diagnosis trigger', () => {
       '--json',
     ]);
     expect(finished.code, finished.stderr).toBe(0);
-    expect(JSON.parse(finished.stdout)).toMatchObject({
+    const started = JSON.parse(finished.stdout);
+    expect(started).toMatchObject({
       trigger: { outcome: 'STARTED' },
       run: { trigger: { source: 'pagerduty', incidentKey: 'Q2W8ZKH3R5TB7Y' } },
     });
+    expect(schemaErrors('trigger-report', started)).toEqual([]);
   });
 
   it('refuses a file that is no known sender’s event, exit 64', async () => {
@@ -123,6 +141,58 @@ describe('diagnosis demo --alarm', () => {
     const finished = await diagnosis(['demo', '--alarm', '--json']);
     expect(finished.code, finished.stderr).toBe(0);
     // The same incident as the first test: the quiet period holds, so it attaches (the table is this file's).
-    expect(JSON.parse(finished.stdout).trigger.outcome).toBe('ATTACHED');
+    const attached = JSON.parse(finished.stdout);
+    expect(attached.trigger.outcome).toBe('ATTACHED');
+    expect(attached.run.status).toBe('SUCCEEDED');
+    expect(schemaErrors('trigger-report', attached)).toEqual([]);
+    // The schema refuses what an attached event's output never is: the API's word for the stored status, a field of
+    // the started shape, a missing sequence.
+    expect(schemaErrors('trigger-report', { ...attached, run: { ...attached.run, status: 'PUBLISHED' } })).toContain(
+      '/run/status must be equal to one of the allowed values',
+    );
+    expect(schemaErrors('trigger-report', { ...attached, result: first.result })).toContain(
+      '/ must NOT have additional properties',
+    );
+    const { sequence: _sequence, ...noSequence } = attached.trigger;
+    expect(schemaErrors('trigger-report', { ...attached, trigger: noSequence })).toContain(
+      "/trigger must have required property 'sequence'",
+    );
+  });
+});
+
+describe('the JSON Schema of diagnosis trigger --json', () => {
+  type Started = Record<string, unknown> & {
+    trigger: Record<string, unknown>;
+    run: Record<string, unknown>;
+    result: Record<string, unknown>;
+    deliveries: (Record<string, unknown> & { payload: { blocks: Record<string, unknown>[] } })[];
+  };
+  it('refuses what a started run’s output never is: an unknown field, a wrong word, a missing part', () => {
+    const started = first as unknown as Started;
+    const errors = (value: unknown) => schemaErrors('trigger-report', value);
+    expect(errors({ ...started, stack: 'Error: at …' })).toContain('/ must NOT have additional properties');
+    expect(errors({ ...started, reveal: 'UNMASKED' })).toContain('/reveal must be equal to one of the allowed values');
+    expect(errors({ ...started, result: { ...started.result, evidence: null } })).toContain(
+      '/result must NOT have additional properties',
+    );
+    expect(errors({ ...started, result: { ...started.result, status: 'SUCCEEDED' } })).toContain(
+      '/result/status must be equal to one of the allowed values',
+    );
+    expect(errors({ ...started, trigger: { ...started.trigger, status: 'PUBLISHED' } })).toContain(
+      '/trigger/status must be equal to one of the allowed values',
+    );
+    const { deliveries: _deliveries, ...noDeliveries } = started;
+    expect(errors(noDeliveries)).toContain("/ must have required property 'deliveries'");
+    const [slack] = started.deliveries;
+    if (slack === undefined) throw new Error('no Slack preview');
+    const withBlock = (block: Record<string, unknown>) => ({
+      ...started,
+      deliveries: [{ ...slack, payload: { ...slack.payload, blocks: [block] } }],
+    });
+    expect(errors(withBlock({ type: 'image', image_url: 'https://evil.example/x.png' }))).not.toEqual([]);
+    expect(
+      errors(withBlock({ type: 'section', text: { type: 'mrkdwn', text: 'x'.repeat(3_001), verbatim: true } })),
+    ).not.toEqual([]);
+    expect(errors({ ...started, deliveries: [{ ...slack, text: '# Diagnosis published' }] })).not.toEqual([]);
   });
 });

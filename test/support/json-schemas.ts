@@ -1,7 +1,8 @@
 /**
  * The committed JSON Schemas of docs/schemas/ compiled with Ajv (draft 2020-12, formats checked), for tests that
  * validate real output against them: `--json` of diagnose/demo, `runs --json`, `diagnose --batch --json` and the API's
- * run resource, and `eval --json`.
+ * run resource, `eval --json`, `feedback --json`, `reveal --json`, `trigger --json` (and `demo --alarm --json`) and
+ * `eval compare --json`.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -15,6 +16,10 @@ export const SCHEMA_FILES = [
   'run-resource',
   'batch-report',
   'eval-report',
+  'run-feedback',
+  'reveal-entries',
+  'trigger-report',
+  'eval-comparison',
 ] as const;
 export type SchemaName = (typeof SCHEMA_FILES)[number];
 
@@ -26,9 +31,12 @@ const ajv = new Ajv2020({ allErrors: true, strict: true });
 (addFormats as unknown as (instance: Ajv2020) => void)(ajv);
 for (const name of SCHEMA_FILES) ajv.addSchema(loadSchema(name));
 
-/** The schema's errors for a value (empty: valid), as `path message` lines a failing test shows. */
-export function schemaErrors(name: SchemaName, value: unknown): string[] {
-  const validate = ajv.getSchema(`${name}.schema.json`);
-  if (validate === undefined) throw new Error(`no schema ${name}`);
+/**
+ * The schema's errors for a value (empty: valid), as `path message` lines a failing test shows. `definition` (a JSON
+ * pointer such as `/$defs/delivery`) validates against that part of the schema instead of the whole.
+ */
+export function schemaErrors(name: SchemaName, value: unknown, definition = ''): string[] {
+  const validate = ajv.getSchema(`${name}.schema.json${definition === '' ? '' : `#${definition}`}`);
+  if (validate === undefined) throw new Error(`no schema ${name}${definition}`);
   return validate(value) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`);
 }

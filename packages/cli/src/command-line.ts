@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { replaceUnsafeCharacters } from '@diagnosis/core/unsafe-characters';
 
 /**
  * The exit codes of every command, stable so scripts can branch on them. NOTE: 2 means "a fallback report" for
@@ -124,10 +125,6 @@ function describeParseError(error: unknown, command: Command): string {
   return 'cannot read the arguments';
 }
 
-/** At most 60 printable characters of something the user typed, for an error line. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters a terminal acts on
-const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
 /**
  * Text as a command prints it on stdout: every control character but newline and tab (ESC, CSI, C1, carriage return)
  * and every bidirectional control written as its `\uXXXX` escape. NOTE: what a command prints holds what a model
@@ -136,11 +133,16 @@ const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\
  * same string, so `--json` stays exact.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(TERMINAL_CONTROLS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return replaceUnsafeCharacters(text, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * At most 60 printable characters of something the user typed, for an error line: every code unit outside printable
+ * ASCII and U+00A0–U+FFFF (tab, newline, the other controls) and every unsafe character (the controls and the
+ * bidirectional marks, overrides and isolates of `replaceUnsafeCharacters`) shown as `?`.
+ */
 export function printable(text: string): string {
-  const clean = text.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '?').replace(/[\u202a-\u202e\u2066-\u2069]/g, '?');
+  const clean = replaceUnsafeCharacters(text.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '?'), () => '?');
   return clean.length > 60 ? `${clean.slice(0, 59)}…` : clean;
 }
 

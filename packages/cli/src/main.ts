@@ -1,46 +1,17 @@
 #!/usr/bin/env node
 /**
- * The `diagnosis` bin (also behind `npm run diagnose|demo|trace|runs|cancel`). Only this file touches the process:
- * its arguments, environment (read only), streams, signals and exit code.
+ * The `diagnosis` bin (also behind `npm run diagnose|demo|trace|runs|cancel`). It turns on Node's module compile
+ * cache before anything else loads — every later start of the bin reads the type-stripped TypeScript and V8's code
+ * for its modules from disk instead of compiling them again — then runs the command (run-main.ts).
+ * NOTE: the cache lives in this project's `node_modules/.cache`, owned by whoever installed it, not in a shared
+ * temporary folder another user could write; `NODE_COMPILE_CACHE` moves it, `NODE_DISABLE_COMPILE_CACHE=1` turns it
+ * off. Node checks each entry against the module's source, so a changed file is compiled again; a folder it cannot
+ * write leaves the cache off, silently (the command runs the same, only slower to start).
  */
-import { runCli } from './cli.ts';
-import { CliError, EXIT } from './command-line.ts';
-import { COMMANDS } from './commands/index.ts';
-import { withDotEnv } from './environment.ts';
+import { enableCompileCache } from 'node:module';
+import { join } from 'node:path';
 
-// NOTE: a reader that stops early (`diagnosis runs | head -1`) closes the pipe: that ends the command quietly,
-// never with a stack trace.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    process.exit(error.code === 'EPIPE' ? EXIT.OK : EXIT.IO);
-  });
-}
-
-let env: Record<string, string | undefined>;
-try {
-  // NOTE: the environment over a .env file of the working directory; the process environment itself is never written.
-  env = withDotEnv(process.env, process.cwd());
-} catch (error) {
-  if (!(error instanceof CliError)) throw error;
-  process.stderr.write(`diagnosis: ${error.message}\n`);
-  process.exit(error.exitCode);
-}
-
-process.exitCode = await runCli(
-  process.argv.slice(2),
-  {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
-    env,
-    stderrIsTTY: process.stderr.isTTY === true,
-    onInterrupt(handler) {
-      process.on('SIGINT', handler);
-      process.on('SIGTERM', handler);
-      return () => {
-        process.off('SIGINT', handler);
-        process.off('SIGTERM', handler);
-      };
-    },
-  },
-  COMMANDS,
+enableCompileCache(
+  process.env.NODE_COMPILE_CACHE || join(import.meta.dirname, '../../../node_modules/.cache/diagnosis-compile-cache'),
 );
+await import('./run-main.ts');

@@ -20,6 +20,10 @@ const MEANING: Record<string, string> = {
   DIAGNOSIS_LOCAL_DATA: 'where the local data lives (default .data in the project)',
   DIAGNOSIS_TIMEZONE: 'the time zone the model reads the start time in (default Asia/Shanghai)',
   DIAGNOSIS_MAX_QUERY_BYTES: 'the largest query, checked before anything starts',
+  MASKING: 'what the tool boundary masks: identifiers (the default) or secrets-only',
+  MASKING_PATTERNS: "the stage's own identifier patterns",
+  MASKING_EXCLUSIONS: 'values never masked',
+  MASKING_SECRET: "the pseudonyms' key (never printed; default: the development key of local runs)",
   EVAL_PRICE: 'the eval: USD per million tokens, input=…,cached=…,output=…',
 };
 

@@ -20,3 +20,6 @@ export const DIAGNOSIS_SETTINGS = [
 
 /** The settings every command that reads or writes the table reads. */
 export const STORE_SETTINGS = ['DYNAMODB_ENDPOINT', 'DIAGNOSIS_TABLE_NAME', 'DIAGNOSIS_LOCAL_DATA'] as const;
+
+/** The settings a command that masks what it stores reads (the local runs' masking: a rating is masked the same). */
+export const MASKING_SETTINGS = ['MASKING', 'MASKING_PATTERNS', 'MASKING_EXCLUSIONS', 'MASKING_SECRET'] as const;

@@ -47,11 +47,27 @@ export function parseComparableReport(
   };
 }
 
+/** A side without a verdict: the scenario ran to no verdict (skipped, error), or the scorecard has no such row. */
+export const NO_VERDICT_STATES = Object.freeze(['NOT_RUN', 'ABSENT'] as const);
+type NoVerdictState = (typeof NO_VERDICT_STATES)[number];
+
+/** The process figures a comparison names when they changed (`processChanges`), in the order it lists them. */
+export const PROCESS_CHANGE_FIGURES = Object.freeze([
+  'rounds',
+  'executed',
+  'refused',
+  'redundant',
+  'unproductive',
+  'no tools',
+  'tokens',
+] as const);
+type ProcessChangeFigure = (typeof PROCESS_CHANGE_FIGURES)[number];
+
 export interface ScenarioComparison {
   id: string;
   category: string;
-  before: ScenarioVerdict | 'NOT_RUN' | 'ABSENT';
-  after: ScenarioVerdict | 'NOT_RUN' | 'ABSENT';
+  before: ScenarioVerdict | NoVerdictState;
+  after: ScenarioVerdict | NoVerdictState;
   /** Points after minus points before (null when either did not run). */
   pointsChange: number | null;
   regressed: boolean;
@@ -109,7 +125,7 @@ function compareRow(id: string, a: Row | undefined, b: Row | undefined): Scenari
 
 function processChanges(a: Row['process'] | null, b: Row['process'] | null): string[] {
   if (a == null || b == null) return [];
-  const figures: [string, number | boolean, number | boolean][] = [
+  const figures: [ProcessChangeFigure, number | boolean, number | boolean][] = [
     ['rounds', a.rounds, b.rounds],
     ['executed', a.toolCalls.executed, b.toolCalls.executed],
     ['refused', a.toolCalls.refused, b.toolCalls.refused],

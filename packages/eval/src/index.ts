@@ -8,7 +8,14 @@ export {
 } from './capture-run.ts';
 export { createCaptureSource } from './capture-source.ts';
 export { EVAL_HELP, type EvalIo, evalMain } from './cli.ts';
-export { type Comparison, compareReports, parseComparableReport, renderComparison } from './compare.ts';
+export {
+  type Comparison,
+  compareReports,
+  NO_VERDICT_STATES,
+  PROCESS_CHANGE_FIGURES,
+  parseComparableReport,
+  renderComparison,
+} from './compare.ts';
 export { DEFAULT_PRICE, type Price, parsePrice, priceOf } from './price.ts';
 export { createRecordedEvidence, type RecordedWorld } from './recorded-world.ts';
 export { type CapturedRow, capturedRow } from './regression.ts';

@@ -1,6 +1,6 @@
 import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
-import { DIAGNOSIS_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
+import { DIAGNOSIS_SETTINGS, MASKING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
 
 /** `diagnosis diagnose`: one diagnosis with a real model, or a batch through the DiagnosisBatch definition. */
 export const diagnoseCommand: Command = {
@@ -76,7 +76,7 @@ export const diagnoseCommand: Command = {
     [EXIT.CONFIG, 'an invalid setting in the environment'],
     [EXIT.INTERRUPTED, 'cancelled with Ctrl-C'],
   ],
-  settings: [...DIAGNOSIS_SETTINGS, ...STORE_SETTINGS],
+  settings: [...DIAGNOSIS_SETTINGS, ...MASKING_SETTINGS, ...STORE_SETTINGS],
   async run({ values, positionals }, io) {
     const timeoutSeconds = wholeNumber('timeout', String(values.timeout ?? '300'), 1, 900);
     if (values.batch !== undefined) {

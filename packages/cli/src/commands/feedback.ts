@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { isRunId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, usageError } from '../command-line.ts';
+import { MASKING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
 
 /** The caller the command line records: this machine's user (the HTTP route records the IAM identity instead). */
 export function localCaller(env: Readonly<Record<string, string | undefined>>): string {
@@ -30,6 +31,7 @@ export const feedbackCommand: Command = {
     'the run into a regression scenario. Without --verdict it lists the run’s ratings.',
   ],
   arguments: [['<runId>', 'the run to rate, as printed by diagnose, demo and runs']],
+  settings: [...STORE_SETTINGS, ...MASKING_SETTINGS],
   options: [
     {
       name: 'verdict',
@@ -64,7 +66,6 @@ export const feedbackCommand: Command = {
       DEVELOPMENT_MASKING_SECRET,
       DiagnosisInputError,
       feedbackView,
-      loadCustomRules,
       parseFeedbackInput,
       printable: clean,
       recordFeedback,
@@ -87,6 +88,10 @@ export const feedbackCommand: Command = {
         throw error;
       }
     }
+    // NOTE: a rating is masked as the local runs were (the mode, the stage's patterns and exclusions, the secret), and
+    // those settings are checked before DynamoDB Local starts.
+    const { checkFeedbackSettings } = await import('../local/local-settings.ts');
+    const masked = await checkFeedbackSettings(io.env);
     const { createDynamoRunStore, createDynamoFeedbackStore } = await import('@diagnosis/core/store');
     const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const runtime = await startLocalRuntime(io.env);
@@ -103,11 +108,11 @@ export const feedbackCommand: Command = {
         return EXIT.OK;
       }
       try {
-        // NOTE: masked as the local runs were: MASKING_SECRET (unset: the development key of local runs) and MASKING.
+        // NOTE: unset MASKING_SECRET: the development key of local runs.
         const masking = {
-          secret: io.env.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
-          mode: io.env.MASKING === 'secrets-only' ? ('secrets-only' as const) : ('identifiers' as const),
-          rules: await loadCustomRules(),
+          secret: masked.settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
+          mode: masked.settings.MASKING,
+          rules: masked.rules,
           pseudonyms: store,
         };
         const { created, entry } = await recordFeedback(

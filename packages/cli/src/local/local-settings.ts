@@ -1,7 +1,9 @@
-import { SettingsError } from '@diagnosis/core';
+import { type CustomRules, loadCustomRules, SettingsError } from '@diagnosis/core';
 import {
   type DiagnosisSettings,
+  type FeedbackSettings,
   parseDiagnosisSettings,
+  parseFeedbackSettings,
   parseStoreSettings,
   settingForm,
 } from '@diagnosis/core/config';
@@ -41,6 +43,28 @@ function nonEmpty(env: Environment): Record<string, string> {
 /** The table and endpoint settings every local command reads, checked before anything starts. */
 export function checkStoreSettings(env: Environment): void {
   parseOrRefuse(() => parseStoreSettings({ DIAGNOSIS_TABLE_NAME: 'diagnosis-local', ...nonEmpty(env) }));
+}
+
+/**
+ * The settings a local rating is masked with — the local runs' own: MASKING, MASKING_PATTERNS, MASKING_EXCLUSIONS,
+ * MASKING_SECRET — checked, and the stage's patterns compiled, before anything slow starts.
+ */
+export async function checkFeedbackSettings(
+  env: Environment,
+): Promise<{ settings: FeedbackSettings; rules: CustomRules }> {
+  const settings = parseOrRefuse(() =>
+    parseFeedbackSettings({
+      DIAGNOSIS_TABLE_NAME: 'diagnosis-local',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+      ...nonEmpty(env),
+    }),
+  );
+  try {
+    return { settings, rules: await loadCustomRules(settings.MASKING_PATTERNS, settings.MASKING_EXCLUSIONS) };
+  } catch (error) {
+    if (error instanceof SettingsError) throw settingsRefusal(error);
+    throw error;
+  }
 }
 
 /**

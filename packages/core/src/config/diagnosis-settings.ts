@@ -353,8 +353,14 @@ const triggerSettingsSchema = v.object({
   DIAGNOSIS_TIMEZONE: serviceSettingsSchema.entries.DIAGNOSIS_TIMEZONE,
   DIAGNOSIS_MAX_QUERY_BYTES: serviceSettingsSchema.entries.DIAGNOSIS_MAX_QUERY_BYTES,
   RETENTION_DAYS: serviceSettingsSchema.entries.RETENTION_DAYS,
-  /** The bearer token Alertmanager's `http_config` sends (an SST secret); unset: the Alertmanager route refuses all. */
-  ALERTMANAGER_WEBHOOK_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16), v.maxLength(512))),
+  /**
+   * The bearer token Alertmanager's `http_config` sends (an SST secret); unset: the Alertmanager route refuses all.
+   * Printable ASCII without spaces: the route reads `Authorization: Bearer <token>` so, and a token it could never
+   * match is refused here rather than refusing every request in silence.
+   */
+  ALERTMANAGER_WEBHOOK_TOKEN: v.optional(
+    v.pipe(v.string(), v.minLength(16), v.maxLength(512), v.regex(/^[\x21-\x7e]+$/, 'printable ASCII, no spaces')),
+  ),
   /**
    * The PagerDuty webhook subscription's signing secrets (an SST secret), comma-separated during a rotation; unset:
    * the PagerDuty route refuses all.

@@ -64,7 +64,7 @@ export async function reviewDraftSemantics(
   const failed = (failure: JudgeFailure): SemanticReview => ({ mode, modelId, outcome: 'FAILED', failure });
 
   const evidence = buildJudgeEvidence(verified.citations, input.observations, limits);
-  const prompt = buildJudgePrompt(input.query, draft, evidence);
+  const prompt = buildJudgePrompt(input.query, draft, verified.citations, evidence);
   if (!judgePromptFits(limits, utf8Bytes(INSTRUCTIONS) + utf8Bytes(prompt))) return failed('PROMPT_TOO_LARGE');
   if (run.signal?.aborted) return failed('CANCELLED');
   const judge = createJudgeHarness({ run, model: guard.model, limits, audit });

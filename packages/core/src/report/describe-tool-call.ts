@@ -1,3 +1,4 @@
+import { replaceUnsafeCharacters } from '../run/unsafe-characters.ts';
 import { truncateChars } from '../run/utf8.ts';
 import { isRecord } from '../tools/evidence-projection.ts';
 
@@ -95,13 +96,12 @@ function value(entry: unknown): string {
 }
 
 /**
- * The text with control characters (C0, DEL, C1) and bidirectional overrides replaced by U+FFFD. NOTE: tool inputs
+ * The text with control characters (C0, DEL, C1) and bidirectional controls replaced by U+FFFD (`unsafe-characters.ts`). NOTE: tool inputs
  * and observations come from the model and the evidence sources; an escape sequence in a log line must not reach a
  * terminal as one.
  */
 export function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters being removed.
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '\uFFFD');
+  return replaceUnsafeCharacters(text, () => '\uFFFD');
 }
 
 /** The business input of an audited envelope (`{ previous_observation?, input }`); anything else as it is. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { DiagnosisInputError, issuePaths } from '../errors.ts';
+import { hasUnsafeCharacter } from '../run/unsafe-characters.ts';
 import {
   FEEDBACK_LIMITS,
   FEEDBACK_VERDICTS,
@@ -11,19 +12,14 @@ import {
 import { isEnded, type StoredRun } from '../store/run-store.ts';
 import { type FeedbackMasking, maskFeedback } from './mask-feedback.ts';
 
-/**
- * C0 controls (but line feed and tab), DEL, C1 controls and the bidirectional overrides: a feedback text is shown on
- * terminals, pages and chat, so it may hold none of them (refused, never silently changed).
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters being refused.
-const UNSAFE_CHARACTERS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
-
 const feedbackText = (max: number) =>
   v.pipe(
     v.string(),
     v.maxLength(max),
     v.check((text) => text.trim().length > 0, 'not blank'),
-    v.check((text) => text.isWellFormed() && !UNSAFE_CHARACTERS.test(text), 'no control or bidirectional characters'),
+    // NOTE: a feedback text is shown on terminals, pages and chat, so it may hold no control or bidirectional character
+    // (refused, never silently changed).
+    v.check((text) => text.isWellFormed() && !hasUnsafeCharacter(text), 'no control or bidirectional characters'),
   );
 
 const feedbackBodySchema = v.strictObject({

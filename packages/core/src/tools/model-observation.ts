@@ -13,8 +13,9 @@ const LOG_COLUMNS = [
 /**
  * An observation in the compact form the models read (the agent's tool results and the SemanticGuard judge's
  * evidence): the same content, with log lines as a table — `columns` once and one `rows` entry per line (a missing
- * `trace_id` is `null`), `service` said once when every line has the same one (a logs query names one service), and
- * the date said once (`date`, each row's `time` the rest of its timestamp) when every line is of the same day.
+ * `trace_id` is `null`), `service` and `level` each said once when every line has the same one (a logs query names
+ * one service, and often one level), and the date said once (`date`, each row's `time` the rest of its timestamp)
+ * when every line is of the same day.
  * NOTE: a pure function of the audited observation, which is already projected and masked (masking happens in the
  * projection, before this format), so audit, trace and citations keep the lines as objects and the model's bytes
  * follow from them exactly.
@@ -22,16 +23,19 @@ const LOG_COLUMNS = [
 export function toModelObservation(observation: Observation): Record<string, unknown> {
   const data = observation.data;
   if (data === undefined || !('lines' in data)) return { ...observation };
-  const services = new Set(data.lines.map((line) => line.service));
-  const shared = services.size === 1 ? data.lines[0]?.service : undefined;
-  const kept = LOG_COLUMNS.filter((column) => !(column === 'service' && shared !== undefined));
+  const service = sharedValue(data.lines.map((line) => line.service));
+  const level = sharedValue(data.lines.map((line) => line.level));
+  const kept = LOG_COLUMNS.filter(
+    (column) => !(column === 'service' && service !== undefined) && !(column === 'level' && level !== undefined),
+  );
   const date = sharedDate(data.lines.map((line) => line.timestamp));
   const columns = kept.map((column) => (column === 'timestamp' && date !== undefined ? 'time' : column));
   return {
     ...observation,
     data: {
       matched: data.matched,
-      ...(shared === undefined ? {} : { service: shared }),
+      ...(service === undefined ? {} : { service }),
+      ...(level === undefined ? {} : { level }),
       ...(date === undefined ? {} : { date }),
       columns,
       rows: data.lines.map((line) =>
@@ -41,6 +45,12 @@ export function toModelObservation(observation: Observation): Record<string, unk
       ),
     },
   };
+}
+
+/** The one value every line has, or undefined when the lines differ (or there are none). */
+function sharedValue(values: readonly string[]): string | undefined {
+  const first = values[0];
+  return first !== undefined && values.every((value) => value === first) ? first : undefined;
 }
 
 /** `2026-11-30T`: the length of an ISO timestamp's date and its `T`. */

@@ -76,11 +76,12 @@ describe('runDiagnosis — Requirement: internal execution is auditable', () => 
         data: {
           matched: 2,
           service: 'order-service',
+          level: 'ERROR',
           date: '2026-11-30',
-          columns: ['time', 'level', 'message', 'trace_id'],
+          columns: ['time', 'message', 'trace_id'],
           rows: [
-            ['14:00:00+08:00', 'ERROR', 'call payment-gateway failed: connection pool exhausted #0', 't-0'],
-            ['14:01:00+08:00', 'ERROR', 'call payment-gateway failed: connection pool exhausted #1', 't-1'],
+            ['14:00:00+08:00', 'call payment-gateway failed: connection pool exhausted #0', 't-0'],
+            ['14:01:00+08:00', 'call payment-gateway failed: connection pool exhausted #1', 't-1'],
           ],
         },
         requires_evaluation: true,

@@ -1,5 +1,5 @@
 import { DEFAULT_RUN_LIMITS, SettingsError } from '@diagnosis/core';
-import { limitsOf, parseDiagnosisSettings } from '@diagnosis/core/config';
+import { limitsOf, parseDiagnosisSettings, parseTriggerSettings } from '@diagnosis/core/config';
 import { describe, expect, it } from 'vitest';
 
 const REQUIRED = { DIAGNOSIS_TABLE_NAME: 'diagnosis-test', DIAGNOSIS_MODEL_API_KEY: 'sk-test' };
@@ -101,4 +101,31 @@ describe('parseDiagnosisSettings', () => {
       expect(() => parseDiagnosisSettings({ ...REQUIRED, [key]: '0' })).toThrow(new SettingsError([key]));
     },
   );
+});
+
+describe('parseTriggerSettings', () => {
+  // NOTE: Alertmanager sends `Authorization: Bearer <token>`; a token with a space or a non-ASCII character can never
+  // be matched (the route would refuse every request in silence), so the setting refuses it, naming the key only.
+  it.each([
+    ['a space', 'secret token of 24 chars'],
+    ['a tab', 'secret\ttoken-of-24-chars'],
+    ['a non-ASCII character', 'sécret-token-of-24-chars'],
+  ])('refuses an Alertmanager token with %s, naming the key and not the value', (_what, token) => {
+    let thrown: unknown;
+    try {
+      parseTriggerSettings({ DIAGNOSIS_TABLE_NAME: 'diagnosis', ALERTMANAGER_WEBHOOK_TOKEN: token });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toEqual(new SettingsError(['ALERTMANAGER_WEBHOOK_TOKEN']));
+    expect(String((thrown as Error).message)).not.toContain(token);
+  });
+
+  it('takes a token of printable ASCII without spaces', () => {
+    const token = 'Xk9_-.~+/=!#$%&*abcdef';
+    expect(
+      parseTriggerSettings({ DIAGNOSIS_TABLE_NAME: 'diagnosis', ALERTMANAGER_WEBHOOK_TOKEN: token })
+        .ALERTMANAGER_WEBHOOK_TOKEN,
+    ).toBe(token);
+  });
 });

@@ -23,7 +23,10 @@ const VERDICTS = JSON.stringify({
 });
 
 /** The JSON user message the judge received. */
-function judgePrompt(call: LanguageModelV4CallOptions): { evidence: { tool_call_id: string }[] } {
+function judgePrompt(call: LanguageModelV4CallOptions): {
+  draft: { analysis: { evidence: unknown[] }[] };
+  evidence: { tool_name: string }[];
+} {
   const message = call.prompt.find((entry) => entry.role === 'user');
   const text = message?.role === 'user' ? message.content.map((part) => (part.type === 'text' ? part.text : '')) : [];
   return JSON.parse(text.join(''));
@@ -61,6 +64,9 @@ describe('reviewDraftSemantics', () => {
     );
     expect(review).toMatchObject({ mode: 'enforce', outcome: 'JUDGED' });
     const [call] = judge.doGenerateCalls;
-    expect(call === undefined ? [] : judgePrompt(call).evidence.map((entry) => entry.tool_call_id)).toEqual(['c1']);
+    // The handed snapshot's one citation (c1) is the judge's one evidence entry, which the item names by index.
+    const input = call === undefined ? undefined : judgePrompt(call);
+    expect(input?.evidence.map((entry) => entry.tool_name)).toEqual(['query_logs']);
+    expect(input?.draft.analysis.map((item) => item.evidence)).toEqual([[0]]);
   });
 });

@@ -185,23 +185,24 @@ describe('the SemanticGuard (enforce)', () => {
     expect(Object.keys(input)).toEqual(['query', 'draft', 'evidence']);
     expect(input.query).toBe(command.query);
     // Only the parts it judges: the action plan, recommendations and limitations are never judged.
-    // Each item names its evidence by index (issue 25: the ids are said once, in the evidence).
+    // Each item names its evidence by its index in the evidence, never by the model's ids, and without the agent's
+    // own evidence_status claim (issue 25).
     expect(input.draft).toEqual({
       conclusion: draft.conclusion,
-      analysis: draft.analysis.map(({ tool_call_ids: _ids, ...item }) => ({ ...item, evidence: [0] })),
+      analysis: draft.analysis.map(({ tool_call_ids: _ids, evidence_status: _claim, ...item }) => ({
+        ...item,
+        evidence: [0],
+      })),
     });
-    // The observation as a JSON value (not an escaped string), its id and the agent's protocol flag not repeated,
-    // log lines as a table; no `evaluation` or `truncated` beside it (issue 25).
+    // The observation as a JSON value (not an escaped string), without the ids or the agent's protocol flag, its OK
+    // status not said, log lines as a table; no `evaluation` or `truncated` beside it (issue 25).
     expect(input.evidence).toEqual([
       {
-        tool_call_id: CALL,
         tool_name: 'query_logs',
-        observation: {
-          evidence_status: 'OK',
-          data: expect.objectContaining({ columns: expect.arrayContaining(['time', 'message']) }),
-        },
+        observation: { data: expect.objectContaining({ columns: expect.arrayContaining(['time', 'message']) }) },
       },
     ]);
+    expect(userText(call)).not.toContain(CALL);
     expect(JSON.stringify(input.evidence[0].observation.data.rows)).toContain('connection pool exhausted');
     // Never the agent's conversation: none of its reasoning, and the agent's model is never asked to judge.
     expect(JSON.stringify(call?.prompt)).not.toContain(REASONING);

@@ -9,9 +9,9 @@ const logs = (lines: LogLine[]): Observation => ({
   data: { matched: lines.length, lines },
   requires_evaluation: true,
 });
-const line = (timestamp: string, service = 'payment-gateway', trace?: string): LogLine => ({
+const line = (timestamp: string, service = 'payment-gateway', trace?: string, level = 'WARN'): LogLine => ({
   timestamp,
-  level: 'WARN',
+  level,
   service,
   message: `pool stats at ${timestamp}`,
   ...(trace === undefined ? {} : { trace_id: trace }),
@@ -19,9 +19,12 @@ const line = (timestamp: string, service = 'payment-gateway', trace?: string): L
 
 /** The audited lines back from the table: the compact form loses nothing. */
 function linesOf(value: Record<string, unknown>): Record<string, unknown>[] {
-  const data = value.data as { service?: string; date?: string; columns: string[]; rows: unknown[][] };
+  const data = value.data as { service?: string; level?: string; date?: string; columns: string[]; rows: unknown[][] };
   return data.rows.map((row) => {
-    const entry: Record<string, unknown> = data.service === undefined ? {} : { service: data.service };
+    const entry: Record<string, unknown> = {
+      ...(data.level === undefined ? {} : { level: data.level }),
+      ...(data.service === undefined ? {} : { service: data.service }),
+    };
     data.columns.forEach((column, index) => {
       if (column === 'time') entry.timestamp = `${data.date}T${String(row[index])}`;
       else if (row[index] !== null) entry[column] = row[index];
@@ -31,28 +34,39 @@ function linesOf(value: Record<string, unknown>): Record<string, unknown>[] {
 }
 
 describe('toModelObservation', () => {
-  it('says the date and the service once when every line shares them, each time keeping its offset', () => {
+  it('says the date, the service and the level once when every line shares them, each time keeping its offset', () => {
     const lines = [line('2026-11-30T06:59:04.093Z', 'payment-gateway', 'c2'), line('2026-11-30T06:58:01.536Z')];
     const value = toModelObservation(logs(lines));
     expect(value.data).toEqual({
       matched: 2,
       service: 'payment-gateway',
+      level: 'WARN',
       date: '2026-11-30',
-      columns: ['time', 'level', 'message', 'trace_id'],
+      columns: ['time', 'message', 'trace_id'],
       rows: [
-        ['06:59:04.093Z', 'WARN', 'pool stats at 2026-11-30T06:59:04.093Z', 'c2'],
-        ['06:58:01.536Z', 'WARN', 'pool stats at 2026-11-30T06:58:01.536Z', null],
+        ['06:59:04.093Z', 'pool stats at 2026-11-30T06:59:04.093Z', 'c2'],
+        ['06:58:01.536Z', 'pool stats at 2026-11-30T06:58:01.536Z', null],
       ],
     });
     expect(linesOf(value)).toEqual(lines);
   });
 
-  it('keeps whole timestamps when the lines span two days, and the service column when they name two', () => {
-    const lines = [line('2026-12-01T00:00:01.000Z', 'order-service'), line('2026-11-30T23:59:59.000Z')];
-    const data = toModelObservation(logs(lines)).data as { columns: string[]; rows: unknown[][] };
+  it('keeps whole timestamps when the lines span two days, and the service and level columns when they differ', () => {
+    const lines = [
+      line('2026-12-01T00:00:01.000Z', 'order-service', undefined, 'ERROR'),
+      line('2026-11-30T23:59:59.000Z'),
+    ];
+    const value = toModelObservation(logs(lines));
+    const data = value.data as { columns: string[]; rows: unknown[][] };
     expect(data).not.toHaveProperty('date');
+    expect(data).not.toHaveProperty('level');
+    expect(data).not.toHaveProperty('service');
     expect(data.columns).toEqual(['timestamp', 'level', 'service', 'message', 'trace_id']);
     expect(data.rows.map((row) => row[0])).toEqual(['2026-12-01T00:00:01.000Z', '2026-11-30T23:59:59.000Z']);
+    expect(data.rows.map((row) => row[1])).toEqual(['ERROR', 'WARN']);
+    expect(linesOf(value).map((entry) => ({ ...entry, timestamp: undefined }))).toEqual(
+      lines.map((entry) => ({ ...entry, timestamp: undefined })),
+    );
   });
 
   it('keeps whole timestamps that are not ISO date-times', () => {

@@ -102,6 +102,20 @@ describe('buildSlackMessage', () => {
     const text = JSON.stringify(buildSlackMessage(buildRunFinishedEvent(run).detail));
     expect(text).toContain('Triggered by cloudwatch · incident `alarm-1@2026-11-30T06:00:00Z`');
   });
+
+  it('keeps an incident key with backticks inside its code span (a key an alarm chose cannot close it)', async () => {
+    const run = {
+      ...(await finishedRun('FAILED')),
+      trigger: { source: 'alertmanager', incidentKey: 'k` *bold* ~strike~ `` _it_ `x' },
+    };
+    const message = buildSlackMessage(buildRunFinishedEvent(run).detail);
+    const line = JSON.stringify(message)
+      .split('\\n')
+      .find((text) => text.includes('Triggered by'));
+    // Exactly the two backticks of our own span; the key's own are shown as a look-alike (ˋ), never as Slack's.
+    expect(line?.split('`')).toHaveLength(3);
+    expect(line).toContain('incident `kˋ *bold* ~strike~ ˋˋ _it_ ˋx`');
+  });
 });
 
 describe('escapeSlack', () => {

@@ -54,24 +54,61 @@ describe('buildJudgeEvidence', () => {
       maxObservationBytes: 10_000,
       maxEvidenceBytes: 10_000,
     });
-    // NOTE: no `evaluation` (the agent's own GAINED/NO_GAIN) and no `truncated` flag (a cut observation is marked text).
+    // NOTE: no `evaluation` (the agent's own GAINED/NO_GAIN), no `truncated` flag (a cut observation is marked text),
+    // no id (the items name an entry by its index) and no `evidence_status` when it is OK (issue 25).
     expect(entry).toEqual({
-      tool_call_id: 'call-1',
       tool_name: 'query_logs',
       observation: {
-        evidence_status: 'OK',
         data: {
           matched: 2,
           service: 'payment-gateway',
+          level: 'ERROR',
           date: '2026-11-30',
-          columns: ['time', 'level', 'message', 'trace_id'],
+          columns: ['time', 'message', 'trace_id'],
           rows: [
-            ['06:10:00.000Z', 'ERROR', 'HikariPool-1 - Connection is not available #0', 'abc'],
-            ['06:11:00.000Z', 'ERROR', 'HikariPool-1 - Connection is not available #1', null],
+            ['06:10:00.000Z', 'HikariPool-1 - Connection is not available #0', 'abc'],
+            ['06:11:00.000Z', 'HikariPool-1 - Connection is not available #1', null],
           ],
         },
       },
     });
+  });
+
+  it('keeps a status that is not OK, and a runbook hit without its search score', () => {
+    const empty: Observation = {
+      tool_call_id: 'call-1',
+      evidence_status: 'EMPTY',
+      message: '查询已执行，没有匹配的证据。',
+    };
+    const runbook: Observation = {
+      tool_call_id: 'call-2',
+      evidence_status: 'OK',
+      data: {
+        hits: [
+          { doc_id: 'db-pool', title: '连接池耗尽', snippet: '先看 waiting', score: 12.5, service: 'payment-gateway' },
+        ],
+      },
+      requires_evaluation: true,
+    };
+    const evidence = buildJudgeEvidence(
+      [citation('call-1'), { tool_call_id: 'call-2', tool_name: 'lookup_knowledge' as const, empty: false }],
+      new Map([
+        ['call-1', empty],
+        ['call-2', runbook],
+      ]),
+      { maxObservationBytes: 10_000, maxEvidenceBytes: 10_000 },
+    );
+    expect(evidence).toEqual([
+      { tool_name: 'query_logs', observation: { evidence_status: 'EMPTY', message: '查询已执行，没有匹配的证据。' } },
+      {
+        tool_name: 'lookup_knowledge',
+        observation: {
+          data: {
+            hits: [{ doc_id: 'db-pool', title: '连接池耗尽', snippet: '先看 waiting', service: 'payment-gateway' }],
+          },
+        },
+      },
+    ]);
   });
 
   it('keeps a service column when the lines name more than one service', () => {
@@ -83,7 +120,7 @@ describe('buildJudgeEvidence', () => {
       maxObservationBytes: 10_000,
       maxEvidenceBytes: 10_000,
     });
-    expect(JSON.stringify(entry?.observation)).toContain('"columns":["time","level","service","message","trace_id"]');
+    expect(JSON.stringify(entry?.observation)).toContain('"columns":["time","service","message","trace_id"]');
   });
 
   it('cuts an observation over its bound into marked JSON text within the bound, and the rest of the budget', () => {
@@ -99,7 +136,7 @@ describe('buildJudgeEvidence', () => {
     const [first, second] = evidence.map((entry) => entry.observation as string);
     expect(second?.endsWith(TRUNCATION_MARKER)).toBe(true);
     expect(first?.endsWith(TRUNCATION_MARKER)).toBe(true);
-    expect(first?.startsWith('{"evidence_status":"OK"')).toBe(true);
+    expect(first?.startsWith('{"data":{"matched":40')).toBe(true);
     expect(Buffer.byteLength(first ?? '')).toBeLessThanOrEqual(600);
     expect(Buffer.byteLength(second ?? '')).toBeLessThanOrEqual(100);
   });
@@ -108,13 +145,17 @@ describe('buildJudgeEvidence', () => {
 describe('buildJudgePrompt', () => {
   it('sends only the conclusion and the analysis of the Draft', () => {
     const draft = supportedDraft(['call-1']);
-    const input = JSON.parse(buildJudgePrompt('q', draft, []));
-    // NOTE: an id that is not in the evidence (the EvidenceGuard lets none through) would stay an id, never vanish.
+    const input = JSON.parse(buildJudgePrompt('q', draft, [], []));
+    // NOTE: an id that is not in the evidence (the EvidenceGuard lets none through) would stay an id, never vanish;
+    // the agent's own evidence_status is its claim, not sent (the judge checks the evidence).
     expect(input).toEqual({
       query: 'q',
       draft: {
         conclusion: draft.conclusion,
-        analysis: draft.analysis.map(({ tool_call_ids, ...item }) => ({ ...item, evidence: tool_call_ids })),
+        analysis: draft.analysis.map(({ tool_call_ids, evidence_status: _claim, ...item }) => ({
+          ...item,
+          evidence: tool_call_ids,
+        })),
       },
       evidence: [],
     });
@@ -130,18 +171,22 @@ describe('buildJudgePrompt', () => {
       ]),
       { maxObservationBytes: 10_000, maxEvidenceBytes: 10_000 },
     );
-    const input = JSON.parse(buildJudgePrompt('q', draft, evidence));
+    const input = JSON.parse(buildJudgePrompt('q', draft, [citation('call-1'), citation('call-2')], evidence));
     expect(input.draft.analysis).toEqual(
       draft.analysis.map((item) => ({
         type: item.type,
         statement: item.statement,
-        evidence_status: item.evidence_status,
         evidence: item.tool_call_ids.map((id) => ['call-1', 'call-2'].indexOf(id)),
         scope: item.scope,
       })),
     );
     expect(input.draft.analysis[0].evidence).toEqual([1, 0]);
-    expect(input.evidence.map((entry: { tool_call_id: string }) => entry.tool_call_id)).toEqual(['call-1', 'call-2']);
-    expect(JSON.stringify(input.draft)).not.toContain('call-');
+    // The evidence entries are in the citations' order, which is what the indexes name; no id anywhere.
+    expect(
+      input.evidence.map(
+        (entry: { observation: { data: { rows: string[][] } } }) => entry.observation.data.rows[0]?.[1],
+      ),
+    ).toEqual(['HikariPool-1 - Connection is not available #0', 'HikariPool-1 - Connection is not available #0']);
+    expect(JSON.stringify(input)).not.toContain('call-');
   });
 });
