@@ -1,6 +1,9 @@
 /**
  * Harness overhead per model round: 2,000 scripted three-round diagnoses (two tool calls, in-memory adapters and
- * audit) through `runDiagnosis`, against the same script through a bare `generateText` with plain tools.
+ * audit) through `runDiagnosis`, against the same script through a bare `generateText` with plain tools. The harness
+ * gets what the Diagnose function hands it on every run (`executeCheckedDiagnosisRun`): a progress listener, which it
+ * feeds a snapshot after every round and tool call, and the cancel check it awaits before every round (the store's
+ * read behind both is the store adapter's work, not the harness's, and is left out like the audit store's writes).
  */
 import os from 'node:os';
 import { createRunContext, type EvidenceAdapter, runDiagnosis } from '@diagnosis/core';
@@ -36,10 +39,21 @@ async function harnessRun(index: number): Promise<void> {
     enterpriseId: 'E1001',
     deadlineAt: Date.now() + 60_000,
   });
+  let published: unknown;
   const result = await runDiagnosis(
     { run, query: 'E1001 订单失败' },
-    { model: scriptedModel(script()), evidence, audit: audit.hook },
+    {
+      model: scriptedModel(script()),
+      evidence,
+      audit: audit.hook,
+      // NOTE: as the service's progress publisher takes it: the snapshot and the run's usage, written later.
+      onProgress: (progress) => {
+        published = { progress, usage: run.usage() };
+      },
+      beforeRound: async () => undefined,
+    },
   );
+  if (published === undefined) throw new Error('harness run published no progress');
   if (result.draft === null || result.progress.modelCalls !== ROUNDS) throw new Error('harness run did not complete');
 }
 

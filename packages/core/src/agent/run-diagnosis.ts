@@ -4,6 +4,7 @@ import { parseDiagnosisDraft } from '../draft/parse-diagnosis-draft.ts';
 import { DiagnosisAgentOutputError, DiagnosisExecutionError, DiagnosisInputError } from '../errors.ts';
 import { classifyModelFailure } from '../harness/classify-model-failure.ts';
 import { createHarness } from '../harness/create-harness.ts';
+import { modelTelemetry } from '../harness/model-telemetry.ts';
 import { raceAbort } from '../harness/race-abort.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunContext } from '../run/run-context.ts';
@@ -110,12 +111,7 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
       prepareStep: harness.prepareStep,
       repairToolCall: harness.repairToolCall,
       runtimeContext: { runId: run.runId, sessionId: run.sessionId },
-      telemetry: {
-        functionId: 'diagnosis_agent',
-        recordInputs: false,
-        recordOutputs: false,
-        includeRuntimeContext: { runId: true, sessionId: true },
-      },
+      telemetry: modelTelemetry({ functionId: 'diagnosis_agent' }),
     });
     const result = await raceAbort(loop, harness.abortSignal);
 

@@ -2,6 +2,7 @@ import type { LanguageModelMiddleware } from 'ai';
 import type { RunContext } from '../run/run-context.ts';
 import { modelRequestTimeoutMs } from './budget-policy.ts';
 import { ModelRequestTimeout } from './harness-signals.ts';
+import { createLinkedAbort } from './linked-abort.ts';
 import { raceAbort } from './race-abort.ts';
 
 /**
@@ -20,14 +21,15 @@ export function createRequestTimeoutMiddleware(options: {
     specificationVersion: 'v4',
     wrapGenerate: async ({ model, params }) => {
       const timeoutMs = modelRequestTimeoutMs(run);
-      const request = new AbortController();
+      const request = createLinkedAbort(runSignal);
       const timer =
         timeoutMs === null ? undefined : setTimeout(() => request.abort(new ModelRequestTimeout(timeoutMs)), timeoutMs);
-      const signal = AbortSignal.any([runSignal, request.signal]);
+      const { signal } = request;
       try {
         return await raceAbort(model.doGenerate({ ...params, abortSignal: signal }), signal);
       } finally {
         clearTimeout(timer);
+        request.unlink();
       }
     },
   };

@@ -1,6 +1,7 @@
 import type { RunContext } from '../run/run-context.ts';
 import { finalRoundReserveStartsAt } from './budget-policy.ts';
 import { HarnessStop } from './harness-signals.ts';
+import { createLinkedAbort } from './linked-abort.ts';
 
 /** setTimeout cannot wait longer; such deadlines are still checked before every round. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -15,7 +16,8 @@ export type RunLifecycle = ReturnType<typeof createRunLifecycle>;
  */
 export function createRunLifecycle(run: RunContext) {
   const runController = new AbortController();
-  const collectionController = new AbortController();
+  const reserveController = new AbortController();
+  const collection = createLinkedAbort(runController.signal);
   const abort = (reason: unknown) => {
     if (!runController.signal.aborted) runController.abort(reason);
   };
@@ -25,14 +27,17 @@ export function createRunLifecycle(run: RunContext) {
     if (delay <= MAX_TIMER_MS) timers.push(setTimeout(action, delay));
   };
   schedule(run.deadlineAt, () => abort(new HarnessStop('DEADLINE')));
-  schedule(finalRoundReserveStartsAt(run), () => collectionController.abort());
+  schedule(finalRoundReserveStartsAt(run), () => {
+    reserveController.abort();
+    collection.abort(reserveController.signal.reason);
+  });
   const onCancel = () => abort(new HarnessStop('CANCELLED'));
   run.signal?.addEventListener('abort', onCancel, { once: true });
   return {
     runSignal: runController.signal,
-    collectionSignal: AbortSignal.any([runController.signal, collectionController.signal]),
+    collectionSignal: collection.signal,
     /** Aborts when the final round's reserve begins (and only then). */
-    reserveSignal: collectionController.signal,
+    reserveSignal: reserveController.signal,
     abort,
     dispose() {
       for (const timer of timers) clearTimeout(timer);

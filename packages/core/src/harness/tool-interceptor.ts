@@ -1,8 +1,8 @@
 import type { RunContext } from '../run/run-context.ts';
+import { utf8Bytes } from '../run/utf8.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { EvidenceAdapters, ToolName } from '../tools/evidence-adapter.ts';
 import type { MaskingSession } from '../tools/masking/masking-session.ts';
-import { observationBytes } from '../tools/observation.ts';
 import { parseToolCallId, type ToolCallId } from '../tools/tool-call-id.ts';
 import type { ParsedEnvelope } from '../tools/tool-inputs.ts';
 import { admitToolCall } from './admit-tool-call.ts';
@@ -75,9 +75,10 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
     const outcome = id.ok ? await decide(toolName, rawInput, id.id) : rejectedOutcome(id.id, 'INVALID_TOOL_CALL_ID');
     // NOTE: every refusal counts towards `maxRejectedToolCalls`, whichever step refused the call.
     if (outcome.disposition === 'REJECTED') tracker.recordRejected();
-    collection.observationBytesSinceRound += observationBytes(outcome.observation);
+    const observationJson = JSON.stringify(outcome.observation);
+    collection.observationBytesSinceRound += utf8Bytes(observationJson);
     // NOTE: a pseudonym may be used in a later call only once the model has seen it, in the observation as sent.
-    masking.markShown(JSON.stringify(outcome.observation));
+    masking.markShown(observationJson);
     if (auditing !== undefined) {
       await auditToolCall(auditing, {
         sessionId: run.sessionId,

@@ -4,6 +4,7 @@ import type { SemanticGuardMode } from '../config/semantic-guard-mode.ts';
 import type { AnalysisItem, DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import { judgePromptFits, judgeVerdictTooLarge } from '../harness/budget-policy.ts';
 import { createJudgeHarness, type JudgeFailure } from '../harness/create-judge-harness.ts';
+import { modelTelemetry } from '../harness/model-telemetry.ts';
 import { raceAbort } from '../harness/race-abort.ts';
 import type { RunContext } from '../run/run-context.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
@@ -78,12 +79,7 @@ export async function reviewDraftSemantics(
         maxOutputTokens: judge.maxOutputTokens,
         abortSignal: judge.abortSignal,
         runtimeContext: { runId: run.runId, sessionId: run.sessionId },
-        telemetry: {
-          functionId: 'semantic_guard',
-          recordInputs: false,
-          recordOutputs: false,
-          includeRuntimeContext: { runId: true, sessionId: true },
-        },
+        telemetry: modelTelemetry({ functionId: 'semantic_guard' }),
       }),
       judge.abortSignal,
     );

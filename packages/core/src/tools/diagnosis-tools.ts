@@ -1,5 +1,6 @@
 import { type JSONSchema7, jsonSchema, type ToolSet, tool } from 'ai';
 import type { MysqlQueryDescriptor, ToolName } from './evidence-adapter.ts';
+import { toJsonValue } from './json-value.ts';
 import { toModelObservation } from './model-observation.ts';
 import type { Observation } from './observation.ts';
 import { buildModelToolSchemas } from './tool-inputs.ts';
@@ -57,7 +58,7 @@ export function buildDiagnosisTools(catalog: readonly MysqlQueryDescriptor[], in
       inputSchema: inputSchemas[toolName],
       execute: (input, { toolCallId }) => intercept(toolName, input, toolCallId),
       // NOTE: the model reads the audited (already masked) observation in its compact form: log lines as a table.
-      toModelOutput: ({ output }) => ({ type: 'json', value: JSON.parse(JSON.stringify(toModelObservation(output))) }),
+      toModelOutput: ({ output }) => ({ type: 'json', value: toJsonValue(toModelObservation(output)) }),
     });
   return {
     lookup_knowledge: define('lookup_knowledge'),

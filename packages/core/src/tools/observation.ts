@@ -110,6 +110,6 @@ function rejectionMessage(code: RejectionCode, detail: RejectionDetail) {
   }
 }
 
-export function observationBytes(observation: Observation): number {
+function observationBytes(observation: Observation): number {
   return utf8Bytes(JSON.stringify(observation));
 }

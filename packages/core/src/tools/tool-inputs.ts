@@ -68,6 +68,13 @@ function envelope<T extends v.GenericSchema>(input: T) {
   return v.strictObject({ previous_observation: v.optional(previousObservationSchema), input });
 }
 
+/** The full schema of each tool's envelope (the catalog is checked after it): the same for every run, built once. */
+const ENVELOPE_SCHEMAS = {
+  lookup_knowledge: envelope(knowledgeInputSchema),
+  query_logs: envelope(logsInputSchema),
+  query_mysql: envelope(mysqlInputSchema),
+};
+
 export interface PreviousObservation {
   tool_call_id: string;
   evaluation: 'GAINED' | 'NO_GAIN';
@@ -99,11 +106,7 @@ const MAX_PATH_CHARS = 80;
  * never the SDK's or valibot's message text.
  */
 export function createToolInputParser(catalog: readonly MysqlQueryDescriptor[]) {
-  const schemas = {
-    lookup_knowledge: envelope(knowledgeInputSchema),
-    query_logs: envelope(logsInputSchema),
-    query_mysql: envelope(mysqlInputSchema),
-  };
+  const schemas = ENVELOPE_SCHEMAS;
   const catalogByName = new Map(catalog.map((entry) => [entry.name, entry]));
 
   return function parseToolEnvelope(toolName: ToolName, raw: unknown): ParsedEnvelope {

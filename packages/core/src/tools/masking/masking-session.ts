@@ -51,10 +51,14 @@ export const MASKING_LIMITS = Object.freeze({
   depth: 24,
 });
 
+/** The texts one run remembers the masking of (see `maskText`): short ones, a bounded number. */
+const MASKED_TEXT_MEMO = Object.freeze({ textChars: 2_048, entries: 1_024 });
+
 /** A pseudonym as the model sees it: `<email:k3f2a>`. */
 export const PSEUDONYM_PATTERN = /<([a-z][a-z0-9_]{0,23}):([a-z2-7]{5,13})>/g;
 const PROTECTED_SPANS = /<[a-z][a-z0-9_]{0,23}:[a-z2-7]{5,13}>|\[(?:REDACTED|MASKED):[a-z0-9_]{1,24}\]/g;
 const NO_FIELDS: ReadonlySet<string> = new Set();
+const TWELVE_DIGITS = /^[0-9]{12}$/;
 const ACCOUNT_KEYS = new Set(['accountid', 'awsaccountid', 'awsaccount', 'ownerid', 'account']);
 
 /**
@@ -118,8 +122,20 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
     return position === 0 ? text : output + text.slice(position);
   }
 
+  // NOTE: within a run a text always masks to the same output (a value's pseudonym never changes once given, and a
+  // value refused one stays refused), so a text masked before is looked up, not masked again: the projection and the
+  // audit's copy of the same result, and the keys every log line and row repeats. Bounded: cleared when full.
+  const maskedTexts = new Map<string, string>();
+
   function maskText(text: string): string {
-    return pseudonymise(redactSecrets(decodeEscapes(boundText(text))));
+    const known = maskedTexts.get(text);
+    if (known !== undefined) return known;
+    const masked = pseudonymise(redactSecrets(decodeEscapes(boundText(text))));
+    if (text.length <= MASKED_TEXT_MEMO.textChars) {
+      if (maskedTexts.size >= MASKED_TEXT_MEMO.entries) maskedTexts.clear();
+      maskedTexts.set(text, masked);
+    }
+    return masked;
   }
 
   function maskValue(value: unknown, key?: string, depth = 0): unknown {
@@ -128,7 +144,7 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
       const secretKind = secretKindOfKey(key);
       if (secretKind !== null) return String(value).length === 0 ? value : redactionMarker(secretKind);
       const digits = String(value);
-      if (mode === 'identifiers' && ACCOUNT_KEYS.has(normalizedKey(key)) && /^[0-9]{12}$/.test(digits)) {
+      if (mode === 'identifiers' && TWELVE_DIGITS.test(digits) && ACCOUNT_KEYS.has(normalizedKey(key))) {
         return tokenFor('aws_account', digits);
       }
     }
@@ -157,6 +173,7 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
     maskValue: (value: unknown, key?: string) => maskValue(value, key),
     /** Registers every pseudonym of this run that `text` (what the model is about to see) contains as shown. */
     markShown(text: string): void {
+      if (byToken.size === 0) return;
       for (const match of text.matchAll(PSEUDONYM_PATTERN)) {
         if (byToken.has(match[0])) shown.add(match[0]);
       }
@@ -173,6 +190,8 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
       let unknown = false;
       const restore = (item: unknown, depth: number, key?: string): unknown => {
         if (typeof item === 'string') {
+          // NOTE: every pseudonym starts with `<`: a string without one has none to restore.
+          if (!item.includes('<')) return item;
           const whole = shown.has(item) ? byToken.get(item) : undefined;
           if (
             whole !== undefined &&
@@ -209,6 +228,8 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
      * otherwise is ignored.
      */
     restoreEntries(entries: readonly PseudonymEntry[]): void {
+      // NOTE: a value masked irreversibly before (the map was full) may get its pseudonym back now.
+      maskedTexts.clear();
       for (const entry of entries) {
         const key = `${entry.kind}\u0000${entry.value}`;
         if (byValue.has(key) || byToken.has(entry.token)) continue;
@@ -223,7 +244,10 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
       return taken;
     },
     entries: (): readonly PseudonymEntry[] => [...byToken.values()],
-    mapKey: keys.mapKey,
+    /** The key that seals this run's pseudonym map (derived when first read). */
+    get mapKey(): Buffer {
+      return keys.mapKey;
+    },
   };
 }
 

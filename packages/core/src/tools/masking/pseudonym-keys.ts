@@ -3,7 +3,6 @@ import {
   createDecipheriv,
   createHmac,
   createSecretKey,
-  hkdfSync,
   type KeyObject,
   randomBytes,
 } from 'node:crypto';
@@ -15,9 +14,9 @@ import {
  */
 export interface RunMaskingKeys {
   /** Keys the HMAC of every pseudonym of the run. */
-  pseudonymKey: Buffer;
+  readonly pseudonymKey: Buffer;
   /** Encrypts the run's pseudonym map at rest (AES-256-GCM), on top of the table's own encryption. */
-  mapKey: Buffer;
+  readonly mapKey: Buffer;
 }
 
 /**
@@ -28,20 +27,44 @@ export const DEVELOPMENT_MASKING_SECRET = 'diagnosis-agent-local-development-mas
 
 const SALT = Buffer.from('diagnosis-agent/masking/v1', 'utf8');
 
-/** The last secret seen as a KeyObject: a deployment has one secret, so one per process. */
-let secretKey: { secret: string; key: KeyObject } | undefined;
+/**
+ * HKDF's extract step of the last secret seen, as a KeyObject: it depends on the secret alone (a deployment has one),
+ * so it is computed once per process.
+ */
+let extracted: { secret: string; prk: KeyObject } | undefined;
+
+/** One byte, the counter of HKDF's only expand block (32 bytes of output are one SHA-256 block). */
+const FIRST_BLOCK = Buffer.from([1]);
 
 /**
- * Every run's keys: HKDF-SHA256 of the secret, salt {@link SALT} and info `<purpose>:<runId>`, 32 bytes. NOTE: the
- * secret goes to `hkdfSync` as a KeyObject made once per process: handed a Buffer, `hkdfSync` makes a KeyObject of
- * it on every call, more than half of its time (58.5 → 25.9 µs of CPU a run, measured); the bytes are the same.
+ * Every run's keys: HKDF-SHA256 (RFC 5869) of the secret, salt {@link SALT} and info `<purpose>:<runId>`, 32 bytes.
+ * NOTE: the extract step (PRK = HMAC(salt, secret)) is the same for every run and is made once per process; a run
+ * pays only the expand step, one HMAC-SHA256(PRK, info ‖ 0x01) per key. The bytes are those of `hkdfSync` (the unit
+ * test compares them); `hkdfSync` itself redoes the extract and sets up a KDF context on every call (18–34 µs of CPU
+ * a run for the two keys, against 8 µs this way, measured 2026-12-01).
  */
 export function deriveRunMaskingKeys(secret: string, runId: string): RunMaskingKeys {
   if (secret.length < 32) throw new TypeError('the masking secret must be at least 32 characters');
-  if (secretKey?.secret !== secret) secretKey = { secret, key: createSecretKey(Buffer.from(secret, 'utf8')) };
-  const key = secretKey.key;
-  const derive = (purpose: string) => Buffer.from(hkdfSync('sha256', key, SALT, `${purpose}:${runId}`, 32));
-  return { pseudonymKey: derive('pseudonym'), mapKey: derive('pseudonym-map') };
+  if (extracted?.secret !== secret) {
+    extracted = { secret, prk: createSecretKey(createHmac('sha256', SALT).update(secret, 'utf8').digest()) };
+  }
+  const prk = extracted.prk;
+  const derive = (purpose: string) =>
+    createHmac('sha256', prk).update(`${purpose}:${runId}`, 'utf8').update(FIRST_BLOCK).digest();
+  // NOTE: each key is derived when first read: a run that never makes a pseudonym, or never stores its map, derives
+  // no key it does not use. The secret is checked above, at once, whatever is read later.
+  let pseudonymKey: Buffer | undefined;
+  let mapKey: Buffer | undefined;
+  return {
+    get pseudonymKey() {
+      pseudonymKey ??= derive('pseudonym');
+      return pseudonymKey;
+    },
+    get mapKey() {
+      mapKey ??= derive('pseudonym-map');
+      return mapKey;
+    },
+  };
 }
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';

@@ -71,6 +71,21 @@ const SECRET_KEY_ENDINGS: readonly [string, SecretKind][] = [
  * `password_length` or `secret_arn` are not secrets.
  */
 export function secretKindOfKey(key: string): SecretKind | null {
+  const known = secretKindsByKey.get(key);
+  if (known !== undefined) return known;
+  const kind = findSecretKindOfKey(key);
+  // NOTE: field names repeat in every line, row and run (`message`, `trace_id`, a table's columns): each is looked
+  // up once per process. Bounded: only short names are kept, and the cache is cleared when full.
+  if (key.length <= 64) {
+    if (secretKindsByKey.size >= 4_096) secretKindsByKey.clear();
+    secretKindsByKey.set(key, kind);
+  }
+  return kind;
+}
+
+const secretKindsByKey = new Map<string, SecretKind | null>();
+
+function findSecretKindOfKey(key: string): SecretKind | null {
   const normalized = key.toLowerCase().replace(/[^a-z0-9]/g, '');
   if (normalized.length === 0 || normalized.length > 64) return null;
   for (const [ending, kind] of SECRET_KEY_ENDINGS) {

@@ -174,6 +174,17 @@ describe('createMaskingSession', () => {
     expect(masking.takeNewEntries()).toEqual([]);
   });
 
+  it('masks a text masked before as it would mask it anew, also once restored entries give a value its pseudonym', () => {
+    const full = session({}, 'run-full');
+    for (let index = 0; index < MASKING_LIMITS.entries; index += 1) full.maskText(`user${index}@example.com`);
+    expect(full.maskText('late late@example.com')).toBe('late [MASKED:email]');
+    expect(full.maskText('late late@example.com')).toBe('late [MASKED:email]');
+    // A stored entry of the value taken in afterwards is the value's pseudonym from then on, in a text seen before too.
+    const token = '<email:abcde>';
+    full.restoreEntries([{ token, kind: 'email', value: 'late@example.com' }]);
+    expect(full.maskText('late late@example.com')).toBe(`late ${token}`);
+  });
+
   it('cuts an oversized text at a whitespace, never inside a value', () => {
     const masking = session();
     const text = `${'x'.repeat(MASKING_LIMITS.textChars - 6)} 13812345678 tail`;
