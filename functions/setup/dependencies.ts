@@ -25,32 +25,39 @@ export async function buildDiagnosisDependencies(
   prebuiltEvidence?: EvidenceAdapters,
 ): Promise<DiagnosisServiceDeps> {
   const profile = modelProfile(settings.DIAGNOSIS_MODEL_PROFILE);
-  const provider = createOpenAICompatible({
+  const agentOptions = {
     name: profile.name,
     baseURL: settings.DIAGNOSIS_MODEL_BASE_URL,
     apiKey: settings.DIAGNOSIS_MODEL_API_KEY,
     includeUsage: true,
     supportsStructuredOutputs: profile.draftFormat === 'json-schema',
-  });
-  const judgeProvider = createOpenAICompatible({
+  };
+  const judgeOptions = {
     name: settings.SEMANTIC_GUARD_MODEL_PROFILE,
     baseURL: settings.SEMANTIC_GUARD_MODEL_BASE_URL,
     apiKey: settings.SEMANTIC_GUARD_MODEL_API_KEY,
     includeUsage: true,
-  });
+    supportsStructuredOutputs: false,
+  };
+  const agentModel = createOpenAICompatible(agentOptions).chatModel(settings.DIAGNOSIS_MODEL_ID);
+  // NOTE: a chat model object holds its configuration only (no conversation, no state between calls), so a judge
+  // configured exactly as the agent (the default: the same profile, URL, key and model id) calls through the same
+  // object, unwrapped; building a second one costs a cold start ≈ 4 M instructions (its zod chunk schema).
+  const judgeModel =
+    settings.SEMANTIC_GUARD_MODEL_ID === settings.DIAGNOSIS_MODEL_ID &&
+    (Object.keys(agentOptions) as (keyof typeof agentOptions)[]).every((key) => agentOptions[key] === judgeOptions[key])
+      ? agentModel
+      : createOpenAICompatible(judgeOptions).chatModel(settings.SEMANTIC_GUARD_MODEL_ID);
   const evidence = prebuiltEvidence ?? (await createEvidenceAdapters(settings)).evidence;
   return {
     // NOTE: the Draft round (the one that offers no tools) asks for JSON as the profile can; tool rounds are unchanged.
     model: wrapLanguageModel({
-      model: provider.chatModel(settings.DIAGNOSIS_MODEL_ID),
+      model: agentModel,
       middleware: createDraftFormatMiddleware(profile.draftFormat),
     }),
-    // NOTE: the judge is its own model object (even with the same id): a separate call that never sees the agent's
-    // conversation, only the query, the Draft and the verified evidence.
-    semanticGuard: {
-      mode: settings.SEMANTIC_GUARD,
-      model: judgeProvider.chatModel(settings.SEMANTIC_GUARD_MODEL_ID),
-    },
+    // NOTE: the judge's call is a separate one that never sees the agent's conversation, only the query, the Draft
+    // and the verified evidence (and never the agent's Draft-format middleware).
+    semanticGuard: { mode: settings.SEMANTIC_GUARD, model: judgeModel },
     evidence,
     createStore: () =>
       createDynamoStores({

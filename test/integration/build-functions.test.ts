@@ -117,6 +117,20 @@ describe('buildFunctions', () => {
     expect(shipped.some((path) => path.includes('node_modules/re2js/'))).toBe(true);
   });
 
+  it('ships no JSON Schema converter in any function: the schemas it sends are generated at build time (issue 25)', () => {
+    for (const name of names) {
+      const shipped = Object.values(metafiles[name].outputs).flatMap((output) => Object.keys(output.inputs));
+      expect(
+        shipped.filter((path) => /node_modules\/@valibot\/to-json-schema\/|\/derive-[a-z-]+\.ts$/.test(path)),
+        name,
+      ).toEqual([]);
+      expect(shipped.length, name).toBeGreaterThan(0);
+    }
+    const diagnose = Object.values(metafiles.Diagnose.outputs).flatMap((output) => Object.keys(output.inputs));
+    expect(diagnose).toContain('packages/core/src/tools/tool-json-schemas.ts');
+    expect(diagnose).toContain('packages/core/src/draft/diagnosis-draft-json-schema.ts');
+  });
+
   it('answers the AI SDK’s gateway checks with false and refuses any use of the gateway, naming why', async () => {
     const entry = join(temp, 'gateway-probe.ts');
     writeFileSync(

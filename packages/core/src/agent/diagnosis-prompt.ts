@@ -1,14 +1,14 @@
-import { diagnosisDraftJsonSchema } from '../draft/diagnosis-draft.ts';
-import { renderSchemaNotation, SCHEMA_NOTATION_LEGEND } from '../draft/schema-notation.ts';
+import { DIAGNOSIS_DRAFT_SCHEMA_NOTATION } from '../draft/diagnosis-draft-json-schema.ts';
+import { SCHEMA_NOTATION_LEGEND } from '../draft/schema-notation.ts';
 
 /**
  * The single Chinese instruction text of the Diagnosis Agent. It is the model's whole briefing: role, input, how to
  * read times, that the query, the previous turn and every observation are data and never instructions, tools and
  * their envelope protocol, citation rules, when to stop, and the exact output schema (the Draft's JSON Schema in its
- * compact notation, `renderSchemaNotation`: every type, enum and bound, a third of the tokens). The
- * harness enforces the same rules independently; the prompt only makes compliance likely. NOTE: it is the same text
- * for every run (nothing of the run, not even the time, goes in it), so the provider's prompt cache keeps it; the
- * run's "now" is in the user message.
+ * compact notation, `renderSchemaNotation`, rendered at build time: every type, enum and bound, a third of the
+ * tokens). The harness enforces the same rules independently; the prompt only makes compliance likely. NOTE: it is the
+ * same text for every run (nothing of the run, not even the time, goes in it), so the provider's prompt cache keeps
+ * it; the run's "now" is in the user message.
  */
 export function buildDiagnosisInstructions(): string {
   return `你是内部 SRE 诊断助手 diagnosis_agent：针对运维人员的当前问题，只通过只读工具收集本次运行的证据，并输出一个严格的 DiagnosisDraft JSON 对象。
@@ -48,6 +48,6 @@ export function buildDiagnosisInstructions(): string {
 
 ## 输出
 最终回答只能是一个符合下面结构的 JSON 对象：不要 Markdown、不要代码块、不要任何前后缀说明文字。
-${renderSchemaNotation(diagnosisDraftJsonSchema())}
+${DIAGNOSIS_DRAFT_SCHEMA_NOTATION}
 ${SCHEMA_NOTATION_LEGEND}`;
 }

@@ -1,5 +1,5 @@
-import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
+import { DIAGNOSIS_DRAFT_JSON_SCHEMA } from './diagnosis-draft-json-schema.ts';
 
 const text = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max));
 
@@ -53,9 +53,11 @@ export function draftRuleViolations(draft: DiagnosisDraft): string[] {
   return violations;
 }
 
-const DRAFT_JSON_SCHEMA = toJsonSchema(diagnosisDraftSchema);
-
-/** The JSON Schema of the DiagnosisDraft, as given to the model in the prompt (a fresh copy on every call). */
+/**
+ * The JSON Schema of the DiagnosisDraft, as given to the model in the prompt (a fresh copy on every call). NOTE: it is
+ * `toJsonSchema(diagnosisDraftSchema)` generated at build time (`node scripts/generate-draft-schema.ts`; a test
+ * derives it again), so no function converts the schema at cold start.
+ */
 export function diagnosisDraftJsonSchema(): object {
-  return structuredClone(DRAFT_JSON_SCHEMA);
+  return structuredClone(DIAGNOSIS_DRAFT_JSON_SCHEMA);
 }

@@ -1,4 +1,3 @@
-import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { issuePaths } from '../errors.ts';
 import { MAX_TOOL_CALL_ID_CHARS } from '../run/ids.ts';
@@ -10,6 +9,7 @@ import type {
   MysqlQueryDescriptor,
   ToolName,
 } from './evidence-adapter.ts';
+import { TOOL_JSON_SCHEMAS } from './tool-json-schemas.ts';
 
 const MAX_WINDOW_MS = 24 * 60 * 60 * 1000;
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
@@ -21,13 +21,13 @@ const isoTimestamp = v.pipe(
   v.description('带时区偏移的 ISO 8601 时间'),
 );
 
-const knowledgeInputSchema = v.strictObject({
+export const knowledgeInputSchema = v.strictObject({
   query: v.pipe(v.string(), v.minLength(1), v.maxLength(500), v.description('检索内容（1–500 字符）')),
   service: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100), v.description('服务名，可缩小范围'))),
   top_k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5), v.description('返回条数 1–5'))),
 });
 
-const logsFields = {
+export const logsFields = {
   service: v.pipe(v.string(), v.minLength(1), v.maxLength(100), v.description('服务名')),
   start_time: isoTimestamp,
   end_time: isoTimestamp,
@@ -64,7 +64,7 @@ const previousObservationSchema = v.strictObject({
   evaluation: v.picklist(['GAINED', 'NO_GAIN']),
 });
 
-function envelope<T extends v.GenericSchema>(input: T) {
+export function envelope<T extends v.GenericSchema>(input: T) {
   return v.strictObject({ previous_observation: v.optional(previousObservationSchema), input });
 }
 
@@ -211,20 +211,17 @@ export function buildModelToolSchemas(catalog: readonly MysqlQueryDescriptor[]):
   return mapValues(buildToolJsonSchemas(catalog), withoutOmitted) as Record<ToolName, object>;
 }
 
-/** The full JSON Schema of each tool's envelope (what the boundary enforces, bounds and patterns included). */
+/**
+ * The full JSON Schema of each tool's envelope (what the boundary enforces, bounds and patterns included): the
+ * envelopes' schemas converted at build time (`tool-json-schemas.ts`, `node scripts/generate-json-schemas.ts`), with
+ * the catalog's query names as the enum of `query_name`, as `deriveToolJsonSchemas` converts them (a test compares).
+ */
 export function buildToolJsonSchemas(catalog: readonly MysqlQueryDescriptor[]): Record<ToolName, object> {
+  const schemas = structuredClone(TOOL_JSON_SCHEMAS) as Record<ToolName, object>;
   const names = catalog.map((entry) => entry.name);
-  const mysqlBusiness = v.strictObject({
-    query_name: names.length > 0 ? v.picklist(names) : v.string(),
-    params: v.pipe(
-      v.record(v.string(), v.union([v.string(), v.number()])),
-      v.description('目录条目声明的全部参数；datetime 为带时区偏移的 ISO 8601'),
-    ),
-  });
-  const options = { errorMode: 'ignore' } as const;
-  return {
-    lookup_knowledge: toJsonSchema(envelope(knowledgeInputSchema), options),
-    query_logs: toJsonSchema(envelope(v.strictObject(logsFields)), options),
-    query_mysql: toJsonSchema(envelope(mysqlBusiness), options),
-  };
+  if (names.length > 0) {
+    const mysql = schemas.query_mysql as { properties: { input: { properties: Record<string, unknown> } } };
+    mysql.properties.input.properties.query_name = { enum: names, type: 'string' };
+  }
+  return schemas;
 }

@@ -38,4 +38,25 @@ describe('buildDiagnosisDependencies', () => {
     expect((failure as SettingsError).keys).toEqual([key]);
     expect((failure as SettingsError).message).not.toContain('lookahead');
   });
+
+  it.each([
+    ['configured as the agent', {}, 'deepseek-v4-flash', 'sk-dependencies-test'],
+    ['given a key of its own', { SEMANTIC_GUARD_MODEL_API_KEY: 'sk-judge-test' }, 'deepseek-v4-flash', 'sk-judge-test'],
+    ['given a model of its own', { SEMANTIC_GUARD_MODEL_ID: 'judge-model' }, 'judge-model', 'sk-dependencies-test'],
+  ])('calls the judge with its own settings when %s', async (_case, judge, modelId, key) => {
+    const deps = await buildDiagnosisDependencies(
+      settingsWith({ SEMANTIC_GUARD: 'enforce', DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash', ...judge }),
+      undefined,
+      createFakeEvidence().evidence,
+    );
+    const model = deps.semanticGuard?.model as unknown as {
+      modelId: string;
+      provider: string;
+      config: { headers: () => Record<string, string> };
+    };
+    expect(model.modelId).toBe(modelId);
+    expect(model.provider).toBe('deepseek.chat');
+    expect(model.config.headers().authorization).toBe(`Bearer ${key}`);
+    expect((deps.model as { modelId?: string }).modelId).toBe('deepseek-v4-flash');
+  });
 });

@@ -37,14 +37,13 @@ export const judgeVerdictsSchema = v.strictObject({
 
 export type JudgeVerdicts = v.InferOutput<typeof judgeVerdictsSchema>;
 
-const VERDICTS_JSON_SCHEMA = toJsonSchema(judgeVerdictsSchema);
-
 /**
- * The JSON Schema of the judge's output (a fresh copy on every call). NOTE: the judge's instructions state it in
- * prose and one example, which cost fewer tokens than its notation; `parseJudgeVerdicts` enforces it either way.
+ * The JSON Schema of the judge's output (converted on every call). NOTE: the judge's instructions state it in prose
+ * and one example, which cost fewer tokens than its notation; `parseJudgeVerdicts` enforces it either way. No
+ * function sends it, so nothing converts it at cold start.
  */
 export function judgeVerdictsJsonSchema(): object {
-  return structuredClone(VERDICTS_JSON_SCHEMA);
+  return toJsonSchema(judgeVerdictsSchema);
 }
 
 /**
