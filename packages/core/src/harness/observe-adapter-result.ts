@@ -25,14 +25,15 @@ export function observeAdapterResult(
   if (isRecord(result) && result.status === 'OK') {
     const projection = projectEvidence(toolName, result.data, evidenceMasker(masking));
     if (!projection.ok) return errorOutcome(toolCallId, 'INTERNAL', 'adapter returned data of the wrong shape');
-    if (projection.empty) return readyEmpty(toolCallId, result.data === null ? null : masking.maskValue(result.data));
+    if (projection.empty)
+      return readyEmpty(toolCallId, result.data === null ? null : maskedResult(result.data, masking));
     return {
       disposition: 'EXECUTED',
       status: 'READY',
       empty: false,
       code: null,
       observation: okObservation(toolCallId, projection.data),
-      result: masking.maskValue(result.data),
+      result: maskedResult(result.data, masking),
       errorDetail: null,
     };
   }
@@ -46,6 +47,23 @@ export function observeAdapterResult(
     return errorOutcome(toolCallId, code, detail);
   }
   return errorOutcome(toolCallId, 'INTERNAL', 'adapter returned no valid result');
+}
+
+/**
+ * The adapter's data as the audit stores it, masked as the observation is: a table's cells by their column (a
+ * `password` column's cell is a secret whatever it looks like), everything else by its key. NOTE: a plain walk of
+ * the rows would not know a cell's column, so a secret column stored in clear what the model saw redacted.
+ */
+function maskedResult(data: unknown, masking: MaskingSession): unknown {
+  if (!isRecord(data) || !Array.isArray(data.columns) || !Array.isArray(data.rows)) return masking.maskValue(data);
+  const columns = data.columns.map((column) => (typeof column === 'string' ? column : undefined));
+  const { rows, ...rest } = data;
+  return {
+    ...(masking.maskValue(rest) as Record<string, unknown>),
+    rows: rows.map((row) =>
+      Array.isArray(row) ? row.map((cell, index) => masking.maskValue(cell, columns[index])) : masking.maskValue(row),
+    ),
+  };
 }
 
 /** The masking session as the projection uses it: free text, and table cells by their column. */

@@ -116,6 +116,40 @@ describe('createToolInterceptor with masking', () => {
     ]);
   });
 
+  it('masks a MySQL cell by its column in the stored result too, as in the observation (a password column)', async () => {
+    // NOTE: found by a review: the stored result was masked by walking the raw rows, which do not know their column,
+    // so a `password` cell was redacted for the model but stored in clear in the audit's result.
+    const audit = recordingAudit();
+    const rows = {
+      columns: ['user_name', 'password', 'api_token', 'note'],
+      rows: [['alice', 'hunter2-plain', 'tok-9f8e7d6c5b4a', `call ${PHONE}`]],
+      truncated: false,
+    };
+    const { model } = await diagnose(
+      [
+        toolRound([
+          {
+            id: 'call-1',
+            name: 'query_mysql',
+            input: envelope({ query_name: 'payment_channel_config', params: { channel: 'alipay' } }),
+          },
+        ]),
+        final(),
+      ],
+      { handlers: { query_mysql: () => ({ status: 'OK', data: rows }) }, audit: audit.hook },
+    );
+    const observation = JSON.stringify(observationsOf(model, 1)[0]);
+    const [, tool] = audit.events.find(([kind]) => kind === 'tool') as ['tool', ToolInvocationEvent];
+    const stored = JSON.stringify(tool.result);
+    for (const text of [observation, stored, JSON.stringify(audit.events)]) {
+      expect(text).not.toContain('hunter2-plain');
+      expect(text).not.toContain('tok-9f8e7d6c5b4a');
+      expect(text).not.toContain(PHONE);
+    }
+    expect(tool.result).toMatchObject({ columns: rows.columns, truncated: false });
+    expect(stored).toContain('alice');
+  });
+
   it('masks an adapter’s error detail for the audit', async () => {
     const audit = recordingAudit();
     await diagnose([toolRound([{ id: 'call-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]), final()], {
