@@ -63,7 +63,6 @@ export const feedbackCommand: Command = {
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
     if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (${RUN_ID_FORM})`);
     const {
-      DEVELOPMENT_MASKING_SECRET,
       DiagnosisInputError,
       feedbackView,
       parseFeedbackInput,
@@ -90,8 +89,8 @@ export const feedbackCommand: Command = {
     }
     // NOTE: a rating is masked as the local runs were (the mode, the stage's patterns and exclusions, the secret), and
     // those settings are checked before DynamoDB Local starts.
-    const { checkFeedbackSettings } = await import('../local/local-settings.ts');
-    const masked = await checkFeedbackSettings(io.env);
+    const { localFeedbackMasking } = await import('../local/local-settings.ts');
+    const masking = await localFeedbackMasking(io.env);
     const { createDynamoRunStore, createDynamoFeedbackStore } = await import('@diagnosis/core/store');
     const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const runtime = await startLocalRuntime(io.env);
@@ -108,16 +107,9 @@ export const feedbackCommand: Command = {
         return EXIT.OK;
       }
       try {
-        // NOTE: unset MASKING_SECRET: the development key of local runs.
-        const masking = {
-          secret: masked.settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
-          mode: masked.settings.MASKING,
-          rules: masked.rules,
-          pseudonyms: store,
-        };
         const { created, entry } = await recordFeedback(
           { run, caller: localCaller(io.env), input },
-          { feedback, masking },
+          { feedback, masking: { ...masking, pseudonyms: store } },
         );
         const [view] = feedbackView([entry]);
         if (values.json === true) io.stdout(`${JSON.stringify({ runId, created, feedback: view }, null, 2)}\n`);

@@ -1,7 +1,6 @@
-import { type CustomRules, loadCustomRules, SettingsError } from '@diagnosis/core';
+import { DEVELOPMENT_MASKING_SECRET, type FeedbackMasking, loadCustomRules, SettingsError } from '@diagnosis/core';
 import {
   type DiagnosisSettings,
-  type FeedbackSettings,
   parseDiagnosisSettings,
   parseFeedbackSettings,
   parseStoreSettings,
@@ -46,12 +45,11 @@ export function checkStoreSettings(env: Environment): void {
 }
 
 /**
- * The settings a local rating is masked with — the local runs' own: MASKING, MASKING_PATTERNS, MASKING_EXCLUSIONS,
- * MASKING_SECRET — checked, and the stage's patterns compiled, before anything slow starts.
+ * The masking a local rating gets — the local runs' own: MASKING, MASKING_PATTERNS, MASKING_EXCLUSIONS and
+ * MASKING_SECRET (unset: the development key of local runs) — checked, and the stage's patterns compiled, before
+ * anything slow starts.
  */
-export async function checkFeedbackSettings(
-  env: Environment,
-): Promise<{ settings: FeedbackSettings; rules: CustomRules }> {
+export async function localFeedbackMasking(env: Environment): Promise<Omit<FeedbackMasking, 'pseudonyms'>> {
   const settings = parseOrRefuse(() =>
     parseFeedbackSettings({
       DIAGNOSIS_TABLE_NAME: 'diagnosis-local',
@@ -60,7 +58,11 @@ export async function checkFeedbackSettings(
     }),
   );
   try {
-    return { settings, rules: await loadCustomRules(settings.MASKING_PATTERNS, settings.MASKING_EXCLUSIONS) };
+    return {
+      secret: settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
+      mode: settings.MASKING,
+      rules: await loadCustomRules(settings.MASKING_PATTERNS, settings.MASKING_EXCLUSIONS),
+    };
   } catch (error) {
     if (error instanceof SettingsError) throw settingsRefusal(error);
     throw error;
