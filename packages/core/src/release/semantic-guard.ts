@@ -13,7 +13,12 @@ import type { Observation } from '../tools/observation.ts';
 import type { EvidenceGuardResult } from './evidence-guard.ts';
 import { DEFAULT_JUDGE_LIMITS, type JudgeLimits } from './judge/judge-limits.ts';
 import { type JudgeVerdicts, parseJudgeVerdicts, type Verdict } from './judge/judge-verdicts.ts';
-import { buildJudgeEvidence, buildJudgePrompt, buildSemanticGuardInstructions } from './judge/semantic-guard-prompt.ts';
+import {
+  buildJudgeEvidence,
+  buildJudgePrompt,
+  buildSemanticGuardInstructions,
+  judgedTexts,
+} from './judge/semantic-guard-prompt.ts';
 
 /** The SemanticGuard as a run is given it: its mode, the judge's own model and its budget. */
 export interface SemanticGuardConfig {
@@ -63,7 +68,7 @@ export async function reviewDraftSemantics(
   const modelId = typeof guard.model === 'string' ? guard.model : guard.model.modelId;
   const failed = (failure: JudgeFailure): SemanticReview => ({ mode, modelId, outcome: 'FAILED', failure });
 
-  const evidence = buildJudgeEvidence(verified.citations, input.observations, limits);
+  const evidence = buildJudgeEvidence(verified.citations, input.observations, limits, judgedTexts(input.query, draft));
   const prompt = buildJudgePrompt(input.query, draft, verified.citations, evidence);
   if (!judgePromptFits(limits, utf8Bytes(INSTRUCTIONS) + utf8Bytes(prompt))) return failed('PROMPT_TOO_LARGE');
   if (run.signal?.aborted) return failed('CANCELLED');

@@ -69,4 +69,38 @@ describe('reviewDraftSemantics', () => {
     expect(input?.evidence.map((entry) => entry.tool_name)).toEqual(['query_logs']);
     expect(input?.draft.analysis.map((item) => item.evidence)).toEqual([[0]]);
   });
+
+  it('hands the judge the trace ids the Draft names and drops those that link nothing', async () => {
+    const judge = scriptedModel([textRound(VERDICTS)]);
+    const draft = supportedDraft(['c1']);
+    const [item] = draft.analysis;
+    if (item === undefined) throw new Error('fixture has no item');
+    const lines = ['t-named-0001', 't-alone-0002'].map((trace_id, index) => ({
+      timestamp: `2026-11-30T06:1${index}:00.000Z`,
+      level: 'ERROR',
+      service: 'payment-gateway',
+      message: `Connection is not available #${index}`,
+      trace_id,
+    }));
+    await reviewDraftSemantics(
+      {
+        run: testRun(),
+        query: 'E1001 的订单为什么失败？',
+        execution: {
+          draft: { ...draft, analysis: [{ ...item, statement: '请求 t-named-0001 等待连接 3 秒后超时' }] },
+          progress: progress('c1'),
+          stopReason: null,
+        },
+        evidenceGuard: { ok: true, citations: [{ tool_call_id: 'c1', tool_name: 'query_logs', empty: false }] },
+        observations: new Map([
+          ['c1', { tool_call_id: 'c1', evidence_status: 'OK', data: { matched: 2, lines }, requires_evaluation: true }],
+        ]),
+      },
+      { mode: 'enforce', model: judge },
+    );
+    const [call] = judge.doGenerateCalls;
+    const text = call === undefined ? '' : JSON.stringify(judgePrompt(call).evidence);
+    expect(text).toContain('"t-named-0001"');
+    expect(text).not.toContain('t-alone-0002');
+  });
 });

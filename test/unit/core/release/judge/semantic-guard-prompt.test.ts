@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildJudgeEvidence,
   buildJudgePrompt,
+  judgedTexts,
   TRUNCATION_MARKER,
 } from '../../../../../packages/core/src/release/judge/semantic-guard-prompt.ts';
 import type { Observation } from '../../../../../packages/core/src/tools/observation.ts';
@@ -66,7 +67,8 @@ describe('buildJudgeEvidence', () => {
           date: '2026-11-30',
           columns: ['time', 'message', 'trace_id'],
           rows: [
-            ['06:10:00.000Z', 'HikariPool-1 - Connection is not available #0', 'abc'],
+            // NOTE: `abc` is in one row and in no text: it links nothing, so it is null (see "trace ids" below).
+            ['06:10:00.000Z', 'HikariPool-1 - Connection is not available #0', null],
             ['06:11:00.000Z', 'HikariPool-1 - Connection is not available #1', null],
           ],
         },
@@ -139,6 +141,82 @@ describe('buildJudgeEvidence', () => {
     expect(first?.startsWith('{"data":{"matched":40')).toBe(true);
     expect(Buffer.byteLength(first ?? '')).toBeLessThanOrEqual(600);
     expect(Buffer.byteLength(second ?? '')).toBeLessThanOrEqual(100);
+  });
+});
+
+describe('buildJudgeEvidence: trace ids', () => {
+  const traced = (id: string, traces: (string | undefined)[]): Observation => ({
+    tool_call_id: id,
+    evidence_status: 'OK',
+    data: {
+      matched: traces.length,
+      lines: traces.map((trace, index) => ({
+        timestamp: `2026-11-30T06:${String(10 + index).padStart(2, '0')}:00.000Z`,
+        level: 'ERROR',
+        service: id,
+        message: `line ${index}`,
+        ...(trace === undefined ? {} : { trace_id: trace }),
+      })),
+    },
+    requires_evaluation: true,
+  });
+  const rowsOf = (entry: { observation: unknown } | undefined): unknown[][] => {
+    if (entry === undefined) throw new Error('no evidence entry');
+    return (entry.observation as { data: { rows: unknown[][] } }).data.rows;
+  };
+  const limits = { maxObservationBytes: 10_000, maxEvidenceBytes: 10_000 };
+
+  it('keeps a trace id two rows share (across observations or in one) or a text names, and writes the rest null', () => {
+    const evidence = buildJudgeEvidence(
+      [citation('call-1'), citation('call-2')],
+      new Map([
+        ['call-1', traced('call-1', ['t-shared', 't-alone-1', 't-named', 't-twice', 't-twice'])],
+        ['call-2', traced('call-2', ['t-shared', undefined, 't-alone-2'])],
+      ]),
+      limits,
+      ['q', 'request t-named timed out'],
+    );
+    expect(rowsOf(evidence[0]).map((row) => row[2])).toEqual(['t-shared', null, 't-named', 't-twice', 't-twice']);
+    expect(rowsOf(evidence[1]).map((row) => row[2])).toEqual(['t-shared', null, null]);
+    // Everything else of the rows is as the agent saw it.
+    expect(rowsOf(evidence[0]).map((row) => row[1])).toEqual(['line 0', 'line 1', 'line 2', 'line 3', 'line 4']);
+  });
+
+  it('leaves a MySQL result’s trace_id column and a runbook as they are', () => {
+    const mysql: Observation = {
+      tool_call_id: 'call-2',
+      evidence_status: 'OK',
+      data: { columns: ['trace_id', 'status'], rows: [['t-alone', 'FAILED']], truncated: false },
+      requires_evaluation: true,
+    };
+    const evidence = buildJudgeEvidence(
+      [citation('call-1'), { tool_call_id: 'call-2', tool_name: 'query_mysql' as const, empty: false }],
+      new Map([
+        ['call-1', traced('call-1', ['t-alone-logs'])],
+        ['call-2', mysql],
+      ]),
+      limits,
+    );
+    expect(rowsOf(evidence[0])).toEqual([['06:10:00.000Z', 'line 0', null]]);
+    expect(evidence[1]?.observation).toEqual({ data: mysql.data });
+  });
+
+  it('reads the query, the conclusion, the statements and the scopes as the texts a trace id may be named in', () => {
+    const draft = supportedDraft(['call-1']);
+    const [item] = draft.analysis;
+    if (item === undefined) throw new Error('fixture has no item');
+    const named = {
+      ...draft,
+      conclusion: 'conclusion names t-c',
+      analysis: [{ ...item, statement: 'statement names t-s', scope: 'scope names t-p' }],
+    };
+    const [entry] = buildJudgeEvidence(
+      [citation('call-1')],
+      new Map([['call-1', traced('call-1', ['t-q', 't-c', 't-s', 't-p', 't-none'])]]),
+      limits,
+      judgedTexts('query names t-q', named),
+    );
+    expect(rowsOf(entry).map((row) => row[2])).toEqual(['t-q', 't-c', 't-s', 't-p', null]);
   });
 });
 
