@@ -8,9 +8,19 @@
  *   provider object (`createOpenAICompatible`), so the stub's `isInstance` checks (run on every error) answer false
  *   and any other use throws a clear error instead of calling Vercel's gateway.
  *
- * If a library starts importing another name from either, esbuild fails the build ("No matching export"): a stub
- * can never silently stand in for code that is used.
+ * - HTTP/2, in every function but the one client that uses it. `@smithy/node-http-handler`'s index exports both of its
+ *   handlers, and only the Bedrock Agent Runtime client (Diagnose's `KNOWLEDGE_BACKEND=bedrock`, a dynamic import)
+ *   takes `NodeHttp2Handler`. Through the one index the others share with it, esbuild puts the HTTP/2 handler into the
+ *   chunk Diagnose's cold start loads with DynamoDB's handler, and its `import … from "node:http2"` loads Node's
+ *   `http2`, `http` and `assert` at every cold start: about 9 M instructions (BENCHMARKS.md, cold start). So every
+ *   other importer gets the index without the HTTP/2 handler (the same modules otherwise), and the Bedrock client
+ *   the whole index, in its own chunk.
+ *
+ * If a library starts importing another name from any of them, esbuild fails the build ("No matching export"): a stub
+ * can never silently stand in for code that is used. If the handler package's index changes, the build fails too.
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Plugin } from 'esbuild';
 
 const NAMESPACE = 'unused-code';
@@ -30,7 +40,29 @@ export const createGateway = notInBuild;
 export const gateway = new Proxy(notInBuild, { get: notInBuild, apply: notInBuild });
 `;
 
-/** Stubs zod's locale index and `@ai-sdk/gateway` (see the module comment). */
+/** `@smithy/node-http-handler`'s index as this plugin knows it: the HTTP/1.1 part is re-exported, the rest left out. */
+export const NODE_HTTP_HANDLER_INDEX = [
+  'export { DEFAULT_REQUEST_TIMEOUT, NodeHttpHandler } from "./node-http-handler";',
+  'export { NodeHttp2Handler } from "./node-http2-handler";',
+  'export { streamCollector } from "@smithy/core/serde";',
+].join('\n');
+
+/** The index without its HTTP/2 handler, for the package's `dist-es` folder `folder` (see the module comment). */
+function http1Index(folder: string): string {
+  const index = readFileSync(join(folder, 'index.js'), 'utf8').trim();
+  if (index !== NODE_HTTP_HANDLER_INDEX) {
+    throw new Error(`${join(folder, 'index.js')} changed: review scripts/unused-code-plugin.ts for the new exports`);
+  }
+  return index
+    .split('\n')
+    .filter((line) => !line.includes('NodeHttp2Handler'))
+    .join('\n');
+}
+
+/** Importers of `@smithy/node-http-handler` that take its HTTP/2 handler. */
+const HTTP2_IMPORTERS = /[\\/]node_modules[\\/]@aws-sdk[\\/]client-bedrock-agent-runtime[\\/]/;
+
+/** Stubs zod's locale index and `@ai-sdk/gateway`, and keeps HTTP/2 to its one client (see the module comment). */
 export function unusedCodePlugin(): Plugin {
   return {
     name: NAMESPACE,
@@ -41,10 +73,25 @@ export function unusedCodePlugin(): Plugin {
           : undefined,
       );
       build.onResolve({ filter: /^@ai-sdk\/gateway$/ }, () => ({ path: 'ai-sdk-gateway', namespace: NAMESPACE }));
-      build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => ({
-        contents: args.path === 'ai-sdk-gateway' ? GATEWAY_STUB : 'export {};',
-        loader: 'js',
-      }));
+      build.onResolve({ filter: /^@smithy\/node-http-handler$/ }, async (args) => {
+        if (args.pluginData === NAMESPACE || HTTP2_IMPORTERS.test(args.importer)) return undefined;
+        // NOTE: the package this importer resolves to (one copy or another), through esbuild's own resolution.
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: NAMESPACE,
+        });
+        if (resolved.errors.length > 0) return { errors: resolved.errors };
+        return { path: `node-http-handler-http1:${dirname(resolved.path)}`, namespace: NAMESPACE };
+      });
+      build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
+        if (args.path.startsWith('node-http-handler-http1:')) {
+          const folder = args.path.slice('node-http-handler-http1:'.length);
+          return { contents: http1Index(folder), loader: 'js', resolveDir: folder };
+        }
+        return { contents: args.path === 'ai-sdk-gateway' ? GATEWAY_STUB : 'export {};', loader: 'js' };
+      });
     },
   };
 }

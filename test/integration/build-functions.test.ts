@@ -10,6 +10,7 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFunctions, lambdaBuildOptions } from '../../scripts/build-functions.ts';
 import { handlerFileOf, LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../../scripts/lambda-functions.ts';
+import { NODE_HTTP_HANDLER_INDEX } from '../../scripts/unused-code-plugin.ts';
 
 const config = readFileSync('sst.config.ts', 'utf8');
 
@@ -129,6 +130,92 @@ describe('buildFunctions', () => {
     const diagnose = Object.values(metafiles.Diagnose.outputs).flatMap((output) => Object.keys(output.inputs));
     expect(diagnose).toContain('packages/core/src/tools/tool-json-schemas.ts');
     expect(diagnose).toContain('packages/core/src/draft/diagnosis-draft-json-schema.ts');
+  });
+
+  it('loads HTTP/2 in no function at cold start; the Bedrock client, a dynamic import of Diagnose, keeps it (issue 25)', () => {
+    const eagerInputs = (name: LambdaFunctionName) => {
+      const entry = Object.keys(metafiles[name].outputs).find(
+        (output) => metafiles[name].outputs[output]?.entryPoint === LAMBDA_FUNCTIONS[name],
+      );
+      const eager = new Set<string>();
+      const visit = (output: string) => {
+        if (eager.has(output)) return;
+        eager.add(output);
+        for (const imported of metafiles[name].outputs[output]?.imports ?? []) {
+          if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+        }
+      };
+      if (entry !== undefined) visit(entry);
+      return [...eager].map((output) => ({ output, ...metafiles[name].outputs[output] }));
+    };
+    for (const name of names) {
+      const eager = eagerInputs(name);
+      expect(eager.length, name).toBeGreaterThan(0);
+      const inputs = eager.flatMap((output) => Object.keys(output.inputs ?? {}));
+      expect(
+        inputs.filter((path) => /node_modules\/@smithy\/node-http-handler\/dist-es\/.*http2/.test(path)),
+        name,
+      ).toEqual([]);
+      const builtins = eager.flatMap((output) => (output.imports ?? []).map((imported) => imported.path));
+      expect(
+        builtins.filter((path) => /^(node:)?http2$/.test(path)),
+        name,
+      ).toEqual([]);
+    }
+    // DynamoDB's handler is still there, and the whole handler package ships with Diagnose's Bedrock chunk.
+    const diagnoseEager = eagerInputs('Diagnose').flatMap((output) => Object.keys(output.inputs ?? {}));
+    expect(diagnoseEager).toContain('node_modules/@smithy/node-http-handler/dist-es/node-http-handler.js');
+    const shipped = Object.values(metafiles.Diagnose.outputs).flatMap((output) => Object.keys(output.inputs));
+    expect(shipped).toContain('node_modules/@smithy/node-http-handler/dist-es/node-http2-handler.js');
+    expect(readFileSync('node_modules/@smithy/node-http-handler/dist-es/index.js', 'utf8').trim()).toBe(
+      NODE_HTTP_HANDLER_INDEX,
+    );
+  });
+
+  it('gives the Bedrock client its HTTP/2 handler and every other client the HTTP/1.1 one, as without the plugin', async () => {
+    const entry = join(temp, 'http-handler-probe.ts');
+    writeFileSync(
+      entry,
+      [
+        "import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';",
+        "import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';",
+        "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
+        "const options = { region: 'eu-west-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } };",
+        'const handlerOf = (client: { config: { requestHandler: unknown } }) => client.config.requestHandler;',
+        'export const bedrock = handlerOf(new BedrockAgentRuntimeClient(options));',
+        'export const cloudwatch = handlerOf(new CloudWatchLogsClient(options));',
+        'export const dynamo = handlerOf(new DynamoDBClient(options));',
+      ].join('\n'),
+    );
+    // NOTE: the probe is outside the repository, so its packages resolve from the repository's node_modules.
+    const nodePaths = [join(process.cwd(), 'node_modules')];
+    await build({ ...lambdaBuildOptions(entry, join(temp, 'http-probe')), absWorkingDir: process.cwd(), nodePaths });
+    const probe = await import(pathToFileURL(join(temp, 'http-probe', 'http-handler-probe.mjs')).href);
+    const { NodeHttp2Handler, NodeHttpHandler } = await import('@smithy/node-http-handler');
+    // NOTE: the bundle has its own copies of the classes; their own methods tell them apart.
+    const kind = (handler: object) =>
+      'connectionManager' in handler ? 'http2' : 'socketWarningTimestamp' in handler ? 'http1' : 'unknown';
+    expect(kind(new NodeHttp2Handler())).toBe('http2');
+    expect(kind(new NodeHttpHandler())).toBe('http1');
+    expect(kind(probe.bedrock)).toBe('http2');
+    expect(kind(probe.cloudwatch)).toBe('http1');
+    expect(kind(probe.dynamo)).toBe('http1');
+  });
+
+  it('fails the build when code other than the Bedrock client takes the HTTP/2 handler', async () => {
+    const entry = join(temp, 'http2-elsewhere.ts');
+    writeFileSync(
+      entry,
+      "import { NodeHttp2Handler } from '@smithy/node-http-handler';\nexport const handler = new NodeHttp2Handler();\n",
+    );
+    await expect(
+      build({
+        ...lambdaBuildOptions(entry, join(temp, 'http2-elsewhere')),
+        absWorkingDir: process.cwd(),
+        nodePaths: [join(process.cwd(), 'node_modules')],
+        logLevel: 'silent',
+      }),
+    ).rejects.toThrow(/No matching export.*NodeHttp2Handler/s);
   });
 
   it('answers the AI SDK’s gateway checks with false and refuses any use of the gateway, naming why', async () => {
