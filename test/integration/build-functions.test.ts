@@ -132,7 +132,7 @@ describe('buildFunctions', () => {
     expect(diagnose).toContain('packages/core/src/draft/diagnosis-draft-json-schema.ts');
   });
 
-  it('loads HTTP/2 in no function at cold start; the Bedrock client, a dynamic import of Diagnose, keeps it (issue 25)', () => {
+  it('loads HTTP/2 and net’s namespace in no function at cold start; Diagnose’s Bedrock client keeps HTTP/2 (issue 25)', () => {
     const eagerInputs = (name: LambdaFunctionName) => {
       const entry = Object.keys(metafiles[name].outputs).find(
         (output) => metafiles[name].outputs[output]?.entryPoint === LAMBDA_FUNCTIONS[name],
@@ -159,6 +159,11 @@ describe('buildFunctions', () => {
       const builtins = eager.flatMap((output) => (output.imports ?? []).map((imported) => imported.path));
       expect(
         builtins.filter((path) => /^(node:)?http2$/.test(path)),
+        name,
+      ).toEqual([]);
+      // NOTE: nor `net` as a module namespace: Node would read all its exports, BlockList and SocketAddress included.
+      expect(
+        builtins.filter((path) => /^(node:)?net$/.test(path)),
         name,
       ).toEqual([]);
     }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as v from 'valibot';
@@ -196,12 +197,13 @@ export function buildKnowledgeIndexFile(documents: readonly KnowledgeDocument[])
 
 /**
  * Reads a prebuilt index and checks its header, size and checksum; a missing, foreign, truncated or damaged file fails
- * the cold start. Decoding is left to the first lookup.
+ * the cold start. Decoding is left to the first lookup. NOTE: read synchronously, like the MySQL catalog: once, at
+ * cold start (see `readCatalogJson`).
  */
 export async function loadKnowledgeIndexFile(path: string): Promise<KnowledgeIndexFile> {
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(path);
+    bytes = readFileSync(path);
   } catch {
     throw new KnowledgeBaseError(['the knowledge index file is missing or unreadable']);
   }
