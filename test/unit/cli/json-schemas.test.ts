@@ -89,6 +89,26 @@ describe('the committed JSON Schemas (docs/schemas)', () => {
     ]);
   });
 
+  it('refuse a rating whose time is not an ISO date-time, as the store writes it', () => {
+    const rating = {
+      verdict: 'CORRECT',
+      rootCause: null,
+      note: null,
+      caller: 'arn:aws:iam::123456789012:user/responder',
+      sequence: 1,
+      current: true,
+      createdAt: '2026-12-01T00:00:00.000Z',
+    };
+    expect(schemaErrors('run-feedback', [rating])).toEqual([]);
+    expect(schemaErrors('run-feedback', { runId: 'r', created: true, feedback: rating })).toEqual([]);
+    expect(schemaErrors('run-feedback', [{ ...rating, createdAt: 'yesterday' }])).toContain(
+      '/0/createdAt must match format "date-time"',
+    );
+    expect(
+      schemaErrors('run-feedback', { runId: 'r', created: true, feedback: { ...rating, createdAt: 'yesterday' } }),
+    ).toContain('/feedback/createdAt must match format "date-time"');
+  });
+
   it("tie the run resource's feedback verdicts and the feedback command's run id to the code", () => {
     expect(at('run-resource', 'properties.feedback.items.properties.verdict.enum')).toEqual([...FEEDBACK_VERDICTS]);
     expect(at('run-feedback', '$defs.recorded.properties.runId.pattern')).toBe(RUN_ID_PATTERN.source);
