@@ -177,6 +177,18 @@ describe('buildFunctions', () => {
     );
   });
 
+  it('builds no settings schema Diagnose never parses: the trigger and feedback ones, with the trigger mappings (issue 25)', () => {
+    const shipped = (name: LambdaFunctionName) =>
+      Object.values(metafiles[name].outputs).flatMap((output) =>
+        Object.entries(output.inputs)
+          .filter(([, input]) => input.bytesInOutput > 0)
+          .map(([path]) => path),
+      );
+    expect(shipped('Diagnose').filter((path) => path.startsWith('packages/core/src/trigger/'))).toEqual([]);
+    // The functions that parse them still have them.
+    expect(shipped('Trigger')).toContain('packages/core/src/trigger/trigger-mappings.ts');
+  });
+
   it('gives the Bedrock client its HTTP/2 handler and every other client the HTTP/1.1 one, as without the plugin', async () => {
     const entry = join(temp, 'http-handler-probe.ts');
     writeFileSync(

@@ -344,60 +344,68 @@ export function limitsOf(settings: DiagnosisSettings) {
   return runLimitsFromSettings(settings);
 }
 
-const triggerSettingsSchema = v.object({
-  ...workflowSettingsSchema.entries,
-  /** The stage file's `triggers` (JSON), checked at deploy time with the same schema. */
-  TRIGGERS: v.optional(v.pipe(v.string(), v.parseJson(), triggerMappingsSchema), '[]'),
-  TRIGGER_QUIET_PERIOD_SECONDS: serviceSettingsSchema.entries.TRIGGER_QUIET_PERIOD_SECONDS,
-  TRIGGER_LOOKBACK_MINUTES: serviceSettingsSchema.entries.TRIGGER_LOOKBACK_MINUTES,
-  DIAGNOSIS_TIMEZONE: serviceSettingsSchema.entries.DIAGNOSIS_TIMEZONE,
-  DIAGNOSIS_MAX_QUERY_BYTES: serviceSettingsSchema.entries.DIAGNOSIS_MAX_QUERY_BYTES,
-  RETENTION_DAYS: serviceSettingsSchema.entries.RETENTION_DAYS,
-  /**
-   * The bearer token Alertmanager's `http_config` sends (an SST secret); unset: the Alertmanager route refuses all.
-   * Printable ASCII without spaces: the route reads `Authorization: Bearer <token>` so, and a token it could never
-   * match is refused here rather than refusing every request in silence.
-   */
-  ALERTMANAGER_WEBHOOK_TOKEN: v.optional(
-    v.pipe(v.string(), v.minLength(16), v.maxLength(512), v.regex(/^[\x21-\x7e]+$/, 'printable ASCII, no spaces')),
-  ),
-  /**
-   * The PagerDuty webhook subscription's signing secrets (an SST secret), comma-separated during a rotation; unset:
-   * the PagerDuty route refuses all.
-   */
-  PAGERDUTY_WEBHOOK_SECRETS: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((text) => text.split(',').map((secret) => secret.trim())),
-      v.array(v.pipe(v.string(), v.minLength(16), v.maxLength(512))),
-      v.minLength(1),
-      v.maxLength(5),
+// NOTE: the trigger and feedback schemas are built by their own parse, once (`once`): a module-level schema whose
+// entries spread another's is kept by the bundler in every function that imports this module (a spread may run a
+// getter), so Diagnose built both, and loaded the trigger mappings' module, at every cold start for nothing.
+const triggerSettingsSchema = /* @__PURE__ */ once(() =>
+  v.object({
+    ...workflowSettingsSchema.entries,
+    /** The stage file's `triggers` (JSON), checked at deploy time with the same schema. */
+    TRIGGERS: v.optional(v.pipe(v.string(), v.parseJson(), triggerMappingsSchema), '[]'),
+    TRIGGER_QUIET_PERIOD_SECONDS: serviceSettingsSchema.entries.TRIGGER_QUIET_PERIOD_SECONDS,
+    TRIGGER_LOOKBACK_MINUTES: serviceSettingsSchema.entries.TRIGGER_LOOKBACK_MINUTES,
+    DIAGNOSIS_TIMEZONE: serviceSettingsSchema.entries.DIAGNOSIS_TIMEZONE,
+    DIAGNOSIS_MAX_QUERY_BYTES: serviceSettingsSchema.entries.DIAGNOSIS_MAX_QUERY_BYTES,
+    RETENTION_DAYS: serviceSettingsSchema.entries.RETENTION_DAYS,
+    /**
+     * The bearer token Alertmanager's `http_config` sends (an SST secret); unset: the Alertmanager route refuses all.
+     * Printable ASCII without spaces: the route reads `Authorization: Bearer <token>` so, and a token it could never
+     * match is refused here rather than refusing every request in silence.
+     */
+    ALERTMANAGER_WEBHOOK_TOKEN: v.optional(
+      v.pipe(v.string(), v.minLength(16), v.maxLength(512), v.regex(/^[\x21-\x7e]+$/, 'printable ASCII, no spaces')),
     ),
-  ),
-});
+    /**
+     * The PagerDuty webhook subscription's signing secrets (an SST secret), comma-separated during a rotation; unset:
+     * the PagerDuty route refuses all.
+     */
+    PAGERDUTY_WEBHOOK_SECRETS: v.optional(
+      v.pipe(
+        v.string(),
+        v.transform((text) => text.split(',').map((secret) => secret.trim())),
+        v.array(v.pipe(v.string(), v.minLength(16), v.maxLength(512))),
+        v.minLength(1),
+        v.maxLength(5),
+      ),
+    ),
+  }),
+);
 
-export type TriggerSettings = v.InferOutput<typeof triggerSettingsSchema>;
+export type TriggerSettings = v.InferOutput<ReturnType<typeof triggerSettingsSchema>>;
 
 /**
  * The settings of the Trigger functions (the CloudWatch alarm target and the webhook route): the workflow's, the
  * trigger mappings, the quiet period and lookback, the time zone and the webhook secrets. A bad value names its key.
  */
 export function parseTriggerSettings(environment: Record<string, string | undefined>): TriggerSettings {
-  const result = v.safeParse(triggerSettingsSchema, pickDefined(environment, triggerSettingsSchema));
+  const schema = triggerSettingsSchema();
+  const result = v.safeParse(schema, pickDefined(environment, schema));
   if (!result.success) throw new SettingsError(badKeys(result.issues));
   return result.output;
 }
 
-const feedbackSettingsSchema = v.object({
-  ...STORE_SETTING_FIELDS,
-  MASKING: serviceSettingsSchema.entries.MASKING,
-  MASKING_PATTERNS: serviceSettingsSchema.entries.MASKING_PATTERNS,
-  MASKING_EXCLUSIONS: serviceSettingsSchema.entries.MASKING_EXCLUSIONS,
-  REASONING_RETENTION_DAYS: serviceSettingsSchema.entries.REASONING_RETENTION_DAYS,
-  PSEUDONYM_RETENTION_DAYS: serviceSettingsSchema.entries.PSEUDONYM_RETENTION_DAYS,
-});
+const feedbackSettingsSchema = /* @__PURE__ */ once(() =>
+  v.object({
+    ...STORE_SETTING_FIELDS,
+    MASKING: serviceSettingsSchema.entries.MASKING,
+    MASKING_PATTERNS: serviceSettingsSchema.entries.MASKING_PATTERNS,
+    MASKING_EXCLUSIONS: serviceSettingsSchema.entries.MASKING_EXCLUSIONS,
+    REASONING_RETENTION_DAYS: serviceSettingsSchema.entries.REASONING_RETENTION_DAYS,
+    PSEUDONYM_RETENTION_DAYS: serviceSettingsSchema.entries.PSEUDONYM_RETENTION_DAYS,
+  }),
+);
 
-export type FeedbackSettings = v.InferOutput<typeof feedbackSettingsSchema>;
+export type FeedbackSettings = v.InferOutput<ReturnType<typeof feedbackSettingsSchema>>;
 
 /**
  * The settings of the feedback function: the table's, and the masking the runs were masked with (mode, the stage's
@@ -405,7 +413,8 @@ export type FeedbackSettings = v.InferOutput<typeof feedbackSettingsSchema>;
  * its key.
  */
 export function parseFeedbackSettings(environment: Record<string, string | undefined>): FeedbackSettings {
-  const result = v.safeParse(feedbackSettingsSchema, pickDefined(environment, feedbackSettingsSchema));
+  const schema = feedbackSettingsSchema();
+  const result = v.safeParse(schema, pickDefined(environment, schema));
   if (!result.success) throw new SettingsError(badKeys(result.issues));
   return result.output;
 }
@@ -444,4 +453,13 @@ export function settingDefault(key: string): string | null | undefined {
 /** The form a setting of `parseDiagnosisSettings` (or the read and workflow functions) accepts, in words. */
 export function settingForm(key: string): string | undefined {
   return describeSettingForm(key, [serviceSettingsSchema, evidenceSettingsSchema, workflowSettingsSchema]);
+}
+
+/** `build`'s value, built on the first call (a schema only some functions parse with). */
+function once<T>(build: () => T): () => T {
+  let value: { built: T } | undefined;
+  return () => {
+    value ??= { built: build() };
+    return value.built;
+  };
 }
