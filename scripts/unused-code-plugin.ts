@@ -8,6 +8,12 @@
  *   provider object (`createOpenAICompatible`), so the stub's `isInstance` checks (run on every error) answer false
  *   and any other use throws a clear error instead of calling Vercel's gateway.
  *
+ * - zod's opt-in compiler (`z.compile`, `v4/core/compile.js`, 29 KB) and its JSON Schema importer (`z.fromJSONSchema`,
+ *   `v4/classic/from-json-schema.js`, 12 KB): only zod's namespaces re-export them, nothing in zod calls them, and
+ *   neither the AI SDK nor its providers do (they convert schemas the other way, `toJSONSchema`, which stays). Kept,
+ *   they were parsed at every cold start of Diagnose: about 16 M instructions. Their stubs export the same names
+ *   (checked against zod's files at every build); the two error classes and `INVALID` are the real ones' equals, the
+ *   functions throw, naming why.
  * - HTTP/2, in every function but the one client that uses it. `@smithy/node-http-handler`'s index exports both of its
  *   handlers, and only the Bedrock Agent Runtime client (Diagnose's `KNOWLEDGE_BACKEND=bedrock`, a dynamic import)
  *   takes `NodeHttp2Handler`. Through the one index the others share with it, esbuild puts the HTTP/2 handler into the
@@ -40,6 +46,53 @@ export const createGateway = notInBuild;
 export const gateway = new Proxy(notInBuild, { get: notInBuild, apply: notInBuild });
 `;
 
+/** zod's modules this plugin stubs: the stub's source and the exports it must have, as zod's own file has them. */
+const ZOD_STUBS: Record<string, { file: string; exports: readonly string[]; contents: string }> = {
+  './compile.js': {
+    file: 'compile.js',
+    exports: ['INVALID', 'ZodCompileAsyncError', 'ZodCompileUnsupportedError', 'compile', 'withParser', 'compileFn'],
+    contents: `
+const notInBuild = () => {
+  throw new Error('z.compile is not part of this build (scripts/unused-code-plugin.ts)');
+};
+export const INVALID = Symbol.for('zod.compile.invalid');
+export class ZodCompileAsyncError extends Error {
+  constructor(message = 'z.compile does not support async refinements, transforms, or checks') {
+    super(message);
+    this.name = 'ZodCompileAsyncError';
+  }
+}
+export class ZodCompileUnsupportedError extends Error {
+  constructor(feature, islandable = true) {
+    super(\`z.compile does not support \${feature}; this schema must use the runtime parser\`);
+    this.name = 'ZodCompileUnsupportedError';
+    this.islandable = islandable;
+  }
+}
+export const compile = notInBuild;
+export const withParser = notInBuild;
+export const compileFn = notInBuild;
+`,
+  },
+  './from-json-schema.js': {
+    file: 'from-json-schema.js',
+    exports: ['fromJSONSchema'],
+    contents: `
+export const fromJSONSchema = () => {
+  throw new Error('z.fromJSONSchema is not part of this build (scripts/unused-code-plugin.ts)');
+};
+`,
+  },
+};
+
+/** The names `file` exports (`export const|let|class|function|async function NAME`), as zod writes its modules. */
+function exportedNames(file: string): string[] {
+  const source = readFileSync(file, 'utf8');
+  return [...source.matchAll(/^export (?:const|let|class|function|async function) ([A-Za-z_$][\w$]*)/gm)].map(
+    (match) => match[1] ?? '',
+  );
+}
+
 /** `@smithy/node-http-handler`'s index as this plugin knows it: the HTTP/1.1 part is re-exported, the rest left out. */
 export const NODE_HTTP_HANDLER_INDEX = [
   'export { DEFAULT_REQUEST_TIMEOUT, NodeHttpHandler } from "./node-http-handler";',
@@ -62,7 +115,7 @@ function http1Index(folder: string): string {
 /** Importers of `@smithy/node-http-handler` that take its HTTP/2 handler. */
 const HTTP2_IMPORTERS = /[\\/]node_modules[\\/]@aws-sdk[\\/]client-bedrock-agent-runtime[\\/]/;
 
-/** Stubs zod's locale index and `@ai-sdk/gateway`, and keeps HTTP/2 to its one client (see the module comment). */
+/** Stubs zod's locale index, compiler and JSON Schema importer and `@ai-sdk/gateway`, and keeps HTTP/2 to its one client. */
 export function unusedCodePlugin(): Plugin {
   return {
     name: NAMESPACE,
@@ -73,6 +126,19 @@ export function unusedCodePlugin(): Plugin {
           : undefined,
       );
       build.onResolve({ filter: /^@ai-sdk\/gateway$/ }, () => ({ path: 'ai-sdk-gateway', namespace: NAMESPACE }));
+      build.onResolve({ filter: /^\.\/(compile|from-json-schema)\.js$/ }, (args) => {
+        if (!/[\\/]node_modules[\\/]zod[\\/]v4[\\/](core|classic)[\\/]/.test(args.importer)) return undefined;
+        const stub = ZOD_STUBS[args.path];
+        if (stub === undefined) return undefined;
+        const real = join(args.resolveDir, stub.file);
+        const names = exportedNames(real).sort();
+        if (names.join() !== [...stub.exports].sort().join()) {
+          return {
+            errors: [{ text: `${real} exports ${names.join(', ')}: review its stub in scripts/unused-code-plugin.ts` }],
+          };
+        }
+        return { path: `zod-stub:${args.path}`, namespace: NAMESPACE };
+      });
       build.onResolve({ filter: /^@smithy\/node-http-handler$/ }, async (args) => {
         if (args.pluginData === NAMESPACE || HTTP2_IMPORTERS.test(args.importer)) return undefined;
         // NOTE: the package this importer resolves to (one copy or another), through esbuild's own resolution.
@@ -90,6 +156,8 @@ export function unusedCodePlugin(): Plugin {
           const folder = args.path.slice('node-http-handler-http1:'.length);
           return { contents: http1Index(folder), loader: 'js', resolveDir: folder };
         }
+        const zodStub = args.path.startsWith('zod-stub:') ? ZOD_STUBS[args.path.slice('zod-stub:'.length)] : undefined;
+        if (zodStub !== undefined) return { contents: zodStub.contents, loader: 'js' };
         return { contents: args.path === 'ai-sdk-gateway' ? GATEWAY_STUB : 'export {};', loader: 'js' };
       });
     },

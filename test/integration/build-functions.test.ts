@@ -2,7 +2,7 @@
  * `npm run build:functions` is what `sst deploy` ships (sst.config.ts gives every function its folder through
  * `functionCode`): one handler per function of sst.config.ts, and none of the code the unused-code plugin drops.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -231,6 +231,62 @@ describe('buildFunctions', () => {
         logLevel: 'silent',
       }),
     ).rejects.toThrow(/No matching export.*NodeHttp2Handler/s);
+  });
+
+  it('ships zod’s compiler and JSON Schema importer in no function; they throw, naming why, and zod parses as before', async () => {
+    for (const name of names) {
+      const included = Object.values(metafiles[name].outputs).flatMap((output) =>
+        Object.entries(output.inputs)
+          .filter(([, input]) => input.bytesInOutput > 0)
+          .map(([path]) => path),
+      );
+      expect(
+        included.filter((path) => /node_modules\/zod\/v4\/(core\/compile|classic\/from-json-schema)\.js$/.test(path)),
+        name,
+      ).toEqual([]);
+    }
+    const entry = join(temp, 'zod-probe.ts');
+    writeFileSync(entry, "export { z } from 'zod/v4';\n");
+    const nodePaths = [join(process.cwd(), 'node_modules')];
+    await build({ ...lambdaBuildOptions(entry, join(temp, 'zod-probe')), absWorkingDir: process.cwd(), nodePaths });
+    const { z } = await import(pathToFileURL(join(temp, 'zod-probe', 'zod-probe.mjs')).href);
+    expect(() => z.compile(z.string())).toThrow('z.compile is not part of this build');
+    expect(() => z.fromJSONSchema({ type: 'string' })).toThrow('z.fromJSONSchema is not part of this build');
+    expect(z.INVALID).toBe(Symbol.for('zod.compile.invalid'));
+    expect(new z.ZodCompileAsyncError()).toMatchObject({ name: 'ZodCompileAsyncError' });
+    const schema = z.object({ id: z.string().min(2), count: z.number().int() });
+    expect(schema.parse({ id: 'ab', count: 3 })).toEqual({ id: 'ab', count: 3 });
+    expect(schema.safeParse({ id: 'a', count: 3 }).success).toBe(false);
+    // The other direction, which the AI SDK uses, stays.
+    expect(z.toJSONSchema(schema)).toMatchObject({ type: 'object', required: ['id', 'count'] });
+  });
+
+  it('fails the build when zod’s compiler exports a name its stub does not have', async () => {
+    // NOTE: a zod of its own in a folder of this test: its compiler has one export more than the one the stub knows.
+    const fake = join(temp, 'fake-zod', 'node_modules', 'zod', 'v4', 'core');
+    mkdirSync(fake, { recursive: true });
+    writeFileSync(join(fake, 'index.js'), "export * from './compile.js';\n");
+    writeFileSync(
+      join(fake, 'compile.js'),
+      [
+        'export const INVALID = Symbol.for("zod.compile.invalid");',
+        'export class ZodCompileAsyncError extends Error {}',
+        'export class ZodCompileUnsupportedError extends Error {}',
+        'export function compile() {}',
+        'export function withParser() {}',
+        'export function compileFn() {}',
+        'export function compileAll() {}',
+      ].join('\n'),
+    );
+    const entry = join(temp, 'fake-zod', 'entry.ts');
+    writeFileSync(entry, "export * from './node_modules/zod/v4/core/index.js';\n");
+    await expect(
+      build({
+        ...lambdaBuildOptions(entry, join(temp, 'fake-zod', 'out')),
+        absWorkingDir: process.cwd(),
+        logLevel: 'silent',
+      }),
+    ).rejects.toThrow(/compile\.js exports .*compileAll.*review its stub/s);
   });
 
   it('answers the AI SDK’s gateway checks with false and refuses any use of the gateway, naming why', async () => {
