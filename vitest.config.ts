@@ -26,6 +26,11 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           ...timeouts,
+          // NOTE: two files at once on 2 cores (vitest's default is one: availableParallelism − 1). An e2e file waits
+          // most of its time on DynamoDB Local, MariaDB, the loopback provider and the bin's child processes, so a
+          // second file fills that idle time. Its own group (groupOrder 1): `npm test` runs it after the other two.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
           // The built functions (E2E_BUILT_FUNCTIONS=.data/build/functions) load as Node loads them on Lambda, untransformed.
           server: { deps: { external: [/\/node_modules\//, /\/\.data\/build\/functions\//] } },
         },
