@@ -26,6 +26,16 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           ...timeouts,
+          // NOTE: two files at once on 2 cores (vitest's default is one: availableParallelism − 1). An e2e file waits
+          // most of its time on DynamoDB Local, MariaDB, the loopback provider and the bin's child processes, so a
+          // second file fills that idle time. Its own group (groupOrder 1): `npm test` runs it after the other two.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+          // NOTE: a worker process runs file after file (isolate: false) instead of a new process per file: the
+          // setup file resets the project's own modules before each file (every handler cold-starts again) and fails
+          // a file that leaves its environment, console or process listeners changed; node_modules stay loaded.
+          isolate: false,
+          setupFiles: ['test/support/file-isolation.ts'],
           // The built functions (E2E_BUILT_FUNCTIONS=.data/build/functions) load as Node loads them on Lambda, untransformed.
           server: { deps: { external: [/\/node_modules\//, /\/\.data\/build\/functions\//] } },
         },

@@ -7,7 +7,7 @@
 
 // NOTE: by relative path: deploy/stage-config.ts (and so sst.config.ts) imports this module, and SST loads the
 // config's imports of workspace packages as Node would, which cannot load their TypeScript sources.
-import { ENTERPRISE_ID_PATTERN } from '@diagnosis/core';
+import { ENTERPRISE_ID_PATTERN } from '@diagnosis/core/ids';
 import * as v from 'valibot';
 
 export const DESTINATION_TYPES = Object.freeze(['slack', 'sns', 'webhook'] as const);

@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'cli-startup-'));
@@ -48,6 +48,33 @@ describe('the diagnosis bin at start', () => {
       expect(loaded.filter((url) => HEAVY.test(url))).toEqual([]);
     },
   );
+});
+
+describe('a read command of the bin on a given DynamoDB', () => {
+  it('loads the DynamoDB client but no model stack, no MySQL driver and no devkit for `runs`', () => {
+    const table = `cli-startup-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    const { status, stderr } = spawnSync(
+      process.execPath,
+      ['--import', pathToFileURL(hook).href, 'packages/cli/src/main.ts', 'runs'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: {
+          PATH: process.env.PATH ?? '',
+          DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
+          DIAGNOSIS_TABLE_NAME: table,
+        },
+      },
+    );
+    expect(status, stderr.replace(/^loaded .+\n/gm, '')).toBe(0);
+    const loaded = stderr
+      .split('\n')
+      .filter((line) => line.startsWith('loaded '))
+      .map((line) => line.slice(7));
+    expect(loaded.some((url) => url.includes('/node_modules/@aws-sdk/client-dynamodb/'))).toBe(true);
+    const modelStack = /\/node_modules\/(ai|zod|@ai-sdk\/[^/]+|mysql2|@middy\/core)\/|\/packages\/devkit\//;
+    expect(loaded.filter((url) => modelStack.test(url))).toEqual([]);
+  });
 });
 
 describe('the compile cache of the bin', () => {

@@ -75,12 +75,27 @@ afterAll(async () => {
 
 const named = (name: string) => Object.assign(new Error(`${name} (the invocation died)`), { name });
 
+/** An invocation's death: whether it happened, and how to wait for what it had already sent. */
+interface Death {
+  happened: boolean;
+  settled?: () => Promise<void>;
+}
+
 /**
  * The store of an invocation that dies at `crash`: from that point on every call rejects, nothing more reaches the
  * table. `writesBeforeDeath` picks the write for `mid-round` (an audit, progress or heartbeat write after the claim).
+ * NOTE: what it sent before the death may still be in flight when it dies: a call not awaited (progress, heartbeat)
+ * and the audit's puts (the writer writes behind); `death.settled` waits for those to land or fail.
+ * On AWS they have long landed when anything else reads the run (the retry and the sweeper come after Lambda's
+ * timeout); here, without the wait, a closer reading the audit at once raced them on a loaded machine.
  */
-function mortalStore(crash: CrashPoint, writesBeforeDeath: number, death: { happened: boolean }): DynamoStores {
+function mortalStore(crash: CrashPoint, writesBeforeDeath: number, death: Death): DynamoStores {
   const store = createDynamoStores({ client: dynamo, tableName: table.tableName, now });
+  const sent = new Set<Promise<unknown>>();
+  death.settled = async () => {
+    await Promise.allSettled([...sent]);
+    await store.flush().catch(() => undefined);
+  };
   let taken = false;
   let writes = 0;
   const die = (): never => {
@@ -104,7 +119,9 @@ function mortalStore(crash: CrashPoint, writesBeforeDeath: number, death: { happ
         writes += 1;
         if (writes > writesBeforeDeath) die();
       }
-      const result = await method.apply(store, args);
+      const call = Promise.resolve(method.apply(store, args));
+      sent.add(call);
+      const result = await call.finally(() => sent.delete(call));
       if (name === 'claimQueuedRun' && result !== null) taken = true;
       if (name === 'startRun' && (result as { started: boolean }).started) taken = true;
       return result;
@@ -165,7 +182,7 @@ async function runCase({ via, crash, writesBeforeDeath }: Case) {
   let died = false;
   const sweptWhileRunning: string[][] = [];
   const invoke = async (_arn: string, payload: unknown): Promise<DiagnosisResult> => {
-    const death = { happened: false };
+    const death: Death = { happened: false };
     const first = attempts === 0;
     attempts += 1;
     const store = first ? mortalStore(crash, writesBeforeDeath, death) : healthy;
@@ -197,6 +214,7 @@ async function runCase({ via, crash, writesBeforeDeath }: Case) {
     } catch (error) {
       if (death.happened) {
         died = true;
+        await death.settled?.();
         throw named('Sandbox.Timedout');
       }
       throw error;

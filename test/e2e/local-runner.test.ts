@@ -73,7 +73,6 @@ const engineStarted = () => existsSync(join(dataDir, 'dynamodb', 'engine.json'))
 
 const diagnose = (args: string[], environment?: Record<string, string>) => start('diagnose', args, environment).done;
 
-/** Starts the runner against a model that never answers, and returns once the runner's first request arrived. */
 /** The run id a runner printed on stderr (it prints it before the first model call). */
 async function runIdOf(runner: ReturnType<typeof start>): Promise<string> {
   const deadline = Date.now() + 20_000;
@@ -84,10 +83,15 @@ async function runIdOf(runner: ReturnType<typeof start>): Promise<string> {
   }
 }
 
+/**
+ * Starts the runner against a model that never answers, and returns once the runner's first request arrived. NOTE:
+ * its cancel flag is polled every 100 ms, as the e2e world's handlers poll it, instead of the product's 2 s: the
+ * cancel tests then wait for the cancel itself, not for a poll interval.
+ */
 async function runnerWaitingForTheModel() {
   const before = server.requests.length;
   server.script.push(() => new Promise(() => undefined));
-  const runner = start('diagnose', [conversation.query]);
+  const runner = start('diagnose', [conversation.query], { DIAGNOSIS_CANCEL_POLL_MS: '100' });
   const deadline = Date.now() + 20_000;
   while (server.requests.length === before && Date.now() < deadline) await new Promise((wait) => setTimeout(wait, 50));
   return runner;

@@ -13,7 +13,6 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { startDetachedDynamoDbLocal } from '@diagnosis/devkit';
 
 export interface EngineNote {
   endpoint: string;
@@ -184,6 +183,8 @@ export async function acquireEngine(
   try {
     const again = await findEngine(dataDir);
     if (again !== undefined) return { note: again, started: false };
+    // NOTE: the devkit (its loopback servers, workflow interpreter and MySQL loader) only when Java must start.
+    const { startDetachedDynamoDbLocal } = await import('@diagnosis/devkit');
     const engine = await startDetachedDynamoDbLocal({ dbPath });
     const note: EngineNote = { ...engine, dbPath, startedAt: new Date().toISOString() };
     // NOTE: written whole, then renamed: a reader never sees half a note.

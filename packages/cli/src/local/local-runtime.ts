@@ -7,7 +7,6 @@
 
 import { resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { safeErrorName } from '@diagnosis/core';
 import { ensureDiagnosisTable } from '@diagnosis/core/store';
 import { CliError, EXIT } from '../command-line.ts';
 import { acquireEngine, EngineNotAnswering } from './local-engine.ts';
@@ -98,6 +97,8 @@ export async function startLocalRuntime(
     else await client.send(new ListTablesCommand({ Limit: 1 }));
   } catch (error) {
     await stop();
+    // NOTE: the core's index (the model stack) is loaded only on this failure, never on a read command's way.
+    const { safeErrorName } = await import('@diagnosis/core');
     // NOTE: the host only: an endpoint URL may carry credentials in its user info.
     throw new CliError(
       EXIT.UNAVAILABLE,

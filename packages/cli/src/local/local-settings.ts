@@ -1,9 +1,10 @@
-import { DEVELOPMENT_MASKING_SECRET, type FeedbackMasking, loadCustomRules, SettingsError } from '@diagnosis/core';
+import type { FeedbackMasking } from '@diagnosis/core';
 import {
   type DiagnosisSettings,
   parseDiagnosisSettings,
   parseFeedbackSettings,
   parseStoreSettings,
+  SettingsError,
   settingForm,
 } from '@diagnosis/core/config';
 import { CliError, EXIT } from '../command-line.ts';
@@ -57,6 +58,8 @@ export async function localFeedbackMasking(env: Environment): Promise<Omit<Feedb
       ...nonEmpty(env),
     }),
   );
+  // NOTE: the core's index (the model stack) only here: the store settings' check above needs none of it.
+  const { DEVELOPMENT_MASKING_SECRET, loadCustomRules } = await import('@diagnosis/core');
   try {
     return {
       secret: settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
