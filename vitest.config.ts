@@ -34,7 +34,9 @@ export default defineConfig({
           // NOTE: a worker process runs file after file (isolate: false) instead of a new process per file: the
           // setup file resets the project's own modules before each file (every handler cold-starts again) and fails
           // a file that leaves its environment, console or process listeners changed; node_modules stay loaded.
-          isolate: false,
+          // Against the built functions (E2E_BUILT_FUNCTIONS) each file gets its own process again: Node loads those
+          // bundles itself and keeps them, so a second file would get the first one's handlers, set up for its world.
+          isolate: (process.env.E2E_BUILT_FUNCTIONS ?? '') !== '',
           setupFiles: ['test/support/file-isolation.ts'],
           // The built functions (E2E_BUILT_FUNCTIONS=.data/build/functions) load as Node loads them on Lambda, untransformed.
           server: { deps: { external: [/\/node_modules\//, /\/\.data\/build\/functions\//] } },
