@@ -32,6 +32,31 @@ const names = Object.keys(LAMBDA_FUNCTIONS) as LambdaFunctionName[];
 const temp = mkdtempSync(join(tmpdir(), 'build-functions-'));
 let metafiles: Record<LambdaFunctionName, Metafile>;
 
+/** The inputs of `name` with code in its outputs (any chunk, a dynamic import's included): what it ships. */
+function includedInputs(name: LambdaFunctionName): string[] {
+  return Object.values(metafiles[name].outputs).flatMap((output) =>
+    Object.entries(output.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([path]) => path),
+  );
+}
+
+/** The entry of `name` and every chunk it imports statically: what a cold start loads before any dynamic import. */
+function eagerOutputs(name: LambdaFunctionName): Metafile['outputs'][string][] {
+  const { outputs } = metafiles[name];
+  const entry = Object.keys(outputs).find((output) => outputs[output]?.entryPoint === LAMBDA_FUNCTIONS[name]);
+  const eager = new Set<string>();
+  const visit = (output: string) => {
+    if (eager.has(output)) return;
+    eager.add(output);
+    for (const imported of outputs[output]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    }
+  };
+  if (entry !== undefined) visit(entry);
+  return [...eager].flatMap((output) => outputs[output] ?? []);
+}
+
 // NOTE: a generous limit for seven esbuild builds on a loaded machine; this is no timing assertion.
 beforeAll(async () => {
   metafiles = await buildFunctions(join(temp, 'functions'), join(temp, 'meta'));
@@ -58,11 +83,7 @@ describe('buildFunctions', () => {
 
   it('leaves zod’s locale files (English aside) and the AI Gateway provider out of every function', () => {
     for (const name of names) {
-      const included = Object.values(metafiles[name].outputs).flatMap((output) =>
-        Object.entries(output.inputs)
-          .filter(([, input]) => input.bytesInOutput > 0)
-          .map(([path]) => path),
-      );
+      const included = includedInputs(name);
       expect(included.filter((path) => /node_modules\/zod\/v4\/locales\/(?!en\.js$)/.test(path))).toEqual([]);
       expect(included.filter((path) => path.includes('node_modules/@ai-sdk/gateway/'))).toEqual([]);
     }
@@ -80,11 +101,7 @@ describe('buildFunctions', () => {
     // NOTE: every output counts, chunks of a dynamic import included: whatever a function can reach is shipped.
     const modelStack = /node_modules\/(ai|@ai-sdk\/[^/]+|zod)\//;
     for (const name of names.filter((candidate) => candidate !== 'Diagnose')) {
-      const included = Object.values(metafiles[name].outputs).flatMap((output) =>
-        Object.entries(output.inputs)
-          .filter(([, input]) => input.bytesInOutput > 0)
-          .map(([path]) => path),
-      );
+      const included = includedInputs(name);
       const packages = [...new Set(included.map((path) => modelStack.exec(path)?.[1]).filter(Boolean))].sort();
       expect(packages, name).toEqual([]);
     }
@@ -94,21 +111,9 @@ describe('buildFunctions', () => {
 
   it('loads RE2JS in no function at cold start; Diagnose ships it in a chunk it imports only for a stage’s patterns (issue 25)', () => {
     for (const name of names) {
-      const entry = Object.keys(metafiles[name].outputs).find(
-        (output) => metafiles[name].outputs[output]?.entryPoint === LAMBDA_FUNCTIONS[name],
-      );
-      // The entry and every chunk it imports statically: what a cold start loads before any dynamic import.
-      const eager = new Set<string>();
-      const visit = (output: string) => {
-        if (eager.has(output)) return;
-        eager.add(output);
-        for (const imported of metafiles[name].outputs[output]?.imports ?? []) {
-          if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
-        }
-      };
-      if (entry !== undefined) visit(entry);
-      expect(eager.size, name).toBeGreaterThan(0);
-      const loaded = [...eager].flatMap((output) => Object.keys(metafiles[name].outputs[output]?.inputs ?? {}));
+      const eager = eagerOutputs(name);
+      expect(eager.length, name).toBeGreaterThan(0);
+      const loaded = eager.flatMap((output) => Object.keys(output.inputs));
       expect(
         loaded.filter((path) => path.includes('node_modules/re2js/')),
         name,
@@ -133,30 +138,15 @@ describe('buildFunctions', () => {
   });
 
   it('loads HTTP/2 and net’s namespace in no function at cold start; Diagnose’s Bedrock client keeps HTTP/2 (issue 25)', () => {
-    const eagerInputs = (name: LambdaFunctionName) => {
-      const entry = Object.keys(metafiles[name].outputs).find(
-        (output) => metafiles[name].outputs[output]?.entryPoint === LAMBDA_FUNCTIONS[name],
-      );
-      const eager = new Set<string>();
-      const visit = (output: string) => {
-        if (eager.has(output)) return;
-        eager.add(output);
-        for (const imported of metafiles[name].outputs[output]?.imports ?? []) {
-          if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
-        }
-      };
-      if (entry !== undefined) visit(entry);
-      return [...eager].map((output) => ({ output, ...metafiles[name].outputs[output] }));
-    };
     for (const name of names) {
-      const eager = eagerInputs(name);
+      const eager = eagerOutputs(name);
       expect(eager.length, name).toBeGreaterThan(0);
-      const inputs = eager.flatMap((output) => Object.keys(output.inputs ?? {}));
+      const inputs = eager.flatMap((output) => Object.keys(output.inputs));
       expect(
         inputs.filter((path) => /node_modules\/@smithy\/node-http-handler\/dist-es\/.*http2/.test(path)),
         name,
       ).toEqual([]);
-      const builtins = eager.flatMap((output) => (output.imports ?? []).map((imported) => imported.path));
+      const builtins = eager.flatMap((output) => output.imports.map((imported) => imported.path));
       expect(
         builtins.filter((path) => /^(node:)?http2$/.test(path)),
         name,
@@ -168,7 +158,7 @@ describe('buildFunctions', () => {
       ).toEqual([]);
     }
     // DynamoDB's handler is still there, and the whole handler package ships with Diagnose's Bedrock chunk.
-    const diagnoseEager = eagerInputs('Diagnose').flatMap((output) => Object.keys(output.inputs ?? {}));
+    const diagnoseEager = eagerOutputs('Diagnose').flatMap((output) => Object.keys(output.inputs));
     expect(diagnoseEager).toContain('node_modules/@smithy/node-http-handler/dist-es/node-http-handler.js');
     const shipped = Object.values(metafiles.Diagnose.outputs).flatMap((output) => Object.keys(output.inputs));
     expect(shipped).toContain('node_modules/@smithy/node-http-handler/dist-es/node-http2-handler.js');
@@ -178,15 +168,9 @@ describe('buildFunctions', () => {
   });
 
   it('builds no settings schema Diagnose never parses: the trigger and feedback ones, with the trigger mappings (issue 25)', () => {
-    const shipped = (name: LambdaFunctionName) =>
-      Object.values(metafiles[name].outputs).flatMap((output) =>
-        Object.entries(output.inputs)
-          .filter(([, input]) => input.bytesInOutput > 0)
-          .map(([path]) => path),
-      );
-    expect(shipped('Diagnose').filter((path) => path.startsWith('packages/core/src/trigger/'))).toEqual([]);
+    expect(includedInputs('Diagnose').filter((path) => path.startsWith('packages/core/src/trigger/'))).toEqual([]);
     // The functions that parse them still have them.
-    expect(shipped('Trigger')).toContain('packages/core/src/trigger/trigger-mappings.ts');
+    expect(includedInputs('Trigger')).toContain('packages/core/src/trigger/trigger-mappings.ts');
   });
 
   it('gives the Bedrock client its HTTP/2 handler and every other client the HTTP/1.1 one, as without the plugin', async () => {
@@ -235,11 +219,7 @@ describe('buildFunctions', () => {
 
   it('ships zod’s compiler and JSON Schema importer in no function; they throw, naming why, and zod parses as before', async () => {
     for (const name of names) {
-      const included = Object.values(metafiles[name].outputs).flatMap((output) =>
-        Object.entries(output.inputs)
-          .filter(([, input]) => input.bytesInOutput > 0)
-          .map(([path]) => path),
-      );
+      const included = includedInputs(name);
       expect(
         included.filter((path) => /node_modules\/zod\/v4\/(core\/compile|classic\/from-json-schema)\.js$/.test(path)),
         name,
