@@ -256,11 +256,9 @@ export {
   type MaskingConfig,
   type MaskingMode,
   type MaskingSession,
-  PSEUDONYM_PATTERN,
-  type PseudonymEntry,
   type RecordedReplay,
-  revealText,
 } from './tools/masking/masking-session.ts';
+export { PSEUDONYM_PATTERN, type PseudonymEntry, revealText } from './tools/masking/reveal-text.ts';
 export { DEVELOPMENT_MASKING_SECRET } from './tools/masking/pseudonym-keys.ts';
 export { openPseudonymBatches, type PseudonymBatchEvent, sealNewPseudonyms } from './tools/masking/pseudonym-map.ts';
 export type { EvidenceStatus, Observation, RejectionCode } from './tools/observation.ts';
