@@ -19,11 +19,24 @@ export interface NormalisedView {
   sourceEnd: Uint32Array;
 }
 
-/** The invisible characters the view drops (all of general category Cf or variation selectors). */
-const INVISIBLE = /[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff]/;
+/** Whether `code` is an invisible character the view drops (general category Cf, or a variation selector). */
+function isInvisible(code: number): boolean {
+  return (
+    code === 0x00ad ||
+    code === 0x034f ||
+    code === 0x061c ||
+    code === 0x180e ||
+    (code >= 0x200b && code <= 0x200f) ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2060 && code <= 0x2064) ||
+    (code >= 0x2066 && code <= 0x206f) ||
+    (code >= 0xfe00 && code <= 0xfe0f) ||
+    code === 0xfeff
+  );
+}
 /** Whether a text holds anything the view would change: checked first, so plain text costs one scan. */
 const NEEDS_VIEW =
-  /[%\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff\uff0b\uff0d\uff0e\uff10-\uff19\uff20-\uff3a\uff3f\uff41-\uff5a]/;
+  /[%\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\uff0b\uff0d\uff0e\uff10-\uff19\uff20-\uff3a\uff3f\uff41-\uff5a]|\u034f|[\ufe00-\ufe0f]/;
 
 const FULL_WIDTH_OFFSET = 0xfee0;
 /** The ASCII characters a value is made of: letters, digits, `@ . + - _` (and, percent-encoded only, the space). */
@@ -39,7 +52,7 @@ function fullWidthValueCharacter(code: number): string | null {
 
 /** Whether the character at `code` is one the view drops or maps, i.e. part of a value in its encoded form. */
 export function isEncodingCharacter(code: number): boolean {
-  return fullWidthValueCharacter(code) !== null || INVISIBLE.test(String.fromCharCode(code));
+  return fullWidthValueCharacter(code) !== null || isInvisible(code);
 }
 
 /** The view of `text`, or null when it would be the text itself (nothing to undo). */
@@ -63,7 +76,7 @@ export function buildNormalisedView(text: string): NormalisedView | null {
         character = decoded;
         width = 3;
       }
-    } else if (INVISIBLE.test(character)) {
+    } else if (isInvisible(code)) {
       changed = true;
       index += 1;
       continue;
