@@ -98,11 +98,14 @@ export async function revealForDestination(
   } catch {
     return { detail, outcome: 'PSEUDONYM_MAP_UNREADABLE' };
   }
-  const revealed = revealDetail(detail, entries);
-  return { detail: revealed, outcome: showsPseudonym(revealed) ? 'PSEUDONYM_MAP_INCOMPLETE' : 'REVEALED' };
+  // NOTE: all or nothing: a result that shows one pseudonym the map lacks goes out wholly masked (issue 32, item 9),
+  // never with some values revealed and the rest left as pseudonyms.
+  if (!mapHoldsEvery(detail, entries)) return { detail, outcome: 'PSEUDONYM_MAP_INCOMPLETE' };
+  return { detail: revealDetail(detail, entries), outcome: 'REVEALED' };
 }
 
-function showsPseudonym(detail: RunFinishedDetail): boolean {
+/** Whether every pseudonym in a text the destinations render is one of `entries`. */
+function mapHoldsEvery(detail: RunFinishedDetail, entries: ReadonlyMap<string, PseudonymEntry>): boolean {
   const texts = [
     detail.query,
     detail.conclusion ?? '',
@@ -111,5 +114,5 @@ function showsPseudonym(detail: RunFinishedDetail): boolean {
     ...detail.limitations.checkedScope,
     ...detail.limitations.missingInfo,
   ];
-  return texts.some((text) => new RegExp(PSEUDONYM_PATTERN.source).test(text));
+  return texts.every((text) => [...text.matchAll(PSEUDONYM_PATTERN)].every((match) => entries.has(match[0])));
 }
