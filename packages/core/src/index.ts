@@ -258,9 +258,9 @@ export {
   type MaskingSession,
   type RecordedReplay,
 } from './tools/masking/masking-session.ts';
-export { PSEUDONYM_PATTERN, type PseudonymEntry, revealText } from './tools/masking/reveal-text.ts';
 export { DEVELOPMENT_MASKING_SECRET } from './tools/masking/pseudonym-keys.ts';
 export { openPseudonymBatches, type PseudonymBatchEvent, sealNewPseudonyms } from './tools/masking/pseudonym-map.ts';
+export { PSEUDONYM_PATTERN, type PseudonymEntry, revealText } from './tools/masking/reveal-text.ts';
 export type { EvidenceStatus, Observation, RejectionCode } from './tools/observation.ts';
 export { MAX_OBSERVATION_BYTES } from './tools/observation.ts';
 export { createToolInputParser, type ParsedEnvelope } from './tools/tool-inputs.ts';
