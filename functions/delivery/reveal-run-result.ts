@@ -22,8 +22,11 @@ export interface DeliveryReveal {
   /** The enterprises whose stage file says `delivery.reveal: { "<id>": true }`. */
   enterprises: ReadonlySet<string>;
   pseudonyms: Pick<RunStore, 'listPseudonyms'>;
-  /** The deployment's masking secret (the SST secret `MaskingKey`). */
-  secret: string;
+  /**
+   * The deployment's masking secret (the SST secret `MaskingKey`); null when none is linked (a deployed function
+   * without it): the map is then not read, and the result goes out masked (`PSEUDONYM_MAP_UNREADABLE`).
+   */
+  secret: string | null;
 }
 
 /**
@@ -82,6 +85,8 @@ export async function revealForDestination(
   ) {
     return { detail, outcome: 'MASKED' };
   }
+  if (reveal.secret === null) return { detail, outcome: 'PSEUDONYM_MAP_UNREADABLE' };
+  const { secret } = reveal;
   let entries: Map<string, PseudonymEntry>;
   try {
     const batches: StoredPseudonymBatch[] = [];
@@ -94,7 +99,7 @@ export async function revealForDestination(
       batches.push(...page.records);
       cursor = page.cursor ?? undefined;
     } while (cursor !== undefined && batches.length < MAX_BATCHES);
-    entries = new Map(openPseudonymBatches(reveal.secret, detail.runId, batches).map((entry) => [entry.token, entry]));
+    entries = new Map(openPseudonymBatches(secret, detail.runId, batches).map((entry) => [entry.token, entry]));
   } catch {
     return { detail, outcome: 'PSEUDONYM_MAP_UNREADABLE' };
   }

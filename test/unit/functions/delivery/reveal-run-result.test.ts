@@ -240,3 +240,25 @@ describe('revealForDestination with a map that lacks a pseudonym the result show
     expect(everything).toMatch(/<phone:[a-z2-7]{5,13}>/);
   });
 });
+
+describe('revealForDestination without a masking secret (a deployed function without MaskingKey)', () => {
+  it('delivers masked and reads no map, never opening it with the public development key', async () => {
+    const stores = createMemoryStores({ now: () => T0 });
+    const run = await maskedRun(stores, 'run-reveal-nokey', 'E1001');
+    let listed = 0;
+    const reveal: DeliveryReveal = {
+      enterprises: new Set(['E1001']),
+      pseudonyms: {
+        listPseudonyms: async (runId, page) => {
+          listed += 1;
+          return stores.listPseudonyms(runId, page);
+        },
+      },
+      secret: null,
+    };
+    const detail = buildRunFinishedEvent(run).detail;
+    const revealed = await revealForDestination(detail, 'E1001', reveal);
+    expect(revealed).toEqual({ detail, outcome: 'PSEUDONYM_MAP_UNREADABLE' });
+    expect(listed).toBe(0);
+  });
+});
