@@ -174,6 +174,8 @@ export {
 } from './service/handle-incident-event.ts';
 /** Feedback masked with its run's masking (secrets redacted, the run's pseudonyms), new pseudonyms in the run's map. */
 export { type FeedbackMasking, type MaskedFeedback, maskFeedback } from './service/mask-feedback.ts';
+/** A triggered run's question and title masked with the run's key, their values in the run's map (issue 32). */
+export { type IncidentMasking, IncidentMaskingError } from './service/mask-incident-texts.ts';
 /** A responder's verdict on a run (idempotent per caller, re-ratings kept): never evidence for any later run. */
 export {
   callerKeyOf,

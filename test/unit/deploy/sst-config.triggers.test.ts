@@ -79,6 +79,17 @@ describe('sst.config.ts with trigger mappings', async () => {
           values: ['RUN#*', 'TENANT#*#OPEN', 'INCIDENT#*', 'WEBHOOK#*'],
         },
       ]);
+      // Issue 32, item 10: the new run's pseudonym map (the question's values), put only, never read.
+      expect(
+        permissions
+          .filter((permission) => JSON.stringify(permission.conditions ?? []).includes('PSEUDONYMS#'))
+          .map((permission) => [permission.actions, permission.conditions]),
+      ).toEqual([
+        [
+          ['dynamodb:PutItem'],
+          [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['PSEUDONYMS#*'] }],
+        ],
+      ]);
       expect(permissions.find((permission) => permission.actions.includes('states:StartExecution'))?.resources).toEqual(
         [expect.stringContaining('DiagnosisWorkflow')],
       );
@@ -88,7 +99,7 @@ describe('sst.config.ts with trigger mappings', async () => {
     }
   });
 
-  it('adds POST /triggers/{source} without IAM, on the webhook function linked to the two secrets only', () => {
+  it('adds POST /triggers/{source} without IAM, on the webhook function linked to the two secrets and MaskingKey only', () => {
     const route = withWebhooks.routes.find((entry) => entry.route === 'POST /triggers/{source}');
     expect(route?.args).toBeUndefined();
     // Every other route stays behind IAM.
@@ -98,8 +109,14 @@ describe('sst.config.ts with trigger mappings', async () => {
     const secrets = withWebhooks.ofType('sst.Secret').map((secret) => [secret.name, secret.args]);
     expect(secrets).toContainEqual(['AlertmanagerWebhookToken', 'none']);
     expect(secrets).toContainEqual(['PagerDutyWebhookSecrets', 'none']);
-    expect(webhook?.args.link).toHaveLength(2);
+    expect(webhook?.args.link).toHaveLength(3);
     expect(JSON.stringify(trigger?.args)).not.toContain('Webhook');
+    // The sender's texts are masked with the run's key (issue 32, item 10): both functions link MaskingKey.
+    for (const fn of [trigger, webhook]) {
+      expect((fn?.args.link as { name?: unknown }[]).some((link) => String(link.name).includes('MaskingKey'))).toBe(
+        true,
+      );
+    }
   });
 
   it('alarms on the trigger functions’ errors, on trigger failures and on refused webhooks', () => {
