@@ -100,7 +100,9 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
    * The identifiers of `text`: the built-in detectors' and the deployment's patterns', on the text as it is and on
    * its normalised view (full-width digits, `%40`, zero-width splits undone), whose matches map back to the span of
    * the original they came from and keep their decoded value (one person, one pseudonym, however it was written).
-   * NOTE: the original's matches come first (they win an overlap); the view only adds what the encoding hid.
+   * NOTE: the view's matches come first: where an encoding hid part of a value (`zha\u200bng@example.net`, of which
+   * the text as it is shows only `ng@example.net`), the whole value wins the overlap, never its visible tail. The
+   * original's matches still count where the view loses one (`a\u200b13912345678` reads `a13912345678` in the view).
    */
   function findValues(text: string): { builtIn: IdentifierMatch[]; all: IdentifierMatch[] } {
     const builtIn = findIdentifiers(text);
@@ -115,7 +117,7 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
     });
     const viewBuiltIn = findIdentifiers(view.text).map(fromView);
     const viewCustom = rules.find(view.text).map(fromView);
-    return { builtIn: [...builtIn, ...viewBuiltIn], all: [...builtIn, ...custom, ...viewBuiltIn, ...viewCustom] };
+    return { builtIn: [...viewBuiltIn, ...builtIn], all: [...viewBuiltIn, ...builtIn, ...viewCustom, ...custom] };
   }
 
   function pseudonymise(text: string): string {

@@ -297,6 +297,16 @@ describe('createMaskingSession on hostile text (issue 32, items 7 and 8)', () =>
     },
   );
 
+  it('masks the whole of a value an invisible character splits, never only the tail the text shows as it is', () => {
+    const masking = session();
+    const whole = masking.maskText('zhang.min@example.net');
+    expect(masking.maskText('mail zha\u200bng.m\u2060in@example.net ok')).toBe(`mail ${whole} ok`);
+    const phone = masking.maskText('13912345678');
+    // The view reads `a13912345678` (no phone after a letter); the text as it is shows one after the invisible mark.
+    expect(masking.maskText('a\u200b13912345678')).toBe(`a\u200b${phone}`);
+    expect(masking.maskText('13912345678\u200b9')).toBe(`${phone}\u200b9`);
+  });
+
   it('masks a full-width value whose digits straddle the 16 KiB cut whole, never its first part', () => {
     const masking = session();
     const fullWidth = '１３９１２３４５６７８';
