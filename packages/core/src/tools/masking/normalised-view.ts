@@ -39,41 +39,53 @@ const NEEDS_VIEW =
   /[%\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\uff0b\uff0d\uff0e\uff10-\uff19\uff20-\uff3a\uff3f\uff41-\uff5a]|\u034f|[\ufe00-\ufe0f]/;
 
 const FULL_WIDTH_OFFSET = 0xfee0;
-/** The ASCII characters a value is made of: letters, digits, `@ . + - _` (and, percent-encoded only, the space). */
-const VALUE_ASCII = /^[0-9A-Za-z@.+\-_]$/;
-const PERCENT_DECODED = /^[@.+\-_ ]$/;
 
-/** The ASCII character full-width `code` stands for where it can be part of a value, or null. */
-function fullWidthValueCharacter(code: number): string | null {
-  if (code < 0xff01 || code > 0xff5e) return null;
-  const character = String.fromCharCode(code - FULL_WIDTH_OFFSET);
-  return VALUE_ASCII.test(character) ? character : null;
+/** Whether an ASCII code is one a value is made of: letters, digits, `@ . + - _`. */
+function isValueAscii(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    code === 64 ||
+    code === 46 ||
+    code === 43 ||
+    code === 45 ||
+    code === 95
+  );
+}
+
+/** The ASCII code full-width `code` stands for where it can be part of a value, or -1. */
+function fullWidthValueCode(code: number): number {
+  if (code < 0xff01 || code > 0xff5e) return -1;
+  const ascii = code - FULL_WIDTH_OFFSET;
+  return isValueAscii(ascii) ? ascii : -1;
 }
 
 /** Whether the character at `code` is one the view drops or maps, i.e. part of a value in its encoded form. */
 export function isEncodingCharacter(code: number): boolean {
-  return fullWidthValueCharacter(code) !== null || isInvisible(code);
+  return fullWidthValueCode(code) !== -1 || isInvisible(code);
 }
 
 /** The view of `text`, or null when it would be the text itself (nothing to undo). */
 export function buildNormalisedView(text: string): NormalisedView | null {
   if (!NEEDS_VIEW.test(text)) return null;
+  const codes = new Uint16Array(text.length);
   const sourceStart = new Uint32Array(text.length);
   const sourceEnd = new Uint32Array(text.length);
-  let output = '';
+  let length = 0;
   let changed = false;
   let index = 0;
   while (index < text.length) {
     const code = text.charCodeAt(index);
-    let character = text.charAt(index);
+    let mapped = code;
     let width = 1;
-    const fullWidth = fullWidthValueCharacter(code);
-    if (fullWidth !== null) {
-      character = fullWidth;
+    const fullWidth = fullWidthValueCode(code);
+    if (fullWidth !== -1) {
+      mapped = fullWidth;
     } else if (code === 37 /* % */) {
       const decoded = percentDecoded(text, index);
-      if (decoded !== null) {
-        character = decoded;
+      if (decoded !== -1) {
+        mapped = decoded;
         width = 3;
       }
     } else if (isInvisible(code)) {
@@ -81,27 +93,32 @@ export function buildNormalisedView(text: string): NormalisedView | null {
       index += 1;
       continue;
     }
-    if (width !== 1 || character.charCodeAt(0) !== code) changed = true;
-    sourceStart[output.length] = index;
-    sourceEnd[output.length] = index + width;
-    output += character;
+    if (width !== 1 || mapped !== code) changed = true;
+    codes[length] = mapped;
+    sourceStart[length] = index;
+    sourceEnd[length] = index + width;
+    length += 1;
     index += width;
   }
   if (!changed) return null;
   return {
-    text: output,
-    sourceStart: sourceStart.subarray(0, output.length),
-    sourceEnd: sourceEnd.subarray(0, output.length),
+    text: new TextDecoder('utf-16le').decode(codes.subarray(0, length)),
+    sourceStart: sourceStart.subarray(0, length),
+    sourceEnd: sourceEnd.subarray(0, length),
   };
 }
 
-/** The character `%XX` at `index` stands for where it can be part of a value, or null. */
-function percentDecoded(text: string, index: number): string | null {
+/** The code `%XX` at `index` stands for where it can be part of a value (`@ . + - _` or the space), or -1. */
+function percentDecoded(text: string, index: number): number {
   const high = hexValue(text.charCodeAt(index + 1));
   const low = hexValue(text.charCodeAt(index + 2));
-  if (high < 0 || low < 0) return null;
-  const character = String.fromCharCode(high * 16 + low);
-  return PERCENT_DECODED.test(character) ? character : null;
+  if (high < 0 || low < 0) return -1;
+  const code = high * 16 + low;
+  return code === 32 || (isValueAscii(code) && !isAlphanumeric(code)) ? code : -1;
+}
+
+function isAlphanumeric(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
 }
 
 function hexValue(code: number): number {
