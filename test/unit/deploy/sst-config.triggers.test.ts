@@ -113,9 +113,8 @@ describe('sst.config.ts with trigger mappings', async () => {
     expect(JSON.stringify(trigger?.args)).not.toContain('Webhook');
     // The sender's texts are masked with the run's key (issue 32, item 10): both functions link MaskingKey.
     for (const fn of [trigger, webhook]) {
-      expect((fn?.args.link as { name?: unknown }[]).some((link) => String(link.name).includes('MaskingKey'))).toBe(
-        true,
-      );
+      const links = (fn?.args.link ?? []) as { name?: unknown }[];
+      expect(links.some((link) => String(link.name).includes('MaskingKey'))).toBe(true);
     }
   });
 
