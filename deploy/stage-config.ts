@@ -16,12 +16,14 @@ import {
   DIAGNOSIS_SETTING_KEYS,
   type DiagnosisSettingKey,
   type DiagnosisSettings,
+  mappingsOverQueryLimit,
   parseDiagnosisSettings,
   SettingsError,
   type TriggerMapping,
   triggerMappingsSchema,
 } from '../packages/core/src/config/index.ts';
 import { unusableMaskingKeys } from '../packages/core/src/config/linear-pattern.ts';
+import { DEFAULT_RUN_LIMITS } from '../packages/core/src/run/run-limits.ts';
 import { type AlarmSettings, alarmSettingsSchema } from './alarms.ts';
 
 /** The stage that holds real tenants' data (its table is retained and protected, see `sst.config.ts`). */
@@ -200,6 +202,17 @@ export function parseStageConfig(root: string, stage: string, file: string, json
   const unusable = unusableMaskingKeys(settings);
   if (unusable.length > 0) {
     throw new StageConfigError(`${file}: settings the functions would refuse: ${unusable.join(', ')}`);
+  }
+  // NOTE: every mapping's question must fit the query's byte limit with the alarm's name at its cap and some of its
+  // reason (docs/triggers.md, "The question"); the Trigger functions' cold start checks the same.
+  const oversized = mappingsOverQueryLimit(parsed.output.triggers, {
+    timeZone: settings.DIAGNOSIS_TIMEZONE,
+    maxQueryBytes: settings.DIAGNOSIS_MAX_QUERY_BYTES ?? DEFAULT_RUN_LIMITS.maxQueryBytes,
+  });
+  if (oversized.length > 0) {
+    throw new StageConfigError(
+      `${file}: question templates that cannot fit DIAGNOSIS_MAX_QUERY_BYTES: ${oversized.map((index) => `triggers.${index}.query`).join(', ')}`,
+    );
   }
   const production = stage === PRODUCTION_STAGE;
   const exampleEvidence = findExampleEvidence(root, settings);

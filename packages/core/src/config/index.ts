@@ -6,6 +6,7 @@ export {
   type TenantAccessRule,
 } from '../access/tenant-access.ts';
 export {
+  mappingsOverQueryLimit,
   type TriggerMapping,
   triggerMappingsSchema,
 } from '../trigger/trigger-mappings.ts';

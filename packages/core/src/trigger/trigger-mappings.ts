@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ENTERPRISE_ID_PATTERN } from '../run/ids.ts';
 import { MAX_INCIDENT_WINDOW_MS } from '../run/incident-window.ts';
 import { matchesGlob } from './glob-match.ts';
-import { QUERY_PLACEHOLDERS } from './incident-query.ts';
+import { incidentQueryFits, QUERY_PLACEHOLDERS } from './incident-query.ts';
 
 const enterpriseId = v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN));
 const service = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/));
@@ -96,4 +96,15 @@ export function findPagerDutyMapping(mappings: readonly TriggerMapping[], servic
   return mappings.find(
     (mapping): mapping is PagerDutyMapping => mapping.source === 'pagerduty' && mapping.serviceId === serviceId,
   );
+}
+
+/**
+ * The indexes of the mappings whose question cannot always fit the query's byte limit (see `incidentQueryFits`):
+ * the deploy refuses them naming `triggers.<index>.query`, the Trigger functions' cold start `TRIGGERS.<index>.query`.
+ */
+export function mappingsOverQueryLimit(
+  mappings: readonly TriggerMapping[],
+  settings: { timeZone: string; maxQueryBytes: number },
+): number[] {
+  return mappings.flatMap((mapping, index) => (incidentQueryFits(mapping, settings) ? [] : [index]));
 }
