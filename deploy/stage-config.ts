@@ -21,6 +21,7 @@ import {
   SettingsError,
   type TriggerMapping,
   triggerMappingsSchema,
+  webhookSecretNames,
 } from '../packages/core/src/config/index.ts';
 import { unusableMaskingKeys } from '../packages/core/src/config/linear-pattern.ts';
 import { DEFAULT_RUN_LIMITS } from '../packages/core/src/run/run-limits.ts';
@@ -128,6 +129,8 @@ export interface StageConfig {
   alarms: AlarmSettings;
   /** The trigger mappings, checked; the Trigger functions get them as `TRIGGERS`. */
   triggers: TriggerMapping[];
+  /** The SST secrets the webhook mappings name (`secret`), each linked to TriggerWebhook. */
+  webhookSecrets: string[];
   delivery: DeliverySettings;
   reservedConcurrency: ReservedConcurrency;
 }
@@ -247,6 +250,7 @@ export function parseStageConfig(root: string, stage: string, file: string, json
     batchMaxConcurrency: parsed.output.batchMaxConcurrency,
     alarms: parsed.output.alarms,
     triggers: parsed.output.triggers,
+    webhookSecrets: webhookSecretNames(parsed.output.triggers),
     delivery: parsed.output.delivery,
     reservedConcurrency: { ...parsed.output.reservedConcurrency },
   };

@@ -285,6 +285,7 @@ export {
   QUERY_TEXT_CAPS,
 } from './trigger/incident-query.ts';
 export {
+  type AlarmOrigin,
   type AlertmanagerMapping,
   type CloudWatchMapping,
   findAlertmanagerMapping,
@@ -294,4 +295,6 @@ export {
   type PagerDutyMapping,
   type TriggerMapping,
   triggerMappingsSchema,
+  WEBHOOK_SECRET_NAME_PATTERN,
+  webhookSecretNames,
 } from './trigger/trigger-mappings.ts';

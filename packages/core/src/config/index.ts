@@ -9,6 +9,7 @@ export {
   mappingsOverQueryLimit,
   type TriggerMapping,
   triggerMappingsSchema,
+  webhookSecretNames,
 } from '../trigger/trigger-mappings.ts';
 /** `@diagnosis/core/config`: one valibot schema for all settings, parsed by the handlers and handed in. */
 export {
