@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../../support/diagnose.ts';
+import { FAKE_CATALOG } from '../../../support/fake-evidence.ts';
 import { envelope, noConclusionDraft } from '../../../support/run-fixtures.ts';
 import { observationsIn, textRound, toolRound } from '../../../support/scripted-model.ts';
 
@@ -107,6 +108,34 @@ describe('the tool boundary with an incident window', () => {
     });
     expect(observation?.code).toBe('OUTSIDE_INCIDENT_WINDOW');
     expect(adapterCalls).toHaveLength(0);
+  });
+
+  it('clamps each datetime parameter of a catalog query that overlaps the window into it (issue 32)', async () => {
+    const catalog = [
+      ...FAKE_CATALOG,
+      {
+        name: 'order_status_summary',
+        description: '时间窗内订单汇总',
+        params: {
+          since: { type: 'datetime' as const, description: '窗口开始' },
+          until: { type: 'datetime' as const, description: '窗口结束' },
+        },
+      },
+    ];
+    const input = {
+      query_name: 'order_status_summary',
+      params: { since: '2026-11-29T14:00:00+08:00', until: '2026-11-30T14:00:00+08:00' },
+    };
+    const { adapterCalls } = await diagnose(
+      [toolRound([{ id: 'call-1', name: 'query_mysql', input: envelope(input) }]), final],
+      { run: { window: WINDOW }, catalog },
+    );
+    expect(adapterCalls.map((call) => call.input)).toEqual([
+      {
+        query_name: 'order_status_summary',
+        params: { since: '2026-11-30T13:35:00+08:00', until: '2026-11-30T14:00:00+08:00' },
+      },
+    ]);
   });
 
   it('runs a catalog query whose datetime parameter lies inside the window', async () => {
