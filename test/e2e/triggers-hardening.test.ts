@@ -16,6 +16,7 @@ import { createWebhookHandler } from '../../functions/handlers/webhook-handler.t
 import { createObservability } from '../../functions/setup/observability.ts';
 import { buildTriggerDeps } from '../../functions/setup/trigger-setup.ts';
 import { parseMappingSecrets } from '../../functions/triggers/mapping-credentials.ts';
+import { publishedOutcome } from '../support/audit-events.ts';
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 import { recordingWorkflow } from '../support/recording-workflow.ts';
@@ -253,5 +254,65 @@ describe('a CloudWatch mapping with an account and region condition', () => {
     const event = alarm('123456789012', 'cn-north-1');
     delete event.account;
     expect(await fire(event)).toEqual({ outcome: 'IGNORED', code: 'UNMAPPED' });
+  });
+});
+
+describe('a re-fire refused by admission, through the webhook route (issue 32 item 6)', () => {
+  it('is refused honestly on every retry while the tenant is full, then starts; never attached to a run that 404s', async () => {
+    let now = clock;
+    const settings = parseTriggerSettings({
+      DIAGNOSIS_TABLE_NAME: table.tableName,
+      DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
+      TRIGGERS: JSON.stringify([{ source: 'pagerduty', serviceId: 'PREFIRE', enterpriseId: 'E4004' }]),
+      PAGERDUTY_WEBHOOK_SECRETS: SHARED_PD,
+      TENANT_MAX_OPEN_RUNS: '1',
+      TRIGGER_QUIET_PERIOD_SECONDS: '600',
+    });
+    const deps = buildTriggerDeps(settings, () => now, dynamo, recorded.workflow);
+    const route = createWebhookHandler(
+      { ...deps, secrets: { alertmanagerToken: undefined, pagerdutySecrets: settings.PAGERDUTY_WEBHOOK_SECRETS } },
+      createObservability('TriggerWebhook', () => undefined),
+    );
+    const store = createDynamoRunStore({ client: dynamo, tableName: table.tableName });
+    const send = async (incidentId: string, eventId: string) => {
+      const body = structuredClone(PAGERDUTY);
+      body.event.id = eventId;
+      body.event.occurred_at = new Date(now).toISOString();
+      body.event.data.id = incidentId;
+      body.event.data.created_at = new Date(now).toISOString();
+      body.event.data.service.id = 'PREFIRE';
+      const text = JSON.stringify(body);
+      const event = httpEvent({
+        path: '/triggers/pagerduty',
+        iam: false,
+        body: text,
+        headers: { 'content-type': 'application/json', ...signed(text, SHARED_PD) },
+        pathParameters: { source: 'pagerduty' },
+      });
+      const response = (await route(event as never, lambdaContext(30_000))) as { statusCode: number; body: string };
+      return { status: response.statusCode, body: JSON.parse(response.body) as Record<string, unknown> };
+    };
+    const finish = async (runId: unknown) => {
+      await store.claimQueuedRun(String(runId), now + 900_000);
+      await store.completeRun(String(runId), publishedOutcome());
+    };
+
+    const first = await send('QREFIRE', '01REFIRE000001');
+    expect(first).toMatchObject({ status: 202, body: { outcome: 'STARTED' } });
+    await finish(first.body.runId);
+    now += 700_000;
+    const occupier = await send('QOCCUPY', '01REFIRE000002');
+    expect(occupier).toMatchObject({ status: 202, body: { outcome: 'STARTED' } });
+    // The re-fire: refused by admission (500, the sender retries), and so is its retry — never 202 ATTACHED.
+    expect((await send('QREFIRE', '01REFIRE000003')).status).toBe(500);
+    now += 30_000;
+    const retry = await send('QREFIRE', '01REFIRE000003');
+    expect(retry.status).toBe(500);
+    expect(retry.body).not.toHaveProperty('outcome');
+    await finish(occupier.body.runId);
+    now += 30_000;
+    const started = await send('QREFIRE', '01REFIRE000003');
+    expect(started).toMatchObject({ status: 202, body: { outcome: 'STARTED', continued: true } });
+    expect(await store.getRun(String(started.body.runId))).toMatchObject({ status: 'QUEUED', enterpriseId: 'E4004' });
   });
 });
