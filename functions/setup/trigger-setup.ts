@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type DiagnosisWorkflow, loadCustomRules } from '@diagnosis/core';
+import { DEFAULT_RUN_LIMITS, type DiagnosisWorkflow, loadCustomRules } from '@diagnosis/core';
 import { parseTriggerSettings, SettingsError, type TriggerSettings } from '@diagnosis/core/config';
 import { createDynamoClient, createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { ulid } from 'ulid';
@@ -36,6 +36,7 @@ export async function buildTriggerDeps(
       mappings: settings.TRIGGERS,
       lookbackMs: settings.TRIGGER_LOOKBACK_MINUTES * 60_000,
       timeZone: settings.DIAGNOSIS_TIMEZONE,
+      maxQueryBytes: settings.DIAGNOSIS_MAX_QUERY_BYTES ?? DEFAULT_RUN_LIMITS.maxQueryBytes,
     },
     incidents: createDynamoIncidentStore({
       client: dynamo,
