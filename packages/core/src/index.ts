@@ -128,7 +128,15 @@ export { createRunContext, emptyRunUsage } from './run/run-context.ts';
 export type { RunLimits } from './run/run-limits.ts';
 export { DEFAULT_RUN_LIMITS } from './run/run-limits.ts';
 export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';
-export { type RunTrigger, TRIGGER_SOURCES, TRIGGER_TEXT_CAPS, type TriggerSource } from './run/run-trigger.ts';
+export {
+  INCIDENT_EVENT_KINDS,
+  type IncidentEventKind,
+  isFiringKind,
+  type RunTrigger,
+  TRIGGER_SOURCES,
+  TRIGGER_TEXT_CAPS,
+  type TriggerSource,
+} from './run/run-trigger.ts';
 export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
 export { DEFAULT_TIME_ZONE, formatZonedIso, isTimeZone } from './run/zoned-time.ts';
