@@ -366,15 +366,14 @@ describe('handleIncidentEvent: what each event says about the incident (issue 32
     expect(started).toEqual([first.runId]);
   });
 
-  it.each([
-    'ACKNOWLEDGED',
-    'RESOLVED',
-    'UPDATED',
-  ] as const)('ignores %s for an incident never opened, writing nothing', async (kind) => {
-    const { deps, incidents, started } = world();
-    const event = group(`never-opened-${kind}-${counter}`, 'e', { kind });
-    expect(await handleIncidentEvent(event, deps)).toEqual({ outcome: 'IGNORED', code: 'NO_INCIDENT' });
-    expect(await incidents.getIncident(event.ref)).toBeNull();
-    expect(started).toEqual([]);
-  });
+  it.each(['ACKNOWLEDGED', 'RESOLVED', 'UPDATED'] as const)(
+    'ignores %s for an incident never opened, writing nothing',
+    async (kind) => {
+      const { deps, incidents, started } = world();
+      const event = group(`never-opened-${kind}-${counter}`, 'e', { kind });
+      expect(await handleIncidentEvent(event, deps)).toEqual({ outcome: 'IGNORED', code: 'NO_INCIDENT' });
+      expect(await incidents.getIncident(event.ref)).toBeNull();
+      expect(started).toEqual([]);
+    },
+  );
 });
