@@ -69,7 +69,11 @@ export async function startAlertmanager(binary: string, config: string): Promise
   writeFileSync(configFile, config);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const environment = { ...process.env, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' };
+  const environment: NodeJS.ProcessEnv = {
+    ...process.env,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+  };
   for (const key of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) delete environment[key];
   const child: ChildProcess = spawn(
     'timeout',
