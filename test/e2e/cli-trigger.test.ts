@@ -120,6 +120,16 @@ describe('diagnosis trigger', () => {
       run: { trigger: { source: 'pagerduty', incidentKey: 'Q2W8ZKH3R5TB7Y' } },
     });
     expect(schemaErrors('trigger-report', started)).toEqual([]);
+    // The same delivery again (PagerDuty's retry): a duplicate, answered 200, nothing written; not a refusal.
+    const again = await diagnosis([
+      'trigger',
+      'test/fixtures/triggers/pagerduty-incident-triggered.json',
+      '--scripted-model',
+      '--json',
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ trigger: { outcome: 'DUPLICATE' } });
+    expect(schemaErrors('trigger-report', JSON.parse(again.stdout))).toEqual([]);
   });
 
   it('refuses a file that is no known sender’s event, exit 64', async () => {
