@@ -338,6 +338,18 @@ describe('handleIncidentEvent: what each event says about the incident (issue 32
     expect(started).toEqual([first.runId, refire.runId]);
   });
 
+  it('attaches a group whose sender’s clock runs ahead of ours (its alert seems to start after the first event)', async () => {
+    const key = `{}:{alertname="skewed"}-${counter}`;
+    // Prometheus's clock 45 s ahead: the alert's startsAt is after the moment the incident was opened here.
+    const { deps, started, advance, first } = await endedRun({ firingSince: T0 + 45_000 }, key);
+    advance(4 * 3_600_000);
+    expect(await handled(group(key, 'repeat', { firingSince: T0 + 45_000 }), deps)).toMatchObject({
+      outcome: 'ATTACHED',
+      runId: first.runId,
+    });
+    expect(started).toEqual([first.runId]);
+  });
+
   it('treats PagerDuty’s reopened as a re-fire, and records acknowledged and resolved without starting anything', async () => {
     const key = `Q2W8ZKH3R5TB7Y-${counter}`;
     const { deps, started, advance, first, incidents } = await endedRun({ kind: 'TRIGGERED' }, key);

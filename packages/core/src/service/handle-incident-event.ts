@@ -49,6 +49,13 @@ export interface IncidentDeps {
 const WORKFLOW_START_FAILED = 'WORKFLOW_START_FAILED';
 /** How long a claimed incident may point at a run that does not exist yet before a new event takes it over. */
 const CLAIM_GRACE_MS = 60_000;
+/**
+ * How far a sender's clock (Prometheus's `startsAt`) may run ahead of ours before an alert that began before the
+ * incident's last event looks like it began after it. Alertmanager waits `group_wait` (30 s by default) before a
+ * group's first notification, so a skew below that never mattered; this margin keeps a group that keeps firing from
+ * looking new on its second notification.
+ */
+const MAX_SENDER_CLOCK_SKEW_MS = 60_000;
 /** Rounds of read-then-conditional-write; each lost round means another invocation changed the incident. */
 const MAX_ATTEMPTS = 5;
 
@@ -129,13 +136,16 @@ async function mayStartAnew(
  * Whether the event says the incident fires anew rather than still. NOTE: Alertmanager says neither: a group's
  * notification lists what fires now (and what resolved since the last one), and it drops an alert once a notification
  * said it resolved. So a group's notification begins a new episode only after the incident was heard to resolve, or
- * when every alert firing in it began after the incident's last event (its resolution was not heard).
+ * when every alert firing in it began after the incident's last event (its resolution was not heard), by more than the
+ * clock skew allowed.
  */
 function beginsNewEpisode(event: IncidentEvent, incident: StoredIncident): boolean {
   if (event.kind === 'TRIGGERED' || event.kind === 'REOPENED') return true;
   if (event.kind !== 'FIRING') return false;
   if (incident.resolvedAt !== null) return true;
-  return event.firingSince !== undefined && event.firingSince > Date.parse(incident.lastEventAt);
+  return (
+    event.firingSince !== undefined && event.firingSince > Date.parse(incident.lastEventAt) + MAX_SENDER_CLOCK_SKEW_MS
+  );
 }
 
 async function startRun(
