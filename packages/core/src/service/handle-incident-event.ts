@@ -56,6 +56,8 @@ const CLAIM_GRACE_MS = 60_000;
  * looking new on its second notification.
  */
 const MAX_SENDER_CLOCK_SKEW_MS = 60_000;
+/** The kinds of event that may open an incident never seen before. */
+const OPENING_KINDS: ReadonlySet<IncidentEventKind> = new Set(['TRIGGERED', 'REOPENED', 'FIRING']);
 /** Rounds of read-then-conditional-write; each lost round means another invocation changed the incident. */
 const MAX_ATTEMPTS = 5;
 
@@ -80,9 +82,10 @@ export async function handleIncidentEvent(event: IncidentEvent, deps: IncidentDe
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
     const at = deps.now();
     const incident = await deps.incidents.getIncident(event.ref);
-    if (incident === null && !isFiringKind(event.kind)) return { outcome: 'IGNORED', code: 'NO_INCIDENT' };
-    if (incident === null && event.kind === 'UPDATED') return { outcome: 'IGNORED', code: 'NO_INCIDENT' };
     if (incident === null) {
+      // NOTE: only an event that says the incident fires opens it; an update, acknowledgement or resolution of an
+      // incident never opened here has nothing to be recorded on, and nothing is written for it.
+      if (!OPENING_KINDS.has(event.kind)) return { outcome: 'IGNORED', code: 'NO_INCIDENT' };
       const sessionId = incidentSessionId(event.ref);
       const runId = deps.newRunId();
       if (await deps.incidents.openIncident(event.ref, { runId, sessionId, at })) {
