@@ -4,18 +4,19 @@
  * webhook handler through a loopback HTTP server that hands each request over as API Gateway's v2 event. Alerts are
  * posted to its v2 API as Prometheus posts them: two groups, a new alert joining one, repeats of an unchanged group
  * (short group and repeat intervals), its earliest alert resolving while the others fire, then the whole group
- * resolving. Every notification Alertmanager sends must be answered 2xx (a 4xx is unrecoverable to it and logged as a
+ * resolving, and — its run ended — the group firing again. Every notification Alertmanager sends must be answered 2xx (a 4xx is unrecoverable to it and logged as a
  * failed notify), and each group gets exactly one run. The handler reads the real clock: Alertmanager's times are
  * real. Nothing sleeps to synchronise: each step polls, with a bound, what Alertmanager sent.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { parseTriggerSettings } from '@diagnosis/core/config';
-import { createDynamoIncidentStore } from '@diagnosis/core/store';
+import { createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createWebhookHandler } from '../../functions/handlers/webhook-handler.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
 import { buildTriggerDeps } from '../../functions/setup/trigger-setup.ts';
 import { findOrInstallAlertmanager, type RunningAlertmanager, startAlertmanager } from '../support/alertmanager.ts';
+import { publishedOutcome } from '../support/audit-events.ts';
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 import { recordingWorkflow } from '../support/recording-workflow.ts';
@@ -38,7 +39,14 @@ interface Exchange {
   };
   headers: Record<string, string>;
   status: number;
-  answer: { outcome?: string; runId?: string; kind?: string; code?: string; error?: { code: string } };
+  answer: {
+    outcome?: string;
+    runId?: string;
+    kind?: string;
+    code?: string;
+    continued?: boolean;
+    error?: { code: string };
+  };
 }
 
 describe.skipIf('missing' in found)('Debian’s Alertmanager as the sender', () => {
@@ -56,6 +64,8 @@ describe.skipIf('missing' in found)('Debian’s Alertmanager as the sender', () 
       DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
       TRIGGERS: JSON.stringify([{ source: 'alertmanager', labels: { team: 'payments' }, enterpriseId: 'E1001' }]),
       ALERTMANAGER_WEBHOOK_TOKEN: TOKEN,
+      // No quiet period: a group that resolved and fires again after its run ended is diagnosed again at once.
+      TRIGGER_QUIET_PERIOD_SECONDS: '0',
     });
     const deps = buildTriggerDeps(settings, () => Date.now(), undefined, workflow);
     const handler = createWebhookHandler(
@@ -245,6 +255,29 @@ describe.skipIf('missing' in found)('Debian’s Alertmanager as the sender', () 
     expect([...runOf.values()].map((runs) => runs.size)).toEqual([1, 1]);
     expect(started).toHaveLength(2);
     expect(alertmanager.log()).not.toMatch(/Notify for alerts failed/);
+  });
+
+  it('diagnoses the group again, in the same session, when it fires again after it resolved and its run ended', async () => {
+    const latencyRun = exchanges.find(
+      (exchange) => ofGroup('PaymentGatewayLatency')(exchange) && exchange.answer.outcome === 'STARTED',
+    )?.answer.runId;
+    const runs = createDynamoRunStore({ client: dynamo, tableName: table.tableName });
+    await runs.claimQueuedRun(latencyRun ?? '', Date.now());
+    await runs.completeRun(latencyRun ?? '', publishedOutcome());
+    const sentBefore = exchanges.length;
+    await alertmanager.postAlerts([latency('pg-1', new Date().toISOString())]);
+    const refire = await sent(
+      'notification of the group firing again',
+      (exchange, index) =>
+        index >= sentBefore && ofGroup('PaymentGatewayLatency')(exchange) && exchange.notification.status === 'firing',
+    );
+    expect(refire.exchange).toMatchObject({ status: 202, answer: { outcome: 'STARTED', continued: true } });
+    expect(started).toEqual([expect.any(String), expect.any(String), refire.exchange.answer.runId]);
+    const [first, second] = await Promise.all(
+      [latencyRun ?? '', refire.exchange.answer.runId ?? ''].map((runId) => runs.getRun(runId)),
+    );
+    expect(second?.sessionId).toBe(first?.sessionId);
+    expect(exchanges.filter((exchange) => exchange.status < 200 || exchange.status > 299)).toEqual([]);
   });
 });
 
