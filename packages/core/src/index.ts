@@ -129,6 +129,8 @@ export type { RunLimits } from './run/run-limits.ts';
 export { DEFAULT_RUN_LIMITS } from './run/run-limits.ts';
 export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';
 export {
+  boundTriggerTitle,
+  CUT_MARK,
   INCIDENT_EVENT_KINDS,
   type IncidentEventKind,
   isFiringKind,
@@ -280,16 +282,22 @@ export {
   buildIncidentQuery,
   DEFAULT_QUERY_TEMPLATES,
   type IncidentQueryFacts,
+  incidentQueryFits,
+  MIN_REASON_BYTES,
   QUERY_PLACEHOLDERS,
   QUERY_TEXT_CAPS,
 } from './trigger/incident-query.ts';
 export {
+  type AlarmOrigin,
   type AlertmanagerMapping,
   type CloudWatchMapping,
   findAlertmanagerMapping,
   findCloudWatchMapping,
   findPagerDutyMapping,
+  mappingsOverQueryLimit,
   type PagerDutyMapping,
   type TriggerMapping,
   triggerMappingsSchema,
+  WEBHOOK_SECRET_NAME_PATTERN,
+  webhookSecretNames,
 } from './trigger/trigger-mappings.ts';

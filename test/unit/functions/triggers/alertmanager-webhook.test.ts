@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { triggerMappingsSchema } from '@diagnosis/core';
+import { DEFAULT_RUN_LIMITS, triggerMappingsSchema } from '@diagnosis/core';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { parseAlertmanagerWebhook } from '../../../../functions/triggers/alertmanager-webhook.ts';
@@ -15,6 +15,7 @@ const config = {
   ]),
   lookbackMs: 1_800_000,
   timeZone: 'UTC',
+  maxQueryBytes: DEFAULT_RUN_LIMITS.maxQueryBytes,
 };
 const NOW = Date.parse('2026-11-30T06:06:35.000Z');
 const parse = (json: unknown) => parseAlertmanagerWebhook(json, Buffer.from(JSON.stringify(json)), config, NOW);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { triggerMappingsSchema } from '@diagnosis/core';
+import { DEFAULT_RUN_LIMITS, triggerMappingsSchema } from '@diagnosis/core';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { parsePagerDutyWebhook } from '../../../../functions/triggers/pagerduty-webhook.ts';
@@ -13,6 +13,7 @@ const config = {
   mappings: v.parse(triggerMappingsSchema, [{ source: 'pagerduty', serviceId: 'PF9KMXH', enterpriseId: 'E1001' }]),
   lookbackMs: 1_800_000,
   timeZone: 'UTC',
+  maxQueryBytes: DEFAULT_RUN_LIMITS.maxQueryBytes,
 };
 const NOW = Date.parse('2026-11-30T06:06:35.000Z');
 const ofType = (type: string) => {

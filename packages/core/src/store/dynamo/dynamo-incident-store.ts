@@ -117,7 +117,30 @@ export function createDynamoIncidentStore(options: DynamoIncidentStoreOptions): 
       return sequence;
     },
 
-    async releaseIncident(ref, runId) {
+    async releaseIncident(ref, runId, previous) {
+      if (previous !== undefined) {
+        await conditional(() =>
+          documents.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: incidentKey(ref),
+              // NOTE: the resolved mark is put back too: a re-fire of a resolved incident that never started is still one.
+              UpdateExpression: `SET run_id = :previousRun, opened_at = :openedAt, last_event_at = :lastEventAt, event_count = :eventCount, run_count = :runCount${previous.resolvedAt === null ? ' REMOVE resolved_at' : ', resolved_at = :resolvedAt'}`,
+              ConditionExpression: 'run_id = :run',
+              ExpressionAttributeValues: {
+                ':previousRun': previous.runId,
+                ':openedAt': previous.openedAt,
+                ':lastEventAt': previous.lastEventAt,
+                ':eventCount': previous.eventCount,
+                ':runCount': previous.runCount,
+                ':run': runId,
+                ...(previous.resolvedAt === null ? {} : { ':resolvedAt': previous.resolvedAt }),
+              },
+            }),
+          ),
+        );
+        return;
+      }
       await conditional(() =>
         documents.send(
           new DeleteCommand({
