@@ -56,14 +56,18 @@ describe('diagnosis trigger', () => {
     expect(finished.code).toBe(69);
     const again = await diagnosis(['trigger', ALARM, '--scripted-model', '--received-at', '2026-11-30T06:09:00Z']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toContain(`attached to the open run ${first.trigger.runId} of this incident as event 1`);
+    expect(again.stderr).toContain(`attached to the run ${first.trigger.runId} of this incident as event 1 (TRIGGERED`);
     const trace = await diagnosis(['trace', first.trigger.runId]);
     expect(trace.code, trace.stderr).toBe(0);
     expect(trace.stdout).toContain('trigger: cloudwatch “E1001-payment-gateway-5xx” started 2026-11-30T06:05:12.211Z');
     expect(trace.stdout).toContain('incident window (UTC): 2026-11-30T05:35:12.211Z – 2026-11-30T06:05:12.211Z');
     expect(trace.stdout).toMatch(
-      /attached incident events: 1\n +1 {2}2026-11-30T06:09:00\.000Z {2}7f0c1b1e-3a2d-4c55-9e61-2b8d4a6f0e11/,
+      /attached incident events: 1 \(last said TRIGGERED at 2026-11-30T06:09:00\.000Z\)\n +1 {2}2026-11-30T06:09:00\.000Z {2}TRIGGERED {5}7f0c1b1e-3a2d-4c55-9e61-2b8d4a6f0e11/,
     );
+    const listing = await diagnosis(['runs']);
+    expect(listing.code, listing.stderr).toBe(0);
+    expect(listing.stdout).toMatch(/ INCIDENT +QUERY\n/);
+    expect(listing.stdout).toContain('cloudwatch · 1 event · TRIGGERED');
   });
 
   it('starts a second run continuing the same session after the quiet period (continueSession)', async () => {
@@ -116,6 +120,16 @@ describe('diagnosis trigger', () => {
       run: { trigger: { source: 'pagerduty', incidentKey: 'Q2W8ZKH3R5TB7Y' } },
     });
     expect(schemaErrors('trigger-report', started)).toEqual([]);
+    // The same delivery again (PagerDuty's retry): a duplicate, answered 200, nothing written; not a refusal.
+    const again = await diagnosis([
+      'trigger',
+      'test/fixtures/triggers/pagerduty-incident-triggered.json',
+      '--scripted-model',
+      '--json',
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ trigger: { outcome: 'DUPLICATE' } });
+    expect(schemaErrors('trigger-report', JSON.parse(again.stdout))).toEqual([]);
   });
 
   it('refuses a file that is no known sender’s event, exit 64', async () => {

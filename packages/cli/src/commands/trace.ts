@@ -52,7 +52,8 @@ export const traceCommand: Command = {
       io.stdout(`${renderTimeline(trace)}\n`);
       if (trace.run.trigger !== null) {
         const incidents = createDynamoIncidentStore({ client: runtime.client, tableName: runtime.tableName });
-        io.stdout(`\n${renderIncident(trace.run, await incidents.listIncidentEvents(runId))}\n`);
+        trace.incidentEvents = await incidents.listIncidentEvents(runId);
+        io.stdout(`\n${renderIncident(trace.run, trace.incidentEvents)}\n`);
       }
       const directory = resolve(localDataDir(io.env), 'traces');
       mkdirSync(directory, { recursive: true });

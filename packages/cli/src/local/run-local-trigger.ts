@@ -28,7 +28,7 @@ import {
   previewDeliveries,
   type RevealOutcome,
   revealForDestination,
-  type TriggerAnswer,
+  type WebhookAnswer,
 } from '@diagnosis/functions';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
 import { createLiveView } from '../live/live-view.ts';
@@ -169,7 +169,7 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
     say(
       `${event.source} event from ${printable(options.eventPath)}, received at ${new Date(receivedAt).toISOString()}; mappings from deploy/${options.stage}.json; DynamoDB at ${runtime.endpoint}, table ${runtime.tableName}`,
     );
-    let answer: TriggerAnswer;
+    let answer: WebhookAnswer;
     try {
       answer = await invokeTrigger(event, deps, { token, secret }, log.write);
       await workflow.idle();
@@ -188,7 +188,7 @@ async function invokeTrigger(
   deps: Parameters<typeof createTriggerHandler>[0],
   secrets: { token: string; secret: string },
   log: (line: string) => void,
-): Promise<TriggerAnswer> {
+): Promise<WebhookAnswer> {
   if (event.source === 'cloudwatch') {
     const handler = createTriggerHandler(deps, createObservability('Trigger', log));
     return await handler(event.json, lambdaContext(30_000));
@@ -214,7 +214,8 @@ async function invokeTrigger(
     } as never,
     lambdaContext(30_000),
   )) as { statusCode: number; body: string };
-  const body = JSON.parse(response.body) as TriggerAnswer & { error?: { code: string; message: string } };
+  const body = JSON.parse(response.body) as WebhookAnswer & { error?: { code: string; message: string } };
+  if (response.statusCode === 200 && body.outcome === 'DUPLICATE') return body;
   if (response.statusCode !== 202) {
     throw new CliError(EXIT.FAILED, `the webhook refused the event: ${body.error?.code ?? response.statusCode}`);
   }
@@ -229,7 +230,7 @@ const revealWords: Record<RevealOutcome, string> = {
 };
 
 async function report(
-  answer: TriggerAnswer,
+  answer: WebhookAnswer,
   context: {
     runtime: Awaited<ReturnType<typeof startLocalRuntime>>;
     settings: ReturnType<typeof buildLocalSettings>;
@@ -244,6 +245,11 @@ async function report(
     say(`started nothing: ${answer.code}`);
     return EXIT.OK;
   }
+  if (answer.outcome === 'DUPLICATE') {
+    if (options.json) io.stdout(`${JSON.stringify({ trigger: answer }, null, 2)}\n`);
+    say('the webhook had received this very event already (answered 200 DUPLICATE); nothing written');
+    return EXIT.OK;
+  }
   const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
   const incidents = createDynamoIncidentStore({ client: runtime.client, tableName: runtime.tableName });
   const run = await store.getRun(answer.runId);
@@ -253,7 +259,7 @@ async function report(
     if (options.json)
       io.stdout(`${JSON.stringify({ trigger: answer, run: { runId: run.runId, status: run.status } }, null, 2)}\n`);
     say(
-      `attached to the open run ${run.runId} of this incident as event ${answer.sequence} (${incidentEvents.length} attached so far); started nothing`,
+      `attached to the run ${run.runId} of this incident as event ${answer.sequence} (${answer.kind}; ${incidentEvents.length} attached so far); started nothing`,
     );
     return EXIT.OK;
   }

@@ -163,6 +163,7 @@ ${
     : ''
 }  <span class="muted">usage</span><span>${run.usage === null ? '—' : `${run.usage.modelCalls} model calls · ${run.usage.toolCalls} tool calls · ${formatCount(run.usage.totalTokens)} tokens`}</span>
 </div>
+${renderIncidentHtml(trace)}
 ${run.processScorecard == null ? '' : `<h2>Process</h2>\n<pre id="process">${escapeHtml(describeProcessScorecard(run.processScorecard).join('\n'))}</pre>`}
 ${renderCauseHtml(trace.evidence)}
 <h2>Budget use per round</h2>
@@ -175,6 +176,34 @@ ${renderEvidenceHtml(trace.evidence)}
 </body>
 </html>
 `;
+}
+
+/**
+ * A triggered run's incident: what started it, the window set by code, and every later event recorded on the run with
+ * what it said (firing again, updated, acknowledged, resolved, reopened). Nothing for a caller's run. Every text the
+ * sender chose is escaped.
+ */
+function renderIncidentHtml(trace: RunTrace): string {
+  const { trigger, window } = trace.run;
+  if (trigger === null) return '';
+  const events = trace.incidentEvents ?? [];
+  const rows = events.map(
+    (event) =>
+      `<tr><td>${event.sequence}</td><td>${escapeHtml(event.receivedAt)}</td><td class="kind">${escapeHtml(event.kind)}</td><td><code>${escapeHtml(event.eventId)}</code></td></tr>`,
+  );
+  return `<h2>Incident</h2>
+<div class="facts" id="incident">
+  <span class="muted">trigger</span><span>${escapeHtml(trigger.source)} “${escapeHtml(trigger.title)}” started ${escapeHtml(trigger.startedAt)}</span>
+  <span class="muted">incident</span><span><code>${escapeHtml(trigger.incidentKey)}</code></span>
+  <span class="muted">window (UTC)</span><span>${window === null ? '—' : `${escapeHtml(window.from)} – ${escapeHtml(window.to)}`}</span>
+</div>
+${
+  rows.length === 0
+    ? '<p class="muted">No later event of the incident was recorded on this run.</p>'
+    : `<table id="incident-events"><thead><tr><th>#</th><th>received (UTC)</th><th>said</th><th>event</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table>`
+}`;
 }
 
 function renderReportHtml(report: DiagnosisReport | null, evidence: RunEvidence): string {
