@@ -75,7 +75,7 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions, io: CliI
     const settings = buildLocalSettings(io.env, runtime, options.settings);
     const log = localLogDestination(io.env);
     const live = options.json ? undefined : createLiveView({ write: io.stderr, spinner: io.stderrIsTTY });
-    const { diagnose, dynamo } = await createLocalDiagnose(settings, {
+    const { diagnose, close } = await createLocalDiagnose(settings, {
       ...createObservability('Diagnose', log.write),
       context: () => lambdaContext(options.timeoutSeconds * 1_000),
       wrapStore: (store) =>
@@ -117,7 +117,7 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions, io: CliI
       throw asCliError(error);
     } finally {
       live?.stop();
-      dynamo.destroy();
+      await close();
     }
     // NOTE: the evidence behind each citation, read back from the run's own audit records: what the model saw.
     const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });

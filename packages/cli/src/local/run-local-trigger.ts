@@ -128,7 +128,7 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
     const settings = buildLocalSettings(io.env, runtime, options.settings);
     const log = localLogDestination(io.env);
     const live = options.json ? undefined : createLiveView({ write: io.stderr, spinner: io.stderrIsTTY });
-    const { invoke, dynamo } = await createLocalDiagnose(settings, {
+    const { invoke, dynamo, close } = await createLocalDiagnose(settings, {
       ...createObservability('Diagnose', log.write),
       context: () => lambdaContext(options.timeoutSeconds * 1_000),
       wrapStore: (store) =>
@@ -170,7 +170,7 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
       await workflow.idle();
     } finally {
       live?.stop();
-      dynamo.destroy();
+      await close();
     }
     return await report(answer, { runtime, settings, options, io, say });
   } finally {
