@@ -41,9 +41,12 @@ export interface LocalDiagnosisOptions {
 }
 
 /** The function's log file of the day: JSON lines (ids, statuses, codes, counters; never texts or evidence). */
-export function localLogDestination(env: CliIo['env']): { path: string; write: (line: string) => void } {
+export function localLogDestination(
+  env: CliIo['env'],
+  name = 'diagnose',
+): { path: string; write: (line: string) => void } {
   const directory = resolve(localDataDir(env), 'logs');
-  const path = resolve(directory, `diagnose-${new Date().toISOString().slice(0, 10)}.jsonl`);
+  const path = resolve(directory, `${name}-${new Date().toISOString().slice(0, 10)}.jsonl`);
   return {
     path,
     write: (line: string) => {
