@@ -46,6 +46,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** The user's environment, read only: settings are built from it as an object, never written back. */
   env: Readonly<Record<string, string | undefined>>;
+  /** The names `env` took from a `.env` file (absent: none), so a refusal can say where a name came from. */
+  dotEnvKeys?: ReadonlySet<string>;
   /** Whether stderr is a terminal (the live view then shows a spinner). */
   stderrIsTTY: boolean;
   /** Registers a handler for Ctrl-C / SIGTERM; returns its removal. */

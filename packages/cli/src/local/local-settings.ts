@@ -21,7 +21,10 @@ export function settingsRefusal(error: SettingsError): CliError {
     const form = settingForm(key);
     return form === undefined ? key : `${key} (${form})`;
   });
-  return new CliError(EXIT.CONFIG, `invalid settings: ${named.join('; ')} (see the README, "Real use")`);
+  return new CliError(
+    EXIT.CONFIG,
+    `invalid settings: ${named.join('; ')} (every setting and its form: docs/settings.md)`,
+  );
 }
 
 function parseOrRefuse<T>(parse: () => T): T {

@@ -419,6 +419,21 @@ export function parseFeedbackSettings(environment: Record<string, string | undef
   return result.output;
 }
 
+/**
+ * The name of every setting any function of the service reads (Diagnose, the read, start and cancel functions, the
+ * Trigger functions, the feedback function), taken from their schemas: what a settings check may call a known name.
+ */
+export function serviceSettingNames(): readonly string[] {
+  return [
+    ...new Set([
+      ...DIAGNOSIS_SETTING_KEYS,
+      ...Object.keys(workflowSettingsSchema.entries),
+      ...Object.keys(triggerSettingsSchema().entries),
+      ...Object.keys(feedbackSettingsSchema().entries),
+    ]),
+  ];
+}
+
 /** The schema of a setting of `parseDiagnosisSettings`, or undefined for a key it does not read. */
 function settingSchema(key: string): v.GenericSchema | undefined {
   const entries: Record<string, v.GenericSchema> = serviceSettingsSchema.entries;

@@ -20,6 +20,7 @@ export {
   parseDiagnosisSettings,
   parseFeedbackSettings,
   parseTriggerSettings,
+  serviceSettingNames,
   settingDefault,
   settingDescription,
   settingForm,
