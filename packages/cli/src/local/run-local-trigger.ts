@@ -13,6 +13,7 @@ import {
   type DiagnosisResult,
   loadRunEvidence,
   resultOfStoredRun,
+  statusWordOf,
   teeAuditStore,
 } from '@diagnosis/core';
 import { parseTriggerSettings } from '@diagnosis/core/config';
@@ -172,7 +173,7 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
       live?.stop();
       await close();
     }
-    return await report(answer, { runtime, settings, options, io, say });
+    return await report(answer, { runtime, settings, options, io, say, receivedAt });
   } finally {
     await runtime.stop();
   }
@@ -216,6 +217,14 @@ async function invokeTrigger(
   return body;
 }
 
+/** What each IGNORED code means, for the line that says nothing started. */
+const ignoredWords: Record<string, string> = {
+  NOT_FIRING: 'the event is not a firing alarm or a triggered incident',
+  UNMAPPED: "no mapping of the stage file's triggers matches it",
+  STALE: 'it is older than the lookback (TRIGGER_LOOKBACK_MINUTES): give --now or --received-at',
+  MALFORMED_EVENT: 'its sender’s fields are not as documented',
+};
+
 const revealWords: Record<RevealOutcome, string> = {
   MASKED: 'masked',
   REVEALED: 'with the real values behind the pseudonyms',
@@ -231,12 +240,14 @@ async function report(
     options: LocalTriggerOptions;
     io: CliIo;
     say: (text: string) => void;
+    receivedAt: number;
   },
 ): Promise<number> {
-  const { runtime, settings, options, io, say } = context;
+  const { runtime, settings, options, io, say, receivedAt } = context;
+  const nothingPosted = options.postSlackUrl === undefined ? '' : ', so --post-slack posted nothing';
   if (answer.outcome === 'IGNORED') {
     if (options.json) io.stdout(`${JSON.stringify({ trigger: answer }, null, 2)}\n`);
-    say(`started nothing: ${answer.code}`);
+    say(`started NO run (${answer.code}: ${ignoredWords[answer.code] ?? 'ignored'})${nothingPosted}.`);
     return EXIT.OK;
   }
   const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
@@ -248,7 +259,13 @@ async function report(
     if (options.json)
       io.stdout(`${JSON.stringify({ trigger: answer, run: { runId: run.runId, status: run.status } }, null, 2)}\n`);
     say(
-      `attached to the open run ${run.runId} of this incident as event ${answer.sequence} (${incidentEvents.length} attached so far); started nothing`,
+      [
+        `started NO run: the event attached to run ${run.runId} (${statusWordOf(run.status)}) of the same incident, as its event ${answer.sequence} (${incidentEvents.length} attached so far)${nothingPosted}.`,
+        `An event of an incident attaches while its run is open or within TRIGGER_QUIET_PERIOD_SECONDS (${settings.TRIGGER_QUIET_PERIOD_SECONDS} s) of its last event, counted in the events' own time (this one: ${new Date(receivedAt).toISOString()}). For a new run:`,
+        '  add --now: the event arrives now, a re-fire after the quiet period (its window ends now)',
+        '  or use a fresh data folder, where this incident is new: DIAGNOSIS_LOCAL_DATA=$(mktemp -d) npx diagnosis trigger …',
+        `look at the incident's run: npx diagnosis trace ${run.runId}`,
+      ].join('\n'),
     );
     return EXIT.OK;
   }
