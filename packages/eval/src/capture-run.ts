@@ -108,6 +108,12 @@ export interface CaptureOptions {
   capturedAt: string;
   /** The corpus category; absent: inferred from the run (see {@link inferCategory}). */
   category?: Category;
+  /**
+   * The deployment's MySQL catalog (its `MYSQL_CATALOG_PATH`'s entries, as written): the entries the run's
+   * query_mysql calls named are captured into the scenario's world, so the replay checks their inputs against them.
+   * Absent: none captured (the replay lists the example catalog).
+   */
+  catalog?: { entries: readonly unknown[]; source: string };
 }
 
 export interface CapturedScenario {
@@ -115,6 +121,8 @@ export interface CapturedScenario {
   recording: RecordedWorld;
   /** Null when the audit holds no model response to replay. */
   scripted: Record<string, unknown> | null;
+  /** The catalog entries the run's query_mysql calls named (`world/mysql/catalog.json`); null when it named none. */
+  catalog: unknown[] | null;
   /** What a faithful replay would need that the audit does not hold. */
   missing: string[];
 }
@@ -141,11 +149,11 @@ export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOpti
   }
   const missing: string[] = [
     'the deployment time zone is not in the audit: the scenario takes the one given at capture',
-    'the MySQL catalog the model was shown is not in the audit: the replay lists the scenario world’s (or the example) catalog',
   ];
   const conclusion = run.publishedResult?.draft.conclusion ?? null;
   const expected = expectationOf(verdict, conclusion);
   const recording = recordingOf(audit, options, missing);
+  const catalog = usedCatalogEntries(recording, options.catalog, missing);
   const current = conversationOf(audit, missing, 'the run');
   const previousConversation =
     audit.previous === null ? null : conversationOf(audit.previous, missing, 'the previous turn');
@@ -209,7 +217,7 @@ export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOpti
       missing,
     },
   };
-  return { scenario, recording, scripted, missing };
+  return { scenario, recording, scripted, catalog, missing };
 }
 
 /**
@@ -448,10 +456,11 @@ function splitPlan(
 
 /** Writes the folder (and `world/`); returns each file's size in bytes. */
 export function writeCapturedScenario(dir: string, captured: CapturedScenario): Record<string, number> {
-  mkdirSync(join(dir, 'world'), { recursive: true });
+  mkdirSync(join(dir, captured.catalog === null ? 'world' : 'world/mysql'), { recursive: true });
   const files: [string, unknown][] = [
     ['scenario.json', captured.scenario],
     ['world/recorded.json', captured.recording],
+    ...(captured.catalog === null ? [] : ([['world/mysql/catalog.json', captured.catalog]] as [string, unknown][])),
     ...(captured.scripted === null ? [] : ([['scripted.json', captured.scripted]] as [string, unknown][])),
   ];
   const sizes: Record<string, number> = {};
@@ -461,6 +470,37 @@ export function writeCapturedScenario(dir: string, captured: CapturedScenario): 
     sizes[name] = Buffer.byteLength(text);
   }
   return sizes;
+}
+
+/**
+ * The catalog entries the recording's query_mysql calls named, from the deployment's catalog given at capture (issue
+ * 32 item 11: without them the replay checked every recorded call against the example catalog, refused each one, and
+ * reported a CORRECT run REGRESSED). What cannot be captured is said in `missing`.
+ */
+function usedCatalogEntries(
+  recording: RecordedWorld,
+  catalog: CaptureOptions['catalog'],
+  missing: string[],
+): unknown[] | null {
+  const named = new Set(
+    recording.calls
+      .filter((call) => call.toolName === 'query_mysql')
+      .map((call) => (call.input as { query_name?: unknown } | null)?.query_name)
+      .filter((name): name is string => typeof name === 'string'),
+  );
+  if (named.size === 0) return null;
+  const entryName = (entry: unknown) => (entry as { name?: unknown } | null)?.name;
+  const entries = (catalog?.entries ?? []).filter((entry) => named.has(String(entryName(entry))));
+  const absent = [...named].filter((name) => !entries.some((entry) => entryName(entry) === name)).sort();
+  if (absent.length > 0) {
+    missing.push(
+      `query_mysql ${absent.join(', ')} ${absent.length === 1 ? 'is' : 'are'} not in the catalog given at capture (${catalog?.source ?? 'none'}): the replay refuses ${absent.length === 1 ? 'it' : 'them'}`,
+    );
+  }
+  missing.push(
+    'the catalog the model was shown is not in the audit: the replay lists only the entries the run used, from the catalog given at capture',
+  );
+  return entries.length === 0 ? null : entries;
 }
 
 function truncate(text: string, max: number): string {

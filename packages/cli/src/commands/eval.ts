@@ -154,6 +154,8 @@ async function capture(args: string[], values: ParsedArgs['values'], io: CliIo):
     category: values.category === undefined ? undefined : String(values.category),
     timeZone:
       values['time-zone'] === undefined ? (io.env.DIAGNOSIS_TIMEZONE ?? undefined) : String(values['time-zone']),
+    // NOTE: the deployment's own catalog, as its stage sets MYSQL_CATALOG_PATH: the entries the run used are captured.
+    catalogPath: io.env.MYSQL_CATALOG_PATH || undefined,
   };
   let outcome: Awaited<ReturnType<typeof captureRun>>;
   if (table !== undefined) {
