@@ -11,6 +11,7 @@ export { EVAL_HELP, type EvalIo, evalMain } from './cli.ts';
 export {
   type Comparison,
   compareReports,
+  parseScorecardText,
   NO_VERDICT_STATES,
   PROCESS_CHANGE_FIGURES,
   parseComparableReport,
