@@ -11,10 +11,10 @@ export { EVAL_HELP, type EvalIo, evalMain } from './cli.ts';
 export {
   type Comparison,
   compareReports,
-  parseScorecardText,
   NO_VERDICT_STATES,
   PROCESS_CHANGE_FIGURES,
   parseComparableReport,
+  parseScorecardText,
   renderComparison,
 } from './compare.ts';
 export { DEFAULT_PRICE, type Price, parsePrice, priceOf } from './price.ts';

@@ -5,6 +5,7 @@ export {
   type TenantAccessPolicy,
   type TenantAccessRule,
 } from '../access/tenant-access.ts';
+export { findTriggerMappingFaults } from '../trigger/trigger-mapping-faults.ts';
 export {
   type TriggerMapping,
   triggerMappingsSchema,
