@@ -251,6 +251,31 @@ describe('the diagnosis bin (child processes)', () => {
   });
 });
 
+describe('diagnosis cancel (in process)', () => {
+  it('exits as its help says: 2 for a run that had already ended PUBLISHED, nothing written', async () => {
+    let stdout = '';
+    const io: CliIo = {
+      stdout: (text) => {
+        stdout += text;
+      },
+      stderr: () => undefined,
+      env: { DYNAMODB_ENDPOINT: endpoint, DIAGNOSIS_TABLE_NAME: tableName, DIAGNOSIS_LOCAL_DATA: dataDir },
+      stderrIsTTY: false,
+      onInterrupt: () => () => undefined,
+    };
+    let stderr = '';
+    expect(await runCli(['demo'], { ...io, stderr: (text) => void (stderr += text) }, COMMANDS)).toBe(0);
+    const runId = /^run (\w{26}) {2}/m.exec(stderr)?.[1] ?? '';
+    stdout = '';
+    expect(await runCli(['cancel', '--help'], io, COMMANDS)).toBe(0);
+    const documented = /^ {2}2 {3}(.+)$/m.exec(stdout)?.[1];
+    expect(documented).toBe('nothing to cancel: the run had already ended PUBLISHED, FALLBACK or FAILED (printed)');
+    stdout = '';
+    expect(await runCli(['cancel', runId], io, COMMANDS)).toBe(2);
+    expect(stdout).toBe(`run ${runId}: nothing to cancel, the run had already ended PUBLISHED\n`);
+  }, 60_000);
+});
+
 describe('the live view of the demo (in process, 20 runs)', () => {
   it('prints every round before its tool calls and those before the next round, in the audit’s own order', async () => {
     const store = createDynamoRunStore({ client: dynamo(), tableName });

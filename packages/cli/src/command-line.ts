@@ -3,13 +3,13 @@ import { replaceUnsafeCharacters } from '@diagnosis/core/unsafe-characters';
 
 /**
  * The exit codes of every command, stable so scripts can branch on them. NOTE: 2 means "a fallback report" for
- * `diagnose` and `demo`, "the run had already ended" for `cancel`.
+ * `diagnose` and `demo`, "the run had already ended (PUBLISHED, FALLBACK or FAILED)" for `cancel`.
  */
 export const EXIT = Object.freeze({
   OK: 0,
   /** The run FAILED (or ended CANCELLED on its own). */
   FAILED: 1,
-  /** The run ended with a FALLBACK report; `cancel`: the run had already ended. */
+  /** The run ended with a FALLBACK report; `cancel`: the run had already ended PUBLISHED, FALLBACK or FAILED. */
   FALLBACK: 2,
   /** No run with that id in the table. */
   NOT_FOUND: 3,
