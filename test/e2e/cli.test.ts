@@ -473,13 +473,23 @@ describe('the second hour (child processes)', () => {
       },
     );
     expect(registered.trim()).toBe('complete -F _diagnosis diagnosis');
+    // `npx diagnosis <TAB>`: how the bin is run in this project (it is not on PATH).
+    const npx = execFileSync('bash', ['-c', 'source "$1"; complete -p npx', 'x', join(folder, 'completion.bash')], {
+      encoding: 'utf8',
+    });
+    expect(npx.trim()).toBe('complete -F _diagnosis npx');
+    expect(complete(['npx', 'diagnosis', 'tra'])).toEqual(['trace']);
+    expect(complete(['npx', 'diagnosis', 'runs', '--l'])).toEqual(['--limit']);
+    expect(complete(['npx', 'diag'])).toEqual(['diagnosis']);
+    // Another package run with npx is left to file names.
+    expect(complete(['npx', 'vitest', 'zzz-no-such-file'])).toEqual(['']);
   });
 
   it('prints a zsh completion script naming every command (zsh itself is not installed here)', async () => {
     const script = await diagnosis(['completion', 'zsh']);
     expect(script.code).toBe(0);
-    expect(script.stdout).toMatch(/^#compdef diagnosis\n/);
-    expect(script.stdout).toContain('compdef _diagnosis diagnosis');
+    expect(script.stdout).toMatch(/^#compdef diagnosis npx\n/);
+    expect(script.stdout).toContain('compdef _diagnosis diagnosis npx');
     for (const command of COMMANDS) expect(script.stdout).toContain(`    ${command.name}) compadd -- `);
     expect(await diagnosis(['completion', 'fish'])).toMatchObject({ code: 64 });
   });
