@@ -129,7 +129,7 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions, io: CliI
       io.stdout(`${JSON.stringify({ ...result, evidence }, null, 2)}\n`);
     } else {
       io.stdout(
-        `\n${renderReport(result, { modelBaseUrl: settings.DIAGNOSIS_MODEL_BASE_URL, modelTimeoutMs: settings.DIAGNOSIS_MODEL_TIMEOUT_MS ?? DEFAULT_RUN_LIMITS.modelRequestTimeoutMs }, evidence ?? undefined)}\n`,
+        `\n${renderReport(result, { modelBaseUrl: settings.DIAGNOSIS_MODEL_BASE_URL, judgeBaseUrl: settings.SEMANTIC_GUARD_MODEL_BASE_URL, modelTimeoutMs: settings.DIAGNOSIS_MODEL_TIMEOUT_MS ?? DEFAULT_RUN_LIMITS.modelRequestTimeoutMs }, evidence ?? undefined)}\n`,
       );
       say(`\nlook at this run: npm run trace -- ${runId}   (or: npx diagnosis trace ${runId})`);
     }

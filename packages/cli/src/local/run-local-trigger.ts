@@ -303,7 +303,7 @@ async function report(
     say(`question (written by the system): ${run.query}`);
     if (run.window !== null) say(`incident window (UTC): ${run.window.from} – ${run.window.to}`);
     io.stdout(
-      `\n${renderReport(result, { modelBaseUrl: settings.DIAGNOSIS_MODEL_BASE_URL, modelTimeoutMs: settings.DIAGNOSIS_MODEL_TIMEOUT_MS ?? DEFAULT_RUN_LIMITS.modelRequestTimeoutMs }, evidence ?? undefined)}\n`,
+      `\n${renderReport(result, { modelBaseUrl: settings.DIAGNOSIS_MODEL_BASE_URL, judgeBaseUrl: settings.SEMANTIC_GUARD_MODEL_BASE_URL, modelTimeoutMs: settings.DIAGNOSIS_MODEL_TIMEOUT_MS ?? DEFAULT_RUN_LIMITS.modelRequestTimeoutMs }, evidence ?? undefined)}\n`,
     );
     say(
       destinations.length > 0
