@@ -264,7 +264,10 @@ describe('diagnosis cancel (in process)', () => {
       onInterrupt: () => () => undefined,
     };
     let stderr = '';
-    expect(await runCli(['demo'], { ...io, stderr: (text) => void (stderr += text) }, COMMANDS)).toBe(0);
+    const captureStderr = (text: string) => {
+      stderr += text;
+    };
+    expect(await runCli(['demo'], { ...io, stderr: captureStderr }, COMMANDS)).toBe(0);
     const runId = /^run (\w{26}) {2}/m.exec(stderr)?.[1] ?? '';
     stdout = '';
     expect(await runCli(['cancel', '--help'], io, COMMANDS)).toBe(0);
