@@ -8,7 +8,6 @@ import {
   settingForm,
 } from '@diagnosis/core/config';
 import { CliError, EXIT } from '../command-line.ts';
-import type { LocalRuntime } from './local-runtime.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -98,7 +97,8 @@ export function checkLocalSettings(env: Environment, overrides: Record<string, s
  */
 export function buildLocalSettings(
   env: Environment,
-  runtime: Pick<LocalRuntime, 'defaults' | 'tableName' | 'endpoint'>,
+  // NOTE: the runtime's shape, not its type: local-runtime.ts imports this module (no import circle).
+  runtime: { defaults: Record<string, string>; tableName: string; endpoint: string },
   overrides: Record<string, string> = {},
 ): DiagnosisSettings {
   return parseOrRefuse(() =>
