@@ -13,22 +13,16 @@ import { join } from 'node:path';
 import {
   canonicalOf,
   FEEDBACK_VERDICTS,
-  type FeedbackStore,
   type FeedbackVerdict,
   formatZonedIso,
-  MAX_AUDIT_TEXT_CHARS,
   type RunFeedback,
-  type RunStore,
   resultOfStoredRun,
-  type StoredReasoning,
-  type StoredRun,
   statusWordOf,
 } from '@diagnosis/core';
-import type { StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
 import type { CapturedAudit } from './capture-audit.ts';
 import { conversationOf } from './capture-conversation.ts';
 import type { RecordedCall, RecordedWorld } from './recorded-world.ts';
-import { type Category, SCENARIO_ID_PATTERN, type WireResponse } from './scenario.ts';
+import { type Category, SCENARIO_ID_PATTERN } from './scenario.ts';
 import { observeResult, scoreRun } from './score.ts';
 
 /** Why a run cannot be captured: a stable code and a sentence. */

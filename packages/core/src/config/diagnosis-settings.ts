@@ -1,3 +1,10 @@
+/**
+ * The settings of the Diagnose function and of the functions that share its fields (trigger, feedback), as one valibot
+ * schema with each setting's description, form and default beside it — the schema docs/settings.md is generated from.
+ * NOTE: over 300 lines on purpose: it is one list of fields; the store, masking, evidence and model-profile fields
+ * that other functions parse alone already live in modules of their own (store-settings.ts, masking-settings.ts,
+ * evidence-settings.ts, model-profiles.ts), and splitting the rest would scatter one schema over several files.
+ */
 import * as v from 'valibot';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 import {
