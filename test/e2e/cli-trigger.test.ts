@@ -6,7 +6,7 @@
  * full, an attached event, an ignored one) matches its committed JSON Schema (docs/schemas/trigger-report.schema.json,
  * issue 23), and the schema refuses what the output never is.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -68,6 +68,14 @@ describe('diagnosis trigger', () => {
     expect(trace.stdout).toContain('incident window (UTC): 2026-11-30T05:35:12.211Z – 2026-11-30T06:05:12.211Z');
     expect(trace.stdout).toMatch(
       /attached incident events: 1\n +1 {2}2026-11-30T06:09:00\.000Z {2}7f0c1b1e-3a2d-4c55-9e61-2b8d4a6f0e11/,
+    );
+    // The page shows what the terminal shows: the trigger, the window and the attached events.
+    const page = readFileSync(join(dataDir, 'traces', `${first.trigger.runId}.html`), 'utf8');
+    expect(page).toContain('<h2>Trigger</h2>');
+    expect(page).toContain('<span>E1001-payment-gateway-5xx</span>');
+    expect(page).toContain('2026-11-30T05:35:12.211Z – 2026-11-30T06:05:12.211Z (UTC)');
+    expect(page).toMatch(
+      /<h2>Attached events<\/h2>\n<table id="attached">.*<td>1<\/td><td>2026-11-30T06:09:00\.000Z<\/td><td><code>7f0c1b1e-3a2d-4c55-9e61-2b8d4a6f0e11<\/code>/,
     );
   });
 
