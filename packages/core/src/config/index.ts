@@ -7,8 +7,10 @@ export {
 } from '../access/tenant-access.ts';
 export { findTriggerMappingFaults } from '../trigger/trigger-mapping-faults.ts';
 export {
+  mappingsOverQueryLimit,
   type TriggerMapping,
   triggerMappingsSchema,
+  webhookSecretNames,
 } from '../trigger/trigger-mappings.ts';
 /** `@diagnosis/core/config`: one valibot schema for all settings, parsed by the handlers and handed in. */
 export {
