@@ -38,6 +38,12 @@ export {
   type DiagnoseFunctionOptions,
 } from './setup/diagnose-function.ts';
 export {
+  type ApiFunctionName,
+  type ApiHandler,
+  composeLocalApi,
+  type LocalApiOptions,
+} from './setup/local-api.ts';
+export {
   createLocalDiagnose,
   type DiagnoseTaskPayload,
   type LocalDiagnose,
