@@ -63,12 +63,12 @@ export interface LocalApiOptions {
  * Functions. NOTE: for `diagnosis serve` only — the deployed entries compose themselves from their linked settings,
  * each with only the grants its route needs.
  */
-export function composeLocalApi(options: LocalApiOptions): Record<ApiFunctionName, ApiHandler> {
+export async function composeLocalApi(options: LocalApiOptions): Promise<Record<ApiFunctionName, ApiHandler>> {
   const table = { client: options.dynamo, tableName: options.tableName };
   const store: RunStore = createDynamoRunStore({ ...table, maxOpenRuns: options.maxOpenRuns });
   const observe = (name: string) => createObservability(name, options.log);
   const policy = options.policy;
-  const deps = buildTriggerDeps(options.trigger, options.now ?? Date.now, options.dynamo, options.workflow);
+  const deps = await buildTriggerDeps(options.trigger, options.now ?? Date.now, options.dynamo, options.workflow);
   return {
     StartDiagnosis: createStartDiagnosisHandler(
       { store, workflow: options.workflow },

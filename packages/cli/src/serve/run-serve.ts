@@ -85,7 +85,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
       logger: createObservability('OnWorkflowStopped', log.write).logger,
       invocationTimeoutMs: options.timeoutSeconds * 1_000,
     });
-    const handlers = composeLocalApi({
+    const handlers = await composeLocalApi({
       dynamo: diagnose.dynamo,
       tableName: runtime.tableName,
       policy: settings.TENANT_ACCESS ?? null,
