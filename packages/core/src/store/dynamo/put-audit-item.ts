@@ -49,7 +49,7 @@ export async function putAuditItem(
     } catch (error) {
       if (isConditionFailure(error) && (tryNumber > 1 || sdkAttempts(error) > 1) && holdsItem(error, item)) return;
       if (tryNumber >= AUDIT_PUT_TRIES || !isTransientWriteError(error)) throw error;
-      await sleep(AUDIT_PUT_BACKOFF_MS[tryNumber - 1] ?? AUDIT_PUT_BACKOFF_MS[AUDIT_PUT_BACKOFF_MS.length - 1]);
+      await sleep(AUDIT_PUT_BACKOFF_MS[Math.min(tryNumber, AUDIT_PUT_BACKOFF_MS.length) - 1] ?? 0);
     }
   }
 }
