@@ -58,10 +58,6 @@ export function createObservationCompactor() {
         return changed ? { ...message, content } : message;
       });
     },
-    /** How many observations this run has compacted so far. */
-    get compactedCount() {
-      return compacted.size;
-    },
   };
 }
 
