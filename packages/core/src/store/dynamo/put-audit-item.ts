@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -95,12 +94,24 @@ function sdkAttempts(error: unknown): number {
   return typeof attempts === 'number' ? attempts : 1;
 }
 
-/** NOTE: compared as data (the table returns it marshalled; numbers come back as numbers, undefined is never sent). */
+/**
+ * NOTE: compared as data, key order aside (the table returns the item marshalled; numbers come back as numbers and
+ * undefined is never sent). `node:util`'s `isDeepStrictEqual` would do, but loading `node:util` costs the Diagnose
+ * cold start more than these lines.
+ */
 function holdsItem(error: { Item?: Record<string, AttributeValue> }, item: Item): boolean {
   if (error.Item === undefined) return false;
   try {
-    return isDeepStrictEqual(unmarshall(error.Item), JSON.parse(JSON.stringify(item)));
+    return canonicalJson(unmarshall(error.Item)) === canonicalJson(item);
   } catch {
     return false;
   }
+}
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)))
+      : inner,
+  );
 }
