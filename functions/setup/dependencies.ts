@@ -53,10 +53,11 @@ export async function buildDiagnosisDependencies(
       : createOpenAICompatible(judgeOptions).chatModel(settings.SEMANTIC_GUARD_MODEL_ID);
   const evidence = prebuiltEvidence ?? (await createEvidenceAdapters(settings)).evidence;
   return {
-    // NOTE: the Draft round (the one that offers no tools) asks for JSON as the profile can; tool rounds are unchanged.
+    // NOTE: the forced Draft round (tools kept, `tool_choice: "none"`) asks for JSON as the profile can, and keeps
+    // the tools where the profile documents both in one request; tool rounds are unchanged.
     model: wrapLanguageModel({
       model: agentModel,
-      middleware: createDraftFormatMiddleware(profile.draftFormat),
+      middleware: createDraftFormatMiddleware(profile.draftFormat, profile.finalRoundKeepsTools),
     }),
     // NOTE: the judge's call is a separate one that never sees the agent's conversation, only the query, the Draft
     // and the verified evidence (and never the agent's Draft-format middleware).

@@ -26,6 +26,7 @@ import {
 } from '../tools/masking/masking-session.ts';
 import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
 import { openPseudonymBatches, sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
+import { auditFailureFields } from './audit-failure-fields.ts';
 import { buildPreviousTurn } from './build-previous-turn.ts';
 import { watchCancellation } from './cancel-watch.ts';
 import { assertRequestIds, type Checked, sameRequest } from './checked-run-request.ts';
@@ -224,6 +225,9 @@ export async function executeCheckedDiagnosisRun(
     decision = releaseDiagnosis({ execution, evidenceGuard, usage: run.usage(), semantic });
   } catch (error) {
     decision = releaseDiagnosis({ error, usage: run.usage() });
+    if (decision.outcome.errorCode === 'AUDIT_FAILED') {
+      deps.log?.({ message: 'audit failed', runId: command.runId, stage: 'run', ...auditFailureFields(error) });
+    }
   } finally {
     watch.stop();
     heartbeat.stop();
@@ -231,7 +235,10 @@ export async function executeCheckedDiagnosisRun(
   }
   try {
     await store.flush();
-  } catch {
+  } catch (error) {
+    // NOTE: the writer has already tried every transient failure again (`putAuditItem`); what is left is logged by
+    // cause (classes, item kinds, AWS error codes), never by value, and fails the run: an unaudited run never succeeds.
+    deps.log?.({ message: 'audit failed', runId: command.runId, stage: 'flush', ...auditFailureFields(error) });
     decision = failed(run.usage(), 'AUDIT_FAILED', decision.outcome.progress);
   }
   const completed = await completeOrClose(
