@@ -172,6 +172,7 @@ export async function executeCheckedDiagnosisRun(
   // NOTE: every audit event of the run (the agent's and the judge's) passes it, so the run's process scorecard is
   // computed from exactly what was audited.
   const processAudit = createProcessRecorder(store);
+  const recorder = createObservationRecorder(processAudit.hook);
   try {
     previousTurn = command.continueSession
       ? buildPreviousTurn(
@@ -188,7 +189,6 @@ export async function executeCheckedDiagnosisRun(
     // The previous turn's pseudonyms are this run's now: shown to the model, and stored before it sees them.
     if (previousTurn !== null) masking.markShown(JSON.stringify(previousTurn));
     for (const batch of sealNewPseudonyms(masking, command, nextPseudonymBatch)) await store.onPseudonyms?.(batch);
-    const recorder = createObservationRecorder(processAudit.hook);
     const execution = await runDiagnosis(
       { run, input },
       {
@@ -201,7 +201,7 @@ export async function executeCheckedDiagnosisRun(
         nextPseudonymBatch,
       },
     );
-    const evidenceGuard = verifyExecutionEvidence(execution);
+    const evidenceGuard = verifyExecutionEvidence(execution, recorder.pastIncidentChecks());
     const semantic =
       deps.semanticGuard === undefined
         ? null
@@ -210,7 +210,8 @@ export async function executeCheckedDiagnosisRun(
             deps.semanticGuard,
             processAudit.hook,
           );
-    decision = releaseDiagnosis({ execution, evidenceGuard, usage: run.usage(), semantic });
+    const seenBefore = recorder.seenBefore();
+    decision = releaseDiagnosis({ execution, evidenceGuard, usage: run.usage(), semantic, seenBefore });
   } catch (error) {
     decision = releaseDiagnosis({ error, usage: run.usage() });
   } finally {
@@ -227,7 +228,7 @@ export async function executeCheckedDiagnosisRun(
     store,
     command.runId,
     decision,
-    { limits: run.limits, deadlineAt, masking: masking.mode },
+    { limits: run.limits, deadlineAt, masking: masking.mode, services: recorder.services() },
     (outcome) =>
       processAudit.scorecard({ ...outcome, limits: run.limits, deadlineAt: new Date(deadlineAt).toISOString() }),
   );
@@ -268,7 +269,7 @@ async function completeOrClose(
   store: RunStore,
   runId: string,
   decision: ReleaseDecision,
-  extra: Pick<RunOutcome, 'limits' | 'deadlineAt' | 'masking'>,
+  extra: Pick<RunOutcome, 'limits' | 'deadlineAt' | 'masking' | 'services'>,
   scorecardOf: (outcome: RunOutcome) => ProcessScorecard,
 ): Promise<{ decision: ReleaseDecision; scorecard: ProcessScorecard }> {
   // NOTE: the scorecard is computed for the outcome actually stored, so the stored one is the one recomputed later.
