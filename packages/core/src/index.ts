@@ -174,6 +174,15 @@ export {
 } from './service/handle-incident-event.ts';
 /** Feedback masked with its run's masking (secrets redacted, the run's pseudonyms), new pseudonyms in the run's map. */
 export { type FeedbackMasking, type MaskedFeedback, maskFeedback } from './service/mask-feedback.ts';
+/** Past incidents: a rated run remembered or retracted, and `lookup_knowledge` with them ranked beside the runbooks. */
+export {
+  createPastIncidentKnowledge,
+  DEFAULT_PAST_INCIDENT_RETRIEVAL,
+  type PastIncidentKnowledgeOptions,
+  type PastIncidentRetrieval,
+  pastIncidentHit,
+  rankPastIncidents,
+} from './service/past-incident-knowledge.ts';
 /** A responder's verdict on a run (idempotent per caller, re-ratings kept): never evidence for any later run. */
 export {
   callerKeyOf,
@@ -182,6 +191,11 @@ export {
   type RecordFeedbackDeps,
   recordFeedback,
 } from './service/record-feedback.ts';
+export {
+  applyRatingToMemory,
+  type PastIncidentChange,
+  type PastIncidentRetention,
+} from './service/remember-past-incident.ts';
 export {
   MAX_START_WAIT_MS,
   type StartDiagnosisDeps,
@@ -207,6 +221,16 @@ export {
   type FeedbackVerdict,
   type RunFeedback,
 } from './store/feedback-store.ts';
+export {
+  PAST_INCIDENT_LIMITS,
+  type PastIncident,
+  type PastIncidentPageOptions,
+  type PastIncidentStore,
+  REMEMBERED_VERDICTS,
+  RETRACTION_REASONS,
+  type RememberedVerdict,
+  type RetractionReason,
+} from './store/past-incident-store.ts';
 export type {
   LiveProgress,
   PublishedResult,
