@@ -2,6 +2,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   createDraftFormatMiddleware,
+  createPastIncidentKnowledge,
   DEVELOPMENT_MASKING_SECRET,
   type DiagnosisServiceDeps,
   type EvidenceAdapters,
@@ -9,7 +10,7 @@ import {
 } from '@diagnosis/core';
 import { type DiagnosisSettings, limitsOf, modelProfile } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
-import { createDynamoClient, createDynamoStores } from '@diagnosis/core/store';
+import { createDynamoClient, createDynamoPastIncidentStore, createDynamoStores } from '@diagnosis/core/store';
 import { wrapLanguageModel } from 'ai';
 
 /**
@@ -48,7 +49,18 @@ export async function buildDiagnosisDependencies(
     (Object.keys(agentOptions) as (keyof typeof agentOptions)[]).every((key) => agentOptions[key] === judgeOptions[key])
       ? agentModel
       : createOpenAICompatible(judgeOptions).chatModel(settings.SEMANTIC_GUARD_MODEL_ID);
-  const evidence = prebuiltEvidence ?? (await createEvidenceAdapters(settings)).evidence;
+  const sources = prebuiltEvidence ?? (await createEvidenceAdapters(settings)).evidence;
+  // NOTE: the enterprise's past incidents ranked beside the runbooks, read from the run's own table (PAST_INCIDENTS).
+  const evidence: EvidenceAdapters =
+    settings.PAST_INCIDENTS === 'off'
+      ? sources
+      : {
+          ...sources,
+          lookup_knowledge: createPastIncidentKnowledge({
+            runbooks: sources.lookup_knowledge,
+            incidents: createDynamoPastIncidentStore({ client: dynamo, tableName: settings.DIAGNOSIS_TABLE_NAME }),
+          }),
+        };
   return {
     // NOTE: the Draft round (the one that offers no tools) asks for JSON as the profile can; tool rounds are unchanged.
     model: wrapLanguageModel({
