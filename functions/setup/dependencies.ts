@@ -24,6 +24,8 @@ export async function buildDiagnosisDependencies(
   dynamo: DynamoDBClient = createDynamoClient(settings, process.env),
   /** Adapters built by the caller from the same settings (a local runner that must close its MySQL pool). */
   prebuiltEvidence?: EvidenceAdapters,
+  /** Told when a lookup answered without the past incidents (their read failed or timed out): cause and class only. */
+  onPastIncidentsUnavailable?: (cause: 'TIMEOUT' | 'UNAVAILABLE', errorClass: string) => void,
 ): Promise<DiagnosisServiceDeps> {
   const profile = modelProfile(settings.DIAGNOSIS_MODEL_PROFILE);
   const agentOptions = {
@@ -59,6 +61,7 @@ export async function buildDiagnosisDependencies(
           lookup_knowledge: createPastIncidentKnowledge({
             runbooks: sources.lookup_knowledge,
             incidents: createDynamoPastIncidentStore({ client: dynamo, tableName: settings.DIAGNOSIS_TABLE_NAME }),
+            ...(onPastIncidentsUnavailable === undefined ? {} : { onRetrievalFailure: onPastIncidentsUnavailable }),
           }),
         };
   return {

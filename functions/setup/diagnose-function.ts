@@ -33,7 +33,12 @@ export interface DiagnoseFunctionOptions extends Observability {
  */
 export async function composeDiagnoseFunction(settings: DiagnosisSettings, options: DiagnoseFunctionOptions) {
   const dynamo = createDynamoClient(settings, process.env);
-  const built = await buildDiagnosisDependencies(settings, dynamo, options.evidence);
+  const built = await buildDiagnosisDependencies(settings, dynamo, options.evidence, (cause, errorClass) =>
+    options.logger.warn('past incidents unavailable: the lookup answered with the runbooks alone', {
+      cause,
+      errorClass,
+    }),
+  );
   const dependencies = {
     ...built,
     ...(options.now === undefined ? {} : { now: options.now }),

@@ -74,7 +74,7 @@ async function diagnose(responses: unknown[]): Promise<{ runId: string; result: 
   return { runId, result, sent: JSON.stringify(world.server.requests.slice(before)) };
 }
 
-async function rate(runId: string, verdict: string, iam: object, rootCause?: string) {
+async function rate(runId: string, verdict: string, iam: Record<string, unknown>, rootCause?: string) {
   return (await world.handlers.runFeedback(
     httpEvent({
       pathParameters: { runId },
@@ -146,7 +146,7 @@ describe('past incidents through the real Diagnose path', () => {
       ),
     ]);
     expect(result.status).toBe('PUBLISHED');
-    const report = result.report as Record<string, unknown> & { draft: { analysis: unknown[] } };
+    const report = result.report as unknown as Record<string, unknown> & { draft: { analysis: unknown[] } };
     expect(report.draft.analysis).toHaveLength(2);
     expect(report.evidence_guard).toBeUndefined();
     expect(report.seen_before).toEqual([
@@ -163,7 +163,7 @@ describe('past incidents through the real Diagnose path', () => {
       ...createObservability('PastIncidents'),
       policy: [{ principal: ALICE.userArn, enterprises: ['E1001'] }],
     });
-    const list = (enterpriseId: string, iam: object) =>
+    const list = (enterpriseId: string, iam: Record<string, unknown>) =>
       handler(
         httpEvent({
           method: 'GET',

@@ -174,7 +174,13 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
     // The past-incident route reaches PAST#* items only: no run, audit, reasoning or pseudonym partition.
     expect(tablePermissions(functions.find((fn) => fn.name === 'PastIncidents'))).toEqual([
       [
-        ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
+        [
+          'dynamodb:GetItem',
+          'dynamodb:Query',
+          'dynamodb:PutItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:ConditionCheckItem',
+        ],
         ['PAST#*'],
       ],
     ]);
