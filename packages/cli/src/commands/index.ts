@@ -6,6 +6,7 @@ import { diagnoseCommand } from './diagnose.ts';
 import { evalCommand } from './eval.ts';
 import { feedbackCommand } from './feedback.ts';
 import { localCommand } from './local.ts';
+import { memoryCommand } from './memory.ts';
 import { revealCommand } from './reveal.ts';
 import { runsCommand } from './runs.ts';
 import { traceCommand } from './trace.ts';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   runsCommand,
   cancelCommand,
   feedbackCommand,
+  memoryCommand,
   evalCommand,
   localCommand,
   createCompletionCommand(() => COMMANDS),
