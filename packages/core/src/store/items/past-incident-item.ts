@@ -30,36 +30,53 @@ export const pastIncidentStateSortKey = (runId: string) => `RUN#${runId}`;
 export const PAST_INCIDENT_SORT_KEY_PATTERN =
   /^AT#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/;
 
+/** A value built by `build` on the first call, then the same one. */
+function lazily<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => {
+    value ??= build();
+    return value;
+  };
+}
+
 const boundedText = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max));
 
-export const pastIncidentItemSchema = v.object({
-  pk: v.string(),
-  sk: v.pipe(v.string(), v.regex(PAST_INCIDENT_SORT_KEY_PATTERN)),
-  entity: v.literal('past_incident'),
-  schema_version: v.literal(SCHEMA_VERSION),
-  ttl: v.pipe(v.number(), v.integer()),
-  enterprise_id: v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN)),
-  run_id: v.pipe(v.string(), v.regex(RUN_ID_PATTERN)),
-  occurred_at: v.string(),
-  services: v.pipe(v.array(boundedText(PAST_INCIDENT_LIMITS.serviceChars)), v.maxLength(PAST_INCIDENT_LIMITS.services)),
-  conclusion: boundedText(PAST_INCIDENT_LIMITS.conclusionChars),
-  root_cause: v.nullable(boundedText(PAST_INCIDENT_LIMITS.rootCauseChars)),
-  rating: v.picklist(REMEMBERED_VERDICTS),
-  rated_at: v.string(),
-  expires_at: v.pipe(v.number(), v.integer()),
-});
+/** Built on first use (NOTE: not at import: Diagnose loads this module and reads a memory only on a lookup). */
+const pastIncidentItemSchema = /* @__PURE__ */ lazily(() =>
+  v.object({
+    pk: v.string(),
+    sk: v.pipe(v.string(), v.regex(PAST_INCIDENT_SORT_KEY_PATTERN)),
+    entity: v.literal('past_incident'),
+    schema_version: v.literal(SCHEMA_VERSION),
+    ttl: v.pipe(v.number(), v.integer()),
+    enterprise_id: v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN)),
+    run_id: v.pipe(v.string(), v.regex(RUN_ID_PATTERN)),
+    occurred_at: v.string(),
+    services: v.pipe(
+      v.array(boundedText(PAST_INCIDENT_LIMITS.serviceChars)),
+      v.maxLength(PAST_INCIDENT_LIMITS.services),
+    ),
+    conclusion: boundedText(PAST_INCIDENT_LIMITS.conclusionChars),
+    root_cause: v.nullable(boundedText(PAST_INCIDENT_LIMITS.rootCauseChars)),
+    rating: v.picklist(REMEMBERED_VERDICTS),
+    rated_at: v.string(),
+    expires_at: v.pipe(v.number(), v.integer()),
+  }),
+);
 
-export const pastIncidentStateSchema = v.object({
-  pk: v.string(),
-  sk: v.pipe(v.string(), v.regex(/^RUN#/)),
-  entity: v.literal('past_incident_state'),
-  schema_version: v.literal(SCHEMA_VERSION),
-  ttl: v.pipe(v.number(), v.integer()),
-  state: v.picklist(['ACTIVE', 'RETRACTED']),
-  memory_sk: v.nullable(v.string()),
-  reason: v.nullable(v.picklist(RETRACTION_REASONS)),
-  updated_at: v.string(),
-});
+const pastIncidentStateSchema = /* @__PURE__ */ lazily(() =>
+  v.object({
+    pk: v.string(),
+    sk: v.pipe(v.string(), v.regex(/^RUN#/)),
+    entity: v.literal('past_incident_state'),
+    schema_version: v.literal(SCHEMA_VERSION),
+    ttl: v.pipe(v.number(), v.integer()),
+    state: v.picklist(['ACTIVE', 'RETRACTED']),
+    memory_sk: v.nullable(v.string()),
+    reason: v.nullable(v.picklist(RETRACTION_REASONS)),
+    updated_at: v.string(),
+  }),
+);
 
 /** The memory item. NOTE: its `ttl` is its own expiry, so DynamoDB deletes it; reads check `expires_at` anyway. */
 export function pastIncidentItem(incident: PastIncident): Item {
@@ -79,7 +96,7 @@ export function pastIncidentItem(incident: PastIncident): Item {
     rated_at: incident.ratedAt,
     expires_at: incident.expiresAt,
   };
-  return validatedItem(pastIncidentItemSchema, item, 'past incident') as Item;
+  return validatedItem(pastIncidentItemSchema(), item, 'past incident') as Item;
 }
 
 /**
@@ -87,7 +104,7 @@ export function pastIncidentItem(incident: PastIncident): Item {
  * its own run, is corrupt: it is refused, never returned.
  */
 export function pastIncidentOf(item: Record<string, unknown>, enterpriseId: string): PastIncident {
-  const stored = validatedItem(pastIncidentItemSchema, item, 'past incident');
+  const stored = validatedItem(pastIncidentItemSchema(), item, 'past incident');
   if (
     stored.enterprise_id !== enterpriseId ||
     stored.pk !== pastIncidentPartitionKey(enterpriseId) ||
@@ -126,13 +143,13 @@ export function pastIncidentStateItem(
     reason: 'retracted' in state ? state.retracted : null,
     updated_at: updatedAt,
   };
-  return validatedItem(pastIncidentStateSchema, item, 'past incident state') as Item;
+  return validatedItem(pastIncidentStateSchema(), item, 'past incident state') as Item;
 }
 
-export type PastIncidentState = v.InferOutput<typeof pastIncidentStateSchema>;
+export type PastIncidentState = v.InferOutput<ReturnType<typeof pastIncidentStateSchema>>;
 
 export function pastIncidentStateOf(item: Record<string, unknown>): PastIncidentState {
-  return validatedItem(pastIncidentStateSchema, item, 'past incident state');
+  return validatedItem(pastIncidentStateSchema(), item, 'past incident state');
 }
 
 /** The opaque cursor of a listing page: the page's last memory key (the partition is always the caller's own). */
