@@ -74,7 +74,7 @@ const observed = async (adapter: typeof runbooks) => {
     tool_call_id: call.toolCallId,
     evidence_status: 'OK' as const,
     data: projected.data,
-    requires_evaluation: true,
+    requires_evaluation: true as const,
   };
   return { tokens: count(JSON.stringify(toModelObservation(observation))), hits: projected.data };
 };
