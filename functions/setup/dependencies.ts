@@ -2,6 +2,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   createDraftFormatMiddleware,
+  createPastIncidentKnowledge,
   DEVELOPMENT_MASKING_SECRET,
   type DiagnosisServiceDeps,
   type EvidenceAdapters,
@@ -9,9 +10,8 @@ import {
 } from '@diagnosis/core';
 import { type DiagnosisSettings, limitsOf, modelProfile } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
-import { createDynamoClient, createDynamoStores } from '@diagnosis/core/store';
+import { createDynamoClient, createDynamoPastIncidentStore, createDynamoStores } from '@diagnosis/core/store';
 import { wrapLanguageModel } from 'ai';
-import { withPastIncidents } from './past-incident-lookup.ts';
 
 /**
  * Everything a diagnosis needs, built once per cold start: the DynamoDB client, the model provider (the agent's model
@@ -58,9 +58,9 @@ export async function buildDiagnosisDependencies(
       ? sources
       : {
           ...sources,
-          lookup_knowledge: withPastIncidents(sources.lookup_knowledge, {
-            client: dynamo,
-            tableName: settings.DIAGNOSIS_TABLE_NAME,
+          lookup_knowledge: createPastIncidentKnowledge({
+            runbooks: sources.lookup_knowledge,
+            incidents: createDynamoPastIncidentStore({ client: dynamo, tableName: settings.DIAGNOSIS_TABLE_NAME }),
             ...(onPastIncidentsUnavailable === undefined ? {} : { onRetrievalFailure: onPastIncidentsUnavailable }),
           }),
         };

@@ -1,6 +1,4 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { truncateChars } from '../run/utf8.ts';
-import { createDynamoPastIncidentStore } from '../store/dynamo/dynamo-past-incident-store.ts';
 import { PAST_INCIDENT_LIMITS, type PastIncident, type PastIncidentStore } from '../store/past-incident-store.ts';
 import { tokenizeMixedText } from '../tools/adapters/cjk-tokenizer.ts';
 import type {
@@ -153,15 +151,4 @@ function mergeHits(
   ];
   ranked.sort((a, b) => b.hit.score - a.hit.score || a.kind - b.kind || a.order - b.order);
   return ranked.slice(0, topK).map((entry) => entry.hit);
-}
-
-/**
- * `createPastIncidentKnowledge` over the DynamoDB store of the run's table: what Diagnose composes. NOTE: the
- * subpath `@diagnosis/core/past-incidents` is imported by Diagnose on its first lookup, not at cold start.
- */
-export function createDynamoPastIncidentKnowledge(
-  options: Omit<PastIncidentKnowledgeOptions, 'incidents'> & { client: DynamoDBClient; tableName: string },
-): EvidenceAdapter<KnowledgeInput, KnowledgeData> {
-  const { client, tableName, ...rest } = options;
-  return createPastIncidentKnowledge({ ...rest, incidents: createDynamoPastIncidentStore({ client, tableName }) });
 }
