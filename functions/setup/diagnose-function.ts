@@ -40,7 +40,12 @@ export async function composeDiagnoseFunction(settings: DiagnosisSettings, optio
     options.evidence === undefined
       ? await createEvidenceAdapters(settings)
       : { evidence: options.evidence, close: async () => undefined };
-  const built = await buildDiagnosisDependencies(settings, dynamo, adapters.evidence);
+  const built = await buildDiagnosisDependencies(settings, dynamo, adapters.evidence, (cause, errorClass) =>
+    options.logger.warn('past incidents unavailable: the lookup answered with the runbooks alone', {
+      cause,
+      errorClass,
+    }),
+  );
   const dependencies = {
     ...built,
     ...(options.now === undefined ? {} : { now: options.now }),

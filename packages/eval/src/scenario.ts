@@ -106,6 +106,20 @@ export const scenarioCaptureSchema = v.strictObject({
 });
 export type ScenarioCapture = v.InferOutput<typeof scenarioCaptureSchema>;
 
+/**
+ * A past incident the scenario's enterprise holds before its run (docs/memory.md): a rated diagnosis of an earlier,
+ * made-up run. NOTE: a scenario with past incidents runs against a table of its own, so no other scenario meets them.
+ */
+const pastIncidentSchema = v.strictObject({
+  runId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/, 'a run id')),
+  occurredAt: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'a UTC instant with ms')),
+  services: v.pipe(v.array(text(100)), v.maxLength(5)),
+  conclusion: text(600),
+  rootCause: v.nullable(text(600)),
+  rating: v.picklist(['CORRECT', 'PARTIALLY_CORRECT']),
+});
+export type ScenarioPastIncident = v.InferOutput<typeof pastIncidentSchema>;
+
 const scenarioSchema = v.strictObject({
   id: v.pipe(v.string(), v.regex(SCENARIO_ID_PATTERN, 'lower-case letters, digits and dashes, at most 48')),
   title: text(200),
@@ -124,6 +138,9 @@ const scenarioSchema = v.strictObject({
   expected: expectedSchema,
   probes: v.optional(v.pipe(v.array(probeSchema), v.maxLength(50)), []),
   capture: v.optional(scenarioCaptureSchema),
+  pastIncidents: v.optional(v.pipe(v.array(pastIncidentSchema), v.maxLength(20))),
+  /** The scenario this one is the recurrence of: the summary reports the rounds a past incident saved against it. */
+  baseline: v.optional(v.pipe(v.string(), v.regex(SCENARIO_ID_PATTERN))),
 });
 export type ScenarioSpec = v.InferOutput<typeof scenarioSchema>;
 

@@ -6,6 +6,7 @@ import { diagnoseCommand } from './diagnose.ts';
 import { evalCommand } from './eval.ts';
 import { feedbackCommand } from './feedback.ts';
 import { localCommand } from './local.ts';
+import { memoryCommand } from './memory.ts';
 import { revealCommand } from './reveal.ts';
 import { runsCommand } from './runs.ts';
 import { serveCommand } from './serve.ts';
@@ -26,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   runsCommand,
   cancelCommand,
   feedbackCommand,
+  memoryCommand,
   evalCommand,
   localCommand,
   createCompletionCommand(() => COMMANDS),

@@ -31,7 +31,13 @@ import { maskingExclusionsSchema, maskingPatternsSchema } from './masking-settin
 import { MODEL_PROFILE_NAMES, modelProfile } from './model-profiles.ts';
 import { SEMANTIC_GUARD_MODES } from './semantic-guard-mode.ts';
 import { describeSettingForm } from './setting-forms.ts';
-import { integer, STORE_SETTING_FIELDS, WORKFLOW_SETTING_FIELDS, workflowSettingsSchema } from './store-settings.ts';
+import {
+  integer,
+  PAST_INCIDENT_SETTING_FIELDS,
+  STORE_SETTING_FIELDS,
+  WORKFLOW_SETTING_FIELDS,
+  workflowSettingsSchema,
+} from './store-settings.ts';
 
 const integerUpTo = (minimum: number, maximum: number | null) =>
   v.pipe(integer(minimum), v.maxValue(maximum ?? Number.MAX_SAFE_INTEGER));
@@ -136,6 +142,7 @@ const serviceSettingsSchema = v.object({
     ),
   ),
   RETENTION_DAYS: v.optional(v.pipe(integer(1), v.description('Days every item of a run is kept (its `ttl`)')), '90'),
+  ...PAST_INCIDENT_SETTING_FIELDS,
   REASONING_RETENTION_DAYS: v.optional(
     v.pipe(integer(1), v.description("Days a run's raw reasoning items are kept (≤ `RETENTION_DAYS`)")),
     '30',
@@ -422,6 +429,7 @@ const feedbackSettingsSchema = /* @__PURE__ */ once(() =>
     MASKING_EXCLUSIONS: serviceSettingsSchema.entries.MASKING_EXCLUSIONS,
     REASONING_RETENTION_DAYS: serviceSettingsSchema.entries.REASONING_RETENTION_DAYS,
     PSEUDONYM_RETENTION_DAYS: serviceSettingsSchema.entries.PSEUDONYM_RETENTION_DAYS,
+    ...PAST_INCIDENT_SETTING_FIELDS,
   }),
 );
 

@@ -69,9 +69,10 @@ export async function reviewDraftSemantics(
   audit?: AuditHook,
 ): Promise<SemanticReview | null> {
   const { run, execution, evidenceGuard: verified } = input;
-  const { draft } = execution;
-  if (guard.mode === 'off' || draft === null || verified === null) return null;
-  if (!verified.ok || (draft.conclusion === null && draft.analysis.length === 0)) return null;
+  if (guard.mode === 'off' || execution.draft === null || verified === null || !verified.ok) return null;
+  // NOTE: the Draft the EvidenceGuard checked: without the items it removed (resting on past incidents alone).
+  const draft = verified.draft ?? execution.draft;
+  if (draft.conclusion === null && draft.analysis.length === 0) return null;
   const { mode } = guard;
   const limits = { ...DEFAULT_JUDGE_LIMITS, ...guard.limits };
   const modelId = typeof guard.model === 'string' ? guard.model : guard.model.modelId;
