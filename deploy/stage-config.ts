@@ -8,7 +8,12 @@
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { type DeliverySettings, deliverySettingsSchema } from '@diagnosis/functions/infrastructure';
+import {
+  type DeliverySettings,
+  deliverySettingsSchema,
+  type SlackSettings,
+  slackSettingsSchema,
+} from '@diagnosis/functions/infrastructure';
 import * as v from 'valibot';
 // NOTE: by relative path, like sst.config.ts's other imports of our code: SST bundles the config and what it imports,
 // and a workspace package's TypeScript sources are not something Node loads by itself.
@@ -101,6 +106,8 @@ const stageFileSchema = v.strictObject({
   triggers: v.optional(v.pipe(v.array(v.looseObject({ source: v.string() })), triggerMappingsSchema), []),
   /** Where each enterprise's results are delivered (docs/delivery.md); secrets by SST secret name only. */
   delivery: v.optional(deliverySettingsSchema, {}),
+  /** The Slack apps, one per enterprise that has one: workspace, channels, secrets by name (docs/chat.md). */
+  slack: v.optional(slackSettingsSchema, {}),
   reservedConcurrency: v.optional(
     v.strictObject({ Diagnose: reservedConcurrencyValue, api: reservedConcurrencyValue }),
     DEFAULT_RESERVED_CONCURRENCY,
@@ -127,6 +134,7 @@ export interface StageConfig {
   /** The trigger mappings, checked; the Trigger functions get them as `TRIGGERS`. */
   triggers: TriggerMapping[];
   delivery: DeliverySettings;
+  slack: SlackSettings;
   reservedConcurrency: ReservedConcurrency;
 }
 
@@ -235,6 +243,7 @@ export function parseStageConfig(root: string, stage: string, file: string, json
     alarms: parsed.output.alarms,
     triggers: parsed.output.triggers,
     delivery: parsed.output.delivery,
+    slack: parsed.output.slack,
     reservedConcurrency: { ...parsed.output.reservedConcurrency },
   };
 }
