@@ -23,22 +23,33 @@ export const SLACK_SECRET_NAME_PATTERN = /^Slack[A-Z0-9][A-Za-z0-9]{0,52}$/;
 
 const secretName = v.pipe(v.string(), v.regex(SLACK_SECRET_NAME_PATTERN));
 
-const slackAppSchema = v.strictObject({
-  id: v.pipe(v.string(), v.regex(SLACK_APP_ID_PATTERN)),
-  /** The enterprise every channel of this app belongs to. */
-  enterpriseId: v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN)),
-  teamId: v.pipe(v.string(), v.regex(SLACK_TEAM_ID_PATTERN)),
-  channels: v.pipe(
-    v.array(v.pipe(v.string(), v.regex(SLACK_CHANNEL_ID_PATTERN))),
-    v.minLength(1),
-    v.maxLength(MAX_SLACK_CHANNELS_PER_APP),
-    v.check((list) => new Set(list).size === list.length, 'a channel repeats'),
+const slackAppSchema = v.pipe(
+  v.strictObject({
+    id: v.pipe(v.string(), v.regex(SLACK_APP_ID_PATTERN)),
+    /** The enterprise every channel of this app belongs to. */
+    enterpriseId: v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN)),
+    teamId: v.pipe(v.string(), v.regex(SLACK_TEAM_ID_PATTERN)),
+    channels: v.pipe(
+      v.array(v.pipe(v.string(), v.regex(SLACK_CHANNEL_ID_PATTERN))),
+      v.minLength(1),
+      v.maxLength(MAX_SLACK_CHANNELS_PER_APP),
+      v.check((list) => new Set(list).size === list.length, 'a channel repeats'),
+    ),
+    /**
+     * The channel where runs an alarm or webhook starts for this enterprise get their card (one of `channels`);
+     * absent: triggered runs are not posted to Slack by this app.
+     */
+    alertChannel: v.optional(v.pipe(v.string(), v.regex(SLACK_CHANNEL_ID_PATTERN))),
+    /** The SST secret holding the bot token (`xoxb-…`). */
+    botTokenSecret: secretName,
+    /** The SST secret holding the app's signing secret. */
+    signingSecretSecret: secretName,
+  }),
+  v.check(
+    (app) => app.alertChannel === undefined || app.channels.includes(app.alertChannel),
+    'alertChannel is not one of channels',
   ),
-  /** The SST secret holding the bot token (`xoxb-…`). */
-  botTokenSecret: secretName,
-  /** The SST secret holding the app's signing secret. */
-  signingSecretSecret: secretName,
-});
+);
 
 export type SlackAppConfig = v.InferOutput<typeof slackAppSchema>;
 
@@ -55,6 +66,10 @@ export const slackSettingsSchema = v.pipe(
     const pairs = settings.apps.flatMap((app) => app.channels.map((channel) => `${app.teamId}/${channel}`));
     return new Set(pairs).size === pairs.length;
   }, 'a channel is mapped by two apps'),
+  v.check((settings) => {
+    const withAlerts = settings.apps.filter((app) => app.alertChannel !== undefined).map((app) => app.enterpriseId);
+    return new Set(withAlerts).size === withAlerts.length;
+  }, 'an enterprise has two alert channels'),
   v.check((settings) => {
     const names = settings.apps.flatMap((app) => [app.botTokenSecret, app.signingSecretSecret]);
     return new Set(names).size === names.length;
@@ -77,6 +92,7 @@ export interface ResolvedSlackApp {
   enterpriseId: string;
   teamId: string;
   channels: ReadonlySet<string>;
+  alertChannel: string | null;
   botToken: string;
   signingSecret: string;
 }
@@ -113,6 +129,7 @@ export function resolveSlackApps(
       enterpriseId: app.enterpriseId,
       teamId: app.teamId,
       channels: new Set(app.channels),
+      alertChannel: app.alertChannel ?? null,
       botToken,
       signingSecret,
     });

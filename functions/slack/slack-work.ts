@@ -4,7 +4,7 @@
  * again from the app's channel mapping and the card items (see `slack-conversation.ts`), so a message can never
  * name a tenant, even if something else put one on the queue.
  */
-import { FEEDBACK_LIMITS, FEEDBACK_VERDICTS } from '@diagnosis/core';
+import { FEEDBACK_LIMITS, FEEDBACK_VERDICTS, RUN_ID_PATTERN } from '@diagnosis/core';
 import * as v from 'valibot';
 import { SLACK_APP_ID_PATTERN, SLACK_CHANNEL_ID_PATTERN, SLACK_TEAM_ID_PATTERN } from './slack-settings.ts';
 
@@ -63,6 +63,11 @@ export const slackWorkSchema = v.variant('kind', [
     rootCause: v.nullable(v.pipe(v.string(), v.maxLength(FEEDBACK_LIMITS.rootCauseChars))),
     note: v.nullable(v.pipe(v.string(), v.maxLength(FEEDBACK_LIMITS.noteChars))),
   }),
+  /**
+   * Bring a run's card up to date (a final update a 429 stopped, put back with a delay). Only ever re-draws the
+   * card the run already has, in its own channel, from the stored run.
+   */
+  v.strictObject({ kind: v.literal('card'), runId: v.pipe(v.string(), v.regex(RUN_ID_PATTERN)) }),
 ]);
 
 export type SlackWork = v.InferOutput<typeof slackWorkSchema>;
