@@ -50,7 +50,9 @@ describe('sst.config.ts with a Slack app', async () => {
     expect(secrets).toEqual(expect.arrayContaining(['SlackE1001BotToken', 'SlackE1001SigningSecret']));
     expect(requests).toBeDefined();
     expect(work).toBeDefined();
-    expect(JSON.parse(String((requests?.args.environment as Record<string, string>).SLACK_APPS))).toEqual([app]);
+    expect(JSON.parse(String((requests?.args.environment as Record<string, string> | undefined)?.SLACK_APPS))).toEqual([
+      app,
+    ]);
   });
 
   it('routes POST /slack/{appId}/{kind} to SlackRequests without IAM (Slack signs its requests)', () => {
