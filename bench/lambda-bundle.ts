@@ -180,11 +180,32 @@ function taskOf(
       Object.assign(functionEnv, { KNOWLEDGE_INDEX_PATH: KNOWLEDGE_INDEX_FILE, SEMANTIC_GUARD: 'enforce' });
     } else {
       functionEnv.DIAGNOSIS_TABLE_NAME = TABLE;
-      if (['StartDiagnosis', 'CancelRun', 'OnWorkflowStopped', 'Trigger', 'TriggerWebhook'].includes(name)) {
+      if (
+        ['StartDiagnosis', 'CancelRun', 'OnWorkflowStopped', 'Trigger', 'TriggerWebhook', 'SlackWork'].includes(name)
+      ) {
         functionEnv.DIAGNOSIS_WORKFLOW_ARN = WORKFLOW_ARN;
       }
       // sst.config.ts: the results bus OnRunFinished puts each finished run on (its one required setting).
       if (name === 'OnRunFinished') functionEnv.DIAGNOSIS_RESULTS_BUS = 'diagnosis-agent-bench-results';
+      // sst.config.ts: one Slack app (its two secrets linked), the SlackWork queue; SlackWork also links MaskingKey.
+      if (name === 'SlackRequests' || name === 'SlackWork') {
+        functionEnv.SLACK_APPS = JSON.stringify([
+          {
+            id: 'e1001',
+            enterpriseId: 'E1001',
+            teamId: 'T0E1001AA',
+            channels: ['C0E1001AA'],
+            alertChannel: 'C0E1001AA',
+            botTokenSecret: 'SlackE1001BotToken',
+            signingSecretSecret: 'SlackE1001SigningSecret',
+          },
+        ]);
+        functionEnv.SLACK_QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/SlackWorkQueue';
+        links.SlackE1001BotToken = { value: 'xoxb-1001-0123456789-benchbench', type: 'sst.sst.Secret' };
+        links.SlackE1001SigningSecret = { value: 'bench-signing-secret-0123456789', type: 'sst.sst.Secret' };
+        if (name === 'SlackWork')
+          links.MaskingKey = { value: 'bench-masking-key-0123456789abcdef0123', type: 'sst.sst.Secret' };
+      }
     }
     functionEnv.SST_KEY = writeResourceFile(taskRoot, links);
     functionEnv.SST_KEY_FILE = 'resource.enc';
