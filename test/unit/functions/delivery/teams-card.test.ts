@@ -44,10 +44,9 @@ describe('buildTeamsMessage', () => {
     const run = await finishedRun('PUBLISHED');
     const { detail } = buildRunFinishedEvent(run);
     const long = { ...detail, query: '订单 '.repeat(50_000), conclusion: 'x '.repeat(50_000) };
-    long.findings = Array.from({ length: 20 }, () => ({
-      ...(detail.findings[0] as never),
-      statement: '长 '.repeat(5_000),
-    }));
+    const [first] = detail.findings;
+    if (first === undefined) throw new Error('no finding');
+    long.findings = Array.from({ length: 20 }, () => ({ ...first, statement: '长 '.repeat(5_000) }));
     expect(Buffer.byteLength(JSON.stringify(buildTeamsMessage(long)))).toBeLessThanOrEqual(TEAMS_MAX_BYTES);
   });
 });
