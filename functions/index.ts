@@ -42,13 +42,13 @@ export {
 export { createObservability, type LogDestination, type Observability } from './setup/observability.ts';
 export { buildTriggerDeps } from './setup/trigger-setup.ts';
 export { createDynamoCardStore } from './slack/card-store.ts';
+export { createRatingModalOpener } from './slack/rating-modal.ts';
 export { createSlackApi } from './slack/slack-api.ts';
 export {
   type ConversationDeps,
   type ConversationOutcome,
   followRun,
   handleSlackWork,
-  openRatingModal,
   slackRunId,
 } from './slack/slack-conversation.ts';
 export { resolveSlackApps, type SlackAppConfig } from './slack/slack-settings.ts';

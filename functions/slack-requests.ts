@@ -6,6 +6,6 @@
 
 import { createSlackRequestHandler } from './handlers/slack-request-handler.ts';
 import { createObservability } from './setup/observability.ts';
-import { loadSlackRequests } from './setup/slack-setup.ts';
+import { loadSlackRequests } from './setup/slack-requests-setup.ts';
 
 export const handler = createSlackRequestHandler(await loadSlackRequests(), createObservability('SlackRequests'));

@@ -5,7 +5,7 @@
 
 import { createSlackWorkHandler } from './handlers/slack-work-handler.ts';
 import { createObservability } from './setup/observability.ts';
-import { loadSlackWork } from './setup/slack-setup.ts';
+import { loadSlackWork } from './setup/slack-work-setup.ts';
 
 const { deps, requeue } = await loadSlackWork();
 

@@ -25,12 +25,12 @@ import {
   buildDetailsReply,
   buildNoticeMessage,
   buildProgressCard,
-  buildRatingModal,
   buildResultCard,
   buildStartedCard,
   type CardSubject,
 } from './run-card.ts';
 import type { SlackApi } from './slack-api.ts';
+import { SlackCallError } from './slack-call-error.ts';
 import { enterpriseOfChannel, type ResolvedSlackApp, type SlackAppDirectory } from './slack-settings.ts';
 import type { SlackWork } from './slack-work.ts';
 
@@ -324,27 +324,5 @@ async function postTriggeredCard(
 
 const emptyProgress = { modelCalls: 0, toolCalls: 0, rejectedToolCalls: 0, totalTokens: 0, checks: [] };
 
-/** Opens the rating modal for a card the click was on (only our own ids go into its metadata). */
-export async function openRatingModal(
-  app: ResolvedSlackApp,
-  request: { triggerId: string; channelId: string; messageTs: string; claimedRunId: string },
-  slack: SlackApi,
-): Promise<void> {
-  const opened = await slack.openView({
-    triggerId: request.triggerId,
-    view: buildRatingModal({ channelId: request.channelId, messageTs: request.messageTs, runId: request.claimedRunId }),
-  });
-  if (!opened.ok) throw new SlackCallError(opened.code);
-}
-
-/** A Slack call failed (not a 429): the code is Slack's error word or the client's class, never a body. */
-export class SlackCallError extends Error {
-  override name = 'SlackCallError';
-  readonly code: string;
-  constructor(code: string) {
-    super(`Slack call failed: ${code}`);
-    this.code = code;
-  }
-}
-
 export type { SlackCard };
+export { SlackCallError };

@@ -17,8 +17,9 @@ import { createSlackRequestHandler } from '../../../functions/handlers/slack-req
 import { createSlackWorkHandler } from '../../../functions/handlers/slack-work-handler.ts';
 import { createObservability } from '../../../functions/setup/observability.ts';
 import { createDynamoCardStore } from '../../../functions/slack/card-store.ts';
+import { createRatingModalOpener } from '../../../functions/slack/rating-modal.ts';
 import { createSlackApi } from '../../../functions/slack/slack-api.ts';
-import { type ConversationDeps, openRatingModal } from '../../../functions/slack/slack-conversation.ts';
+import type { ConversationDeps } from '../../../functions/slack/slack-conversation.ts';
 import { resolveSlackApps } from '../../../functions/slack/slack-settings.ts';
 import type { SlackWork } from '../../../functions/slack/slack-work.ts';
 import { buildPreviousTurn } from '../../../packages/core/src/service/build-previous-turn.ts';
@@ -107,7 +108,7 @@ beforeAll(async () => {
       enqueue: async (work) => {
         queued.push(work);
       },
-      openRatingModal: (app, request) => openRatingModal(app, request, api),
+      openRatingModal: createRatingModalOpener(slack.apiUrl, 5_000),
       now: () => now,
     },
     createObservability('SlackRequests', () => undefined),
@@ -244,6 +245,21 @@ describe('the Slack conversation', () => {
     const card = slack.messages.get(`${SLACK_CHANNEL}/${cardTs}`);
     expect(texts(card as never)).toContain('Rated 1 time');
     expect(slack.calls.slice(before).map((call) => call.method)).toEqual(['chat.update']);
+  });
+
+  it('opens the rating modal on Slack at once for a note click, with only our ids in its metadata', async () => {
+    now += 1_000;
+    const body = interactivityBody(buttonClick('rate_note', ALARM_RUN, cardTs));
+    expect((await post('interactivity', body, 'application/x-www-form-urlencoded')).statusCode).toBe(200);
+    const opened = slack.calls.filter((call) => call.method === 'views.open').at(-1);
+    const view = opened?.args.view as { callback_id: string; private_metadata: string };
+    expect(view.callback_id).toBe('rating_modal');
+    expect(JSON.parse(view.private_metadata)).toEqual({
+      channelId: SLACK_CHANNEL,
+      messageTs: cardTs,
+      runId: ALARM_RUN,
+    });
+    expect(queued).toEqual([]);
   });
 
   it('does nothing for a click whose button names another run', async () => {

@@ -20,11 +20,11 @@ import {
   type ConversationDeps,
   createDynamoCardStore,
   createObservability,
+  createRatingModalOpener,
   createSlackApi,
   createSlackRequestHandler,
   followRun,
   handleSlackWork,
-  openRatingModal,
   resolveSlackApps,
   type SlackWork,
   signSlackRequest,
@@ -125,7 +125,7 @@ export async function startLocalSlack(options: {
       enqueue: async (work) => {
         queued.push(work);
       },
-      openRatingModal: (app, request) => openRatingModal(app, request, api),
+      openRatingModal: createRatingModalOpener(slack.apiUrl, 5_000),
       now: Date.now,
     },
     createObservability('SlackRequests', () => undefined),

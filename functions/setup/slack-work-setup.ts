@@ -1,29 +1,18 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DEVELOPMENT_MASKING_SECRET, loadCustomRules } from '@diagnosis/core';
-import { parseFeedbackSettings, parseTriggerSettings, SettingsError } from '@diagnosis/core/config';
+import { parseFeedbackSettings, parseTriggerSettings } from '@diagnosis/core/config';
 import { createDynamoClient, createDynamoFeedbackStore, createDynamoRunStore } from '@diagnosis/core/store';
-import { Resource } from 'sst/resource';
-import type { SlackRequestDeps } from '../handlers/slack-request-handler.ts';
 import { createDynamoCardStore } from '../slack/card-store.ts';
 import { createSlackApi, type SlackApi } from '../slack/slack-api.ts';
-import { type ConversationDeps, openRatingModal } from '../slack/slack-conversation.ts';
+import type { ConversationDeps } from '../slack/slack-conversation.ts';
 import { parseSlackFunctionSettings } from '../slack/slack-function-settings.ts';
-import { type ResolvedSlackApp, resolveSlackApps, type SlackAppDirectory } from '../slack/slack-settings.ts';
+import { type ResolvedSlackApp, resolveSlackApps } from '../slack/slack-settings.ts';
 import type { SlackWork } from '../slack/slack-work.ts';
 import { coldStart } from './cold-start.ts';
 import { createDeployedWorkflow } from './deployed-workflow.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
-
-/** A linked SST secret's value, or undefined when it is not linked. */
-export function slackSecretOf(name: string): string | undefined {
-  try {
-    const value = (Resource as unknown as Record<string, { value?: unknown } | undefined>)[name]?.value;
-    return typeof value === 'string' ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { enqueueSlackWork, slackSecretOf } from './slack-queue.ts';
 
 /** One Slack client per app, built on first use and kept for the container's life. */
 function slackClients(apiUrl: string | undefined, timeoutMs: number) {
@@ -36,53 +25,6 @@ function slackClients(apiUrl: string | undefined, timeoutMs: number) {
     }
     return client;
   };
-}
-
-function enqueueTo(sqs: SQSClient, queueUrl: string | undefined) {
-  return async (work: SlackWork, delaySeconds = 0) => {
-    if (queueUrl === undefined) throw new SettingsError(['SLACK_QUEUE_URL']);
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: queueUrl,
-        MessageBody: JSON.stringify(work),
-        ...(delaySeconds > 0 ? { DelaySeconds: Math.min(900, Math.ceil(delaySeconds)) } : {}),
-      }),
-    );
-  };
-}
-
-/** The acknowledging function's cold start: the apps (secrets resolved), the claims, the queue, Slack for modals. */
-export function loadSlackRequests(
-  environment = readLinkedEnvironment(),
-  secretOf: (name: string) => string | undefined = slackSecretOf,
-  dynamo?: DynamoDBClient,
-): Promise<SlackRequestDeps> {
-  return coldStart(() => {
-    const settings = parseSlackFunctionSettings(environment);
-    const tableName = environment.DIAGNOSIS_TABLE_NAME;
-    if (tableName === undefined || tableName === '') throw new SettingsError(['DIAGNOSIS_TABLE_NAME']);
-    const endpoint = environment.DYNAMODB_ENDPOINT;
-    const client =
-      dynamo ??
-      createDynamoClient(
-        {
-          DIAGNOSIS_TABLE_NAME: tableName,
-          ...(endpoint === undefined || endpoint === '' ? {} : { DYNAMODB_ENDPOINT: endpoint }),
-        },
-        process.env,
-      );
-    const cards = createDynamoCardStore({ client, tableName });
-    const apps: SlackAppDirectory = resolveSlackApps(settings.SLACK_APPS, secretOf);
-    const slackOf = slackClients(settings.SLACK_API_URL, Math.min(settings.SLACK_TIMEOUT_MS, 2_000));
-    const enqueue = enqueueTo(new SQSClient({ maxAttempts: 2 }), settings.SLACK_QUEUE_URL);
-    return {
-      apps,
-      claimRequest: (key, expiresAt) => cards.claimOnce(key, Date.now(), expiresAt),
-      enqueue: (work) => enqueue(work),
-      openRatingModal: (app, request) => openRatingModal(app, request, slackOf(app)),
-      now: Date.now,
-    };
-  });
 }
 
 /** The SlackWork function's cold start: the run store and workflow (to start runs), feedback, cards and Slack. */
@@ -127,7 +69,7 @@ export function loadSlackWork(
         now: Date.now,
         event: { apiUrl: slack.DIAGNOSIS_API_URL ?? null, price: null },
       },
-      requeue: enqueueTo(new SQSClient({ maxAttempts: 2 }), slack.SLACK_QUEUE_URL),
+      requeue: enqueueSlackWork(new SQSClient({ maxAttempts: 2 }), slack.SLACK_QUEUE_URL),
     };
   });
 }
