@@ -331,6 +331,9 @@ export async function benchLambdaBundle(): Promise<void> {
 }
 
 async function run(root: string): Promise<void> {
+  // BENCH_FUNCTIONS=A,B: only these functions' cold starts against the bare handler (no Diagnose sections).
+  const only = (process.env.BENCH_FUNCTIONS ?? '').split(',').filter((name) => name !== '');
+  if (only.length > 0) return runOnly(root, only as LambdaFunctionName[]);
   const names = Object.keys(LAMBDA_FUNCTIONS) as LambdaFunctionName[];
   const metafiles = await buildFunctions();
   const built = join(root, 'built');
@@ -515,6 +518,42 @@ async function run(root: string): Promise<void> {
     }
   } finally {
     await engine.stop();
+  }
+}
+
+/** The cold start of a few functions against the bare handler, by time and by instructions (see the module note). */
+async function runOnly(root: string, names: LambdaFunctionName[]): Promise<void> {
+  await buildFunctions();
+  const built = join(root, 'built');
+  await buildLambda(BARE, join(built, 'bare'));
+  const knowledgeIndex = join(root, 'knowledge-index.bin');
+  await writeKnowledgeIndex('examples/knowledge', knowledgeIndex);
+  const bare = taskOf(root, 'Bare', join(built, 'bare'), 'baseline-handler.mjs', 'deployed', knowledgeIndex);
+  const tasks = names.map((name) =>
+    taskOf(root, name, resolve(FUNCTIONS_OUT_DIR, name), handlerFileOf(name), 'deployed', knowledgeIndex),
+  );
+  const runs = Number(process.env.BENCH_COLD_RUNS ?? 25);
+  const samples = [bare, ...tasks].map(() => [] as number[]);
+  for (let round = 0; round < runs; round += 1) {
+    [bare, ...tasks].forEach((task, index) => samples[index]?.push(coldInitMs(task)));
+  }
+  const bareMs = median(samples[0] ?? []);
+  console.log(`\ncold init, median of ${runs} interleaved fresh processes:`);
+  [bare, ...tasks].forEach((task, index) => {
+    const ms = median(samples[index] ?? []);
+    console.log(`  ${task.label.padEnd(28)} ${ms.toFixed(1).padStart(7)} ms   ${(ms / bareMs).toFixed(2)}× bare`);
+  });
+  const empty = join(root, 'empty');
+  mkdirSync(empty);
+  writeFileSync(join(empty, 'empty.mjs'), 'export {};\n');
+  const nothing = instructions({ handlerPath: join(empty, 'empty.mjs'), taskRoot: empty, env: bare.env });
+  if (nothing === undefined) return;
+  const bareCount = instructions(bare) ?? 0;
+  for (const task of tasks) {
+    const count = instructions(task) ?? 0;
+    console.log(
+      `  ${task.label}: ${mega(count)} vs bare ${mega(bareCount)} = ${(count / bareCount).toFixed(2)}×;   import alone ${((count - nothing) / (bareCount - nothing)).toFixed(2)}×`,
+    );
   }
 }
 
