@@ -535,7 +535,9 @@ async function runOnly(root: string, names: LambdaFunctionName[]): Promise<void>
   const runs = Number(process.env.BENCH_COLD_RUNS ?? 25);
   const samples = [bare, ...tasks].map(() => [] as number[]);
   for (let round = 0; round < runs; round += 1) {
-    [bare, ...tasks].forEach((task, index) => samples[index]?.push(coldInitMs(task)));
+    [bare, ...tasks].forEach((task, index) => {
+      samples[index]?.push(coldInitMs(task));
+    });
   }
   const bareMs = median(samples[0] ?? []);
   console.log(`\ncold init, median of ${runs} interleaved fresh processes:`);

@@ -1,5 +1,4 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DEVELOPMENT_MASKING_SECRET, loadCustomRules } from '@diagnosis/core';
 import { parseFeedbackSettings, parseTriggerSettings } from '@diagnosis/core/config';
 import { createDynamoClient, createDynamoFeedbackStore, createDynamoRunStore } from '@diagnosis/core/store';
