@@ -1,5 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DEVELOPMENT_MASKING_SECRET, loadCustomRules } from '@diagnosis/core';
+import { loadCustomRules } from '@diagnosis/core';
 import { parseFeedbackSettings, parseTriggerSettings } from '@diagnosis/core/config';
 import { createDynamoClient, createDynamoFeedbackStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { createDynamoCardStore } from '../slack/card-store.ts';
@@ -11,6 +11,7 @@ import type { SlackWork } from '../slack/slack-work.ts';
 import { coldStart } from './cold-start.ts';
 import { createDeployedWorkflow } from './deployed-workflow.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
+import { resolveMaskingSecret } from './masking-secret.ts';
 import { enqueueSlackWork, slackSecretOf } from './slack-queue.ts';
 
 /** One Slack client per app, built on first use and kept for the container's life. */
@@ -59,9 +60,7 @@ export function loadSlackWork(
         feedback: createDynamoFeedbackStore({ client, tableName }),
         masking: {
           // NOTE: as the feedback route: the development key only against DynamoDB Local, else the MaskingKey or none.
-          secret:
-            feedbackSettings.MASKING_SECRET ??
-            (feedbackSettings.DYNAMODB_ENDPOINT === undefined ? null : DEVELOPMENT_MASKING_SECRET),
+          secret: resolveMaskingSecret(feedbackSettings),
           mode: feedbackSettings.MASKING,
           rules: await loadCustomRules(feedbackSettings.MASKING_PATTERNS, feedbackSettings.MASKING_EXCLUSIONS),
         },
