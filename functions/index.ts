@@ -23,7 +23,12 @@ export { type RevealOutcome, revealForDestination } from './delivery/reveal-run-
 export { buildRunFinishedEvent, type RunFinishedEvent } from './delivery/run-finished-event.ts';
 export { createSlackRequestHandler, type SlackRequestDeps } from './handlers/slack-request-handler.ts';
 export { createTriggerHandler } from './handlers/trigger-handler.ts';
-export { createWebhookHandler, type WebhookDeps, type WebhookSecrets } from './handlers/webhook-handler.ts';
+export {
+  createWebhookHandler,
+  type WebhookAnswer,
+  type WebhookDeps,
+  type WebhookSecrets,
+} from './handlers/webhook-handler.ts';
 export {
   createWorkflowEventsHandler,
   type WorkflowEventOutcome,
@@ -33,6 +38,12 @@ export {
   composeDiagnoseFunction,
   type DiagnoseFunctionOptions,
 } from './setup/diagnose-function.ts';
+export {
+  type ApiFunctionName,
+  type ApiHandler,
+  composeLocalApi,
+  type LocalApiOptions,
+} from './setup/local-api.ts';
 export {
   createLocalDiagnose,
   type DiagnoseTaskPayload,

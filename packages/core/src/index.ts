@@ -131,6 +131,9 @@ export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';
 export {
   boundTriggerTitle,
   CUT_MARK,
+  INCIDENT_EVENT_KINDS,
+  type IncidentEventKind,
+  isFiringKind,
   type RunTrigger,
   TRIGGER_SOURCES,
   TRIGGER_TEXT_CAPS,

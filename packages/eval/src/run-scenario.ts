@@ -3,6 +3,9 @@
  * its previous turn) through the real Diagnose handler, provider, guards and release, against DynamoDB Local — with
  * the model either a loopback server replaying `scripted.json` in DeepSeek's wire format (offline) or the configured
  * endpoint (live). The run's clock starts at the scenario's `now`.
+ * NOTE: a little over 300 lines on purpose: one scenario's run from its world to its score, whose steps share the
+ * world, the model server and the adapters that one `finally` releases; the world, probes, scorer and recorded world
+ * are modules of their own.
  */
 import {
   DEVELOPMENT_MASKING_SECRET,

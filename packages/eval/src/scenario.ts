@@ -2,6 +2,9 @@
  * The scenario format (README "Evaluation"): a folder per scenario with `scenario.json`, an optional `world/` and an
  * optional `scripted.json`. Everything read from a scenario folder is validated here, with sizes bounded, before the
  * runner touches a database, a model or a file outside the folder.
+ * NOTE: a little over 300 lines on purpose: the format's one validation (the schemas of every file and the checks
+ * across them, e.g. a recording's enterprise against the scenario's) belongs in one place, so nothing reaches the
+ * runner unchecked; the recorded world's own format is recorded-world.ts.
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';

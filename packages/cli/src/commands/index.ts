@@ -8,6 +8,7 @@ import { feedbackCommand } from './feedback.ts';
 import { localCommand } from './local.ts';
 import { revealCommand } from './reveal.ts';
 import { runsCommand } from './runs.ts';
+import { serveCommand } from './serve.ts';
 import { traceCommand } from './trace.ts';
 import { triggerCommand } from './trigger.ts';
 
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   diagnoseCommand,
   demoCommand,
   triggerCommand,
+  serveCommand,
   traceCommand,
   revealCommand,
   runsCommand,

@@ -1,3 +1,10 @@
+/**
+ * The settings of the Diagnose function and of the functions that share its fields (trigger, feedback), as one valibot
+ * schema with each setting's description, form and default beside it — the schema docs/settings.md is generated from.
+ * NOTE: over 300 lines on purpose: it is one list of fields; the store, masking, evidence and model-profile fields
+ * that other functions parse alone already live in modules of their own (store-settings.ts, masking-settings.ts,
+ * evidence-settings.ts, model-profiles.ts), and splitting the rest would scatter one schema over several files.
+ */
 import * as v from 'valibot';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 import {
@@ -430,6 +437,21 @@ export function parseFeedbackSettings(environment: Record<string, string | undef
   const result = v.safeParse(schema, pickDefined(environment, schema));
   if (!result.success) throw new SettingsError(badKeys(result.issues));
   return result.output;
+}
+
+/**
+ * The name of every setting any function of the service reads (Diagnose, the read, start and cancel functions, the
+ * Trigger functions, the feedback function), taken from their schemas: what a settings check may call a known name.
+ */
+export function serviceSettingNames(): readonly string[] {
+  return [
+    ...new Set([
+      ...DIAGNOSIS_SETTING_KEYS,
+      ...Object.keys(workflowSettingsSchema.entries),
+      ...Object.keys(triggerSettingsSchema().entries),
+      ...Object.keys(feedbackSettingsSchema().entries),
+    ]),
+  ];
 }
 
 /** The schema of a setting of `parseDiagnosisSettings`, or undefined for a key it does not read. */
