@@ -659,6 +659,95 @@ export default $config({
       }
     }
 
+    // The Slack apps (docs/chat.md), only when the stage file has some: `POST /slack/{appId}/{kind}` (not behind IAM:
+    // Slack's signature is the authentication) → SlackRequests acknowledges within 3 s and queues the work on
+    // SlackWorkQueue → SlackWork starts runs and follow-ups, records ratings and keeps each run's card up to date
+    // from the table's stream. Each app's bot token and signing secret are SST secrets named in the stage file.
+    const slackFunctions: Record<string, { name: $util.Output<string> }> = {};
+    if (stageConfig.slack.apps.length > 0) {
+      const { slackSecretNames, SLACK_CARD_STREAM_FILTERS } = await import('./deploy/slack.ts');
+      const slackSecrets = slackSecretNames(stageConfig.slack).map((name) => new sst.Secret(name));
+      const slackDeadLetters = new sst.aws.Queue('SlackWorkDeadLetters', {
+        transform: { queue: { messageRetentionSeconds: 14 * 24 * 3600 } },
+      });
+      const slackQueue = new sst.aws.Queue('SlackWorkQueue', {
+        dlq: { queue: slackDeadLetters.arn, retry: 5 },
+        visibilityTimeout: '60 seconds',
+      });
+      const slackEnvironment = {
+        DIAGNOSIS_TABLE_NAME: table.name,
+        SLACK_APPS: JSON.stringify(stageConfig.slack.apps),
+        SLACK_QUEUE_URL: slackQueue.url,
+      };
+      const slackRequests = new sst.aws.Function('SlackRequests', {
+        ...functionCode('SlackRequests', $cli.paths.root),
+        runtime: 'nodejs24.x',
+        architecture: 'arm64',
+        timeout: '10 seconds',
+        memory: '256 MB',
+        concurrency: { reserved: stageConfig.reservedConcurrency.api },
+        link: slackSecrets,
+        environment: slackEnvironment,
+        permissions: [
+          // It claims each signed request once (SLACKREQ#…) and queues the work; it reads nothing else.
+          tableGrant(['PutItem'], ['SLACKREQ#*']),
+          { actions: ['sqs:SendMessage'], resources: [slackQueue.arn] },
+          ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
+        ],
+      });
+      api.route('POST /slack/{appId}/{kind}', slackRequests.arn);
+      const slackWork = new sst.aws.Function('SlackWork', {
+        ...functionCode('SlackWork', $cli.paths.root),
+        runtime: 'nodejs24.x',
+        architecture: 'arm64',
+        timeout: '60 seconds',
+        memory: '256 MB',
+        link: [...slackSecrets, maskingKey],
+        environment: {
+          ...slackEnvironment,
+          DIAGNOSIS_WORKFLOW_ARN: workflow.arn,
+          DIAGNOSIS_API_URL: api.url,
+          TENANT_MAX_OPEN_RUNS: String(settings.TENANT_MAX_OPEN_RUNS),
+          RETENTION_DAYS: String(settings.RETENTION_DAYS),
+          MASKING: settings.MASKING,
+          ...(environment.MASKING_PATTERNS === undefined ? {} : { MASKING_PATTERNS: environment.MASKING_PATTERNS }),
+          ...(environment.MASKING_EXCLUSIONS === undefined
+            ? {}
+            : { MASKING_EXCLUSIONS: environment.MASKING_EXCLUSIONS }),
+          ...(environment.DIAGNOSIS_MAX_QUERY_BYTES === undefined
+            ? {}
+            : { DIAGNOSIS_MAX_QUERY_BYTES: environment.DIAGNOSIS_MAX_QUERY_BYTES }),
+        },
+        permissions: [
+          // Runs (admission included) as the triggers start them; ratings as RunFeedback writes them; its own cards.
+          tableGrant(
+            ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+            ['RUN#*', 'TENANT#*#OPEN', 'FEEDBACK#*', 'PSEUDONYMS#*', 'SLACKCARD#*', 'SLACKMSG#*'],
+          ),
+          { actions: ['states:StartExecution'], resources: [workflow.arn] },
+          {
+            actions: ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+            resources: [slackQueue.arn],
+          },
+          ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
+        ],
+      });
+      slackQueue.subscribe(slackWork.arn, { batch: { size: 10, partialResponses: true } });
+      table.subscribe('SlackCards', slackWork.arn, {
+        filters: [...SLACK_CARD_STREAM_FILTERS],
+        transform: {
+          eventSourceMapping: (args) => {
+            args.functionResponseTypes = ['ReportBatchItemFailures'];
+            args.bisectBatchOnFunctionError = true;
+            args.maximumRetryAttempts = 3;
+            args.maximumBatchingWindowInSeconds = 2;
+          },
+        },
+      });
+      slackFunctions.SlackRequests = slackRequests;
+      slackFunctions.SlackWork = slackWork;
+    }
+
     // Alarms and a dashboard on what the functions emit and what AWS measures of them, built as data by
     // deploy/alarms.ts (thresholds: the stage file's `alarms`); every alarm notifies this topic, firing and recovering.
     const { buildAlarmDefinitions } = await import('./deploy/alarms.ts');
@@ -688,6 +777,7 @@ export default $config({
         DeliverResults: deliverResults,
         SweepRuns: sweepRuns,
         ...triggerFunctions,
+        ...slackFunctions,
       }).map(([id, fn]) => ({ id, name: fn.name })),
       runFunctionId: 'Diagnose',
       tableName: table.name,

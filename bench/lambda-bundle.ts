@@ -180,11 +180,32 @@ function taskOf(
       Object.assign(functionEnv, { KNOWLEDGE_INDEX_PATH: KNOWLEDGE_INDEX_FILE, SEMANTIC_GUARD: 'enforce' });
     } else {
       functionEnv.DIAGNOSIS_TABLE_NAME = TABLE;
-      if (['StartDiagnosis', 'CancelRun', 'OnWorkflowStopped', 'Trigger', 'TriggerWebhook'].includes(name)) {
+      if (
+        ['StartDiagnosis', 'CancelRun', 'OnWorkflowStopped', 'Trigger', 'TriggerWebhook', 'SlackWork'].includes(name)
+      ) {
         functionEnv.DIAGNOSIS_WORKFLOW_ARN = WORKFLOW_ARN;
       }
       // sst.config.ts: the results bus OnRunFinished puts each finished run on (its one required setting).
       if (name === 'OnRunFinished') functionEnv.DIAGNOSIS_RESULTS_BUS = 'diagnosis-agent-bench-results';
+      // sst.config.ts: one Slack app (its two secrets linked), the SlackWork queue; SlackWork also links MaskingKey.
+      if (name === 'SlackRequests' || name === 'SlackWork') {
+        functionEnv.SLACK_APPS = JSON.stringify([
+          {
+            id: 'e1001',
+            enterpriseId: 'E1001',
+            teamId: 'T0E1001AA',
+            channels: ['C0E1001AA'],
+            alertChannel: 'C0E1001AA',
+            botTokenSecret: 'SlackE1001BotToken',
+            signingSecretSecret: 'SlackE1001SigningSecret',
+          },
+        ]);
+        functionEnv.SLACK_QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/SlackWorkQueue';
+        links.SlackE1001BotToken = { value: 'xoxb-1001-0123456789-benchbench', type: 'sst.sst.Secret' };
+        links.SlackE1001SigningSecret = { value: 'bench-signing-secret-0123456789', type: 'sst.sst.Secret' };
+        if (name === 'SlackWork')
+          links.MaskingKey = { value: 'bench-masking-key-0123456789abcdef0123', type: 'sst.sst.Secret' };
+      }
     }
     functionEnv.SST_KEY = writeResourceFile(taskRoot, links);
     functionEnv.SST_KEY_FILE = 'resource.enc';
@@ -310,6 +331,9 @@ export async function benchLambdaBundle(): Promise<void> {
 }
 
 async function run(root: string): Promise<void> {
+  // BENCH_FUNCTIONS=A,B: only these functions' cold starts against the bare handler (no Diagnose sections).
+  const only = (process.env.BENCH_FUNCTIONS ?? '').split(',').filter((name) => name !== '');
+  if (only.length > 0) return runOnly(root, only as LambdaFunctionName[]);
   const names = Object.keys(LAMBDA_FUNCTIONS) as LambdaFunctionName[];
   const metafiles = await buildFunctions();
   const built = join(root, 'built');
@@ -494,6 +518,44 @@ async function run(root: string): Promise<void> {
     }
   } finally {
     await engine.stop();
+  }
+}
+
+/** The cold start of a few functions against the bare handler, by time and by instructions (see the module note). */
+async function runOnly(root: string, names: LambdaFunctionName[]): Promise<void> {
+  await buildFunctions();
+  const built = join(root, 'built');
+  await buildLambda(BARE, join(built, 'bare'));
+  const knowledgeIndex = join(root, 'knowledge-index.bin');
+  await writeKnowledgeIndex('examples/knowledge', knowledgeIndex);
+  const bare = taskOf(root, 'Bare', join(built, 'bare'), 'baseline-handler.mjs', 'deployed', knowledgeIndex);
+  const tasks = names.map((name) =>
+    taskOf(root, name, resolve(FUNCTIONS_OUT_DIR, name), handlerFileOf(name), 'deployed', knowledgeIndex),
+  );
+  const runs = Number(process.env.BENCH_COLD_RUNS ?? 25);
+  const samples = [bare, ...tasks].map(() => [] as number[]);
+  for (let round = 0; round < runs; round += 1) {
+    [bare, ...tasks].forEach((task, index) => {
+      samples[index]?.push(coldInitMs(task));
+    });
+  }
+  const bareMs = median(samples[0] ?? []);
+  console.log(`\ncold init, median of ${runs} interleaved fresh processes:`);
+  [bare, ...tasks].forEach((task, index) => {
+    const ms = median(samples[index] ?? []);
+    console.log(`  ${task.label.padEnd(28)} ${ms.toFixed(1).padStart(7)} ms   ${(ms / bareMs).toFixed(2)}× bare`);
+  });
+  const empty = join(root, 'empty');
+  mkdirSync(empty);
+  writeFileSync(join(empty, 'empty.mjs'), 'export {};\n');
+  const nothing = instructions({ handlerPath: join(empty, 'empty.mjs'), taskRoot: empty, env: bare.env });
+  if (nothing === undefined) return;
+  const bareCount = instructions(bare) ?? 0;
+  for (const task of tasks) {
+    const count = instructions(task) ?? 0;
+    console.log(
+      `  ${task.label}: ${mega(count)} vs bare ${mega(bareCount)} = ${(count / bareCount).toFixed(2)}×;   import alone ${((count - nothing) / (bareCount - nothing)).toFixed(2)}×`,
+    );
   }
 }
 

@@ -8,7 +8,12 @@
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { type DeliverySettings, deliverySettingsSchema } from '@diagnosis/functions/infrastructure';
+import {
+  type DeliverySettings,
+  deliverySettingsSchema,
+  type SlackSettings,
+  slackSettingsSchema,
+} from '@diagnosis/functions/infrastructure';
 import * as v from 'valibot';
 // NOTE: by relative path, like sst.config.ts's other imports of our code: SST bundles the config and what it imports,
 // and a workspace package's TypeScript sources are not something Node loads by itself.
@@ -104,6 +109,8 @@ const stageFileSchema = v.strictObject({
   triggers: v.optional(v.pipe(v.array(v.looseObject({ source: v.string() })), triggerMappingsSchema), []),
   /** Where each enterprise's results are delivered (docs/delivery.md); secrets by SST secret name only. */
   delivery: v.optional(deliverySettingsSchema, {}),
+  /** The Slack apps, one per enterprise that has one: workspace, channels, secrets by name (docs/chat.md). */
+  slack: v.optional(slackSettingsSchema, {}),
   reservedConcurrency: v.optional(
     v.strictObject({ Diagnose: reservedConcurrencyValue, api: reservedConcurrencyValue }),
     DEFAULT_RESERVED_CONCURRENCY,
@@ -132,6 +139,7 @@ export interface StageConfig {
   /** The SST secrets the webhook mappings name (`secret`), each linked to TriggerWebhook. */
   webhookSecrets: string[];
   delivery: DeliverySettings;
+  slack: SlackSettings;
   reservedConcurrency: ReservedConcurrency;
 }
 
@@ -252,6 +260,7 @@ export function parseStageConfig(root: string, stage: string, file: string, json
     triggers: parsed.output.triggers,
     webhookSecrets: webhookSecretNames(parsed.output.triggers),
     delivery: parsed.output.delivery,
+    slack: parsed.output.slack,
     reservedConcurrency: { ...parsed.output.reservedConcurrency },
   };
 }

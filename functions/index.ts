@@ -21,6 +21,7 @@ export { type DestinationConfig, parseStageDelivery } from './delivery/destinati
 export { type DeliveryPreview, previewDeliveries } from './delivery/preview-deliveries.ts';
 export { type RevealOutcome, revealForDestination } from './delivery/reveal-run-result.ts';
 export { buildRunFinishedEvent, type RunFinishedEvent } from './delivery/run-finished-event.ts';
+export { createSlackRequestHandler, type SlackRequestDeps } from './handlers/slack-request-handler.ts';
 export { createTriggerHandler } from './handlers/trigger-handler.ts';
 export {
   createWebhookHandler,
@@ -51,4 +52,17 @@ export {
 } from './setup/local-diagnose.ts';
 export { createObservability, type LogDestination, type Observability } from './setup/observability.ts';
 export { buildTriggerDeps } from './setup/trigger-setup.ts';
+export { createDynamoCardStore } from './slack/card-store.ts';
+export { createRatingModalOpener } from './slack/rating-modal.ts';
+export { createSlackApi } from './slack/slack-api.ts';
+export {
+  type ConversationDeps,
+  type ConversationOutcome,
+  followRun,
+  handleSlackWork,
+  slackRunId,
+} from './slack/slack-conversation.ts';
+export { resolveSlackApps, type SlackAppConfig } from './slack/slack-settings.ts';
+export { parseSlackWork, type SlackWork } from './slack/slack-work.ts';
+export { signSlackRequest } from './slack/verify-slack-request.ts';
 export type { TriggerAnswer, TriggerDeps } from './triggers/trigger-service.ts';

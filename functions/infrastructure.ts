@@ -19,3 +19,10 @@ export {
   snsTopicResourceName,
 } from './delivery/destinations.ts';
 export * from './setup/metric-names.ts';
+export {
+  runtimeSlackAppsSchema,
+  type SlackAppConfig,
+  type SlackSettings,
+  slackSecretNames,
+  slackSettingsSchema,
+} from './slack/slack-settings.ts';

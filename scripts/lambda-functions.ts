@@ -22,6 +22,8 @@ export const LAMBDA_FUNCTIONS = {
   SweepRuns: 'functions/sweep-runs.ts',
   Trigger: 'functions/trigger.ts',
   TriggerWebhook: 'functions/trigger-webhook.ts',
+  SlackRequests: 'functions/slack-requests.ts',
+  SlackWork: 'functions/slack-work.ts',
 } as const;
 
 export type LambdaFunctionName = keyof typeof LAMBDA_FUNCTIONS;

@@ -13,6 +13,7 @@ import * as v from 'valibot';
 import type { DeliveryStore } from './delivery-store.ts';
 import type { DestinationSender } from './destination-senders.ts';
 import type { DestinationDirectory } from './destinations.ts';
+import { appliesToPagerDuty } from './pagerduty-note.ts';
 import { type DeliveryReveal, type RevealOutcome, revealForDestination } from './reveal-run-result.ts';
 import {
   buildRunFinishedEvent,
@@ -94,7 +95,11 @@ export async function deliverRunResult(
   const input: RunFinishedInput = { ...run, status: run.status };
   const event = buildRunFinishedEvent(input, deps.event);
   const final = attempt.receiveCount >= attempt.maxReceives;
-  const destinations = deps.destinations.get(run.enterpriseId) ?? [];
+  // NOTE: a PagerDuty destination takes only results of runs a PagerDuty webhook started (a note on that incident);
+  // for any other run it is not a destination at all (no attempt, no record).
+  const destinations = (deps.destinations.get(run.enterpriseId) ?? []).filter(
+    (destination) => destination.type !== 'pagerduty' || appliesToPagerDuty(event.detail),
+  );
   // NOTE: the destinations are the run's enterprise's; the reveal checks that again (its own tenant check).
   const revealed =
     destinations.length === 0

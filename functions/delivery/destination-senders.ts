@@ -5,9 +5,11 @@
  */
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { ResolvedDestination } from './destinations.ts';
+import { buildPagerDutyNote, PAGERDUTY_API_URL } from './pagerduty-note.ts';
 import type { RunFinishedEnvelope } from './run-finished-event.ts';
 import { buildSlackMessage } from './slack-message.ts';
 import { buildSnsMessage } from './sns-message.ts';
+import { buildTeamsMessage } from './teams-card.ts';
 import { buildWebhookRequest } from './webhook-request.ts';
 
 export type SendResult = { ok: true } | { ok: false; code: string };
@@ -24,6 +26,8 @@ export interface DestinationSenderOptions {
   timeoutMs: number;
   now: () => number;
   fetch?: typeof fetch;
+  /** PagerDuty's REST API (tests point it at a loopback server); default `https://api.pagerduty.com`. */
+  pagerDutyApiUrl?: string;
 }
 
 /** At most this much of a response body is read (and discarded): a receiver cannot make us buffer its answer. */
@@ -55,6 +59,22 @@ export function createDestinationSender(options: DestinationSenderOptions): Dest
     if (destination.type === 'webhook') {
       const request = buildWebhookRequest(envelope, destination.id, destination.signingKey, options.now());
       return post(destination.url, request.body, request.headers);
+    }
+    if (destination.type === 'teams') {
+      return post(destination.url, JSON.stringify(buildTeamsMessage(envelope.detail)), {
+        'content-type': 'application/json',
+      });
+    }
+    if (destination.type === 'pagerduty') {
+      const note = buildPagerDutyNote(envelope.detail);
+      // NOTE: `deliverRunResult` sends only results of PagerDuty-started runs here; anything else is a caller's error.
+      if (note === null) return { ok: false, code: 'NOT_A_PAGERDUTY_RUN' };
+      return post(`${options.pagerDutyApiUrl ?? PAGERDUTY_API_URL}${note.path}`, note.body, {
+        'content-type': 'application/json',
+        accept: 'application/vnd.pagerduty+json;version=2',
+        authorization: `Token token=${destination.apiKey}`,
+        from: destination.from,
+      });
     }
     const message = buildSnsMessage(envelope.detail);
     try {

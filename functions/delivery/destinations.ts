@@ -10,7 +10,7 @@
 import { ENTERPRISE_ID_PATTERN } from '@diagnosis/core/ids';
 import * as v from 'valibot';
 
-export const DESTINATION_TYPES = Object.freeze(['slack', 'sns', 'webhook'] as const);
+export const DESTINATION_TYPES = Object.freeze(['slack', 'sns', 'webhook', 'pagerduty', 'teams'] as const);
 export type DestinationType = (typeof DESTINATION_TYPES)[number];
 
 /** At most this many destinations per enterprise, and enterprises per stage: a loop over them is bounded. */
@@ -38,6 +38,8 @@ const httpsUrl = v.pipe(
   }, 'an https URL without credentials or fragment'),
 );
 
+const emailAddress = v.pipe(v.string(), v.maxLength(254), v.email());
+
 const destinationSchema = v.variant('type', [
   /** A Slack incoming webhook; the secret holds its URL (`https://hooks.slack.com/services/…`). */
   v.strictObject({ id: destinationId, type: v.literal('slack'), secret: secretName }),
@@ -49,6 +51,14 @@ const destinationSchema = v.variant('type', [
   }),
   /** A generic HTTPS webhook: the event as its body, signed with the key the secret holds. */
   v.strictObject({ id: destinationId, type: v.literal('webhook'), url: httpsUrl, secret: secretName }),
+  /**
+   * A note on the PagerDuty incident that started the run (REST API v2); runs not started by a PagerDuty webhook are
+   * not sent here. The secret holds the REST API key; `from` is the e-mail of a valid PagerDuty user (the `From`
+   * header an account-level key requires).
+   */
+  v.strictObject({ id: destinationId, type: v.literal('pagerduty'), secret: secretName, from: emailAddress }),
+  /** A Microsoft Teams Workflows webhook (an Adaptive Card, one way); the secret holds its URL (it carries `sig=`). */
+  v.strictObject({ id: destinationId, type: v.literal('teams'), secret: secretName }),
 ]);
 
 export type DestinationConfig = v.InferOutput<typeof destinationSchema>;
@@ -137,6 +147,8 @@ const runtimeDestinationSchema = v.variant('type', [
     topicArn: v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/)),
   }),
   v.strictObject({ id: destinationId, type: v.literal('webhook'), url: httpsUrl, secret: secretName }),
+  v.strictObject({ id: destinationId, type: v.literal('pagerduty'), secret: secretName, from: emailAddress }),
+  v.strictObject({ id: destinationId, type: v.literal('teams'), secret: secretName }),
 ]);
 export const runtimeDestinationsSchema = v.record(
   v.pipe(v.string(), v.regex(ENTERPRISE_ID_PATTERN)),
@@ -154,7 +166,9 @@ export type RuntimeDestinations = v.InferOutput<typeof runtimeDestinationsSchema
 export type ResolvedDestination =
   | { id: string; type: 'slack'; url: string }
   | { id: string; type: 'sns'; topicArn: string }
-  | { id: string; type: 'webhook'; url: string; signingKey: string };
+  | { id: string; type: 'webhook'; url: string; signingKey: string }
+  | { id: string; type: 'pagerduty'; apiKey: string; from: string }
+  | { id: string; type: 'teams'; url: string };
 
 /** Enterprise id → its resolved destinations; a `Map` so no enterprise id can read an inherited property. */
 export type DestinationDirectory = ReadonlyMap<string, readonly ResolvedDestination[]>;
@@ -179,8 +193,15 @@ export function resolveDestinations(
         if (destination.type === 'webhook') {
           return { id: destination.id, type: 'webhook', url: destination.url, signingKey: secret };
         }
+        if (destination.type === 'pagerduty') {
+          // NOTE: the key goes into a header: refuse anything a header could not carry as one token.
+          if (!/^[A-Za-z0-9_+=-]{8,128}$/.test(secret)) {
+            throw new DeliveryConfigError(`secret ${destination.secret} is not a PagerDuty API key`);
+          }
+          return { id: destination.id, type: 'pagerduty', apiKey: secret, from: destination.from };
+        }
         if (!v.is(httpsUrl, secret)) throw new DeliveryConfigError(`secret ${destination.secret} is not an https URL`);
-        return { id: destination.id, type: 'slack', url: secret };
+        return { id: destination.id, type: destination.type, url: secret };
       }),
     );
   }

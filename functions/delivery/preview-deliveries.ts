@@ -1,15 +1,20 @@
 import { randomBytes } from 'node:crypto';
+import { printable } from '@diagnosis/core';
 import type { DestinationConfig } from './destinations.ts';
+import { buildPagerDutyNote, type PagerDutyNoteRequest } from './pagerduty-note.ts';
 import { envelopeOf, type RunFinishedEvent } from './run-finished-event.ts';
 import { buildSlackMessage, renderSlackMessageForTerminal, type SlackMessage } from './slack-message.ts';
 import { buildSnsMessage, renderSnsMessageForTerminal, type SnsMessage } from './sns-message.ts';
+import { buildTeamsMessage } from './teams-card.ts';
 import { buildWebhookRequest, renderWebhookRequestForTerminal, type WebhookRequest } from './webhook-request.ts';
 
 /** What one destination would receive for a run, as the deployed sender builds it. */
 export type DeliveryPreview =
   | { destinationId: string; type: 'slack'; payload: SlackMessage; text: string }
   | { destinationId: string; type: 'sns'; payload: SnsMessage; text: string }
-  | { destinationId: string; type: 'webhook'; url: string; payload: WebhookRequest; text: string };
+  | { destinationId: string; type: 'webhook'; url: string; payload: WebhookRequest; text: string }
+  | { destinationId: string; type: 'teams'; payload: Record<string, unknown>; text: string }
+  | { destinationId: string; type: 'pagerduty'; payload: PagerDutyNoteRequest | null; text: string };
 
 /**
  * The previews of a run's delivery (what `diagnosis trigger` shows): each destination's message built by the very
@@ -33,6 +38,18 @@ export function previewDeliveries(
     if (destination.type === 'sns') {
       const payload = buildSnsMessage(event.detail);
       return { destinationId: destination.id, type: 'sns', payload, text: renderSnsMessageForTerminal(payload) };
+    }
+    if (destination.type === 'teams') {
+      const payload = buildTeamsMessage(event.detail);
+      return { destinationId: destination.id, type: 'teams', payload, text: JSON.stringify(payload, null, 2) };
+    }
+    if (destination.type === 'pagerduty') {
+      const payload = buildPagerDutyNote(event.detail);
+      const text =
+        payload === null
+          ? 'not sent: the run was not started by a PagerDuty webhook'
+          : `POST ${payload.path}\n\n${JSON.parse(payload.body).note.content}`;
+      return { destinationId: destination.id, type: 'pagerduty', payload, text: printable(text) };
     }
     const envelope = envelopeOf(event, {
       id: `preview-${event.detail.runId}`,

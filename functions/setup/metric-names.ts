@@ -64,6 +64,16 @@ export const TRIGGER_METRICS = Object.freeze({
   webhookRefused: 'TriggerWebhookRefused',
 } as const);
 
+/** The Slack app's functions (docs/chat.md): requests refused, ignored, accepted; work done; card updates. */
+export const SLACK_METRICS = Object.freeze({
+  refused: 'SlackRequestsRefused',
+  ignored: 'SlackRequestsIgnored',
+  accepted: 'SlackRequestsAccepted',
+  workFailed: 'SlackWorkFailed',
+  cardUpdates: 'SlackCardUpdates',
+  rateLimited: 'SlackRateLimited',
+} as const);
+
 export const TRIGGER_OUTCOMES = Object.freeze(['STARTED', 'ATTACHED', 'IGNORED', 'DUPLICATE', 'FAILED'] as const);
 
 /**

@@ -27,6 +27,13 @@ export {
   runLocalWorkflow,
 } from './local-workflow.ts';
 export {
+  type LoopbackSlack,
+  type LoopbackSlackMessage,
+  type LoopbackSlackOptions,
+  type SlackCall,
+  startLoopbackSlack,
+} from './loopback-slack.ts';
+export {
   MAX_SEED_STATEMENTS,
   parseMysqlSeed,
   SEED_STATEMENTS,

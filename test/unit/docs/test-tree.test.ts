@@ -28,6 +28,7 @@ const OF_NO_SINGLE_FILE = new Set([
   'cli/json-schemas.test.ts', // docs/schemas against the code's own lists
   'deploy/sst-config.test.ts', // sst.config.ts (at the root)
   'deploy/sst-config.triggers.test.ts',
+  'deploy/sst-config.slack.test.ts',
   'deploy/delivery-config.test.ts', // the stage file's delivery section (deploy/stage-config.ts, deploy/delivery.ts)
   'eval/corpus.test.ts', // the corpus in eval/scenarios
   'eval/corpus-format.test.ts',

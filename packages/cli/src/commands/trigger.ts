@@ -47,11 +47,18 @@ export const triggerCommand: Command = {
       value: '<url>',
       description: 'also post the Slack message to this incoming webhook URL (https; http only to this machine)',
     },
+    {
+      name: 'slack',
+      type: 'boolean',
+      description:
+        "the Slack app's conversation against a loopback Slack: the card posted and updated, a rating, a follow-up in its thread",
+    },
     { name: 'json', type: 'boolean', description: 'print only the outcome, the run, its result and the previews' },
   ],
   examples: [
     'diagnosis trigger examples/triggers/cloudwatch-alarm.json --scripted-model',
     'diagnosis trigger my-alertmanager-payload.json --stage dev --now',
+    'diagnosis trigger examples/triggers/cloudwatch-alarm.json --scripted-model --slack',
     'diagnosis trigger examples/triggers/cloudwatch-alarm.json --scripted-model --post-slack https://hooks.slack.com/services/…',
   ],
   exitCodes: [
@@ -88,6 +95,7 @@ export const triggerCommand: Command = {
       timeoutSeconds,
       json: values.json === true,
       ...(postSlackUrl === undefined ? {} : { postSlackUrl }),
+      ...(values.slack === true ? { slack: true } : {}),
     };
     if (!scripted) return runLocalTrigger(common, io);
     return runScriptedTrigger(common, io);
@@ -102,7 +110,12 @@ export async function runScriptedTrigger(
   const { loadScriptedConversation, startDeepSeekServer } = await import('@diagnosis/devkit');
   const { runLocalTrigger } = await import('../local/run-local-trigger.ts');
   const conversation = loadScriptedConversation();
-  const server = await startDeepSeekServer([...conversation.responses], [...conversation.judgeResponses]);
+  // With --slack, a follow-up run asks the model too: the same scripted conversation answers it.
+  const times = options.slack === true ? 2 : 1;
+  const server = await startDeepSeekServer(
+    Array.from({ length: times }, () => conversation.responses).flat(),
+    Array.from({ length: times }, () => conversation.judgeResponses).flat(),
+  );
   try {
     return await runLocalTrigger(
       {

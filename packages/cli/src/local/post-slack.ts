@@ -26,7 +26,15 @@ export function parseSlackPostUrl(text: string): URL {
 
 export function previewHeading(preview: DeliveryPreview): string {
   const what =
-    preview.type === 'slack' ? 'Slack message' : preview.type === 'sns' ? 'SNS (email form)' : 'webhook request';
+    preview.type === 'slack'
+      ? 'Slack message'
+      : preview.type === 'sns'
+        ? 'SNS (email form)'
+        : preview.type === 'teams'
+          ? 'Teams Adaptive Card'
+          : preview.type === 'pagerduty'
+            ? 'PagerDuty note'
+            : 'webhook request';
   return `── ${preview.type} destination "${preview.destinationId}": ${what} ──`;
 }
 

@@ -34,6 +34,7 @@ import { createLiveView } from '../live/live-view.ts';
 import { renderReport } from '../render/render-report.ts';
 import { startLocalRuntime } from './local-runtime.ts';
 import { buildLocalSettings } from './local-settings.ts';
+import { startLocalSlack } from './local-slack.ts';
 import { parseSlackPostUrl, postSlack, previewHeading } from './post-slack.ts';
 import { localLogDestination } from './run-local-diagnosis.ts';
 import { loadStageDelivery, loadStageTriggers } from './stage-file.ts';
@@ -56,6 +57,11 @@ export interface LocalTriggerOptions {
   banner?: string;
   /** A Slack incoming webhook URL to post the run's Slack message to (https, or http on this machine only). */
   postSlackUrl?: string;
+  /**
+   * The Slack app's conversation against a loopback Slack: the run's card posted and updated, a rating click, a
+   * follow-up question in the card's thread answered there (see local-slack.ts).
+   */
+  slack?: boolean;
 }
 
 /** Runs the event and returns the exit code: a started run's (0, 2 fallback, 1 failed), else 0. */
@@ -113,13 +119,40 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
     say(
       `${event.source} event from ${printable(options.eventPath)}, received at ${new Date(receivedAt).toISOString()}; mappings from deploy/${options.stage}.json; DynamoDB at ${runtime.endpoint}, table ${runtime.tableName}`,
     );
+    const localSlack =
+      options.slack === true
+        ? await startLocalSlack({
+            enterpriseIds: mappings.map((mapping) => mapping.enterpriseId),
+            client: runtime.client,
+            tableName: runtime.tableName,
+            runs: createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName }),
+            workflow,
+            maskingSecret: settings.MASKING_SECRET,
+            print: (line) => io.stderr(`${line}\n`),
+          })
+        : undefined;
     let answer: WebhookAnswer;
     try {
       answer = await invokeTrigger(event, deps, { token, secret }, log.write);
+      if (localSlack !== undefined && answer.outcome === 'STARTED') localSlack.follow(answer.runId);
       await workflow.idle();
+      if (localSlack !== undefined && answer.outcome === 'STARTED') {
+        await localSlack.settle();
+        await localSlack.rate(answer.runId, 'rate_correct');
+        const followUp = await localSlack.askInThread(answer.runId, '数据库那边呢？and the database?');
+        if (followUp !== null) {
+          await workflow.idle();
+          await localSlack.settle();
+        }
+        const calls = localSlack.calls();
+        say(
+          `slack: ${calls.length} Web API calls (${calls.filter((call) => call.method === 'chat.update').length} updates, ${calls.filter((call) => call.status === 429).length} answered 429) against the loopback Slack${followUp === null ? '' : `; follow-up run ${followUp}`}`,
+        );
+      }
     } finally {
       live?.stop();
       await close();
+      await localSlack?.close();
     }
     return await report(answer, { runtime, settings, options, io, say, receivedAt });
   } finally {

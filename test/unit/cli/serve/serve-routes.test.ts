@@ -20,9 +20,11 @@ describe('buildServeRoutes', () => {
   it('declares every route of the deployed InternalApi, IAM except the webhook route', async () => {
     const { readFileSync } = await import('node:fs');
     const config = readFileSync(new URL('../../../../sst.config.ts', import.meta.url), 'utf8');
-    const deployed = [
-      ...config.matchAll(/api\.route\('([A-Z]+ [^']+)', \w+\.arn(, \{ auth: \{ iam: true \} \})?\)/g),
-    ].map(([, key, iam]) => `${key} ${iam === undefined ? 'none' : 'iam'}`);
+    const deployed = [...config.matchAll(/api\.route\('([A-Z]+ [^']+)', \w+\.arn(, \{ auth: \{ iam: true \} \})?\)/g)]
+      .map(([, key, iam]) => `${key} ${iam === undefined ? 'none' : 'iam'}`)
+      // NOTE: the Slack app's route is deployed only for a stage with Slack apps, and `diagnosis serve` does not
+      // register it yet (issue 34: `diagnosis trigger … --slack` drives the Slack handlers locally instead).
+      .filter((route) => route !== 'POST /slack/{appId}/{kind} none');
     const routes = buildServeRoutes(handlers).map(
       (route) => `${route.method} ${route.path.replace('{runId}', '{runId}')} ${route.auth}`,
     );

@@ -33,7 +33,11 @@ function resolve(enterpriseId: string, item: { id: string; type: 'slack' | 'sns'
   return { id: item.id, type: 'webhook', url: address, signingKey: `key-${enterpriseId}` };
 }
 const ownerOf = (target: ResolvedDestination) =>
-  target.type === 'sns' ? target.topicArn.split(':').at(-1)?.split('-')[0] : target.url.split('/')[3];
+  target.type === 'sns'
+    ? target.topicArn.split(':').at(-1)?.split('-')[0]
+    : target.type === 'pagerduty'
+      ? target.from.split('@')[0]
+      : target.url.split('/')[3];
 
 describe('deliverRunResult', () => {
   it("never sends a result, or any event, to another enterprise's destination (property over configs and runs)", async () => {

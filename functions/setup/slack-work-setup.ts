@@ -1,0 +1,73 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { loadCustomRules } from '@diagnosis/core';
+import { parseFeedbackSettings, parseTriggerSettings } from '@diagnosis/core/config';
+import { createDynamoClient, createDynamoFeedbackStore, createDynamoRunStore } from '@diagnosis/core/store';
+import { createDynamoCardStore } from '../slack/card-store.ts';
+import { createSlackApi, type SlackApi } from '../slack/slack-api.ts';
+import type { ConversationDeps } from '../slack/slack-conversation.ts';
+import { parseSlackFunctionSettings } from '../slack/slack-function-settings.ts';
+import { type ResolvedSlackApp, resolveSlackApps } from '../slack/slack-settings.ts';
+import type { SlackWork } from '../slack/slack-work.ts';
+import { coldStart } from './cold-start.ts';
+import { createDeployedWorkflow } from './deployed-workflow.ts';
+import { readLinkedEnvironment } from './linked-environment.ts';
+import { resolveMaskingSecret } from './masking-secret.ts';
+import { enqueueSlackWork, slackSecretOf } from './slack-queue.ts';
+
+/** One Slack client per app, built on first use and kept for the container's life. */
+function slackClients(apiUrl: string | undefined, timeoutMs: number) {
+  const clients = new Map<string, SlackApi>();
+  return (app: ResolvedSlackApp): SlackApi => {
+    let client = clients.get(app.id);
+    if (client === undefined) {
+      client = createSlackApi({ token: app.botToken, timeoutMs, ...(apiUrl === undefined ? {} : { apiUrl }) });
+      clients.set(app.id, client);
+    }
+    return client;
+  };
+}
+
+/** The SlackWork function's cold start: the run store and workflow (to start runs), feedback, cards and Slack. */
+export function loadSlackWork(
+  environment = readLinkedEnvironment(),
+  secretOf: (name: string) => string | undefined = slackSecretOf,
+): Promise<{ deps: ConversationDeps; requeue: (work: SlackWork, delaySeconds: number) => Promise<void> }> {
+  return coldStart(async () => {
+    const slack = parseSlackFunctionSettings(environment);
+    const trigger = parseTriggerSettings(environment);
+    const feedbackSettings = parseFeedbackSettings(environment);
+    const client = createDynamoClient(trigger, process.env);
+    const tableName = trigger.DIAGNOSIS_TABLE_NAME;
+    const runs = createDynamoRunStore({
+      client,
+      tableName,
+      retentionDays: trigger.RETENTION_DAYS,
+      maxOpenRuns: trigger.TENANT_MAX_OPEN_RUNS,
+    });
+    return {
+      deps: {
+        apps: resolveSlackApps(slack.SLACK_APPS, secretOf),
+        slackOf: slackClients(slack.SLACK_API_URL, slack.SLACK_TIMEOUT_MS),
+        cards: createDynamoCardStore({ client, tableName }),
+        runs,
+        start: {
+          store: runs,
+          workflow: createDeployedWorkflow(trigger),
+          ...(trigger.DIAGNOSIS_MAX_QUERY_BYTES === undefined
+            ? {}
+            : { limits: { maxQueryBytes: trigger.DIAGNOSIS_MAX_QUERY_BYTES } }),
+        },
+        feedback: createDynamoFeedbackStore({ client, tableName }),
+        masking: {
+          // NOTE: as the feedback route: the development key only against DynamoDB Local, else the MaskingKey or none.
+          secret: resolveMaskingSecret(feedbackSettings),
+          mode: feedbackSettings.MASKING,
+          rules: await loadCustomRules(feedbackSettings.MASKING_PATTERNS, feedbackSettings.MASKING_EXCLUSIONS),
+        },
+        now: Date.now,
+        event: { apiUrl: slack.DIAGNOSIS_API_URL ?? null, price: null },
+      },
+      requeue: enqueueSlackWork(new SQSClient({ maxAttempts: 2 }), slack.SLACK_QUEUE_URL),
+    };
+  });
+}

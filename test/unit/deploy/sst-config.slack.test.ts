@@ -1,0 +1,78 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type FakePlatform, installFakeSstPlatform, resolveOutputs } from '../../support/fake-sst-platform.ts';
+
+/** `sst.config.ts`'s real `run()` on a stage file with a Slack app (see sst-config.test.ts for the stand-in). */
+const CONFIG = resolve(import.meta.dirname, '../../../sst.config.ts');
+type SstConfig = { default: { run(): Promise<Record<string, unknown>> } };
+
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+async function runConfig(stageFile: unknown): Promise<FakePlatform> {
+  const root = mkdtempSync(join(tmpdir(), 'sst-config-slack-'));
+  roots.push(root);
+  mkdirSync(join(root, 'deploy'));
+  mkdirSync(join(root, 'examples/mysql'), { recursive: true });
+  mkdirSync(join(root, 'examples/knowledge'), { recursive: true });
+  mkdirSync(join(root, 'examples/logs'), { recursive: true });
+  writeFileSync(join(root, 'examples/mysql/catalog.json'), '[]');
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ scripts: { 'build:functions': 'node -e ""' } }));
+  writeFileSync(join(root, 'deploy', 'dev.json'), JSON.stringify(stageFile));
+  const platform = installFakeSstPlatform('dev', root);
+  const config = (await import(/* @vite-ignore */ CONFIG)) as SstConfig;
+  resolveOutputs(await config.default.run());
+  return platform;
+}
+
+const app = {
+  id: 'e1001',
+  enterpriseId: 'E1001',
+  teamId: 'T0E1001AA',
+  channels: ['C0E1001AA'],
+  alertChannel: 'C0E1001AA',
+  botTokenSecret: 'SlackE1001BotToken',
+  signingSecretSecret: 'SlackE1001SigningSecret',
+};
+
+describe('sst.config.ts with a Slack app', async () => {
+  const platform = await runConfig({ settings: {}, slack: { apps: [app] } });
+  const functions = platform.ofType('sst.aws.Function');
+  const requests = functions.find((fn) => fn.name === 'SlackRequests');
+  const work = functions.find((fn) => fn.name === 'SlackWork');
+
+  it('declares the app’s two secrets and links them to both Slack functions', () => {
+    const secrets = platform.ofType('sst.Secret').map((secret) => secret.name);
+    expect(secrets).toEqual(expect.arrayContaining(['SlackE1001BotToken', 'SlackE1001SigningSecret']));
+    expect(requests).toBeDefined();
+    expect(work).toBeDefined();
+    expect(JSON.parse(String((requests?.args.environment as Record<string, string> | undefined)?.SLACK_APPS))).toEqual([
+      app,
+    ]);
+  });
+
+  it('routes POST /slack/{appId}/{kind} to SlackRequests without IAM (Slack signs its requests)', () => {
+    const route = platform.routes.find((entry) => entry.route === 'POST /slack/{appId}/{kind}');
+    expect(route).toBeDefined();
+    expect(route?.args).toBeUndefined();
+  });
+
+  it('lets SlackRequests claim requests and queue work, and nothing else of the table', () => {
+    const permissions = requests?.args.permissions as { actions: string[]; conditions?: { values: string[] }[] }[];
+    const table = permissions.filter((permission) =>
+      permission.actions.some((action) => action.startsWith('dynamodb:')),
+    );
+    expect(table).toEqual([expect.objectContaining({ actions: ['dynamodb:PutItem'] })]);
+    expect(table[0]?.conditions?.[0]?.values).toEqual(['SLACKREQ#*']);
+  });
+
+  it('creates no Slack function, route or secret for a stage without apps', async () => {
+    const without = await runConfig({ settings: {} });
+    expect(without.ofType('sst.aws.Function').map((fn) => fn.name)).not.toContain('SlackRequests');
+    expect(without.routes.map((entry) => entry.route)).not.toContain('POST /slack/{appId}/{kind}');
+  });
+});
