@@ -1,0 +1,32 @@
+// @ts-check
+/**
+ * StrykerJS over the security-critical modules (`npm run test:mutation`; docs/development.md, "Mutation testing").
+ * The modules, their tests and the notes on equivalent mutants are in test/mutation/mutation-targets.ts.
+ *
+ * NOTE: `inPlace: true` is required. The workspace packages (`@diagnosis/core`, `@diagnosis/functions`) are symlinks in
+ * node_modules to the source folders; in Stryker's copied sandbox they would still point at the unmutated originals,
+ * and every mutant would "survive". In place, Stryker writes each mutated file over the source and restores it after
+ * the run (keeping a backup in .stryker-tmp/): never edit those files while a run is going.
+ */
+import { MUTATED_MODULES } from './test/mutation/mutation-targets.ts';
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  packageManager: 'npm',
+  testRunner: 'vitest',
+  plugins: ['@stryker-mutator/vitest-runner'],
+  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  inPlace: true,
+  mutate: [...MUTATED_MODULES],
+  coverageAnalysis: 'perTest',
+  concurrency: 2,
+  timeoutMS: 10_000,
+  reporters: ['clear-text', 'progress-append-only', 'json', 'html'],
+  jsonReporter: { fileName: '.data/mutation/mutation-report.json' },
+  htmlReporter: { fileName: '.data/mutation/mutation-report.html' },
+  incrementalFile: '.data/mutation/stryker-incremental.json',
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+  // The per-module threshold is checked by scripts/check-mutation-scores.ts; this is the whole run's.
+  thresholds: { high: 95, low: 90, break: 90 },
+};
