@@ -17,16 +17,20 @@ export default {
   plugins: ['@stryker-mutator/vitest-runner'],
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
   inPlace: true,
+  // NOTE: no `// @ts-nocheck` written into the sources: by default Stryker adds it to every TypeScript file of the
+  // project (in place, that is the working tree) for its type checker, which is not used here (vitest strips types).
+  disableTypeChecks: false,
   mutate: [...MUTATED_MODULES],
   coverageAnalysis: 'perTest',
   concurrency: 2,
-  timeoutMS: 10_000,
+  timeoutMS: 3_000,
   reporters: ['clear-text', 'progress-append-only', 'json', 'html'],
   jsonReporter: { fileName: '.data/mutation/mutation-report.json' },
   htmlReporter: { fileName: '.data/mutation/mutation-report.html' },
   incrementalFile: '.data/mutation/stryker-incremental.json',
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
-  // The per-module threshold is checked by scripts/check-mutation-scores.ts; this is the whole run's.
-  thresholds: { high: 95, low: 90, break: 90 },
+  // NOTE: no `break`: the threshold holds for each module on its own, which scripts/check-mutation-scores.ts checks
+  // after the run (`npm run test:mutation`); Stryker's own threshold only sees the whole run.
+  thresholds: { high: 95, low: 90, break: null },
 };

@@ -24,35 +24,166 @@ export interface MutationTarget {
   equivalent: readonly EquivalentMutant[];
 }
 
+/** The masking modules' unit tests: each module's mutants may be killed by any of them (they share one session). */
+const MASKING_TESTS: readonly string[] = [
+  'test/unit/core/tools/masking/masking-session.test.ts',
+  'test/unit/core/tools/masking/masking-session.edges.test.ts',
+  'test/unit/core/tools/masking/detectors.test.ts',
+  'test/unit/core/tools/masking/custom-patterns.test.ts',
+  'test/unit/core/tools/masking/pseudonym-keys.test.ts',
+];
+
 export const MUTATION_TARGETS: readonly MutationTarget[] = [
   {
     module: 'packages/core/src/harness/budget-policy.ts',
-    tests: ['test/unit/core/harness/budget-policy.test.ts'],
+    tests: ['test/unit/core/harness/budget-policy.test.ts', 'test/unit/core/harness/budget-policy.boundaries.test.ts'],
     equivalent: [],
   },
   {
     module: 'packages/core/src/release/evidence-guard.ts',
-    tests: ['test/unit/core/release/evidence-guard.test.ts', 'test/unit/core/release/evidence-guard.single-pass.test.ts'],
-    equivalent: [],
+    tests: [
+      'test/unit/core/release/evidence-guard.test.ts',
+      'test/unit/core/release/evidence-guard.single-pass.test.ts',
+      'test/unit/core/release/evidence-guard.cases.test.ts',
+    ],
+    equivalent: [
+      {
+        mutator: 'MethodExpression',
+        original: 'const checks = cited.filter((check) => check !== undefined);',
+        replacement: 'cited',
+        reason: 'the line before returns GUARD_UNKNOWN_CITATION when any cited check is undefined, so none is left',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'const checks = cited.filter((check) => check !== undefined);',
+        replacement: 'true',
+        reason: 'as above: every entry is defined here, so keeping all of them is the same filter',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (!citations.has(check.toolCallId)) {',
+        replacement: 'true',
+        reason: 'setting a Map key again keeps its first position, and the value built from the same check is equal',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (citation !== undefined && !citations.has(id)) citations.set(id, citation);',
+        replacement: 'true',
+        reason: 'only the `!citations.has(id)` half: re-setting a key keeps its position, and the citation is the same',
+      },
+    ],
   },
   {
     module: 'packages/core/src/release/semantic-guard.ts',
-    tests: ['test/unit/core/release/semantic-guard.test.ts', 'test/unit/core/release/semantic-guard.single-pass.test.ts'],
-    equivalent: [],
+    tests: [
+      'test/unit/core/release/semantic-guard.test.ts',
+      'test/unit/core/release/semantic-guard.single-pass.test.ts',
+      'test/unit/core/release/semantic-guard.verdicts.test.ts',
+      'test/unit/core/release/semantic-guard.telemetry.test.ts',
+    ],
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        original: "verdicts.analysis[index]?.verdict ?? 'UNCLEAR'",
+        replacement: '""',
+        reason: 'a missing verdict is only ever compared with SUPPORTED and UNSUPPORTED: "" and UNCLEAR act alike',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original:
+          "!(item.type === 'FINDING' && item.evidence_status === 'SUPPORTED') || verdictOf(index) === 'SUPPORTED',",
+        replacement: 'true',
+        reason:
+          "only the status half: a Draft's FINDING is always SUPPORTED (the schema allows NO_EVIDENCE only on a NEGATIVE_OBSERVATION)",
+      },
+    ],
   },
   {
     module: 'packages/core/src/release/judge/judge-verdicts.ts',
-    tests: ['test/unit/core/release/semantic-guard.test.ts'],
-    equivalent: [],
+    tests: ['test/unit/core/release/semantic-guard.test.ts', 'test/unit/core/release/judge/judge-verdicts.test.ts'],
+    equivalent: [
+      {
+        mutator: 'BlockStatement',
+        original: '} catch {',
+        replacement: '{}',
+        reason: 'text JSON.parse refuses leaves the value undefined, which the strict schema refuses next',
+      },
+    ],
   },
   {
     module: 'packages/core/src/access/wildcard-match.ts',
-    tests: ['test/unit/core/access/wildcard-match.test.ts'],
-    equivalent: [],
+    tests: ['test/unit/core/access/wildcard-match.test.ts', 'test/unit/core/access/wildcard-match.exhaustive.test.ts'],
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        original: "?? '';",
+        replacement: 'Stryker was here',
+        reason: 'the index is always within `segments` (split never returns an empty list): the fallback never runs',
+      },
+    ],
   },
   {
     module: 'packages/core/src/access/tenant-access.ts',
-    tests: ['test/unit/core/access/tenant-access.test.ts'],
+    tests: ['test/unit/core/access/tenant-access.test.ts', 'test/unit/core/access/tenant-access.anchors.test.ts'],
+    equivalent: [
+      {
+        mutator: 'Regex',
+        original: 'if (/^\\d{12}$/.test(principal)) return caller.accountId === principal;',
+        replacement: '/^\\d{12}/',
+        reason: 'principals are validated first: none that starts with 12 digits is anything but exactly 12 digits',
+      },
+    ],
+  },
+  {
+    module: 'functions/triggers/webhook-auth.ts',
+    tests: ['test/unit/functions/triggers/webhook-auth.test.ts'],
+    equivalent: [
+      {
+        mutator: 'ConditionalExpression',
+        original: "if (given.length === 0) return 'INVALID';",
+        replacement: 'false',
+        reason: 'with no parsable signature the comparison loop never runs and the answer is INVALID all the same',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "match[1] ?? ''",
+        replacement: 'Stryker was here',
+        reason: 'the group always matched when the pattern did: the fallback never runs',
+      },
+    ],
+  },
+  {
+    module: 'functions/handlers/webhook-handler.ts',
+    tests: ['test/unit/functions/handlers/webhook-handler.test.ts'],
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/masking-session.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/identifier-detectors.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/secret-redaction.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/custom-patterns.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/pseudonym-map.ts',
+    tests: [
+      ...MASKING_TESTS,
+      'test/unit/functions/delivery/reveal-run-result.test.ts',
+      'test/unit/core/service/execute-diagnosis-run.masking.test.ts',
+    ],
     equivalent: [],
   },
 ];
