@@ -27,7 +27,7 @@ const SECRET = 'pd-secret-current-0123456789';
 const NOW = Date.parse('2026-11-30T06:06:35.000Z');
 const SKEW_MS = 60_000;
 
-function world(options: { alertmanagerToken?: string; pagerdutySecrets?: string[] } = {}) {
+function world(options: { alertmanagerToken?: string | undefined; pagerdutySecrets?: string[] | undefined } = {}) {
   const settings = parseTriggerSettings({
     DIAGNOSIS_TABLE_NAME: 'unit',
     TRIGGERS: JSON.stringify([
