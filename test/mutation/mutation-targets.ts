@@ -150,12 +150,57 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
         replacement: 'Stryker was here',
         reason: 'the group always matched when the pattern did: the fallback never runs',
       },
+      {
+        mutator: 'StringLiteral',
+        original: "createHash('sha256').update(text, 'utf8').digest()",
+        replacement: '""',
+        reason: 'Node reads an empty encoding name as UTF-8 (its default)',
+      },
     ],
   },
   {
     module: 'functions/handlers/webhook-handler.ts',
     tests: ['test/unit/functions/handlers/webhook-handler.test.ts'],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'ObjectLiteral',
+        original: '.use(injectLambdaContext(logger, { resetKeys: true }))',
+        replacement: '{}',
+        reason: 'resetKeys clears log keys appended by an earlier invocation; this handler appends none',
+      },
+      {
+        mutator: 'BooleanLiteral',
+        original: '.use(injectLambdaContext(logger, { resetKeys: true }))',
+        replacement: 'false',
+        reason: 'as above',
+      },
+      {
+        mutator: 'ArrayDeclaration',
+        original: 'secrets ?? []',
+        replacement: 'Stryker was here',
+        reason: 'with no secrets configured the request is refused on the next line whatever the signature check said',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "const body = event.body ?? '';",
+        replacement: 'Stryker was here',
+        reason: 'an absent body and any other non-JSON text are both refused as BODY_NOT_JSON with the same message',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original:
+          "if (body.length > MAX_WEBHOOK_BODY_BYTES) throw refuse('WEBHOOK_BODY_TOO_LARGE', 'the body is too large');",
+        replacement: 'false',
+        reason:
+          'a cost bound only: a text longer in characters is longer in UTF-8 bytes, refused two lines later alike',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "const bytes = Buffer.from(body, 'utf8');",
+        replacement: '""',
+        reason: 'Node reads an empty encoding name as UTF-8 (its default)',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/masking-session.ts',

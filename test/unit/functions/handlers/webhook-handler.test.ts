@@ -27,7 +27,23 @@ const SECRET = 'pd-secret-current-0123456789';
 const NOW = Date.parse('2026-11-30T06:06:35.000Z');
 const SKEW_MS = 60_000;
 
-function world(options: { alertmanagerToken?: string | undefined; pagerdutySecrets?: string[] | undefined } = {}) {
+function failingIncidentWrites(store: object): Record<string, () => Promise<never>> {
+  const failing: Record<string, () => Promise<never>> = {};
+  for (const [name, member] of Object.entries(store)) {
+    if (typeof member === 'function' && name !== 'claimWebhookEvent' && name !== 'releaseWebhookEvent') {
+      failing[name] = () => Promise.reject(new Error('dynamo down'));
+    }
+  }
+  return failing;
+}
+
+function world(
+  options: {
+    alertmanagerToken?: string | undefined;
+    pagerdutySecrets?: string[] | undefined;
+    failStore?: boolean;
+  } = {},
+) {
   const settings = parseTriggerSettings({
     DIAGNOSIS_TABLE_NAME: 'unit',
     TRIGGERS: JSON.stringify([
@@ -38,14 +54,22 @@ function world(options: { alertmanagerToken?: string | undefined; pagerdutySecre
   const incidents = createMemoryIncidentStore();
   const claims: { source: string; eventId: string; at: number; expiresAt: number }[] = [];
   const recorded = recordingWorkflow();
+  const released: string[] = [];
+  const lines: Record<string, unknown>[] = [];
   const handler = createWebhookHandler(
     {
       config: { mappings: settings.TRIGGERS, lookbackMs: 30 * 60_000, timeZone: 'Asia/Shanghai' },
       incidents: {
         ...incidents,
+        // NOTE: failStore: every incident write but the claim and its release fails, as a DynamoDB outage would.
+        ...(options.failStore === true ? failingIncidentWrites(incidents) : {}),
         claimWebhookEvent: (source, eventId, claim) => {
           claims.push({ source, eventId, ...claim });
           return incidents.claimWebhookEvent(source, eventId, claim);
+        },
+        releaseWebhookEvent: (source, eventId) => {
+          released.push(`${source}:${eventId}`);
+          return incidents.releaseWebhookEvent(source, eventId);
         },
       },
       start: { store: createMemoryStores(), workflow: recorded.workflow },
@@ -57,7 +81,7 @@ function world(options: { alertmanagerToken?: string | undefined; pagerdutySecre
         pagerdutySecrets: 'pagerdutySecrets' in options ? options.pagerdutySecrets : [SECRET],
       },
     },
-    createObservability('TriggerWebhook', () => undefined),
+    createObservability('TriggerWebhook', (line) => void lines.push(JSON.parse(line))),
   );
   async function post(
     source: string,
@@ -75,10 +99,14 @@ function world(options: { alertmanagerToken?: string | undefined; pagerdutySecre
       ...(event.isBase64Encoded === undefined ? {} : { isBase64Encoded: event.isBase64Encoded }),
     });
     const response = (await handler(request as never, lambdaContext(30_000))) as { statusCode: number; body: string };
-    const parsed = JSON.parse(response.body) as { error?: { code: string } };
-    return { status: response.statusCode, code: parsed.error?.code ?? null };
+    const parsed = JSON.parse(response.body) as { error?: { code: string; message: string } };
+    return { status: response.statusCode, code: parsed.error?.code ?? null, message: parsed.error?.message ?? null };
   }
-  return { post, claims, started: recorded.started };
+  async function send(event: unknown) {
+    const response = (await handler(event as never, lambdaContext(30_000))) as { statusCode: number; body: string };
+    return { status: response.statusCode, body: JSON.parse(response.body) as unknown };
+  }
+  return { post, send, claims, released, lines, started: recorded.started };
 }
 
 const signed = (body: string) => ({
@@ -101,7 +129,8 @@ describe('createWebhookHandler: PagerDuty event age', () => {
   ])('answers an event sent %s with %i', async (_label, occurredAt, status, code) => {
     const { post, started } = world();
     const body = pagerDutyAt(occurredAt);
-    expect(await post('pagerduty', body, signed(body))).toEqual({ status, code });
+    const message = code === null ? null : 'the event is too old (or from the future)';
+    expect(await post('pagerduty', body, signed(body))).toEqual({ status, code, message });
     expect(started).toHaveLength(status === 202 ? 1 : 0);
   });
 
@@ -109,7 +138,7 @@ describe('createWebhookHandler: PagerDuty event age', () => {
     const { post, claims } = world();
     const occurredAt = NOW - 9 * 60_000;
     const body = pagerDutyAt(occurredAt, '01DREPLAY');
-    expect(await post('pagerduty', body, signed(body))).toEqual({ status: 202, code: null });
+    expect(await post('pagerduty', body, signed(body))).toEqual({ status: 202, code: null, message: null });
     expect(claims).toEqual([
       { source: 'pagerduty', eventId: '01DREPLAY', at: NOW, expiresAt: occurredAt + PAGERDUTY_MAX_AGE_MS + SKEW_MS },
     ]);
@@ -118,8 +147,8 @@ describe('createWebhookHandler: PagerDuty event age', () => {
 
 describe('createWebhookHandler: Alertmanager replay window', () => {
   it('claims the body’s hash for the replay window from now', async () => {
-    const { post, claims } = world();
-    expect(await post('alertmanager', ALERTMANAGER, bearer)).toEqual({ status: 202, code: null });
+    const { post, claims, started } = world();
+    expect(await post('alertmanager', ALERTMANAGER, bearer)).toEqual({ status: 202, code: null, message: null });
     expect(claims).toEqual([
       {
         source: 'alertmanager',
@@ -128,13 +157,27 @@ describe('createWebhookHandler: Alertmanager replay window', () => {
         expiresAt: NOW + ALERTMANAGER_REPLAY_WINDOW_MS,
       },
     ]);
+    expect(started).toHaveLength(1);
     expect(ALERTMANAGER_REPLAY_WINDOW_MS).toBe(60 * 60_000);
   });
 });
 
+const UNAUTHENTICATED_AM = 'a valid bearer token is required';
+const UNAUTHENTICATED_PD = 'an X-PagerDuty-Signature is required';
+const TOO_LARGE = 'the body is too large';
+
+/** The Alertmanager fixture with every non-ASCII character escaped, padded with spaces to exactly `bytes`. */
+function asciiAlertmanager(bytes: number): string {
+  const ascii = JSON.stringify(JSON.parse(ALERTMANAGER)).replace(
+    /[\u0080-\uffff]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return `${ascii}${' '.repeat(bytes - ascii.length)}`;
+}
+
 describe('createWebhookHandler: refusals before anything is written', () => {
   it.each([
-    ['no bearer token', 'alertmanager', ALERTMANAGER, {}, {}, 401, 'WEBHOOK_UNAUTHENTICATED'],
+    ['no bearer token', 'alertmanager', ALERTMANAGER, {}, {}, 401, 'WEBHOOK_UNAUTHENTICATED', UNAUTHENTICATED_AM],
     [
       'another bearer token',
       'alertmanager',
@@ -143,8 +186,9 @@ describe('createWebhookHandler: refusals before anything is written', () => {
       {},
       401,
       'WEBHOOK_UNAUTHENTICATED',
+      UNAUTHENTICATED_AM,
     ],
-    ['no signature', 'pagerduty', PAGERDUTY, {}, {}, 401, 'WEBHOOK_UNAUTHENTICATED'],
+    ['no signature', 'pagerduty', PAGERDUTY, {}, {}, 401, 'WEBHOOK_UNAUTHENTICATED', UNAUTHENTICATED_PD],
     [
       'a wrong signature',
       'pagerduty',
@@ -153,10 +197,29 @@ describe('createWebhookHandler: refusals before anything is written', () => {
       {},
       401,
       'WEBHOOK_BAD_SIGNATURE',
+      'no signature matches the body',
     ],
-    ['a GET', 'alertmanager', ALERTMANAGER, bearer, { method: 'GET' }, 405, 'METHOD_NOT_ALLOWED'],
-    ['an unknown source', 'opsgenie', ALERTMANAGER, bearer, {}, 404, 'UNKNOWN_TRIGGER_SOURCE'],
-    ['a body that is not JSON', 'alertmanager', '{"version":', bearer, {}, 400, 'BODY_NOT_JSON'],
+    ['a GET', 'alertmanager', ALERTMANAGER, bearer, { method: 'GET' }, 405, 'METHOD_NOT_ALLOWED', 'use POST'],
+    [
+      'an unknown source',
+      'opsgenie',
+      ALERTMANAGER,
+      bearer,
+      {},
+      404,
+      'UNKNOWN_TRIGGER_SOURCE',
+      'the sources are alertmanager and pagerduty',
+    ],
+    [
+      'a body that is not JSON',
+      'alertmanager',
+      '{"version":',
+      bearer,
+      {},
+      400,
+      'BODY_NOT_JSON',
+      'the body is not valid JSON',
+    ],
     [
       'a body that is not base64',
       'alertmanager',
@@ -165,26 +228,68 @@ describe('createWebhookHandler: refusals before anything is written', () => {
       { isBase64Encoded: true },
       400,
       'MALFORMED_EVENT',
+      'the body is not base64',
     ],
-  ] as const)('refuses %s', async (_label, source, body, headers, event, status, code) => {
-    const { post, claims, started } = world();
-    expect(await post(source, body, headers, event)).toEqual({ status, code });
+  ] as const)('refuses %s', async (_label, source, body, headers, event, status, code, message) => {
+    const { post, claims, started, lines } = world();
+    expect(await post(source, body, headers, event)).toEqual({ status, code, message });
     expect([claims, started]).toEqual([[], []]);
+    expect(lines).toContainEqual(expect.objectContaining({ message: 'webhook refused', code }));
+    expect(lines).toContainEqual(expect.objectContaining({ refusal: code, TriggerWebhookRefused: 1 }));
+  });
+
+  it('refuses an event that is not an HTTP API request as MALFORMED_EVENT', async () => {
+    const { send } = world();
+    const malformed = { requestContext: {}, body: ALERTMANAGER, pathParameters: { source: 'alertmanager' } };
+    expect(await send(malformed)).toEqual({
+      status: 400,
+      body: { error: { code: 'MALFORMED_EVENT', message: 'the event is not a valid HTTP API request' } },
+    });
+  });
+
+  it('refuses an event without path parameters as an unknown source', async () => {
+    const { send } = world();
+    const event = {
+      ...httpEvent({ path: '/triggers/alertmanager', iam: false, body: ALERTMANAGER }),
+      pathParameters: null,
+    };
+    expect(await send(event)).toMatchObject({ status: 404, body: { error: { code: 'UNKNOWN_TRIGGER_SOURCE' } } });
   });
 
   it('refuses a signed PagerDuty body that is not a v3 webhook as MALFORMED_EVENT', async () => {
     const { post, claims } = world();
     const body = JSON.stringify({ event: { id: 'x' } });
-    expect(await post('pagerduty', body, signed(body))).toEqual({ status: 400, code: 'MALFORMED_EVENT' });
+    expect(await post('pagerduty', body, signed(body))).toEqual({
+      status: 400,
+      code: 'MALFORMED_EVENT',
+      message: 'the body is not a PagerDuty v3 webhook',
+    });
     expect(claims).toEqual([]);
+  });
+
+  it('refuses the same PagerDuty event delivered again as a replay', async () => {
+    const { post, started } = world();
+    const body = pagerDutyAt(NOW, '01DTWICE');
+    expect(await post('pagerduty', body, signed(body))).toEqual({ status: 202, code: null, message: null });
+    expect(await post('pagerduty', body, signed(body))).toEqual({
+      status: 401,
+      code: 'WEBHOOK_REPLAYED',
+      message: 'this event was received already',
+    });
+    expect(started).toHaveLength(1);
   });
 
   it('refuses everything on a route whose secret is not set', async () => {
     const { post } = world({ alertmanagerToken: undefined, pagerdutySecrets: undefined });
-    expect(await post('alertmanager', ALERTMANAGER, bearer)).toEqual({ status: 401, code: 'WEBHOOK_UNAUTHENTICATED' });
+    expect(await post('alertmanager', ALERTMANAGER, bearer)).toEqual({
+      status: 401,
+      code: 'WEBHOOK_UNAUTHENTICATED',
+      message: UNAUTHENTICATED_AM,
+    });
     expect(await post('pagerduty', PAGERDUTY, signed(PAGERDUTY))).toEqual({
       status: 401,
       code: 'WEBHOOK_UNAUTHENTICATED',
+      message: UNAUTHENTICATED_PD,
     });
   });
 
@@ -195,20 +300,46 @@ describe('createWebhookHandler: refusals before anything is written', () => {
     expect(await post('pagerduty', encoded, signed(body), { isBase64Encoded: true })).toEqual({
       status: 202,
       code: null,
+      message: null,
     });
   });
 
-  it('refuses a body one byte over the limit as 413, text or base64, and reads one at the limit', async () => {
-    const { post } = world();
-    const atLimit = `${ALERTMANAGER}${' '.repeat(MAX_WEBHOOK_BODY_BYTES - Buffer.byteLength(ALERTMANAGER))}`;
-    expect(await post('alertmanager', atLimit, bearer)).toEqual({ status: 202, code: null });
-    expect(await post('alertmanager', `${atLimit} `, bearer)).toEqual({ status: 413, code: 'WEBHOOK_BODY_TOO_LARGE' });
-    const overBase64 = Buffer.from(`${atLimit} `).toString('base64');
-    expect(await post('alertmanager', overBase64, bearer, { isBase64Encoded: true })).toEqual({
-      status: 413,
-      code: 'WEBHOOK_BODY_TOO_LARGE',
+  it('reads a body of exactly the limit, as text and as base64, and refuses one byte more with 413', async () => {
+    const atLimit = asciiAlertmanager(MAX_WEBHOOK_BODY_BYTES);
+    expect(atLimit).toHaveLength(MAX_WEBHOOK_BODY_BYTES);
+    const base64 = (text: string) => Buffer.from(text).toString('base64');
+    expect(await world().post('alertmanager', atLimit, bearer)).toMatchObject({ status: 202, code: null });
+    expect(await world().post('alertmanager', base64(atLimit), bearer, { isBase64Encoded: true })).toMatchObject({
+      status: 202,
+      code: null,
     });
-    const multiByte = `${ALERTMANAGER}${'é'.repeat((MAX_WEBHOOK_BODY_BYTES - Buffer.byteLength(ALERTMANAGER)) / 2 + 1)}`;
-    expect(await post('alertmanager', multiByte, bearer)).toEqual({ status: 413, code: 'WEBHOOK_BODY_TOO_LARGE' });
+    const tooLarge = { status: 413, code: 'WEBHOOK_BODY_TOO_LARGE', message: TOO_LARGE };
+    expect(await world().post('alertmanager', `${atLimit} `, bearer)).toEqual(tooLarge);
+    expect(await world().post('alertmanager', base64(`${atLimit} `), bearer, { isBase64Encoded: true })).toEqual(
+      tooLarge,
+    );
+    // NOTE: base64 longer than the limit's encoding is refused before it is decoded, with a shorter message.
+    expect(await world().post('alertmanager', base64(`${atLimit}   `), bearer, { isBase64Encoded: true })).toEqual({
+      ...tooLarge,
+      message: 'too large',
+    });
+    const multiByte = `${atLimit.slice(0, -2)}é`;
+    expect(multiByte).toHaveLength(MAX_WEBHOOK_BODY_BYTES - 1);
+    expect(await world().post('alertmanager', `${multiByte}é`, bearer)).toEqual(tooLarge);
+  });
+});
+
+describe('createWebhookHandler: a downstream failure', () => {
+  it('answers 500 INTERNAL, logs the error class, and releases the event so the sender’s retry is no replay', async () => {
+    const { post, released, lines } = world({ failStore: true });
+    const body = pagerDutyAt(NOW, '01DFAIL');
+    expect(await post('pagerduty', body, signed(body))).toEqual({
+      status: 500,
+      code: 'INTERNAL',
+      message: 'the webhook could not be handled; retry later',
+    });
+    expect(released).toEqual(['pagerduty:01DFAIL']);
+    expect(lines).toContainEqual(expect.objectContaining({ message: 'webhook failed', error: 'Error' }));
+    expect(JSON.stringify(lines)).not.toContain('dynamo down');
   });
 });
