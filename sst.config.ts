@@ -608,7 +608,9 @@ export default $config({
         // "none": that source's route refuses every request until the secret is set (`sst secret set …`).
         const alertmanagerToken = new sst.Secret('AlertmanagerWebhookToken', 'none');
         const pagerdutySecrets = new sst.Secret('PagerDutyWebhookSecrets', 'none');
-        const webhook = triggerFunction('TriggerWebhook', [alertmanagerToken, pagerdutySecrets]);
+        // NOTE: a mapping's own credential (its `secret`): only that mapping is reached with it (docs/triggers.md).
+        const mappingSecrets = stageConfig.webhookSecrets.map((name) => new sst.Secret(name, 'none'));
+        const webhook = triggerFunction('TriggerWebhook', [alertmanagerToken, pagerdutySecrets, ...mappingSecrets]);
         triggerFunctions.TriggerWebhook = webhook;
         // NOTE: no `auth`: the senders cannot sign AWS requests; the function checks each one's own credential.
         api.route('POST /triggers/{source}', webhook.arn);

@@ -16,12 +16,15 @@ import {
   DIAGNOSIS_SETTING_KEYS,
   type DiagnosisSettingKey,
   type DiagnosisSettings,
+  mappingsOverQueryLimit,
   parseDiagnosisSettings,
   SettingsError,
   type TriggerMapping,
   triggerMappingsSchema,
+  webhookSecretNames,
 } from '../packages/core/src/config/index.ts';
 import { unusableMaskingKeys } from '../packages/core/src/config/linear-pattern.ts';
+import { DEFAULT_RUN_LIMITS } from '../packages/core/src/run/run-limits.ts';
 import { type AlarmSettings, alarmSettingsSchema } from './alarms.ts';
 
 /** The stage that holds real tenants' data (its table is retained and protected, see `sst.config.ts`). */
@@ -126,6 +129,8 @@ export interface StageConfig {
   alarms: AlarmSettings;
   /** The trigger mappings, checked; the Trigger functions get them as `TRIGGERS`. */
   triggers: TriggerMapping[];
+  /** The SST secrets the webhook mappings name (`secret`), each linked to TriggerWebhook. */
+  webhookSecrets: string[];
   delivery: DeliverySettings;
   reservedConcurrency: ReservedConcurrency;
 }
@@ -201,6 +206,17 @@ export function parseStageConfig(root: string, stage: string, file: string, json
   if (unusable.length > 0) {
     throw new StageConfigError(`${file}: settings the functions would refuse: ${unusable.join(', ')}`);
   }
+  // NOTE: every mapping's question must fit the query's byte limit with the alarm's name at its cap and some of its
+  // reason (docs/triggers.md, "The question"); the Trigger functions' cold start checks the same.
+  const oversized = mappingsOverQueryLimit(parsed.output.triggers, {
+    timeZone: settings.DIAGNOSIS_TIMEZONE,
+    maxQueryBytes: settings.DIAGNOSIS_MAX_QUERY_BYTES ?? DEFAULT_RUN_LIMITS.maxQueryBytes,
+  });
+  if (oversized.length > 0) {
+    throw new StageConfigError(
+      `${file}: question templates that cannot fit DIAGNOSIS_MAX_QUERY_BYTES: ${oversized.map((index) => `triggers.${index}.query`).join(', ')}`,
+    );
+  }
   const production = stage === PRODUCTION_STAGE;
   const exampleEvidence = findExampleEvidence(root, settings);
   if (production && exampleEvidence.length > 0 && !parsed.output[ALLOW_EXAMPLE_EVIDENCE]) {
@@ -234,6 +250,7 @@ export function parseStageConfig(root: string, stage: string, file: string, json
     batchMaxConcurrency: parsed.output.batchMaxConcurrency,
     alarms: parsed.output.alarms,
     triggers: parsed.output.triggers,
+    webhookSecrets: webhookSecretNames(parsed.output.triggers),
     delivery: parsed.output.delivery,
     reservedConcurrency: { ...parsed.output.reservedConcurrency },
   };

@@ -5,10 +5,15 @@
  */
 
 import { createWebhookHandler } from './handlers/webhook-handler.ts';
+import { coldStart } from './setup/cold-start.ts';
+import { readLinkedSecret } from './setup/linked-environment.ts';
 import { createObservability } from './setup/observability.ts';
 import { loadTrigger } from './setup/trigger-setup.ts';
+import { parseMappingSecrets } from './triggers/mapping-credentials.ts';
 
 const { settings, deps } = await loadTrigger();
+// NOTE: each webhook mapping's own secret (stage file `secret`) is an SST secret linked to this function.
+const mappingSecrets = await coldStart(() => parseMappingSecrets(settings.TRIGGERS, readLinkedSecret));
 
 export const handler = createWebhookHandler(
   {
@@ -16,6 +21,7 @@ export const handler = createWebhookHandler(
     secrets: {
       alertmanagerToken: settings.ALERTMANAGER_WEBHOOK_TOKEN,
       pagerdutySecrets: settings.PAGERDUTY_WEBHOOK_SECRETS,
+      mappingSecrets,
     },
   },
   createObservability('TriggerWebhook'),

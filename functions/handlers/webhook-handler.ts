@@ -10,21 +10,21 @@ import { TRIGGER_METRICS } from '../setup/metric-names.ts';
 import type { Observability } from '../setup/observability.ts';
 import { alertmanagerEventId, parseAlertmanagerWebhook } from '../triggers/alertmanager-webhook.ts';
 import type { TriggerDecision } from '../triggers/incident-facts.ts';
+import { checkWebhookCredentials, mappingsGranted } from '../triggers/mapping-credentials.ts';
 import { pagerDutyEnvelope, parsePagerDutyWebhook } from '../triggers/pagerduty-webhook.ts';
 import { answerTriggerDecision, type TriggerDeps } from '../triggers/trigger-service.ts';
-import {
-  bearerTokenMatches,
-  MAX_WEBHOOK_BODY_BYTES,
-  pagerDutySignatureMatches,
-  WEBHOOK_REFUSALS,
-  type WebhookRefusal,
-} from '../triggers/webhook-auth.ts';
+import { MAX_WEBHOOK_BODY_BYTES, WEBHOOK_REFUSALS, type WebhookRefusal } from '../triggers/webhook-auth.ts';
 
 export interface WebhookSecrets {
-  /** Alertmanager's bearer token; undefined: the route refuses every Alertmanager request. */
+  /** Alertmanager's shared bearer token; undefined: only mappings with their own secret can be reached. */
   alertmanagerToken: string | undefined;
-  /** PagerDuty's signing secrets (several during a rotation); undefined: the route refuses every PagerDuty request. */
+  /** PagerDuty's shared signing secrets (several during a rotation); undefined: likewise. */
   pagerdutySecrets: readonly string[] | undefined;
+  /**
+   * The values of the mappings' own secrets (`secret` in the stage file), by secret name; a mapping whose secret is
+   * not here refuses every request. See `parseMappingSecrets`.
+   */
+  mappingSecrets?: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface WebhookDeps extends TriggerDeps {
@@ -98,21 +98,35 @@ async function handleWebhook(event: HttpApiEvent, deps: WebhookDeps, observabili
   let eventId: string;
   let expiresAt: number;
   let json: unknown;
+  // NOTE: a request proves some credentials (the shared secret, mappings' own secrets); only the mappings of those
+  // credentials are considered for it, so one mapping's token cannot start runs for another's enterprise.
+  const credentials = checkWebhookCredentials(
+    source,
+    { authorization: header(event, 'authorization'), signature: header(event, 'x-pagerduty-signature'), rawBody: raw },
+    source === 'alertmanager'
+      ? deps.secrets.alertmanagerToken === undefined
+        ? undefined
+        : [deps.secrets.alertmanagerToken]
+      : deps.secrets.pagerdutySecrets,
+    deps.secrets.mappingSecrets ?? new Map(),
+    deps.config.mappings,
+  );
+  if (!credentials.ok) {
+    throw refuse(
+      credentials.code,
+      credentials.code === 'WEBHOOK_BAD_SIGNATURE'
+        ? 'no signature matches the body'
+        : source === 'alertmanager'
+          ? 'a valid bearer token is required'
+          : 'an X-PagerDuty-Signature is required',
+    );
+  }
+  const config = { ...deps.config, mappings: mappingsGranted(deps.config.mappings, source, credentials.granted) };
   if (source === 'alertmanager') {
-    const token = deps.secrets.alertmanagerToken;
-    if (token === undefined || !bearerTokenMatches(header(event, 'authorization'), token)) {
-      throw refuse('WEBHOOK_UNAUTHENTICATED', 'a valid bearer token is required');
-    }
     json = parseJson(raw);
     eventId = alertmanagerEventId(raw);
     expiresAt = now + ALERTMANAGER_REPLAY_WINDOW_MS;
   } else {
-    const secrets = deps.secrets.pagerdutySecrets;
-    const signature = pagerDutySignatureMatches(header(event, 'x-pagerduty-signature'), raw, secrets ?? []);
-    if (secrets === undefined || signature === 'MISSING') {
-      throw refuse('WEBHOOK_UNAUTHENTICATED', 'an X-PagerDuty-Signature is required');
-    }
-    if (signature !== 'VALID') throw refuse('WEBHOOK_BAD_SIGNATURE', 'no signature matches the body');
     json = parseJson(raw);
     const envelope = pagerDutyEnvelope(json);
     if (envelope === null) throw new Refused(400, 'MALFORMED_EVENT', 'the body is not a PagerDuty v3 webhook');
@@ -127,8 +141,8 @@ async function handleWebhook(event: HttpApiEvent, deps: WebhookDeps, observabili
   }
   const decision: TriggerDecision =
     source === 'alertmanager'
-      ? parseAlertmanagerWebhook(json, raw, deps.config, now)
-      : parsePagerDutyWebhook(json, deps.config, now);
+      ? parseAlertmanagerWebhook(json, raw, config, now)
+      : parsePagerDutyWebhook(json, config, now);
   try {
     return json202(await answerTriggerDecision(decision, deps, observability));
   } catch (error) {

@@ -35,6 +35,12 @@ export function readLinkedEnvironment(
   return merged;
 }
 
+/** A linked SST secret's value (`Resource[name].value`), or undefined when it is not linked. */
+export function readLinkedSecret(name: string): string | undefined {
+  const secret = linked<{ value?: unknown }>(name);
+  return typeof secret?.value === 'string' ? secret.value : undefined;
+}
+
 function linked<T>(name: string): T | undefined {
   try {
     return name in Resource ? ((Resource as unknown as Record<string, T>)[name] ?? undefined) : undefined;

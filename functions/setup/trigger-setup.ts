@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DiagnosisWorkflow } from '@diagnosis/core';
+import { DEFAULT_RUN_LIMITS, type DiagnosisWorkflow } from '@diagnosis/core';
 import { parseTriggerSettings, type TriggerSettings } from '@diagnosis/core/config';
 import { createDynamoClient, createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { ulid } from 'ulid';
@@ -24,6 +24,7 @@ export function buildTriggerDeps(
       mappings: settings.TRIGGERS,
       lookbackMs: settings.TRIGGER_LOOKBACK_MINUTES * 60_000,
       timeZone: settings.DIAGNOSIS_TIMEZONE,
+      maxQueryBytes: settings.DIAGNOSIS_MAX_QUERY_BYTES ?? DEFAULT_RUN_LIMITS.maxQueryBytes,
     },
     incidents: createDynamoIncidentStore({
       client: dynamo,

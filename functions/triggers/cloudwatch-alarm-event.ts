@@ -26,6 +26,8 @@ const alarmEventSchema = v.object({
   'detail-type': v.literal('CloudWatch Alarm State Change'),
   source: v.literal('aws.cloudwatch'),
   time: v.string(),
+  account: v.optional(v.pipe(v.string(), v.maxLength(12))),
+  region: v.optional(v.pipe(v.string(), v.maxLength(30))),
   resources: v.pipe(v.array(v.pipe(v.string(), v.regex(ALARM_ARN))), v.minLength(1), v.maxLength(1)),
   detail: v.object({
     alarmName: v.pipe(v.string(), v.minLength(1), v.maxLength(255)),
@@ -49,10 +51,17 @@ export function parseCloudWatchAlarmEvent(raw: unknown, config: TriggerConfig, n
   if (state.value !== 'ALARM' || event.detail.previousState?.value === 'ALARM') {
     return { kind: 'ignored', code: 'NOT_FIRING' };
   }
-  const mapping = findCloudWatchMapping(config.mappings, event.detail.alarmName);
+  const [alarmArn = ''] = event.resources;
+  // NOTE: `arn:<partition>:cloudwatch:<region>:<account>:alarm:<name>` (checked above); the origin is what both the
+  // event and the ARN say, so a mapping's `accountId` / `region` condition holds on both.
+  const [, , , arnRegion, arnAccount] = alarmArn.split(':');
+  const origin = {
+    account: event.account === arnAccount ? arnAccount : undefined,
+    region: event.region === arnRegion ? arnRegion : undefined,
+  };
+  const mapping = findCloudWatchMapping(config.mappings, event.detail.alarmName, origin);
   if (mapping === undefined) return { kind: 'ignored', code: 'UNMAPPED' };
   const enteredAlarmAt = Date.parse(state.timestamp);
-  const [alarmArn = ''] = event.resources;
   return incidentOf(
     {
       source: 'cloudwatch',

@@ -23,6 +23,8 @@ export interface TriggerConfig {
   /** Default lookback before the incident's start (a mapping's `lookbackMinutes` wins). */
   lookbackMs: number;
   timeZone: string;
+  /** The query's UTF-8 byte limit (DIAGNOSIS_MAX_QUERY_BYTES): the question is built to fit it. */
+  maxQueryBytes: number;
 }
 
 /** The facts of an event, read by its source's parser. */
@@ -59,6 +61,7 @@ export function incidentOf(
       service: mapping.service,
     },
     mapping.query,
+    config.maxQueryBytes,
   );
   return {
     kind: 'incident',

@@ -97,6 +97,20 @@ export function describeIncidentStoreContract(label: string, factory: IncidentSt
       expect(await store.getIncident(ref)).toBeNull();
     });
 
+    it('puts a re-fire’s incident back as it was when its claim is released, only while it points at that run', async () => {
+      const store = await make();
+      const ref = newRef();
+      await store.openIncident(ref, { runId: 'run-a', sessionId: 's', at: T0 });
+      await store.attachEvent(ref, 'run-a', event('e1', T0 + 1_000));
+      const seen = await store.getIncident(ref);
+      if (seen === null) throw new Error('the incident must exist');
+      expect(await store.reopenIncident(seen, { runId: 'run-b', at: T0 + 900_000 })).toBe(true);
+      await store.releaseIncident(ref, 'run-other', seen);
+      expect(await store.getIncident(ref)).toMatchObject({ runId: 'run-b', runCount: 2 });
+      await store.releaseIncident(ref, 'run-b', seen);
+      expect(await store.getIncident(ref)).toEqual(seen);
+    });
+
     it('stores at most MAX_STORED_INCIDENT_EVENTS events and counts the rest', async () => {
       const store = await make();
       const ref = newRef();

@@ -110,6 +110,9 @@ describe('POST /diagnoses, asynchronously', () => {
     const done = await start(body, 25);
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ runId, status: 'PUBLISHED', report: { kind: 'DIAGNOSIS' } });
+    // One status word on every route (issue 32 item 15): cancelling a published run answers what GET answers.
+    expect((await read(runId)).body.status).toBe('PUBLISHED');
+    expect(await cancel(runId)).toMatchObject({ status: 200, body: { runId, status: 'PUBLISHED' } });
   });
 
   it('refuses a wait that is not a whole number of seconds up to 25', async () => {

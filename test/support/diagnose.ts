@@ -9,6 +9,8 @@ export interface DiagnoseOptions {
   previousTurn?: unknown;
   run?: Partial<RunContextInit>;
   handlers?: Parameters<typeof createFakeEvidence>[0];
+  /** The catalog `query_mysql` offers (default: the fake's own). */
+  catalog?: Parameters<typeof createFakeEvidence>[1];
   audit?: AuditHook;
 }
 
@@ -18,7 +20,7 @@ export interface DiagnoseOptions {
  */
 export async function diagnose(script: ScriptStep[], options: DiagnoseOptions = {}) {
   const model = scriptedModel(script);
-  const fake = createFakeEvidence(options.handlers);
+  const fake = createFakeEvidence(options.handlers, options.catalog);
   const memory = createMemoryAudit();
   const run = testRun(options.run);
   const outcome = await runDiagnosis(

@@ -64,7 +64,10 @@ export const mysqlRows = (): MysqlData => ({
  * In-memory evidence adapters that record every call they receive and answer from a handler per tool
  * (default: a small OK result). Fakes over mocks: tests assert on the recorded calls.
  */
-export function createFakeEvidence(handlers: Partial<Record<ToolName, FakeHandler>> = {}) {
+export function createFakeEvidence(
+  handlers: Partial<Record<ToolName, FakeHandler>> = {},
+  catalog: readonly MysqlQueryDescriptor[] = FAKE_CATALOG,
+) {
   const calls: ToolCallRequest<unknown>[] = [];
   const defaults: Record<ToolName, FakeHandler> = {
     lookup_knowledge: () => ({ status: 'OK', data: knowledgeHit() }),
@@ -80,7 +83,7 @@ export function createFakeEvidence(handlers: Partial<Record<ToolName, FakeHandle
   const evidence = {
     lookup_knowledge: adapter('lookup_knowledge'),
     query_logs: adapter('query_logs'),
-    query_mysql: { ...adapter('query_mysql'), catalog: FAKE_CATALOG },
+    query_mysql: { ...adapter('query_mysql'), catalog },
   } as EvidenceAdapters;
   return { evidence, calls };
 }

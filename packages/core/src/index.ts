@@ -128,7 +128,14 @@ export { createRunContext, emptyRunUsage } from './run/run-context.ts';
 export type { RunLimits } from './run/run-limits.ts';
 export { DEFAULT_RUN_LIMITS } from './run/run-limits.ts';
 export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';
-export { type RunTrigger, TRIGGER_SOURCES, TRIGGER_TEXT_CAPS, type TriggerSource } from './run/run-trigger.ts';
+export {
+  boundTriggerTitle,
+  CUT_MARK,
+  type RunTrigger,
+  TRIGGER_SOURCES,
+  TRIGGER_TEXT_CAPS,
+  type TriggerSource,
+} from './run/run-trigger.ts';
 export type { StopReason } from './run/stop-reason.ts';
 export { STOP_REASONS } from './run/stop-reason.ts';
 export { DEFAULT_TIME_ZONE, formatZonedIso, isTimeZone } from './run/zoned-time.ts';
@@ -272,16 +279,22 @@ export {
   buildIncidentQuery,
   DEFAULT_QUERY_TEMPLATES,
   type IncidentQueryFacts,
+  incidentQueryFits,
+  MIN_REASON_BYTES,
   QUERY_PLACEHOLDERS,
   QUERY_TEXT_CAPS,
 } from './trigger/incident-query.ts';
 export {
+  type AlarmOrigin,
   type AlertmanagerMapping,
   type CloudWatchMapping,
   findAlertmanagerMapping,
   findCloudWatchMapping,
   findPagerDutyMapping,
+  mappingsOverQueryLimit,
   type PagerDutyMapping,
   type TriggerMapping,
   triggerMappingsSchema,
+  WEBHOOK_SECRET_NAME_PATTERN,
+  webhookSecretNames,
 } from './trigger/trigger-mappings.ts';

@@ -238,6 +238,48 @@ describe('handleIncidentEvent', () => {
     expect(started).toEqual([first.runId, retried.runId]);
   });
 
+  it('gives a re-fire’s claim back when admission refuses it: the retry is refused honestly or starts, never attached to a run that was never stored (issue 32 item 6)', async () => {
+    const { deps, advance, now } = world();
+    const enterpriseId = `R${counter}${Date.now().toString(36).toUpperCase()}`.slice(0, 20);
+    const bounded: IncidentDeps = {
+      ...deps,
+      start: {
+        ...deps.start,
+        store: createDynamoRunStore({ client, tableName: table.tableName, now, maxOpenRuns: 1 }),
+      },
+    };
+    const of = (key: string, eventId: string) => {
+      const base = incident(key, eventId);
+      return { ...base, ref: { ...base.ref, enterpriseId } };
+    };
+    const first = await handleIncidentEvent(of('refire@t', 'f1'), bounded);
+    if (first.outcome !== 'STARTED') throw new Error('the first event must start the incident');
+    await bounded.start.store.claimQueuedRun(first.runId, now());
+    await bounded.start.store.completeRun(first.runId, publishedOutcome());
+    advance(deps.quietPeriodMs + 1_000);
+    // Another incident of the tenant takes its one open place; the re-fire is refused by admission.
+    const other = await handleIncidentEvent(of('occupier@t', 'o1'), bounded);
+    expect(other.outcome).toBe('STARTED');
+    await expect(handleIncidentEvent(of('refire@t', 'f2'), bounded)).rejects.toMatchObject({ code: 'TENANT_BUSY' });
+    const afterRefusal = await deps.incidents.getIncident(of('refire@t', 'f2').ref);
+    expect(afterRefusal).toMatchObject({ runId: first.runId, runCount: 1 });
+    // The sender's retry at once: refused again, honestly (never 'ATTACHED' to a run id that 404s).
+    advance(1_000);
+    await expect(handleIncidentEvent(of('refire@t', 'f2'), bounded)).rejects.toMatchObject({ code: 'TENANT_BUSY' });
+    // Once a place is free, the retry starts the re-fire, continuing the incident's session.
+    if (other.outcome !== 'STARTED') throw new Error('unreachable');
+    await bounded.start.store.claimQueuedRun(other.runId, now());
+    await bounded.start.store.completeRun(other.runId, publishedOutcome());
+    const retried = await handleIncidentEvent(of('refire@t', 'f2'), bounded);
+    expect(retried).toMatchObject({ outcome: 'STARTED', continued: true, sessionId: first.sessionId });
+    if (retried.outcome !== 'STARTED') throw new Error('unreachable');
+    expect(await bounded.start.store.getRun(retried.runId)).toMatchObject({ status: 'QUEUED' });
+    expect(await deps.incidents.getIncident(of('refire@t', 'f2').ref)).toMatchObject({
+      runId: retried.runId,
+      runCount: 2,
+    });
+  });
+
   it('gives the claim back when the run could not be stored, so the next event starts it', async () => {
     const { deps, started } = world();
     const key = `alarm-refused-${counter}@t`;

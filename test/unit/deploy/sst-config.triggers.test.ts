@@ -148,6 +148,32 @@ describe('sst.config.ts with trigger mappings', async () => {
     expect(none.ofType('aws.cloudwatch.MetricAlarm').map((alarm) => alarm.name)).not.toContain('AlarmTriggerFailures');
   });
 
+  it('creates and links one secret per mapping credential, to the webhook function only (issue 32 hardening)', async () => {
+    const own = await runConfig({
+      settings: {},
+      triggers: [
+        { ...cloudwatch, accountId: '123456789012', region: 'cn-north-1' },
+        { ...pagerduty, secret: 'WebhookPdE1001' },
+        { source: 'alertmanager', labels: { team: 'billing' }, enterpriseId: 'E2002', secret: 'WebhookAmE2002' },
+        { source: 'alertmanager', labels: { team: 'search' }, enterpriseId: 'E3003', secret: 'WebhookAmE2002' },
+      ],
+    });
+    const secrets = own.ofType('sst.Secret').map((secret) => [secret.name, secret.args]);
+    expect(secrets).toContainEqual(['WebhookPdE1001', 'none']);
+    expect(secrets).toContainEqual(['WebhookAmE2002', 'none']);
+    const fns = own.ofType('sst.aws.Function');
+    const ownWebhook = fns.find((fn) => fn.name === 'TriggerWebhook');
+    expect(ownWebhook?.args.link).toHaveLength(4);
+    // The alarm function is linked to no secret (its TRIGGERS name the secrets, never hold their values).
+    expect(fns.find((fn) => fn.name === 'Trigger')?.args.link).toEqual([]);
+  });
+
+  it('refuses a mapping secret whose name is not a Webhook… SST secret name', async () => {
+    await expect(runConfig({ settings: {}, triggers: [{ ...pagerduty, secret: 'ModelApiKey' }] })).rejects.toThrow(
+      'deploy/dev.json: invalid or unknown keys: triggers.0.secret',
+    );
+  });
+
   it('refuses a stage file whose mapping the trigger would refuse, naming it', async () => {
     await expect(runConfig({ settings: {}, triggers: [{ ...cloudwatch, enterpriseId: 'e1001' }] })).rejects.toThrow(
       'deploy/dev.json: invalid or unknown keys: triggers.0.enterpriseId',

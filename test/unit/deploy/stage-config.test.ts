@@ -210,6 +210,37 @@ describe('parseStageConfig', () => {
     expect(error.message).toBe(`deploy/alice.json: settings the functions would refuse: ${key}`);
   });
 
+  it('refuses a question template that cannot fit the query’s byte limit, naming the mapping (issue 32 item 5)', () => {
+    // 900 Chinese characters (2,700 bytes) pass the 1,000-character cap; with the alarm's name at its cap twice they
+    // cannot fit the default 4,096 bytes, and a smaller DIAGNOSIS_MAX_QUERY_BYTES refuses even the default question.
+    const long = {
+      source: 'pagerduty',
+      serviceId: 'PF9KMXH',
+      enterpriseId: 'E1001',
+      query: `${'诊'.repeat(900)}{alarm}{reason}{alarm}`,
+    };
+    const short = { source: 'cloudwatch', alarmNamePattern: 'E1001-*', enterpriseId: 'E1001' };
+    const error = refusal(() =>
+      parseStageConfig(ownRoot, 'alice', 'deploy/alice.json', { settings: {}, triggers: [short, long] }),
+    );
+    expect(error.message).toBe(
+      'deploy/alice.json: question templates that cannot fit DIAGNOSIS_MAX_QUERY_BYTES: triggers.1.query',
+    );
+    expect(
+      parseStageConfig(ownRoot, 'alice', 'deploy/alice.json', {
+        settings: { DIAGNOSIS_MAX_QUERY_BYTES: 8_192 },
+        triggers: [short, long],
+      }).triggers,
+    ).toHaveLength(2);
+    const small = refusal(() =>
+      parseStageConfig(ownRoot, 'alice', 'deploy/alice.json', {
+        settings: { DIAGNOSIS_MAX_QUERY_BYTES: 512 },
+        triggers: [short],
+      }),
+    );
+    expect(small.message).toContain('triggers.0.query');
+  });
+
   it('refuses a knowledge folder, logs folder or catalog that is not there', () => {
     const error = refusal(() =>
       parseStageConfig(ownRoot, 'alice', 'deploy/alice.json', {

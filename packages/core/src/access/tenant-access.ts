@@ -61,10 +61,20 @@ export function canAccessTenant(policy: TenantAccessPolicy, caller: IamCaller, e
   );
 }
 
+/**
+ * An IAM or STS ARN as IAM spells one (at most 2,048 characters): names, paths and role session names use only
+ * `A-Z a-z 0-9 + = , . @ _ - /`. NOTE: a caller's ARN outside this set (a line terminator, a space, a `*`) is no ARN
+ * IAM issues, so it is refused before any pattern sees it (issue 32 item 14).
+ */
+const CALLER_ARN = /^arn:aws[a-z-]{0,20}:(iam|sts)::\d{12}:[A-Za-z0-9+=,.@_/-]{1,2000}$/;
+const MAX_CALLER_ARN_CHARS = 2_048;
+
 function principalMatches(principal: string, caller: IamCaller): boolean {
   if (principal === '*') return true;
   if (/^\d{12}$/.test(principal)) return caller.accountId === principal;
   if (principal.startsWith('o-')) return caller.principalOrgId === principal;
+  const arn = caller.userArn;
+  if (typeof arn !== 'string' || arn.length > MAX_CALLER_ARN_CHARS || !CALLER_ARN.test(arn)) return false;
   // NOTE: a linear-time match, never a RegExp built from the pattern: the caller picks its role session name.
-  return typeof caller.userArn === 'string' && matchesWildcard(principal, caller.userArn);
+  return matchesWildcard(principal, arn);
 }

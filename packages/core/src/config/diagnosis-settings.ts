@@ -10,7 +10,7 @@ import {
   runLimitsFromSettings,
 } from '../run/run-limits.ts';
 import { DEFAULT_TIME_ZONE, isTimeZone } from '../run/zoned-time.ts';
-import { triggerMappingsSchema } from '../trigger/trigger-mappings.ts';
+import { mappingsOverQueryLimit, triggerMappingsSchema } from '../trigger/trigger-mappings.ts';
 import {
   badKeys,
   type EvidenceSettings,
@@ -391,6 +391,13 @@ export function parseTriggerSettings(environment: Record<string, string | undefi
   const schema = triggerSettingsSchema();
   const result = v.safeParse(schema, pickDefined(environment, schema));
   if (!result.success) throw new SettingsError(badKeys(result.issues));
+  // NOTE: a mapping's question must fit the query's byte limit whatever the sender's texts (issue 32 item 5); the
+  // deploy checks the same, so this fails only a function deployed around the deploy's check.
+  const oversized = mappingsOverQueryLimit(result.output.TRIGGERS, {
+    timeZone: result.output.DIAGNOSIS_TIMEZONE,
+    maxQueryBytes: result.output.DIAGNOSIS_MAX_QUERY_BYTES ?? DEFAULT_RUN_LIMITS.maxQueryBytes,
+  });
+  if (oversized.length > 0) throw new SettingsError(oversized.map((index) => `TRIGGERS.${index}.query`));
   return result.output;
 }
 

@@ -6,8 +6,10 @@ export {
   type TenantAccessRule,
 } from '../access/tenant-access.ts';
 export {
+  mappingsOverQueryLimit,
   type TriggerMapping,
   triggerMappingsSchema,
+  webhookSecretNames,
 } from '../trigger/trigger-mappings.ts';
 /** `@diagnosis/core/config`: one valibot schema for all settings, parsed by the handlers and handed in. */
 export {

@@ -53,16 +53,57 @@ export function admitToolCall(
   if (!parsed.ok) return refuse(rejectedOutcome(toolCallId, 'INVALID_INPUT', { paths: parsed.paths }));
   const outside = outsideIncidentWindow(run, parsed.timeRange, toolCallId);
   if (outside !== null) return refuse(outside);
+  const input = inputWithinWindow(run, parsed, context.catalog);
+  if (input === null) return refuse(windowRefusal(run, toolCallId));
   const unevaluated = followProgressProtocol(context, parsed.envelope.previous_observation, toolCallId);
   if (unevaluated !== null) return refuse(unevaluated);
 
-  const canonical = canonicalInput(toolName, parsed.envelope.input);
+  const canonical = canonicalInput(toolName, input);
   if (tracker.isDuplicate(canonical)) {
     tracker.countNoGain();
     stopWhenSaturated(run, tracker, collection);
     return refuse(rejectedOutcome(toolCallId, 'DUPLICATE_CALL'));
   }
-  return { admitted: true, input: parsed.envelope.input, canonical };
+  return { admitted: true, input, canonical };
+}
+
+/**
+ * The business input the adapter runs with: a time range that overlaps the run's incident window is clamped to it —
+ * a `query_logs` window to the part inside, each of a catalog query's `datetime` parameters into the window — so a
+ * 24-hour query reads only the window's hours (issue 32, hardening). Null when nothing of a logs window is left
+ * (it only touches the window's edge). NOTE: the window's ends are rounded inwards to whole seconds, the precision
+ * the clamped times are written with; the audit keeps the model's own input, the adapter reads this one.
+ */
+function inputWithinWindow(
+  run: RunContext,
+  parsed: Extract<ParsedEnvelope, { ok: true }>,
+  catalog: readonly MysqlQueryDescriptor[],
+): unknown {
+  if (run.window === null || parsed.timeRange === null) return parsed.envelope.input;
+  const openedAt = Date.parse(run.window.from);
+  const closedAt = Date.parse(run.window.to);
+  const from = Math.min(Math.ceil(openedAt / 1_000) * 1_000, closedAt);
+  const to = Math.max(Math.floor(closedAt / 1_000) * 1_000, from);
+  const clamp = (time: string) => {
+    const at = Date.parse(time);
+    if (at < from) return formatZonedIso(from, run.timeZone);
+    if (at > to) return formatZonedIso(to, run.timeZone);
+    return time;
+  };
+  if (parsed.toolName === 'query_logs') {
+    const logs = parsed.envelope.input;
+    const start = clamp(logs.start_time);
+    const end = clamp(logs.end_time);
+    return Date.parse(start) < Date.parse(end) ? { ...logs, start_time: start, end_time: end } : null;
+  }
+  const mysql = parsed.envelope.input;
+  const entry = catalog.find((descriptor) => descriptor.name === mysql.query_name);
+  const params = Object.fromEntries(
+    Object.entries(mysql.params).map(([name, value]) =>
+      entry?.params[name]?.type === 'datetime' && typeof value === 'string' ? [name, clamp(value)] : [name, value],
+    ),
+  );
+  return { ...mysql, params };
 }
 
 /**
@@ -76,10 +117,15 @@ function outsideIncidentWindow(
 ): ToolOutcome | null {
   if (run.window === null || timeRange === null) return null;
   if (overlapsIncidentWindow(run.window, timeRange.startMs, timeRange.endMs)) return null;
+  return windowRefusal(run, toolCallId);
+}
+
+function windowRefusal(run: RunContext, toolCallId: ToolCallId): ToolOutcome {
+  const window = run.window ?? { from: '', to: '' };
   return rejectedOutcome(toolCallId, 'OUTSIDE_INCIDENT_WINDOW', {
     window: {
-      from: formatZonedIso(Date.parse(run.window.from), run.timeZone),
-      to: formatZonedIso(Date.parse(run.window.to), run.timeZone),
+      from: formatZonedIso(Date.parse(window.from), run.timeZone),
+      to: formatZonedIso(Date.parse(window.to), run.timeZone),
     },
   });
 }

@@ -1,3 +1,5 @@
+import { truncateChars } from './utf8.ts';
+
 /** What can start a run besides a caller: a CloudWatch alarm, an Alertmanager group, a PagerDuty incident. */
 export const TRIGGER_SOURCES = Object.freeze(['cloudwatch', 'alertmanager', 'pagerduty'] as const);
 export type TriggerSource = (typeof TRIGGER_SOURCES)[number];
@@ -12,7 +14,7 @@ export interface RunTrigger {
   incidentKey: string;
   /** The sender's id of the event that started the run (EventBridge `id`, PagerDuty `event.id`, Alertmanager's key). */
   eventId: string;
-  /** The alarm, alert group or incident title, at most 256 characters. */
+  /** The alarm, alert group or incident title, stored through {@link boundTriggerTitle} (≤ 256 units, cut marked). */
   title: string;
   /** When the incident began (the alarm's state change, the earliest `startsAt`, `occurred_at`), UTC ISO. */
   startedAt: string;
@@ -20,3 +22,18 @@ export interface RunTrigger {
 
 /** Caps of the texts a sender chose. */
 export const TRIGGER_TEXT_CAPS = Object.freeze({ incidentKey: 1_024, eventId: 256, title: 256 });
+
+/** What ends a sender's text that was cut to fit (one UTF-16 unit, three UTF-8 bytes). */
+export const CUT_MARK = '…';
+
+/**
+ * A sender's title as the run and its incident events keep it: at most {@link TRIGGER_TEXT_CAPS}`.title` UTF-16
+ * units, well-formed; a longer one is cut on a character boundary and ends with {@link CUT_MARK}. NOTE: the one bound
+ * for every path that stores a title (a run started, an event attached), so no sender's title (PagerDuty allows
+ * 1,024 characters) can make the store refuse an item (issue 32 item 4).
+ */
+export function boundTriggerTitle(title: string): string {
+  const text = title.toWellFormed();
+  if (text.length <= TRIGGER_TEXT_CAPS.title) return text;
+  return `${truncateChars(text, TRIGGER_TEXT_CAPS.title - CUT_MARK.length)}${CUT_MARK}`;
+}

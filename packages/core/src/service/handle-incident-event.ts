@@ -72,7 +72,7 @@ export async function handleIncidentEvent(event: IncidentEvent, deps: IncidentDe
     if (await mayStartAnew(incident, at, deps)) {
       const runId = deps.newRunId();
       if (await deps.incidents.reopenIncident(incident, { runId, at })) {
-        return startRun(event, deps, { runId, sessionId: incident.sessionId, continued: true });
+        return startRun(event, deps, { runId, sessionId: incident.sessionId, continued: true }, incident);
       }
       continue;
     }
@@ -104,6 +104,8 @@ async function startRun(
   event: IncidentEvent,
   deps: IncidentDeps,
   claim: { runId: string; sessionId: string; continued: boolean },
+  /** For a re-fire: the incident as it was before this claim, put back if the run is never stored. */
+  previous?: StoredIncident,
 ): Promise<IncidentOutcome> {
   const trigger: RunTrigger = {
     source: event.ref.source,
@@ -128,10 +130,12 @@ async function startRun(
     return { outcome: 'STARTED', ...claim, run };
   } catch (error) {
     // NOTE: a run that was never stored (refused before its item was written, e.g. the tenant's admission bound)
-    // gives its claim back, so the sender's retry can start it; a stored one keeps it (it ended FAILED, see
-    // startDiagnosis), and the incident's rules apply to it like to any ended run.
+    // gives its claim back — a first run's claim is deleted, a re-fire's incident points at its last stored run again
+    // — so the sender's retry can start it (or is refused again, honestly), never attached to a run that 404s; a
+    // stored one keeps it (it ended FAILED, see startDiagnosis), and the incident's rules apply to it like to any
+    // ended run.
     if ((await deps.start.store.getRun(claim.runId)) === null) {
-      await deps.incidents.releaseIncident(event.ref, claim.runId);
+      await deps.incidents.releaseIncident(event.ref, claim.runId, previous);
     }
     throw error;
   }

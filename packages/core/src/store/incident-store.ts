@@ -56,8 +56,12 @@ export interface IncidentStore {
     runId: string,
     event: Omit<IncidentEventRecord, 'runId' | 'sequence' | 'receivedAt'> & { at: number },
   ): Promise<number | null>;
-  /** Gives up the claim of a run that could not be started (only while the incident still points at it). */
-  releaseIncident(ref: IncidentRef, runId: string): Promise<void>;
+  /**
+   * Gives up the claim of a run that could not be started (only while the incident still points at `runId`): a first
+   * claim is deleted; a re-fire's (`previous`: the incident as the re-fire saw it) puts the incident back as it was, so
+   * it points at its last stored run again and the sender's retry is judged against that run (issue 32 item 6).
+   */
+  releaseIncident(ref: IncidentRef, runId: string, previous?: StoredIncident): Promise<void>;
   /** The events attached to a run, in order (at most `limit`, default {@link MAX_STORED_INCIDENT_EVENTS}). */
   listIncidentEvents(runId: string, limit?: number): Promise<IncidentEventRecord[]>;
   /**

@@ -77,6 +77,28 @@ describe('canAccessTenant', () => {
     expect(canAccessTenant(open, { accountId: '999999999999' }, 'E2002')).toBe(true);
   });
 
+  it('refuses a caller ARN outside IAM’s character set before matching, whatever the pattern (issue 32 item 14)', () => {
+    const sessions = parseTenantAccess(
+      JSON.stringify([{ principal: 'arn:aws:sts::123456789012:assumed-role/OpsE1001/*', enterprises: ['E1001'] }]),
+    );
+    const arn = 'arn:aws:sts::123456789012:assumed-role/OpsE1001/';
+    expect(canAccessTenant(sessions, { userArn: `${arn}alice` }, 'E1001')).toBe(true);
+    for (const hostile of [
+      'alice\nx',
+      'alice\rx',
+      'alice\u2028x',
+      'alice\u2029x',
+      'alice x',
+      'alice\u0000',
+      'ali*ce',
+    ]) {
+      expect(canAccessTenant(sessions, { userArn: `${arn}${hostile}` }, 'E1001')).toBe(false);
+    }
+    expect(canAccessTenant(sessions, { userArn: `${arn}${'a'.repeat(2_048)}` }, 'E1001')).toBe(false);
+    const open = parseTenantAccess(JSON.stringify([{ principal: 'arn:aws:sts::123456789012:*', enterprises: '*' }]));
+    expect(canAccessTenant(open, { userArn: `${arn}alice\nx` }, 'E1001')).toBe(false);
+  });
+
   it('treats regular-expression characters in a pattern as text', () => {
     const dotted = parseTenantAccess(
       JSON.stringify([{ principal: 'arn:aws:iam::123456789012:user/a.b', enterprises: ['E1001'] }]),

@@ -3,7 +3,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countWildcardMatch, matchesWildcard } from '../../../../packages/core/src/access/wildcard-match.ts';
 
-/** The reference: the textbook dynamic programme over (pattern prefix, text prefix), quadratic and obviously right. */
+/** What `*` never matches: the line terminators of JavaScript's `.` (issue 32 item 14). */
+const LINE_TERMINATORS = ['\n', '\r', '\u2028', '\u2029'];
+
+/**
+ * The reference: the textbook dynamic programme over (pattern prefix, text prefix), quadratic and obviously right;
+ * `*` absorbs any character but a line terminator.
+ */
 function referenceMatch(pattern: string, text: string): boolean {
   let row = Array.from({ length: text.length + 1 }, (_, index) => index === 0);
   for (const character of pattern) {
@@ -12,7 +18,7 @@ function referenceMatch(pattern: string, text: string): boolean {
     for (let index = 1; index <= text.length; index++) {
       next[index] =
         character === '*'
-          ? row[index] === true || next[index - 1] === true
+          ? row[index] === true || (next[index - 1] === true && !LINE_TERMINATORS.includes(text[index - 1] ?? ''))
           : row[index - 1] === true && text[index - 1] === character;
     }
     row = next;
@@ -20,13 +26,16 @@ function referenceMatch(pattern: string, text: string): boolean {
   return row[text.length] === true;
 }
 
-/** The matcher this one replaced (a RegExp built from the pattern): a second reference, on small inputs only. */
+/**
+ * The matcher this one replaced (a RegExp built from the pattern, `.*` without the `s` flag, so never across a line
+ * terminator): a second reference, on small inputs only.
+ */
 function previousRegexMatch(pattern: string, text: string): boolean {
   const source = pattern
     .split('*')
     .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
     .join('.*');
-  return new RegExp(`^${source}$`, 's').test(text);
+  return new RegExp(`^${source}$`).test(text);
 }
 
 const small = (alphabet: string[], maxLength: number) =>
@@ -40,6 +49,20 @@ describe('matchesWildcard', () => {
         expect(matchesWildcard(pattern, text)).toBe(previousRegexMatch(pattern, text));
       }),
       { numRuns: 2_000 },
+    );
+  });
+
+  it('agrees with both references when patterns and names hold line terminators', () => {
+    fc.assert(
+      fc.property(
+        small(['a', '\n', '\u2028', '*'], 10),
+        small(['a', '\n', '\r', '\u2028', '\u2029'], 20),
+        (pattern, text) => {
+          expect(matchesWildcard(pattern, text)).toBe(referenceMatch(pattern, text));
+          expect(matchesWildcard(pattern, text)).toBe(previousRegexMatch(pattern, text));
+        },
+      ),
+      { numRuns: 2_000, seed: 3214 },
     );
   });
 
@@ -85,7 +108,13 @@ describe('matchesWildcard', () => {
     ['a middle segment found after a partial match', 'x*abab*y', 'xabaabababy', true],
     ['regular-expression characters are text', 'a.*(b)', 'a.x(b)', true],
     ['a dot is not any character', 'a.*', 'ab', false],
-    ['a newline is a character like any other', 'a*b', 'a\nb', true],
+    ['a star never matches a newline', 'a*b', 'a\nb', false],
+    ['a star never matches a carriage return', 'a*b', 'a\rb', false],
+    ['a star never matches a line separator', 'a*b', 'a\u2028b', false],
+    ['a star never matches a paragraph separator', 'a*b', 'a\u2029b', false],
+    ['a star never matches a terminator at the end', 'a/*', 'a/alice\nx', false],
+    ['a newline in the pattern matches itself', 'a*\n*b', 'ax\nyb', true],
+    ['a newline in the pattern still bounds each star', 'a*\n*b', 'ax\ny\nb', false],
   ])('%s', (_label, pattern, text, expected) => {
     expect(matchesWildcard(pattern, text)).toBe(expected);
     expect(referenceMatch(pattern, text)).toBe(expected);

@@ -121,6 +121,25 @@ describe('parseTriggerSettings', () => {
     expect(String((thrown as Error).message)).not.toContain(token);
   });
 
+  it('refuses at cold start a mapping whose question cannot fit the query’s byte limit, naming it (issue 32 item 5)', () => {
+    const triggers = (query: string) =>
+      JSON.stringify([
+        { source: 'cloudwatch', alarmNamePattern: 'E1001-*', enterpriseId: 'E1001' },
+        { source: 'pagerduty', serviceId: 'PF9KMXH', enterpriseId: 'E1001', query },
+      ]);
+    const long = `${'诊'.repeat(900)}{alarm}{reason}{alarm}`;
+    expect(() => parseTriggerSettings({ DIAGNOSIS_TABLE_NAME: 'diagnosis', TRIGGERS: triggers(long) })).toThrow(
+      new SettingsError(['TRIGGERS.1.query']),
+    );
+    expect(
+      parseTriggerSettings({
+        DIAGNOSIS_TABLE_NAME: 'diagnosis',
+        TRIGGERS: triggers(long),
+        DIAGNOSIS_MAX_QUERY_BYTES: '8192',
+      }).TRIGGERS,
+    ).toHaveLength(2);
+  });
+
   it('takes a token of printable ASCII without spaces', () => {
     const token = 'Xk9_-.~+/=!#$%&*abcdef';
     expect(

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../../support/diagnose.ts';
+import { FAKE_CATALOG } from '../../../support/fake-evidence.ts';
 import { envelope, noConclusionDraft } from '../../../support/run-fixtures.ts';
 import { observationsIn, textRound, toolRound } from '../../../support/scripted-model.ts';
 
@@ -39,13 +40,57 @@ describe('the tool boundary with an incident window', () => {
     expect(audit.tools[0]).toMatchObject({ disposition: 'REJECTED', code: 'OUTSIDE_INCIDENT_WINDOW' });
   });
 
-  it('runs a logs query that overlaps the window, even one that starts before it', async () => {
+  it('runs a logs query that starts before the window with its start clamped to the window (issue 32)', async () => {
+    const { observation, adapterCalls, audit } = await observe({
+      name: 'query_logs',
+      input: envelope(logs('2026-11-30T13:00:00+08:00', '2026-11-30T13:50:00+08:00')),
+    });
+    expect(observation?.evidence_status).not.toBe('REJECTED');
+    expect(adapterCalls.map((call) => call.input)).toEqual([
+      logs('2026-11-30T13:35:00+08:00', '2026-11-30T13:50:00+08:00'),
+    ]);
+    // The audit keeps what the model asked for.
+    expect(audit.tools[0]?.input).toMatchObject({
+      input: logs('2026-11-30T13:00:00+08:00', '2026-11-30T13:50:00+08:00'),
+    });
+  });
+
+  it('clamps a 24-hour logs query to the window instead of reading the day around it (issue 32)', async () => {
+    const { adapterCalls } = await observe({
+      name: 'query_logs',
+      input: envelope(logs('2026-11-30T00:00:00+08:00', '2026-12-01T00:00:00+08:00')),
+    });
+    expect(adapterCalls.map((call) => call.input)).toEqual([
+      logs('2026-11-30T13:35:00+08:00', '2026-11-30T14:10:00+08:00'),
+    ]);
+  });
+
+  it('refuses a logs query that only touches the window’s opening instant: nothing of it lies inside', async () => {
     const { observation, adapterCalls } = await observe({
       name: 'query_logs',
       input: envelope(logs('2026-11-30T13:00:00+08:00', '2026-11-30T13:35:00+08:00')),
     });
-    expect(observation?.evidence_status).not.toBe('REJECTED');
-    expect(adapterCalls).toHaveLength(1);
+    expect(observation?.code).toBe('OUTSIDE_INCIDENT_WINDOW');
+    expect(adapterCalls).toHaveLength(0);
+  });
+
+  it('clamps a logs window to whole seconds inside a window whose ends carry milliseconds', async () => {
+    const { adapterCalls } = await diagnose(
+      [
+        toolRound([
+          {
+            id: 'call-1',
+            name: 'query_logs',
+            input: envelope(logs('2026-11-30T13:00:00+08:00', '2026-11-30T15:00:00+08:00')),
+          },
+        ]),
+        final,
+      ],
+      { run: { window: { from: '2026-11-30T05:35:00.402Z', to: '2026-11-30T06:10:00.900Z' } } },
+    );
+    expect(adapterCalls.map((call) => call.input)).toEqual([
+      logs('2026-11-30T13:35:01+08:00', '2026-11-30T14:10:00+08:00'),
+    ]);
   });
 
   it('refuses a logs query that ends a millisecond before the window opens', async () => {
@@ -63,6 +108,34 @@ describe('the tool boundary with an incident window', () => {
     });
     expect(observation?.code).toBe('OUTSIDE_INCIDENT_WINDOW');
     expect(adapterCalls).toHaveLength(0);
+  });
+
+  it('clamps each datetime parameter of a catalog query that overlaps the window into it (issue 32)', async () => {
+    const catalog = [
+      ...FAKE_CATALOG,
+      {
+        name: 'order_status_summary',
+        description: '时间窗内订单汇总',
+        params: {
+          since: { type: 'datetime' as const, description: '窗口开始' },
+          until: { type: 'datetime' as const, description: '窗口结束' },
+        },
+      },
+    ];
+    const input = {
+      query_name: 'order_status_summary',
+      params: { since: '2026-11-29T14:00:00+08:00', until: '2026-11-30T14:00:00+08:00' },
+    };
+    const { adapterCalls } = await diagnose(
+      [toolRound([{ id: 'call-1', name: 'query_mysql', input: envelope(input) }]), final],
+      { run: { window: WINDOW }, catalog },
+    );
+    expect(adapterCalls.map((call) => call.input)).toEqual([
+      {
+        query_name: 'order_status_summary',
+        params: { since: '2026-11-30T13:35:00+08:00', until: '2026-11-30T14:00:00+08:00' },
+      },
+    ]);
   });
 
   it('runs a catalog query whose datetime parameter lies inside the window', async () => {

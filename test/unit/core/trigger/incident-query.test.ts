@@ -1,4 +1,12 @@
-import { buildIncidentQuery, DEFAULT_QUERY_TEMPLATES, QUERY_TEXT_CAPS, triggerMappingsSchema } from '@diagnosis/core';
+import {
+  buildIncidentQuery,
+  DEFAULT_QUERY_TEMPLATES,
+  incidentQueryFits,
+  MIN_REASON_BYTES,
+  mappingsOverQueryLimit,
+  QUERY_TEXT_CAPS,
+  triggerMappingsSchema,
+} from '@diagnosis/core';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 
@@ -29,10 +37,41 @@ describe('buildIncidentQuery', () => {
       reason: `r\r\n\u2028${'y'.repeat(5_000)}`,
     });
     expect(query).not.toMatch(/[\p{Cc}\u2028]/u);
-    expect(query).toContain(`a b c${'x'.repeat(QUERY_TEXT_CAPS.alarm - 5)}」`);
+    // Cut on a character boundary and marked as cut (issue 32 items 4 and 5).
+    expect(query).toContain(`a b c${'x'.repeat(QUERY_TEXT_CAPS.alarm - 6)}…」`);
     expect(query.length).toBeLessThan(
       DEFAULT_QUERY_TEMPLATES.cloudwatch.length + QUERY_TEXT_CAPS.alarm + QUERY_TEXT_CAPS.reason + 60,
     );
+  });
+
+  it('fits the query’s byte limit by cutting {reason} first, on a character boundary, counting UTF-8 bytes', () => {
+    const reason = '数据库连接池耗尽'.repeat(200);
+    const template = '告警「{alarm}」：{reason}。又：{reason}。';
+    const whole = buildIncidentQuery({ ...facts, reason }, template);
+    expect(Buffer.byteLength(whole)).toBeGreaterThan(1_000);
+    const query = buildIncidentQuery({ ...facts, reason }, template, 1_000);
+    expect(Buffer.byteLength(query)).toBeLessThanOrEqual(1_000);
+    expect(Buffer.byteLength(query)).toBeGreaterThan(1_000 - 2 * 6);
+    const [, first, second] = /^告警「E1001-payment-gateway-5xx」：(.*)。又：(.*)。$/u.exec(query) ?? [];
+    expect(first).toBe(second);
+    expect(first?.endsWith('…')).toBe(true);
+    expect(reason.startsWith(first?.slice(0, -1) ?? 'x')).toBe(true);
+  });
+
+  it('cuts {alarm} when even the cut reason leaves no room, never a character in two', () => {
+    const query = buildIncidentQuery(
+      { ...facts, alarm: '😀'.repeat(100), reason: '原因'.repeat(100) },
+      '{alarm}|{reason}',
+      50,
+    );
+    expect(Buffer.byteLength(query)).toBeLessThanOrEqual(50);
+    expect(query.isWellFormed()).toBe(true);
+    expect(query).toMatch(/^(😀)+…\|$/u);
+  });
+
+  it('keeps the question whole when it fits', () => {
+    const query = buildIncidentQuery({ ...facts, reason: '短' }, '{alarm}：{reason}', 1_000);
+    expect(query).toBe('E1001-payment-gateway-5xx：短');
   });
 
   it('names a missing reason and service', () => {
@@ -70,5 +109,42 @@ describe('triggerMappingsSchema', () => {
     ['an unknown source', { ...valid, source: 'datadog' }],
   ])('refuses %s', (_, mapping) => {
     expect(v.is(triggerMappingsSchema, [mapping])).toBe(false);
+  });
+});
+
+describe('incidentQueryFits', () => {
+  const settings = { timeZone: 'Asia/Shanghai', maxQueryBytes: 4_096 };
+
+  it('takes every source’s default question under the default limit', () => {
+    for (const source of ['cloudwatch', 'alertmanager', 'pagerduty'] as const) {
+      expect(incidentQueryFits({ source }, settings)).toBe(true);
+    }
+  });
+
+  it('refuses a template whose own bytes, the alarm at its cap and some reason do not fit (bytes, not characters)', () => {
+    // Under 1,000 characters pass the schema's cap, but 900 of them are 2,700 bytes of Chinese, and the alarm's
+    // name at its cap twice is 1,536 more.
+    const template = `${'诊'.repeat(900)}{alarm}{reason}{alarm}`;
+    expect(
+      v.is(triggerMappingsSchema, [{ source: 'pagerduty', serviceId: 'P1', enterpriseId: 'E1001', query: template }]),
+    ).toBe(true);
+    expect(incidentQueryFits({ source: 'pagerduty', query: template }, settings)).toBe(false);
+    expect(incidentQueryFits({ source: 'pagerduty', query: template }, { ...settings, maxQueryBytes: 8_192 })).toBe(
+      true,
+    );
+    // Each {reason} needs its own room.
+    const room = 4_096 - QUERY_TEXT_CAPS.alarm * 3;
+    const fits = `${'x'.repeat(room - MIN_REASON_BYTES)}{alarm}{reason}`;
+    expect(incidentQueryFits({ source: 'pagerduty', query: fits }, settings)).toBe(true);
+    expect(incidentQueryFits({ source: 'pagerduty', query: `${fits}{reason}` }, settings)).toBe(false);
+    expect(
+      mappingsOverQueryLimit(
+        [
+          { source: 'pagerduty', serviceId: 'P1', enterpriseId: 'E1001', query: fits },
+          { source: 'pagerduty', serviceId: 'P2', enterpriseId: 'E1001', query: template },
+        ],
+        settings,
+      ),
+    ).toEqual([1]);
   });
 });

@@ -110,7 +110,29 @@ export function createDynamoIncidentStore(options: DynamoIncidentStoreOptions): 
       return sequence;
     },
 
-    async releaseIncident(ref, runId) {
+    async releaseIncident(ref, runId, previous) {
+      if (previous !== undefined) {
+        await conditional(() =>
+          documents.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: incidentKey(ref),
+              UpdateExpression:
+                'SET run_id = :previousRun, opened_at = :openedAt, last_event_at = :lastEventAt, event_count = :eventCount, run_count = :runCount',
+              ConditionExpression: 'run_id = :run',
+              ExpressionAttributeValues: {
+                ':previousRun': previous.runId,
+                ':openedAt': previous.openedAt,
+                ':lastEventAt': previous.lastEventAt,
+                ':eventCount': previous.eventCount,
+                ':runCount': previous.runCount,
+                ':run': runId,
+              },
+            }),
+          ),
+        );
+        return;
+      }
       await conditional(() =>
         documents.send(
           new DeleteCommand({

@@ -1,7 +1,7 @@
 /** The incident items (an incident and the events attached to it): their schemas and both directions, validated. */
 import * as v from 'valibot';
 import { issuePaths, RunStoreError } from '../../errors.ts';
-import { TRIGGER_SOURCES, TRIGGER_TEXT_CAPS } from '../../run/run-trigger.ts';
+import { boundTriggerTitle, TRIGGER_SOURCES, TRIGGER_TEXT_CAPS } from '../../run/run-trigger.ts';
 import { truncateChars } from '../../run/utf8.ts';
 import {
   type IncidentEventRecord,
@@ -117,7 +117,7 @@ export function incidentEventItem(
       sequence,
       source: event.source,
       event_id: truncateChars(event.eventId, TRIGGER_TEXT_CAPS.eventId),
-      title: truncateChars(event.title, TRIGGER_TEXT_CAPS.title),
+      title: boundTriggerTitle(event.title),
       received_at: new Date(event.at).toISOString(),
     }),
     'incident_event',

@@ -10,7 +10,7 @@ import { MODEL_FAILURE_KINDS } from '../../run/model-failure.ts';
 import { type ProcessScorecard, processScorecardSchema } from '../../run/process-scores.ts';
 import { emptyRunUsage } from '../../run/run-context.ts';
 import { DEFAULT_RUN_LIMITS } from '../../run/run-limits.ts';
-import { TRIGGER_SOURCES, TRIGGER_TEXT_CAPS } from '../../run/run-trigger.ts';
+import { boundTriggerTitle, TRIGGER_SOURCES, TRIGGER_TEXT_CAPS } from '../../run/run-trigger.ts';
 import { STOP_REASONS } from '../../run/stop-reason.ts';
 import { utf8Bytes } from '../../run/utf8.ts';
 import { TOOL_NAMES } from '../../tools/evidence-adapter.ts';
@@ -178,7 +178,7 @@ export function newRunItem(
               source: input.trigger.source,
               incident_key: input.trigger.incidentKey,
               event_id: input.trigger.eventId,
-              title: input.trigger.title,
+              title: boundTriggerTitle(input.trigger.title),
               started_at: input.trigger.startedAt,
             },
           }),

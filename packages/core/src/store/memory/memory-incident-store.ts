@@ -63,11 +63,21 @@ export function createMemoryIncidentStore(options: { retentionDays?: number } = 
       }
       return sequence;
     },
-    async releaseIncident(ref, runId) {
+    async releaseIncident(ref, runId, previous) {
       await tick();
       const key = keyOf(incidentKey(ref));
       const item = items.get(key);
-      if (item?.run_id === runId && item.run_count === 1) items.delete(key);
+      if (item?.run_id !== runId) return;
+      if (previous !== undefined) {
+        items.set(key, {
+          ...item,
+          run_id: previous.runId,
+          opened_at: previous.openedAt,
+          last_event_at: previous.lastEventAt,
+          event_count: previous.eventCount,
+          run_count: previous.runCount,
+        });
+      } else if (item.run_count === 1) items.delete(key);
     },
     async listIncidentEvents(runId, limit = MAX_STORED_INCIDENT_EVENTS) {
       await tick();
