@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { DEFAULT_RUN_LIMITS } from '@diagnosis/core';
 import { parseTriggerSettings } from '@diagnosis/core/config';
 import { createMemoryIncidentStore, createMemoryStores } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
@@ -58,7 +59,12 @@ function world(
   const lines: Record<string, unknown>[] = [];
   const handler = createWebhookHandler(
     {
-      config: { mappings: settings.TRIGGERS, lookbackMs: 30 * 60_000, timeZone: 'Asia/Shanghai' },
+      config: {
+        mappings: settings.TRIGGERS,
+        lookbackMs: 30 * 60_000,
+        timeZone: 'Asia/Shanghai',
+        maxQueryBytes: DEFAULT_RUN_LIMITS.maxQueryBytes,
+      },
       incidents: {
         ...incidents,
         // NOTE: failStore: every incident write but the claim and its release fails, as a DynamoDB outage would.
