@@ -552,12 +552,20 @@ export default $config({
         ...(environment.DIAGNOSIS_MAX_QUERY_BYTES === undefined
           ? {}
           : { DIAGNOSIS_MAX_QUERY_BYTES: environment.DIAGNOSIS_MAX_QUERY_BYTES }),
+        // The sender's texts (question, title) are masked with the runs' own masking (issue 32, item 10).
+        ...Object.fromEntries(
+          ['MASKING', 'MASKING_PATTERNS', 'MASKING_EXCLUSIONS', 'REASONING_RETENTION_DAYS', 'PSEUDONYM_RETENTION_DAYS']
+            .filter((key) => environment[key] !== undefined)
+            .map((key) => [key, environment[key]]),
+        ),
       };
       const triggerPermissions: sst.aws.FunctionPermissionArgs[] = [
         tableGrant(
           ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
           ['RUN#*', 'TENANT#*#OPEN', 'INCIDENT#*', 'WEBHOOK#*'],
         ),
+        // NOTE: a new run's pseudonym map (its question's values), put only: a trigger never reads a map.
+        tableGrant(['PutItem'], ['PSEUDONYMS#*']),
         { actions: ['states:StartExecution'], resources: [workflow.arn] },
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ];
@@ -581,7 +589,7 @@ export default $config({
         transform: { queue: { messageRetentionSeconds: 14 * 24 * 3600 } },
       });
       triggerPermissions.push({ actions: ['sqs:SendMessage'], resources: [triggerDeadLetters.arn] });
-      const trigger = triggerFunction('Trigger', []);
+      const trigger = triggerFunction('Trigger', [maskingKey]);
       triggerFunctions.Trigger = trigger;
       new aws.lambda.FunctionEventInvokeConfig('TriggerInvokeConfig', {
         functionName: trigger.name,
@@ -610,7 +618,12 @@ export default $config({
         const pagerdutySecrets = new sst.Secret('PagerDutyWebhookSecrets', 'none');
         // NOTE: a mapping's own credential (its `secret`): only that mapping is reached with it (docs/triggers.md).
         const mappingSecrets = stageConfig.webhookSecrets.map((name) => new sst.Secret(name, 'none'));
-        const webhook = triggerFunction('TriggerWebhook', [alertmanagerToken, pagerdutySecrets, ...mappingSecrets]);
+        const webhook = triggerFunction('TriggerWebhook', [
+          alertmanagerToken,
+          pagerdutySecrets,
+          ...mappingSecrets,
+          maskingKey,
+        ]);
         triggerFunctions.TriggerWebhook = webhook;
         // NOTE: no `auth`: the senders cannot sign AWS requests; the function checks each one's own credential.
         api.route('POST /triggers/{source}', webhook.arn);

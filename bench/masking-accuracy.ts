@@ -117,6 +117,65 @@ function print(title: string, tallies: Map<string, Tally>) {
   console.log(`| all | ${planted} | ${missed} | ${falsePositives} | |`);
 }
 
+/**
+ * Issue 32, items 7 and 8: every distinct planted phone, e-mail, bank card and resident id of the corpus written the
+ * ways a hostile or merely unusual text writes it, each in a sentence of its own: in full-width characters, with `@`
+ * URL-encoded (e-mail only), split by zero-width characters, and wrapped in marker look-alikes (`[MASKED:v]`,
+ * `[REDACTED:v]`, `<x_v:aaaaa>`). A form is missed when the masked sentence still shows the form as written, the value,
+ * or its first 7 characters; a false positive is a masked value no manifest lists.
+ */
+const HOSTILE_KINDS = new Set(['phone', 'email', 'bank_card', 'cn_id']);
+const fullWidth = (text: string) =>
+  text.replace(/[0-9A-Za-z@.]/g, (character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0));
+const zeroWidthSplit = (text: string) => `${text.slice(0, 3)}\u200b${text.slice(3, 7)}\u2060${text.slice(7)}`;
+const HOSTILE_FORMS: readonly [string, (value: string, kind: string) => string | null][] = [
+  ['full-width', (value) => fullWidth(value)],
+  ['url-encoded', (value, kind) => (kind === 'email' ? value.replace('@', '%40') : null)],
+  ['zero-width split', (value) => zeroWidthSplit(value)],
+  ['[MASKED:…]', (value) => `[MASKED:${value}]`],
+  ['[REDACTED:…]', (value) => `[REDACTED:${value}]`],
+  ['<x_…:aaaaa>', (value) => `<x_${value}:aaaaa>`],
+];
+
+export function measureHostileForms(
+  selection: readonly { label: string; world: string }[],
+  createSession: typeof createMaskingSession = createMaskingSession,
+): Map<string, Tally> {
+  const tallies = new Map<string, Tally>();
+  const values = new Map<string, string>();
+  for (const { world } of selection) {
+    const manifest = JSON.parse(readFileSync(join(world, 'personal-data.json'), 'utf8')) as PersonalDataManifest;
+    for (const planted of manifest.values) if (HOSTILE_KINDS.has(planted.kind)) values.set(planted.value, planted.kind);
+  }
+  for (const [form, write] of HOSTILE_FORMS) {
+    const masking = createSession({ mode: 'identifiers', secret: SECRET }, `hostile-${form}`);
+    for (const [value, kind] of values) {
+      const written = write(value, kind);
+      if (written === null) continue;
+      const key = `${kind}, ${form}`;
+      const tally = tallies.get(key) ?? { planted: 0, missed: 0, falsePositives: 0, examples: new Set<string>() };
+      tallies.set(key, tally);
+      tally.planted += 1;
+      const masked = masking.maskText(`用户 ${written} 下单失败`);
+      // NOTE: read as a person reads it: invisible characters do not hide a value's first part.
+      const visible = masked.replace(/[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]/g, '');
+      const partials = [value.slice(0, 7), fullWidth(value).slice(0, 7), value.slice(-7), fullWidth(value).slice(-7)];
+      if ([written, value, ...partials].some((needle) => visible.includes(needle))) {
+        tally.missed += 1;
+        if (tally.examples.size < 2) tally.examples.add(JSON.stringify(masked));
+      }
+      // A false positive: a masked value that is not the planted one (nor the planted one with what the sentence
+      // glued to it, as `x_<local part>` of the `<x_…:aaaaa>` look-alike, which is the address as written).
+      for (const entry of masking.takeNewEntries()) {
+        if (entry.value.includes(value)) continue;
+        tally.falsePositives += 1;
+        if (tally.examples.size < 2) tally.examples.add(entry.value);
+      }
+    }
+  }
+  return tallies;
+}
+
 export function benchMaskingAccuracy(): void {
   const all = worlds();
   for (const [title, selection] of [
@@ -135,6 +194,10 @@ export function benchMaskingAccuracy(): void {
       console.log(`without a MASKING_PATTERNS entry: customer_id ${customers.missed} of ${customers.planted} missed`);
     }
   }
+  print(
+    `hostile forms of the eval corpus's planted values (${all.length - 1} worlds):`,
+    measureHostileForms(all.slice(1)),
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

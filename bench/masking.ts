@@ -33,6 +33,10 @@ const KINDS: Record<string, string> = {
     '当 payment-gateway 出现连接池耗尽时，订单服务会报 upstream timeout，先查看 WARN 日志中的连接池统计。'.repeat(40),
   'hostile: 16 KiB of almost-e-mail addresses': 'a.b.c.d.e.f.g.h@'.repeat(1_024),
   'hostile: 16 KiB of digits and separators': '1 2-3 4-5 6-7 8 '.repeat(1_024),
+  // Issue 32, item 8: the encodings the normalised view undoes, at the masking bound.
+  'hostile: 16 KiB of full-width digits': '１３９１２３４５６７８ '.repeat(1_365),
+  'hostile: 16 KiB of %40 and zero-width splits': 'a%40b.c 1\u200b3\u200d9 '.repeat(1_024),
+  'hostile: 16 KiB of marker look-alikes': '[MASKED:139123] <x_1:aaaaa> '.repeat(585),
 };
 
 function measure(label: string, run: () => unknown, kib: number) {

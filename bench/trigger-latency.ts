@@ -66,7 +66,7 @@ export async function benchTriggerLatency(): Promise<void> {
       },
       { step: 'initialize' },
     );
-    const deps = buildTriggerDeps(settings, clock, counted, workflow);
+    const deps = await buildTriggerDeps(settings, clock, counted, workflow);
     const handler = createTriggerHandler(
       { ...deps, start: { ...deps.start, workflow } },
       createObservability('Trigger', () => undefined),

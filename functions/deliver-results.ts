@@ -6,7 +6,6 @@
 
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DEVELOPMENT_MASKING_SECRET } from '@diagnosis/core';
 import { createDynamoClient, createDynamoRunStore } from '@diagnosis/core/store';
 import { Resource } from 'sst/resource';
 import { MAX_DELIVERY_RECEIVES } from './delivery/delivery-metric-names.ts';
@@ -17,6 +16,7 @@ import { resolveDestinations } from './delivery/destinations.ts';
 import { createDeliveryQueueHandler } from './handlers/delivery-queue-handler.ts';
 import { coldStart } from './setup/cold-start.ts';
 import { readLinkedEnvironment } from './setup/linked-environment.ts';
+import { resolveMaskingSecret } from './setup/masking-secret.ts';
 import { createObservability } from './setup/observability.ts';
 
 /** A linked SST secret's value, or undefined when it is not linked. */
@@ -58,7 +58,7 @@ const { deps, options } = await coldStart(() => {
             reveal: {
               enterprises: new Set(settings.DELIVERY_REVEAL),
               pseudonyms: runs,
-              secret: settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
+              secret: resolveMaskingSecret(settings),
             },
           }),
     },

@@ -22,8 +22,11 @@ export interface DeliveryReveal {
   /** The enterprises whose stage file says `delivery.reveal: { "<id>": true }`. */
   enterprises: ReadonlySet<string>;
   pseudonyms: Pick<RunStore, 'listPseudonyms'>;
-  /** The deployment's masking secret (the SST secret `MaskingKey`). */
-  secret: string;
+  /**
+   * The deployment's masking secret (the SST secret `MaskingKey`); null when none is linked (a deployed function
+   * without it): the map is then not read, and the result goes out masked (`PSEUDONYM_MAP_UNREADABLE`).
+   */
+  secret: string | null;
 }
 
 /**
@@ -82,6 +85,8 @@ export async function revealForDestination(
   ) {
     return { detail, outcome: 'MASKED' };
   }
+  if (reveal.secret === null) return { detail, outcome: 'PSEUDONYM_MAP_UNREADABLE' };
+  const { secret } = reveal;
   let entries: Map<string, PseudonymEntry>;
   try {
     const batches: StoredPseudonymBatch[] = [];
@@ -94,15 +99,18 @@ export async function revealForDestination(
       batches.push(...page.records);
       cursor = page.cursor ?? undefined;
     } while (cursor !== undefined && batches.length < MAX_BATCHES);
-    entries = new Map(openPseudonymBatches(reveal.secret, detail.runId, batches).map((entry) => [entry.token, entry]));
+    entries = new Map(openPseudonymBatches(secret, detail.runId, batches).map((entry) => [entry.token, entry]));
   } catch {
     return { detail, outcome: 'PSEUDONYM_MAP_UNREADABLE' };
   }
-  const revealed = revealDetail(detail, entries);
-  return { detail: revealed, outcome: showsPseudonym(revealed) ? 'PSEUDONYM_MAP_INCOMPLETE' : 'REVEALED' };
+  // NOTE: all or nothing: a result that shows one pseudonym the map lacks goes out wholly masked (issue 32, item 9),
+  // never with some values revealed and the rest left as pseudonyms.
+  if (!mapHoldsEvery(detail, entries)) return { detail, outcome: 'PSEUDONYM_MAP_INCOMPLETE' };
+  return { detail: revealDetail(detail, entries), outcome: 'REVEALED' };
 }
 
-function showsPseudonym(detail: RunFinishedDetail): boolean {
+/** Whether every pseudonym in a text the destinations render is one of `entries`. */
+function mapHoldsEvery(detail: RunFinishedDetail, entries: ReadonlyMap<string, PseudonymEntry>): boolean {
   const texts = [
     detail.query,
     detail.conclusion ?? '',
@@ -111,5 +119,5 @@ function showsPseudonym(detail: RunFinishedDetail): boolean {
     ...detail.limitations.checkedScope,
     ...detail.limitations.missingInfo,
   ];
-  return texts.some((text) => new RegExp(PSEUDONYM_PATTERN.source).test(text));
+  return texts.every((text) => [...text.matchAll(PSEUDONYM_PATTERN)].every((match) => entries.has(match[0])));
 }

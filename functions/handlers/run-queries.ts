@@ -135,12 +135,17 @@ export function createGetRunReasoningHandler(
  */
 export function createGetRunRevealHandler(
   store: Pick<RunStore, 'getRun' | 'listPseudonyms'>,
-  options: RunRouteOptions & { maskingSecret: string },
+  options: RunRouteOptions & { maskingSecret: string | null },
 ) {
+  const { maskingSecret } = options;
   return runRoute(store, options, (run, event) =>
     pageResponse(run.runId, event, async (runId, page) => {
+      // NOTE: after the tenant check (another enterprise's run is still 404); never the public development key.
+      if (maskingSecret === null) {
+        throw new DiagnosisInputError('MASKING_UNAVAILABLE', 'no masking secret is linked to this function');
+      }
       const batches = await store.listPseudonyms(runId, page);
-      const entries = openPseudonymBatches(options.maskingSecret, runId, batches.records);
+      const entries = openPseudonymBatches(maskingSecret, runId, batches.records);
       return {
         records: entries.map((entry) => ({ token: entry.token, kind: entry.kind, value: entry.value })),
         cursor: batches.cursor,

@@ -2,15 +2,15 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   createDraftFormatMiddleware,
-  DEVELOPMENT_MASKING_SECRET,
   type DiagnosisServiceDeps,
   type EvidenceAdapters,
   loadCustomRules,
 } from '@diagnosis/core';
-import { type DiagnosisSettings, limitsOf, modelProfile } from '@diagnosis/core/config';
+import { type DiagnosisSettings, limitsOf, modelProfile, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
 import { createDynamoClient, createDynamoStores } from '@diagnosis/core/store';
 import { wrapLanguageModel } from 'ai';
+import { resolveMaskingSecret } from './masking-secret.ts';
 
 /**
  * Everything a diagnosis needs, built once per cold start: the DynamoDB client, the model provider (the agent's model
@@ -24,6 +24,9 @@ export async function buildDiagnosisDependencies(
   /** Adapters built by the caller from the same settings (a local runner that must close its MySQL pool). */
   prebuiltEvidence?: EvidenceAdapters,
 ): Promise<DiagnosisServiceDeps> {
+  // NOTE: never the public development key on a deployed table (see resolveMaskingSecret): no run starts instead.
+  const maskingSecret = resolveMaskingSecret(settings);
+  if (maskingSecret === null) throw new SettingsError(['MASKING_SECRET']);
   const profile = modelProfile(settings.DIAGNOSIS_MODEL_PROFILE);
   const agentOptions = {
     name: profile.name,
@@ -73,7 +76,7 @@ export async function buildDiagnosisDependencies(
     // start here (a pattern RE2 refuses fails it, naming the key), RE2JS loaded only for a stage that has patterns.
     masking: {
       mode: settings.MASKING,
-      secret: settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
+      secret: maskingSecret,
       rules: await loadCustomRules(settings.MASKING_PATTERNS, settings.MASKING_EXCLUSIONS),
     },
     limits: limitsOf(settings),

@@ -1,4 +1,4 @@
-import { DEVELOPMENT_MASKING_SECRET, type FeedbackMasking, loadCustomRules } from '@diagnosis/core';
+import { type FeedbackMasking, loadCustomRules } from '@diagnosis/core';
 import { parseFeedbackSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
 import {
   createDynamoClient,
@@ -9,6 +9,7 @@ import {
 } from '@diagnosis/core/store';
 import { coldStart } from './cold-start.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
+import { resolveMaskingSecret } from './masking-secret.ts';
 
 /**
  * The cold start of the feedback function: the run store, the feedback store, the policy, and the masking a rating
@@ -35,8 +36,7 @@ export function loadFeedbackStore(): Promise<{
       feedback: createDynamoFeedbackStore({ client, tableName: settings.DIAGNOSIS_TABLE_NAME }),
       policy: settings.TENANT_ACCESS ?? null,
       masking: {
-        secret:
-          settings.MASKING_SECRET ?? (settings.DYNAMODB_ENDPOINT === undefined ? null : DEVELOPMENT_MASKING_SECRET),
+        secret: resolveMaskingSecret(settings),
         mode: settings.MASKING,
         // NOTE: RE2JS is imported only when the stage defines patterns (see loadCustomRules).
         rules: await loadCustomRules(settings.MASKING_PATTERNS, settings.MASKING_EXCLUSIONS),

@@ -2,6 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
   handleIncidentEvent,
   type IncidentDeps,
+  type IncidentMasking,
   type IncidentOutcome,
   type StartDiagnosisDeps,
   safeErrorName,
@@ -19,6 +20,8 @@ export interface TriggerDeps {
   quietPeriodMs: number;
   now: () => number;
   newRunId: () => string;
+  /** The masking of the sender's texts: the runs' own, and the table's pseudonym maps. */
+  masking: IncidentMasking;
 }
 
 /** What a trigger answers for one event: ids, outcome and codes only. */
@@ -53,6 +56,7 @@ export async function answerTriggerDecision(
     quietPeriodMs: deps.quietPeriodMs,
     now: deps.now,
     newRunId: deps.newRunId,
+    masking: deps.masking,
   };
   let outcome: IncidentOutcome;
   try {

@@ -92,9 +92,19 @@ const canaryArbitrary = fc.record({
 });
 type Canaries = typeof canaryArbitrary extends fc.Arbitrary<infer T> ? T : never;
 
+/** Issue 32, item 8: a value as user-typed Chinese text (full-width) or a split log line (zero-width) writes it. */
+const fullWidth = (text: string) =>
+  text.replace(/[0-9A-Za-z@.]/g, (character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0));
+const zeroWidthSplit = (text: string) => `${text.slice(0, 4)}\u200b${text.slice(4, 8)}\u2060${text.slice(8)}`;
+
 /** The part of each canary that must never be seen (a kept prefix such as `i-` or `CUST-` is not the canary). */
 function needles(canary: Canaries): string[] {
   return [
+    fullWidth(canary.phone),
+    fullWidth(canary.email),
+    canary.email.replace('@', '%40'),
+    zeroWidthSplit(canary.card),
+    zeroWidthSplit(canary.phone),
     canary.email,
     canary.email.split('@')[0] ?? canary.email,
     canary.phone,
@@ -162,6 +172,15 @@ function logLines(tag: string, canary: Canaries): string {
       `assume role run ${tag} arn:aws:iam::${canary.account}:role/checkout on i-${canary.instance} for ${canary.customer} ${canary.github}`,
     ],
     ['INFO', `tls run ${tag} ${pem(canary.pemBody)} e164 ${canary.e164}`],
+    // Issue 32, items 7 and 8: marker look-alikes, full-width digits, `%40`, zero-width splits.
+    [
+      'WARN',
+      `hostile run ${tag} note=[MASKED:${canary.phone}] card [REDACTED:${canary.card}] contact <x_${canary.phone}:aaaaa> password=[REDACTED:${canary.password}]`,
+    ],
+    [
+      'WARN',
+      `encoded run ${tag} 电话：${fullWidth(canary.phone)} 邮箱 ${fullWidth(canary.email)} GET /reset?user=${canary.email.replace('@', '%40')} card ${zeroWidthSplit(canary.card)} tel ${zeroWidthSplit(canary.phone)}`,
+    ],
   ];
   return lines
     .map(([level, message], index) =>
@@ -483,7 +502,7 @@ describe.skipIf(!available)('masking at the tool boundary, through the real hand
         expect((await route('getRunReveal', runId, OPS_E2002)).status).toBe(404);
         expect(world.server.script).toHaveLength(0);
       }),
-      { numRuns: RUNS, endOnFailure: true },
+      { numRuns: RUNS, seed: 3222, endOnFailure: true },
     );
     // The whole table once: every item is checked against the canaries of its run, and an item of no run (a tenant
     // lease, say) against all of them.

@@ -11,6 +11,7 @@ import {
   createGetRunRevealHandler,
 } from '../../functions/handlers/run-queries.ts';
 import { createObservability } from '../../functions/setup/observability.ts';
+import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 
 const store = {
   getRun: async () => null,
@@ -37,5 +38,38 @@ describe.each(Object.entries(handlers))('%s with a payload that is not an object
     expect(outcome).toBeTypeOf('number');
     expect(outcome as number).toBeGreaterThanOrEqual(400);
     expect(outcome as number).toBeLessThan(500);
+  });
+});
+
+describe('getRunReveal without a masking secret (a deployed function without MaskingKey)', () => {
+  const run = { runId: 'run-1', enterpriseId: 'E1001' };
+  const iam = { accountId: '111122223333', userArn: 'arn:aws:sts::111122223333:assumed-role/Ops/alice' };
+  const policy = [{ principal: 'arn:aws:sts::111122223333:assumed-role/Ops/*', enterprises: ['E1001'] }];
+  let listed = 0;
+  const reader = {
+    getRun: async (runId: string) => (runId === run.runId ? ({ ...run, status: 'PUBLISHED' } as never) : null),
+    listPseudonyms: async () => {
+      listed += 1;
+      return { records: [], cursor: null };
+    },
+  };
+  const handler = createGetRunRevealHandler(reader, { ...options, policy, maskingSecret: null });
+
+  it('answers 503 MASKING_UNAVAILABLE and reads no map, never opening it with the public development key', async () => {
+    const response = await handler(
+      httpEvent({ method: 'GET', path: '/runs/run-1/reveal', pathParameters: { runId: 'run-1' }, iam }),
+      lambdaContext(5_000),
+    );
+    expect(response.statusCode).toBe(503);
+    expect(JSON.parse(String(response.body))).toMatchObject({ error: { code: 'MASKING_UNAVAILABLE' } });
+    expect(listed).toBe(0);
+  });
+
+  it('still answers 404 for a run of another enterprise', async () => {
+    const response = await handler(
+      httpEvent({ method: 'GET', path: '/runs/run-2/reveal', pathParameters: { runId: 'run-2' }, iam }),
+      lambdaContext(5_000),
+    );
+    expect(response.statusCode).toBe(404);
   });
 });

@@ -281,6 +281,37 @@ describe('feedback masked like everything else of its run (issue 24)', () => {
   });
 });
 
+describe('feedback with a value hidden in a marker look-alike or an encoding (issue 32, items 7 and 8)', () => {
+  const ERIN = { accountId: '111122223333', userArn: 'arn:aws:sts::111122223333:assumed-role/OpsE1001/erin' };
+  const fullWidth = (text: string) =>
+    text.replace(/[0-9A-Za-z@.]/g, (character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0));
+
+  it('stores none of them in clear, in the note as in the root cause', async () => {
+    const tag = Math.random().toString(36).slice(2, 8);
+    const phone = `139${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
+    const email = `lookalike.${tag}@customer-mail.cn`;
+    const card = '4111111111111111';
+    const answer = await post(
+      {
+        verdict: 'WRONG',
+        rootCause: `客户 ${fullWidth(phone)} 的卡 [REDACTED:${card}] 被拒`,
+        note: `note=[MASKED:${phone}] contact <x_${phone}:aaaaa> mail ${email.replace('@', '%40')}`,
+      },
+      { iam: ERIN },
+    );
+    expect(answer.status).toBe(201);
+    const everything = JSON.stringify(await world.items());
+    const forms = [phone, fullWidth(phone), card, email, email.replace('@', '%40'), email.split('@')[0] ?? email];
+    for (const form of forms) expect(everything).not.toContain(form);
+    expect(answer.body.feedback.note).toMatch(
+      /^note=\[MASKED:<phone:[a-z2-7]{5,13}>\] contact <x_<phone:[a-z2-7]{5,13}>:aaaaa> mail <email:[a-z2-7]{5,13}>$/,
+    );
+    expect(answer.body.feedback.rootCause).toMatch(
+      /^客户 <phone:[a-z2-7]{5,13}> 的卡 \[REDACTED:<bank_card:[a-z2-7]{5,13}>\] 被拒$/,
+    );
+  });
+});
+
 describe('createFeedbackHandler when the run’s masking cannot be had', () => {
   const ended = async () => {
     const store = createMemoryStores();

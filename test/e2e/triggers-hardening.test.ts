@@ -69,7 +69,7 @@ beforeAll(async () => {
     ALERTMANAGER_WEBHOOK_TOKEN: SHARED_TOKEN,
     PAGERDUTY_WEBHOOK_SECRETS: SHARED_PD,
   });
-  const deps = buildTriggerDeps(settings, () => clock, dynamo, recorded.workflow);
+  const deps = await buildTriggerDeps(settings, () => clock, dynamo, recorded.workflow);
   webhook = createWebhookHandler(
     {
       ...deps,
@@ -268,7 +268,7 @@ describe('a re-fire refused by admission, through the webhook route (issue 32 it
       TENANT_MAX_OPEN_RUNS: '1',
       TRIGGER_QUIET_PERIOD_SECONDS: '600',
     });
-    const deps = buildTriggerDeps(settings, () => now, dynamo, recorded.workflow);
+    const deps = await buildTriggerDeps(settings, () => now, dynamo, recorded.workflow);
     const route = createWebhookHandler(
       { ...deps, secrets: { alertmanagerToken: undefined, pagerdutySecrets: settings.PAGERDUTY_WEBHOOK_SECRETS } },
       createObservability('TriggerWebhook', () => undefined),

@@ -59,7 +59,7 @@ beforeAll(async () => {
     ALERTMANAGER_WEBHOOK_TOKEN: TOKEN,
     PAGERDUTY_WEBHOOK_SECRETS: SECRET,
   });
-  const deps = buildTriggerDeps(settings, () => clock, dynamo, recorded.workflow);
+  const deps = await buildTriggerDeps(settings, () => clock, dynamo, recorded.workflow);
   const silent = (name: string) => createObservability(name, () => undefined);
   webhook = createWebhookHandler(
     {

@@ -47,7 +47,7 @@ beforeAll(async () => {
     ALERTMANAGER_WEBHOOK_TOKEN: TOKEN,
     PAGERDUTY_WEBHOOK_SECRETS: `${SECRET},${OLD_SECRET}`,
   });
-  const deps = buildTriggerDeps(settings, () => clock, undefined, recorded.workflow);
+  const deps = await buildTriggerDeps(settings, () => clock, undefined, recorded.workflow);
   const { workflow } = recorded;
   handler = createWebhookHandler(
     {
@@ -269,7 +269,7 @@ describe('POST /triggers/pagerduty', () => {
 
 describe('a webhook route whose secret is not set', () => {
   it('refuses every request', async () => {
-    const deps = buildTriggerDeps(
+    const deps = await buildTriggerDeps(
       parseTriggerSettings({ DIAGNOSIS_TABLE_NAME: table.tableName, DYNAMODB_ENDPOINT: await endpointOf() }),
       () => clock,
       undefined,

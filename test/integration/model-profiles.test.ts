@@ -38,6 +38,7 @@ async function diagnoseWith(
     DIAGNOSIS_MODEL_API_KEY: 'sk-profile-test',
     ...(profile === 'openai-compatible' ? { DIAGNOSIS_MODEL_ID: 'Qwen/Qwen3-8B' } : {}),
     SEMANTIC_GUARD: 'off',
+    MASKING_SECRET: 'profiles-test-masking-secret-of-32-characters',
   });
   const fake = createFakeEvidence();
   const deps = await buildDiagnosisDependencies(settings, undefined, fake.evidence);

@@ -181,6 +181,8 @@ export {
 } from './service/handle-incident-event.ts';
 /** Feedback masked with its run's masking (secrets redacted, the run's pseudonyms), new pseudonyms in the run's map. */
 export { type FeedbackMasking, type MaskedFeedback, maskFeedback } from './service/mask-feedback.ts';
+/** A triggered run's question and title masked with the run's key, their values in the run's map (issue 32). */
+export { type IncidentMasking, IncidentMaskingError } from './service/mask-incident-texts.ts';
 /** A responder's verdict on a run (idempotent per caller, re-ratings kept): never evidence for any later run. */
 export {
   callerKeyOf,
@@ -263,13 +265,11 @@ export {
   type MaskingConfig,
   type MaskingMode,
   type MaskingSession,
-  PSEUDONYM_PATTERN,
-  type PseudonymEntry,
   type RecordedReplay,
-  revealText,
 } from './tools/masking/masking-session.ts';
 export { DEVELOPMENT_MASKING_SECRET } from './tools/masking/pseudonym-keys.ts';
 export { openPseudonymBatches, type PseudonymBatchEvent, sealNewPseudonyms } from './tools/masking/pseudonym-map.ts';
+export { PSEUDONYM_PATTERN, type PseudonymEntry, revealText } from './tools/masking/reveal-text.ts';
 export type { EvidenceStatus, Observation, RejectionCode } from './tools/observation.ts';
 export { MAX_OBSERVATION_BYTES } from './tools/observation.ts';
 export { createToolInputParser, type ParsedEnvelope } from './tools/tool-inputs.ts';

@@ -3,7 +3,13 @@
  * it attached as incident events, a re-fire after the run ended and the quiet period passed continuing the session.
  * The workflow is a recorder (no diagnosis runs here); time is a fake clock.
  */
-import { executeDiagnosisRun, handleIncidentEvent, type IncidentDeps, type IncidentEvent } from '@diagnosis/core';
+import {
+  DEVELOPMENT_MASKING_SECRET,
+  executeDiagnosisRun,
+  handleIncidentEvent,
+  type IncidentDeps,
+  type IncidentEvent,
+} from '@diagnosis/core';
 import {
   createDynamoIncidentStore,
   createDynamoRunStore,
@@ -44,6 +50,7 @@ function world() {
     quietPeriodMs: 600_000,
     now: () => clock,
     newRunId: () => `trig-${suffix}-${(runs++).toString().padStart(3, '0')}`,
+    masking: { config: { mode: 'identifiers', secret: DEVELOPMENT_MASKING_SECRET }, pseudonyms: store },
   };
   return {
     deps,

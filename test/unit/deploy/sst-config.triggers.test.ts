@@ -79,6 +79,17 @@ describe('sst.config.ts with trigger mappings', async () => {
           values: ['RUN#*', 'TENANT#*#OPEN', 'INCIDENT#*', 'WEBHOOK#*'],
         },
       ]);
+      // Issue 32, item 10: the new run's pseudonym map (the question's values), put only, never read.
+      expect(
+        permissions
+          .filter((permission) => JSON.stringify(permission.conditions ?? []).includes('PSEUDONYMS#'))
+          .map((permission) => [permission.actions, permission.conditions]),
+      ).toEqual([
+        [
+          ['dynamodb:PutItem'],
+          [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['PSEUDONYMS#*'] }],
+        ],
+      ]);
       expect(permissions.find((permission) => permission.actions.includes('states:StartExecution'))?.resources).toEqual(
         [expect.stringContaining('DiagnosisWorkflow')],
       );
@@ -88,7 +99,7 @@ describe('sst.config.ts with trigger mappings', async () => {
     }
   });
 
-  it('adds POST /triggers/{source} without IAM, on the webhook function linked to the two secrets only', () => {
+  it('adds POST /triggers/{source} without IAM, on the webhook function linked to the two secrets and MaskingKey only', () => {
     const route = withWebhooks.routes.find((entry) => entry.route === 'POST /triggers/{source}');
     expect(route?.args).toBeUndefined();
     // Every other route stays behind IAM.
@@ -98,8 +109,13 @@ describe('sst.config.ts with trigger mappings', async () => {
     const secrets = withWebhooks.ofType('sst.Secret').map((secret) => [secret.name, secret.args]);
     expect(secrets).toContainEqual(['AlertmanagerWebhookToken', 'none']);
     expect(secrets).toContainEqual(['PagerDutyWebhookSecrets', 'none']);
-    expect(webhook?.args.link).toHaveLength(2);
+    expect(webhook?.args.link).toHaveLength(3);
     expect(JSON.stringify(trigger?.args)).not.toContain('Webhook');
+    // The sender's texts are masked with the run's key (issue 32, item 10): both functions link MaskingKey.
+    for (const fn of [trigger, webhook]) {
+      const links = (fn?.args.link ?? []) as { name?: unknown }[];
+      expect(links.some((link) => String(link.name).includes('MaskingKey'))).toBe(true);
+    }
   });
 
   it('alarms on the trigger functions’ errors, on trigger failures and on refused webhooks', () => {
@@ -163,9 +179,12 @@ describe('sst.config.ts with trigger mappings', async () => {
     expect(secrets).toContainEqual(['WebhookAmE2002', 'none']);
     const fns = own.ofType('sst.aws.Function');
     const ownWebhook = fns.find((fn) => fn.name === 'TriggerWebhook');
-    expect(ownWebhook?.args.link).toHaveLength(4);
-    // The alarm function is linked to no secret (its TRIGGERS name the secrets, never hold their values).
-    expect(fns.find((fn) => fn.name === 'Trigger')?.args.link).toEqual([]);
+    // The two sources' secrets, the two mapping credentials, and MaskingKey (issue 32, item 10).
+    expect(ownWebhook?.args.link).toHaveLength(5);
+    // The alarm function is linked to no webhook secret (its TRIGGERS name the secrets, never hold their values):
+    // only to MaskingKey, which masks the alarm's texts.
+    const alarmLinks = (fns.find((fn) => fn.name === 'Trigger')?.args.link ?? []) as { name?: unknown }[];
+    expect(alarmLinks.map((link) => String(link.name))).toEqual([expect.stringContaining('MaskingKey')]);
   });
 
   it('refuses a mapping secret whose name is not a Webhook… SST secret name', async () => {

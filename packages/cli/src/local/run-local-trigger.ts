@@ -157,8 +157,13 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
       TRIGGER_LOOKBACK_MINUTES: String(settings.TRIGGER_LOOKBACK_MINUTES),
       ALERTMANAGER_WEBHOOK_TOKEN: token,
       PAGERDUTY_WEBHOOK_SECRETS: secret,
+      // The sender's texts are masked as the run's evidence is (issue 32, item 10).
+      MASKING: settings.MASKING,
+      MASKING_PATTERNS: JSON.stringify(settings.MASKING_PATTERNS ?? []),
+      MASKING_EXCLUSIONS: JSON.stringify(settings.MASKING_EXCLUSIONS ?? []),
+      ...(settings.MASKING_SECRET === undefined ? {} : { MASKING_SECRET: settings.MASKING_SECRET }),
     });
-    const built = buildTriggerDeps(triggerSettings, () => receivedAt, undefined, workflow);
+    const built = await buildTriggerDeps(triggerSettings, () => receivedAt, undefined, workflow);
     const deps = { ...built, start: { ...built.start, workflow } };
     if (options.banner !== undefined) say(options.banner);
     say(

@@ -357,6 +357,12 @@ const triggerSettingsSchema = /* @__PURE__ */ once(() =>
     DIAGNOSIS_TIMEZONE: serviceSettingsSchema.entries.DIAGNOSIS_TIMEZONE,
     DIAGNOSIS_MAX_QUERY_BYTES: serviceSettingsSchema.entries.DIAGNOSIS_MAX_QUERY_BYTES,
     RETENTION_DAYS: serviceSettingsSchema.entries.RETENTION_DAYS,
+    // NOTE: the sender's texts (question, title) are masked here, with the runs' own masking (issue 32, item 10).
+    MASKING: serviceSettingsSchema.entries.MASKING,
+    MASKING_PATTERNS: serviceSettingsSchema.entries.MASKING_PATTERNS,
+    MASKING_EXCLUSIONS: serviceSettingsSchema.entries.MASKING_EXCLUSIONS,
+    REASONING_RETENTION_DAYS: serviceSettingsSchema.entries.REASONING_RETENTION_DAYS,
+    PSEUDONYM_RETENTION_DAYS: serviceSettingsSchema.entries.PSEUDONYM_RETENTION_DAYS,
     /**
      * The bearer token Alertmanager's `http_config` sends (an SST secret); unset: the Alertmanager route refuses all.
      * Printable ASCII without spaces: the route reads `Authorization: Bearer <token>` so, and a token it could never

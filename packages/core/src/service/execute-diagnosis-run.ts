@@ -16,11 +16,16 @@ import { createRunContext } from '../run/run-context.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { AuditWriter } from '../store/audit-writer.ts';
-import type { RunOutcome, RunStore } from '../store/run-store.ts';
+import type { RunOutcome, RunStore, StoredPseudonymBatch } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
-import { createMaskingSession, type MaskingConfig, type RecordedReplay } from '../tools/masking/masking-session.ts';
+import {
+  createMaskingSession,
+  type MaskingConfig,
+  type MaskingSession,
+  type RecordedReplay,
+} from '../tools/masking/masking-session.ts';
 import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
-import { sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
+import { openPseudonymBatches, sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
 import { buildPreviousTurn } from './build-previous-turn.ts';
 import { watchCancellation } from './cancel-watch.ts';
 import { assertRequestIds, type Checked, sameRequest } from './checked-run-request.ts';
@@ -173,6 +178,12 @@ export async function executeCheckedDiagnosisRun(
   // computed from exactly what was audited.
   const processAudit = createProcessRecorder(store);
   try {
+    // NOTE: a triggered run's question was masked by its trigger with this run's key, its values sealed as the map's
+    // first batches: taken in, so the model may pass them to a tool, and this run's batches numbered after them.
+    if (taken.run.trigger !== null) {
+      pseudonymBatches = await takeInOwnMap(store, command.runId, maskingConfig.secret, masking);
+      masking.markShown(query);
+    }
     previousTurn = command.continueSession
       ? buildPreviousTurn(
           await rekeyPreviousRun(
@@ -257,6 +268,31 @@ export async function executeCheckedDiagnosisRun(
   };
   deps.onRunFinished?.(result, now() - startedAt, completed.scorecard);
   return result;
+}
+
+/** The most batches of a triggered run's own map read at its start (its trigger writes one). */
+const MAX_OWN_MAP_BATCHES = 20;
+
+/**
+ * The run's map as its trigger wrote it, opened and taken into the session; returns the highest sequence stored.
+ * NOTE: fails the run when the map does not open (another secret, altered): its question's pseudonyms could not be
+ * restored, and a batch this run wrote at a sequence already taken would overwrite the trigger's.
+ */
+async function takeInOwnMap(
+  store: Pick<RunStore, 'listPseudonyms'>,
+  runId: string,
+  secret: string,
+  masking: MaskingSession,
+): Promise<number> {
+  const batches: StoredPseudonymBatch[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listPseudonyms(runId, { limit: MAX_OWN_MAP_BATCHES, ...(cursor ? { cursor } : {}) });
+    batches.push(...page.records);
+    cursor = page.cursor ?? undefined;
+  } while (cursor !== undefined && batches.length < MAX_OWN_MAP_BATCHES);
+  masking.restoreEntries(openPseudonymBatches(secret, runId, batches));
+  return batches.reduce((highest, batch) => Math.max(highest, batch.sequence), 0);
 }
 
 /**

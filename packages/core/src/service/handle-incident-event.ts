@@ -7,6 +7,7 @@ import {
   type StoredIncident,
 } from '../store/incident-store.ts';
 import { isEnded, type StoredRun } from '../store/run-store.ts';
+import { type IncidentMasking, maskAttachedTitle, maskNewRunTexts } from './mask-incident-texts.ts';
 import { type StartDiagnosisDeps, startDiagnosis } from './start-diagnosis.ts';
 
 /** One event of an incident, as a trigger hands it over: mapped to its enterprise, its query and window built. */
@@ -34,6 +35,8 @@ export interface IncidentDeps {
   quietPeriodMs: number;
   now: () => number;
   newRunId: () => string;
+  /** The sender's texts are masked with the run's key before anything stores or shows them (issue 32, item 10). */
+  masking: IncidentMasking;
 }
 
 /** The error code of a run whose workflow could not be started (see `startDiagnosis`). */
@@ -79,7 +82,7 @@ export async function handleIncidentEvent(event: IncidentEvent, deps: IncidentDe
     const sequence = await deps.incidents.attachEvent(event.ref, incident.runId, {
       source: event.ref.source,
       eventId: event.eventId,
-      title: event.title,
+      title: maskAttachedTitle(event.title, incident.runId, deps.masking),
       at,
     });
     if (sequence !== null) return { outcome: 'ATTACHED', runId: incident.runId, sequence };
@@ -107,20 +110,27 @@ async function startRun(
   /** For a re-fire: the incident as it was before this claim, put back if the run is never stored. */
   previous?: StoredIncident,
 ): Promise<IncidentOutcome> {
-  const trigger: RunTrigger = {
-    source: event.ref.source,
-    incidentKey: event.ref.incidentKey,
-    eventId: event.eventId,
-    title: event.title,
-    startedAt: new Date(event.startedAt).toISOString(),
-  };
   try {
+    // NOTE: inside the try: a map that could not be written gives the claim back like any start that stored no run.
+    const masked = await maskNewRunTexts(
+      { query: event.query, title: event.title },
+      { runId: claim.runId, sessionId: claim.sessionId, createdAt: new Date(deps.now()).toISOString() },
+      deps.masking,
+      deps.start.limits,
+    );
+    const trigger: RunTrigger = {
+      source: event.ref.source,
+      incidentKey: event.ref.incidentKey,
+      eventId: event.eventId,
+      title: masked.title,
+      startedAt: new Date(event.startedAt).toISOString(),
+    };
     const run = await startDiagnosis(
       {
         runId: claim.runId,
         sessionId: claim.sessionId,
         enterpriseId: event.ref.enterpriseId,
-        query: event.query,
+        query: masked.query,
         continueSession: claim.continued,
         window: event.window,
         trigger,

@@ -4,7 +4,7 @@ import { FEEDBACK_LIMITS, type FeedbackInput } from '../store/feedback-store.ts'
 import type { RunStore, StoredPseudonymBatch, StoredRun } from '../store/run-store.ts';
 import type { CustomRules } from '../tools/masking/custom-patterns.ts';
 import { createMaskingSession } from '../tools/masking/masking-session.ts';
-import { openPseudonymBatches, type PseudonymBatchEvent, sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
+import { chunkNewPseudonyms, openPseudonymBatches, sealPseudonymBatch } from '../tools/masking/pseudonym-map.ts';
 
 /** How feedback is masked: the deployment's masking, and the run's pseudonym map it reads and adds to. */
 export interface FeedbackMasking {
@@ -83,15 +83,17 @@ export async function maskFeedback(
   }
   const savePseudonyms = async () => {
     let last = batches.reduce((highest, batch) => Math.max(highest, batch.sequence), 0);
-    const fresh = sealNewPseudonyms(session, run, () => 0);
-    for (const batch of fresh) {
+    for (const chunk of chunkNewPseudonyms(session)) {
       let stored = false;
       for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS && !stored; attempt += 1) {
         if (attempt > 0)
           last = (await readMap(masking.pseudonyms, run.runId)).reduce((h, b) => Math.max(h, b.sequence), last);
         last += 1;
-        const numbered: PseudonymBatchEvent = { ...batch, sequence: last };
-        stored = await masking.pseudonyms.appendPseudonyms(numbered, run.createdAt);
+        // NOTE: sealed for the sequence it is put at (the seal binds it), so anew on each attempt.
+        stored = await masking.pseudonyms.appendPseudonyms(
+          sealPseudonymBatch(session, run, last, chunk),
+          run.createdAt,
+        );
       }
       if (!stored) throw new DiagnosisInputError('FEEDBACK_CONFLICT', 'the rating changed meanwhile; try again');
     }

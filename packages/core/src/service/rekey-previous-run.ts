@@ -1,7 +1,7 @@
 import type { PageOptions, StoredPseudonymBatch, StoredRun } from '../store/run-store.ts';
-import type { MaskingSession, PseudonymEntry } from '../tools/masking/masking-session.ts';
-import { revealText } from '../tools/masking/masking-session.ts';
+import type { MaskingSession } from '../tools/masking/masking-session.ts';
 import { openPseudonymBatches } from '../tools/masking/pseudonym-map.ts';
+import { type PseudonymEntry, revealText } from '../tools/masking/reveal-text.ts';
 
 /** The most batches of a previous run's map read for a follow-up (its map holds at most 5,000 entries: 13 batches). */
 const MAX_PREVIOUS_BATCHES = 20;

@@ -1,6 +1,7 @@
 import { executeDiagnosisRun, openPseudonymBatches } from '@diagnosis/core';
 import { createMemoryStores } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
+import { maskNewRunTexts } from '../../../../packages/core/src/service/mask-incident-texts.ts';
 import { createFakeEvidence } from '../../../support/fake-evidence.ts';
 import { envelope, LOGS_INPUT, noConclusionDraft } from '../../../support/run-fixtures.ts';
 import { observationsIn, scriptedModel, textRound, toolRound } from '../../../support/scripted-model.ts';
@@ -113,5 +114,56 @@ describe('executeDiagnosisRun with masking', () => {
     expect(seen).toContain(`user=${PHONE} password=[REDACTED:password]`);
     expect((await store.getRun('run-secrets-only'))?.masking).toBe('secrets-only');
     expect((await store.listPseudonyms('run-secrets-only')).records).toEqual([]);
+  });
+});
+
+describe('executeDiagnosisRun of a triggered run (issue 32, item 10)', () => {
+  it('takes in the map its trigger wrote: the question’s pseudonym is restored for a tool, and the run’s batches follow', async () => {
+    const store = createMemoryStores();
+    const runId = 'run-triggered-1';
+    const sessionId = 'incident-s-1';
+    const masking = { mode: 'identifiers' as const, secret: SECRET };
+    // What the trigger did: the question masked with the run's key, its values sealed as MAP#0001.
+    const { query } = await maskNewRunTexts(
+      { query: '告警：客户 13812345678 支付失败', title: 'payment 5xx' },
+      { runId, sessionId, createdAt: new Date().toISOString() },
+      { config: masking, pseudonyms: store },
+    );
+    const questionPhone = query.match(/<phone:[a-z2-7]{5}>/)?.[0] ?? '';
+    const trigger = {
+      source: 'cloudwatch' as const,
+      incidentKey: 'arn:aws:cloudwatch:cn-north-1:123456789012:alarm:x@2026-11-30T06:05:12.211Z',
+      eventId: 'evt-1',
+      title: 'payment 5xx',
+      startedAt: '2026-11-30T06:05:12.211Z',
+    };
+    await store.queueRun({ runId, sessionId, enterpriseId: 'E1001', query, continueSession: false, trigger });
+    const keywords: unknown[] = [];
+    const evidence = createFakeEvidence({
+      query_logs: (call) => {
+        keywords.push((call.input as { keyword?: unknown }).keyword);
+        return logs.query_logs();
+      },
+    }).evidence;
+    let observed = '';
+    const model = scriptedModel([
+      toolRound([{ id: 'call-1', name: 'query_logs', input: envelope({ ...LOGS_INPUT, keyword: questionPhone }) }]),
+      (options) => {
+        observed = JSON.stringify(observationsIn(options.prompt));
+        return textRound(JSON.stringify(noConclusionDraft()));
+      },
+    ]);
+    await executeDiagnosisRun(
+      { ...command, runId, sessionId, query },
+      { model, evidence, createStore: () => store, flushReserveMs: 100, limits: { finalRoundReserveMs: 100 }, masking },
+    );
+    // The adapter got the real value behind the question's pseudonym; the model never saw it.
+    expect(keywords).toEqual(['13812345678']);
+    expect(observed).not.toContain('UNKNOWN_PSEUDONYM');
+    expect(userMessageOf(model)).not.toContain('13812345678');
+    // The trigger's batch is MAP#0001, the run's own (the logs' phone) MAP#0002: nothing overwritten.
+    const { records } = await store.listPseudonyms(runId);
+    expect(records.map((record) => record.sequence)).toEqual([1, 2]);
+    expect(openPseudonymBatches(SECRET, runId, records).map((entry) => entry.value)).toEqual(['13812345678', PHONE]);
   });
 });

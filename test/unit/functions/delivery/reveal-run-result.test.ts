@@ -209,3 +209,56 @@ describe('revealForDestination', () => {
     expect(own.detail.conclusion).toContain(PHONE);
   });
 });
+
+describe('revealForDestination with a map that lacks a pseudonym the result shows (issue 32, item 9)', () => {
+  it('delivers the whole result masked, never revealing the pseudonyms the map holds', async () => {
+    const stores = createMemoryStores({ now: () => T0 });
+    const run = await maskedRun(stores, 'run-reveal-partial', 'E1001', false);
+    // The map holds the phone's entry only (the same run and key give the same pseudonym); the e-mail's is missing.
+    const partial = createMaskingSession(
+      { mode: 'identifiers', secret: DEVELOPMENT_MASKING_SECRET, rules: RULES },
+      'run-reveal-partial',
+    );
+    partial.maskText(PHONE);
+    let sequence = 0;
+    for (const batch of sealNewPseudonyms(partial, { runId: 'run-reveal-partial', sessionId: 's-1' }, () => ++sequence))
+      await stores.onPseudonyms(batch);
+    await stores.flush();
+    const detail = buildRunFinishedEvent(run).detail;
+    const revealed = await revealForDestination(detail, 'E1001', revealFor(stores, ['E1001']));
+    expect(revealed.outcome).toBe('PSEUDONYM_MAP_INCOMPLETE');
+    expect(revealed.detail).toEqual(detail);
+    expect(JSON.stringify(revealed.detail)).not.toContain(PHONE);
+
+    const { captured, published, deliver } = deliverer(stores, revealFor(stores, ['E1001']));
+    expect(await deliver(JSON.stringify(deliveredEnvelope(run)))).toMatchObject({
+      reveal: 'PSEUDONYM_MAP_INCOMPLETE',
+      retry: false,
+    });
+    const everything = [...captured.map((request) => request.body), ...published].join('\n');
+    expect(everything).not.toContain(PHONE);
+    expect(everything).toMatch(/<phone:[a-z2-7]{5,13}>/);
+  });
+});
+
+describe('revealForDestination without a masking secret (a deployed function without MaskingKey)', () => {
+  it('delivers masked and reads no map, never opening it with the public development key', async () => {
+    const stores = createMemoryStores({ now: () => T0 });
+    const run = await maskedRun(stores, 'run-reveal-nokey', 'E1001');
+    let listed = 0;
+    const reveal: DeliveryReveal = {
+      enterprises: new Set(['E1001']),
+      pseudonyms: {
+        listPseudonyms: async (runId, page) => {
+          listed += 1;
+          return stores.listPseudonyms(runId, page);
+        },
+      },
+      secret: null,
+    };
+    const detail = buildRunFinishedEvent(run).detail;
+    const revealed = await revealForDestination(detail, 'E1001', reveal);
+    expect(revealed).toEqual({ detail, outcome: 'PSEUDONYM_MAP_UNREADABLE' });
+    expect(listed).toBe(0);
+  });
+});

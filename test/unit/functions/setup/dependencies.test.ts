@@ -1,3 +1,4 @@
+import { DEVELOPMENT_MASKING_SECRET } from '@diagnosis/core';
 import { parseDiagnosisSettings, SettingsError } from '@diagnosis/core/config';
 import { describe, expect, it } from 'vitest';
 import { buildDiagnosisDependencies } from '../../../../functions/setup/dependencies.ts';
@@ -8,6 +9,7 @@ const settingsWith = (masking: Record<string, string>) =>
     DIAGNOSIS_TABLE_NAME: 'dependencies-test',
     DIAGNOSIS_MODEL_API_KEY: 'sk-dependencies-test',
     SEMANTIC_GUARD: 'off',
+    MASKING_SECRET: 'dependencies-test-masking-secret-of-32-characters',
     ...masking,
   });
 
@@ -15,6 +17,23 @@ const coldStart = (masking: Record<string, string>) =>
   buildDiagnosisDependencies(settingsWith(masking), undefined, createFakeEvidence().evidence);
 
 describe('buildDiagnosisDependencies', () => {
+  it('fails the cold start naming MASKING_SECRET on a deployed table without MaskingKey, never masking with the public key', async () => {
+    const settings = { ...settingsWith({}), MASKING_SECRET: undefined };
+    const failure = await buildDiagnosisDependencies(settings, undefined, createFakeEvidence().evidence).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(SettingsError);
+    expect((failure as SettingsError).keys).toEqual(['MASKING_SECRET']);
+  });
+
+  it('masks with the public development key against DynamoDB Local only, and with MaskingKey where it is linked', async () => {
+    const local = { ...settingsWith({}), MASKING_SECRET: undefined, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' };
+    const localDeps = await buildDiagnosisDependencies(local, undefined, createFakeEvidence().evidence);
+    expect(localDeps.masking?.secret).toBe(DEVELOPMENT_MASKING_SECRET);
+    expect((await coldStart({})).masking?.secret).toBe('dependencies-test-masking-secret-of-32-characters');
+  });
+
   it('compiles the stage’s masking patterns and exclusions at cold start', async () => {
     const deps = await coldStart({
       MASKING_PATTERNS: JSON.stringify([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }]),

@@ -25,6 +25,8 @@ export const pseudonymItemSchema = v.object({
   iv: v.pipe(v.string(), v.maxLength(64)),
   tag: v.pipe(v.string(), v.maxLength(64)),
   ciphertext: v.pipe(v.string(), v.maxLength(ITEM_CAPS.pseudonymBatchChars)),
+  /** 2: run id and sequence bound as additional data; absent: a batch sealed before (docs/masking.md). */
+  seal_version: v.optional(v.literal(2)),
 });
 
 /** A sealed batch of the run's pseudonym map, in its own partition, kept `retentionDays` (the map's retention). */
@@ -43,6 +45,7 @@ export function pseudonymItem(event: PseudonymBatchEvent, nowMs: number, retenti
       iv: event.sealed.iv,
       tag: event.sealed.tag,
       ciphertext: event.sealed.ciphertext,
+      ...(event.sealed.version === undefined ? {} : { seal_version: event.sealed.version }),
     },
     'pseudonym_map',
   ) as Item;
@@ -56,6 +59,11 @@ export function pseudonymBatchOf(item: Record<string, unknown>): StoredPseudonym
     runId: batch.run_id,
     sequence: batch.sequence,
     count: batch.count,
-    sealed: { iv: batch.iv, tag: batch.tag, ciphertext: batch.ciphertext },
+    sealed: {
+      iv: batch.iv,
+      tag: batch.tag,
+      ciphertext: batch.ciphertext,
+      ...(batch.seal_version === undefined ? {} : { version: batch.seal_version }),
+    },
   };
 }

@@ -5,12 +5,18 @@ import type { IdentifierMatch } from './identifier-detectors.ts';
 
 /** The deployer's rules, compiled once per cold start. */
 export interface CustomRules {
+  /** The kinds the patterns name (a `[MASKED:kind]` marker of one is the session's own, kept whole). */
+  kinds: readonly string[];
   find(text: string): IdentifierMatch[];
   isExcluded(value: string): boolean;
 }
 
 /** The rules of a stage that defines no patterns and no exclusions. */
-export const NO_CUSTOM_RULES: CustomRules = Object.freeze({ find: () => [], isExcluded: () => false });
+export const NO_CUSTOM_RULES: CustomRules = Object.freeze({
+  kinds: [],
+  find: () => [],
+  isExcluded: () => false,
+});
 
 /**
  * Compiles the stage's `MASKING_PATTERNS` and `MASKING_EXCLUSIONS` (once per cold start). A pattern RE2 refuses fails
@@ -40,6 +46,7 @@ export async function loadCustomRules(
 
 function rulesOf(patterns: readonly { kind: string; compiled: RE2JS }[], exclusions: readonly RE2JS[]): CustomRules {
   return {
+    kinds: patterns.map((pattern) => pattern.kind),
     find(text) {
       const found: IdentifierMatch[] = [];
       for (const { kind, compiled } of patterns) {

@@ -27,6 +27,8 @@ export interface IdentifierMatch {
   start: number;
   end: number;
   kind: string;
+  /** The value, where it is not `text.slice(start, end)` (a match of the normalised view: its decoded form). */
+  value?: string;
 }
 
 interface Detector {

@@ -1,10 +1,16 @@
 import { MASKING_MODES, type MaskingMode } from '../../config/masking-mode.ts';
+import { boundText } from './bound-text.ts';
 import { type CustomRules, NO_CUSTOM_RULES } from './custom-patterns.ts';
-import { findIdentifiers, type IdentifierMatch, withoutOverlaps } from './identifier-detectors.ts';
+import { decodeEscapes } from './decode-escapes.ts';
+import { findIdentifiers, IDENTIFIER_KINDS, type IdentifierMatch, withoutOverlaps } from './identifier-detectors.ts';
+import { buildNormalisedView } from './normalised-view.ts';
+import { findProtectedSpans, type ProtectedKinds, withoutDetectedIdentifiers } from './protected-spans.ts';
 import { deriveRunMaskingKeys, pseudonymCode } from './pseudonym-keys.ts';
-import { redactionMarker, redactSecrets, secretKindOfKey } from './secret-redaction.ts';
+import { PSEUDONYM_PATTERN, type PseudonymEntry, revealText } from './reveal-text.ts';
+import { redactionMarker, redactSecrets, SECRET_KINDS, secretKindOfKey } from './secret-redaction.ts';
+import { type UnmaskedInput, unmaskInput } from './unmask-input.ts';
 
-export { MASKING_MODES, type MaskingMode };
+export { MASKING_MODES, type MaskingMode, type PseudonymEntry, type UnmaskedInput };
 
 /** How a deployment masks: built once per cold start, turned into a session per run. */
 export interface MaskingConfig {
@@ -13,13 +19,6 @@ export interface MaskingConfig {
   secret: string;
   /** The deployer's patterns and exclusions (`MASKING_PATTERNS`, `MASKING_EXCLUSIONS`). */
   rules?: CustomRules;
-}
-
-/** One pseudonym of a run and the real value behind it. */
-export interface PseudonymEntry {
-  token: string;
-  kind: string;
-  value: string;
 }
 
 /**
@@ -36,9 +35,6 @@ export interface RecordedReplay {
   recordedPseudonyms: ReadonlySet<string>;
 }
 
-/** What the tool boundary made of a tool's arguments: the real values, or a refusal. */
-export type UnmaskedInput = { ok: true; value: unknown } | { ok: false; code: 'UNKNOWN_PSEUDONYM' };
-
 /** Bounds that keep masking's cost and the pseudonym map bounded whatever a source returns. */
 export const MASKING_LIMITS = Object.freeze({
   /** A text longer than this is cut (at a whitespace before it where there is one) before it is masked. */
@@ -54,10 +50,8 @@ export const MASKING_LIMITS = Object.freeze({
 /** The texts one run remembers the masking of (see `maskText`): short ones, a bounded number. */
 const MASKED_TEXT_MEMO = Object.freeze({ textChars: 2_048, entries: 1_024 });
 
-/** A pseudonym as the model sees it: `<email:k3f2a>`. */
-export const PSEUDONYM_PATTERN = /<([a-z][a-z0-9_]{0,23}):([a-z2-7]{5,13})>/g;
-const PROTECTED_SPANS = /<[a-z][a-z0-9_]{0,23}:[a-z2-7]{5,13}>|\[(?:REDACTED|MASKED):[a-z0-9_]{1,24}\]/g;
-const NO_FIELDS: ReadonlySet<string> = new Set();
+/** The session's own irreversible markers besides the kinds' (`[MASKED:depth]`, `[MASKED:oversized]`). */
+const SESSION_MARKERS = ['depth', 'oversized'] as const;
 const TWELVE_DIGITS = /^[0-9]{12}$/;
 const ACCOUNT_KEYS = new Set(['accountid', 'awsaccountid', 'awsaccount', 'ownerid', 'account']);
 
@@ -71,6 +65,11 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
   const { mode } = config;
   const recorded: ReadonlySet<string> = replay?.recordedPseudonyms ?? new Set();
   const rules = config.rules ?? NO_CUSTOM_RULES;
+  const protectedKinds: ProtectedKinds = {
+    masked: new Set([...IDENTIFIER_KINDS, ...rules.kinds, ...SESSION_MARKERS]),
+    redacted: new Set(SECRET_KINDS),
+  };
+  const isHeld = (token: string) => byToken.has(token) || recorded.has(token);
   const keys = deriveRunMaskingKeys(config.secret, runId);
   const byValue = new Map<string, PseudonymEntry>();
   const byToken = new Map<string, PseudonymEntry>();
@@ -97,24 +96,47 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
     return token;
   }
 
+  /**
+   * The identifiers of `text`: the built-in detectors' and the deployment's patterns', on the text as it is and on
+   * its normalised view (full-width digits, `%40`, zero-width splits undone), whose matches map back to the span of
+   * the original they came from and keep their decoded value (one person, one pseudonym, however it was written).
+   * NOTE: the view's matches come first: where an encoding hid part of a value (`zha\u200bng@example.net`, of which
+   * the text as it is shows only `ng@example.net`), the whole value wins the overlap, never its visible tail. The
+   * original's matches still count where the view loses one (`a\u200b13912345678` reads `a13912345678` in the view).
+   */
+  function findValues(text: string): { builtIn: IdentifierMatch[]; all: IdentifierMatch[] } {
+    const builtIn = findIdentifiers(text);
+    const custom = rules.find(text);
+    const view = buildNormalisedView(text);
+    if (view === null) return { builtIn, all: [...builtIn, ...custom] };
+    const fromView = (match: IdentifierMatch): IdentifierMatch => ({
+      start: view.sourceStart[match.start] ?? 0,
+      end: view.sourceEnd[match.end - 1] ?? 0,
+      kind: match.kind,
+      value: view.text.slice(match.start, match.end),
+    });
+    const viewBuiltIn = findIdentifiers(view.text).map(fromView);
+    const viewCustom = rules.find(view.text).map(fromView);
+    return { builtIn: [...viewBuiltIn, ...builtIn], all: [...viewBuiltIn, ...builtIn, ...viewCustom, ...custom] };
+  }
+
   function pseudonymise(text: string): string {
     if (mode !== 'identifiers') return text;
-    const found = [...findIdentifiers(text), ...rules.find(text)];
-    if (found.length === 0) return text;
-    // NOTE: pseudonyms and markers already in the text are kept whole (masking twice changes nothing).
-    const protectedSpans: IdentifierMatch[] = [];
-    if (text.includes('<') || text.includes('[')) {
-      for (const match of text.matchAll(PROTECTED_SPANS)) {
-        const start = match.index ?? 0;
-        protectedSpans.push({ start, end: start + match[0].length, kind: '' });
-      }
-    }
-    const matches = withoutOverlaps([...protectedSpans, ...found], text.length);
+    const found = findValues(text);
+    if (found.all.length === 0) return text;
+    // NOTE: pseudonyms this run holds and markers of known kinds already in the text are kept whole (masking twice
+    // changes nothing), unless a built-in detector finds a value in one (a detected identifier wins).
+    const protectedSpans = withoutDetectedIdentifiers(
+      findProtectedSpans(text, isHeld, protectedKinds),
+      found.builtIn,
+      text.length,
+    );
+    const matches = withoutOverlaps([...protectedSpans, ...found.all], text.length);
     let output = '';
     let position = 0;
     for (const match of matches) {
       if (match.kind === '') continue;
-      const value = text.slice(match.start, match.end);
+      const value = match.value ?? text.slice(match.start, match.end);
       if (rules.isExcluded(value)) continue;
       output += text.slice(position, match.start) + tokenFor(match.kind, value);
       position = match.end;
@@ -130,7 +152,7 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
   function maskText(text: string): string {
     const known = maskedTexts.get(text);
     if (known !== undefined) return known;
-    const masked = pseudonymise(redactSecrets(decodeEscapes(boundText(text))));
+    const masked = pseudonymise(redactSecrets(decodeEscapes(boundText(text, MASKING_LIMITS.textChars))));
     if (text.length <= MASKED_TEXT_MEMO.textChars) {
       if (maskedTexts.size >= MASKED_TEXT_MEMO.entries) maskedTexts.clear();
       maskedTexts.set(text, masked);
@@ -178,46 +200,10 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
         if (byToken.has(match[0])) shown.add(match[0]);
       }
     },
-    /**
-     * The tool arguments with every pseudonym replaced by its real value. NOTE: only pseudonyms this run has shown to
-     * the model; one it has not (made up, from another run, or never shown) refuses the whole call. A field named in
-     * `numberFields` (a MySQL parameter of type integer) that is exactly the pseudonym of a whole number gets the
-     * number back (a masked numeric cell). In a replay of a recording, a pseudonym the recording holds is kept as it
-     * is (it is matched against the recorded inputs as the recording saw them).
-     */
-    unmaskInput(value: unknown, numberFields: ReadonlySet<string> = NO_FIELDS): UnmaskedInput {
+    /** The tool arguments with the pseudonyms this run has shown restored (see unmask-input.ts); others refuse. */
+    unmaskInput(value: unknown, numberFields?: ReadonlySet<string>): UnmaskedInput {
       if (mode !== 'identifiers' && recorded.size === 0) return { ok: true, value };
-      let unknown = false;
-      const restore = (item: unknown, depth: number, key?: string): unknown => {
-        if (typeof item === 'string') {
-          // NOTE: every pseudonym starts with `<`: a string without one has none to restore.
-          if (!item.includes('<')) return item;
-          const whole = shown.has(item) ? byToken.get(item) : undefined;
-          if (
-            whole !== undefined &&
-            key !== undefined &&
-            numberFields.has(key) &&
-            /^-?[0-9]{1,15}$/.test(whole.value)
-          ) {
-            return Number(whole.value);
-          }
-          return item.replace(PSEUDONYM_PATTERN, (token) => {
-            const entry = shown.has(token) ? byToken.get(token) : undefined;
-            if (entry === undefined && !recorded.has(token)) unknown = true;
-            return entry?.value ?? token;
-          });
-        }
-        if (depth > MASKING_LIMITS.depth) return item;
-        if (Array.isArray(item)) return item.map((entry) => restore(entry, depth + 1));
-        if (typeof item === 'object' && item !== null) {
-          return Object.fromEntries(
-            Object.entries(item).map(([entryKey, entry]) => [entryKey, restore(entry, depth + 1, entryKey)]),
-          );
-        }
-        return item;
-      };
-      const restored = restore(value, 0);
-      return unknown ? { ok: false, code: 'UNKNOWN_PSEUDONYM' } : { ok: true, value: restored };
+      return unmaskInput(value, { byToken, shown, recorded, maxDepth: MASKING_LIMITS.depth }, numberFields);
     },
     /** `text` with every pseudonym of this run replaced by its real value (the eval's scorer, the reveal). */
     reveal: (text: string) => revealText(text, byToken),
@@ -253,49 +239,6 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
 
 export type MaskingSession = ReturnType<typeof createMaskingSession>;
 
-/** `text` with every pseudonym found in `entries` replaced by its value; others are left as they are. */
-export function revealText(text: string, entries: ReadonlyMap<string, PseudonymEntry>): string {
-  return text.replace(PSEUDONYM_PATTERN, (token) => entries.get(token)?.value ?? token);
-}
-
 function normalizedKey(key: string): string {
   return key.toLowerCase().replace(/[^a-z0-9]/g, '');
-}
-
-/**
- * The text cut to {@link MASKING_LIMITS.textChars}, at the last character before the cut that no value can contain
- * (whitespace, CJK text, quotes, brackets, separators), so that no value is cut in two: a cut value could escape its
- * detector and show its first part. A text without such a character in its first `textChars` is one oversized
- * token (a blob) and is masked whole.
- */
-function boundText(text: string): string {
-  if (text.length <= MASKING_LIMITS.textChars) return text;
-  for (let index = MASKING_LIMITS.textChars; index > 0; index -= 1) {
-    const code = text.charCodeAt(index);
-    if (code > 0x7f || VALUE_BREAK.test(text.charAt(index))) return text.slice(0, index);
-  }
-  return '[MASKED:oversized]';
-}
-
-const VALUE_BREAK = /[\s,;"'<>()[\]{}|`]/;
-
-/** Layers of escaping undone: a `\u0040` inside a JSON text inside a JSON string inside a log line is three. */
-const ESCAPE_PASSES = 4;
-const ESCAPE = /\\u([0-9a-fA-F]{4})|\\(["\\/])|\\([nrt])/g;
-const CONTROL: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
-
-/**
- * JSON escapes inside a text decoded (up to {@link ESCAPE_PASSES} layers, for text escaped again and again), so `a\u0040b.cn` or `{\"token\":\"…\"}` inside
- * a log message is seen, and masked, as what it stands for.
- */
-function decodeEscapes(text: string): string {
-  let decoded = text;
-  for (let pass = 0; pass < ESCAPE_PASSES && decoded.includes('\\'); pass += 1) {
-    decoded = decoded.replace(
-      ESCAPE,
-      (_match, hex: string | undefined, literal: string | undefined, control: string | undefined) =>
-        hex !== undefined ? String.fromCharCode(Number.parseInt(hex, 16)) : (literal ?? CONTROL[control ?? ''] ?? ''),
-    );
-  }
-  return decoded;
 }

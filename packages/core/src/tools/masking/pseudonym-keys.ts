@@ -88,21 +88,62 @@ export function pseudonymCode(key: Buffer, kind: string, value: string, length: 
   return code;
 }
 
-/** AES-256-GCM of a JSON text; the IV is random per item and stored beside it. */
-export function sealMap(key: Buffer, text: string): { iv: string; tag: string; ciphertext: string } {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
+/** A batch of a run's map, sealed: `version` 2 binds the run id and the batch's sequence (absent: sealed before). */
+export interface SealedMap {
+  iv: string;
+  tag: string;
+  ciphertext: string;
+  version?: 2;
+}
+
+/** Where a sealed batch belongs: bound into its tag as additional authenticated data. */
+export interface MapBinding {
+  runId: string;
+  sequence: number;
+}
+
+/** GCM's IV and tag sizes, pinned: a shorter tag is refused, never checked on fewer bytes. */
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const SEAL_VERSION = 2;
+
+/**
+ * The additional authenticated data of a batch: the run and its place in the run's map. NOTE: the map key is the
+ * run's own already (a batch of another run does not open); the sequence binds each batch to its place, so a batch
+ * copied, moved or swapped to another sequence of the same run does not open either.
+ */
+function additionalData(binding: MapBinding): Buffer {
+  return Buffer.from(`diagnosis-agent/pseudonym-map/v${SEAL_VERSION}\u0000${binding.runId}\u0000${binding.sequence}`);
+}
+
+/** AES-256-GCM of a JSON text, bound to its run and sequence; the IV is random per item and stored beside it. */
+export function sealMap(key: Buffer, text: string, binding: MapBinding): SealedMap {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+  cipher.setAAD(additionalData(binding));
   const ciphertext = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
   return {
     iv: iv.toString('base64'),
     tag: cipher.getAuthTag().toString('base64'),
     ciphertext: ciphertext.toString('base64'),
+    version: SEAL_VERSION,
   };
 }
 
-/** The JSON text sealed by {@link sealMap}; throws when the key is not the one it was sealed with or it was altered. */
-export function openMap(key: Buffer, sealed: { iv: string; tag: string; ciphertext: string }): string {
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'));
-  decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
+/**
+ * The JSON text sealed by {@link sealMap}; throws when the key or the binding is not the one it was sealed with, the
+ * IV is not 12 bytes or the tag not 16, or it was altered. NOTE: a batch without `version` was sealed before run id
+ * and sequence were bound (docs/masking.md, "Where the real values are"): it is opened without additional data, its
+ * 16-byte tag still pinned, so maps stored before the change reveal until their retention ends. Removing the version
+ * of a bound batch does not downgrade it: its tag covers the additional data, and it no longer opens.
+ */
+export function openMap(key: Buffer, sealed: SealedMap, binding: MapBinding): string {
+  const iv = Buffer.from(sealed.iv, 'base64');
+  const tag = Buffer.from(sealed.tag, 'base64');
+  if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new TypeError('the sealed batch is malformed');
+  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+  if (sealed.version === SEAL_VERSION) decipher.setAAD(additionalData(binding));
+  else if (sealed.version !== undefined) throw new TypeError('the sealed batch has an unknown version');
+  decipher.setAuthTag(tag);
   return Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, 'base64')), decipher.final()]).toString('utf8');
 }

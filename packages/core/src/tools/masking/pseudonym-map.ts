@@ -1,10 +1,11 @@
 import * as v from 'valibot';
-import type { MaskingSession, PseudonymEntry } from './masking-session.ts';
-import { deriveRunMaskingKeys, openMap, sealMap } from './pseudonym-keys.ts';
+import type { MaskingSession } from './masking-session.ts';
+import { deriveRunMaskingKeys, openMap, type SealedMap, sealMap } from './pseudonym-keys.ts';
+import type { PseudonymEntry } from './reveal-text.ts';
 
 /**
- * New pseudonyms of a run and their real values, sealed (AES-256-GCM with the run's map key): the store keeps them
- * under the run's pseudonym partition and never reads inside.
+ * New pseudonyms of a run and their real values, sealed (AES-256-GCM with the run's map key, the run id and the
+ * sequence bound as additional data): the store keeps them under the run's pseudonym partition and never reads inside.
  */
 export interface PseudonymBatchEvent {
   sessionId: string;
@@ -13,7 +14,7 @@ export interface PseudonymBatchEvent {
   sequence: number;
   /** Entries in the batch. */
   count: number;
-  sealed: { iv: string; tag: string; ciphertext: string };
+  sealed: SealedMap;
 }
 
 /** Entries per stored batch: with values of at most 256 characters, a batch stays far under DynamoDB's 400 KB. */
@@ -28,19 +29,36 @@ export function sealNewPseudonyms(
   identity: { runId: string; sessionId: string },
   nextSequence: () => number,
 ): PseudonymBatchEvent[] {
+  return chunkNewPseudonyms(session).map((chunk) => sealPseudonymBatch(session, identity, nextSequence(), chunk));
+}
+
+/** What the session created since the last call, in chunks of at most {@link PSEUDONYM_BATCH_ENTRIES}, unsealed. */
+export function chunkNewPseudonyms(session: MaskingSession): PseudonymEntry[][] {
   const entries = session.takeNewEntries();
-  const batches: PseudonymBatchEvent[] = [];
+  const chunks: PseudonymEntry[][] = [];
   for (let start = 0; start < entries.length; start += PSEUDONYM_BATCH_ENTRIES) {
-    const chunk = entries.slice(start, start + PSEUDONYM_BATCH_ENTRIES);
-    batches.push({
-      runId: identity.runId,
-      sessionId: identity.sessionId,
-      sequence: nextSequence(),
-      count: chunk.length,
-      sealed: sealMap(session.mapKey, JSON.stringify(chunk)),
-    });
+    chunks.push(entries.slice(start, start + PSEUDONYM_BATCH_ENTRIES));
   }
-  return batches;
+  return chunks;
+}
+
+/**
+ * One batch sealed for its place in the run's map. NOTE: the sequence is bound into the seal: a writer that learns
+ * its sequence only when it writes (a rating's batch after the run's) seals again for each sequence it tries.
+ */
+export function sealPseudonymBatch(
+  session: Pick<MaskingSession, 'mapKey'>,
+  identity: { runId: string; sessionId: string },
+  sequence: number,
+  entries: readonly PseudonymEntry[],
+): PseudonymBatchEvent {
+  return {
+    runId: identity.runId,
+    sessionId: identity.sessionId,
+    sequence,
+    count: entries.length,
+    sealed: sealMap(session.mapKey, JSON.stringify(entries), { runId: identity.runId, sequence }),
+  };
 }
 
 const entriesSchema = v.array(
@@ -53,15 +71,20 @@ const entriesSchema = v.array(
 
 /**
  * The entries of a run's stored batches, opened with the run's map key (derived from the deployment's masking secret
- * and the runId). Throws when a batch was sealed with another key or altered.
+ * and the runId), each under its run id and sequence. Throws when a batch was sealed with another key, for another
+ * run or sequence, or altered.
  */
 export function openPseudonymBatches(
   secret: string,
   runId: string,
-  batches: readonly Pick<PseudonymBatchEvent, 'sealed'>[],
+  batches: readonly Pick<PseudonymBatchEvent, 'sealed' | 'sequence'>[],
 ): PseudonymEntry[] {
   const { mapKey } = deriveRunMaskingKeys(secret, runId);
   return batches.flatMap(
-    (batch) => v.parse(entriesSchema, JSON.parse(openMap(mapKey, batch.sealed))) as PseudonymEntry[],
+    (batch) =>
+      v.parse(
+        entriesSchema,
+        JSON.parse(openMap(mapKey, batch.sealed, { runId, sequence: batch.sequence })),
+      ) as PseudonymEntry[],
   );
 }

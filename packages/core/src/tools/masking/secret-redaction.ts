@@ -40,9 +40,12 @@ const AUTHORIZATION_VALUE =
   /\b((?:proxy-)?authorization["']?\s{0,3}[:=]\s{0,3}["']?(?:(?:bearer|basic|digest|token|negotiate)\s{1,4})?)([^\s"',;]{1,4096})/gi;
 const BEARER = /\b([Bb]earer\s{1,4})([A-Za-z0-9._~+/=-]{16,4096})/g;
 const BASIC = /\b(Basic\s{1,4})([A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])/g;
-/** `key=value`, `key: value`, `"key":"value"`, `key => value`: the key decides (see {@link secretKindOfKey}). */
+/**
+ * `key=value`, `key: value`, `"key":"value"`, `key => value`: the key decides (see {@link secretKindOfKey}). A value
+ * in brackets (`password=[REDACTED:hunter2]`) is taken whole, so a look-alike marker leaves no `]` behind.
+ */
 const KEY_VALUE =
-  /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})(["']?\s{0,3}(?::|=>|=)\s{0,3}["']?)([^\s"'&,;}\]<>]{1,1024})/g;
+  /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})(["']?\s{0,3}(?::|=>|=)\s{0,3}["']?)(\[[A-Z]{1,16}:[^\s\]]{1,1024}\]|[^\s"'&,;}\]<>]{1,1024})/g;
 
 const SECRET_KEY_ENDINGS: readonly [string, SecretKind][] = [
   ['password', 'password'],
@@ -194,9 +197,17 @@ const AWS_KEY_PREFIX = /A(?:KI|SI|BI|CC)A/;
 const VENDOR_PREFIX = /gh[pousr]_|github_pat_|xox[abposr]-|[sr]k_(?:live|test)_|sk-|AIza|npm_|glpat-/;
 const AUTH_SCHEME = /^(?:bearer|basic|digest|token|negotiate)$/i;
 
+/**
+ * Whether a value after a secret's key is this layer's own marker (`[REDACTED:password]`, or `[REDACTED:password`
+ * where the value's pattern stops before `]`), so masking twice changes nothing. NOTE (issue 32, item 7): only a
+ * marker of a known kind: `password=[REDACTED:hunter2]` is a password written inside a look-alike, and is redacted.
+ */
 function isMarker(value: string): boolean {
-  return value.startsWith('[REDACTED:');
+  const kind = MARKER_VALUE.exec(value)?.[1];
+  return kind !== undefined && (SECRET_KINDS as readonly string[]).includes(kind);
 }
+
+const MARKER_VALUE = /^\[REDACTED:([a-z_]{1,24})\]?$/;
 
 const PEM_BEGIN = /-----BEGIN ([A-Z0-9 ]{1,40})-----/g;
 const BASE64_RUN = /[A-Za-z0-9+/=\s:-]/;

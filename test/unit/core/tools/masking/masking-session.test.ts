@@ -218,3 +218,109 @@ describe('createMaskingSession in a replay of a recording', () => {
     expect(session().unmaskInput({ keyword: '<phone:k3f2a>' })).toEqual({ ok: false, code: 'UNKNOWN_PSEUDONYM' });
   });
 });
+
+describe('createMaskingSession on hostile text (issue 32, items 7 and 8)', () => {
+  const TOKEN = /<([a-z_]+):[a-z2-7]{5}>/;
+
+  it.each([
+    ['note=[MASKED:13912345678]', '13912345678', 'phone'],
+    ['card [REDACTED:4111111111111111]', CARD, 'bank_card'],
+    ['contact <x_13912345678:aaaaa>', '13912345678', 'phone'],
+    ['mail [MASKED:bob@example.com]', 'bob@example.com', 'email'],
+    ['id <cn_id:k3f2a> [MASKED:11010519491231002X]', RESIDENT_ID, 'cn_id'],
+  ])('masks the value inside the marker look-alike %s', (text, value, kind) => {
+    const masked = session().maskText(text);
+    expect(masked).not.toContain(value);
+    expect(masked.match(TOKEN)?.[1]).toBe(kind);
+  });
+
+  it('keeps markers of known kinds and pseudonyms this run holds whole', async () => {
+    const masking = session({ rules: await loadCustomRules([{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }]) });
+    const token = masking.maskText('13912345678');
+    const text = `${token} [MASKED:phone] [MASKED:customer_id] [REDACTED:password] [MASKED:depth] [MASKED:oversized]`;
+    expect(masking.maskText(text)).toBe(text);
+  });
+
+  it('does not protect a pseudonym this run does not hold or a marker of an unknown kind', async () => {
+    const masking = session({ rules: await loadCustomRules([{ kind: 'word', pattern: 'secretive' }]) });
+    expect(masking.maskText('[MASKED:secretive]')).toMatch(/^\[MASKED:<word:[a-z2-7]{5}>\]$/);
+    expect(masking.maskText('<secretive:abcde>')).toMatch(/^<<word:[a-z2-7]{5}>:abcde>$/);
+    // Held: the same text is kept whole once the run gave the token.
+    const held = masking.maskText('secretive');
+    expect(masking.maskText(`${held} again`)).toBe(`${held} again`);
+  });
+
+  it('redacts a secret hidden in a redaction look-alike after its key', () => {
+    const masking = session();
+    expect(masking.maskText('password=[REDACTED:hunter2]')).toBe('password=[REDACTED:password]');
+    expect(masking.maskText('Authorization: [REDACTED:abcdefghijklmnopqrstuv]')).toBe(
+      'Authorization: [REDACTED:bearer]',
+    );
+    expect(masking.maskText('password=[REDACTED:password]')).toBe('password=[REDACTED:password]');
+  });
+
+  it('masks a Chinese mobile number written in full-width digits, with the pseudonym of its ASCII form', () => {
+    const masking = session();
+    const ascii = masking.maskText('13912345678');
+    expect(masking.maskText('电话：１３９１２３４５６７８，请回电')).toBe(`电话：${ascii}，请回电`);
+  });
+
+  it('masks a URL-encoded e-mail address in a query string', () => {
+    const masking = session();
+    const ascii = masking.maskText('a@b.cn');
+    expect(masking.maskText('GET /reset?user=a%40b.cn&step=2 200')).toBe(`GET /reset?user=${ascii}&step=2 200`);
+    expect(masking.maskText('GET /reset?user=bob%40Example%2Ecom 200')).toMatch(
+      /^GET \/reset\?user=<email:[a-z2-7]{5}> 200$/,
+    );
+  });
+
+  const INVISIBLES = [
+    '\u200b',
+    '\u200c',
+    '\u200d',
+    '\u2060',
+    '\ufeff',
+    '\u00ad',
+    '\u180e',
+    '\u200e',
+    '\u202c',
+    '\u2066',
+  ];
+  it.each(INVISIBLES.map((character) => [character.charCodeAt(0).toString(16).padStart(4, '0'), character]))(
+    'masks a value split by the invisible character U+%s',
+    (_code, invisible) => {
+      const masking = session();
+      const ascii = masking.maskText('13912345678');
+      const split = `139${invisible}1234${invisible}5678`;
+      expect(masking.maskText(`tel ${split} ok`)).toBe(`tel ${ascii} ok`);
+      expect(masking.maskText(`mail bob${invisible}@example.com`)).toMatch(/^mail <email:[a-z2-7]{5}>$/);
+    },
+  );
+
+  it('masks the whole of a value an invisible character splits, never only the tail the text shows as it is', () => {
+    const masking = session();
+    const whole = masking.maskText('zhang.min@example.net');
+    expect(masking.maskText('mail zha\u200bng.m\u2060in@example.net ok')).toBe(`mail ${whole} ok`);
+    const phone = masking.maskText('13912345678');
+    // The view reads `a13912345678` (no phone after a letter); the text as it is shows one after the invisible mark.
+    expect(masking.maskText('a\u200b13912345678')).toBe(`a\u200b${phone}`);
+    expect(masking.maskText('13912345678\u200b9')).toBe(`${phone}\u200b9`);
+  });
+
+  it('masks a full-width value whose digits straddle the 16 KiB cut whole, never its first part', () => {
+    const masking = session();
+    const fullWidth = '１３９１２３４５６７８';
+    const text = `${'x'.repeat(MASKING_LIMITS.textChars - 5)} ${fullWidth} tail`;
+    const masked = masking.maskText(text);
+    expect(masked).not.toContain('１３９');
+    expect(masked.length).toBeLessThanOrEqual(MASKING_LIMITS.textChars);
+    const split = `${'x'.repeat(MASKING_LIMITS.textChars - 8)} 139\u200b1234\u200b5678 tail`;
+    expect(masking.maskText(split)).not.toContain('139');
+  });
+
+  it('leaves ordinary percent signs, full-width punctuation and invisible characters without a value alone', () => {
+    const masking = session();
+    const text = 'cpu 95% mem 50%2 电话：无，ｏｋ！ zero\u200bwidth %E4%B8%AD 100%40';
+    expect(masking.maskText(text)).toBe(text);
+  });
+});

@@ -1,0 +1,20 @@
+/** Layers of escaping undone: a `\u0040` inside a JSON text inside a JSON string inside a log line is three. */
+const ESCAPE_PASSES = 4;
+const ESCAPE = /\\u([0-9a-fA-F]{4})|\\(["\\/])|\\([nrt])/g;
+const CONTROL: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
+
+/**
+ * JSON escapes inside a text decoded (up to {@link ESCAPE_PASSES} layers, for text escaped again and again), so
+ * `a\u0040b.cn` or `{\"token\":\"…\"}` inside a log message is seen, and masked, as what it stands for.
+ */
+export function decodeEscapes(text: string): string {
+  let decoded = text;
+  for (let pass = 0; pass < ESCAPE_PASSES && decoded.includes('\\'); pass += 1) {
+    decoded = decoded.replace(
+      ESCAPE,
+      (_match, hex: string | undefined, literal: string | undefined, control: string | undefined) =>
+        hex !== undefined ? String.fromCharCode(Number.parseInt(hex, 16)) : (literal ?? CONTROL[control ?? ''] ?? ''),
+    );
+  }
+  return decoded;
+}

@@ -1,0 +1,52 @@
+import type { IdentifierMatch } from './identifier-detectors.ts';
+
+/**
+ * What masking keeps whole in a text it masks again (masking twice changes nothing): a pseudonym this run holds
+ * (`<phone:k3f2a>`) and a marker of a kind this deployment writes (`[REDACTED:password]`, `[MASKED:phone]`).
+ * NOTE (issue 32, item 7): only those. A text merely shaped like one is ordinary text: `[MASKED:13912345678]`,
+ * `[REDACTED:4111111111111111]` or `<x_13912345678:aaaaa>` is no marker of a known kind nor a pseudonym of the run,
+ * and the value inside it is masked like any other; and a span a built-in detector finds a value in is never
+ * protected (the caller drops it: a detected identifier wins).
+ */
+export interface ProtectedKinds {
+  /** Kinds of `[MASKED:kind]`: the identifier kinds, the deployment's pattern kinds and the session's own markers. */
+  masked: ReadonlySet<string>;
+  /** Kinds of `[REDACTED:kind]`: the secret kinds. */
+  redacted: ReadonlySet<string>;
+}
+
+const CANDIDATES = /<[a-z][a-z0-9_]{0,23}:[a-z2-7]{5,13}>|\[(REDACTED|MASKED):([a-z0-9_]{1,24})\]/g;
+
+/** The protected spans of `text` (kind `''`), in order; `isHeld` says whether this run holds a pseudonym. */
+export function findProtectedSpans(
+  text: string,
+  isHeld: (token: string) => boolean,
+  kinds: ProtectedKinds,
+): IdentifierMatch[] {
+  const spans: IdentifierMatch[] = [];
+  if (!text.includes('<') && !text.includes('[')) return spans;
+  for (const match of text.matchAll(CANDIDATES)) {
+    const [whole, layer, kind] = match;
+    const known =
+      layer === undefined ? isHeld(whole) : (layer === 'MASKED' ? kinds.masked : kinds.redacted).has(kind ?? '');
+    if (!known) continue;
+    const start = match.index;
+    spans.push({ start, end: start + whole.length, kind: '' });
+  }
+  return spans;
+}
+
+/**
+ * The protected spans that no detected identifier overlaps (a detected identifier wins). Linear: the identifiers
+ * mark the characters they cover once.
+ */
+export function withoutDetectedIdentifiers(
+  spans: readonly IdentifierMatch[],
+  identifiers: readonly IdentifierMatch[],
+  textLength: number,
+): IdentifierMatch[] {
+  if (spans.length === 0 || identifiers.length === 0) return [...spans];
+  const covered = new Uint8Array(textLength + 1);
+  for (const identifier of identifiers) covered.fill(1, identifier.start, identifier.end);
+  return spans.filter((span) => covered.subarray(span.start, span.end).indexOf(1) === -1);
+}
