@@ -31,6 +31,10 @@ const MASKING_TESTS: readonly string[] = [
   'test/unit/core/tools/masking/detectors.test.ts',
   'test/unit/core/tools/masking/custom-patterns.test.ts',
   'test/unit/core/tools/masking/pseudonym-keys.test.ts',
+  'test/unit/core/tools/masking/pseudonym-map.test.ts',
+  'test/unit/core/tools/masking/bound-text.test.ts',
+  'test/unit/core/tools/masking/normalised-view.test.ts',
+  'test/unit/core/tools/masking/protected-spans.test.ts',
 ];
 
 export const MUTATION_TARGETS: readonly MutationTarget[] = [
@@ -229,6 +233,31 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
       'test/unit/functions/delivery/reveal-run-result.test.ts',
       'test/unit/core/service/execute-diagnosis-run.masking.test.ts',
     ],
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/bound-text.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/decode-escapes.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/normalised-view.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/protected-spans.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/unmask-input.ts',
+    tests: MASKING_TESTS,
     equivalent: [],
   },
 ];

@@ -55,6 +55,7 @@ function world(
   const incidents = createMemoryIncidentStore();
   const claims: { source: string; eventId: string; at: number; expiresAt: number }[] = [];
   const recorded = recordingWorkflow();
+  const runs = createMemoryStores();
   const released: string[] = [];
   const lines: Record<string, unknown>[] = [];
   const handler = createWebhookHandler(
@@ -78,7 +79,11 @@ function world(
           return incidents.releaseWebhookEvent(source, eventId);
         },
       },
-      start: { store: createMemoryStores(), workflow: recorded.workflow },
+      start: { store: runs, workflow: recorded.workflow },
+      masking: {
+        config: { mode: 'identifiers', secret: 'unit-test-masking-secret-of-at-least-32-characters' },
+        pseudonyms: runs,
+      },
       quietPeriodMs: 0,
       now: () => NOW,
       newRunId: () => `run-${claims.length}`,
