@@ -184,7 +184,7 @@ export default $config({
       });
     // GetRun also lists the run's deliveries and feedback (their own DELIVERY#<runId> and FEEDBACK#<runId>
     // partitions), read-only like the rest.
-    const getRun = readOnlyFunction('GetRun', ['RUN#*', 'DELIVERY#*', 'FEEDBACK#*'], []);
+    const getRun = readOnlyFunction('GetRun', ['RUN#*', 'DELIVERY#*', 'FEEDBACK#*', 'PAST#*'], []);
     const getRunAudit = readOnlyFunction('GetRunAudit', ['RUN#*'], []);
     const getRunReasoning = readOnlyFunction('GetRunReasoning', ['RUN#*', 'REASONING#*'], []);
     const getRunReveal = readOnlyFunction('GetRunReveal', ['RUN#*', 'PSEUDONYMS#*'], [maskingKey]);
@@ -345,7 +345,14 @@ export default $config({
         ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
         // The masking the runs were masked with, so a rating is masked the same way.
         ...Object.fromEntries(
-          ['MASKING', 'MASKING_PATTERNS', 'MASKING_EXCLUSIONS', 'REASONING_RETENTION_DAYS', 'PSEUDONYM_RETENTION_DAYS']
+          [
+            'MASKING',
+            'MASKING_PATTERNS',
+            'MASKING_EXCLUSIONS',
+            'REASONING_RETENTION_DAYS',
+            'PSEUDONYM_RETENTION_DAYS',
+            'PAST_INCIDENT_RETENTION_DAYS',
+          ]
             .filter((key) => environment[key] !== undefined)
             .map((key) => [key, environment[key]]),
         ),
@@ -353,10 +360,32 @@ export default $config({
       permissions: [
         tableGrant(['GetItem'], ['RUN#*']),
         tableGrant(['Query', 'PutItem'], ['FEEDBACK#*', 'PSEUDONYMS#*']),
+        // A rating remembers or retracts the run's past incident (a transaction of the state and memory items).
+        tableGrant(['GetItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], ['PAST#*']),
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ],
     });
     api.route('POST /runs/{runId}/feedback', runFeedback.arn, { auth: { iam: true } });
+
+    // An enterprise's past incidents: listed and forgotten (tenant-checked in the handler), nothing but PAST#* items.
+    const pastIncidents = new sst.aws.Function('PastIncidents', {
+      ...functionCode('PastIncidents', $cli.paths.root),
+      runtime: 'nodejs24.x',
+      architecture: 'arm64',
+      timeout: '10 seconds',
+      memory: '256 MB',
+      concurrency: { reserved: stageConfig.reservedConcurrency.api },
+      environment: {
+        DIAGNOSIS_TABLE_NAME: table.name,
+        ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
+      },
+      permissions: [
+        tableGrant(['GetItem', 'Query', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], ['PAST#*']),
+        ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
+      ],
+    });
+    api.route('GET /enterprises/{enterpriseId}/past-incidents', pastIncidents.arn, { auth: { iam: true } });
+    api.route('DELETE /enterprises/{enterpriseId}/past-incidents/{runId}', pastIncidents.arn, { auth: { iam: true } });
 
     // A workflow execution stopped from the console (or by anyone with states:StopExecution) cancels its run too:
     // stopping an execution does not stop the Lambda it waits on, so the run's flag is set and its invocation stops.
@@ -653,6 +682,7 @@ export default $config({
         GetRunReasoning: getRunReasoning,
         GetRunReveal: getRunReveal,
         RunFeedback: runFeedback,
+        PastIncidents: pastIncidents,
         OnWorkflowStopped: onWorkflowStopped,
         OnRunFinished: onRunFinished,
         DeliverResults: deliverResults,

@@ -16,6 +16,7 @@ import {
   measureConversation,
   startDeepSeekServer,
 } from '@diagnosis/devkit';
+import { stopEngine } from '../packages/cli/src/local/local-engine.ts';
 import { runLocalDiagnosis } from '../packages/cli/src/local/run-local-diagnosis.ts';
 import { DEFAULT_PRICE, priceOf } from '../packages/eval/src/price.ts';
 
@@ -58,6 +59,8 @@ export async function demoRequests() {
     return { code, status, conversation, requests: server.requests, judgeRequests: server.judgeRequests };
   } finally {
     await server.close();
+    // NOTE: the local runtime leaves its DynamoDB Local running for the next command; this data folder has none.
+    await stopEngine(data);
     rmSync(data, { recursive: true, force: true });
   }
 }

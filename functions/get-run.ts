@@ -1,6 +1,10 @@
 /** `GET /runs/{runId}` on the IAM-only InternalApi: a run's status and published result. */
 
-import { createDynamoFeedbackStore, createDynamoIncidentStore } from '@diagnosis/core/store';
+import {
+  createDynamoFeedbackStore,
+  createDynamoIncidentStore,
+  createDynamoPastIncidentStore,
+} from '@diagnosis/core/store';
 import { createDynamoDeliveryStore } from './delivery/delivery-store.ts';
 import { createGetRunHandler } from './handlers/run-queries.ts';
 import { createObservability } from './setup/observability.ts';
@@ -14,4 +18,5 @@ export const handler = createGetRunHandler(store, {
   deliveries: createDynamoDeliveryStore(table),
   incidents: createDynamoIncidentStore(table),
   feedback: createDynamoFeedbackStore(table),
+  pastIncidents: createDynamoPastIncidentStore(table),
 });

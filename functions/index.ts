@@ -22,7 +22,12 @@ export { type DeliveryPreview, previewDeliveries } from './delivery/preview-deli
 export { type RevealOutcome, revealForDestination } from './delivery/reveal-run-result.ts';
 export { buildRunFinishedEvent, type RunFinishedEvent } from './delivery/run-finished-event.ts';
 export { createTriggerHandler } from './handlers/trigger-handler.ts';
-export { createWebhookHandler, type WebhookDeps, type WebhookSecrets } from './handlers/webhook-handler.ts';
+export {
+  createWebhookHandler,
+  type WebhookAnswer,
+  type WebhookDeps,
+  type WebhookSecrets,
+} from './handlers/webhook-handler.ts';
 export {
   createWorkflowEventsHandler,
   type WorkflowEventOutcome,
@@ -32,6 +37,12 @@ export {
   composeDiagnoseFunction,
   type DiagnoseFunctionOptions,
 } from './setup/diagnose-function.ts';
+export {
+  type ApiFunctionName,
+  type ApiHandler,
+  composeLocalApi,
+  type LocalApiOptions,
+} from './setup/local-api.ts';
 export {
   createLocalDiagnose,
   type DiagnoseTaskPayload,

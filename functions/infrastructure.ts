@@ -4,6 +4,7 @@
  * metric names and dimensions, the delivery retry limits, the delivery settings and destination names.
  */
 export * from './delivery/delivery-metric-names.ts';
+export { DELIVERY_SETTING_NAMES } from './delivery/delivery-settings.ts';
 export {
   DESTINATION_TYPES,
   type DeliverySettings,

@@ -102,6 +102,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
  * UTC offsets of every named time zone from ${new Date(WINDOW_START * 60_000).toISOString()} to ${new Date(WINDOW_END * 60_000).toISOString()}, one zone a line:
  * \`<name> <offset at the start>[ <minutes since the previous change> <new offset>]…\` in base 36 (offsets in minutes),
  * or \`<name> =<another zone>\` when both change at the same instants to the same offsets.
+ * NOTE: one generated file of data, over 300 lines on purpose (a line a zone): the Diagnose function reads it instead
+ * of ICU, whose first time-zone formatter costs ≈ 9 ms at cold start (BENCHMARKS.md); nothing in it is code to split.
  */
 export const ZONE_OFFSETS_TZ_VERSION = '${process.versions.tz}';
 export const ZONE_OFFSETS_WINDOW_START_MINUTES = ${WINDOW_START};

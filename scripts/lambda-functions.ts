@@ -15,6 +15,7 @@ export const LAMBDA_FUNCTIONS = {
   StartDiagnosis: 'functions/start-diagnosis.ts',
   CancelRun: 'functions/cancel-run.ts',
   RunFeedback: 'functions/post-run-feedback.ts',
+  PastIncidents: 'functions/past-incidents.ts',
   OnWorkflowStopped: 'functions/on-workflow-stopped.ts',
   OnRunFinished: 'functions/on-run-finished.ts',
   DeliverResults: 'functions/deliver-results.ts',

@@ -53,6 +53,11 @@ const deliverSettingsSchema = v.object({
   ),
 });
 
+/** The names of the delivery functions' settings (OnRunFinished's and DeliverResults'). */
+export const DELIVERY_SETTING_NAMES: readonly string[] = [
+  ...new Set([...Object.keys(publishSettingsSchema.entries), ...Object.keys(deliverSettingsSchema.entries)]),
+];
+
 export type PublishSettings = v.InferOutput<typeof publishSettingsSchema>;
 export type DeliverSettings = v.InferOutput<typeof deliverSettingsSchema>;
 

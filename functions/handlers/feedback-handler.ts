@@ -6,6 +6,7 @@ import {
   type FeedbackMasking,
   type FeedbackStore,
   feedbackView,
+  type PastIncidentRetention,
   parseFeedbackInput,
   type RunFeedback,
   type RunStore,
@@ -22,7 +23,9 @@ export type FeedbackRouteOptions = RunRouteOptions & Pick<{ metrics: Metrics }, 
  * `POST /runs/{runId}/feedback`: the IAM gate, the run this caller may see (another tenant's answers like a missing
  * one, 404), then `{ verdict, rootCause?, note? }` recorded for the caller the authorizer names (its `userArn`; a
  * body never names the caller). 201 with the new entry; 200 with the caller's current entry when it says the same
- * (idempotent per caller); a different verdict is a re-rating (201, the history kept). Each new entry counts once in
+ * (idempotent per caller); a different verdict is a re-rating (201, the history kept). The stored rating then
+ * remembers the run as a past incident of its enterprise (CORRECT, PARTIALLY_CORRECT) or retracts it for good (WRONG,
+ * UNHELPFUL). Each new entry counts once in
  * the `RunFeedback` metric by enterprise and verdict. The texts are stored masked with the run's own masking
  * (`maskFeedback`; 503 `MASKING_UNAVAILABLE` when that cannot be done), and the answer shows them masked.
  */
@@ -31,6 +34,8 @@ export function createFeedbackHandler(
     store: Pick<RunStore, 'getRun' | 'listPseudonyms' | 'appendPseudonyms'>;
     feedback: FeedbackStore;
     masking: Omit<FeedbackMasking, 'pseudonyms'>;
+    /** The enterprise's past incidents, which a rating remembers or retracts; absent: none kept. */
+    memory?: PastIncidentRetention;
   },
   options: FeedbackRouteOptions,
 ) {
@@ -44,6 +49,7 @@ export function createFeedbackHandler(
       {
         feedback: deps.feedback,
         masking: { ...deps.masking, pseudonyms: deps.store },
+        ...(deps.memory === undefined ? {} : { memory: deps.memory }),
         ...(options.now === undefined ? {} : { now: options.now }),
       },
     );

@@ -3,6 +3,7 @@ import {
   type FeedbackStore,
   feedbackView,
   openPseudonymBatches,
+  type PastIncidentStore,
   type RunStore,
   statusWordOf,
 } from '@diagnosis/core';
@@ -10,6 +11,7 @@ import type { IncidentStore } from '@diagnosis/core/store';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { DeliveryStore } from '../delivery/delivery-store.ts';
 import { type HttpApiEvent, json } from '../http/http-api-event.ts';
+import { pastIncidentView } from './past-incidents-handler.ts';
 import { type RunRouteOptions, runRoute } from './run-route.ts';
 
 type Page = { limit: number; cursor?: string };
@@ -62,6 +64,8 @@ export function createGetRunHandler(
     deliveries?: Pick<DeliveryStore, 'listDeliveries'>;
     incidents?: Pick<IncidentStore, 'listIncidentEvents'>;
     feedback?: Pick<FeedbackStore, 'listFeedback'>;
+    /** The run's own past incident (its enterprise's memory of it), shown as `pastIncident`. */
+    pastIncidents?: Pick<PastIncidentStore, 'get'>;
   },
 ) {
   return runRoute(store, options, async (run) =>
@@ -97,11 +101,21 @@ export function createGetRunHandler(
       ...(options.feedback === undefined
         ? {}
         : { feedback: feedbackView(await options.feedback.listFeedback(run.runId)) }),
+      // The run as a past incident of its enterprise (rated CORRECT or PARTIALLY_CORRECT, not retracted), or null; the
+      // past runs this run looked at are the report's `seen_before`.
+      ...(options.pastIncidents === undefined
+        ? {}
+        : { pastIncident: await pastIncidentOf(options.pastIncidents, run.enterpriseId, run.runId) }),
       createdAt: run.createdAt,
       endedAt: run.endedAt,
       delivery: options.deliveries === undefined ? null : await options.deliveries.listDeliveries(run),
     }),
   );
+}
+
+async function pastIncidentOf(store: Pick<PastIncidentStore, 'get'>, enterpriseId: string, runId: string) {
+  const incident = await store.get(enterpriseId, runId, Date.now());
+  return incident === null ? null : pastIncidentView(incident);
 }
 
 /**

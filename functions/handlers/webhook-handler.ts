@@ -6,14 +6,19 @@ import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as v from 'valibot';
 import { errorResponse, type HttpApiEvent, header, json } from '../http/http-api-event.ts';
-import { TRIGGER_METRICS } from '../setup/metric-names.ts';
+import { OUTCOME_DIMENSION, TRIGGER_METRICS } from '../setup/metric-names.ts';
 import type { Observability } from '../setup/observability.ts';
 import { alertmanagerEventId, parseAlertmanagerWebhook } from '../triggers/alertmanager-webhook.ts';
 import type { TriggerDecision } from '../triggers/incident-facts.ts';
 import { checkWebhookCredentials, mappingsGranted } from '../triggers/mapping-credentials.ts';
 import { pagerDutyEnvelope, parsePagerDutyWebhook } from '../triggers/pagerduty-webhook.ts';
-import { answerTriggerDecision, type TriggerDeps } from '../triggers/trigger-service.ts';
-import { MAX_WEBHOOK_BODY_BYTES, WEBHOOK_REFUSALS, type WebhookRefusal } from '../triggers/webhook-auth.ts';
+import { answerTriggerDecision, type TriggerAnswer, type TriggerDeps } from '../triggers/trigger-service.ts';
+import {
+  isJsonContentType,
+  MAX_WEBHOOK_BODY_BYTES,
+  WEBHOOK_REFUSALS,
+  type WebhookRefusal,
+} from '../triggers/webhook-auth.ts';
 
 export interface WebhookSecrets {
   /** Alertmanager's shared bearer token; undefined: only mappings with their own secret can be reached. */
@@ -26,6 +31,9 @@ export interface WebhookSecrets {
    */
   mappingSecrets?: ReadonlyMap<string, readonly string[]>;
 }
+
+/** What the webhook route answers to an accepted request: the trigger's answer, or a duplicate (200, nothing done). */
+export type WebhookAnswer = TriggerAnswer | { outcome: 'DUPLICATE' };
 
 export interface WebhookDeps extends TriggerDeps {
   secrets: WebhookSecrets;
@@ -59,11 +67,13 @@ const refuse = (code: WebhookRefusal, message: string) => new Refused(WEBHOOK_RE
 
 /**
  * `POST /triggers/{source}` for Alertmanager (webhook v4, its `http_config` bearer token) and PagerDuty (v3,
- * `X-PagerDuty-Signature`). In this order, and before anything is written: the body's size (413), the sender's
- * credential over the raw bytes (401 `WEBHOOK_UNAUTHENTICATED` / `WEBHOOK_BAD_SIGNATURE`), the event's age (401
- * `WEBHOOK_STALE`), then its id claimed once with a conditional write (401 `WEBHOOK_REPLAYED`). Only then is it
- * mapped and handled as one incident: 202 with what happened. NOTE: these routes are not behind IAM; the credential
- * check is their authentication, and a route whose secret is not set refuses everything.
+ * `X-PagerDuty-Signature`). In this order, and before anything is written: the body's size (413), its content type
+ * (415 `WEBHOOK_UNSUPPORTED_MEDIA_TYPE` unless JSON), the sender's credential over the raw bytes (401
+ * `WEBHOOK_UNAUTHENTICATED` / `WEBHOOK_BAD_SIGNATURE`), the event's age (401 `WEBHOOK_STALE`), then its id claimed
+ * once with a conditional write: an event received already is a duplicate, answered 200 `DUPLICATE` with nothing
+ * written (the sender's repeat or retry; it proved who it is). Only then is it mapped and handled as one incident:
+ * 202 with what happened. NOTE: these routes are not behind IAM; the credential check is their authentication, and a
+ * route whose secret is not set refuses everything.
  */
 export function createWebhookHandler(deps: WebhookDeps, observability: Observability) {
   const { logger, metrics } = observability;
@@ -94,6 +104,9 @@ async function handleWebhook(event: HttpApiEvent, deps: WebhookDeps, observabili
     throw new Refused(404, 'UNKNOWN_TRIGGER_SOURCE', 'the sources are alertmanager and pagerduty');
   }
   const raw = rawBodyOf(event);
+  if (!isJsonContentType(header(event, 'content-type'))) {
+    throw refuse('WEBHOOK_UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
+  }
   const now = deps.now();
   let eventId: string;
   let expiresAt: number;
@@ -137,7 +150,12 @@ async function handleWebhook(event: HttpApiEvent, deps: WebhookDeps, observabili
     expiresAt = envelope.occurredAt + PAGERDUTY_MAX_AGE_MS + MAX_CLOCK_SKEW_MS;
   }
   if (!(await deps.incidents.claimWebhookEvent(source, eventId, { at: now, expiresAt }))) {
-    throw refuse('WEBHOOK_REPLAYED', 'this event was received already');
+    // NOTE: Alertmanager repeats an unchanged group byte for byte every repeat_interval, PagerDuty retries a delivery
+    // it did not see answered: neither is an authentication failure, and a 4xx would be logged as a failed notify.
+    observability.metrics.addDimension(OUTCOME_DIMENSION, 'DUPLICATE');
+    observability.metrics.addMetric(TRIGGER_METRICS.events, MetricUnit.Count, 1);
+    observability.logger.info('webhook duplicate', { source });
+    return duplicate();
   }
   const decision: TriggerDecision =
     source === 'alertmanager'
@@ -152,7 +170,8 @@ async function handleWebhook(event: HttpApiEvent, deps: WebhookDeps, observabili
   }
 }
 
-const json202 = (body: unknown) => json(202, body);
+const json202 = (body: TriggerAnswer) => json(202, body);
+const duplicate = () => json(200, { outcome: 'DUPLICATE' } satisfies WebhookAnswer);
 
 /**
  * The raw bytes the sender signed. API Gateway hands a body over as text, or base64 when `isBase64Encoded` (a

@@ -2,13 +2,14 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   createDraftFormatMiddleware,
+  createPastIncidentKnowledge,
   type DiagnosisServiceDeps,
   type EvidenceAdapters,
   loadCustomRules,
 } from '@diagnosis/core';
 import { type DiagnosisSettings, limitsOf, modelProfile, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
-import { createDynamoClient, createDynamoStores } from '@diagnosis/core/store';
+import { createDynamoClient, createDynamoPastIncidentStore, createDynamoStores } from '@diagnosis/core/store';
 import { wrapLanguageModel } from 'ai';
 import { resolveMaskingSecret } from './masking-secret.ts';
 
@@ -23,6 +24,8 @@ export async function buildDiagnosisDependencies(
   dynamo: DynamoDBClient = createDynamoClient(settings, process.env),
   /** Adapters built by the caller from the same settings (a local runner that must close its MySQL pool). */
   prebuiltEvidence?: EvidenceAdapters,
+  /** Told when a lookup answered without the past incidents (their read failed or timed out): cause and class only. */
+  onPastIncidentsUnavailable?: (cause: 'TIMEOUT' | 'UNAVAILABLE', errorClass: string) => void,
 ): Promise<DiagnosisServiceDeps> {
   // NOTE: never the public development key on a deployed table (see resolveMaskingSecret): no run starts instead.
   const maskingSecret = resolveMaskingSecret(settings);
@@ -51,12 +54,25 @@ export async function buildDiagnosisDependencies(
     (Object.keys(agentOptions) as (keyof typeof agentOptions)[]).every((key) => agentOptions[key] === judgeOptions[key])
       ? agentModel
       : createOpenAICompatible(judgeOptions).chatModel(settings.SEMANTIC_GUARD_MODEL_ID);
-  const evidence = prebuiltEvidence ?? (await createEvidenceAdapters(settings)).evidence;
+  const sources = prebuiltEvidence ?? (await createEvidenceAdapters(settings)).evidence;
+  // NOTE: the enterprise's past incidents ranked beside the runbooks, read from the run's own table (PAST_INCIDENTS).
+  const evidence: EvidenceAdapters =
+    settings.PAST_INCIDENTS === 'off'
+      ? sources
+      : {
+          ...sources,
+          lookup_knowledge: createPastIncidentKnowledge({
+            runbooks: sources.lookup_knowledge,
+            incidents: createDynamoPastIncidentStore({ client: dynamo, tableName: settings.DIAGNOSIS_TABLE_NAME }),
+            ...(onPastIncidentsUnavailable === undefined ? {} : { onRetrievalFailure: onPastIncidentsUnavailable }),
+          }),
+        };
   return {
-    // NOTE: the Draft round (the one that offers no tools) asks for JSON as the profile can; tool rounds are unchanged.
+    // NOTE: the forced Draft round (tools kept, `tool_choice: "none"`) asks for JSON as the profile can, and keeps
+    // the tools where the profile documents both in one request; tool rounds are unchanged.
     model: wrapLanguageModel({
       model: agentModel,
-      middleware: createDraftFormatMiddleware(profile.draftFormat),
+      middleware: createDraftFormatMiddleware(profile.draftFormat, profile.finalRoundKeepsTools),
     }),
     // NOTE: the judge's call is a separate one that never sees the agent's conversation, only the query, the Draft
     // and the verified evidence (and never the agent's Draft-format middleware).

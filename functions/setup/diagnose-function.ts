@@ -1,5 +1,6 @@
 import type { AuditWriter, EvidenceAdapters, RecordedReplay, RunStore } from '@diagnosis/core';
 import type { DiagnosisSettings } from '@diagnosis/core/config';
+import { createEvidenceAdapters } from '@diagnosis/core/evidence';
 import { createDynamoClient } from '@diagnosis/core/store';
 import { createDiagnoseHandler } from '../handlers/diagnose-handler.ts';
 import { buildDiagnosisDependencies } from './dependencies.ts';
@@ -33,7 +34,18 @@ export interface DiagnoseFunctionOptions extends Observability {
  */
 export async function composeDiagnoseFunction(settings: DiagnosisSettings, options: DiagnoseFunctionOptions) {
   const dynamo = createDynamoClient(settings, process.env);
-  const built = await buildDiagnosisDependencies(settings, dynamo, options.evidence);
+  // NOTE: the whole adapters object is kept, not only its `.evidence`: a caller outside Lambda (the command line)
+  // must close the MySQL pool, or its process never exits (issue 32 item 12). A caller's own adapters it closes itself.
+  const adapters =
+    options.evidence === undefined
+      ? await createEvidenceAdapters(settings)
+      : { evidence: options.evidence, close: async () => undefined };
+  const built = await buildDiagnosisDependencies(settings, dynamo, adapters.evidence, (cause, errorClass) =>
+    options.logger.warn('past incidents unavailable: the lookup answered with the runbooks alone', {
+      cause,
+      errorClass,
+    }),
+  );
   const dependencies = {
     ...built,
     ...(options.now === undefined ? {} : { now: options.now }),
@@ -46,5 +58,16 @@ export async function composeDiagnoseFunction(settings: DiagnosisSettings, optio
       : { ...dependencies, createStore: () => wrapStore(dependencies.createStore()) },
     { logger, metrics, leases: buildTenantLeases(settings, dynamo) },
   );
-  return { handler, dynamo };
+  return {
+    handler,
+    dynamo,
+    /** Closes what this composition opened: the evidence adapters' MySQL pool and the DynamoDB client. */
+    close: async () => {
+      try {
+        await adapters.close();
+      } finally {
+        dynamo.destroy();
+      }
+    },
+  };
 }

@@ -1,8 +1,9 @@
-import { type FeedbackMasking, loadCustomRules } from '@diagnosis/core';
+import { type FeedbackMasking, loadCustomRules, type PastIncidentRetention } from '@diagnosis/core';
 import { parseFeedbackSettings, type TenantAccessPolicy } from '@diagnosis/core/config';
 import {
   createDynamoClient,
   createDynamoFeedbackStore,
+  createDynamoPastIncidentStore,
   createDynamoRunStore,
   type FeedbackStore,
   type RunStore,
@@ -12,8 +13,8 @@ import { readLinkedEnvironment } from './linked-environment.ts';
 import { resolveMaskingSecret } from './masking-secret.ts';
 
 /**
- * The cold start of the feedback function: the run store, the feedback store, the policy, and the masking a rating
- * gets (the runs' own: mode, the stage's patterns, the secret). NOTE: the public development key only against a
+ * The cold start of the feedback function: the run store, the feedback store, the past incidents a rating remembers
+ * or retracts, the policy, and the masking a rating gets (the runs' own: mode, the stage's patterns, the secret). NOTE: the public development key only against a
  * DynamoDB Local endpoint; a function on a deployed table without `MaskingKey` has no secret (null), and refuses
  * every rating (`MASKING_UNAVAILABLE`) rather than store it unmasked or with pseudonyms of a public key.
  */
@@ -22,6 +23,7 @@ export function loadFeedbackStore(): Promise<{
   feedback: FeedbackStore;
   policy: TenantAccessPolicy;
   masking: Omit<FeedbackMasking, 'pseudonyms'>;
+  memory: PastIncidentRetention;
 }> {
   return coldStart(async () => {
     const settings = parseFeedbackSettings(readLinkedEnvironment());
@@ -35,6 +37,11 @@ export function loadFeedbackStore(): Promise<{
       // NOTE: the table's default retention (90 days after the run was created), as the read functions assume.
       feedback: createDynamoFeedbackStore({ client, tableName: settings.DIAGNOSIS_TABLE_NAME }),
       policy: settings.TENANT_ACCESS ?? null,
+      // NOTE: ratings keep the enterprise's memory whether or not runs read it (PAST_INCIDENTS is the readers' switch).
+      memory: {
+        incidents: createDynamoPastIncidentStore({ client, tableName: settings.DIAGNOSIS_TABLE_NAME }),
+        retentionDays: settings.PAST_INCIDENT_RETENTION_DAYS,
+      },
       masking: {
         secret: resolveMaskingSecret(settings),
         mode: settings.MASKING,

@@ -35,8 +35,10 @@ export interface LocalDiagnose {
    * context it holds (each attempt its own) or a new one.
    */
   invoke(payload: unknown, context?: Context): Promise<DiagnosisResult>;
-  /** The function's DynamoDB client: the caller destroys it when done. */
+  /** The function's DynamoDB client. */
   dynamo: DynamoDBClient;
+  /** Closes the function's MySQL pool and DynamoDB client: a process that composed it must call it to exit. */
+  close(): Promise<void>;
 }
 
 /**
@@ -48,8 +50,9 @@ export async function createLocalDiagnose(
   options: LocalDiagnoseOptions,
 ): Promise<LocalDiagnose> {
   const { context, ...functionOptions } = options;
-  const { handler, dynamo } = await composeDiagnoseFunction(settings, functionOptions);
+  const { handler, dynamo, close } = await composeDiagnoseFunction(settings, functionOptions);
   return {
+    close,
     diagnose: (payload) => handler(payload, context()),
     invoke: (payload, invocationContext) => handler(payload, invocationContext ?? context()),
     dynamo,

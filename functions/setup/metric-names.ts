@@ -53,9 +53,9 @@ export const START_METRICS = Object.freeze({
 
 /**
  * The metrics of the Trigger functions, one set per event: `TriggerEvents` with the `outcome` dimension (STARTED,
- * ATTACHED, IGNORED, FAILED); `TriggerUnmapped` counts alarms and webhooks no mapping takes (they start
- * nothing); `TriggerFailures` counts events that could not be handled (the run could not be started or the table
- * failed), which the deploy's alarm watches.
+ * ATTACHED, IGNORED, DUPLICATE — a webhook event received already —, FAILED); `TriggerUnmapped` counts alarms and
+ * webhooks no mapping takes (they start nothing); `TriggerFailures` counts events that could not be handled (the run
+ * could not be started or the table failed), which the deploy's alarm watches.
  */
 export const TRIGGER_METRICS = Object.freeze({
   events: 'TriggerEvents',
@@ -64,7 +64,7 @@ export const TRIGGER_METRICS = Object.freeze({
   webhookRefused: 'TriggerWebhookRefused',
 } as const);
 
-export const TRIGGER_OUTCOMES = Object.freeze(['STARTED', 'ATTACHED', 'IGNORED', 'FAILED'] as const);
+export const TRIGGER_OUTCOMES = Object.freeze(['STARTED', 'ATTACHED', 'IGNORED', 'DUPLICATE', 'FAILED'] as const);
 
 /**
  * The process metrics of one finished run, from its stored process scorecard (`recordProcessMetrics`), with the same

@@ -19,7 +19,7 @@ const instant = v.pipe(
  */
 const alertmanagerSchema = v.object({
   version: v.literal('4'),
-  groupKey: v.pipe(v.string(), v.minLength(1), v.maxLength(TRIGGER_TEXT_CAPS.incidentKey - 64)),
+  groupKey: v.pipe(v.string(), v.minLength(1), v.maxLength(TRIGGER_TEXT_CAPS.incidentKey)),
   truncatedAlerts: v.optional(v.number()),
   status: v.picklist(['firing', 'resolved']),
   receiver: v.optional(v.string()),
@@ -44,10 +44,14 @@ const alertmanagerSchema = v.object({
 });
 
 /**
- * A webhook from Alertmanager. A firing group is an incident keyed by its `groupKey` and the earliest `startsAt` of its
- * firing alerts (a later notification of the same group is the same incident; the group firing again after it resolved
- * is a new one); the enterprise, service and question come from the first mapping whose labels all equal the group's
- * `commonLabels`. NOTE: Alertmanager sends no event id and no send time; the event id is the SHA-256 of the raw body.
+ * A webhook from Alertmanager. The incident is the alert group: its key is the `groupKey`, which Alertmanager keeps
+ * for the group's whole life, whatever alerts join it, resolve or repeat. A notification with firing alerts is
+ * `FIRING` (its earliest firing `startsAt` is when this episode began); a resolved group is `RESOLVED`. Whether a
+ * firing notification begins a new episode is decided against the stored incident (see `handleIncidentEvent`): one
+ * notification can mix resolved and firing alerts, and Alertmanager drops an alert from the group once a notification
+ * said it resolved, so no time read from one notification stays the same for the group's life. The enterprise, service
+ * and question come from the first mapping whose labels all equal the group's `commonLabels`. NOTE: Alertmanager sends
+ * no event id and no send time; the event id is the SHA-256 of the raw body.
  */
 export function parseAlertmanagerWebhook(
   json: unknown,
@@ -59,16 +63,18 @@ export function parseAlertmanagerWebhook(
   if (!parsed.success) return { kind: 'ignored', code: 'MALFORMED_EVENT' };
   const group = parsed.output;
   const firing = group.alerts.filter((alert) => alert.status === 'firing');
-  if (group.status !== 'firing' || firing.length === 0) return { kind: 'ignored', code: 'NOT_FIRING' };
+  // NOTE: a group whose status disagrees with its alerts is not of the documented shape.
+  if ((group.status === 'firing') !== firing.length > 0) return { kind: 'ignored', code: 'MALFORMED_EVENT' };
   const mapping = findAlertmanagerMapping(config.mappings, group.commonLabels);
   if (mapping === undefined) return { kind: 'ignored', code: 'UNMAPPED' };
-  const startedAt = Math.min(...firing.map((alert) => Date.parse(alert.startsAt)));
+  const startedAt = Math.min(...(firing.length > 0 ? firing : group.alerts).map((alert) => Date.parse(alert.startsAt)));
   const annotations = group.commonAnnotations;
   return incidentOf(
     {
       source: 'alertmanager',
-      incidentKey: `${group.groupKey}@${new Date(startedAt).toISOString()}`,
+      incidentKey: group.groupKey,
       eventId: alertmanagerEventId(rawBody),
+      ...(firing.length > 0 ? { kind: 'FIRING', firingSince: startedAt } : { kind: 'RESOLVED' }),
       alarm: group.commonLabels.alertname ?? group.groupLabels.alertname ?? group.groupKey,
       reason: annotations.summary ?? annotations.description ?? `${firing.length} 条告警`,
       startedAt,

@@ -37,20 +37,19 @@ const alarmEventSchema = v.object({
 });
 
 /**
- * What a CloudWatch alarm event means here. Only a transition into ALARM is an incident; its key is the alarm's ARN
- * and the time it entered ALARM (so EventBridge's redelivery of the same transition is the same incident, a later
- * entry into ALARM a new one); the enterprise, service and question come from the first mapping whose
- * `alarmNamePattern` matches the alarm's name. Anything else is ignored with its reason, never thrown: an event of the
- * wrong shape will not get better when Lambda retries it.
+ * What a CloudWatch alarm event means here. The incident is the alarm: its key is the alarm's ARN. A transition into
+ * ALARM is `TRIGGERED` (it begins an episode: a re-fire once the last run ended and the quiet period passed), an update
+ * that stays in ALARM (ALARM → ALARM, a new reason) is `UPDATED` and only recorded; anything else is ignored. The
+ * enterprise, service and question come from the first mapping whose `alarmNamePattern` matches the alarm's name.
+ * Anything else is ignored with its reason, never thrown: an event of the wrong shape will not get better when Lambda
+ * retries it.
  */
 export function parseCloudWatchAlarmEvent(raw: unknown, config: TriggerConfig, nowMs: number): TriggerDecision {
   const parsed = v.safeParse(alarmEventSchema, raw);
   if (!parsed.success) return { kind: 'ignored', code: 'MALFORMED_EVENT' };
   const event = parsed.output;
   const { state } = event.detail;
-  if (state.value !== 'ALARM' || event.detail.previousState?.value === 'ALARM') {
-    return { kind: 'ignored', code: 'NOT_FIRING' };
-  }
+  if (state.value !== 'ALARM') return { kind: 'ignored', code: 'NOT_FIRING' };
   const [alarmArn = ''] = event.resources;
   // NOTE: `arn:<partition>:cloudwatch:<region>:<account>:alarm:<name>` (checked above); the origin is what both the
   // event and the ARN say, so a mapping's `accountId` / `region` condition holds on both.
@@ -65,8 +64,9 @@ export function parseCloudWatchAlarmEvent(raw: unknown, config: TriggerConfig, n
   return incidentOf(
     {
       source: 'cloudwatch',
-      incidentKey: `${alarmArn}@${new Date(enteredAlarmAt).toISOString()}`,
+      incidentKey: alarmArn,
       eventId: event.id,
+      kind: event.detail.previousState?.value === 'ALARM' ? 'UPDATED' : 'TRIGGERED',
       alarm: event.detail.alarmName,
       reason: state.reason,
       startedAt: enteredAlarmAt,

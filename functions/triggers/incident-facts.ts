@@ -2,6 +2,7 @@ import {
   buildIncidentQuery,
   buildIncidentWindow,
   type IncidentEvent,
+  type IncidentEventKind,
   type TriggerMapping,
   type TriggerSource,
 } from '@diagnosis/core';
@@ -10,11 +11,18 @@ import {
 export type TriggerDecision = { kind: 'incident'; event: IncidentEvent } | { kind: 'ignored'; code: IgnoredCode };
 
 /**
- * Why an event starts nothing (each is counted): not a transition into ALARM / not a firing or triggered incident,
- * no mapping for it, an incident that began too long ago (or in the future) for a window, or an event that is not of
- * the documented shape.
+ * Why an event starts and records nothing (each is counted): an event that says nothing about an incident (a recovery
+ * to OK, PagerDuty's `incident.annotated`…), no mapping for it, an incident that began too long ago (or in the future)
+ * for a window, an event that is not of the documented shape, or a lifecycle event (acknowledged, resolved, ALARM →
+ * ALARM) of an incident this deployment never opened.
  */
-export const IGNORED_CODES = Object.freeze(['NOT_FIRING', 'UNMAPPED', 'STALE', 'MALFORMED_EVENT'] as const);
+export const IGNORED_CODES = Object.freeze([
+  'NOT_FIRING',
+  'UNMAPPED',
+  'STALE',
+  'MALFORMED_EVENT',
+  'NO_INCIDENT',
+] as const);
 export type IgnoredCode = (typeof IGNORED_CODES)[number];
 
 /** What every trigger needs from the settings. */
@@ -32,6 +40,9 @@ export interface IncidentFacts {
   source: TriggerSource;
   incidentKey: string;
   eventId: string;
+  kind: IncidentEventKind;
+  /** `FIRING` only: the earliest `startsAt` of the alerts firing in the notification (epoch ms). */
+  firingSince?: number;
   alarm: string;
   reason: string;
   startedAt: number;
@@ -68,6 +79,8 @@ export function incidentOf(
     event: {
       ref: { enterpriseId: mapping.enterpriseId, source: facts.source, incidentKey: facts.incidentKey },
       eventId: facts.eventId,
+      kind: facts.kind,
+      ...(facts.firingSince === undefined ? {} : { firingSince: facts.firingSince }),
       title: facts.alarm,
       startedAt: facts.startedAt,
       query,

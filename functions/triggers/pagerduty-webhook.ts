@@ -1,4 +1,4 @@
-import { findPagerDutyMapping, TRIGGER_TEXT_CAPS } from '@diagnosis/core';
+import { findPagerDutyMapping, type IncidentEventKind, TRIGGER_TEXT_CAPS } from '@diagnosis/core';
 import * as v from 'valibot';
 import { incidentOf, type TriggerConfig, type TriggerDecision } from './incident-facts.ts';
 
@@ -37,16 +37,25 @@ export function pagerDutyEnvelope(json: unknown): { eventId: string; occurredAt:
   return { eventId: parsed.output.event.id, occurredAt: Date.parse(parsed.output.event.occurred_at) };
 }
 
+/** What each PagerDuty incident event type says about the incident; other types say nothing and are ignored. */
+const KINDS: Readonly<Record<string, IncidentEventKind>> = Object.freeze({
+  'incident.triggered': 'TRIGGERED',
+  'incident.reopened': 'REOPENED',
+  'incident.acknowledged': 'ACKNOWLEDGED',
+  'incident.resolved': 'RESOLVED',
+});
+
 /**
- * A webhook from PagerDuty. `incident.triggered` is an incident keyed by the PagerDuty incident id (so its later
- * deliveries and a re-trigger of the same incident attach or continue); the enterprise, service and question come
- * from the mapping of the incident's service id. Other event types start nothing.
+ * A webhook from PagerDuty: an incident keyed by the PagerDuty incident id. `incident.triggered` opens it,
+ * `incident.reopened` is a re-fire, `incident.acknowledged` and `.resolved` are recorded on its run; the enterprise,
+ * service and question come from the mapping of the incident's service id. Other event types start nothing.
  */
 export function parsePagerDutyWebhook(json: unknown, config: TriggerConfig, nowMs: number): TriggerDecision {
   const parsed = v.safeParse(pagerDutySchema, json);
   if (!parsed.success) return { kind: 'ignored', code: 'MALFORMED_EVENT' };
   const { event } = parsed.output;
-  if (event.event_type !== 'incident.triggered') return { kind: 'ignored', code: 'NOT_FIRING' };
+  const kind = Object.hasOwn(KINDS, event.event_type) ? KINDS[event.event_type] : undefined;
+  if (kind === undefined) return { kind: 'ignored', code: 'NOT_FIRING' };
   const mapping = findPagerDutyMapping(config.mappings, event.data.service.id);
   if (mapping === undefined) return { kind: 'ignored', code: 'UNMAPPED' };
   const startedAt = Date.parse(event.data.created_at ?? event.occurred_at);
@@ -55,6 +64,7 @@ export function parsePagerDutyWebhook(json: unknown, config: TriggerConfig, nowM
       source: 'pagerduty',
       incidentKey: event.data.id,
       eventId: event.id,
+      kind,
       alarm: event.data.title || event.data.id,
       reason: [
         event.data.service.summary === undefined ? null : `服务 ${event.data.service.summary}`,

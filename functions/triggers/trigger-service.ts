@@ -2,6 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
   handleIncidentEvent,
   type IncidentDeps,
+  type IncidentEventKind,
   type IncidentMasking,
   type IncidentOutcome,
   type StartDiagnosisDeps,
@@ -27,7 +28,7 @@ export interface TriggerDeps {
 /** What a trigger answers for one event: ids, outcome and codes only. */
 export type TriggerAnswer =
   | { outcome: 'STARTED'; runId: string; sessionId: string; continued: boolean; status: RunStatus }
-  | { outcome: 'ATTACHED'; runId: string; sequence: number }
+  | { outcome: 'ATTACHED'; runId: string; sequence: number; kind: IncidentEventKind }
   | { outcome: 'IGNORED'; code: IgnoredCode };
 
 /**
@@ -75,13 +76,21 @@ export async function answerTriggerDecision(
   }
   metrics.addDimension(OUTCOME_DIMENSION, outcome.outcome);
   metrics.addMetric(TRIGGER_METRICS.events, MetricUnit.Count, 1);
+  if (outcome.outcome === 'IGNORED') {
+    metrics.addMetadata('ignoredCode', outcome.code);
+    logger.info('trigger event ignored', { code: outcome.code, kind: decision.event.kind });
+    return { outcome: 'IGNORED', code: outcome.code };
+  }
   logger.info('trigger event handled', {
     source: decision.event.ref.source,
     enterpriseId: decision.event.ref.enterpriseId,
+    kind: decision.event.kind,
     outcome: outcome.outcome,
     runId: outcome.runId,
   });
-  if (outcome.outcome === 'ATTACHED') return { outcome: 'ATTACHED', runId: outcome.runId, sequence: outcome.sequence };
+  if (outcome.outcome === 'ATTACHED') {
+    return { outcome: 'ATTACHED', runId: outcome.runId, sequence: outcome.sequence, kind: decision.event.kind };
+  }
   return {
     outcome: 'STARTED',
     runId: outcome.runId,

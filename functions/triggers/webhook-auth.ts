@@ -1,12 +1,16 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Why a webhook request is refused before anything is written; each is a 401 or 413 with this code. */
+/**
+ * Why a webhook request is refused before anything is written; each is a 401, 413 or 415 with this code. NOTE: a
+ * duplicate of an event already received is not among them: its sender proved who it is, so it is answered 200
+ * `DUPLICATE` (a sender takes a 4xx as unrecoverable and alerts on it).
+ */
 export const WEBHOOK_REFUSALS = Object.freeze({
   WEBHOOK_UNAUTHENTICATED: 401,
   WEBHOOK_BAD_SIGNATURE: 401,
-  WEBHOOK_REPLAYED: 401,
   WEBHOOK_STALE: 401,
   WEBHOOK_BODY_TOO_LARGE: 413,
+  WEBHOOK_UNSUPPORTED_MEDIA_TYPE: 415,
 } as const);
 export type WebhookRefusal = keyof typeof WEBHOOK_REFUSALS;
 
@@ -52,4 +56,19 @@ export function pagerDutySignatureMatches(
   // NOTE: every pair is compared (no early exit), so the time taken does not say which one matched.
   for (const signature of given) for (const digest of expected) valid = timingSafeEqual(signature, digest) || valid;
   return valid ? 'VALID' : 'INVALID';
+}
+
+/**
+ * Whether a `Content-Type` names JSON: `application/json`, any case, with parameters, a `charset` only if UTF-8 (what
+ * Alertmanager and PagerDuty send). Anything else — missing, form-encoded, text, another charset — is refused.
+ */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined || header.length > 200) return false;
+  const [type = '', ...parameters] = header.split(';').map((part) => part.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  return parameters.every((parameter) => {
+    const [name, value] = parameter.split('=', 2).map((part) => part?.trim());
+    if (name !== 'charset') return true;
+    return value === 'utf-8' || value === '"utf-8"' || value === 'utf8';
+  });
 }

@@ -1,3 +1,4 @@
+import type { IncidentEventKind } from '@diagnosis/core';
 import { type IncidentRef, type IncidentStore, MAX_STORED_INCIDENT_EVENTS } from '@diagnosis/core/store';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -10,7 +11,13 @@ const newRef = (): IncidentRef => ({
   source: 'cloudwatch',
   incidentKey: `arn:aws:cloudwatch:eu-west-1:123456789012:alarm:a-${Date.now().toString(36)}-${counter++}@t`,
 });
-const event = (eventId: string, at = T0) => ({ source: 'cloudwatch' as const, eventId, title: 'a', at });
+const event = (eventId: string, at = T0, kind: IncidentEventKind = 'FIRING') => ({
+  source: 'cloudwatch' as const,
+  kind,
+  eventId,
+  title: 'a',
+  at,
+});
 
 /** One contract for every IncidentStore: the DynamoDB adapter and its in-memory twin. */
 export function describeIncidentStoreContract(label: string, factory: IncidentStoreFactory): void {
@@ -68,6 +75,30 @@ export function describeIncidentStoreContract(label: string, factory: IncidentSt
       expect(await store.getIncident(ref)).toMatchObject({ eventCount: 2, lastEventAt: '2026-11-30T06:05:02.000Z' });
     });
 
+    it('marks the incident resolved on a RESOLVED event, keeps the mark on an acknowledgement, clears it on firing', async () => {
+      const store = await make();
+      const ref = newRef();
+      await store.openIncident(ref, { runId: 'run-a', sessionId: 's', at: T0 });
+      expect(await store.getIncident(ref)).toMatchObject({ resolvedAt: null });
+      await store.attachEvent(ref, 'run-a', event('e1', T0 + 1_000, 'RESOLVED'));
+      expect(await store.getIncident(ref)).toMatchObject({ resolvedAt: '2026-11-30T06:05:01.000Z', eventCount: 1 });
+      await store.attachEvent(ref, 'run-a', event('e2', T0 + 2_000, 'ACKNOWLEDGED'));
+      expect(await store.getIncident(ref)).toMatchObject({ resolvedAt: '2026-11-30T06:05:01.000Z' });
+      await store.attachEvent(ref, 'run-a', event('e3', T0 + 3_000, 'FIRING'));
+      expect(await store.getIncident(ref)).toMatchObject({ resolvedAt: null, lastEventAt: '2026-11-30T06:05:03.000Z' });
+      await store.attachEvent(ref, 'run-a', event('e4', T0 + 4_000, 'RESOLVED'));
+      const resolved = await store.getIncident(ref);
+      if (resolved === null) throw new Error('the incident must exist');
+      expect(await store.reopenIncident(resolved, { runId: 'run-b', at: T0 + 5_000 })).toBe(true);
+      expect(await store.getIncident(ref)).toMatchObject({ runId: 'run-b', resolvedAt: null });
+      expect((await store.listIncidentEvents('run-a')).map((stored) => stored.kind)).toEqual([
+        'RESOLVED',
+        'ACKNOWLEDGED',
+        'FIRING',
+        'RESOLVED',
+      ]);
+    });
+
     it('reopens an incident only while it is as the caller saw it', async () => {
       const store = await make();
       const ref = newRef();
@@ -109,6 +140,20 @@ export function describeIncidentStoreContract(label: string, factory: IncidentSt
       expect(await store.getIncident(ref)).toMatchObject({ runId: 'run-b', runCount: 2 });
       await store.releaseIncident(ref, 'run-b', seen);
       expect(await store.getIncident(ref)).toEqual(seen);
+    });
+
+    it('puts a resolved incident back resolved when the claim of its re-fire is released', async () => {
+      const store = await make();
+      const ref = newRef();
+      await store.openIncident(ref, { runId: 'run-a', sessionId: 's', at: T0 });
+      await store.attachEvent(ref, 'run-a', event('e1', T0 + 1_000, 'RESOLVED'));
+      const resolved = await store.getIncident(ref);
+      if (resolved === null) throw new Error('the incident must exist');
+      expect(resolved.resolvedAt).toBe('2026-11-30T06:05:01.000Z');
+      expect(await store.reopenIncident(resolved, { runId: 'run-b', at: T0 + 900_000 })).toBe(true);
+      expect(await store.getIncident(ref)).toMatchObject({ resolvedAt: null });
+      await store.releaseIncident(ref, 'run-b', resolved);
+      expect(await store.getIncident(ref)).toEqual(resolved);
     });
 
     it('stores at most MAX_STORED_INCIDENT_EVENTS events and counts the rest', async () => {

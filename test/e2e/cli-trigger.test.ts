@@ -6,7 +6,7 @@
  * full, an attached event, an ignored one) matches its committed JSON Schema (docs/schemas/trigger-report.schema.json,
  * issue 23), and the schema refuses what the output never is.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -56,15 +56,62 @@ describe('diagnosis trigger', () => {
     expect(finished.code).toBe(69);
     const again = await diagnosis(['trigger', ALARM, '--scripted-model', '--received-at', '2026-11-30T06:09:00Z']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toContain(`attached to the open run ${first.trigger.runId} of this incident as event 1`);
+    expect(again.stderr).toContain(
+      `started NO run: the event attached to run ${first.trigger.runId} (PUBLISHED) of the same incident, as its event 1 (TRIGGERED; 1 attached so far).`,
+    );
+    // It says what to do for a new run: --now, or a fresh data folder.
+    expect(again.stderr).toContain('add --now: the event arrives now');
+    expect(again.stderr).toContain('DIAGNOSIS_LOCAL_DATA=$(mktemp -d) npx diagnosis trigger …');
     const trace = await diagnosis(['trace', first.trigger.runId]);
     expect(trace.code, trace.stderr).toBe(0);
     expect(trace.stdout).toContain('trigger: cloudwatch “E1001-payment-gateway-5xx” started 2026-11-30T06:05:12.211Z');
     expect(trace.stdout).toContain('incident window (UTC): 2026-11-30T05:35:12.211Z – 2026-11-30T06:05:12.211Z');
     expect(trace.stdout).toMatch(
-      /attached incident events: 1\n +1 {2}2026-11-30T06:09:00\.000Z {2}7f0c1b1e-3a2d-4c55-9e61-2b8d4a6f0e11/,
+      /attached incident events: 1 \(last said TRIGGERED at 2026-11-30T06:09:00\.000Z\)\n +1 {2}2026-11-30T06:09:00\.000Z {2}TRIGGERED {5}7f0c1b1e-3a2d-4c55-9e61-2b8d4a6f0e11/,
     );
+    // The page shows what the terminal shows: the trigger, the window and the attached events.
+    const page = readFileSync(join(dataDir, 'traces', `${first.trigger.runId}.html`), 'utf8');
+    expect(page).toContain('<h3>Trigger</h3>');
+    expect(page).toContain('<span>E1001-payment-gateway-5xx</span>');
+    expect(page).toContain('2026-11-30T05:35:12.211Z – 2026-11-30T06:05:12.211Z (UTC)');
+    expect(page).toMatch(
+      /<h3>Attached events<\/h3>\n<table id="attached">.*<td>1<\/td><td>2026-11-30T06:09:00\.000Z<\/td><td class="kind">TRIGGERED<\/td><td><code>7f0c1b1e-3a2d-4c55-9e61-2b8d4a6f0e11<\/code>/,
+    );
+    const listing = await diagnosis(['runs']);
+    expect(listing.code, listing.stderr).toBe(0);
+    expect(listing.stdout).toMatch(/ INCIDENT +QUERY\n/);
+    expect(listing.stdout).toContain('cloudwatch · 1 event · TRIGGERED');
   });
+
+  it('says plainly that --post-slack posted nothing when the event started no run', async () => {
+    const finished = await diagnosis([
+      'trigger',
+      ALARM,
+      '--scripted-model',
+      '--received-at',
+      '2026-11-30T06:09:30Z',
+      '--post-slack',
+      'http://127.0.0.1:9/never-called',
+    ]);
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(finished.stderr).toContain(', so --post-slack posted nothing.');
+    expect(finished.stderr).not.toContain('posted the Slack message');
+  });
+
+  it.each(['alertmanager-webhook.json', 'pagerduty-webhook.json'])(
+    'accepts the example %s as its sender would send it',
+    async (file) => {
+      // NOTE: a table of its own: the PagerDuty example has the fixture's event id, which the table would take for a
+      // replay.
+      const finished = await runBin(['trigger', `examples/triggers/${file}`, '--scripted-model', '--json'], {
+        DIAGNOSIS_LOCAL_DATA: dataDir,
+        DYNAMODB_ENDPOINT: endpoint,
+        DIAGNOSIS_TABLE_NAME: `${tableName}-examples`,
+      });
+      expect(finished.code, finished.stderr).toBe(0);
+      expect(JSON.parse(finished.stdout).trigger.outcome).toBe('STARTED');
+    },
+  );
 
   it('starts a second run continuing the same session after the quiet period (continueSession)', async () => {
     const finished = await diagnosis([
@@ -89,7 +136,7 @@ describe('diagnosis trigger', () => {
       '--scripted-model',
     ]);
     expect(finished.code).toBe(0);
-    expect(finished.stderr).toContain('started nothing: UNMAPPED');
+    expect(finished.stderr).toContain("started NO run (UNMAPPED: no mapping of the stage file's triggers matches it).");
     const json = await diagnosis([
       'trigger',
       'test/fixtures/triggers/cloudwatch-alarm-unmapped.json',
@@ -116,6 +163,16 @@ describe('diagnosis trigger', () => {
       run: { trigger: { source: 'pagerduty', incidentKey: 'Q2W8ZKH3R5TB7Y' } },
     });
     expect(schemaErrors('trigger-report', started)).toEqual([]);
+    // The same delivery again (PagerDuty's retry): a duplicate, answered 200, nothing written; not a refusal.
+    const again = await diagnosis([
+      'trigger',
+      'test/fixtures/triggers/pagerduty-incident-triggered.json',
+      '--scripted-model',
+      '--json',
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ trigger: { outcome: 'DUPLICATE' } });
+    expect(schemaErrors('trigger-report', JSON.parse(again.stdout))).toEqual([]);
   });
 
   it('refuses a file that is no known sender’s event, exit 64', async () => {

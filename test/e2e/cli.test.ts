@@ -158,7 +158,7 @@ describe('the diagnosis bin (child processes)', () => {
     const finished = await diagnosis(['demo'], { MYSQL_URL: 'http://not-mysql/SECRET-PW' });
     expect(finished.code).toBe(78);
     expect(finished.stderr).toBe(
-      'diagnosis demo: invalid settings: MYSQL_URL (a mysql:// URL) (see the README, "Real use")\n',
+      'diagnosis demo: invalid settings: MYSQL_URL (a mysql:// URL) (every setting and its form: docs/settings.md)\n',
     );
   });
 
@@ -251,6 +251,34 @@ describe('the diagnosis bin (child processes)', () => {
   });
 });
 
+describe('diagnosis cancel (in process)', () => {
+  it('exits as its help says: 2 for a run that had already ended PUBLISHED, nothing written', async () => {
+    let stdout = '';
+    const io: CliIo = {
+      stdout: (text) => {
+        stdout += text;
+      },
+      stderr: () => undefined,
+      env: { DYNAMODB_ENDPOINT: endpoint, DIAGNOSIS_TABLE_NAME: tableName, DIAGNOSIS_LOCAL_DATA: dataDir },
+      stderrIsTTY: false,
+      onInterrupt: () => () => undefined,
+    };
+    let stderr = '';
+    const captureStderr = (text: string) => {
+      stderr += text;
+    };
+    expect(await runCli(['demo'], { ...io, stderr: captureStderr }, COMMANDS)).toBe(0);
+    const runId = /^run (\w{26}) {2}/m.exec(stderr)?.[1] ?? '';
+    stdout = '';
+    expect(await runCli(['cancel', '--help'], io, COMMANDS)).toBe(0);
+    const documented = /^ {2}2 {3}(.+)$/m.exec(stdout)?.[1];
+    expect(documented).toBe('nothing to cancel: the run had already ended PUBLISHED, FALLBACK or FAILED (printed)');
+    stdout = '';
+    expect(await runCli(['cancel', runId], io, COMMANDS)).toBe(2);
+    expect(stdout).toBe(`run ${runId}: nothing to cancel, the run had already ended PUBLISHED\n`);
+  }, 60_000);
+});
+
 describe('the live view of the demo (in process, 20 runs)', () => {
   it('prints every round before its tool calls and those before the next round, in the audit’s own order', async () => {
     const store = createDynamoRunStore({ client: dynamo(), tableName });
@@ -317,7 +345,7 @@ describe('the second hour (child processes)', () => {
     const fromFile = await diagnosisIn(folder, ['runs']);
     expect(fromFile.code).toBe(78);
     expect(fromFile.stderr).toBe(
-      'diagnosis runs: invalid settings: DIAGNOSIS_TABLE_NAME (3-255 of A-Z a-z 0-9 _ . -) (see the README, "Real use")\n',
+      'diagnosis runs: invalid settings: DIAGNOSIS_TABLE_NAME (3-255 of A-Z a-z 0-9 _ . -) (every setting and its form: docs/settings.md)\n',
     );
     const overridden = await diagnosisIn(folder, ['runs', '--limit', '1'], { DIAGNOSIS_TABLE_NAME: tableName });
     expect(overridden.code).toBe(0);
@@ -326,9 +354,56 @@ describe('the second hour (child processes)', () => {
     const demo = await diagnosisIn(folder, ['demo']);
     expect(demo.code).toBe(78);
     expect(demo.stderr).toBe(
-      'diagnosis demo: invalid settings: MYSQL_URL (a mysql:// URL) (see the README, "Real use")\n',
+      'diagnosis demo: invalid settings: MYSQL_URL (a mysql:// URL) (every setting and its form: docs/settings.md)\n',
     );
     expect(`${fromFile.stderr}${demo.stdout}${demo.stderr}`).not.toContain('SECRET');
+  });
+
+  it('refuses a misspelled setting of its own namespaces, in the environment or .env, with the setting meant, exit 78', async () => {
+    const fromEnvironment = await diagnosis(['runs'], {
+      DIAGNOSIS_MODEL_PROFIL: 'openai',
+      MYSQL_PWD: 'SECRET-PW',
+      MYSQL_HOST: 'db',
+    });
+    expect(fromEnvironment).toMatchObject({
+      code: 78,
+      stdout: '',
+      stderr:
+        'diagnosis runs: unknown setting: DIAGNOSIS_MODEL_PROFIL in the environment (did you mean DIAGNOSIS_MODEL_PROFILE?); every setting is in docs/settings.md\n',
+    });
+    writeFileSync(join(folder, '.env'), 'DIAGNOSIS_MODEL_BASEURL=http://127.0.0.1:1/v1\n');
+    const fromFile = await diagnosisIn(folder, ['runs', '--limit', '1'], { DIAGNOSIS_TABLE_NAME: tableName });
+    expect(fromFile.code).toBe(78);
+    expect(fromFile.stderr).toBe(
+      'diagnosis runs: unknown setting: DIAGNOSIS_MODEL_BASEURL in .env (did you mean DIAGNOSIS_MODEL_BASE_URL?); every setting is in docs/settings.md\n',
+    );
+  });
+
+  it('warns of a near miss of another setting and goes on, and never names MySQL’s own variables', async () => {
+    const finished = await diagnosis(['runs', '--limit', '1'], {
+      LOG_BACKEND: 'cloudwatch',
+      MYSQL_URI: 'x',
+      MYSQL_PWD: 'pw',
+      MYSQL_HOST: 'db',
+    });
+    expect(finished.code).toBe(0);
+    expect(finished.stderr).toBe(
+      [
+        'diagnosis runs: warning: LOG_BACKEND in the environment is not a setting (did you mean LOGS_BACKEND?); it is ignored',
+        'diagnosis runs: warning: MYSQL_URI in the environment is not a setting (did you mean MYSQL_URL?); it is ignored',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('refuses an empty value in .env instead of using the default, exit 78', async () => {
+    writeFileSync(join(folder, '.env'), 'DIAGNOSIS_MODEL_BASE_URL=\n');
+    const finished = await diagnosisIn(folder, ['runs', '--limit', '1'], { DIAGNOSIS_TABLE_NAME: tableName });
+    expect(finished).toMatchObject({
+      code: 78,
+      stderr:
+        'diagnosis: .env gives DIAGNOSIS_MODEL_BASE_URL an empty value: give it a value, or delete the line to use the default\n',
+    });
   });
 
   it('refuses a .env over 64 KiB without reading it', async () => {
@@ -401,13 +476,23 @@ describe('the second hour (child processes)', () => {
       },
     );
     expect(registered.trim()).toBe('complete -F _diagnosis diagnosis');
+    // `npx diagnosis <TAB>`: how the bin is run in this project (it is not on PATH).
+    const npx = execFileSync('bash', ['-c', 'source "$1"; complete -p npx', 'x', join(folder, 'completion.bash')], {
+      encoding: 'utf8',
+    });
+    expect(npx.trim()).toBe('complete -F _diagnosis npx');
+    expect(complete(['npx', 'diagnosis', 'tra'])).toEqual(['trace']);
+    expect(complete(['npx', 'diagnosis', 'runs', '--l'])).toEqual(['--limit']);
+    expect(complete(['npx', 'diag'])).toEqual(['diagnosis']);
+    // Another package run with npx is left to file names.
+    expect(complete(['npx', 'vitest', 'zzz-no-such-file'])).toEqual(['']);
   });
 
   it('prints a zsh completion script naming every command (zsh itself is not installed here)', async () => {
     const script = await diagnosis(['completion', 'zsh']);
     expect(script.code).toBe(0);
-    expect(script.stdout).toMatch(/^#compdef diagnosis\n/);
-    expect(script.stdout).toContain('compdef _diagnosis diagnosis');
+    expect(script.stdout).toMatch(/^#compdef diagnosis npx\n/);
+    expect(script.stdout).toContain('compdef _diagnosis diagnosis npx');
     for (const command of COMMANDS) expect(script.stdout).toContain(`    ${command.name}) compadd -- `);
     expect(await diagnosis(['completion', 'fish'])).toMatchObject({ code: 64 });
   });

@@ -42,6 +42,7 @@ import {
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
 import { createFakeEvidence } from '../support/fake-evidence.ts';
 import { lambdaContext } from '../support/lambda-events.ts';
+import { propertyRuns } from '../support/property-runs.ts';
 import { envelope, LOGS_INPUT, supportedDraft } from '../support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../support/scripted-model.ts';
 
@@ -297,7 +298,12 @@ describe('a run and a crashed invocation', () => {
     );
   });
 
-  it('is never left RUNNING or QUEUED, whichever point the invocation died at (200 runs)', async () => {
+  // NOTE: every (path, crash point) pair runs as an example, whatever the case count; the sample adds random cases.
+  const runs = propertyRuns(200, 12, 3702);
+  const examples = (['workflow', 'batch'] as const).flatMap((via, v) =>
+    CRASH_POINTS.map((crash, c) => [{ via, crash, writesBeforeDeath: (v * CRASH_POINTS.length + c) % 9 }] as const),
+  );
+  it(`is never left RUNNING or QUEUED, whichever point the invocation died at (${runs.numRuns} runs and ${examples.length} examples)`, async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.record({
@@ -328,7 +334,7 @@ describe('a run and a crashed invocation', () => {
           expect(open.flatMap((entry) => entry.runIds)).not.toContain(runId);
         },
       ),
-      { numRuns: 200 },
+      { ...runs, examples: [...examples] },
     );
   }, 600_000);
 });

@@ -116,7 +116,7 @@ describe('the data folder’s shared DynamoDB Local', { timeout: 120_000 }, () =
       RETENTION_DAYS: 'SECRET-DAYS',
     });
     expect(finished.stderr).toBe(
-      'diagnosis diagnose: invalid settings: DIAGNOSIS_MODEL_PROFILE (one of deepseek, openai, qwen, openai-compatible); RETENTION_DAYS (a whole number of at least 1) (see the README, "Real use")\n',
+      'diagnosis diagnose: invalid settings: DIAGNOSIS_MODEL_PROFILE (one of deepseek, openai, qwen, openai-compatible); RETENTION_DAYS (a whole number of at least 1) (every setting and its form: docs/settings.md)\n',
     );
   });
 

@@ -193,8 +193,9 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     const sent = server.requests.slice(before);
     expect(sent).toHaveLength(2);
     expect(sent[0]).not.toHaveProperty('response_format');
-    expect(sent[1]).toMatchObject({ response_format: { type: 'json_object' } });
-    expect(sent[1]).not.toHaveProperty('tools');
+    expect(sent[1]).toMatchObject({ response_format: { type: 'json_object' }, tool_choice: 'none' });
+    // The earlier round's tools, re-sent unchanged: the prompt cache's prefix (issue #37).
+    expect(JSON.stringify(sent[1]?.tools)).toBe(JSON.stringify(sent[0]?.tools));
     expect(finished.stdout).toContain('(FALLBACK) ━━');
     expect(finished.stdout).toContain(
       'code DRAFT_NOT_JSON: the model’s final answer was not a bare JSON DiagnosisDraft (a ```json fence',

@@ -74,4 +74,28 @@ describe('the SemanticGuard through the Diagnose Lambda (enforce)', () => {
     const run = (await world.items()).find((item) => item.pk === `RUN#${id}` && item.entity === 'run');
     expect(run).toMatchObject({ status: 'FALLBACK', error_code: 'SEMANTIC_GUARD_FAILED', published_result: null });
   });
+
+  it('says how the judge’s request failed and which key to check when its endpoint answers 401', async () => {
+    const id = runId();
+    world.server.script.push(...structuredClone(conversation.responses));
+    world.server.judgeScript.push({ status: 401, body: { error: { message: 'Authentication Fails (SECRET-BODY)' } } });
+
+    const result = await sfn(request(id));
+
+    expect(result.status).toBe('FALLBACK');
+    const guard = (result.report as FallbackReport).semantic_guard;
+    expect(guard).toMatchObject({
+      outcome: 'FAILED',
+      failure: 'MODEL_FAILED',
+      model_failure: { kind: 'HTTP', http_status: 401, error_class: 'APICallError', network_code: null },
+    });
+    // What the endpoint sent never reaches the report.
+    expect(JSON.stringify(result)).not.toContain('SECRET-BODY');
+    const { renderReport } = await import('../../packages/cli/src/render/render-report.ts');
+    const text = renderReport(result, { modelBaseUrl: 'https://judge.example/v1' });
+    expect(text).toContain('  judge endpoint: HTTP 401 · APICallError');
+    expect(text).toContain(
+      '检查 Check: the judge’s endpoint judge.example answered 401 Unauthorized: check SEMANTIC_GUARD_MODEL_API_KEY (default: the agent’s DIAGNOSIS_MODEL_API_KEY)',
+    );
+  });
 });

@@ -114,8 +114,8 @@ describe('the Trigger function on CloudWatch alarm events', () => {
       continueSession: false,
       trigger: {
         source: 'cloudwatch',
-        incidentKey:
-          'arn:aws:cloudwatch:cn-north-1:123456789012:alarm:E1001-payment-gateway-5xx@2026-11-30T06:05:12.211Z',
+        // The alarm's ARN: the alarm is the incident (a later transition into ALARM is its re-fire).
+        incidentKey: 'arn:aws:cloudwatch:cn-north-1:123456789012:alarm:E1001-payment-gateway-5xx',
         eventId: '7f0c1b1e-3a2d-4c55-9e61-2b8d4a6f0e11',
         title: 'E1001-payment-gateway-5xx',
         startedAt: '2026-11-30T06:05:12.211Z',

@@ -107,6 +107,15 @@ async function refusedWithNothingWritten(act: () => ReturnType<typeof post>, sta
   expect(started.length).toBe(startedBefore);
 }
 
+/** Asserts that `act` is answered 200 DUPLICATE and leaves every item of the table as it was. */
+async function duplicateWithNothingWritten(act: () => ReturnType<typeof post>) {
+  const before = await items();
+  const startedBefore = started.length;
+  expect(await act()).toEqual({ status: 200, body: { outcome: 'DUPLICATE' } });
+  expect(await items()).toEqual(before);
+  expect(started.length).toBe(startedBefore);
+}
+
 const bearer = { authorization: `Bearer ${TOKEN}` };
 const withEventId = (body: string, id: string, occurredAt?: string) => {
   const json = JSON.parse(body);
@@ -124,8 +133,8 @@ describe('POST /triggers/alertmanager', () => {
       enterpriseId: 'E1001',
       trigger: {
         source: 'alertmanager',
-        // The group key and the earliest startsAt of its firing alerts (the resolved one's is earlier, and ignored).
-        incidentKey: '{}/{team="payments"}:{alertname="PaymentGatewayHighErrorRate"}@2026-11-30T06:04:58.402Z',
+        // The group key alone: Alertmanager keeps it for the group's life, whatever its alerts do.
+        incidentKey: '{}/{team="payments"}:{alertname="PaymentGatewayHighErrorRate"}',
         title: 'PaymentGatewayHighErrorRate',
       },
       window: { from: '2026-11-30T05:34:58.402Z', to: '2026-11-30T06:06:35.000Z' },
@@ -136,8 +145,8 @@ describe('POST /triggers/alertmanager', () => {
     expect(started).toContain(answer.body.runId);
   });
 
-  it('refuses the same body again as a replay', async () => {
-    await refusedWithNothingWritten(() => post('alertmanager', ALERTMANAGER, bearer), 401, 'WEBHOOK_REPLAYED');
+  it('answers the same body again (Alertmanager’s repeat of an unchanged group) 200 DUPLICATE, writing nothing', async () => {
+    await duplicateWithNothingWritten(() => post('alertmanager', ALERTMANAGER, bearer));
   });
 
   it('attaches the next notification of the same group (one more alert) to the open run, sent base64-encoded', async () => {
@@ -169,13 +178,22 @@ describe('POST /triggers/alertmanager', () => {
     );
   });
 
-  it('ignores a resolved group and a group no mapping takes, and starts nothing', async () => {
+  it('records a resolved group on its run, ignores one never opened and one no mapping takes, and starts nothing', async () => {
     const startedBefore = started.length;
     const resolved = JSON.parse(ALERTMANAGER);
     resolved.status = 'resolved';
+    for (const alert of resolved.alerts) {
+      alert.status = 'resolved';
+      alert.endsAt = '2026-11-30T06:06:30.000Z';
+    }
+    expect(await post('alertmanager', JSON.stringify(resolved), bearer)).toMatchObject({
+      status: 202,
+      body: { outcome: 'ATTACHED', sequence: 2, kind: 'RESOLVED' },
+    });
+    resolved.groupKey = '{}/{team="payments"}:{alertname="NeverFired"}';
     expect(await post('alertmanager', JSON.stringify(resolved), bearer)).toEqual({
       status: 202,
-      body: { outcome: 'IGNORED', code: 'NOT_FIRING' },
+      body: { outcome: 'IGNORED', code: 'NO_INCIDENT' },
     });
     const other = JSON.parse(ALERTMANAGER);
     other.commonLabels.team = 'billing';
@@ -198,11 +216,9 @@ describe('POST /triggers/pagerduty', () => {
     });
   });
 
-  it('refuses the same event again as a replay, even correctly signed', async () => {
-    await refusedWithNothingWritten(
-      () => post('pagerduty', PAGERDUTY, { 'x-pagerduty-signature': sign(PAGERDUTY, SECRET) }),
-      401,
-      'WEBHOOK_REPLAYED',
+  it('answers the same event again (PagerDuty’s retry), correctly signed, 200 DUPLICATE, writing nothing', async () => {
+    await duplicateWithNothingWritten(() =>
+      post('pagerduty', PAGERDUTY, { 'x-pagerduty-signature': sign(PAGERDUTY, SECRET) }),
     );
   });
 
@@ -251,9 +267,9 @@ describe('POST /triggers/pagerduty', () => {
   });
 
   it('ignores other event types, and refuses unknown sources and other methods', async () => {
-    const acknowledged = JSON.parse(withEventId(PAGERDUTY, '01DFPX6K8Q3JZ5W0N2R7TBACKN'));
-    acknowledged.event.event_type = 'incident.acknowledged';
-    const body = JSON.stringify(acknowledged);
+    const annotated = JSON.parse(withEventId(PAGERDUTY, '01DFPX6K8Q3JZ5W0N2R7TBACKN'));
+    annotated.event.event_type = 'incident.annotated';
+    const body = JSON.stringify(annotated);
     expect(await post('pagerduty', body, { 'x-pagerduty-signature': sign(body, SECRET) })).toEqual({
       status: 202,
       body: { outcome: 'IGNORED', code: 'NOT_FIRING' },
@@ -288,7 +304,7 @@ describe('a webhook route whose secret is not set', () => {
         path: `/triggers/${source}`,
         iam: false,
         body: PAGERDUTY,
-        headers,
+        headers: { 'content-type': 'application/json', ...headers },
         pathParameters: { source },
       });
       const response = (await closed(event as never, lambdaContext(10_000))) as { statusCode: number; body: string };

@@ -149,18 +149,35 @@ describe('runDiagnosis over the real openai-compatible provider and DeepSeek wir
     expect(server.requests).toHaveLength(1);
   });
 
-  it('sends no tools in the last request of a stopped run', async () => {
+  it('keeps every request of a stopped run a continuation of the one before, the last one with tool_choice none', async () => {
+    const second = 'call_01_second';
     const { outcome, server } = await diagnoseOverHttp(
       [
         wireToolCalls([{ id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) }]),
-        wireText(JSON.stringify(supportedDraft([CALL_ID]))),
+        wireToolCalls([
+          {
+            id: second,
+            name: 'query_logs',
+            arguments: envelope({ ...LOGS_INPUT, keyword: 'pool' }, { tool_call_id: CALL_ID, evaluation: 'GAINED' }),
+          },
+        ]),
+        wireText(JSON.stringify(supportedDraft([CALL_ID, second]))),
       ],
-      { limits: { maxToolCalls: 1 } },
+      { limits: { maxToolCalls: 2 } },
     );
     expect(outcome.ok && outcome.result.stopReason).toBe('TOOL_CALL_BUDGET');
-    expect(server.requests[0]?.tools).toHaveLength(3);
-    expect(server.requests[1]).not.toHaveProperty('tools');
-    expect(server.requests[1]).not.toHaveProperty('tool_choice');
+    const bodies = server.requests;
+    expect(bodies).toHaveLength(3);
+    expect(bodies[0]?.tools).toHaveLength(3);
+    for (const [index, body] of bodies.entries()) {
+      if (index === 0) continue;
+      const previous = bodies[index - 1] as { tools?: unknown; messages: unknown[] };
+      const messages = body.messages as unknown[];
+      // DeepSeek caches by exact prefix: the same tools, then the previous request's messages, unchanged.
+      expect(JSON.stringify(body.tools)).toBe(JSON.stringify(previous.tools));
+      expect(JSON.stringify(messages.slice(0, previous.messages.length))).toBe(JSON.stringify(previous.messages));
+    }
+    expect(bodies.map((body) => body.tool_choice === 'none')).toEqual([false, false, true]);
   });
 
   it('returns STOP_IGNORED when the model calls a tool in the final round anyway', async () => {

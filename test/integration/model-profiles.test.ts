@@ -72,7 +72,7 @@ const EXPECTED_FORMAT: Record<ModelProfileName, unknown> = {
 describe.each(MODEL_PROFILE_NAMES)('the %s profile over its wire format', (profile) => {
   const wire = PROFILE_WIRES[profile];
 
-  it('sends no response_format on the tool round and the profile’s JSON format on the Draft round, and parses the Draft', async () => {
+  it('sends no response_format on the tool round and the profile’s JSON format on the Draft round (tools kept with tool_choice none where the profile allows), and parses the Draft', async () => {
     const { outcome, server, audit } = await diagnoseWith(
       profile,
       [
@@ -89,7 +89,14 @@ describe.each(MODEL_PROFILE_NAMES)('the %s profile over its wire format', (profi
     expect(server.requests).toHaveLength(2);
     expect(server.requests[0]?.tools).toHaveLength(3);
     expect(server.requests[0]).not.toHaveProperty('response_format');
-    expect(server.requests[1]).not.toHaveProperty('tools');
+    if (modelProfile(profile).finalRoundKeepsTools) {
+      // The earlier round's tools, byte for byte, with no call allowed: the prompt prefix stays the cached one.
+      expect(JSON.stringify(server.requests[1]?.tools)).toBe(JSON.stringify(server.requests[0]?.tools));
+      expect(server.requests[1]?.tool_choice).toBe('none');
+    } else {
+      expect(server.requests[1]).not.toHaveProperty('tools');
+      expect(server.requests[1]).not.toHaveProperty('tool_choice');
+    }
     expect(server.requests[1]?.response_format).toEqual(EXPECTED_FORMAT[profile]);
     expect(server.requests[1]?.model).toBe(
       profile === 'openai-compatible' ? 'Qwen/Qwen3-8B' : modelProfile(profile).defaultModelId,

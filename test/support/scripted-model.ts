@@ -118,7 +118,11 @@ export function observationsIn(prompt: LanguageModelV4Prompt): Record<string, un
   return observations;
 }
 
-/** The names of the tools offered in one provider call. */
+/**
+ * The names of the tools the model may call in one provider call: none in a round sent with `toolChoice: 'none'`
+ * (the harness's final round keeps the tools in the request for the prompt cache, and forbids calling them).
+ */
 export function toolsOffered(call: LanguageModelV4CallOptions): string[] {
+  if (call.toolChoice?.type === 'none') return [];
   return (call.tools ?? []).map((tool) => tool.name);
 }

@@ -77,6 +77,7 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly Comma
       io.stdout(await commandHelp(command));
       return EXIT.OK;
     }
+    if (command.settings !== undefined && command.settings.length > 0) await checkSettingNames(command, io);
     // NOTE: a command's stdout carries what models and logs wrote; it reaches the terminal without its controls.
     return await command.run(parsed, { ...io, stdout: (text) => io.stdout(terminalSafe(text)) });
   } catch (error) {
@@ -86,6 +87,32 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly Comma
     );
     return exitCode;
   }
+}
+
+/**
+ * Refuses (exit 78) a variable in the project's own namespaces that is no setting, with the nearest setting's name,
+ * and warns of a near miss elsewhere (setting-names.ts). Only for commands that read settings; the names' schemas
+ * are loaded only then.
+ */
+async function checkSettingNames(command: Command, io: CliIo): Promise<void> {
+  const { findSettingNameMistakes } = await import('./setting-names.ts');
+  const names = Object.keys(io.env).filter((name) => io.env[name] !== undefined);
+  const { unknown, nearMisses } = findSettingNameMistakes(names);
+  const where = (name: string) => (io.dotEnvKeys?.has(name) === true ? 'in .env' : 'in the environment');
+  for (const miss of nearMisses) {
+    io.stderr(
+      `diagnosis ${command.name}: warning: ${printable(miss.name)} ${where(miss.name)} is not a setting (did you mean ${miss.suggestion}?); it is ignored\n`,
+    );
+  }
+  if (unknown.length === 0) return;
+  const named = unknown.map(
+    (entry) =>
+      `${printable(entry.name)} ${where(entry.name)}${entry.suggestion === undefined ? '' : ` (did you mean ${entry.suggestion}?)`}`,
+  );
+  throw new CliError(
+    EXIT.CONFIG,
+    `unknown setting${unknown.length === 1 ? '' : 's'}: ${named.join('; ')}; every setting is in docs/settings.md`,
+  );
 }
 
 /** A command's help with its settings' lines (the settings' schemas are loaded only for help). */

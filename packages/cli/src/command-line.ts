@@ -3,13 +3,13 @@ import { replaceUnsafeCharacters } from '@diagnosis/core/unsafe-characters';
 
 /**
  * The exit codes of every command, stable so scripts can branch on them. NOTE: 2 means "a fallback report" for
- * `diagnose` and `demo`, "the run had already ended" for `cancel`.
+ * `diagnose` and `demo`, "the run had already ended (PUBLISHED, FALLBACK or FAILED)" for `cancel`.
  */
 export const EXIT = Object.freeze({
   OK: 0,
   /** The run FAILED (or ended CANCELLED on its own). */
   FAILED: 1,
-  /** The run ended with a FALLBACK report; `cancel`: the run had already ended. */
+  /** The run ended with a FALLBACK report; `cancel`: the run had already ended PUBLISHED, FALLBACK or FAILED. */
   FALLBACK: 2,
   /** No run with that id in the table. */
   NOT_FOUND: 3,
@@ -46,6 +46,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** The user's environment, read only: settings are built from it as an object, never written back. */
   env: Readonly<Record<string, string | undefined>>;
+  /** The names `env` took from a `.env` file (absent: none), so a refusal can say where a name came from. */
+  dotEnvKeys?: ReadonlySet<string>;
   /** Whether stderr is a terminal (the live view then shows a spinner). */
   stderrIsTTY: boolean;
   /** Registers a handler for Ctrl-C / SIGTERM; returns its removal. */

@@ -39,16 +39,29 @@ export function loadDotEnv(directory: string): Record<string, string> {
   // NOTE: only names an environment variable can have; anything else in the file is ignored, never echoed.
   for (const [key, value] of Object.entries(parsed))
     if (/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(key)) variables[key] = value;
+  // NOTE: `KEY=` in a settings file is a value someone meant to write: it is refused, never read as "the default"
+  // (`DIAGNOSIS_MODEL_BASE_URL=` once sent a run to the default endpoint in silence).
+  const empty = Object.keys(variables).filter((key) => variables[key] === '');
+  if (empty.length > 0) {
+    throw new CliError(
+      EXIT.CONFIG,
+      `.env gives ${empty.join(', ')} an empty value: give ${empty.length === 1 ? 'it a value' : 'each a value'}, or delete the line to use the default`,
+    );
+  }
   return variables;
 }
 
 /**
  * The process environment over the `.env` of `directory`: a variable set in the environment (even to the empty
- * string, which means "the default") wins over the file.
+ * string, which means "the default") wins over the file. `fileKeys`: the names the file gives (an error names where
+ * a bad name came from).
  */
-export function withDotEnv(env: Environment, directory: string): Record<string, string | undefined> {
+export function withDotEnv(
+  env: Environment,
+  directory: string,
+): { env: Record<string, string | undefined>; fileKeys: ReadonlySet<string> } {
   const fromFile = loadDotEnv(directory);
   const merged: Record<string, string | undefined> = { ...fromFile };
   for (const [key, value] of Object.entries(env)) if (value !== undefined) merged[key] = value;
-  return merged;
+  return { env: merged, fileKeys: new Set(Object.keys(fromFile)) };
 }

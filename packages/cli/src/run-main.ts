@@ -15,10 +15,10 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-let env: Record<string, string | undefined>;
+let environment: ReturnType<typeof withDotEnv>;
 try {
   // NOTE: the environment over a .env file of the working directory; the process environment itself is never written.
-  env = withDotEnv(process.env, process.cwd());
+  environment = withDotEnv(process.env, process.cwd());
 } catch (error) {
   if (!(error instanceof CliError)) throw error;
   process.stderr.write(`diagnosis: ${error.message}\n`);
@@ -30,7 +30,8 @@ process.exitCode = await runCli(
   {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
-    env,
+    env: environment.env,
+    dotEnvKeys: environment.fileKeys,
     stderrIsTTY: process.stderr.isTTY === true,
     onInterrupt(handler) {
       process.on('SIGINT', handler);

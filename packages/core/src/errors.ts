@@ -52,6 +52,7 @@ export const INPUT_ERROR_CODES = Object.freeze([
   'FEEDBACK_CONFLICT',
   'CALLER_UNKNOWN',
   'MASKING_UNAVAILABLE',
+  'PAST_INCIDENT_NOT_FOUND',
 ] as const);
 export type DiagnosisInputErrorCode = (typeof INPUT_ERROR_CODES)[number];
 

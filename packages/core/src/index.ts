@@ -131,6 +131,9 @@ export type { DiagnosisRunRequest, RunIdentity } from './run/run-request.ts';
 export {
   boundTriggerTitle,
   CUT_MARK,
+  INCIDENT_EVENT_KINDS,
+  type IncidentEventKind,
+  isFiringKind,
   type RunTrigger,
   TRIGGER_SOURCES,
   TRIGGER_TEXT_CAPS,
@@ -183,6 +186,15 @@ export {
 export { type FeedbackMasking, type MaskedFeedback, maskFeedback } from './service/mask-feedback.ts';
 /** A triggered run's question and title masked with the run's key, their values in the run's map (issue 32). */
 export { type IncidentMasking, IncidentMaskingError } from './service/mask-incident-texts.ts';
+/** Past incidents: a rated run remembered or retracted, and `lookup_knowledge` with them ranked beside the runbooks. */
+export {
+  createPastIncidentKnowledge,
+  DEFAULT_PAST_INCIDENT_RETRIEVAL,
+  type PastIncidentKnowledgeOptions,
+  type PastIncidentRetrieval,
+  pastIncidentHit,
+  rankPastIncidents,
+} from './service/past-incident-knowledge.ts';
 /** A responder's verdict on a run (idempotent per caller, re-ratings kept): never evidence for any later run. */
 export {
   callerKeyOf,
@@ -191,6 +203,11 @@ export {
   type RecordFeedbackDeps,
   recordFeedback,
 } from './service/record-feedback.ts';
+export {
+  applyRatingToMemory,
+  type PastIncidentChange,
+  type PastIncidentRetention,
+} from './service/remember-past-incident.ts';
 export {
   MAX_START_WAIT_MS,
   type StartDiagnosisDeps,
@@ -216,6 +233,16 @@ export {
   type FeedbackVerdict,
   type RunFeedback,
 } from './store/feedback-store.ts';
+export {
+  PAST_INCIDENT_LIMITS,
+  type PastIncident,
+  type PastIncidentPageOptions,
+  type PastIncidentStore,
+  REMEMBERED_VERDICTS,
+  RETRACTION_REASONS,
+  type RememberedVerdict,
+  type RetractionReason,
+} from './store/past-incident-store.ts';
 export type {
   LiveProgress,
   PublishedResult,

@@ -6,8 +6,12 @@
  * How a request becomes tokens (NOTE: an estimate of what the provider counts, stated so it can be checked):
  * - the messages are rendered with the model's published chat template (`tokenizer_config.json`: `<｜User｜>`,
  *   `<｜Assistant｜>`, tool-call and tool-output markers, `<｜end▁of▁sentence｜>`), the system message first;
- * - the `tools` array and any `response_format` are counted as the JSON text sent (the provider's own rendering of
- *   tool definitions is not published), placed after the instructions;
+ * - the `tools` array is counted as the JSON text sent (the provider's own rendering of tool definitions is not
+ *   published), placed after the instructions; a `response_format` is counted as the JSON text sent too, but at the
+ *   end of the request: DeepSeek's JSON Output constrains decoding and inserts nothing before the conversation (the
+ *   prompt must ask for JSON itself, else the model may emit whitespace until its limit:
+ *   api-docs.deepseek.com/guides/json_mode), so it never cuts the prefix the earlier rounds cached (issue #37; until
+ *   then it was placed after the tools, which made a forced Draft round look uncached whatever it re-sent);
  * - a response's completion = its `reasoning_content`, `content` and tool calls (name and arguments).
  * Prompt-cache hits are estimated from DeepSeek's documented rules (api-docs.deepseek.com/guides/kv_cache): a request
  * persists its whole input as a cache unit, and the common prefix of two requests becomes one; a later request hits
@@ -84,9 +88,6 @@ export function requestSegments(body: Record<string, unknown>): Segment[] {
   const system = messages.filter((message) => message.role === 'system').map((message) => text(message.content));
   segments.push({ part: 'instructions', text: `<｜begin▁of▁sentence｜>${system.join('\n\n')}` });
   if (body.tools !== undefined) segments.push({ part: 'tools', text: JSON.stringify(body.tools) });
-  if (body.response_format !== undefined) {
-    segments.push({ part: 'instructions', text: JSON.stringify(body.response_format) });
-  }
   let inToolOutputs = false;
   for (const message of messages) {
     const close = inToolOutputs && message.role !== 'tool' ? '<｜tool▁outputs▁end｜>' : '';
@@ -109,6 +110,9 @@ export function requestSegments(body: Record<string, unknown>): Segment[] {
     }
   }
   segments.push({ part: 'history', text: `${inToolOutputs ? '<｜tool▁outputs▁end｜>' : ''}<｜Assistant｜>` });
+  if (body.response_format !== undefined) {
+    segments.push({ part: 'instructions', text: JSON.stringify(body.response_format) });
+  }
   return segments;
 }
 

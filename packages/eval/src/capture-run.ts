@@ -4,89 +4,26 @@
  * verdict, the previous turn), `world/recorded.json` (what each executed tool call saw) and, where the audit holds
  * the model's responses, `scripted.json` replaying them. Read-only: the store's Get and Query calls only. What the
  * audit lacks for a faithful replay is listed in `capture.missing`, never invented.
+ * NOTE: one concept, the scenario of a captured run, a little over 300 lines: reading the audit is capture-audit.ts's,
+ * the model rounds as wire responses capture-conversation.ts's; what stays here (the expectation from the verdict, the
+ * category, the recorded world, the catalog entries) decides together what the replay is scored against.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   canonicalOf,
   FEEDBACK_VERDICTS,
-  type FeedbackStore,
   type FeedbackVerdict,
   formatZonedIso,
-  MAX_AUDIT_TEXT_CHARS,
   type RunFeedback,
-  type RunStore,
   resultOfStoredRun,
-  type StoredReasoning,
-  type StoredRun,
   statusWordOf,
 } from '@diagnosis/core';
-import type { StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
+import type { CapturedAudit } from './capture-audit.ts';
+import { conversationOf } from './capture-conversation.ts';
 import type { RecordedCall, RecordedWorld } from './recorded-world.ts';
-import { type Category, SCENARIO_ID_PATTERN, type WireResponse } from './scenario.ts';
+import { type Category, SCENARIO_ID_PATTERN } from './scenario.ts';
 import { observeResult, scoreRun } from './score.ts';
-
-/** One run as its audit holds it: the run item, its steps, tool calls and reasoning. */
-export interface RunAudit {
-  run: StoredRun;
-  steps: StoredStep[];
-  tools: StoredToolInvocation[];
-  reasoning: StoredReasoning[];
-}
-
-export interface CapturedAudit extends RunAudit {
-  feedback: RunFeedback[];
-  /** The run a follow-up continued from (the newest published run of its session before it), or null. */
-  previous: RunAudit | null;
-}
-
-export interface CaptureSource {
-  store: Pick<RunStore, 'getRun' | 'listRunRecords' | 'listReasoning'>;
-  feedback: Pick<FeedbackStore, 'listFeedback'>;
-  /** The newest published diagnosis of the run's session created before it, or null. */
-  findPreviousRun(run: StoredRun): Promise<StoredRun | null>;
-}
-
-/** The most pages of 100 records read per partition: a run holds a few dozen items. */
-const MAX_PAGES = 20;
-
-/** Reads a run's audit, its feedback and (for a follow-up) its previous turn's audit. Null when the run is unknown. */
-export async function loadCapturedAudit(runId: string, source: CaptureSource): Promise<CapturedAudit | null> {
-  const audit = await loadRunAudit(runId, source);
-  if (audit === null) return null;
-  const previousRun = audit.run.continueSession ? await source.findPreviousRun(audit.run) : null;
-  const previous = previousRun === null ? null : await loadRunAudit(previousRun.runId, source);
-  return { ...audit, feedback: await source.feedback.listFeedback(runId), previous };
-}
-
-async function loadRunAudit(runId: string, source: CaptureSource): Promise<RunAudit | null> {
-  const run = await source.store.getRun(runId);
-  if (run === null) return null;
-  const audit: RunAudit = { run, steps: [], tools: [], reasoning: [] };
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const result = await source.store.listRunRecords(runId, {
-      limit: 100,
-      ...(cursor === undefined ? {} : { cursor }),
-    });
-    for (const record of result.records) {
-      if (record.entity === 'agent_step') audit.steps.push(record);
-      else if (record.entity === 'tool_invocation') audit.tools.push(record);
-    }
-    cursor = result.cursor ?? undefined;
-    if (cursor === undefined) break;
-  }
-  cursor = undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const result = await source.store.listReasoning(runId, { limit: 100, ...(cursor === undefined ? {} : { cursor }) });
-    audit.reasoning.push(...result.records);
-    cursor = result.cursor ?? undefined;
-    if (cursor === undefined) break;
-  }
-  audit.steps.sort((a, b) => a.stepNumber - b.stepNumber);
-  audit.tools.sort((a, b) => a.stepNumber - b.stepNumber || Date.parse(a.startedAt) - Date.parse(b.startedAt));
-  return audit;
-}
 
 /** Why a run cannot be captured: a stable code and a sentence. */
 export class CaptureError extends Error {
@@ -108,6 +45,12 @@ export interface CaptureOptions {
   capturedAt: string;
   /** The corpus category; absent: inferred from the run (see {@link inferCategory}). */
   category?: Category;
+  /**
+   * The deployment's MySQL catalog (its `MYSQL_CATALOG_PATH`'s entries, as written): the entries the run's
+   * query_mysql calls named are captured into the scenario's world, so the replay checks their inputs against them.
+   * Absent: none captured (the replay lists the example catalog).
+   */
+  catalog?: { entries: readonly unknown[]; source: string };
 }
 
 export interface CapturedScenario {
@@ -115,6 +58,8 @@ export interface CapturedScenario {
   recording: RecordedWorld;
   /** Null when the audit holds no model response to replay. */
   scripted: Record<string, unknown> | null;
+  /** The catalog entries the run's query_mysql calls named (`world/mysql/catalog.json`); null when it named none. */
+  catalog: unknown[] | null;
   /** What a faithful replay would need that the audit does not hold. */
   missing: string[];
 }
@@ -141,11 +86,11 @@ export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOpti
   }
   const missing: string[] = [
     'the deployment time zone is not in the audit: the scenario takes the one given at capture',
-    'the MySQL catalog the model was shown is not in the audit: the replay lists the scenario world’s (or the example) catalog',
   ];
   const conclusion = run.publishedResult?.draft.conclusion ?? null;
   const expected = expectationOf(verdict, conclusion);
   const recording = recordingOf(audit, options, missing);
+  const catalog = usedCatalogEntries(recording, options.catalog, missing);
   const current = conversationOf(audit, missing, 'the run');
   const previousConversation =
     audit.previous === null ? null : conversationOf(audit.previous, missing, 'the previous turn');
@@ -209,7 +154,7 @@ export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOpti
       missing,
     },
   };
-  return { scenario, recording, scripted, missing };
+  return { scenario, recording, scripted, catalog, missing };
 }
 
 /**
@@ -317,141 +262,13 @@ function recordingOf(audit: CapturedAudit, options: CaptureOptions, missing: str
   };
 }
 
-const FINISH_REASONS: Record<string, string> = {
-  'tool-calls': 'tool_calls',
-  stop: 'stop',
-  length: 'length',
-  'content-filter': 'content_filter',
-};
-
-/** A run's model rounds as DeepSeek wire responses, from its steps, reasoning and tool calls; null without rounds. */
-function conversationOf(
-  audit: RunAudit,
-  missing: string[],
-  what: string,
-): { responses: WireResponse[]; judge?: WireResponse[] } | null {
-  const reasoning = new Map(audit.reasoning.map((item) => [`${item.role}:${item.stepNumber}`, item]));
-  const agent = audit.steps.filter((step) => step.role !== 'JUDGE');
-  const judge = audit.steps.filter((step) => step.role === 'JUDGE');
-  if (agent.length === 0) return null;
-  if (audit.reasoning.length === 0) {
-    missing.push(`${what}: its reasoning partition is empty (expired or never kept): the texts are not replayed`);
-  }
-  if (audit.run.modelFailure !== null) {
-    missing.push(`${what}: the round the model endpoint failed (${audit.run.modelFailure.kind}) is not in the audit`);
-  }
-  const responses = agent.map((step) =>
-    wireResponse(audit, step, reasoning.get(`AGENT:${step.stepNumber}`), missing, what),
-  );
-  const judged = judge.map((step) =>
-    wireResponse(audit, step, reasoning.get(`JUDGE:${step.stepNumber}`), missing, what),
-  );
-  return { responses, ...(judged.length === 0 ? {} : { judge: judged }) };
-}
-
-function wireResponse(
-  audit: RunAudit,
-  step: StoredStep,
-  texts: StoredReasoning | undefined,
-  missing: string[],
-  what: string,
-): WireResponse {
-  const assistant = texts?.assistantText ?? '';
-  const reasoningText = texts?.reasoningContent ?? '';
-  if (assistant.length >= MAX_AUDIT_TEXT_CHARS || reasoningText.length >= MAX_AUDIT_TEXT_CHARS) {
-    missing.push(
-      `${what}, round ${step.stepNumber}: a text reached the audit's ${MAX_AUDIT_TEXT_CHARS}-character cap and may be cut`,
-    );
-  }
-  if (step.toolCallsTotal > step.toolCalls.length) {
-    missing.push(
-      `${what}, round ${step.stepNumber}: ${step.toolCallsTotal} tool calls asked, ${step.toolCalls.length} listed`,
-    );
-  }
-  const { text, calls } = splitPlan(assistant, step, audit.tools);
-  const usage = step.usageEstimated
-    ? undefined
-    : {
-        prompt_tokens: step.inputTokens,
-        completion_tokens: step.outputTokens,
-        total_tokens: step.inputTokens + step.outputTokens,
-        prompt_tokens_details: { cached_tokens: step.cachedInputTokens ?? 0 },
-        completion_tokens_details: { reasoning_tokens: step.reasoningTokens ?? 0 },
-        prompt_cache_hit_tokens: step.cachedInputTokens ?? 0,
-        prompt_cache_miss_tokens: step.inputTokens - (step.cachedInputTokens ?? 0),
-      };
-  return {
-    id: truncate(`recorded-${audit.run.runId}-${step.role === 'JUDGE' ? 'judge' : 'round'}-${step.stepNumber}`, 200),
-    object: 'chat.completion',
-    created: Math.floor(Date.parse(step.startedAt) / 1_000) || 0,
-    model: step.modelId || 'unknown',
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant',
-          content: text,
-          ...(reasoningText === '' ? {} : { reasoning_content: reasoningText }),
-          ...(calls.length === 0
-            ? {}
-            : {
-                tool_calls: calls.map((call, index) => ({
-                  index,
-                  id: call.id,
-                  type: 'function',
-                  function: { name: call.name, arguments: call.arguments },
-                })),
-              }),
-        },
-        logprobs: null,
-        finish_reason: FINISH_REASONS[step.finishReason] ?? 'stop',
-      },
-    ],
-    ...(usage === undefined ? {} : { usage }),
-  };
-}
-
-/**
- * The visible text and the tool calls of a round. The audit's assistant text is the visible text followed by one
- * `[tool_call <id>] <name> <arguments>` entry per call, arguments exactly as the model sent them; each is found by
- * the id and name the step lists, in order. A call whose entry is not found (cut at the cap) takes its arguments from
- * its tool item's stored input instead.
- */
-function splitPlan(
-  assistant: string,
-  step: StoredStep,
-  tools: readonly StoredToolInvocation[],
-): { text: string; calls: { id: string; name: string; arguments: string }[] } {
-  const starts: number[] = [];
-  let from = 0;
-  for (const call of step.toolCalls) {
-    const at = assistant.indexOf(`[tool_call ${call.toolCallId}] ${call.toolName} `, from);
-    starts.push(at);
-    if (at >= 0) from = at + 1;
-  }
-  const first = starts.find((at) => at >= 0);
-  const text =
-    step.toolCalls.length === 0 || first === undefined ? assistant : assistant.slice(0, first).replace(/\n$/, '');
-  const calls = step.toolCalls.map((call, index) => {
-    const at = starts[index] ?? -1;
-    const next = starts.slice(index + 1).find((value) => value >= 0) ?? assistant.length;
-    const head = `[tool_call ${call.toolCallId}] ${call.toolName} `;
-    const planned = at >= 0 ? assistant.slice(at + head.length, next).replace(/\n$/, '') : null;
-    const stored = tools.find((tool) => tool.toolCallId === call.toolCallId && tool.stepNumber === step.stepNumber);
-    const argumentsText =
-      planned ??
-      (stored === undefined ? '{}' : typeof stored.input === 'string' ? stored.input : JSON.stringify(stored.input));
-    return { id: call.toolCallId, name: call.toolName, arguments: argumentsText };
-  });
-  return { text, calls };
-}
-
 /** Writes the folder (and `world/`); returns each file's size in bytes. */
 export function writeCapturedScenario(dir: string, captured: CapturedScenario): Record<string, number> {
-  mkdirSync(join(dir, 'world'), { recursive: true });
+  mkdirSync(join(dir, captured.catalog === null ? 'world' : 'world/mysql'), { recursive: true });
   const files: [string, unknown][] = [
     ['scenario.json', captured.scenario],
     ['world/recorded.json', captured.recording],
+    ...(captured.catalog === null ? [] : ([['world/mysql/catalog.json', captured.catalog]] as [string, unknown][])),
     ...(captured.scripted === null ? [] : ([['scripted.json', captured.scripted]] as [string, unknown][])),
   ];
   const sizes: Record<string, number> = {};
@@ -461,6 +278,37 @@ export function writeCapturedScenario(dir: string, captured: CapturedScenario): 
     sizes[name] = Buffer.byteLength(text);
   }
   return sizes;
+}
+
+/**
+ * The catalog entries the recording's query_mysql calls named, from the deployment's catalog given at capture (issue
+ * 32 item 11: without them the replay checked every recorded call against the example catalog, refused each one, and
+ * reported a CORRECT run REGRESSED). What cannot be captured is said in `missing`.
+ */
+function usedCatalogEntries(
+  recording: RecordedWorld,
+  catalog: CaptureOptions['catalog'],
+  missing: string[],
+): unknown[] | null {
+  const named = new Set(
+    recording.calls
+      .filter((call) => call.toolName === 'query_mysql')
+      .map((call) => (call.input as { query_name?: unknown } | null)?.query_name)
+      .filter((name): name is string => typeof name === 'string'),
+  );
+  if (named.size === 0) return null;
+  const entryName = (entry: unknown) => (entry as { name?: unknown } | null)?.name;
+  const entries = (catalog?.entries ?? []).filter((entry) => named.has(String(entryName(entry))));
+  const absent = [...named].filter((name) => !entries.some((entry) => entryName(entry) === name)).sort();
+  if (absent.length > 0) {
+    missing.push(
+      `query_mysql ${absent.join(', ')} ${absent.length === 1 ? 'is' : 'are'} not in the catalog given at capture (${catalog?.source ?? 'none'}): the replay refuses ${absent.length === 1 ? 'it' : 'them'}`,
+    );
+  }
+  missing.push(
+    'the catalog the model was shown is not in the audit: the replay lists only the entries the run used, from the catalog given at capture',
+  );
+  return entries.length === 0 ? null : entries;
 }
 
 function truncate(text: string, max: number): string {

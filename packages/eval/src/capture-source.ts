@@ -8,7 +8,7 @@ import {
   runOf,
   sessionKey,
 } from '@diagnosis/core/store';
-import type { CaptureSource } from './capture-run.ts';
+import type { CaptureSource } from './capture-audit.ts';
 
 /** Session index pages read when looking for a follow-up's previous turn, and their size. */
 const PREVIOUS_PAGES = 8;

@@ -35,6 +35,22 @@ const reportSchema = v.object({
 export type ComparableReport = v.InferOutput<typeof reportSchema>;
 type Row = ComparableReport['scenarios'][number];
 
+/**
+ * The JSON of a scorecard file. NOTE: `npm run eval -- --json > file` writes npm's own banner (`> name@version
+ * eval`, `> diagnosis eval --json`, a blank line) before the JSON; those lines are skipped, and nothing else is: any
+ * other text before or after the JSON is refused. Null when the text is not JSON.
+ */
+export function parseScorecardText(text: string): unknown {
+  const lines = text.split('\n');
+  let first = 0;
+  while (first < lines.length && /^(> .*|\s*)$/.test(lines[first] ?? '')) first += 1;
+  try {
+    return JSON.parse(lines.slice(first).join('\n'));
+  } catch {
+    return null;
+  }
+}
+
 /** A scorecard read for comparison; the fields at fault when it is not one. */
 export function parseComparableReport(
   value: unknown,

@@ -1,10 +1,10 @@
+export { loadCapturedAudit } from './capture-audit.ts';
 export { type CaptureOutcome, type CaptureRequest, capturedScenarioId, captureRun } from './capture-cli.ts';
 export {
   buildCapturedScenario,
   type CapturedScenario,
   CaptureError,
   keywordsOf,
-  loadCapturedAudit,
 } from './capture-run.ts';
 export { createCaptureSource } from './capture-source.ts';
 export { EVAL_HELP, type EvalIo, evalMain } from './cli.ts';
@@ -14,6 +14,7 @@ export {
   NO_VERDICT_STATES,
   PROCESS_CHANGE_FIGURES,
   parseComparableReport,
+  parseScorecardText,
   renderComparison,
 } from './compare.ts';
 export { DEFAULT_PRICE, type Price, parsePrice, priceOf } from './price.ts';

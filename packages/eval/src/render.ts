@@ -121,6 +121,15 @@ function processLines(report: EvalReport): string[] {
   if (s.captured !== undefined && s.captured.scenarios > 0) {
     lines.push(`captured scenarios: ${s.captured.scenarios}, regressed ${s.captured.regressed}`);
   }
+  const past = s.pastIncidents;
+  if (past !== undefined && (past.hits > 0 || past.removed > 0 || past.roundsSaved.length > 0)) {
+    const saved = past.roundsSaved.map(
+      (row) => `${row.scenario} ${row.rounds} rounds vs ${row.baseline} ${row.baselineRounds} (${row.saved} saved)`,
+    );
+    lines.push(
+      `past incidents: ${past.hits} hit(s), ${past.removed} memory-only finding(s) removed${saved.length > 0 ? `; ${saved.join('; ')}` : ''}`,
+    );
+  }
   return lines;
 }
 

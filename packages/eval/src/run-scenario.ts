@@ -3,7 +3,12 @@
  * its previous turn) through the real Diagnose handler, provider, guards and release, against DynamoDB Local — with
  * the model either a loopback server replaying `scripted.json` in DeepSeek's wire format (offline) or the configured
  * endpoint (live). The run's clock starts at the scenario's `now`.
+ * NOTE: a little over 300 lines on purpose: one scenario's run from its world to its score, whose steps share the
+ * world, the model server and the adapters that one `finally` releases; the world, probes, scorer and recorded world
+ * are modules of their own.
  */
+
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   DEVELOPMENT_MASKING_SECRET,
   openPseudonymBatches,
@@ -15,7 +20,12 @@ import {
 } from '@diagnosis/core';
 import { parseDiagnosisSettings, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
-import { createDynamoRunStore } from '@diagnosis/core/store';
+import {
+  createDynamoClient,
+  createDynamoPastIncidentStore,
+  createDynamoRunStore,
+  ensureDiagnosisTable,
+} from '@diagnosis/core/store';
 import {
   type DeepSeekResponse,
   lambdaContext,
@@ -90,6 +100,8 @@ export interface ScenarioRun {
   process: ProcessScorecard | null;
   /** For a captured scenario: the original run, its rating, the replay, and whether it regressed. */
   captured: CapturedRow | null;
+  /** The scenario this one recurs (its `baseline`): the summary compares their rounds. */
+  baseline: string | null;
 }
 
 const EMPTY_USAGE: ScenarioRun['usage'] = {
@@ -137,6 +149,7 @@ export function emptyRun(scenario: Scenario): ScenarioRun {
     passed: false,
     process: null,
     captured: null,
+    baseline: scenario.baseline ?? null,
   };
 }
 
@@ -179,7 +192,15 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       : undefined;
   let evidence: Awaited<ReturnType<typeof createEvidenceAdapters>> | undefined;
   let dynamoOfRun: { destroy(): void } | undefined;
+  // NOTE: a scenario with past incidents gets a table of its own, so no other scenario's lookups meet them.
+  const ownTable = scenario.pastIncidents === undefined ? undefined : `${context.tableName}-${scenario.id}`;
+  const tableName = ownTable ?? context.tableName;
+  const tableClient =
+    ownTable === undefined
+      ? undefined
+      : createDynamoClient({ DIAGNOSIS_TABLE_NAME: ownTable, DYNAMODB_ENDPOINT: context.dynamoEndpoint }, process.env);
   try {
+    if (tableClient !== undefined) await seedPastIncidents(scenario, tableClient, tableName);
     const probesOnly = context.mode === 'offline' && scripted === undefined;
     const model: Record<string, string> = probesOnly
       ? // NOTE: no model is called for a scenario without scripted.json; the settings still need a key to parse.
@@ -196,7 +217,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           };
     const settings = parseDiagnosisSettings({
       ...(scenario.timeZone === undefined ? {} : { DIAGNOSIS_TIMEZONE: scenario.timeZone }),
-      DIAGNOSIS_TABLE_NAME: context.tableName,
+      DIAGNOSIS_TABLE_NAME: tableName,
       DYNAMODB_ENDPOINT: context.dynamoEndpoint,
       // Scenarios of one enterprise run side by side here; the per-enterprise cap is a deployment's, not the eval's.
       TENANT_MAX_CONCURRENT_RUNS: '256',
@@ -263,7 +284,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     const latencyMs = performance.now() - started;
     usage = addUsage(usage, result.usage);
     // The run's own pseudonym map, read back from the table like the reveal route does, for the scorer only.
-    const store = createDynamoRunStore({ client: composed.dynamo, tableName: context.tableName });
+    const store = createDynamoRunStore({ client: composed.dynamo, tableName });
     const entries = openPseudonymBatches(
       settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
       runId,
@@ -285,7 +306,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
             { requests: server.requests, responses: agentScript },
             { requests: server.judgeRequests, responses: judgeScript },
           );
-    const stored = await createDynamoRunStore({ client: composed.dynamo, tableName: context.tableName }).getRun(runId);
+    const stored = await createDynamoRunStore({ client: composed.dynamo, tableName }).getRun(runId);
     const notRecorded = recorded?.asked.filter((call) => !call.recorded).length ?? 0;
     if (notRecorded > 0) notes.push(`${notRecorded} tool call(s) not in the recording (NOT_RECORDED)`);
     return {
@@ -312,7 +333,30 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
   } finally {
     await server?.close();
     dynamoOfRun?.destroy();
+    if (tableClient !== undefined) {
+      await tableClient.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+      tableClient.destroy();
+    }
     await evidence?.close().catch(() => undefined);
     await world.close().catch(() => undefined);
+  }
+}
+
+/** The scenario's past incidents, remembered for its enterprise in its own table before its run (docs/memory.md). */
+async function seedPastIncidents(
+  scenario: Scenario,
+  client: ReturnType<typeof createDynamoClient>,
+  tableName: string,
+): Promise<void> {
+  await ensureDiagnosisTable(client, tableName);
+  const incidents = createDynamoPastIncidentStore({ client, tableName });
+  for (const incident of scenario.pastIncidents ?? []) {
+    await incidents.remember({
+      ...incident,
+      enterpriseId: scenario.enterpriseId,
+      ratedAt: new Date(Date.parse(incident.occurredAt) + 3_600_000).toISOString(),
+      // NOTE: the memory's expiry is checked against real time (the run's clock is the scenario's): kept a day.
+      expiresAt: Date.now() + 86_400_000,
+    });
   }
 }

@@ -2,6 +2,9 @@
  * The scenario format (README "Evaluation"): a folder per scenario with `scenario.json`, an optional `world/` and an
  * optional `scripted.json`. Everything read from a scenario folder is validated here, with sizes bounded, before the
  * runner touches a database, a model or a file outside the folder.
+ * NOTE: a little over 300 lines on purpose: the format's one validation (the schemas of every file and the checks
+ * across them, e.g. a recording's enterprise against the scenario's) belongs in one place, so nothing reaches the
+ * runner unchecked; the recorded world's own format is recorded-world.ts.
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
@@ -103,6 +106,20 @@ export const scenarioCaptureSchema = v.strictObject({
 });
 export type ScenarioCapture = v.InferOutput<typeof scenarioCaptureSchema>;
 
+/**
+ * A past incident the scenario's enterprise holds before its run (docs/memory.md): a rated diagnosis of an earlier,
+ * made-up run. NOTE: a scenario with past incidents runs against a table of its own, so no other scenario meets them.
+ */
+const pastIncidentSchema = v.strictObject({
+  runId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/, 'a run id')),
+  occurredAt: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'a UTC instant with ms')),
+  services: v.pipe(v.array(text(100)), v.maxLength(5)),
+  conclusion: text(600),
+  rootCause: v.nullable(text(600)),
+  rating: v.picklist(['CORRECT', 'PARTIALLY_CORRECT']),
+});
+export type ScenarioPastIncident = v.InferOutput<typeof pastIncidentSchema>;
+
 const scenarioSchema = v.strictObject({
   id: v.pipe(v.string(), v.regex(SCENARIO_ID_PATTERN, 'lower-case letters, digits and dashes, at most 48')),
   title: text(200),
@@ -121,6 +138,9 @@ const scenarioSchema = v.strictObject({
   expected: expectedSchema,
   probes: v.optional(v.pipe(v.array(probeSchema), v.maxLength(50)), []),
   capture: v.optional(scenarioCaptureSchema),
+  pastIncidents: v.optional(v.pipe(v.array(pastIncidentSchema), v.maxLength(20))),
+  /** The scenario this one is the recurrence of: the summary reports the rounds a past incident saved against it. */
+  baseline: v.optional(v.pipe(v.string(), v.regex(SCENARIO_ID_PATTERN))),
 });
 export type ScenarioSpec = v.InferOutput<typeof scenarioSchema>;
 

@@ -22,6 +22,11 @@ export interface RunObservation {
   removedClaims: number;
   /** The stop reason or error code of a run that published nothing, for the scorecard. */
   cause: string | null;
+  /**
+   * Past incidents (docs/memory.md): `seen` the past runs the lookups returned (the report's `seen_before`),
+   * `removed` the items the EvidenceGuard removed for resting on them alone.
+   */
+  pastIncidents: { seen: number; removed: number };
 }
 
 export interface ScoreChecks {
@@ -89,6 +94,7 @@ export function observeResult(result: DiagnosisResult): RunObservation {
               : 'REJECTED',
       removedClaims: judge?.removed.length ?? 0,
       cause: null,
+      pastIncidents: { seen: report.seen_before?.length ?? 0, removed: report.evidence_guard?.removed.length ?? 0 },
     };
   }
   if (report.kind === 'FALLBACK') {
@@ -103,6 +109,7 @@ export function observeResult(result: DiagnosisResult): RunObservation {
       semanticGuard: judge === undefined ? 'OFF' : judge.outcome === 'FAILED' ? 'FAILED' : 'REJECTED',
       removedClaims: 0,
       cause: report.stop_reason ?? report.reason,
+      pastIncidents: { seen: 0, removed: report.evidence_guard?.removed.length ?? 0 },
     };
   }
   return {
@@ -114,6 +121,7 @@ export function observeResult(result: DiagnosisResult): RunObservation {
     semanticGuard: 'OFF',
     removedClaims: 0,
     cause: report.kind === 'FAILED' ? report.error_code : report.stop_reason,
+    pastIncidents: { seen: 0, removed: 0 },
   };
 }
 

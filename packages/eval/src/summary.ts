@@ -39,6 +39,16 @@ export interface EvalSummary {
   byCategory: Record<string, CategorySummary>;
   /** Captured scenarios (real runs with a responder's verdict) and how many of their replays regressed. */
   captured: { scenarios: number; regressed: number };
+  /**
+   * Past incidents (docs/memory.md): the past runs the lookups returned (`hits`, summed over runs), the items the
+   * EvidenceGuard removed for resting on them alone (`removed`), and per scenario with a `baseline` that also ran,
+   * the agent rounds of each and how many the memory saved.
+   */
+  pastIncidents: {
+    hits: number;
+    removed: number;
+    roundsSaved: { scenario: string; baseline: string; rounds: number; baselineRounds: number; saved: number }[];
+  };
 }
 
 /** Means over runs with a stored process scorecard (docs/learning-from-runs.md defines each figure). */
@@ -178,5 +188,20 @@ export function summarize(runs: readonly ScenarioRun[]): EvalSummary {
       scenarios: runs.filter((run) => run.captured !== null && run.captured !== undefined).length,
       regressed: runs.filter((run) => run.captured?.regressed === true).length,
     },
+    pastIncidents: summarizePastIncidents(ran),
+  };
+}
+
+function summarizePastIncidents(ran: readonly ScenarioRun[]): EvalSummary['pastIncidents'] {
+  const roundsOf = new Map(ran.flatMap((run) => (run.process === null ? [] : [[run.id, run.process.rounds] as const])));
+  return {
+    hits: ran.reduce((sum, run) => sum + (run.observation?.pastIncidents.seen ?? 0), 0),
+    removed: ran.reduce((sum, run) => sum + (run.observation?.pastIncidents.removed ?? 0), 0),
+    roundsSaved: ran.flatMap((run) => {
+      const rounds = roundsOf.get(run.id);
+      const baselineRounds = run.baseline === null ? undefined : roundsOf.get(run.baseline);
+      if (run.baseline === null || rounds === undefined || baselineRounds === undefined) return [];
+      return [{ scenario: run.id, baseline: run.baseline, rounds, baselineRounds, saved: baselineRounds - rounds }];
+    }),
   };
 }

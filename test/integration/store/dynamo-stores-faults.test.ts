@@ -52,9 +52,14 @@ describe('createDynamoStores on DynamoDB Local', () => {
     expect(ttl.TimeToLiveDescription).toMatchObject({ AttributeName: 'ttl', TimeToLiveStatus: 'ENABLED' });
   });
 
-  it('surfaces a throttled write at flush as a typed error naming it, after the SDK’s retries, with the other items intact', async () => {
+  it('surfaces a throttled write at flush as a typed error naming it, after the SDK’s retries and the writer’s own tries, with the other items intact', async () => {
     const { faulty, attempts } = throttlingClient(['TOOL#call_throttled']);
-    const store = createDynamoStores({ client: faulty, tableName: table.tableName, now: () => STORE_T0 });
+    const store = createDynamoStores({
+      client: faulty,
+      tableName: table.tableName,
+      now: () => STORE_T0,
+      sleep: async () => undefined,
+    });
     const runId = 'run-throttled';
     await store.startRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
     await store.onModelStep(stepEvent(runId, 1));
@@ -68,7 +73,7 @@ describe('createDynamoStores on DynamoDB Local', () => {
     expect((failure as AuditWriteError).failedItems).toEqual([
       { key: `RUN#${runId}|TOOL#call_throttled`, reason: 'ProvisionedThroughputExceededException' },
     ]);
-    expect(attempts()).toBe(2);
+    expect(attempts()).toBe(6);
     const { records } = await store.listRunRecords(runId);
     const reasoning = await store.listReasoning(runId);
     expect([...records, ...reasoning.records].map((record) => record.entity).sort()).toEqual([

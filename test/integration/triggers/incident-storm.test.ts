@@ -67,12 +67,20 @@ function world() {
 const incident = (incidentKey: string, eventId: string, overrides: Partial<IncidentEvent> = {}): IncidentEvent => ({
   ref: { enterpriseId: 'E1001', source: 'cloudwatch', incidentKey },
   eventId,
+  kind: 'TRIGGERED',
   title: 'payment-gateway-5xx',
   startedAt: T0,
   query: 'CloudWatch 告警「payment-gateway-5xx」进入 ALARM 状态。请诊断原因。',
   window: { from: new Date(T0 - 1_800_000).toISOString(), to: new Date(T0).toISOString() },
   ...overrides,
 });
+
+/** `handleIncidentEvent` for an event that must start or attach (an ignored one fails the test). */
+async function handled(event: IncidentEvent, deps: IncidentDeps) {
+  const outcome = await handleIncidentEvent(event, deps);
+  if (outcome.outcome === 'IGNORED') throw new Error(`the event was ignored: ${outcome.code}`);
+  return outcome;
+}
 
 describe('handleIncidentEvent', () => {
   it('starts exactly one run and attaches 99 events when 100 events of one incident arrive within 10 s', async () => {
@@ -123,9 +131,9 @@ describe('handleIncidentEvent', () => {
   it('keeps at most MAX_STORED_INCIDENT_EVENTS events of a run and counts the rest', async () => {
     const { deps, incidents } = world();
     const key = `alarm-cap-${counter}@t`;
-    const first = await handleIncidentEvent(incident(key, 'first'), deps);
+    const first = await handled(incident(key, 'first'), deps);
     for (let index = 0; index < MAX_STORED_INCIDENT_EVENTS + 5; index += 1) {
-      await handleIncidentEvent(incident(key, `later-${index}`), deps);
+      await handled(incident(key, `later-${index}`), deps);
     }
     const events = await incidents.listIncidentEvents(first.runId);
     expect(events).toHaveLength(MAX_STORED_INCIDENT_EVENTS);
@@ -135,11 +143,11 @@ describe('handleIncidentEvent', () => {
   it('attaches a re-fire within the quiet period after the run ended, and starts nothing', async () => {
     const { deps, store, started, advance } = world();
     const key = `alarm-quiet-${counter}@t`;
-    const first = await handleIncidentEvent(incident(key, 'first'), deps);
+    const first = await handled(incident(key, 'first'), deps);
     await store.claimQueuedRun(first.runId, T0 + 300_000);
     await store.completeRun(first.runId, publishedOutcome());
     advance(599_000);
-    const again = await handleIncidentEvent(incident(key, 'again'), deps);
+    const again = await handled(incident(key, 'again'), deps);
     expect(again).toMatchObject({ outcome: 'ATTACHED', runId: first.runId });
     expect(started).toHaveLength(1);
   });
@@ -147,9 +155,9 @@ describe('handleIncidentEvent', () => {
   it('attaches events while the run is open, however long after the first', async () => {
     const { deps, started, advance } = world();
     const key = `alarm-open-${counter}@t`;
-    const first = await handleIncidentEvent(incident(key, 'first'), deps);
+    const first = await handled(incident(key, 'first'), deps);
     advance(3_600_000);
-    expect(await handleIncidentEvent(incident(key, 'late'), deps)).toMatchObject({
+    expect(await handled(incident(key, 'late'), deps)).toMatchObject({
       outcome: 'ATTACHED',
       runId: first.runId,
     });
@@ -159,12 +167,12 @@ describe('handleIncidentEvent', () => {
   it('starts a second run in the same session after the run ended and the quiet period passed; its previous turn is the first', async () => {
     const { deps, store, started, advance, now } = world();
     const key = `alarm-refire-${counter}@t`;
-    const first = await handleIncidentEvent(incident(key, 'first'), deps);
+    const first = await handled(incident(key, 'first'), deps);
     if (first.outcome !== 'STARTED') throw new Error('the first event must start the run');
     await store.claimQueuedRun(first.runId, T0 + 300_000);
     await store.completeRun(first.runId, publishedOutcome());
     advance(600_000);
-    const second = await handleIncidentEvent(incident(key, 'refire'), deps);
+    const second = await handled(incident(key, 'refire'), deps);
     if (second.outcome !== 'STARTED') throw new Error('the re-fire must start a run');
     expect(second.runId).not.toBe(first.runId);
     expect(second.sessionId).toBe(first.sessionId);
@@ -212,7 +220,7 @@ describe('handleIncidentEvent', () => {
       },
     };
     await expect(handleIncidentEvent(incident(key, 'first'), failing)).rejects.toThrow('states unavailable');
-    const retried = await handleIncidentEvent(incident(key, 'first'), deps);
+    const retried = await handled(incident(key, 'first'), deps);
     expect(retried.outcome).toBe('STARTED');
     expect(started).toEqual([retried.runId]);
     expect((await store.getRun(retried.runId))?.status).toBe('QUEUED');
@@ -233,14 +241,14 @@ describe('handleIncidentEvent', () => {
       const base = incident(key, eventId);
       return { ...base, ref: { ...base.ref, enterpriseId } };
     };
-    const first = await handleIncidentEvent(of('bound-a@t', 'a1'), bounded);
+    const first = await handled(of('bound-a@t', 'a1'), bounded);
     expect(first.outcome).toBe('STARTED');
     await expect(handleIncidentEvent(of('bound-b@t', 'b1'), bounded)).rejects.toMatchObject({ code: 'TENANT_BUSY' });
     expect(started).toEqual([first.runId]);
     // The first run ends; the second incident's retry (EventBridge retries a failed asynchronous invocation) starts.
     await bounded.start.store.claimQueuedRun(first.runId, T0 + 300_000);
     await bounded.start.store.completeRun(first.runId, publishedOutcome());
-    const retried = await handleIncidentEvent(of('bound-b@t', 'b1'), bounded);
+    const retried = await handled(of('bound-b@t', 'b1'), bounded);
     expect(retried.outcome).toBe('STARTED');
     expect(started).toEqual([first.runId, retried.runId]);
   });
@@ -303,8 +311,130 @@ describe('handleIncidentEvent', () => {
       },
     };
     await expect(handleIncidentEvent(incident(key, 'first'), refusing)).rejects.toThrow('refused');
-    const retried = await handleIncidentEvent(incident(key, 'retry'), deps);
+    const retried = await handled(incident(key, 'retry'), deps);
     expect(retried.outcome).toBe('STARTED');
     expect(started).toHaveLength(1);
   });
+});
+
+describe('handleIncidentEvent: what each event says about the incident (issue 32)', () => {
+  /** An Alertmanager group's incident: keyed by its group key, whatever its alerts do. */
+  const group = (key: string, eventId: string, overrides: Partial<IncidentEvent> = {}) => {
+    const base = incident(key, eventId, { kind: 'FIRING', firingSince: T0 - 60_000, ...overrides });
+    return { ...base, ref: { ...base.ref, source: 'alertmanager' as const } };
+  };
+  async function endedRun(kind: Partial<IncidentEvent>, key: string) {
+    const context = world();
+    const first = await handled(group(key, 'first', kind), context.deps);
+    if (first.outcome !== 'STARTED') throw new Error('the first event must start the run');
+    await context.store.claimQueuedRun(first.runId, T0 + 300_000);
+    await context.store.completeRun(first.runId, publishedOutcome());
+    return { ...context, first };
+  }
+
+  it('never starts a second run for a group that keeps firing, however long after its run ended', async () => {
+    const { deps, started, advance, first, incidents } = await endedRun({}, `{}:{alertname="keeps"}-${counter}`);
+    for (const hours of [1, 4, 4, 24]) {
+      advance(hours * 3_600_000);
+      // The repeat of a group whose earliest alert still fires, or whose earliest alert resolved and a later one fires.
+      const again = await handled(group(`{}:{alertname="keeps"}-${counter - 1}`, `repeat-${hours}`), deps);
+      expect(again).toMatchObject({ outcome: 'ATTACHED', runId: first.runId });
+    }
+    expect(started).toEqual([first.runId]);
+    expect((await incidents.listIncidentEvents(first.runId)).map((event) => event.kind)).toEqual([
+      'FIRING',
+      'FIRING',
+      'FIRING',
+      'FIRING',
+    ]);
+  });
+
+  it('starts a re-fire in the same session when the group fires again after it resolved and the quiet period passed', async () => {
+    const key = `{}:{alertname="refires"}-${counter}`;
+    const { deps, started, advance, first, incidents } = await endedRun({}, key);
+    advance(60_000);
+    expect(await handled(group(key, 'resolved', { kind: 'RESOLVED' }), deps)).toMatchObject({
+      outcome: 'ATTACHED',
+      runId: first.runId,
+    });
+    // Within the quiet period after the resolution: a flap, attached.
+    advance(300_000);
+    expect(await handled(group(key, 'flap', { firingSince: T0 + 300_000 }), deps)).toMatchObject({
+      outcome: 'ATTACHED',
+    });
+    advance(60_000);
+    expect(await handled(group(key, 'resolved-again', { kind: 'RESOLVED' }), deps)).toMatchObject({
+      outcome: 'ATTACHED',
+    });
+    advance(600_000);
+    const refire = await handled(group(key, 'refire', { firingSince: T0 + 1_000_000 }), deps);
+    expect(refire).toMatchObject({ outcome: 'STARTED', continued: true, sessionId: first.sessionId });
+    expect(started).toEqual([first.runId, refire.runId]);
+    expect((await incidents.listIncidentEvents(first.runId)).map((event) => event.kind)).toEqual([
+      'RESOLVED',
+      'FIRING',
+      'RESOLVED',
+    ]);
+    expect(await incidents.getIncident(group(key, 'x').ref)).toMatchObject({ resolvedAt: null, runCount: 2 });
+  });
+
+  it('starts a re-fire when every firing alert began after the incident’s last event (its resolution was not heard)', async () => {
+    const key = `{}:{alertname="unheard"}-${counter}`;
+    const { deps, started, advance, first } = await endedRun({}, key);
+    advance(7_200_000);
+    const refire = await handled(group(key, 'new-episode', { firingSince: T0 + 7_000_000 }), deps);
+    expect(refire).toMatchObject({ outcome: 'STARTED', continued: true });
+    expect(started).toEqual([first.runId, refire.runId]);
+  });
+
+  it('attaches a group whose sender’s clock runs ahead of ours (its alert seems to start after the first event)', async () => {
+    const key = `{}:{alertname="skewed"}-${counter}`;
+    // Prometheus's clock 45 s ahead: the alert's startsAt is after the moment the incident was opened here.
+    const { deps, started, advance, first } = await endedRun({ firingSince: T0 + 45_000 }, key);
+    advance(4 * 3_600_000);
+    expect(await handled(group(key, 'repeat', { firingSince: T0 + 45_000 }), deps)).toMatchObject({
+      outcome: 'ATTACHED',
+      runId: first.runId,
+    });
+    expect(started).toEqual([first.runId]);
+  });
+
+  it('treats PagerDuty’s reopened as a re-fire, and records acknowledged and resolved without starting anything', async () => {
+    const key = `Q2W8ZKH3R5TB7Y-${counter}`;
+    const { deps, started, advance, first, incidents } = await endedRun({ kind: 'TRIGGERED' }, key);
+    advance(60_000);
+    expect(await handled(group(key, 'ack', { kind: 'ACKNOWLEDGED' }), deps)).toMatchObject({ outcome: 'ATTACHED' });
+    advance(60_000);
+    expect(await handled(group(key, 'res', { kind: 'RESOLVED' }), deps)).toMatchObject({ outcome: 'ATTACHED' });
+    advance(3_600_000);
+    const reopened = await handled(group(key, 'reopen', { kind: 'REOPENED' }), deps);
+    expect(reopened).toMatchObject({ outcome: 'STARTED', continued: true });
+    expect(started).toEqual([first.runId, reopened.runId]);
+    expect((await incidents.listIncidentEvents(first.runId)).map((event) => event.kind)).toEqual([
+      'ACKNOWLEDGED',
+      'RESOLVED',
+    ]);
+  });
+
+  it('records an ALARM → ALARM update without starting a run, even after the run ended and the quiet period passed', async () => {
+    const key = `arn:aws:cloudwatch:eu-west-1:123456789012:alarm:updated-${counter}`;
+    const { deps, started, advance, first } = await endedRun({ kind: 'TRIGGERED' }, key);
+    advance(3_600_000);
+    expect(await handled(group(key, 'update', { kind: 'UPDATED' }), deps)).toMatchObject({
+      outcome: 'ATTACHED',
+      runId: first.runId,
+    });
+    expect(started).toEqual([first.runId]);
+  });
+
+  it.each(['ACKNOWLEDGED', 'RESOLVED', 'UPDATED'] as const)(
+    'ignores %s for an incident never opened, writing nothing',
+    async (kind) => {
+      const { deps, incidents, started } = world();
+      const event = group(`never-opened-${kind}-${counter}`, 'e', { kind });
+      expect(await handleIncidentEvent(event, deps)).toEqual({ outcome: 'IGNORED', code: 'NO_INCIDENT' });
+      expect(await incidents.getIncident(event.ref)).toBeNull();
+      expect(started).toEqual([]);
+    },
+  );
 });

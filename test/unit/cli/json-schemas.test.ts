@@ -1,6 +1,7 @@
 import {
   FEEDBACK_LIMITS,
   FEEDBACK_VERDICTS,
+  INCIDENT_EVENT_KINDS,
   PSEUDONYM_PATTERN,
   RUN_ID_PATTERN,
   RUN_STATUSES,
@@ -136,6 +137,10 @@ describe('the committed JSON Schemas (docs/schemas)', () => {
     // A FAILED trigger throws (the command exits with one line on stderr): it never prints JSON.
     expect(outcomes).toEqual(TRIGGER_OUTCOMES.filter((outcome) => outcome !== 'FAILED'));
     expect(trigger('ignoredAnswer.properties.code.enum')).toEqual([...IGNORED_CODES]);
+    expect(trigger('attachedAnswer.properties.kind.enum')).toEqual([...INCIDENT_EVENT_KINDS]);
+    expect(at('run-resource', 'properties.incidentEvents.items.properties.kind.enum')).toEqual([
+      ...INCIDENT_EVENT_KINDS,
+    ]);
     expect(trigger('runStatus.enum')).toEqual([...RUN_STATUSES]);
     expect(trigger('runId.pattern')).toBe(RUN_ID_PATTERN.source);
     expect(trigger('started.properties.reveal.enum')).toEqual([...REVEAL_OUTCOMES]);

@@ -108,7 +108,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       .filter((fn) => !['OnWorkflowStopped', 'SweepRuns', 'OnRunFinished', 'DeliverResults'].includes(fn.name))
       .map((fn) => [fn.name, (fn.args.environment as Record<string, string>).TENANT_ACCESS]);
     expect(policies).toEqual(policies.map(([name]) => [name, environment.TENANT_ACCESS]));
-    expect(policies).toHaveLength(8);
+    expect(policies).toHaveLength(9);
   });
 
   it('reserves the stage file’s concurrency for Diagnose and for every API function', () => {
@@ -124,6 +124,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       StartDiagnosis: 6,
       CancelRun: 6,
       RunFeedback: 6,
+      PastIncidents: 6,
       OnWorkflowStopped: undefined,
       SweepRuns: undefined,
       OnRunFinished: undefined,
@@ -150,7 +151,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
     expect(statesPermissions('CancelRun')).toEqual([[['states:StopExecution'], [`${machine}:*`]]]);
   });
 
-  it('lets the feedback function read run items, write feedback items and add to pseudonym maps only, and GetRun read feedback', () => {
+  it('lets the feedback function read run items, write feedback items, add to pseudonym maps and keep past incidents only, and GetRun read feedback and past incidents', () => {
     const feedback = functions.find((fn) => fn.name === 'RunFeedback');
     const tablePermissions = (fn: (typeof functions)[number] | undefined) =>
       ((fn?.args.permissions ?? []) as { actions: string[]; conditions?: { values: string[] }[] }[])
@@ -162,11 +163,25 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
         ['dynamodb:Query', 'dynamodb:PutItem'],
         ['FEEDBACK#*', 'PSEUDONYMS#*'],
       ],
+      [['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'], ['PAST#*']],
     ]);
     expect(tablePermissions(functions.find((fn) => fn.name === 'GetRun'))).toEqual([
       [
         ['dynamodb:GetItem', 'dynamodb:Query'],
-        ['RUN#*', 'DELIVERY#*', 'FEEDBACK#*'],
+        ['RUN#*', 'DELIVERY#*', 'FEEDBACK#*', 'PAST#*'],
+      ],
+    ]);
+    // The past-incident route reaches PAST#* items only: no run, audit, reasoning or pseudonym partition.
+    expect(tablePermissions(functions.find((fn) => fn.name === 'PastIncidents'))).toEqual([
+      [
+        [
+          'dynamodb:GetItem',
+          'dynamodb:Query',
+          'dynamodb:PutItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:ConditionCheckItem',
+        ],
+        ['PAST#*'],
       ],
     ]);
     expect(platform.ofType('sst.aws.ApiGatewayV2').length).toBeGreaterThan(0);
@@ -250,7 +265,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
       .map((fn) => fn.name);
     // Issue 24: the feedback function masks a rating with its run's pseudonyms (it reads and adds to the map).
     expect(linksMaskingKey.sort()).toEqual(['Diagnose', 'GetRunReveal', 'RunFeedback']);
-    expect(partitionsOf('RunFeedback')).toEqual(['RUN#*', 'FEEDBACK#*', 'PSEUDONYMS#*']);
+    expect(partitionsOf('RunFeedback')).toEqual(['RUN#*', 'FEEDBACK#*', 'PSEUDONYMS#*', 'PAST#*']);
     // Issue 23: the judge's own key reaches the one function that runs the judge.
     const linksJudgeKey = functions
       .filter((fn) =>
@@ -263,7 +278,7 @@ describe('sst.config.ts on prod with a stage file of its own', async () => {
   });
 
   it('creates an errors and a throttles alarm for every function it creates, on that function’s name', () => {
-    expect(functions.length).toBe(12);
+    expect(functions.length).toBe(13);
     for (const fn of functions) {
       for (const metricName of ['Errors', 'Throttles']) {
         const watching = alarms.filter((alarm) =>
@@ -473,7 +488,7 @@ describe('sst.config.ts wiring the delivery of results', async () => {
     ]);
     // GET /runs/{id} may read the delivery records beside the run.
     const getRun = byName('GetRun')?.args.permissions as { conditions?: { values: string[] }[] }[];
-    expect(getRun[0]?.conditions?.[0]?.values).toEqual(['RUN#*', 'DELIVERY#*', 'FEEDBACK#*']);
+    expect(getRun[0]?.conditions?.[0]?.values).toEqual(['RUN#*', 'DELIVERY#*', 'FEEDBACK#*', 'PAST#*']);
     expect(outputs).toMatchObject({ resultsBus: 'diagnosis-agent-prod-DiagnosisResults' });
   });
 

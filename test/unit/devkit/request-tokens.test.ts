@@ -54,6 +54,17 @@ describe('measureConversation', () => {
     });
   });
 
+  it('counts a JSON-mode response_format after the conversation, so a Draft round keeps the cached prefix', () => {
+    const first = { messages: [system, user] };
+    const second = {
+      messages: [system, user, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'ok' }],
+      response_format: { type: 'json_object' },
+    };
+    const measured = measureConversation(counter, [first, second], [reply('ok'), reply('ok')]);
+    const format = counter.encode(JSON.stringify(second.response_format)).length;
+    expect(measured.requests[1]).toMatchObject({ prompt: 10 + format, cachedEstimate: 5 });
+  });
+
   it('hits only a prefix unit that a later request matches in full: A+B, A+C → miss, then A+D → hits A', () => {
     const a = { role: 'system', content: 'hello' };
     const request = (content: string) => ({ messages: [a, { role: 'user', content }] });

@@ -1,4 +1,4 @@
-import { compareReports, parseComparableReport, renderComparison } from '@diagnosis/eval';
+import { compareReports, parseComparableReport, parseScorecardText, renderComparison } from '@diagnosis/eval';
 import { summarize } from '@diagnosis/eval/summary';
 import { describe, expect, it } from 'vitest';
 
@@ -120,5 +120,21 @@ describe('summarize (process figures)', () => {
     });
     expect(summary.byCategory.logs?.process?.redundantPerRun).toBe(1);
     expect(summary.captured).toEqual({ scenarios: 0, regressed: 0 });
+  });
+});
+
+describe('parseScorecardText', () => {
+  it('reads a scorecard written by `npm run eval -- --json > file`, skipping only npm’s banner', () => {
+    const json = JSON.stringify({ scenarios: [] }, null, 2);
+    expect(parseScorecardText(`\n> diagnosis-agent@0.1.0 eval\n> diagnosis eval --json\n\n${json}\n`)).toEqual({
+      scenarios: [],
+    });
+    expect(parseScorecardText(json)).toEqual({ scenarios: [] });
+  });
+
+  it('refuses any other text around the JSON', () => {
+    expect(parseScorecardText(`npm warn something\n${JSON.stringify({ scenarios: [] })}`)).toBeNull();
+    expect(parseScorecardText(`${JSON.stringify({ scenarios: [] })}\ntrailing`)).toBeNull();
+    expect(parseScorecardText('')).toBeNull();
   });
 });

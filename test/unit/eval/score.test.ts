@@ -29,6 +29,7 @@ function published(conclusion: string | null, overrides: Partial<RunObservation>
     semanticGuard: 'SUPPORTED',
     removedClaims: 0,
     cause: null,
+    pastIncidents: { seen: 0, removed: 0 },
     ...overrides,
   };
 }
@@ -41,6 +42,7 @@ const fallback: RunObservation = {
   semanticGuard: 'OFF',
   removedClaims: 0,
   cause: 'MAX_MODEL_CALLS',
+  pastIncidents: { seen: 0, removed: 0 },
 };
 
 describe('scoreRun', () => {
@@ -195,6 +197,7 @@ describe('revealedObservation', () => {
       semanticGuard: 'OFF' as const,
       removedClaims: 0,
       cause: null,
+      pastIncidents: { seen: 0, removed: 0 },
     };
     const values: Record<string, string> = { '<phone:k3f2a>': '13812345678' };
     const revealed = revealedObservation(observation, (text) =>

@@ -133,7 +133,7 @@ export async function runBatchCommand(options: BatchCommandOptions, io: CliIo): 
     const settings = buildLocalSettings(io.env, runtime, overrides);
     const log = localLogDestination(io.env);
     // NOTE: the function's JSON log lines and EMF metrics go to the log file; stdout keeps only the batch's report.
-    const { invoke, dynamo } = await createLocalDiagnose(settings, {
+    const { invoke, close } = await createLocalDiagnose(settings, {
       ...createObservability('Diagnose', log.write),
       context: () => lambdaContext(options.timeoutSeconds * 1_000),
     });
@@ -158,7 +158,7 @@ export async function runBatchCommand(options: BatchCommandOptions, io: CliIo): 
       const failures = report.total - (report.outcomes.PUBLISHED ?? 0) - (report.outcomes.FALLBACK ?? 0);
       return failures === 0 ? EXIT.OK : EXIT.FAILED;
     } finally {
-      dynamo.destroy();
+      await close();
     }
   } finally {
     await runtime?.stop();

@@ -19,8 +19,10 @@ export const cancelCommand: Command = {
   arguments: [['<runId>', 'the run to cancel']],
   options: [],
   examples: ['diagnosis cancel 01KB3…'],
+  // NOTE: exit 0 also for a run that is CANCELLED already (cancelling twice is not a failure: scripts may repeat it).
   exitCodes: [
-    [EXIT.FALLBACK, 'nothing to cancel: the run had already ended (its status is printed)'],
+    [EXIT.OK, 'asked to stop, cancelled, or CANCELLED already'],
+    [EXIT.FALLBACK, 'nothing to cancel: the run had already ended PUBLISHED, FALLBACK or FAILED (printed)'],
     [EXIT.NOT_FOUND, 'no run with that id in the table'],
     [EXIT.USAGE, 'no run id, or not a run id'],
   ],
@@ -36,10 +38,15 @@ export const cancelCommand: Command = {
     const runtime = await startLocalRuntime(io.env, (line) => io.stderr(`${line}\n`));
     try {
       const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
-      const run = await cancelDiagnosis(runId, { store });
+      const before = await store.getRun(runId);
+      const run = before === null ? null : await cancelDiagnosis(runId, { store });
       if (run === null) throw new CliError(EXIT.NOT_FOUND, `no run ${runId} in table ${runtime.tableName}`);
       if (run.status === 'RUNNING') {
         io.stdout(`run ${runId}: asked to stop; it ends CANCELLED within a few seconds\n`);
+        return EXIT.OK;
+      }
+      if (run.status === 'CANCELLED' && before?.status === 'QUEUED') {
+        io.stdout(`run ${runId}: cancelled (it was QUEUED: it ends CANCELLED now)\n`);
         return EXIT.OK;
       }
       // NOTE: an ended run is left as it is: there was nothing to cancel (a run cancelled earlier still exits 0).

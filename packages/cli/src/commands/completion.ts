@@ -17,27 +17,40 @@ function pathOptions(all: readonly Command[]): string[] {
 const shellWord = (word: string) => (/^[A-Za-z0-9_.:=-]+$/.test(word) ? word : "''");
 
 /**
- * The bash completion script: `diagnosis <TAB>` offers the commands, `diagnosis <command> <TAB>` its options (or
- * its fixed arguments), a path option completes paths. Generated from the command table, so it cannot drift.
+ * The bash completion script: `diagnosis <TAB>` — and `npx diagnosis <TAB>`, how this project's bin is run — offers
+ * the commands, `diagnosis <command> <TAB>` its options (or its fixed arguments), a path option completes paths.
+ * Generated from the command table, so it cannot drift. NOTE: it is registered for `npx` too (the bin is not on
+ * PATH); any other `npx` line completes file names, as bash does when nothing is registered.
  */
 export function bashCompletion(all: readonly Command[]): string {
   const names = all.map((command) => command.name);
   const cases = all
     .map((command) => `    ${command.name}) words="${wordsOf(command).map(shellWord).join(' ')}" ;;`)
     .join('\n');
-  return `# bash completion for diagnosis: source <(diagnosis completion bash)   (or save it in ~/.bash_completion.d/)
+  return `# bash completion for diagnosis and npx diagnosis: source <(npx diagnosis completion bash)
 _diagnosis() {
-  local cur prev words
+  local cur prev words o=0
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  if [ "\${COMP_CWORD}" -eq 1 ]; then
+  if [ "\${COMP_WORDS[0]##*/}" = npx ]; then
+    if [ "\${COMP_CWORD}" -eq 1 ]; then
+      COMPREPLY=( $(compgen -W "diagnosis" -- "\${cur}") $(compgen -f -- "\${cur}") )
+      return 0
+    fi
+    if [ "\${COMP_WORDS[1]}" != diagnosis ]; then
+      COMPREPLY=( $(compgen -f -- "\${cur}") )
+      return 0
+    fi
+    o=1
+  fi
+  if [ "\${COMP_CWORD}" -eq $(( 1 + o )) ]; then
     COMPREPLY=( $(compgen -W "${names.join(' ')} help --help --version" -- "\${cur}") )
     return 0
   fi
   case "\${prev}" in
     ${pathOptions(all).join('|') || '--no-path-option'}) COMPREPLY=( $(compgen -f -- "\${cur}") ); return 0 ;;
   esac
-  case "\${COMP_WORDS[1]}" in
+  case "\${COMP_WORDS[1 + o]}" in
 ${cases}
     help) words="${names.join(' ')}" ;;
     *) words="" ;;
@@ -45,32 +58,38 @@ ${cases}
   COMPREPLY=( $(compgen -W "\${words}" -- "\${cur}") )
   return 0
 }
-complete -F _diagnosis diagnosis
+complete -F _diagnosis diagnosis npx
 `;
 }
 
-/** The zsh completion script (native `compdef`; source it after `compinit`). */
+/** The zsh completion script (native `compdef`, for `diagnosis` and `npx diagnosis`; source it after `compinit`). */
 export function zshCompletion(all: readonly Command[]): string {
   const names = all.map((command) => command.name);
   const cases = all
     .map((command) => `    ${command.name}) compadd -- ${wordsOf(command).map(shellWord).join(' ')} ;;`)
     .join('\n');
-  return `#compdef diagnosis
-# zsh completion for diagnosis: source <(diagnosis completion zsh)   (after compinit)
+  return `#compdef diagnosis npx
+# zsh completion for diagnosis and npx diagnosis: source <(npx diagnosis completion zsh)   (after compinit)
 _diagnosis() {
-  if (( CURRENT == 2 )); then
+  local o=0
+  if [[ \${words[1]:t} == npx ]]; then
+    if (( CURRENT == 2 )); then compadd -- diagnosis; _files; return; fi
+    if [[ \${words[2]} != diagnosis ]]; then _files; return; fi
+    o=1
+  fi
+  if (( CURRENT == 2 + o )); then
     compadd -- ${names.join(' ')} help --help --version
     return
   fi
   case "\${words[CURRENT-1]}" in
     ${pathOptions(all).join('|') || '--no-path-option'}) _files; return ;;
   esac
-  case "\${words[2]}" in
+  case "\${words[2 + o]}" in
 ${cases}
     help) compadd -- ${names.join(' ')} ;;
   esac
 }
-compdef _diagnosis diagnosis
+compdef _diagnosis diagnosis npx
 `;
 }
 
@@ -82,7 +101,8 @@ export function createCompletionCommand(all: () => readonly Command[]): Command 
     synopsis: 'bash | zsh',
     description: [
       'Prints a completion script for the commands and their options. Load it in your shell:',
-      '  bash: source <(diagnosis completion bash)     zsh: source <(diagnosis completion zsh)  (after compinit)',
+      '  bash: source <(npx diagnosis completion bash)     zsh: source <(npx diagnosis completion zsh)  (after compinit)',
+      'It completes `npx diagnosis …` (how the bin runs here) as well as `diagnosis …`.',
     ],
     arguments: [['bash | zsh', 'the shell']],
     options: [],

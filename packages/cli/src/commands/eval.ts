@@ -154,6 +154,8 @@ async function capture(args: string[], values: ParsedArgs['values'], io: CliIo):
     category: values.category === undefined ? undefined : String(values.category),
     timeZone:
       values['time-zone'] === undefined ? (io.env.DIAGNOSIS_TIMEZONE ?? undefined) : String(values['time-zone']),
+    // NOTE: the deployment's own catalog, as its stage sets MYSQL_CATALOG_PATH: the entries the run used are captured.
+    catalogPath: io.env.MYSQL_CATALOG_PATH || undefined,
   };
   let outcome: Awaited<ReturnType<typeof captureRun>>;
   if (table !== undefined) {
@@ -189,13 +191,19 @@ async function capture(args: string[], values: ParsedArgs['values'], io: CliIo):
 
 async function compare(args: string[], values: ParsedArgs['values'], io: CliIo): Promise<number> {
   if (args.length !== 2) throw usageError('two scorecards: diagnosis eval compare <a.json> <b.json>');
-  const { compareReports, parseComparableReport, renderComparison } = await import('@diagnosis/eval');
+  const { compareReports, parseComparableReport, parseScorecardText, renderComparison } = await import(
+    '@diagnosis/eval'
+  );
   const reports = args.map((path) => {
-    let value: unknown;
+    let text: string;
     try {
-      value = JSON.parse(readFileSync(path, 'utf8'));
+      text = readFileSync(path, 'utf8');
     } catch {
-      throw usageError(`${printable(path)} is not a readable JSON scorecard (npm run eval -- --json > file)`);
+      throw usageError(`${printable(path)} cannot be read`);
+    }
+    const value = parseScorecardText(text);
+    if (value === null) {
+      throw usageError(`${printable(path)} is not a JSON scorecard (write one with: npx diagnosis eval --json > file)`);
     }
     const parsed = parseComparableReport(value);
     if (!parsed.ok) throw usageError(`${printable(path)} is not a scorecard: ${parsed.problems.join('; ')}`);

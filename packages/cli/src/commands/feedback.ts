@@ -91,7 +91,8 @@ export const feedbackCommand: Command = {
     // those settings are checked before DynamoDB Local starts.
     const { localFeedbackMasking } = await import('../local/local-settings.ts');
     const masking = await localFeedbackMasking(io.env);
-    const { createDynamoRunStore, createDynamoFeedbackStore } = await import('@diagnosis/core/store');
+    const { createDynamoRunStore, createDynamoFeedbackStore, createDynamoPastIncidentStore, PAST_INCIDENT_LIMITS } =
+      await import('@diagnosis/core/store');
     const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const runtime = await startLocalRuntime(io.env);
     try {
@@ -109,7 +110,15 @@ export const feedbackCommand: Command = {
       try {
         const { created, entry } = await recordFeedback(
           { run, caller: localCaller(io.env), input },
-          { feedback, masking: { ...masking, pseudonyms: store } },
+          {
+            feedback,
+            masking: { ...masking, pseudonyms: store },
+            // NOTE: a local rating keeps the local enterprise's past incidents as the deployed route does.
+            memory: {
+              incidents: createDynamoPastIncidentStore({ client: runtime.client, tableName: runtime.tableName }),
+              retentionDays: PAST_INCIDENT_LIMITS.retentionDays,
+            },
+          },
         );
         const [view] = feedbackView([entry]);
         if (values.json === true) io.stdout(`${JSON.stringify({ runId, created, feedback: view }, null, 2)}\n`);

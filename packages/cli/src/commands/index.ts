@@ -6,8 +6,10 @@ import { diagnoseCommand } from './diagnose.ts';
 import { evalCommand } from './eval.ts';
 import { feedbackCommand } from './feedback.ts';
 import { localCommand } from './local.ts';
+import { memoryCommand } from './memory.ts';
 import { revealCommand } from './reveal.ts';
 import { runsCommand } from './runs.ts';
+import { serveCommand } from './serve.ts';
 import { traceCommand } from './trace.ts';
 import { triggerCommand } from './trigger.ts';
 
@@ -19,11 +21,13 @@ export const COMMANDS: readonly Command[] = [
   diagnoseCommand,
   demoCommand,
   triggerCommand,
+  serveCommand,
   traceCommand,
   revealCommand,
   runsCommand,
   cancelCommand,
   feedbackCommand,
+  memoryCommand,
   evalCommand,
   localCommand,
   createCompletionCommand(() => COMMANDS),

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ProcessScorecard } from '@diagnosis/core';
+import type { IncidentEventKind, ProcessScorecard } from '@diagnosis/core';
 import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
 import { type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
 import { statusWord } from '../render/outcome-words.ts';
@@ -29,11 +29,16 @@ export interface RunSummary {
   process: ProcessScorecard | null;
   /** The delivery of its result, per destination (only when the run has any: see docs/delivery.md). */
   delivery?: { destinationId: string; status: string; attempts: number; lastError: string | null }[];
+  /**
+   * A triggered run's incident: its source, how many later events were recorded on the run (at most 100 are read)
+   * and what the last of them said (FIRING, ACKNOWLEDGED, RESOLVED…; null when none). Absent for a caller's run.
+   */
+  incident?: { source: string; events: number; lastSaid: IncidentEventKind | null };
 }
 
 const PROJECTION =
-  'run_id, #status, stop_reason, error_code, #usage, created_at, enterprise_id, session_id, #query, entity, process_scorecard';
-const NAMES = { '#status': 'status', '#usage': 'usage', '#query': 'query' };
+  'run_id, #status, stop_reason, error_code, #usage, created_at, enterprise_id, session_id, #query, entity, process_scorecard, #trigger.#source';
+const NAMES = { '#status': 'status', '#usage': 'usage', '#query': 'query', '#trigger': 'trigger', '#source': 'source' };
 
 /** `diagnosis runs`: the recent runs of a table, newest first. */
 export const runsCommand: Command = {
@@ -81,6 +86,11 @@ export const runsCommand: Command = {
       await attachDeliveries(
         listing.runs,
         createDynamoDeliveryStore({ client: runtime.client, tableName: runtime.tableName }),
+      );
+      const { createDynamoIncidentStore } = await import('@diagnosis/core/store');
+      await attachIncidents(
+        listing.runs,
+        createDynamoIncidentStore({ client: runtime.client, tableName: runtime.tableName }),
       );
       if (values.json === true) {
         io.stdout(`${JSON.stringify(listing.runs, null, 2)}\n`);
@@ -178,6 +188,7 @@ function summaries(items: Record<string, unknown>[]): RunSummary[] {
       sessionId: text('session_id') ?? '?',
       query: text('query') ?? '',
       process: processScorecardOf(item.process_scorecard),
+      ...triggerSourceOf(item.trigger),
     });
   }
   return runs;
@@ -213,6 +224,32 @@ export async function attachDeliveries(
   }
 }
 
+/** `{ incident }` with no events yet for an item whose trigger names a source (read from a projection), else nothing. */
+function triggerSourceOf(value: unknown): Pick<RunSummary, 'incident'> {
+  const source = (value as { source?: unknown } | null | undefined)?.source;
+  return typeof source === 'string' ? { incident: { source, events: 0, lastSaid: null } } : {};
+}
+
+/** Each triggered run's later incident events: how many, and what the last said (one query per triggered run). */
+export async function attachIncidents(
+  runs: RunSummary[],
+  store: { listIncidentEvents: (runId: string) => Promise<{ kind: IncidentEventKind }[]> },
+): Promise<void> {
+  for (const run of runs) {
+    if (run.incident === undefined) continue;
+    const events = await store.listIncidentEvents(run.runId);
+    run.incident = { ...run.incident, events: events.length, lastSaid: events.at(-1)?.kind ?? null };
+  }
+}
+
+/** `alertmanager · 3 events · RESOLVED`, `cloudwatch · no later event`, `—` for a caller's run. */
+export function incidentSummary(incident: RunSummary['incident']): string {
+  if (incident === undefined) return '—';
+  if (incident.events === 0) return `${incident.source} · no later event`;
+  const count = `${incident.events}${incident.events >= 100 ? '+' : ''} event${incident.events === 1 ? '' : 's'}`;
+  return `${incident.source} · ${count} · ${incident.lastSaid ?? '?'}`;
+}
+
 /** `2/3 delivered`, `1/2 delivered, 1 DEAD_LETTERED`, `—` when nothing was to be delivered. */
 export function deliverySummary(delivery: RunSummary['delivery']): string {
   if (delivery === undefined || delivery.length === 0) return '—';
@@ -226,6 +263,8 @@ export function renderRuns(runs: RunSummary[], nowMs: number): string {
   if (runs.length === 0) return 'no runs yet: try npm run demo\n';
   // The DELIVERY column only when some run had destinations to deliver to.
   const delivered = runs.some((run) => run.delivery !== undefined);
+  // The INCIDENT column only when some run was started by an alarm or webhook.
+  const triggered = runs.some((run) => run.incident !== undefined);
   const rows = runs.map((run) => [
     printable(run.runId),
     printable(statusWord(run.status)),
@@ -236,6 +275,7 @@ export function renderRuns(runs: RunSummary[], nowMs: number): string {
     printable(run.enterpriseId),
     printable(run.sessionId),
     ...(delivered ? [deliverySummary(run.delivery)] : []),
+    ...(triggered ? [printable(incidentSummary(run.incident))] : []),
     cut(printable(run.query.replace(/\s+/g, ' ')), 32),
   ]);
   const header = [
@@ -248,6 +288,7 @@ export function renderRuns(runs: RunSummary[], nowMs: number): string {
     'ENTERPRISE',
     'SESSION',
     ...(delivered ? ['DELIVERY'] : []),
+    ...(triggered ? ['INCIDENT'] : []),
     'QUERY',
   ];
   const widths = header.map((title, column) =>

@@ -50,16 +50,21 @@ export const traceCommand: Command = {
       const trace = await loadRunTrace(store, runId, values['include-reasoning'] === true);
       if (trace === null) throw new CliError(EXIT.NOT_FOUND, `no run ${runId} in table ${runtime.tableName}`);
       io.stdout(`${renderTimeline(trace)}\n`);
-      if (trace.run.trigger !== null) {
-        const incidents = createDynamoIncidentStore({ client: runtime.client, tableName: runtime.tableName });
-        io.stdout(`\n${renderIncident(trace.run, await incidents.listIncidentEvents(runId))}\n`);
-      }
+      const incidentEvents =
+        trace.run.trigger === null
+          ? []
+          : await createDynamoIncidentStore({
+              client: runtime.client,
+              tableName: runtime.tableName,
+            }).listIncidentEvents(runId);
+      trace.incidentEvents = incidentEvents;
+      if (trace.run.trigger !== null) io.stdout(`\n${renderIncident(trace.run, incidentEvents)}\n`);
       const directory = resolve(localDataDir(io.env), 'traces');
       mkdirSync(directory, { recursive: true });
       const mermaid = resolve(directory, `${runId}.mmd`);
       const html = resolve(directory, `${runId}.html`);
       writeFileSync(mermaid, renderMermaid(trace));
-      writeFileSync(html, renderHtml(trace));
+      writeFileSync(html, renderHtml(trace, incidentEvents));
       io.stdout(`\nsequence diagram: ${mermaid}\npage: ${html}\n`);
       if (!hasCjkFont()) {
         io.stderr(

@@ -8,7 +8,6 @@ import {
   settingForm,
 } from '@diagnosis/core/config';
 import { CliError, EXIT } from '../command-line.ts';
-import type { LocalRuntime } from './local-runtime.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -21,7 +20,10 @@ export function settingsRefusal(error: SettingsError): CliError {
     const form = settingForm(key);
     return form === undefined ? key : `${key} (${form})`;
   });
-  return new CliError(EXIT.CONFIG, `invalid settings: ${named.join('; ')} (see the README, "Real use")`);
+  return new CliError(
+    EXIT.CONFIG,
+    `invalid settings: ${named.join('; ')} (every setting and its form: docs/settings.md)`,
+  );
 }
 
 function parseOrRefuse<T>(parse: () => T): T {
@@ -95,7 +97,8 @@ export function checkLocalSettings(env: Environment, overrides: Record<string, s
  */
 export function buildLocalSettings(
   env: Environment,
-  runtime: Pick<LocalRuntime, 'defaults' | 'tableName' | 'endpoint'>,
+  // NOTE: the runtime's shape, not its type: local-runtime.ts imports this module (no import circle).
+  runtime: { defaults: Record<string, string>; tableName: string; endpoint: string },
   overrides: Record<string, string> = {},
 ): DiagnosisSettings {
   return parseOrRefuse(() =>

@@ -41,9 +41,12 @@ export interface LocalDiagnosisOptions {
 }
 
 /** The function's log file of the day: JSON lines (ids, statuses, codes, counters; never texts or evidence). */
-export function localLogDestination(env: CliIo['env']): { path: string; write: (line: string) => void } {
+export function localLogDestination(
+  env: CliIo['env'],
+  name = 'diagnose',
+): { path: string; write: (line: string) => void } {
   const directory = resolve(localDataDir(env), 'logs');
-  const path = resolve(directory, `diagnose-${new Date().toISOString().slice(0, 10)}.jsonl`);
+  const path = resolve(directory, `${name}-${new Date().toISOString().slice(0, 10)}.jsonl`);
   return {
     path,
     write: (line: string) => {
@@ -75,7 +78,7 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions, io: CliI
     const settings = buildLocalSettings(io.env, runtime, options.settings);
     const log = localLogDestination(io.env);
     const live = options.json ? undefined : createLiveView({ write: io.stderr, spinner: io.stderrIsTTY });
-    const { diagnose, dynamo } = await createLocalDiagnose(settings, {
+    const { diagnose, close } = await createLocalDiagnose(settings, {
       ...createObservability('Diagnose', log.write),
       context: () => lambdaContext(options.timeoutSeconds * 1_000),
       wrapStore: (store) =>
@@ -117,7 +120,7 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions, io: CliI
       throw asCliError(error);
     } finally {
       live?.stop();
-      dynamo.destroy();
+      await close();
     }
     // NOTE: the evidence behind each citation, read back from the run's own audit records: what the model saw.
     const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
@@ -126,7 +129,7 @@ export async function runLocalDiagnosis(options: LocalDiagnosisOptions, io: CliI
       io.stdout(`${JSON.stringify({ ...result, evidence }, null, 2)}\n`);
     } else {
       io.stdout(
-        `\n${renderReport(result, { modelBaseUrl: settings.DIAGNOSIS_MODEL_BASE_URL, modelTimeoutMs: settings.DIAGNOSIS_MODEL_TIMEOUT_MS ?? DEFAULT_RUN_LIMITS.modelRequestTimeoutMs }, evidence ?? undefined)}\n`,
+        `\n${renderReport(result, { modelBaseUrl: settings.DIAGNOSIS_MODEL_BASE_URL, judgeBaseUrl: settings.SEMANTIC_GUARD_MODEL_BASE_URL, modelTimeoutMs: settings.DIAGNOSIS_MODEL_TIMEOUT_MS ?? DEFAULT_RUN_LIMITS.modelRequestTimeoutMs }, evidence ?? undefined)}\n`,
       );
       say(`\nlook at this run: npm run trace -- ${runId}   (or: npx diagnosis trace ${runId})`);
     }

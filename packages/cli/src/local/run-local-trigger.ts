@@ -5,14 +5,13 @@
  * workflow's local stand-in) on DynamoDB Local and the example world; then the run's result is shown.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import {
   DEFAULT_RUN_LIMITS,
   DEVELOPMENT_MASKING_SECRET,
   type DiagnosisResult,
   loadRunEvidence,
   resultOfStoredRun,
+  statusWordOf,
   teeAuditStore,
 } from '@diagnosis/core';
 import { parseTriggerSettings } from '@diagnosis/core/config';
@@ -28,7 +27,7 @@ import {
   previewDeliveries,
   type RevealOutcome,
   revealForDestination,
-  type TriggerAnswer,
+  type WebhookAnswer,
 } from '@diagnosis/functions';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
 import { createLiveView } from '../live/live-view.ts';
@@ -38,12 +37,11 @@ import { buildLocalSettings } from './local-settings.ts';
 import { parseSlackPostUrl, postSlack, previewHeading } from './post-slack.ts';
 import { localLogDestination } from './run-local-diagnosis.ts';
 import { loadStageDelivery, loadStageTriggers } from './stage-file.ts';
+import { loadEventFile, sentAt } from './trigger-event-file.ts';
 
 export { parseSlackPostUrl } from './post-slack.ts';
 export { loadStageDestinations, loadStageTriggers } from './stage-file.ts';
-
-/** Which sender an event file is from, by its documented shape. */
-export type EventSource = 'cloudwatch' | 'alertmanager' | 'pagerduty';
+export { type EventSource, loadEventFile, sentAt, sourceOf } from './trigger-event-file.ts';
 
 export interface LocalTriggerOptions {
   eventPath: string;
@@ -60,60 +58,6 @@ export interface LocalTriggerOptions {
   postSlackUrl?: string;
 }
 
-const MAX_EVENT_FILE_BYTES = 256 * 1024;
-
-/** Reads an event file: JSON, at most 256 KiB; its raw text is kept (a webhook is signed over its bytes). */
-export function loadEventFile(path: string): { raw: string; json: Record<string, unknown>; source: EventSource } {
-  let raw: string;
-  try {
-    raw = readFileSync(resolve(path), 'utf8');
-  } catch {
-    throw new CliError(EXIT.USAGE, `cannot read the event file '${printable(path)}'`);
-  }
-  if (Buffer.byteLength(raw) > MAX_EVENT_FILE_BYTES) throw new CliError(EXIT.USAGE, 'the event file is over 256 KiB');
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    throw new CliError(EXIT.USAGE, 'the event file is not JSON');
-  }
-  const source = sourceOf(json);
-  if (source === null || typeof json !== 'object' || json === null) {
-    throw new CliError(
-      EXIT.USAGE,
-      'not a CloudWatch Alarm State Change, an Alertmanager webhook (version 4) or a PagerDuty v3 webhook',
-    );
-  }
-  return { raw, json: json as Record<string, unknown>, source };
-}
-
-export function sourceOf(json: unknown): EventSource | null {
-  if (typeof json !== 'object' || json === null) return null;
-  const event = json as Record<string, unknown>;
-  if (event['detail-type'] === 'CloudWatch Alarm State Change') return 'cloudwatch';
-  if (event.version === '4' && typeof event.groupKey === 'string') return 'alertmanager';
-  if (typeof event.event === 'object' && event.event !== null && 'event_type' in event.event) return 'pagerduty';
-  return null;
-}
-
-/**
- * When the sender sent the event: CloudWatch's `time` (or its state change, when that is later: `time` has whole
- * seconds), PagerDuty's `occurred_at`, Alertmanager's latest `startsAt`.
- */
-export function sentAt(json: Record<string, unknown>, source: EventSource): number {
-  const times: unknown[] =
-    source === 'cloudwatch'
-      ? [json.time, (json.detail as { state?: { timestamp?: unknown } } | undefined)?.state?.timestamp]
-      : source === 'pagerduty'
-        ? [(json.event as { occurred_at?: unknown }).occurred_at]
-        : ((json.alerts as { startsAt?: unknown }[] | undefined) ?? []).map((alert) => alert.startsAt);
-  const parsed = times
-    .map((time) => (typeof time === 'string' ? Date.parse(time) : Number.NaN))
-    .filter(Number.isFinite);
-  if (parsed.length === 0) throw new CliError(EXIT.USAGE, 'the event names no time it was sent; give --received-at');
-  return Math.max(...parsed);
-}
-
 /** Runs the event and returns the exit code: a started run's (0, 2 fallback, 1 failed), else 0. */
 export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): Promise<number> {
   const say = (text: string) => {
@@ -128,7 +72,7 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
     const settings = buildLocalSettings(io.env, runtime, options.settings);
     const log = localLogDestination(io.env);
     const live = options.json ? undefined : createLiveView({ write: io.stderr, spinner: io.stderrIsTTY });
-    const { invoke, dynamo } = await createLocalDiagnose(settings, {
+    const { invoke, dynamo, close } = await createLocalDiagnose(settings, {
       ...createObservability('Diagnose', log.write),
       context: () => lambdaContext(options.timeoutSeconds * 1_000),
       wrapStore: (store) =>
@@ -169,15 +113,15 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
     say(
       `${event.source} event from ${printable(options.eventPath)}, received at ${new Date(receivedAt).toISOString()}; mappings from deploy/${options.stage}.json; DynamoDB at ${runtime.endpoint}, table ${runtime.tableName}`,
     );
-    let answer: TriggerAnswer;
+    let answer: WebhookAnswer;
     try {
       answer = await invokeTrigger(event, deps, { token, secret }, log.write);
       await workflow.idle();
     } finally {
       live?.stop();
-      dynamo.destroy();
+      await close();
     }
-    return await report(answer, { runtime, settings, options, io, say });
+    return await report(answer, { runtime, settings, options, io, say, receivedAt });
   } finally {
     await runtime.stop();
   }
@@ -188,7 +132,7 @@ async function invokeTrigger(
   deps: Parameters<typeof createTriggerHandler>[0],
   secrets: { token: string; secret: string },
   log: (line: string) => void,
-): Promise<TriggerAnswer> {
+): Promise<WebhookAnswer> {
   if (event.source === 'cloudwatch') {
     const handler = createTriggerHandler(deps, createObservability('Trigger', log));
     return await handler(event.json, lambdaContext(30_000));
@@ -214,12 +158,21 @@ async function invokeTrigger(
     } as never,
     lambdaContext(30_000),
   )) as { statusCode: number; body: string };
-  const body = JSON.parse(response.body) as TriggerAnswer & { error?: { code: string; message: string } };
+  const body = JSON.parse(response.body) as WebhookAnswer & { error?: { code: string; message: string } };
+  if (response.statusCode === 200 && body.outcome === 'DUPLICATE') return body;
   if (response.statusCode !== 202) {
     throw new CliError(EXIT.FAILED, `the webhook refused the event: ${body.error?.code ?? response.statusCode}`);
   }
   return body;
 }
+
+/** What each IGNORED code means, for the line that says nothing started. */
+const ignoredWords: Record<string, string> = {
+  NOT_FIRING: 'the event is not a firing alarm or a triggered incident',
+  UNMAPPED: "no mapping of the stage file's triggers matches it",
+  STALE: 'it is older than the lookback (TRIGGER_LOOKBACK_MINUTES): give --now or --received-at',
+  MALFORMED_EVENT: 'its sender’s fields are not as documented',
+};
 
 const revealWords: Record<RevealOutcome, string> = {
   MASKED: 'masked',
@@ -229,19 +182,26 @@ const revealWords: Record<RevealOutcome, string> = {
 };
 
 async function report(
-  answer: TriggerAnswer,
+  answer: WebhookAnswer,
   context: {
     runtime: Awaited<ReturnType<typeof startLocalRuntime>>;
     settings: ReturnType<typeof buildLocalSettings>;
     options: LocalTriggerOptions;
     io: CliIo;
     say: (text: string) => void;
+    receivedAt: number;
   },
 ): Promise<number> {
-  const { runtime, settings, options, io, say } = context;
+  const { runtime, settings, options, io, say, receivedAt } = context;
+  const nothingPosted = options.postSlackUrl === undefined ? '' : ', so --post-slack posted nothing';
   if (answer.outcome === 'IGNORED') {
     if (options.json) io.stdout(`${JSON.stringify({ trigger: answer }, null, 2)}\n`);
-    say(`started nothing: ${answer.code}`);
+    say(`started NO run (${answer.code}: ${ignoredWords[answer.code] ?? 'ignored'})${nothingPosted}.`);
+    return EXIT.OK;
+  }
+  if (answer.outcome === 'DUPLICATE') {
+    if (options.json) io.stdout(`${JSON.stringify({ trigger: answer }, null, 2)}\n`);
+    say('the webhook had received this very event already (answered 200 DUPLICATE); nothing written');
     return EXIT.OK;
   }
   const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
@@ -253,7 +213,13 @@ async function report(
     if (options.json)
       io.stdout(`${JSON.stringify({ trigger: answer, run: { runId: run.runId, status: run.status } }, null, 2)}\n`);
     say(
-      `attached to the open run ${run.runId} of this incident as event ${answer.sequence} (${incidentEvents.length} attached so far); started nothing`,
+      [
+        `started NO run: the event attached to run ${run.runId} (${statusWordOf(run.status)}) of the same incident, as its event ${answer.sequence} (${answer.kind}; ${incidentEvents.length} attached so far)${nothingPosted}.`,
+        `An event of an incident attaches while its run is open or within TRIGGER_QUIET_PERIOD_SECONDS (${settings.TRIGGER_QUIET_PERIOD_SECONDS} s) of its last event, counted in the events' own time (this one: ${new Date(receivedAt).toISOString()}). For a new run:`,
+        '  add --now: the event arrives now, a re-fire after the quiet period (its window ends now)',
+        '  or use a fresh data folder, where this incident is new: DIAGNOSIS_LOCAL_DATA=$(mktemp -d) npx diagnosis trigger …',
+        `look at the incident's run: npx diagnosis trace ${run.runId}`,
+      ].join('\n'),
     );
     return EXIT.OK;
   }
@@ -291,7 +257,7 @@ async function report(
     say(`question (written by the system): ${run.query}`);
     if (run.window !== null) say(`incident window (UTC): ${run.window.from} – ${run.window.to}`);
     io.stdout(
-      `\n${renderReport(result, { modelBaseUrl: settings.DIAGNOSIS_MODEL_BASE_URL, modelTimeoutMs: settings.DIAGNOSIS_MODEL_TIMEOUT_MS ?? DEFAULT_RUN_LIMITS.modelRequestTimeoutMs }, evidence ?? undefined)}\n`,
+      `\n${renderReport(result, { modelBaseUrl: settings.DIAGNOSIS_MODEL_BASE_URL, judgeBaseUrl: settings.SEMANTIC_GUARD_MODEL_BASE_URL, modelTimeoutMs: settings.DIAGNOSIS_MODEL_TIMEOUT_MS ?? DEFAULT_RUN_LIMITS.modelRequestTimeoutMs }, evidence ?? undefined)}\n`,
     );
     say(
       destinations.length > 0

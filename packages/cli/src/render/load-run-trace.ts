@@ -1,5 +1,11 @@
 import { buildRunEvidence, type RunEvidence, type RunStore } from '@diagnosis/core';
-import type { StoredReasoning, StoredRun, StoredStep, StoredToolInvocation } from '@diagnosis/core/store';
+import type {
+  IncidentEventRecord,
+  StoredReasoning,
+  StoredRun,
+  StoredStep,
+  StoredToolInvocation,
+} from '@diagnosis/core/store';
 
 /**
  * A stored run with all its records, as the trace renderings show it: the timeline (`renderTimeline`), the Mermaid
@@ -12,6 +18,8 @@ export interface RunTrace {
   reasoning: StoredReasoning[];
   /** The evidence behind the citations and, for a run that did not succeed, its cause (see `buildRunEvidence`). */
   evidence: RunEvidence;
+  /** A triggered run's later incident events (firing again, acknowledged, resolved…), when the caller read them. */
+  incidentEvents?: readonly IncidentEventRecord[];
 }
 
 /**

@@ -17,7 +17,36 @@ export interface RenderContext {
   modelBaseUrl?: string;
   /** The per-request model time limit the run had (DIAGNOSIS_MODEL_TIMEOUT_MS). */
   modelTimeoutMs?: number;
+  /** SEMANTIC_GUARD_MODEL_BASE_URL as configured (the judge's endpoint); only its host is ever shown. */
+  judgeBaseUrl?: string;
 }
+
+/** The settings a failed model request points to: the agent's, or the judge's. */
+interface ModelSettingNames {
+  /** How the endpoint is called in a hint. */
+  endpoint: string;
+  apiKey: string;
+  baseUrl: string;
+  modelId: string;
+  timeout: string;
+}
+
+const AGENT_SETTINGS: ModelSettingNames = {
+  endpoint: 'the model endpoint',
+  apiKey: 'DIAGNOSIS_MODEL_API_KEY',
+  baseUrl: 'DIAGNOSIS_MODEL_BASE_URL',
+  modelId: 'DIAGNOSIS_MODEL_ID',
+  timeout: 'DIAGNOSIS_MODEL_TIMEOUT_MS',
+};
+
+/** The judge's settings: each defaults to the agent's (docs/settings.md). */
+const JUDGE_SETTINGS: ModelSettingNames = {
+  endpoint: 'the judge’s endpoint',
+  apiKey: 'SEMANTIC_GUARD_MODEL_API_KEY (default: the agent’s DIAGNOSIS_MODEL_API_KEY)',
+  baseUrl: 'SEMANTIC_GUARD_MODEL_BASE_URL (default: the agent’s)',
+  modelId: 'SEMANTIC_GUARD_MODEL_ID',
+  timeout: 'the judge’s time limit',
+};
 
 /**
  * The result of a run as a person reads it: conclusion, findings with their evidence, plan, limits; with the run's
@@ -26,8 +55,8 @@ export interface RenderContext {
 export function renderReport(result: DiagnosisResult, context: RenderContext = {}, evidence?: RunEvidence): string {
   const lines: string[] = [];
   const usage = result.usage;
-  if (result.report.kind === 'DIAGNOSIS') renderPublished(result.report, lines);
-  else if (result.report.kind === 'FALLBACK') renderFallback(result.report, lines);
+  if (result.report.kind === 'DIAGNOSIS') renderPublished(result.report, lines, context);
+  else if (result.report.kind === 'FALLBACK') renderFallback(result.report, lines, context);
   else if (result.report.kind === 'CANCELLED') lines.push('诊断已取消 (CANCELLED)', `  ${result.report.message}`);
   else renderFailed(result.report, context, lines);
   if (evidence !== undefined) renderEvidence(evidence, lines);
@@ -55,7 +84,7 @@ export function describeStop(stopReason: string, collectionStopReason?: string |
     : `${stopReason} (collection stopped: ${collectionStopReason})`;
 }
 
-function renderPublished(report: PublishedReport, lines: string[]): void {
+function renderPublished(report: PublishedReport, lines: string[], context: RenderContext = {}): void {
   const { draft, citations } = report;
   const tools = new Map(citations.map((citation) => [citation.tool_call_id, citation]));
   lines.push('━━ 诊断结论 Diagnosis ━━');
@@ -82,7 +111,7 @@ function renderPublished(report: PublishedReport, lines: string[]): void {
     for (const recommendation of draft.recommendations) lines.push(`  - ${recommendation}`);
   }
   renderLimitations(draft.limitations, lines);
-  if (report.semantic_guard !== undefined) renderSemanticGuard(report.semantic_guard, lines);
+  if (report.semantic_guard !== undefined) renderSemanticGuard(report.semantic_guard, lines, context);
 }
 
 const FAILURE_TEXT: Record<string, string> = {
@@ -97,11 +126,17 @@ const FAILURE_TEXT: Record<string, string> = {
 };
 
 /** The SemanticGuard's verdicts, one line per claim, with the judge's reason; or why it gave none. */
-function renderSemanticGuard(guard: SemanticGuardReport, lines: string[]): void {
+function renderSemanticGuard(guard: SemanticGuardReport, lines: string[], context: RenderContext = {}): void {
   lines.push('', `语义校验 SemanticGuard (${guard.mode}, judge ${guard.model_id})`);
   if (guard.outcome === 'FAILED') {
     const effect = guard.mode === 'enforce' ? 'nothing unchecked was published' : 'shadow mode: published unchanged';
     lines.push(`  未完成 ${guard.failure}: ${FAILURE_TEXT[guard.failure ?? ''] ?? guard.failure} (${effect})`);
+    // NOTE: the judge's failed request explained as the agent's are: its status and which setting to check.
+    const failure = guard.model_failure;
+    if (failure !== undefined) {
+      lines.push(`  judge endpoint: ${describeModelFailure(failure)}`);
+      lines.push(`  检查 Check: ${modelFailureHint(failure, judgeContext(context), JUDGE_SETTINGS)}`);
+    }
     return;
   }
   if (guard.conclusion !== null)
@@ -118,62 +153,82 @@ function renderFailed(report: FailedReport, context: RenderContext, lines: strin
   if (why !== null && failureOf(report) === undefined) lines.push(`  why: ${why}`);
   const failure = failureOf(report);
   if (failure === undefined) return;
-  const detail = [
+  lines.push(`  模型服务 Model endpoint: ${describeModelFailure(failure)}`);
+  lines.push(`  检查 Check: ${modelFailureHint(failure, context)}`);
+}
+
+/** The judge's endpoint in the agent's place: SEMANTIC_GUARD_MODEL_BASE_URL, else the agent's (its default). */
+function judgeContext(context: RenderContext): RenderContext {
+  const { judgeBaseUrl, modelBaseUrl, ...rest } = context;
+  const url = judgeBaseUrl ?? modelBaseUrl;
+  return url === undefined ? rest : { ...rest, modelBaseUrl: url };
+}
+
+/** `HTTP 401 · APICallError`: a failed request's kind, status, class and network code. */
+function describeModelFailure(failure: ModelFailureReport): string {
+  return [
     failure.kind === 'HTTP' ? null : failure.kind,
     failure.http_status === null ? null : `HTTP ${failure.http_status}`,
     failure.error_class,
     failure.network_code,
-  ].filter((part) => part !== null);
-  lines.push(`  模型服务 Model endpoint: ${detail.join(' · ')}`);
-  lines.push(`  检查 Check: ${modelFailureHint(failure, context)}`);
+  ]
+    .filter((part) => part !== null)
+    .join(' · ');
 }
 
 /**
  * What to check for a failed model request, from its kind, status and network code only. NOTE: the endpoint is named
  * by its host (from the settings), never by a path, a query or a key; nothing the endpoint sent is shown.
  */
-export function modelFailureHint(failure: ModelFailureReport, context: RenderContext = {}): string {
+export function modelFailureHint(
+  failure: ModelFailureReport,
+  context: RenderContext = {},
+  names: ModelSettingNames = AGENT_SETTINGS,
+): string {
   const host = hostOf(context.modelBaseUrl);
   const at = host === null ? 'the model endpoint' : host;
   switch (failure.kind) {
     case 'HTTP':
-      return httpHint(failure.http_status ?? 0);
+      return httpHint(
+        failure.http_status ?? 0,
+        names === AGENT_SETTINGS || host === null ? names.endpoint : `${names.endpoint} ${host}`,
+        names,
+      );
     case 'TIMEOUT': {
       const seconds = context.modelTimeoutMs === undefined ? 'the time limit' : `${context.modelTimeoutMs / 1_000} s`;
-      return `no answer within ${seconds} (DIAGNOSIS_MODEL_TIMEOUT_MS): check that ${at} is up; raise the limit only if the model is merely slow`;
+      return `no answer within ${seconds} (${names.timeout}): check that ${at} is up; raise the limit only if the model is merely slow`;
     }
     case 'CONNECTION':
-      return connectionHint(failure.network_code, at);
+      return connectionHint(failure.network_code, at, names);
     case 'INVALID_RESPONSE':
-      return `${at} answered ${failure.http_status ?? ''} but not with an OpenAI-compatible chat completion (${failure.error_class}): check that DIAGNOSIS_MODEL_BASE_URL is the API's base URL (for DeepSeek …/v1)`;
+      return `${at} answered ${failure.http_status ?? ''} but not with an OpenAI-compatible chat completion (${failure.error_class}): check that ${names.baseUrl} is the API's base URL (for DeepSeek …/v1)`;
     default:
-      return `the model call failed (${failure.error_class}): check DIAGNOSIS_MODEL_BASE_URL, DIAGNOSIS_MODEL_ID and DIAGNOSIS_MODEL_API_KEY`;
+      return `the model call failed (${failure.error_class}): check ${names.baseUrl}, ${names.modelId} and ${names.apiKey}`;
   }
 }
 
-function httpHint(status: number): string {
-  const answered = `the model endpoint answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd();
-  if (status === 401) return `${answered}: check DIAGNOSIS_MODEL_API_KEY`;
-  if (status === 403)
-    return `${answered}: the key may not use this model; check DIAGNOSIS_MODEL_API_KEY and DIAGNOSIS_MODEL_ID`;
+function httpHint(status: number, endpoint: string, names: ModelSettingNames): string {
+  const answered = `${endpoint} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd();
+  if (status === 401) return `${answered}: check ${names.apiKey}`;
+  if (status === 403) return `${answered}: the key may not use this model; check ${names.apiKey} and ${names.modelId}`;
   if (status === 402) return `${answered}: the account's balance or quota is used up`;
-  if (status === 404) return `${answered}: check DIAGNOSIS_MODEL_BASE_URL (for DeepSeek …/v1) and DIAGNOSIS_MODEL_ID`;
+  if (status === 404) return `${answered}: check ${names.baseUrl} (for DeepSeek …/v1) and ${names.modelId}`;
   if (status === 429) return `${answered}: rate limited (or out of quota); wait and run again`;
   if (status >= 500) return `${answered}: the model service failed; try again later`;
   if (status >= 400)
-    return `${answered}: the request was refused; check DIAGNOSIS_MODEL_ID and that the server is OpenAI-compatible`;
+    return `${answered}: the request was refused; check ${names.modelId} and that the server is OpenAI-compatible`;
   return answered;
 }
 
-function connectionHint(code: string | null, at: string): string {
+function connectionHint(code: string | null, at: string, names: ModelSettingNames): string {
   if (code === 'ECONNREFUSED')
-    return `connection refused at ${at}: is the model server running? check DIAGNOSIS_MODEL_BASE_URL`;
+    return `connection refused at ${at}: is the model server running? check ${names.baseUrl}`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    return `${at} could not be resolved (${code}): check DIAGNOSIS_MODEL_BASE_URL and DNS`;
+    return `${at} could not be resolved (${code}): check ${names.baseUrl} and DNS`;
   if (code !== null && /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
     return `TLS with ${at} failed (${code}): check the endpoint's certificate`;
   if (code === 'ECONNRESET') return `the connection to ${at} was reset (${code}); try again`;
-  return `could not connect to ${at}${code === null ? '' : ` (${code})`}: check DIAGNOSIS_MODEL_BASE_URL and the network`;
+  return `could not connect to ${at}${code === null ? '' : ` (${code})`}: check ${names.baseUrl} and the network`;
 }
 
 /** The host (and port) of a URL: never its path, query, or user info. */
@@ -242,7 +297,7 @@ export function evidenceLines(citation: CitationEvidence, previewChars: number |
 
 const failureOf = (report: FailedReport) => report.model_failure;
 
-function renderFallback(report: FallbackReport, lines: string[]): void {
+function renderFallback(report: FallbackReport, lines: string[], context: RenderContext = {}): void {
   lines.push(`━━ ${report.title} (FALLBACK) ━━`, report.message, `原因: ${report.reason}`);
   const codes = [
     report.error_code === undefined ? null : `code ${report.error_code}`,
@@ -251,7 +306,7 @@ function renderFallback(report: FallbackReport, lines: string[]): void {
   const why = explainOutcome(report.error_code, report.stop_reason);
   if (codes.length > 0) lines.push(`${codes.join(' · ')}${why === null ? '' : `: ${why}`}`);
   renderLimitations(report.limitations, lines);
-  if (report.semantic_guard !== undefined) renderSemanticGuard(report.semantic_guard, lines);
+  if (report.semantic_guard !== undefined) renderSemanticGuard(report.semantic_guard, lines, context);
 }
 
 function renderLimitations(limitations: { checked_scope: string[]; missing_info: string[] }, lines: string[]): void {

@@ -1,4 +1,5 @@
 import { type DiagnosisReport, describeStoredToolCall, type RunEvidence } from '@diagnosis/core';
+import type { IncidentEventRecord } from '@diagnosis/core/store';
 import type { RunTrace } from './load-run-trace.ts';
 import { statusWord } from './outcome-words.ts';
 import { describeProcessScorecard } from './process-summary.ts';
@@ -18,7 +19,10 @@ import { elapsedMs, formatCount, formatSeconds, judgedEvaluations, toolOutcome }
  * The run as one self-contained HTML page (no script, no external resource): its facts, the cause of a run that did
  * not publish, the budget used per round, the timeline, the report and the evidence behind its citations.
  */
-export function renderHtml(trace: RunTrace): string {
+export function renderHtml(
+  trace: RunTrace,
+  incidentEvents: readonly IncidentEventRecord[] = trace.incidentEvents ?? [],
+): string {
   const { run } = trace;
   const judged = judgedEvaluations(trace);
   const status = run.status;
@@ -163,6 +167,7 @@ ${
     : ''
 }  <span class="muted">usage</span><span>${run.usage === null ? '—' : `${run.usage.modelCalls} model calls · ${run.usage.toolCalls} tool calls · ${formatCount(run.usage.totalTokens)} tokens`}</span>
 </div>
+${renderIncidentHtml(run, incidentEvents)}
 ${run.processScorecard == null ? '' : `<h2>Process</h2>\n<pre id="process">${escapeHtml(describeProcessScorecard(run.processScorecard).join('\n'))}</pre>`}
 ${renderCauseHtml(trace.evidence)}
 <h2>Budget use per round</h2>
@@ -175,6 +180,39 @@ ${renderEvidenceHtml(trace.evidence)}
 </body>
 </html>
 `;
+}
+
+/**
+ * A triggered run's incident, as the terminal's `trace` shows it: the trigger (source, alarm or incident title, when
+ * it began, its event), the incident window set by code, and every later event recorded on the run with what it said
+ * (firing again, updated, acknowledged, resolved, reopened). Nothing for a caller's run. Every text the sender chose is
+ * escaped.
+ */
+export function renderIncidentHtml(
+  run: Pick<RunTrace['run'], 'trigger' | 'window'>,
+  events: readonly IncidentEventRecord[],
+): string {
+  if (run.trigger === null) return '';
+  const { trigger } = run;
+  const rows = events
+    .map(
+      (event) =>
+        `<tr><td>${event.sequence}</td><td>${escapeHtml(event.receivedAt)}</td><td class="kind">${escapeHtml(event.kind)}</td><td><code>${escapeHtml(event.eventId)}</code></td></tr>`,
+    )
+    .join('');
+  return `<h2>Incident</h2>
+<h3>Trigger</h3>
+<div class="facts" id="trigger">
+  <span class="muted">source</span><span>${escapeHtml(trigger.source)}</span>
+  <span class="muted">alarm / incident</span><span>${escapeHtml(trigger.title)}</span>
+  <span class="muted">began</span><span>${escapeHtml(trigger.startedAt)}</span>
+  <span class="muted">event</span><span><code>${escapeHtml(trigger.eventId)}</code></span>
+  <span class="muted">incident key</span><span><code>${escapeHtml(trigger.incidentKey)}</code></span>
+</div>
+<h3>Incident window</h3>
+<p id="window">${run.window === null ? 'none' : `${escapeHtml(run.window.from)} – ${escapeHtml(run.window.to)} (UTC): the tools may query only this window`}</p>
+<h3>Attached events</h3>
+${events.length === 0 ? '<p class="muted" id="attached">No later event of the incident was recorded on this run.</p>' : `<table id="attached"><thead><tr><th>#</th><th>received (UTC)</th><th>said</th><th>event</th></tr></thead><tbody>${rows}</tbody></table>`}`;
 }
 
 function renderReportHtml(report: DiagnosisReport | null, evidence: RunEvidence): string {

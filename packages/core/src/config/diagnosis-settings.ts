@@ -1,3 +1,10 @@
+/**
+ * The settings of the Diagnose function and of the functions that share its fields (trigger, feedback), as one valibot
+ * schema with each setting's description, form and default beside it — the schema docs/settings.md is generated from.
+ * NOTE: over 300 lines on purpose: it is one list of fields; the store, masking, evidence and model-profile fields
+ * that other functions parse alone already live in modules of their own (store-settings.ts, masking-settings.ts,
+ * evidence-settings.ts, model-profiles.ts), and splitting the rest would scatter one schema over several files.
+ */
 import * as v from 'valibot';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 import {
@@ -24,7 +31,13 @@ import { maskingExclusionsSchema, maskingPatternsSchema } from './masking-settin
 import { MODEL_PROFILE_NAMES, modelProfile } from './model-profiles.ts';
 import { SEMANTIC_GUARD_MODES } from './semantic-guard-mode.ts';
 import { describeSettingForm } from './setting-forms.ts';
-import { integer, STORE_SETTING_FIELDS, WORKFLOW_SETTING_FIELDS, workflowSettingsSchema } from './store-settings.ts';
+import {
+  integer,
+  PAST_INCIDENT_SETTING_FIELDS,
+  STORE_SETTING_FIELDS,
+  WORKFLOW_SETTING_FIELDS,
+  workflowSettingsSchema,
+} from './store-settings.ts';
 
 const integerUpTo = (minimum: number, maximum: number | null) =>
   v.pipe(integer(minimum), v.maxValue(maximum ?? Number.MAX_SAFE_INTEGER));
@@ -129,6 +142,7 @@ const serviceSettingsSchema = v.object({
     ),
   ),
   RETENTION_DAYS: v.optional(v.pipe(integer(1), v.description('Days every item of a run is kept (its `ttl`)')), '90'),
+  ...PAST_INCIDENT_SETTING_FIELDS,
   REASONING_RETENTION_DAYS: v.optional(
     v.pipe(integer(1), v.description("Days a run's raw reasoning items are kept (≤ `RETENTION_DAYS`)")),
     '30',
@@ -415,6 +429,7 @@ const feedbackSettingsSchema = /* @__PURE__ */ once(() =>
     MASKING_EXCLUSIONS: serviceSettingsSchema.entries.MASKING_EXCLUSIONS,
     REASONING_RETENTION_DAYS: serviceSettingsSchema.entries.REASONING_RETENTION_DAYS,
     PSEUDONYM_RETENTION_DAYS: serviceSettingsSchema.entries.PSEUDONYM_RETENTION_DAYS,
+    ...PAST_INCIDENT_SETTING_FIELDS,
   }),
 );
 
@@ -430,6 +445,21 @@ export function parseFeedbackSettings(environment: Record<string, string | undef
   const result = v.safeParse(schema, pickDefined(environment, schema));
   if (!result.success) throw new SettingsError(badKeys(result.issues));
   return result.output;
+}
+
+/**
+ * The name of every setting any function of the service reads (Diagnose, the read, start and cancel functions, the
+ * Trigger functions, the feedback function), taken from their schemas: what a settings check may call a known name.
+ */
+export function serviceSettingNames(): readonly string[] {
+  return [
+    ...new Set([
+      ...DIAGNOSIS_SETTING_KEYS,
+      ...Object.keys(workflowSettingsSchema.entries),
+      ...Object.keys(triggerSettingsSchema().entries),
+      ...Object.keys(feedbackSettingsSchema().entries),
+    ]),
+  ];
 }
 
 /** The schema of a setting of `parseDiagnosisSettings`, or undefined for a key it does not read. */

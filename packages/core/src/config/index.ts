@@ -5,6 +5,7 @@ export {
   type TenantAccessPolicy,
   type TenantAccessRule,
 } from '../access/tenant-access.ts';
+export { findTriggerMappingFaults } from '../trigger/trigger-mapping-faults.ts';
 export {
   mappingsOverQueryLimit,
   type TriggerMapping,
@@ -22,6 +23,7 @@ export {
   parseDiagnosisSettings,
   parseFeedbackSettings,
   parseTriggerSettings,
+  serviceSettingNames,
   settingDefault,
   settingDescription,
   settingForm,

@@ -5,13 +5,18 @@
  * 2026-12-01 through the project's stored copies of them); prices change, so cost figures say which profile priced them.
  *
  * What a profile decides:
- * - `draftFormat`: how the Draft round (the one round that offers no tools) asks for JSON: `json-schema` sends
+ * - `draftFormat`: how the forced Draft round (the one round that may call no tool) asks for JSON: `json-schema` sends
  *   `response_format: {type: "json_schema", json_schema: {schema: <the Draft's JSON Schema>, strict: true}}`,
  *   `json-object` sends `response_format: {type: "json_object"}`, `none` sends nothing. Tool rounds never carry a
  *   `response_format` (not every provider documents JSON mode together with tools). The answer is parsed as strictly
  *   either way: JSON mode makes a fenced Draft unlikely, never acceptable.
  * - `reasoning`: where the provider returns the model's reasoning (`@ai-sdk/openai-compatible` reads
  *   `message.reasoning_content`, else `message.reasoning`), or `none` when it does not return it.
+ * - `finalRoundKeepsTools`: how the forced last round (a run stopped on a budget) forbids tool calls. `true`: it
+ *   re-sends the earlier rounds' `tools` unchanged with `tool_choice: "none"` (and the Draft's `response_format`), so
+ *   its prompt starts with the previous round's whole request and the provider's prefix cache serves it (issue #37);
+ *   only where the provider documents `tool_choice: "none"` and JSON mode in one request. `false`: it sends no
+ *   `tools` (the prefix changes right after the instructions: nothing of it is cached).
  * - `cachedTokens`: whether usage reports prompt-cache hits (`prompt_tokens_details.cached_tokens`, DeepSeek's
  *   `prompt_cache_hit_tokens`).
  * - `price`: USD per million tokens for cost figures (input served from cache, other input, output), or `null` when
@@ -51,6 +56,8 @@ export interface ModelProfile {
   draftFormat: DraftFormat;
   /** Where reasoning comes back. */
   reasoning: 'reasoning_content' | 'reasoning_content or reasoning' | 'none';
+  /** The forced last round keeps the tools with `tool_choice: "none"` (see the module comment). */
+  finalRoundKeepsTools: boolean;
   /** Whether usage reports prompt-cache hits. */
   cachedTokens: boolean;
   /** List prices for cost figures (of `defaultModelId`), or `null`. */
@@ -67,7 +74,8 @@ export const MODEL_PROFILES: Readonly<Record<ModelProfileName, ModelProfile>> = 
   // (Json Output and Tool Calls on both V4 models, no JSON Schema outputs; thinking mode returns reasoning_content;
   // usage carries prompt_cache_hit_tokens / prompt_cache_miss_tokens; Flash at peak hours: cache hit $0.006, cache
   // miss $0.30, output $1.20 per million, off-peak half that; the legacy id deepseek-v4-flash is served by the
-  // current Flash model at Flash prices).
+  // current Flash model at Flash prices); https://api-docs.deepseek.com/api/create-chat-completion (`tool_choice`:
+  // "none" | "auto" | "required" | a named tool, beside `tools` and `response_format` in the same request body).
   deepseek: {
     name: 'deepseek',
     provider: 'DeepSeek API',
@@ -77,6 +85,7 @@ export const MODEL_PROFILES: Readonly<Record<ModelProfileName, ModelProfile>> = 
     jsonSchema: false,
     draftFormat: 'json-object',
     reasoning: 'reasoning_content',
+    finalRoundKeepsTools: true,
     cachedTokens: true,
     price: { cachedInput: 0.006, input: 0.3, output: 1.2 },
     priceNote: 'DeepSeek Flash at peak hours (off-peak is half), api-docs.deepseek.com/quick_start/pricing',
@@ -85,7 +94,10 @@ export const MODEL_PROFILES: Readonly<Record<ModelProfileName, ModelProfile>> = 
   // https://platform.openai.com/docs/guides/structured-outputs (response_format json_schema with strict: true, and
   // JSON mode json_object, on chat completions); chat completions return no reasoning text (reasoning models report
   // only completion_tokens_details.reasoning_tokens); prompt caching reports prompt_tokens_details.cached_tokens;
-  // https://developers.openai.com/api/docs/pricing (gpt-5.4-mini: input $0.75, cached input $0.075, output $4.50).
+  // https://developers.openai.com/api/docs/pricing (gpt-5.4-mini: input $0.75, cached input $0.075, output $4.50);
+  // https://platform.openai.com/docs/api-reference/chat/create (`tool_choice: "none"` with `tools`; structured
+  // outputs beside function tools). NOTE: OpenAI caches a `json_schema` as part of the prompt, so its forced last
+  // round is not cache-stable either way; keeping the tools costs nothing there.
   openai: {
     name: 'openai',
     provider: 'OpenAI API',
@@ -95,6 +107,7 @@ export const MODEL_PROFILES: Readonly<Record<ModelProfileName, ModelProfile>> = 
     jsonSchema: true,
     draftFormat: 'json-schema',
     reasoning: 'none',
+    finalRoundKeepsTools: true,
     cachedTokens: true,
     price: { cachedInput: 0.075, input: 0.75, output: 4.5 },
     priceNote: 'gpt-5.4-mini list price, developers.openai.com/api/docs/pricing',
@@ -119,6 +132,8 @@ export const MODEL_PROFILES: Readonly<Record<ModelProfileName, ModelProfile>> = 
     jsonSchema: true,
     draftFormat: 'json-schema',
     reasoning: 'reasoning_content',
+    // NOTE: Model Studio documents structured output and function calling separately, never in one request.
+    finalRoundKeepsTools: false,
     cachedTokens: true,
     price: null,
     priceNote: 'tiered by input length and region (Model Studio console): no single list price',
@@ -143,6 +158,8 @@ export const MODEL_PROFILES: Readonly<Record<ModelProfileName, ModelProfile>> = 
     jsonSchema: true,
     draftFormat: 'json-object',
     reasoning: 'reasoning_content or reasoning',
+    // NOTE: Ollama's OpenAI compatibility does not list `tool_choice`: the last round offers no tools.
+    finalRoundKeepsTools: false,
     cachedTokens: false,
     price: { cachedInput: 0, input: 0, output: 0 },
     priceNote: 'self-hosted: no per-token bill (your hardware is the cost)',

@@ -41,6 +41,21 @@ export const STORE_SETTING_FIELDS = {
   ),
 };
 
+/** The past incidents' settings: whether runs meet them, and how long one is kept (docs/memory.md). */
+export const PAST_INCIDENT_SETTING_FIELDS = {
+  PAST_INCIDENTS: v.optional(
+    v.pipe(
+      v.picklist(['on', 'off']),
+      v.description("`on`: `lookup_knowledge` also returns the enterprise's rated past runs, marked as leads"),
+    ),
+    'on',
+  ),
+  PAST_INCIDENT_RETENTION_DAYS: v.optional(
+    v.pipe(integer(1), v.maxValue(730), v.description('Days a past incident is kept after the rating that made it')),
+    '180',
+  ),
+};
+
 const storeSettingsSchema = v.object(STORE_SETTING_FIELDS);
 
 export type StoreSettings = v.InferOutput<typeof storeSettingsSchema>;

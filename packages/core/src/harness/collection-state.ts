@@ -2,7 +2,7 @@ import type { StopReason } from '../run/stop-reason.ts';
 
 /**
  * Whether evidence collection is still open. Once a soft stop is decided it is final for the run: every later tool
- * call gets STOP_REQUIRED and the next round is the final one, offered no tools.
+ * call gets STOP_REQUIRED and the next round is the final one, in which the model may call no tool.
  */
 export interface CollectionState {
   /** The first soft stop decided, or null while collection is open. */

@@ -5,6 +5,7 @@ import {
   type LanguageModel,
   type ModelMessage,
   type ToolCallRepairFunction,
+  ToolChoiceViolationError,
   type ToolResultPart,
   type ToolSet,
   wrapLanguageModel,
@@ -25,6 +26,7 @@ import { createAuditMiddleware } from './audit-middleware.ts';
 import { createBudgetMiddleware } from './budget-middleware.ts';
 import { maxRounds, softStopBeforeRound } from './budget-policy.ts';
 import { createCollectionState, stopCollection } from './collection-state.ts';
+import { createObservationCompactor } from './compact-observations.ts';
 import { AuditFailure, HarnessStop, ModelCallFailure } from './harness-signals.ts';
 import { createProgressTracker } from './progress-tracker.ts';
 import { createRequestTimeoutMiddleware } from './request-timeout-middleware.ts';
@@ -62,7 +64,7 @@ export type HarnessFailure =
 /**
  * Everything the single `generateText` loop needs to run inside the harness, built per run: the model wrapped by the
  * budget and audit middlewares, the three tools behind the interceptor, `stopWhen`/`prepareStep` that turn a soft
- * stop into one final no-tool round with STOP_REQUIRED, the run's abort signal, and what the loop cannot know itself
+ * stop into one final round that may call no tool, with STOP_REQUIRED, the run's abort signal, and what the loop cannot know itself
  * (progress, the collection state, the classification of a failure). Call `dispose` when the run ends.
  */
 export function createHarness(options: HarnessOptions) {
@@ -74,6 +76,7 @@ export function createHarness(options: HarnessOptions) {
   // a millisecond before `now()` reaches the same instant, and the next round must still be the final one.
   lifecycle.reserveSignal.addEventListener('abort', () => stopCollection(collection, 'DEADLINE'), { once: true });
   const catalog = evidence.query_mysql.catalog;
+  const compactor = createObservationCompactor();
   const masking =
     options.masking ?? createMaskingSession({ mode: 'identifiers', secret: DEVELOPMENT_MASKING_SECRET }, run.runId);
   let batches = 0;
@@ -127,16 +130,22 @@ export function createHarness(options: HarnessOptions) {
     tools: buildDiagnosisTools(catalog, intercept),
     abortSignal: lifecycle.runSignal,
     stopWhen: [() => collection.finalRound, isStepCount(maxRounds(run))],
-    /** Before every round: a soft stop decided now makes this round the final one, with no tools offered. */
+    /**
+     * Before every round: a soft stop decided now makes this round the final one: the same tools, with
+     * `toolChoice: 'none'` (NOTE: not `activeTools: []`: a request without the earlier rounds' tools starts a new
+     * prompt prefix, and the run's largest request would get nothing from the provider's prompt cache), and
+     * STOP_REQUIRED after the history. An answer that calls a tool anyway is refused by the SDK before any tool
+     * runs (`ToolChoiceViolationError`) and ends the run STOP_IGNORED.
+     */
     prepareStep: async ({ messages }: { messages: ModelMessage[] }) => {
       await options.beforeRound?.().catch(() => undefined);
       const softStop = softStopBeforeRound(run, collection);
       if (softStop !== null) stopCollection(collection, softStop);
-      const sent = boundErrorResults(messages);
+      const sent = compactor.compact(boundErrorResults(messages));
       if (collection.stopReason === null) return sent === messages ? {} : { messages: sent };
       collection.finalRound = true;
       return {
-        activeTools: [],
+        toolChoice: 'none' as const,
         messages: [
           ...sent,
           {
@@ -160,6 +169,10 @@ export function createHarness(options: HarnessOptions) {
       if (cause instanceof HarnessStop) return { kind: 'stopped', reason: cause.reason };
       if (cause instanceof AuditFailure) return { kind: 'audit', cause };
       if (cause instanceof ModelCallFailure) return { kind: 'model', cause: cause.cause };
+      // NOTE: the final round forbids tool calls (`toolChoice: 'none'`); the SDK refuses an answer that makes one
+      // anyway before running it: the model ignored STOP_REQUIRED.
+      if (collection.finalRound && ToolChoiceViolationError.isInstance(cause))
+        return { kind: 'stopped', reason: 'STOP_IGNORED' };
       return { kind: 'internal', cause };
     },
     dispose: lifecycle.dispose,

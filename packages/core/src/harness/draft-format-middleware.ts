@@ -19,20 +19,26 @@ export function draftResponseFormat(format: DraftFormat) {
 }
 
 /**
- * Asks the provider for JSON in the Draft round only: a round that offers no tools (the harness's final round, with
- * `activeTools: []`) gets `responseFormat` — a JSON Schema of the Draft where the profile has structured outputs
- * (the provider must be created with `supportsStructuredOutputs`), else JSON mode; a round that offers tools is left
- * exactly as it was. NOTE: this only shapes the request. The answer goes through the same strict parser: a fenced or
- * prose Draft still ends the run with a FALLBACK (`Output.object` is not used: it would send `response_format` on
- * tool rounds too and throw away the run's steps on a bad answer).
+ * Shapes the forced Draft round (the harness's final round: the earlier rounds' tools with `toolChoice: 'none'`) as
+ * the profile can: `keepTools` (the provider documents `tool_choice: "none"` and JSON mode in one request) leaves the
+ * tools and the tool choice exactly as sent, so the request's prefix stays the previous round's (prompt cache);
+ * otherwise the tools and the tool choice are dropped. Either way it gets `responseFormat` — a JSON Schema of the
+ * Draft where the profile has structured outputs (the provider must be created with `supportsStructuredOutputs`),
+ * else JSON mode. A round that may call tools is left exactly as it was. NOTE: this only shapes the request. The
+ * answer goes through the same strict parser: a fenced or prose Draft still ends the run with a FALLBACK
+ * (`Output.object` is not used: it would send `response_format` on tool rounds too and throw away the run's steps on
+ * a bad answer).
  */
-export function createDraftFormatMiddleware(format: DraftFormat): LanguageModelMiddleware {
+export function createDraftFormatMiddleware(format: DraftFormat, keepTools = false): LanguageModelMiddleware {
   const responseFormat = draftResponseFormat(format);
   return {
     specificationVersion: 'v4',
     transformParams: async ({ params }) => {
-      if (responseFormat === undefined || (params.tools !== undefined && params.tools.length > 0)) return params;
-      return { ...params, responseFormat };
+      const offersTools = params.tools !== undefined && params.tools.length > 0;
+      if (offersTools && params.toolChoice?.type !== 'none') return params;
+      const { tools: _tools, toolChoice: _toolChoice, ...withoutTools } = params;
+      const shaped = keepTools || !offersTools ? params : withoutTools;
+      return responseFormat === undefined ? shaped : { ...shaped, responseFormat };
     },
   };
 }

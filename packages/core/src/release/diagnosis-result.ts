@@ -2,7 +2,9 @@ import type { ModelFailureReport } from '../run/model-failure.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunUsage } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
+import type { RememberedVerdict } from '../store/past-incident-store.ts';
 import type { PublishedResult } from '../store/run-store.ts';
+import type { EvidenceGuardRemoval } from './evidence-guard.ts';
 import type { SemanticGuardReport } from './semantic-guard.ts';
 
 /** How a release ends: what the caller receives (`DiagnosisResult.status`). */
@@ -13,6 +15,27 @@ export interface PublishedReport extends PublishedResult {
   kind: 'DIAGNOSIS';
   /** The SemanticGuard's verdicts (enforce or shadow); absent when it was off or had nothing to judge. */
   semantic_guard?: SemanticGuardReport;
+  /** The items the EvidenceGuard removed before the rest was checked; absent when it removed none. */
+  evidence_guard?: EvidenceGuardReport;
+  /**
+   * "Seen before": the past runs whose memory the agent's lookups returned, when it was concluded and how it was
+   * rated. NOTE: leads the agent looked at, never evidence: kept apart from `citations`; absent when there were none.
+   */
+  seen_before?: SeenBefore[];
+}
+
+/** What the EvidenceGuard removed: each item's index in the agent's Draft and the stable reason. */
+export interface EvidenceGuardReport {
+  removed: EvidenceGuardRemoval[];
+}
+
+/** One past run the agent's lookups returned as a past incident (by the check that returned it). */
+export interface SeenBefore {
+  run_id: string;
+  occurred_at: string;
+  rating: RememberedVerdict;
+  /** The lookups (`tool_call_id`) that returned it. */
+  tool_call_ids: string[];
 }
 
 /** The fixed Chinese report of a run that produced nothing publishable. */
@@ -27,6 +50,8 @@ export interface FallbackReport {
   limitations: { checked_scope: string[]; missing_info: string[] };
   /** The SemanticGuard's verdicts or failure, when it judged the Draft (SEMANTIC_GUARD_REJECTED / _FAILED). */
   semantic_guard?: SemanticGuardReport;
+  /** The items the EvidenceGuard removed before the rest failed its check (indexes and codes only: no model text). */
+  evidence_guard?: EvidenceGuardReport;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
+import { truncateChars } from '../run/utf8.ts';
 import type { VerifiedCitation } from '../store/run-store.ts';
 
 export type EvidenceGuardCode =
@@ -10,9 +11,26 @@ export type EvidenceGuardCode =
   | 'GUARD_NO_EVIDENCE_NOT_EMPTY'
   | 'GUARD_CONCLUSION_UNSUPPORTED';
 
+/**
+ * Why the EvidenceGuard took an item out of a Draft before checking the rest: `GUARD_PAST_INCIDENT_ONLY`, a FINDING or
+ * NEGATIVE_OBSERVATION whose only non-empty evidence is lookups that returned past incidents (a past incident is a
+ * lead to check with today's data, never evidence about today).
+ */
+export type EvidenceGuardRemovalCode = 'GUARD_PAST_INCIDENT_ONLY';
+
+/** One item the EvidenceGuard removed: its index in the agent's Draft and the stable reason. */
+export interface EvidenceGuardRemoval {
+  index: number;
+  code: EvidenceGuardRemovalCode;
+}
+
+/**
+ * The EvidenceGuard's result. `draft` and `removed` are present only when it removed items: `draft` is then the Draft
+ * checked and to be judged and published (the agent's without them, each listed first in `missing_info`).
+ */
 export type EvidenceGuardResult =
-  | { ok: true; citations: VerifiedCitation[] }
-  | { ok: false; code: EvidenceGuardCode; analysisIndex: number | null };
+  | { ok: true; citations: VerifiedCitation[]; draft?: DiagnosisDraft; removed?: EvidenceGuardRemoval[] }
+  | { ok: false; code: EvidenceGuardCode; analysisIndex: number | null; removed?: EvidenceGuardRemoval[] };
 
 /**
  * Checks a Draft against the run's own canonical checks, deterministically: every cited `tool_call_id` is a READY
@@ -26,7 +44,19 @@ export type EvidenceGuardResult =
  * evaluate the last result before the Draft, and the Draft citing it is that evaluation. A check judged `NO_GAIN` is
  * one the model itself said advanced nothing; resting a SUPPORTED claim on it alone contradicts the model's own word.
  */
-export function verifyDraftEvidence(draft: DiagnosisDraft, progress: ProgressSnapshot): EvidenceGuardResult {
+export function verifyDraftEvidence(
+  draft: DiagnosisDraft,
+  progress: ProgressSnapshot,
+  pastIncidentChecks: ReadonlySet<string> = new Set(),
+): EvidenceGuardResult {
+  const removal = removePastIncidentOnly(draft, progress, pastIncidentChecks);
+  if (removal === null) return verifyCitations(draft, progress);
+  const result = verifyCitations(removal.draft, progress);
+  if (!result.ok) return { ...result, removed: removal.removed };
+  return { ...result, draft: removal.draft, removed: removal.removed };
+}
+
+function verifyCitations(draft: DiagnosisDraft, progress: ProgressSnapshot): EvidenceGuardResult {
   const ready = new Map(
     progress.checks.filter((check) => check.status === 'READY').map((check) => [check.toolCallId, check]),
   );
@@ -72,8 +102,65 @@ export function verifyDraftEvidence(draft: DiagnosisDraft, progress: ProgressSna
  */
 export function verifyExecutionEvidence(
   execution: Pick<DiagnosisExecution, 'draft' | 'progress'>,
+  pastIncidentChecks: ReadonlySet<string> = new Set(),
 ): EvidenceGuardResult | null {
-  return execution.draft === null ? null : verifyDraftEvidence(execution.draft, execution.progress);
+  return execution.draft === null ? null : verifyDraftEvidence(execution.draft, execution.progress, pastIncidentChecks);
+}
+
+/** The most limitation lines a Draft may hold, and their length (the Draft schema's bounds). */
+const MAX_LIMITATION_LINES = 10;
+const MAX_LIMITATION_CHARS = 300;
+
+/**
+ * The Draft without its items that rest on past incidents alone, or null when it has none. An item is removed when it
+ * claims something about today (a SUPPORTED FINDING or NEGATIVE_OBSERVATION; a HYPOTHESIS may rest on a past
+ * incident: that is what one is for), every id it cites is a READY check, and each of its non-empty checks returned
+ * past incidents. NOTE: a lookup that returned runbooks and past incidents together cannot tell which of its hits an
+ * item rests on, so it counts as past incidents: such an item needs today's logs or data beside it.
+ */
+function removePastIncidentOnly(
+  draft: DiagnosisDraft,
+  progress: ProgressSnapshot,
+  pastIncidentChecks: ReadonlySet<string>,
+): { draft: DiagnosisDraft; removed: EvidenceGuardRemoval[] } | null {
+  if (pastIncidentChecks.size === 0) return null;
+  const ready = new Map(
+    progress.checks.filter((check) => check.status === 'READY').map((check) => [check.toolCallId, check]),
+  );
+  const removed: EvidenceGuardRemoval[] = [];
+  for (const [index, item] of draft.analysis.entries()) {
+    if (item.type === 'HYPOTHESIS' || item.evidence_status !== 'SUPPORTED') continue;
+    const checks = item.tool_call_ids.map((id) => ready.get(id));
+    if (checks.some((check) => check === undefined)) continue;
+    const evidence = checks.filter((check) => check !== undefined && !check.empty);
+    if (evidence.length > 0 && evidence.every((check) => pastIncidentChecks.has(check?.toolCallId ?? ''))) {
+      removed.push({ index, code: 'GUARD_PAST_INCIDENT_ONLY' });
+    }
+  }
+  if (removed.length === 0) return null;
+  const gone = new Set(removed.map((removal) => removal.index));
+  const lines = removed.map(({ index }) =>
+    truncateChars(
+      `证据校验已移除：“${truncateChars(draft.analysis[index]?.statement ?? '', 100)}”——它只引用了历史事件（past_incident），历史事件只是待用本次日志与数据核实的线索，不是本次故障的证据。`,
+      MAX_LIMITATION_CHARS,
+    ),
+  );
+  const combined = [...lines, ...draft.limitations.missing_info];
+  const missing =
+    combined.length <= MAX_LIMITATION_LINES
+      ? combined
+      : [
+          ...combined.slice(0, MAX_LIMITATION_LINES - 1),
+          `另有 ${combined.length - MAX_LIMITATION_LINES + 1} 条限制未列出，见本次运行的审计记录（草稿）。`,
+        ];
+  return {
+    removed,
+    draft: {
+      ...draft,
+      analysis: draft.analysis.filter((_item, index) => !gone.has(index)),
+      limitations: { ...draft.limitations, missing_info: missing },
+    },
+  };
 }
 
 /**

@@ -18,6 +18,7 @@ import type {
   FallbackReport,
   PublishedReport,
   ReleaseStatus,
+  SeenBefore,
 } from './diagnosis-result.ts';
 import { citationsOf, type EvidenceGuardResult, verifyDraftEvidence } from './evidence-guard.ts';
 import { FAILED_TEXT, FAILED_TEXT_DEFAULT, GUARD_TEXT, REASON_TEXT } from './release-texts.ts';
@@ -48,6 +49,8 @@ export function releaseDiagnosis(input: {
   usage: RunUsage;
   /** The SemanticGuard's review of the Draft (see `reviewDraftSemantics`); absent or null: it was off or not needed. */
   semantic?: SemanticReview | null;
+  /** The past runs the agent looked at (past incidents its lookups returned): shown apart from the evidence. */
+  seenBefore?: readonly SeenBefore[];
 }): ReleaseDecision {
   const decision = decideRelease(input);
   // NOTE: passed through untouched, so the run item and the result keep why collection stopped, also when the final
@@ -66,6 +69,7 @@ function decideRelease(input: {
   error?: unknown;
   usage: RunUsage;
   semantic?: SemanticReview | null | undefined;
+  seenBefore?: readonly SeenBefore[] | undefined;
 }): ReleaseDecision {
   const { execution, error, usage } = input;
   const semantic = input.semantic ?? null;
@@ -74,26 +78,31 @@ function decideRelease(input: {
     if (stopReason === 'CANCELLED' && draft === null) return cancelled(usage, progress);
     if (draft === null) return fallback(usage, progress, stopReason, null, null);
     const guard = input.evidenceGuard ?? verifyDraftEvidence(draft, progress);
-    if (!guard.ok) return fallback(usage, progress, stopReason, guard.code, draft);
-    if (semantic === null) return published(usage, execution, draft, guard.citations);
+    const removedByGuard = guard.removed === undefined ? {} : { evidence_guard: { removed: guard.removed } };
+    if (!guard.ok) return fallback(usage, progress, stopReason, guard.code, draft, undefined, removedByGuard);
+    // NOTE: the Draft without the items the EvidenceGuard removed (past incidents alone) is what is judged and published.
+    const checked = guard.draft ?? draft;
+    const withGuard = { ...removedByGuard, ...seenBeforeOf(input.seenBefore) };
+    if (semantic === null) return published(usage, execution, checked, guard.citations, undefined, withGuard);
     // NOTE: an unaudited judge call fails the run in every mode: the audit's completeness is not the guard's to waive.
     if (semantic.outcome === 'FAILED' && semantic.failure === 'AUDIT_FAILED') return failed(usage, 'AUDIT_FAILED');
     if (semantic.mode === 'shadow') {
-      return published(usage, execution, draft, guard.citations, semanticGuardReport(semantic));
+      return published(usage, execution, checked, guard.citations, semanticGuardReport(semantic), withGuard);
     }
     if (semantic.outcome === 'FAILED') {
       if (semantic.failure === 'CANCELLED') return cancelled(usage, progress);
       const report = semanticGuardReport(semantic);
-      return fallback(usage, progress, stopReason, 'SEMANTIC_GUARD_FAILED', draft, report);
+      return fallback(usage, progress, stopReason, 'SEMANTIC_GUARD_FAILED', draft, report, removedByGuard);
     }
-    const decision = applyVerdicts(draft, semantic.verdicts);
+    const decision = applyVerdicts(checked, semantic.verdicts);
     if (decision.kind === 'REJECTED') {
       const report = semanticGuardReport(semantic);
-      return fallback(usage, progress, stopReason, 'SEMANTIC_GUARD_REJECTED', draft, report);
+      return fallback(usage, progress, stopReason, 'SEMANTIC_GUARD_REJECTED', draft, report, removedByGuard);
     }
     // NOTE: the trimmed Draft is not checked again: its citations are taken from the verified snapshot (`citationsOf`).
     const citations = citationsOf(decision.draft, guard.citations);
-    return published(usage, execution, decision.draft, citations, semanticGuardReport(semantic, decision.removed));
+    const report = semanticGuardReport(semantic, decision.removed);
+    return published(usage, execution, decision.draft, citations, report, withGuard);
   }
   if (error instanceof DiagnosisAgentOutputError) {
     // NOTE: an invalid final Draft without verified checks stays FAILED (nothing to show, and nothing may be made up:
@@ -116,12 +125,14 @@ function published(
   draft: DiagnosisDraft,
   citations: VerifiedCitation[],
   semanticGuard?: SemanticGuardReport,
+  extra: Pick<PublishedReport, 'evidence_guard' | 'seen_before'> = {},
 ): ReleaseDecision {
   const publishedResult: PublishedResult = { draft, citations };
   const report: PublishedReport = {
     kind: 'DIAGNOSIS',
     ...publishedResult,
     ...(semanticGuard === undefined ? {} : { semantic_guard: semanticGuard }),
+    ...extra,
   };
   const { progress, stopReason } = execution;
   return {
@@ -138,6 +149,11 @@ function published(
       report,
     },
   };
+}
+
+/** The report's `seen_before`, present only when the agent's lookups returned past incidents. */
+function seenBeforeOf(seenBefore: readonly SeenBefore[] | undefined): Pick<PublishedReport, 'seen_before'> {
+  return seenBefore === undefined || seenBefore.length === 0 ? {} : { seen_before: [...seenBefore] };
 }
 
 /** A CANCELLED decision: the run was stopped on request (its progress so far is kept). */
@@ -203,6 +219,7 @@ function fallback(
   errorCode: string | null,
   draft: RunOutcome['draft'],
   semanticGuard?: SemanticGuardReport,
+  extra: Pick<FallbackReport, 'evidence_guard'> = {},
 ): ReleaseDecision {
   const checks = progress?.checks ?? [];
   const reason =
@@ -226,6 +243,7 @@ function fallback(
       missing_info: [missingInfo(checks.length, stopReason, errorCode, draft)],
     },
     ...(semanticGuard === undefined ? {} : { semantic_guard: semanticGuard }),
+    ...extra,
   };
   return {
     status: 'FALLBACK',

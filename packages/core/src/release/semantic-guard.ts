@@ -3,9 +3,11 @@ import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
 import type { SemanticGuardMode } from '../config/semantic-guard-mode.ts';
 import type { AnalysisItem, DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import { judgePromptFits, judgeVerdictTooLarge } from '../harness/budget-policy.ts';
+import { classifyModelFailure } from '../harness/classify-model-failure.ts';
 import { createJudgeHarness, type JudgeFailure } from '../harness/create-judge-harness.ts';
 import { modelTelemetry } from '../harness/model-telemetry.ts';
 import { raceAbort } from '../harness/race-abort.ts';
+import { type ModelFailure, type ModelFailureReport, modelFailureReport } from '../run/model-failure.ts';
 import type { RunContext } from '../run/run-context.ts';
 import { truncateChars, utf8Bytes } from '../run/utf8.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
@@ -31,7 +33,14 @@ export interface SemanticGuardConfig {
 /** What the SemanticGuard said of a Draft: its verdicts, or why it could not give them. */
 export type SemanticReview =
   | { mode: 'enforce' | 'shadow'; modelId: string; outcome: 'JUDGED'; verdicts: JudgeVerdicts }
-  | { mode: 'enforce' | 'shadow'; modelId: string; outcome: 'FAILED'; failure: JudgeFailure };
+  | {
+      mode: 'enforce' | 'shadow';
+      modelId: string;
+      outcome: 'FAILED';
+      failure: JudgeFailure;
+      /** For MODEL_FAILED: how the judge's request failed (status, class; never a body or a key). */
+      modelFailure?: ModelFailure;
+    };
 
 const INSTRUCTIONS = buildSemanticGuardInstructions();
 
@@ -60,13 +69,20 @@ export async function reviewDraftSemantics(
   audit?: AuditHook,
 ): Promise<SemanticReview | null> {
   const { run, execution, evidenceGuard: verified } = input;
-  const { draft } = execution;
-  if (guard.mode === 'off' || draft === null || verified === null) return null;
-  if (!verified.ok || (draft.conclusion === null && draft.analysis.length === 0)) return null;
+  if (guard.mode === 'off' || execution.draft === null || verified === null || !verified.ok) return null;
+  // NOTE: the Draft the EvidenceGuard checked: without the items it removed (resting on past incidents alone).
+  const draft = verified.draft ?? execution.draft;
+  if (draft.conclusion === null && draft.analysis.length === 0) return null;
   const { mode } = guard;
   const limits = { ...DEFAULT_JUDGE_LIMITS, ...guard.limits };
   const modelId = typeof guard.model === 'string' ? guard.model : guard.model.modelId;
-  const failed = (failure: JudgeFailure): SemanticReview => ({ mode, modelId, outcome: 'FAILED', failure });
+  const failed = (failure: JudgeFailure, modelFailure?: ModelFailure): SemanticReview => ({
+    mode,
+    modelId,
+    outcome: 'FAILED',
+    failure,
+    ...(modelFailure === undefined ? {} : { modelFailure }),
+  });
 
   const evidence = buildJudgeEvidence(verified.citations, input.observations, limits, judgedTexts(input.query, draft));
   const prompt = buildJudgePrompt(input.query, draft, verified.citations, evidence);
@@ -92,7 +108,10 @@ export async function reviewDraftSemantics(
     const parsed = parseJudgeVerdicts(result.text, draft);
     return parsed.ok ? { mode, modelId, outcome: 'JUDGED', verdicts: parsed.verdicts } : failed('INVALID_OUTPUT');
   } catch (error) {
-    return failed(judge.classify(error));
+    const failure = judge.classify(error);
+    // NOTE: the judge's own request failure, classified as the agent's are, so a 401 from the judge's endpoint says
+    // which key to check instead of a bare MODEL_FAILED.
+    return failed(failure, failure === 'MODEL_FAILED' ? classifyModelFailure(error) : undefined);
   } finally {
     judge.dispose();
   }
@@ -159,6 +178,8 @@ export interface SemanticGuardReport {
   model_id: string;
   outcome: 'JUDGED' | 'FAILED';
   failure: JudgeFailure | null;
+  /** For a MODEL_FAILED judge call: how its request failed (absent otherwise). */
+  model_failure?: ModelFailureReport;
   conclusion: { verdict: Verdict; reason: string } | null;
   analysis: { index: number; verdict: Verdict; reason: string }[];
   /** Indexes (in the Draft) of the analysis items removed from the published result; always empty in shadow mode. */
@@ -171,6 +192,9 @@ export function semanticGuardReport(review: SemanticReview, removed: number[] = 
     model_id: review.modelId,
     outcome: review.outcome,
     failure: review.outcome === 'FAILED' ? review.failure : null,
+    ...(review.outcome === 'FAILED' && review.modelFailure !== undefined
+      ? { model_failure: modelFailureReport(review.modelFailure) }
+      : {}),
     conclusion: review.outcome === 'JUDGED' ? review.verdicts.conclusion : null,
     analysis: review.outcome === 'JUDGED' ? review.verdicts.analysis : [],
     removed,

@@ -23,6 +23,28 @@ export interface RunTrigger {
 /** Caps of the texts a sender chose. */
 export const TRIGGER_TEXT_CAPS = Object.freeze({ incidentKey: 1_024, eventId: 256, title: 256 });
 
+/**
+ * What one event of an incident says about it, as its sender's parser reads it:
+ * - `TRIGGERED`: the incident begins (again): CloudWatch's transition into ALARM, PagerDuty's `incident.triggered`.
+ * - `REOPENED`: PagerDuty's `incident.reopened`, a re-fire of a resolved incident.
+ * - `FIRING`: an Alertmanager notification of a group with firing alerts; whether it begins a new episode is decided
+ *   from the incident's stored state (it was resolved, or every firing alert began after its last event).
+ * - `UPDATED`: still firing, nothing new begins: CloudWatch's ALARM → ALARM.
+ * - `ACKNOWLEDGED`, `RESOLVED`: PagerDuty's `incident.acknowledged` / `.resolved`, Alertmanager's resolved group.
+ * Each is recorded on the incident's run; only the first four may start a run.
+ */
+export const INCIDENT_EVENT_KINDS = Object.freeze([
+  'TRIGGERED',
+  'REOPENED',
+  'FIRING',
+  'UPDATED',
+  'ACKNOWLEDGED',
+  'RESOLVED',
+] as const);
+export type IncidentEventKind = (typeof INCIDENT_EVENT_KINDS)[number];
+
+/** Whether an event of this kind says the incident is firing (so it may open the incident or start its run). */
+export const isFiringKind = (kind: IncidentEventKind): boolean => kind !== 'ACKNOWLEDGED' && kind !== 'RESOLVED';
 /** What ends a sender's text that was cut to fit (one UTF-16 unit, three UTF-8 bytes). */
 export const CUT_MARK = '…';
 

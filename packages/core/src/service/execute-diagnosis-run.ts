@@ -26,6 +26,7 @@ import {
 } from '../tools/masking/masking-session.ts';
 import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
 import { openPseudonymBatches, sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
+import { auditFailureFields } from './audit-failure-fields.ts';
 import { buildPreviousTurn } from './build-previous-turn.ts';
 import { watchCancellation } from './cancel-watch.ts';
 import { assertRequestIds, type Checked, sameRequest } from './checked-run-request.ts';
@@ -177,6 +178,7 @@ export async function executeCheckedDiagnosisRun(
   // NOTE: every audit event of the run (the agent's and the judge's) passes it, so the run's process scorecard is
   // computed from exactly what was audited.
   const processAudit = createProcessRecorder(store);
+  const recorder = createObservationRecorder(processAudit.hook);
   try {
     // NOTE: a triggered run's question was masked by its trigger with this run's key, its values sealed as the map's
     // first batches: taken in, so the model may pass them to a tool, and this run's batches numbered after them.
@@ -199,7 +201,6 @@ export async function executeCheckedDiagnosisRun(
     // The previous turn's pseudonyms are this run's now: shown to the model, and stored before it sees them.
     if (previousTurn !== null) masking.markShown(JSON.stringify(previousTurn));
     for (const batch of sealNewPseudonyms(masking, command, nextPseudonymBatch)) await store.onPseudonyms?.(batch);
-    const recorder = createObservationRecorder(processAudit.hook);
     const execution = await runDiagnosis(
       { run, input },
       {
@@ -212,7 +213,7 @@ export async function executeCheckedDiagnosisRun(
         nextPseudonymBatch,
       },
     );
-    const evidenceGuard = verifyExecutionEvidence(execution);
+    const evidenceGuard = verifyExecutionEvidence(execution, recorder.pastIncidentChecks());
     const semantic =
       deps.semanticGuard === undefined
         ? null
@@ -221,9 +222,13 @@ export async function executeCheckedDiagnosisRun(
             deps.semanticGuard,
             processAudit.hook,
           );
-    decision = releaseDiagnosis({ execution, evidenceGuard, usage: run.usage(), semantic });
+    const seenBefore = recorder.seenBefore();
+    decision = releaseDiagnosis({ execution, evidenceGuard, usage: run.usage(), semantic, seenBefore });
   } catch (error) {
     decision = releaseDiagnosis({ error, usage: run.usage() });
+    if (decision.outcome.errorCode === 'AUDIT_FAILED') {
+      deps.log?.({ message: 'audit failed', runId: command.runId, stage: 'run', ...auditFailureFields(error) });
+    }
   } finally {
     watch.stop();
     heartbeat.stop();
@@ -231,14 +236,17 @@ export async function executeCheckedDiagnosisRun(
   }
   try {
     await store.flush();
-  } catch {
+  } catch (error) {
+    // NOTE: the writer has already tried every transient failure again (`putAuditItem`); what is left is logged by
+    // cause (classes, item kinds, AWS error codes), never by value, and fails the run: an unaudited run never succeeds.
+    deps.log?.({ message: 'audit failed', runId: command.runId, stage: 'flush', ...auditFailureFields(error) });
     decision = failed(run.usage(), 'AUDIT_FAILED', decision.outcome.progress);
   }
   const completed = await completeOrClose(
     store,
     command.runId,
     decision,
-    { limits: run.limits, deadlineAt, masking: masking.mode },
+    { limits: run.limits, deadlineAt, masking: masking.mode, services: recorder.services() },
     (outcome) =>
       processAudit.scorecard({ ...outcome, limits: run.limits, deadlineAt: new Date(deadlineAt).toISOString() }),
   );
@@ -304,7 +312,7 @@ async function completeOrClose(
   store: RunStore,
   runId: string,
   decision: ReleaseDecision,
-  extra: Pick<RunOutcome, 'limits' | 'deadlineAt' | 'masking'>,
+  extra: Pick<RunOutcome, 'limits' | 'deadlineAt' | 'masking' | 'services'>,
   scorecardOf: (outcome: RunOutcome) => ProcessScorecard,
 ): Promise<{ decision: ReleaseDecision; scorecard: ProcessScorecard }> {
   // NOTE: the scorecard is computed for the outcome actually stored, so the stored one is the one recomputed later.

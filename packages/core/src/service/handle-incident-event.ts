@@ -1,5 +1,5 @@
 import type { IncidentWindow } from '../run/incident-window.ts';
-import type { RunTrigger } from '../run/run-trigger.ts';
+import { type IncidentEventKind, isFiringKind, type RunTrigger } from '../run/run-trigger.ts';
 import {
   type IncidentRef,
   type IncidentStore,
@@ -15,6 +15,13 @@ export interface IncidentEvent {
   ref: IncidentRef;
   /** The sender's id of this event. */
   eventId: string;
+  /** What the event says about the incident (see `INCIDENT_EVENT_KINDS`). */
+  kind: IncidentEventKind;
+  /**
+   * `FIRING` only: when the earliest of the alerts firing in this notification began (epoch ms). A notification whose
+   * every firing alert began after the incident's last event is a new episode even when no resolution was heard.
+   */
+  firingSince?: number;
   title: string;
   /** When the incident began (epoch ms). */
   startedAt: number;
@@ -25,7 +32,9 @@ export interface IncidentEvent {
 
 export type IncidentOutcome =
   | { outcome: 'STARTED'; runId: string; sessionId: string; continued: boolean; run: StoredRun }
-  | { outcome: 'ATTACHED'; runId: string; sequence: number };
+  | { outcome: 'ATTACHED'; runId: string; sequence: number }
+  /** An acknowledgement, resolution or update of an incident this deployment never opened: nothing to record it on. */
+  | { outcome: 'IGNORED'; code: 'NO_INCIDENT' };
 
 export interface IncidentDeps {
   incidents: IncidentStore;
@@ -43,6 +52,15 @@ export interface IncidentDeps {
 const WORKFLOW_START_FAILED = 'WORKFLOW_START_FAILED';
 /** How long a claimed incident may point at a run that does not exist yet before a new event takes it over. */
 const CLAIM_GRACE_MS = 60_000;
+/**
+ * How far a sender's clock (Prometheus's `startsAt`) may run ahead of ours before an alert that began before the
+ * incident's last event looks like it began after it. Alertmanager waits `group_wait` (30 s by default) before a
+ * group's first notification, so a skew below that never mattered; this margin keeps a group that keeps firing from
+ * looking new on its second notification.
+ */
+const MAX_SENDER_CLOCK_SKEW_MS = 60_000;
+/** The kinds of event that may open an incident never seen before. */
+const OPENING_KINDS: ReadonlySet<IncidentEventKind> = new Set(['TRIGGERED', 'REOPENED', 'FIRING']);
 /** Rounds of read-then-conditional-write; each lost round means another invocation changed the incident. */
 const MAX_ATTEMPTS = 5;
 
@@ -53,18 +71,24 @@ export class IncidentContendedError extends Error {
 }
 
 /**
- * One run per incident. The first event of an incident claims it with a conditional write and starts a run at once
- * (through `startDiagnosis`, so the per-tenant admission bound applies); later events attach to the incident's run
- * as incident events and start nothing, while its run is open or until the incident has been quiet for
- * `quietPeriodMs`; an event after the run ended and the quiet period passed starts a new run in the same session with
- * `continueSession`, so the previous diagnosis is its previous turn. NOTE: every decision is a conditional write on
- * the incident item, so any number of concurrent invocations start exactly one run.
+ * One run per incident. The first firing event of an incident claims it with a conditional write and starts a run at
+ * once (through `startDiagnosis`, so the per-tenant admission bound applies); every later event — firing again,
+ * acknowledged, resolved — is recorded on the incident's run as an incident event and starts nothing, except a re-fire:
+ * an event that begins a new episode (`TRIGGERED`, `REOPENED`, or a `FIRING` notification after the incident resolved
+ * or whose alerts all began after its last event) once the run ended and the incident has been quiet for
+ * `quietPeriodMs`. A re-fire starts a new run in the same session with `continueSession`, so the previous diagnosis
+ * is its previous turn. An incident that keeps firing never gets a second run, however long it fires. NOTE: every
+ * decision is a conditional write on the incident item, so any number of concurrent invocations start exactly one
+ * run.
  */
 export async function handleIncidentEvent(event: IncidentEvent, deps: IncidentDeps): Promise<IncidentOutcome> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
     const at = deps.now();
     const incident = await deps.incidents.getIncident(event.ref);
     if (incident === null) {
+      // NOTE: only an event that says the incident fires opens it; an update, acknowledgement or resolution of an
+      // incident never opened here has nothing to be recorded on, and nothing is written for it.
+      if (!OPENING_KINDS.has(event.kind)) return { outcome: 'IGNORED', code: 'NO_INCIDENT' };
       const sessionId = incidentSessionId(event.ref);
       const runId = deps.newRunId();
       if (await deps.incidents.openIncident(event.ref, { runId, sessionId, at })) {
@@ -72,7 +96,7 @@ export async function handleIncidentEvent(event: IncidentEvent, deps: IncidentDe
       }
       continue;
     }
-    if (await mayStartAnew(incident, at, deps)) {
+    if (isFiringKind(event.kind) && (await mayStartAnew(incident, event, at, deps))) {
       const runId = deps.newRunId();
       if (await deps.incidents.reopenIncident(incident, { runId, at })) {
         return startRun(event, deps, { runId, sessionId: incident.sessionId, continued: true }, incident);
@@ -81,6 +105,7 @@ export async function handleIncidentEvent(event: IncidentEvent, deps: IncidentDe
     }
     const sequence = await deps.incidents.attachEvent(event.ref, incident.runId, {
       source: event.ref.source,
+      kind: event.kind,
       eventId: event.eventId,
       title: maskAttachedTitle(event.title, incident.runId, deps.masking),
       at,
@@ -91,16 +116,42 @@ export async function handleIncidentEvent(event: IncidentEvent, deps: IncidentDe
 }
 
 /**
- * Whether the incident's run ended and the incident has been quiet for the quiet period — or its run never got a
- * workflow (`WORKFLOW_START_FAILED`): that incident was never diagnosed, so the sender's retry starts it again.
+ * Whether a firing event starts a new run: the event begins a new episode, the incident's run ended and the incident
+ * has been quiet for the quiet period — or its run never got a workflow (`WORKFLOW_START_FAILED`): that incident was
+ * never diagnosed, so the sender's retry starts it again.
  */
-async function mayStartAnew(incident: StoredIncident, at: number, deps: IncidentDeps): Promise<boolean> {
+async function mayStartAnew(
+  incident: StoredIncident,
+  event: IncidentEvent,
+  at: number,
+  deps: IncidentDeps,
+): Promise<boolean> {
   const run = await deps.start.store.getRun(incident.runId);
   // NOTE: a claim whose run is not there yet is another invocation between its claim and its start: attach, unless
   // that invocation died long ago without starting anything.
   if (run === null) return at - Date.parse(incident.openedAt) >= CLAIM_GRACE_MS;
   if (run.status === 'FAILED' && run.errorCode === WORKFLOW_START_FAILED) return true;
-  return isEnded(run.status) && at - Date.parse(incident.lastEventAt) >= deps.quietPeriodMs;
+  return (
+    isEnded(run.status) &&
+    at - Date.parse(incident.lastEventAt) >= deps.quietPeriodMs &&
+    beginsNewEpisode(event, incident)
+  );
+}
+
+/**
+ * Whether the event says the incident fires anew rather than still. NOTE: Alertmanager says neither: a group's
+ * notification lists what fires now (and what resolved since the last one), and it drops an alert once a notification
+ * said it resolved. So a group's notification begins a new episode only after the incident was heard to resolve, or
+ * when every alert firing in it began after the incident's last event (its resolution was not heard), by more than the
+ * clock skew allowed.
+ */
+function beginsNewEpisode(event: IncidentEvent, incident: StoredIncident): boolean {
+  if (event.kind === 'TRIGGERED' || event.kind === 'REOPENED') return true;
+  if (event.kind !== 'FIRING') return false;
+  if (incident.resolvedAt !== null) return true;
+  return (
+    event.firingSince !== undefined && event.firingSince > Date.parse(incident.lastEventAt) + MAX_SENDER_CLOCK_SKEW_MS
+  );
 }
 
 async function startRun(

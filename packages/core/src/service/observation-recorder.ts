@@ -1,14 +1,22 @@
+import type { SeenBefore } from '../release/diagnosis-result.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { Observation } from '../tools/observation.ts';
+
+/** The most services a run records (`RunOutcome.services`), and their length. */
+const MAX_SERVICES = 5;
+const MAX_SERVICE_CHARS = 100;
 
 /**
  * An audit hook in front of the run's store that also keeps, per tool call id, the observation the agent saw for
  * each executed READY check: the SemanticGuard's evidence comes from exactly the events the harness audited, never
  * from a second read of any source. Everything is passed on to the store unchanged. NOTE: the first record of an id
- * is the canonical one; a rejected reuse of the id never replaces it.
+ * is the canonical one; a rejected reuse of the id never replaces it. From the same events it tells which checks
+ * returned past incidents (the EvidenceGuard's input) and which past runs they were ("seen before"), and the services
+ * the run's logs checks asked (what a past incident of this run will be tagged with).
  */
 export function createObservationRecorder(audit: AuditHook) {
   const observations = new Map<string, Observation>();
+  const services: string[] = [];
   const hook: AuditHook = {
     onModelStep: (event) => audit.onModelStep(event),
     onPseudonyms: async (event) => {
@@ -18,8 +26,63 @@ export function createObservationRecorder(audit: AuditHook) {
       await audit.onToolInvocation(event);
       if (event.disposition === 'EXECUTED' && event.status === 'READY' && !observations.has(event.toolCallId)) {
         observations.set(event.toolCallId, event.observation);
+        const service = event.toolName === 'query_logs' ? serviceOf(event.input) : null;
+        if (service !== null && !services.includes(service) && services.length < MAX_SERVICES) services.push(service);
       }
     },
   };
-  return { hook, observations: observations as ReadonlyMap<string, Observation> };
+  return {
+    hook,
+    observations: observations as ReadonlyMap<string, Observation>,
+    /** The services the executed logs checks asked, lower-cased, first asked first (at most five). */
+    services: (): string[] => [...services],
+    /** The checks whose observation holds a past incident. */
+    pastIncidentChecks: (): ReadonlySet<string> =>
+      new Set(
+        [...observations].filter(([, observation]) => pastIncidentHits(observation).length > 0).map(([id]) => id),
+      ),
+    /** The past runs the lookups returned, first seen first, each with the lookups that returned it. */
+    seenBefore: (): SeenBefore[] => {
+      const byRun = new Map<string, SeenBefore>();
+      for (const [toolCallId, observation] of observations) {
+        for (const hit of pastIncidentHits(observation)) {
+          const seen = byRun.get(hit.run_id);
+          if (seen === undefined) {
+            byRun.set(hit.run_id, {
+              run_id: hit.run_id,
+              occurred_at: hit.occurred_at,
+              rating: hit.rating,
+              tool_call_ids: [toolCallId],
+            });
+          } else if (!seen.tool_call_ids.includes(toolCallId)) seen.tool_call_ids.push(toolCallId);
+        }
+      }
+      return [...byRun.values()];
+    },
+  };
+}
+
+/** The past-incident hits of an observation (as the projection checked them), none for any other. */
+function pastIncidentHits(observation: Observation) {
+  const data = observation.data;
+  if (data === undefined || !('hits' in data)) return [];
+  return data.hits.flatMap((hit) =>
+    hit.source === 'past_incident' &&
+    hit.run_id !== undefined &&
+    hit.occurred_at !== undefined &&
+    hit.rating !== undefined
+      ? [{ run_id: hit.run_id, occurred_at: hit.occurred_at, rating: hit.rating }]
+      : [],
+  );
+}
+
+/** The service a logs call asked (its envelope's `input.service`), lower-cased and bounded; null when none. */
+function serviceOf(envelope: unknown): string | null {
+  if (typeof envelope !== 'object' || envelope === null || !('input' in envelope)) return null;
+  const input = envelope.input;
+  if (typeof input !== 'object' || input === null || !('service' in input)) return null;
+  const service = input.service;
+  if (typeof service !== 'string') return null;
+  const trimmed = service.trim().toLowerCase().slice(0, MAX_SERVICE_CHARS);
+  return trimmed.length === 0 ? null : trimmed;
 }

@@ -11,6 +11,7 @@ import {
 } from '../store/feedback-store.ts';
 import { isEnded, type StoredRun } from '../store/run-store.ts';
 import { type FeedbackMasking, maskFeedback } from './mask-feedback.ts';
+import { applyRatingToMemory, type PastIncidentRetention } from './remember-past-incident.ts';
 
 const feedbackText = (max: number) =>
   v.pipe(
@@ -55,6 +56,11 @@ export interface RecordFeedbackDeps {
   /** How the rating is masked before anything compares or stores it (the run's own masking; see `maskFeedback`). */
   masking: FeedbackMasking;
   now?: () => number;
+  /**
+   * The enterprise's past incidents: the stored rating (new or the caller's same one again) remembers or retracts the
+   * run's memory (`applyRatingToMemory`). Absent: ratings change no memory.
+   */
+  memory?: PastIncidentRetention;
 }
 
 /** How many times a rating is tried again when another rating of the same caller took its place meanwhile. */
@@ -81,10 +87,15 @@ export async function recordFeedback(
   const { input, savePseudonyms } = await maskFeedback(run, request.input, deps.masking);
   const callerKey = callerKeyOf(caller);
   const now = deps.now ?? Date.now;
+  // NOTE: also for the caller's same rating again: a retry after a failed memory write completes it (both idempotent).
+  const remembered = async (result: { created: boolean; entry: RunFeedback }) => {
+    if (deps.memory !== undefined) await applyRatingToMemory(run, result.entry, deps.memory);
+    return result;
+  };
   for (let attempt = 0; attempt < MAX_PUT_ATTEMPTS; attempt += 1) {
     const history = await deps.feedback.listCallerFeedback(run.runId, callerKey);
     const current = history.at(-1);
-    if (current !== undefined && sameRating(current, input)) return { created: false, entry: current };
+    if (current !== undefined && sameRating(current, input)) return remembered({ created: false, entry: current });
     if (history.length >= FEEDBACK_LIMITS.ratingsPerCaller) {
       throw new DiagnosisInputError('FEEDBACK_LIMIT', 'this caller has rated this run as often as it may');
     }
@@ -105,7 +116,7 @@ export async function recordFeedback(
       createdAt: new Date(now()).toISOString(),
     };
     await savePseudonyms();
-    if (await deps.feedback.putFeedback(entry, run.createdAt)) return { created: true, entry };
+    if (await deps.feedback.putFeedback(entry, run.createdAt)) return remembered({ created: true, entry });
   }
   throw new DiagnosisInputError('FEEDBACK_CONFLICT', 'the rating changed meanwhile; try again');
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TriggerSource } from '../run/run-trigger.ts';
+import type { IncidentEventKind, TriggerSource } from '../run/run-trigger.ts';
 
 /** The incident a trigger event belongs to, named by code: its enterprise (from the mapping), source and key. */
 export interface IncidentRef {
@@ -20,6 +20,8 @@ export interface StoredIncident extends IncidentRef {
   eventCount: number;
   /** Runs this incident has started (1 for the first, 2 after a re-fire, …). */
   runCount: number;
+  /** When the sender said the incident resolved, UTC ISO; null while it fires (a later firing event clears it). */
+  resolvedAt: string | null;
 }
 
 /** A later event of an incident, kept beside the run it attached to. */
@@ -28,6 +30,8 @@ export interface IncidentEventRecord {
   /** 1, 2, … in the order the table counted them. */
   sequence: number;
   source: TriggerSource;
+  /** What the event said: still firing, acknowledged, resolved, reopened… (items written before kinds: `FIRING`). */
+  kind: IncidentEventKind;
   eventId: string;
   title: string;
   receivedAt: string;
@@ -45,11 +49,15 @@ export interface IncidentStore {
   getIncident(ref: IncidentRef): Promise<StoredIncident | null>;
   /** Claims a new incident for `runId`; false when the incident exists already. */
   openIncident(ref: IncidentRef, claim: { runId: string; sessionId: string; at: number }): Promise<boolean>;
-  /** Points the incident at a new run if it still is `seen` (same run, same last event); false otherwise. */
+  /**
+   * Points the incident at a new run if it still is `seen` (same run, same last event); false otherwise. The incident
+   * fires again: its resolved mark is cleared.
+   */
   reopenIncident(seen: StoredIncident, claim: { runId: string; at: number }): Promise<boolean>;
   /**
    * Counts an event on the incident's run `runId` and keeps it (up to {@link MAX_STORED_INCIDENT_EVENTS}); returns its
-   * sequence number, or null when the incident no longer points at `runId`.
+   * sequence number, or null when the incident no longer points at `runId`. A `RESOLVED` event marks the incident
+   * resolved (`resolvedAt`), a firing one clears that mark, an `ACKNOWLEDGED` one leaves it.
    */
   attachEvent(
     ref: IncidentRef,

@@ -20,6 +20,10 @@ export { createDynamoClient, type DynamoClientEnvironment } from './dynamo/creat
 export { createDynamoAuditWriter, type DynamoAuditWriterOptions } from './dynamo/dynamo-audit-writer.ts';
 export { createDynamoFeedbackStore, type DynamoFeedbackStoreOptions } from './dynamo/dynamo-feedback-store.ts';
 export { createDynamoIncidentStore, type DynamoIncidentStoreOptions } from './dynamo/dynamo-incident-store.ts';
+export {
+  createDynamoPastIncidentStore,
+  type DynamoPastIncidentStoreOptions,
+} from './dynamo/dynamo-past-incident-store.ts';
 export { createDynamoRunStore, type DynamoRunStoreOptions } from './dynamo/dynamo-run-store.ts';
 export { createDynamoStores, type DynamoStores, type DynamoStoresOptions } from './dynamo/dynamo-stores.ts';
 export {
@@ -43,6 +47,7 @@ export { feedbackItem, feedbackOf, feedbackPartitionKey, feedbackSortKey } from 
 export { ITEM_CAPS, type Item, SCHEMA_VERSION, ttlFor } from './items/item.ts';
 export { stepItems } from './items/model-step-items.ts';
 export { OPEN_RUNS_INDEX_KEY, openRunsKey } from './items/open-runs-item.ts';
+export { pastIncidentPartitionKey } from './items/past-incident-item.ts';
 export {
   pseudonymBatchOf,
   pseudonymItem,
@@ -57,6 +62,10 @@ export { createToolSortKeys, toolItem, toolSortKey } from './items/tool-item.ts'
 export { createMemoryAuditWriter, type MemoryAuditWriterOptions } from './memory/memory-audit-writer.ts';
 export { createMemoryFeedbackStore, type MemoryFeedbackStore } from './memory/memory-feedback-store.ts';
 export { createMemoryIncidentStore, type MemoryIncidentStore } from './memory/memory-incident-store.ts';
+export {
+  createMemoryPastIncidentStore,
+  type MemoryPastIncidentStore,
+} from './memory/memory-past-incident-store.ts';
 export { createMemoryRunStore, type MemoryRunStore, type MemoryRunStoreOptions } from './memory/memory-run-store.ts';
 export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from './memory/memory-stores.ts';
 export type { MemoryTable } from './memory/memory-table.ts';
@@ -65,6 +74,7 @@ export {
   type MemoryTenantLeaseStore,
   type MemoryTenantLeaseStoreOptions,
 } from './memory/memory-tenant-lease-store.ts';
+export * from './past-incident-store.ts';
 export * from './run-store.ts';
 export {
   type LeaseRequest,

@@ -78,6 +78,11 @@ export interface RunOutcome {
   masking?: MaskingMode | null;
   /** How the run worked, computed from its audit at completion (`buildProcessScorecard`); absent: none computed. */
   processScorecard?: ProcessScorecard | null;
+  /**
+   * The services the run's executed `query_logs` checks asked, lower-cased, first asked first, at most five (a past
+   * incident is tagged with them); absent: none.
+   */
+  services?: string[];
 }
 
 /**
@@ -135,6 +140,8 @@ export interface StoredRun {
    * optional in the type only, so hand-built runs need not name it; the store always reads it back (null or a card).
    */
   processScorecard?: ProcessScorecard | null;
+  /** The services its `query_logs` checks asked (see `RunOutcome.services`); empty for older runs. Optional in type only. */
+  services?: string[];
   createdAt: string;
   endedAt: string | null;
 }

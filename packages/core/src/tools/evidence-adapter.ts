@@ -34,7 +34,19 @@ export interface KnowledgeHit {
   snippet: string;
   score: number;
   service?: string;
+  /**
+   * Set only on a past incident (a run's diagnosis a responder rated), never by a runbook source: with it, the run it
+   * remembers, when that was and how it was rated. NOTE: a past incident is a lead, never evidence about today.
+   */
+  source?: 'past_incident';
+  run_id?: string;
+  occurred_at?: string;
+  rating?: PastIncidentRating;
 }
+
+/** The ratings a past incident can carry (a run rated WRONG or UNHELPFUL is never one). */
+export const PAST_INCIDENT_RATINGS = Object.freeze(['CORRECT', 'PARTIALLY_CORRECT'] as const);
+export type PastIncidentRating = (typeof PAST_INCIDENT_RATINGS)[number];
 export interface KnowledgeData {
   hits: KnowledgeHit[];
 }

@@ -1,5 +1,14 @@
 import { truncateChars } from '../run/utf8.ts';
-import type { KnowledgeData, LogsData, MysqlCell, MysqlData, ToolName } from './evidence-adapter.ts';
+import {
+  type KnowledgeData,
+  type KnowledgeHit,
+  type LogsData,
+  type MysqlCell,
+  type MysqlData,
+  PAST_INCIDENT_RATINGS,
+  type PastIncidentRating,
+  type ToolName,
+} from './evidence-adapter.ts';
 
 /** Bounds of the whitelist projection: what the model may see of one successful result. */
 export const PROJECTION_LIMITS = Object.freeze({
@@ -60,15 +69,34 @@ function projectKnowledge(data: Record<string, unknown>, mask: EvidenceMasker): 
     if (typeof doc_id !== 'string' || typeof title !== 'string' || typeof snippet !== 'string') return { ok: false };
     if (typeof score !== 'number' || !Number.isFinite(score)) return { ok: false };
     if (service !== undefined && typeof service !== 'string') return { ok: false };
+    const pastIncident = pastIncidentFields(hit);
+    if (pastIncident === false) return { ok: false };
     hits.push({
       doc_id: truncateChars(mask.text(doc_id), PROJECTION_LIMITS.idChars),
       title: truncateChars(mask.text(title), PROJECTION_LIMITS.titleChars),
       snippet: truncateChars(mask.text(snippet), PROJECTION_LIMITS.snippetChars),
       score: Math.round(score * 10_000) / 10_000,
       ...(service === undefined ? {} : { service: truncateChars(mask.text(service), PROJECTION_LIMITS.serviceChars) }),
+      ...pastIncident,
     });
   }
   return { ok: true, data: { hits }, empty: hits.length === 0 };
+}
+
+const PAST_RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/;
+const PAST_OCCURRED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * A past incident's marks, checked exactly (they are never masked: a run id, a UTC instant and a rating have fixed
+ * forms): `{}` for a runbook hit, false for a hit with a malformed or partial mark (the whole result is refused).
+ */
+function pastIncidentFields(hit: Record<string, unknown>): Partial<KnowledgeHit> | false {
+  const { source, run_id, occurred_at, rating } = hit;
+  if (source === undefined && run_id === undefined && occurred_at === undefined && rating === undefined) return {};
+  if (source !== 'past_incident' || typeof run_id !== 'string' || !PAST_RUN_ID.test(run_id)) return false;
+  if (typeof occurred_at !== 'string' || !PAST_OCCURRED_AT.test(occurred_at)) return false;
+  if (!PAST_INCIDENT_RATINGS.some((known) => known === rating)) return false;
+  return { source, run_id, occurred_at, rating: rating as PastIncidentRating };
 }
 
 function projectLogs(data: Record<string, unknown>, mask: EvidenceMasker): Projection {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { age, renderRuns } from '../../../../packages/cli/src/commands/runs.ts';
+import { age, attachIncidents, type RunSummary, renderRuns } from '../../../../packages/cli/src/commands/runs.ts';
 
 const run = {
   runId: '01M8PSKJFGGZ4K1RNDYAZP0NF8',
@@ -69,5 +69,29 @@ describe('renderRuns with deliveries', () => {
     expect(header).toMatch(/ SESSION +DELIVERY +QUERY$/);
     expect(first).toContain('  1/2 delivered, 1 DEAD_LETTERED  ');
     expect(second).toMatch(/ demo +— +E1001 /);
+  });
+});
+
+describe('attachIncidents', () => {
+  it('adds an INCIDENT column for triggered runs: the source, the events recorded on the run and what the last said', async () => {
+    const runs: RunSummary[] = [
+      { ...run, runId: 'run-am', incident: { source: 'alertmanager', events: 0, lastSaid: null } },
+      { ...run, runId: 'run-cw', incident: { source: 'cloudwatch', events: 0, lastSaid: null } },
+      { ...run, runId: 'run-caller' },
+    ];
+    const asked: string[] = [];
+    await attachIncidents(runs, {
+      listIncidentEvents: async (runId) => {
+        asked.push(runId);
+        return runId === 'run-am' ? [{ kind: 'FIRING' }, { kind: 'FIRING' }, { kind: 'RESOLVED' }] : [];
+      },
+    });
+    // The caller's run is never read.
+    expect(asked).toEqual(['run-am', 'run-cw']);
+    const [header, am, cw, caller] = renderRuns(runs, Date.parse('2026-11-30T10:05:30.000Z')).trimEnd().split('\n');
+    expect(header).toMatch(/ SESSION +INCIDENT +QUERY$/);
+    expect(am).toContain('alertmanager · 3 events · RESOLVED');
+    expect(cw).toContain('cloudwatch · no later event');
+    expect(caller).toMatch(/demo +— +E1001/);
   });
 });

@@ -1,6 +1,32 @@
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../../../packages/cli/src/command-line.ts';
-import { loadStageDestinations, readStageFile } from '../../../../packages/cli/src/local/stage-file.ts';
+import {
+  loadStageDestinations,
+  loadStageTriggers,
+  readStageFile,
+} from '../../../../packages/cli/src/local/stage-file.ts';
+
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'stage-file-'));
+  mkdirSync(join(root, 'deploy'));
+});
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+const stageFile = (text: string) => writeFileSync(join(root, 'deploy', 'dev.json'), text);
+const refusalOf = (act: () => unknown) => {
+  try {
+    act();
+  } catch (error) {
+    return error as { exitCode: number; message: string };
+  }
+  throw new Error('not refused');
+};
 
 describe('readStageFile', () => {
   it.each(['../package', 'default/../../etc', 'a b', '', '.hidden', 'x'.repeat(64)])(
@@ -18,5 +44,37 @@ describe('readStageFile', () => {
 describe('loadStageDestinations', () => {
   it('gives an enterprise the stage names no destination for an empty list', () => {
     expect(loadStageDestinations('default', 'E1001')).toEqual([]);
+  });
+});
+
+describe('readStageFile (its JSON)', () => {
+  it('says a file that is not JSON is a JSON error, with the line and column, never its text (exit 78)', () => {
+    stageFile('{\n  "triggers": [\n    { "source": "cloudwatch" SECRET-TEXT }\n  ]\n}\n');
+    const refusal = refusalOf(() => readStageFile('dev', root));
+    expect(refusal.exitCode).toBe(EXIT.CONFIG);
+    expect(refusal.message).toBe('deploy/dev.json is not valid JSON: a syntax error at line 3, column 30');
+    stageFile('{"triggers": [');
+    expect(refusalOf(() => readStageFile('dev', root)).message).toMatch(/^deploy\/dev\.json is not valid JSON: /);
+  });
+});
+
+describe('loadStageTriggers', () => {
+  it('names the field of an invalid trigger mapping by its path, never its value (exit 78)', () => {
+    stageFile(
+      JSON.stringify({
+        triggers: [
+          { source: 'cloudwatch', alarmNamePattern: 'E1001-*', enterpriseId: 'E1001' },
+          { source: 'alertmanager', labels: { team: 'payments' }, enterpriseId: 'not an id SECRET' },
+        ],
+      }),
+    );
+    const refusal = refusalOf(() => loadStageTriggers('dev', root));
+    expect(refusal.exitCode).toBe(EXIT.CONFIG);
+    expect(refusal.message).toMatch(/^deploy\/dev\.json: invalid trigger mapping: triggers\[1\]/);
+    expect(refusal.message).not.toContain('SECRET');
+  });
+
+  it('reads the committed stage file’s mappings', () => {
+    expect(loadStageTriggers('default').map((mapping) => mapping.source)).toContain('alertmanager');
   });
 });

@@ -27,6 +27,34 @@ describe('runDiagnosis — Requirement: the provider can cache the prefix every 
     expect(instructions.size).toBe(1);
   });
 
+  it('keeps every request a continuation of the one before, the forced final round included', async () => {
+    const { model, outcome } = await diagnose(
+      [
+        toolRound([{ id: 'call-1', name: 'lookup_knowledge', input: envelope(KNOWLEDGE_INPUT) }]),
+        toolRound([
+          {
+            id: 'call-2',
+            name: 'query_logs',
+            input: envelope(LOGS_INPUT, { tool_call_id: 'call-1', evaluation: 'GAINED' }),
+          },
+        ]),
+        textRound(JSON.stringify(supportedDraft(['call-1', 'call-2']))),
+      ],
+      { run: { limits: { maxToolCalls: 2 } } },
+    );
+    expect(outcome.ok && outcome.result.stopReason).toBe('TOOL_CALL_BUDGET');
+    const calls = model.doGenerateCalls;
+    expect(calls).toHaveLength(3);
+    for (const [index, call] of calls.entries()) {
+      if (index === 0) continue;
+      const previous = calls[index - 1];
+      expect(JSON.stringify(call.tools)).toBe(JSON.stringify(previous?.tools));
+      // The previous request's whole prompt is the start of this one (its answer and the observations follow).
+      expect(JSON.stringify(call.prompt.slice(0, previous?.prompt.length))).toBe(JSON.stringify(previous?.prompt));
+    }
+    expect(calls[2]?.toolChoice).toEqual({ type: 'none' });
+  });
+
   it('offers the model the tool schemas without the keywords it does not use', async () => {
     const { model } = await diagnose(script());
     const sent = JSON.stringify(model.doGenerateCalls[0]?.tools);

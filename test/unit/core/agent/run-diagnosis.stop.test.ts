@@ -96,7 +96,9 @@ describe('runDiagnosis — Requirement: insufficient evidence terminates without
       { run: { limits: { maxToolCalls: 2 } } },
     );
     const finalCall = model.doGenerateCalls[2];
-    expect(finalCall?.tools ?? []).toEqual([]);
+    // The earlier rounds' tools stay in the request (the prompt cache's prefix); none may be called.
+    expect(finalCall?.toolChoice).toEqual({ type: 'none' });
+    expect(JSON.stringify(finalCall?.tools)).toBe(JSON.stringify(model.doGenerateCalls[1]?.tools));
     const notice = lastPromptMessages(model).at(-1);
     expect(notice?.role).toBe('user');
     expect(JSON.stringify(notice?.content)).toContain('STOP_REQUIRED');

@@ -271,3 +271,35 @@ describe('executeDiagnosisRun and stop reasons', () => {
     expect(await store.getRun(request.runId)).toMatchObject({ collectionStopReason: 'TOOL_CALL_BUDGET' });
   });
 });
+
+describe('executeDiagnosisRun and a failed audit', () => {
+  it('logs why the audit failed (class, item kind, AWS error code, never a value) when the flush fails', async () => {
+    const store = createMemoryStores({ failWrite: (item) => item.sk.startsWith('TOOL#') });
+    const lines: Record<string, unknown>[] = [];
+    const result = await executeDiagnosisRun(
+      { ...command, runId: 'run-audit-fails' },
+      {
+        model: scriptedModel([
+          toolRound([{ id: 'call-secret-id', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
+          textRound(JSON.stringify(noConclusionDraft())),
+        ]),
+        evidence: createFakeEvidence().evidence,
+        createStore: () => store,
+        flushReserveMs: 100,
+        limits: { finalRoundReserveMs: 100 },
+        log: (entry) => lines.push(entry),
+      },
+    );
+    expect(result).toMatchObject({ status: 'FAILED', report: { error_code: 'AUDIT_FAILED' } });
+    expect(lines.filter((line) => line.message === 'audit failed')).toEqual([
+      {
+        message: 'audit failed',
+        runId: 'run-audit-fails',
+        stage: 'flush',
+        errorClass: 'AuditWriteError',
+        failedWrites: [{ item: 'TOOL', errorCode: 'InjectedFailure' }],
+      },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('call-secret-id');
+  });
+});

@@ -207,7 +207,7 @@ describe('the documented example docs/schemas/diagnosis-run-finished.v1.example.
     const run = await finishedRun('PUBLISHED', { runId: '01KB2X7Q9D4M8N3P6R5S0T1V2W', sessionId: 'incident-4711' });
     const trigger = {
       source: 'cloudwatch',
-      incidentKey: 'arn:aws:cloudwatch:eu-west-1:123456789012:alarm:order-service-5xx@2026-11-30T06:05:00.000Z',
+      incidentKey: 'arn:aws:cloudwatch:eu-west-1:123456789012:alarm:order-service-5xx',
     };
     const event = buildRunFinishedEvent(
       { ...run, trigger },

@@ -1,6 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { bearerTokenMatches, pagerDutySignatureMatches } from '../../../../functions/triggers/webhook-auth.ts';
+import {
+  bearerTokenMatches,
+  isJsonContentType,
+  pagerDutySignatureMatches,
+} from '../../../../functions/triggers/webhook-auth.ts';
 
 // The webhook routes are not behind IAM: these two checks are their authentication. Every accepted and refused form
 // is a fixed example, each limit is tried at its edge, and a valid credential is tried in every position it may take.
@@ -94,5 +98,34 @@ describe('pagerDutySignatureMatches', () => {
     const junk = (count: number) => Array.from({ length: count }, () => other);
     expect(pagerDutySignatureMatches([...junk(7), sign('s1')].join(','), body, ['s1'])).toBe('VALID');
     expect(pagerDutySignatureMatches([...junk(8), sign('s1')].join(','), body, ['s1'])).toBe('INVALID');
+  });
+});
+
+describe('isJsonContentType', () => {
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'Application/JSON; Charset=UTF-8',
+    'application/json;charset="utf-8"',
+    'application/json ; charset=utf8',
+  ])('accepts %s (what Alertmanager and PagerDuty send, any case)', (type) => {
+    expect(isJsonContentType(type)).toBe(true);
+  });
+
+  it.each([
+    undefined,
+    '',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/jsonp',
+    'application/json-seq',
+    'text/json',
+    'application/json; charset=iso-8859-1',
+    'application/json; charset=utf-16',
+    'text/html, application/json',
+    `application/json; ${'x'.repeat(300)}`,
+  ])('refuses %s', (type) => {
+    expect(isJsonContentType(type)).toBe(false);
   });
 });

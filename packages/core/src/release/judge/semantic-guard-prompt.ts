@@ -33,7 +33,7 @@ export function buildSemanticGuardInstructions(): string {
     '- SUPPORTED：所引证据直接支持陈述。HYPOTHESIS 只要求证据使假设合理且陈述明确是假设；NEGATIVE_OBSERVATION 要求所引查询确实为空且陈述不超出其 scope；conclusion 要求能由被支持的 FINDING 推出、不添加证据之外的事实。',
     '- UNSUPPORTED：证据与陈述矛盾，或陈述含证据中没有的具体事实（数值、时间、版本、因果关系等）。',
     '- UNCLEAR：证据被截断或不足以判断。',
-    '只依据所引证据：不用常识补足；引用无关证据不算支持；运行手册（lookup_knowledge）只能证明“手册如此记载”，不能证明本次故障中发生了什么。',
+    '只依据所引证据：不用常识补足；引用无关证据不算支持；运行手册（lookup_knowledge）只能证明“手册如此记载”，不能证明本次故障中发生了什么；带 source: "past_incident" 的命中是过去某次运行的结论，对本次故障什么也不能证明。',
     '',
     `只输出一个 JSON 对象，不要 Markdown 代码块或其他文字、字段：analysis 含草稿的每一条恰好一次；reason 为一行（不超过 ${MAX_VERDICT_REASON_CHARS} 个字），写明依据或缺少的事实；草稿的 conclusion 为 null 时输出 "conclusion": null。例如：`,
     '{"analysis":[{"index":0,"verdict":"SUPPORTED","reason":"日志显示连接池耗尽"}],"conclusion":{"verdict":"SUPPORTED","reason":"由第 0 条推出"}}',

@@ -1,5 +1,4 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { AuditWriteError, safeErrorName } from '../../errors.ts';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT } from '../../run/audit-write-limits.ts';
 import type { ModelStepEvent, PseudonymBatchEvent, ToolInvocationEvent } from '../audit-hook.ts';
@@ -9,6 +8,7 @@ import { stepItems } from '../items/model-step-items.ts';
 import { pseudonymItem } from '../items/pseudonym-item.ts';
 import { createToolSortKeys, toolItem } from '../items/tool-item.ts';
 import { createWriteQueue } from '../write-queue.ts';
+import { type AuditPutOptions, putAuditItem } from './put-audit-item.ts';
 import { createRunDocumentClient } from './run-document-client.ts';
 
 export interface DynamoAuditWriterOptions {
@@ -27,6 +27,8 @@ export interface DynamoAuditWriterOptions {
    * its write-behind queue. The writer is built per run, so this bounds one run's writes. `Infinity`: no bound.
    */
   maxWritesInFlight?: number;
+  /** The wait between the writer's own tries of a transiently failed put (a test's clock; default a timer). */
+  sleep?: AuditPutOptions['sleep'];
 }
 
 /**
@@ -34,7 +36,9 @@ export interface DynamoAuditWriterOptions {
  * `onPseudonyms` queue their puts and return; at most `maxWritesInFlight` run at once, writes to the same item key in
  * the order they were queued; `flush` waits for them all and names any that failed. Every put is conditional
  * (`attribute_not_exists`): nothing written is ever overwritten, and a second record for the same tool call id is an
- * integrity error, never an overwrite.
+ * integrity error, never an overwrite. A transient failure is tried again, bounded, and a retried put that finds its
+ * own item already written is done (`putAuditItem`): a loaded machine or a throttled partition does not fail a run
+ * that has already spent its model calls.
  */
 export function createDynamoAuditWriter(options: DynamoAuditWriterOptions): AuditWriter {
   const documents = createRunDocumentClient(options.client);
@@ -47,6 +51,7 @@ export function createDynamoAuditWriter(options: DynamoAuditWriterOptions): Audi
   const failures: { key: string; reason: string }[] = [];
   const writes = createWriteQueue(options.maxWritesInFlight ?? DEFAULT_AUDIT_WRITES_IN_FLIGHT);
   const toolSortKeyOf = createToolSortKeys();
+  const putOptions: AuditPutOptions = options.sleep === undefined ? {} : { sleep: options.sleep };
 
   function putBehind(item: Item): void {
     const key = `${item.pk}|${item.sk}`;
@@ -55,9 +60,7 @@ export function createDynamoAuditWriter(options: DynamoAuditWriterOptions): Audi
     // this run's one partition are on the wire at once.
     const write = writes
       .enqueue(key, async () => {
-        await documents.send(
-          new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-        );
+        await putAuditItem(documents, tableName, item, putOptions);
       })
       .then(
         () => undefined,

@@ -64,7 +64,7 @@ export function createDynamoIncidentStore(options: DynamoIncidentStoreOptions): 
             TableName: tableName,
             Key: incidentKey(seen),
             UpdateExpression:
-              'SET run_id = :run, opened_at = :at, last_event_at = :at, event_count = :zero, run_count = run_count + :one, #ttl = :ttl',
+              'SET run_id = :run, opened_at = :at, last_event_at = :at, event_count = :zero, run_count = run_count + :one, #ttl = :ttl REMOVE resolved_at',
             ConditionExpression: 'run_id = :seenRun AND last_event_at = :seenLast',
             ExpressionAttributeNames: { '#ttl': 'ttl' },
             ExpressionAttributeValues: {
@@ -88,7 +88,14 @@ export function createDynamoIncidentStore(options: DynamoIncidentStoreOptions): 
           new UpdateCommand({
             TableName: tableName,
             Key: incidentKey(ref),
-            UpdateExpression: 'SET last_event_at = :at ADD event_count :one',
+            // NOTE: the resolved mark follows what the sender said last: set by a resolution, cleared by a firing
+            // event, kept by an acknowledgement.
+            UpdateExpression:
+              event.kind === 'RESOLVED'
+                ? 'SET last_event_at = :at, resolved_at = :at ADD event_count :one'
+                : event.kind === 'ACKNOWLEDGED'
+                  ? 'SET last_event_at = :at ADD event_count :one'
+                  : 'SET last_event_at = :at ADD event_count :one REMOVE resolved_at',
             ConditionExpression: 'run_id = :run',
             ExpressionAttributeValues: { ':at': new Date(event.at).toISOString(), ':one': 1, ':run': runId },
             ReturnValues: 'UPDATED_NEW',
@@ -117,8 +124,8 @@ export function createDynamoIncidentStore(options: DynamoIncidentStoreOptions): 
             new UpdateCommand({
               TableName: tableName,
               Key: incidentKey(ref),
-              UpdateExpression:
-                'SET run_id = :previousRun, opened_at = :openedAt, last_event_at = :lastEventAt, event_count = :eventCount, run_count = :runCount',
+              // NOTE: the resolved mark is put back too: a re-fire of a resolved incident that never started is still one.
+              UpdateExpression: `SET run_id = :previousRun, opened_at = :openedAt, last_event_at = :lastEventAt, event_count = :eventCount, run_count = :runCount${previous.resolvedAt === null ? ' REMOVE resolved_at' : ', resolved_at = :resolvedAt'}`,
               ConditionExpression: 'run_id = :run',
               ExpressionAttributeValues: {
                 ':previousRun': previous.runId,
@@ -127,6 +134,7 @@ export function createDynamoIncidentStore(options: DynamoIncidentStoreOptions): 
                 ':eventCount': previous.eventCount,
                 ':runCount': previous.runCount,
                 ':run': runId,
+                ...(previous.resolvedAt === null ? {} : { ':resolvedAt': previous.resolvedAt }),
               },
             }),
           ),

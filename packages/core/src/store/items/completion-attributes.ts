@@ -11,7 +11,7 @@ import type { ProgressSnapshot } from '../../run/progress.ts';
 import { utf8Bytes } from '../../run/utf8.ts';
 import type { LiveProgress, RunOutcome } from '../run-store.ts';
 import { ITEM_CAPS, iso, validatedItem } from './item.ts';
-import { modelFailureSchema, runItemSchema, runLimitsSchema, runUsageSchema } from './run-item.ts';
+import { modelFailureSchema, runItemSchema, runLimitsSchema, runServicesSchema, runUsageSchema } from './run-item.ts';
 
 /** The attributes a progress write sets on the run item. */
 export const liveProgressSchema = v.object({
@@ -37,6 +37,7 @@ export const completionSchema = v.object({
   deadline_at: v.nullable(v.string()),
   masking: v.nullable(v.picklist(MASKING_MODES)),
   process_scorecard: v.nullable(processScorecardSchema),
+  services: runServicesSchema,
   ended_at: v.string(),
 });
 
@@ -74,6 +75,7 @@ export function completionAttributes(outcome: RunOutcome, nowMs: number): Record
       deadline_at: outcome.deadlineAt === undefined || outcome.deadlineAt === null ? null : iso(outcome.deadlineAt),
       masking: outcome.masking ?? null,
       process_scorecard: outcome.processScorecard ?? null,
+      services: outcome.services ?? [],
       ended_at: iso(nowMs),
     }),
   );

@@ -1,7 +1,7 @@
 /** The incident items (an incident and the events attached to it): their schemas and both directions, validated. */
 import * as v from 'valibot';
 import { issuePaths, RunStoreError } from '../../errors.ts';
-import { boundTriggerTitle, TRIGGER_SOURCES, TRIGGER_TEXT_CAPS } from '../../run/run-trigger.ts';
+import { boundTriggerTitle, INCIDENT_EVENT_KINDS, TRIGGER_SOURCES, TRIGGER_TEXT_CAPS } from '../../run/run-trigger.ts';
 import { truncateChars } from '../../run/utf8.ts';
 import {
   type IncidentEventRecord,
@@ -32,6 +32,8 @@ const incidentItemSchema = v.object({
   last_event_at: v.string(),
   event_count: count,
   run_count: count,
+  // NOTE: absent while the incident fires (and on items written before lifecycle events were recorded).
+  resolved_at: v.optional(v.string()),
 });
 
 const incidentEventItemSchema = v.object({
@@ -43,6 +45,8 @@ const incidentEventItemSchema = v.object({
   run_id: v.string(),
   sequence: v.pipe(count, v.minValue(1)),
   source: v.picklist(TRIGGER_SOURCES),
+  // NOTE: items written before lifecycle events were recorded held firing events only.
+  kind: v.optional(v.picklist(INCIDENT_EVENT_KINDS), 'FIRING'),
   event_id: text(TRIGGER_TEXT_CAPS.eventId),
   title: text(TRIGGER_TEXT_CAPS.title),
   received_at: v.string(),
@@ -96,13 +100,14 @@ export function incidentOf(item: Record<string, unknown>): StoredIncident {
     lastEventAt: incident.last_event_at,
     eventCount: incident.event_count,
     runCount: incident.run_count,
+    resolvedAt: incident.resolved_at ?? null,
   };
 }
 
 export function incidentEventItem(
   runId: string,
   sequence: number,
-  event: Pick<IncidentEventRecord, 'source' | 'eventId' | 'title'> & { at: number },
+  event: Pick<IncidentEventRecord, 'source' | 'kind' | 'eventId' | 'title'> & { at: number },
   ttl: number,
 ): Item {
   return validated(
@@ -116,6 +121,7 @@ export function incidentEventItem(
       run_id: runId,
       sequence,
       source: event.source,
+      kind: event.kind,
       event_id: truncateChars(event.eventId, TRIGGER_TEXT_CAPS.eventId),
       title: boundTriggerTitle(event.title),
       received_at: new Date(event.at).toISOString(),
@@ -130,6 +136,7 @@ export function incidentEventOf(item: Record<string, unknown>): IncidentEventRec
     runId: event.run_id,
     sequence: event.sequence,
     source: event.source,
+    kind: event.kind,
     eventId: event.event_id,
     title: event.title,
     receivedAt: event.received_at,

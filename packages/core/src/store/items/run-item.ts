@@ -59,6 +59,9 @@ export const runLimitsSchema = v.object({
   maxRejectedToolCalls: v.exactOptional(v.number()),
 });
 
+/** A run's services, as its completion stores them: at most five, each at most 100 characters. */
+export const runServicesSchema = v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(100))), v.maxLength(5));
+
 const progressSchema = v.object({
   modelCalls: v.number(),
   toolCalls: v.number(),
@@ -141,6 +144,8 @@ export const runItemSchema = v.object({
   heartbeat_at: v.optional(v.nullable(v.string())),
   /** Absent on runs stored before it was recorded, and on runs completed without one: those read back as null. */
   process_scorecard: v.optional(v.nullable(processScorecardSchema)),
+  /** The services its logs checks asked (past incidents are tagged with them); absent on runs stored before it. */
+  services: v.optional(runServicesSchema),
   created_at: v.string(),
   ended_at: v.nullable(v.string()),
   gsi1pk: v.string(),
@@ -255,6 +260,7 @@ export function runOf(item: Record<string, unknown>): StoredRun {
     executionArn: run.execution_arn ?? null,
     heartbeatAt: run.heartbeat_at ?? null,
     processScorecard: (run.process_scorecard ?? null) satisfies ProcessScorecard | null,
+    services: run.services ?? [],
     createdAt: run.created_at,
     endedAt: run.ended_at,
   };

@@ -39,8 +39,9 @@ export function createMemoryIncidentStore(options: { retentionDays?: number } = 
       const item = items.get(key);
       if (item === undefined || item.run_id !== seen.runId || item.last_event_at !== seen.lastEventAt) return false;
       const at = new Date(claim.at).toISOString();
+      const { resolved_at: _, ...firing } = item;
       items.set(key, {
-        ...item,
+        ...firing,
         run_id: claim.runId,
         opened_at: at,
         last_event_at: at,
@@ -56,7 +57,11 @@ export function createMemoryIncidentStore(options: { retentionDays?: number } = 
       const item = items.get(key);
       if (item === undefined || item.run_id !== runId) return null;
       const sequence = Number(item.event_count) + 1;
-      items.set(key, { ...item, event_count: sequence, last_event_at: new Date(event.at).toISOString() });
+      const at = new Date(event.at).toISOString();
+      const { resolved_at: resolvedAt, ...rest } = item;
+      const kept = event.kind === 'ACKNOWLEDGED' && resolvedAt !== undefined;
+      const resolved = event.kind === 'RESOLVED' ? { resolved_at: at } : kept ? { resolved_at: resolvedAt } : {};
+      items.set(key, { ...rest, ...resolved, event_count: sequence, last_event_at: at } as Item);
       if (sequence <= MAX_STORED_INCIDENT_EVENTS) {
         const stored = incidentEventItem(runId, sequence, event, ttl(event.at));
         items.set(keyOf(stored), stored);
@@ -69,8 +74,10 @@ export function createMemoryIncidentStore(options: { retentionDays?: number } = 
       const item = items.get(key);
       if (item?.run_id !== runId) return;
       if (previous !== undefined) {
+        const { resolved_at: _, ...rest } = item;
         items.set(key, {
-          ...item,
+          ...rest,
+          ...(previous.resolvedAt === null ? {} : { resolved_at: previous.resolvedAt }),
           run_id: previous.runId,
           opened_at: previous.openedAt,
           last_event_at: previous.lastEventAt,

@@ -1,0 +1,182 @@
+/**
+ * Alarm → Slack message on this machine (issue #37): `diagnosis trigger --scripted-model --post-slack` as a person
+ * runs it — the example CloudWatch alarm through the real Trigger handler, the run executed by the real Diagnose
+ * function (the workflow's local stand-in), the demo's scripted DeepSeek conversation with the SemanticGuard on,
+ * DynamoDB Local, the example world — until the Slack message reaches a loopback receiver. Two counting proxies sit
+ * on loopback: one in front of DynamoDB Local (every request, by operation), one in front of the scripted model
+ * server (the time the model's requests took, with the server's own answer time). Overhead = wall time to the Slack
+ * POST − model time. Each run has its own table (a new incident); the process is warm after the first run (a
+ * deployed function is per cold start: the first run shows the cold path).
+ *
+ *   node bench/alarm-to-message.ts [runs]     (default 5)
+ */
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadScriptedConversation, startDeepSeekServer, startDynamoDbLocal } from '@diagnosis/devkit';
+import { REPO_ROOT } from '../packages/cli/src/local/local-runtime.ts';
+import { runLocalTrigger } from '../packages/cli/src/local/run-local-trigger.ts';
+
+const TABLE_SETUP = ['CreateTable', 'DescribeTable', 'UpdateTimeToLive', 'ListTables'];
+
+interface Proxy {
+  url: string;
+  /** Requests since the last `take`, by `X-Amz-Target` operation (or `POST`), and the time they took. */
+  take(): { operations: Map<string, number>; count: number; busyMs: number };
+  close(): Promise<void>;
+}
+
+async function listen(server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A loopback proxy that forwards every request to `target` and counts it. */
+async function countingProxy(target: string): Promise<Proxy> {
+  const upstream = new URL(target);
+  let operations = new Map<string, number>();
+  let busyMs = 0;
+  let count = 0;
+  const server = createServer((incoming, outgoing) => {
+    const started = performance.now();
+    const target = String(incoming.headers['x-amz-target'] ?? `${incoming.method}`).replace(/^DynamoDB_\d+\./, '');
+    operations.set(target, (operations.get(target) ?? 0) + 1);
+    count += 1;
+    const forward = httpRequest(
+      {
+        hostname: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: { ...incoming.headers, host: upstream.host },
+      },
+      (answer: IncomingMessage) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+        answer.on('end', () => {
+          busyMs += performance.now() - started;
+        });
+      },
+    );
+    forward.on('error', () => outgoing.destroy());
+    incoming.pipe(forward);
+  });
+  const url = await listen(server);
+  return {
+    url,
+    take() {
+      const taken = { operations, count, busyMs };
+      operations = new Map();
+      count = 0;
+      busyMs = 0;
+      return taken;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+export async function benchAlarmToMessage(runs = Number(process.argv[2] ?? 5)): Promise<void> {
+  console.log(`\n## alarm → Slack message on this machine (${runs} runs, scripted model, DynamoDB Local)`);
+  const engine = await startDynamoDbLocal();
+  const dynamo = await countingProxy(engine.endpoint);
+  let slackAt = 0;
+  const slack = createServer((incoming, outgoing) => {
+    slackAt = performance.now();
+    incoming.resume();
+    incoming.on('end', () => outgoing.end('ok'));
+  });
+  const slackUrl = await listen(slack);
+  const data = mkdtempSync(join(tmpdir(), 'diagnosis-alarm-bench-'));
+  const rows: { wall: number; model: number; requests: number; operations: Map<string, number> }[] = [];
+  try {
+    for (let run = 1; run <= runs; run += 1) {
+      const conversation = loadScriptedConversation();
+      const server = await startDeepSeekServer([...conversation.responses], [...conversation.judgeResponses]);
+      const model = await countingProxy(server.baseURL.replace(/\/v1\/?$/, ''));
+      let output = '';
+      try {
+        dynamo.take();
+        slackAt = 0;
+        const started = performance.now();
+        const code = await runLocalTrigger(
+          {
+            eventPath: `${REPO_ROOT}/examples/triggers/cloudwatch-alarm.json`,
+            stage: 'default',
+            timeoutSeconds: 120,
+            json: true,
+            postSlackUrl: `${slackUrl}/services/bench`,
+            settings: {
+              DIAGNOSIS_MODEL_BASE_URL: `${model.url}/v1`,
+              DIAGNOSIS_MODEL_API_KEY: 'scripted-bench-no-key',
+              DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash',
+              SEMANTIC_GUARD: 'enforce',
+            },
+            banner: '',
+          },
+          {
+            stdout: (text) => {
+              output += text;
+            },
+            stderr: () => undefined,
+            env: {
+              ...process.env,
+              DIAGNOSIS_LOCAL_DATA: data,
+              DYNAMODB_ENDPOINT: dynamo.url,
+              DIAGNOSIS_TABLE_NAME: `bench-alarm-${run}`,
+            },
+            stderrIsTTY: false,
+            onInterrupt: () => () => undefined,
+          },
+        );
+        if (slackAt === 0) throw new Error(`run ${run}: no Slack message (exit ${code}): ${output.slice(0, 200)}`);
+        const taken = dynamo.take();
+        const modelTaken = model.take();
+        // NOTE: the table's creation for this run's fresh table is the bench's, not the run's.
+        for (const setup of TABLE_SETUP) taken.operations.delete(setup);
+        rows.push({
+          wall: slackAt - started,
+          model: modelTaken.busyMs,
+          requests: [...taken.operations.values()].reduce((sum, count) => sum + count, 0),
+          operations: taken.operations,
+        });
+      } finally {
+        await model.close();
+        await server.close();
+      }
+    }
+  } finally {
+    slack.closeAllConnections();
+    slack.close();
+    await dynamo.close();
+    await engine.stop();
+    rmSync(data, { recursive: true, force: true });
+  }
+  console.log('run  wall to Slack POST  model time  overhead  DynamoDB requests');
+  for (const [index, row] of rows.entries()) {
+    console.log(
+      `${String(index + 1).padStart(3)}  ${row.wall.toFixed(0).padStart(17)} ms  ${row.model.toFixed(0).padStart(7)} ms  ${(row.wall - row.model).toFixed(0).padStart(5)} ms  ${row.requests}`,
+    );
+  }
+  const warm = rows.slice(1).map((row) => row.wall - row.model);
+  warm.sort((a, b) => a - b);
+  console.log(`overhead, warm runs: median ${(warm[Math.floor(warm.length / 2)] ?? 0).toFixed(0)} ms`);
+  const last = rows.at(-1);
+  if (last !== undefined) {
+    console.log(
+      `DynamoDB requests of the last run by operation: ${[...last.operations]
+        .sort((a, b) => b[1] - a[1])
+        .map(([name, count]) => `${name} ${count}`)
+        .join(', ')}`,
+    );
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchAlarmToMessage();

@@ -1,0 +1,125 @@
+import { CliError, type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
+import { DIAGNOSIS_SETTINGS, MASKING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
+
+/** `diagnosis serve`: the deployed HTTP API on this machine, for curl, Alertmanager or a PagerDuty test webhook. */
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'serve the deployed API (POST /diagnoses, /runs/…, /triggers/…) on this machine',
+  synopsis: '[options]',
+  description: [
+    "Serves the InternalApi's routes over HTTP — POST /diagnoses, GET /runs/{runId} and its audit, reasoning and",
+    'reveal, POST /runs/{runId}/cancel and /feedback, POST /triggers/{source} — each handled by the real function,',
+    'given the API Gateway HTTP API event (payload 2.0) a deployment gives it. Runs start in the local',
+    "DiagnosisWorkflow (the deployed definition) and run the Diagnose function on this data folder's DynamoDB Local",
+    'and the example world. No request is signed: every IAM route is called as the local principal (--principal),',
+    'matched by TENANT_ACCESS as a deployed caller is. Loopback only, unless --allow-non-loopback.',
+  ],
+  options: [
+    { name: 'port', type: 'string', value: '<port>', description: 'the port (0: any free one)', default: '8787' },
+    {
+      name: 'host',
+      type: 'string',
+      value: '<address>',
+      description: 'the address to bind; anything but loopback needs --allow-non-loopback',
+      default: '127.0.0.1',
+    },
+    {
+      name: 'allow-non-loopback',
+      type: 'boolean',
+      description: 'bind beyond this machine: whoever reaches the port acts as the local principal',
+    },
+    {
+      name: 'principal',
+      type: 'string',
+      value: '<arn>',
+      description: 'the IAM caller of every IAM route (an IAM user/role or STS assumed-role ARN)',
+      default: 'arn:aws:iam::000000000000:user/local-operator',
+    },
+    {
+      name: 'stage',
+      type: 'string',
+      value: '<name>',
+      description: 'the stage file whose triggers map webhook events',
+      default: 'default',
+    },
+    {
+      name: 'scripted-model',
+      type: 'boolean',
+      description: "answer every run with the demo's scripted conversation (no key needed)",
+    },
+    {
+      name: 'timeout',
+      type: 'string',
+      value: '<seconds>',
+      description: "a run's invocation time, 1-900",
+      default: '300',
+    },
+  ],
+  examples: [
+    'diagnosis serve --scripted-model',
+    'curl -s -X POST localhost:8787/diagnoses -d \'{"enterpriseId":"E1001","sessionId":"s1","query":"…"}\'',
+    'curl -s localhost:8787/runs/<runId>',
+    'ALERTMANAGER_WEBHOOK_TOKEN=… diagnosis serve   # Alertmanager: url http://127.0.0.1:8787/triggers/alertmanager',
+  ],
+  exitCodes: [
+    [EXIT.USAGE, 'bad usage: a bad port, principal or address, or a non-loopback address without the flag'],
+    [EXIT.UNAVAILABLE, 'no model key (without --scripted-model), no DynamoDB, or the port is taken'],
+    [EXIT.CONFIG, 'an invalid setting, or invalid triggers in the stage file'],
+  ],
+  settings: [
+    ...DIAGNOSIS_SETTINGS,
+    ...STORE_SETTINGS,
+    ...MASKING_SETTINGS,
+    'TENANT_ACCESS',
+    'ALERTMANAGER_WEBHOOK_TOKEN',
+    'PAGERDUTY_WEBHOOK_SECRETS',
+  ],
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0) throw usageError(`serve takes no arguments, not '${printable(positionals[0] ?? '')}'`);
+    const port = wholeNumber('port', String(values.port ?? '8787'), 0, 65_535);
+    const timeoutSeconds = wholeNumber('timeout', String(values.timeout ?? '300'), 1, 900);
+    const host = String(values.host ?? '127.0.0.1');
+    const { isLoopbackAddress } = await import('../serve/serve-server.ts');
+    const { isIP } = await import('node:net');
+    if (host !== 'localhost' && isIP(host) === 0) throw usageError(`--host is an IP address, not '${printable(host)}'`);
+    if (!isLoopbackAddress(host) && values['allow-non-loopback'] !== true) {
+      throw usageError(
+        `--host ${printable(host)} is not loopback: IAM does not exist locally, so anyone who reaches it acts as the local principal; add --allow-non-loopback to mean it`,
+      );
+    }
+    const { DEFAULT_LOCAL_PRINCIPAL, parseLocalPrincipal } = await import('../serve/local-principal.ts');
+    const principalText = String(values.principal ?? DEFAULT_LOCAL_PRINCIPAL);
+    const principal = parseLocalPrincipal(principalText);
+    if (principal === null) {
+      throw usageError(
+        `--principal is an IAM ARN (arn:aws:iam::<account>:user/<name>, …:role/<name>, arn:aws:sts::<account>:assumed-role/<role>/<session>), not '${printable(principalText)}'`,
+      );
+    }
+    const scripted = values['scripted-model'] === true;
+    if (!scripted && (io.env.DIAGNOSIS_MODEL_API_KEY ?? '') === '') {
+      throw new CliError(EXIT.UNAVAILABLE, 'no model key: set DIAGNOSIS_MODEL_API_KEY, or add --scripted-model');
+    }
+    const { runServe } = await import('../serve/run-serve.ts');
+    const options = { host, port, principal, stage: String(values.stage ?? 'default'), timeoutSeconds };
+    if (!scripted) return await listen(() => runServe(options, io));
+    const { startScriptedModel } = await import('../serve/scripted-model.ts');
+    const model = await startScriptedModel();
+    try {
+      return await listen(() => runServe({ ...options, settings: model.settings, banner: model.banner }, io));
+    } finally {
+      await model.close();
+    }
+  },
+};
+
+/** A port already taken is the user's to pick again, not a bug. */
+async function listen(run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === 'EADDRINUSE') throw new CliError(EXIT.UNAVAILABLE, 'the port is taken: pick another with --port');
+    if (code === 'EADDRNOTAVAIL') throw new CliError(EXIT.USAGE, '--host is not an address of this machine');
+    throw error;
+  }
+}

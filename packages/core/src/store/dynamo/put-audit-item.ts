@@ -1,0 +1,117 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Item } from '../items/item.ts';
+
+/** How often the writer itself tries an audit put (each try is the SDK's own attempts, with its backoff). */
+export const AUDIT_PUT_TRIES = 3;
+
+/** The writer's own waits between tries (after the SDK's retries gave up): a throttled partition gets time. */
+export const AUDIT_PUT_BACKOFF_MS = [200, 800] as const;
+
+export interface AuditPutOptions {
+  /** Waits `ms` (a test hands a clock's own; default a timer). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Puts one audit item once, conditionally (`attribute_not_exists(pk)`: nothing written is ever overwritten), and
+ * survives what a loaded machine or a busy table does to a single request:
+ * - a transient failure (throttling, a 5xx, a timeout or a dropped connection; see {@link isTransientWriteError}) is
+ *   tried again, at most {@link AUDIT_PUT_TRIES} times with {@link AUDIT_PUT_BACKOFF_MS} between them, on top of the
+ *   SDK's own attempts;
+ * - a retried put whose earlier attempt did land (its answer was lost: a timeout, a reset) fails its condition on
+ *   the item it wrote itself. The table returns the item it holds (`ReturnValuesOnConditionCheckFailure`), and when
+ *   it is exactly this item the put is done. NOTE: only after a retry — the SDK's or ours: a first attempt that finds
+ *   its key taken is another event's item (a duplicate tool call id), an integrity error as before, never success.
+ */
+export async function putAuditItem(
+  documents: DynamoDBDocumentClient,
+  tableName: string,
+  item: Item,
+  options: AuditPutOptions = {},
+): Promise<void> {
+  const sleep = options.sleep ?? defaultSleep;
+  for (let tryNumber = 1; ; tryNumber += 1) {
+    try {
+      await documents.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return;
+    } catch (error) {
+      if (isConditionFailure(error) && (tryNumber > 1 || sdkAttempts(error) > 1) && holdsItem(error, item)) return;
+      if (tryNumber >= AUDIT_PUT_TRIES || !isTransientWriteError(error)) throw error;
+      await sleep(AUDIT_PUT_BACKOFF_MS[Math.min(tryNumber, AUDIT_PUT_BACKOFF_MS.length) - 1] ?? 0);
+    }
+  }
+}
+
+const TRANSIENT_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+]);
+const TRANSIENT_SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED']);
+
+/**
+ * Whether a failed write may succeed if simply sent again: DynamoDB's throttling and server errors (a 5xx, or the
+ * SDK's `$retryable` mark), a request timeout, a dropped or refused connection. A refused condition, a validation
+ * error, a missing table or bad credentials are not: sending them again changes nothing.
+ */
+export function isTransientWriteError(error: unknown): boolean {
+  if (error === null || typeof error !== 'object') return false;
+  const shape = error as {
+    name?: unknown;
+    code?: unknown;
+    $retryable?: unknown;
+    $metadata?: { httpStatusCode?: unknown };
+  };
+  if (typeof shape.name === 'string' && TRANSIENT_NAMES.has(shape.name)) return true;
+  if (typeof shape.code === 'string' && TRANSIENT_SOCKET_CODES.has(shape.code)) return true;
+  if (shape.$retryable !== undefined && shape.$retryable !== null) return true;
+  const status = shape.$metadata?.httpStatusCode;
+  return typeof status === 'number' && (status >= 500 || status === 429);
+}
+
+function isConditionFailure(error: unknown): error is { Item?: Record<string, AttributeValue> } {
+  return (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException';
+}
+
+function sdkAttempts(error: unknown): number {
+  const attempts = (error as { $metadata?: { attempts?: unknown } }).$metadata?.attempts;
+  return typeof attempts === 'number' ? attempts : 1;
+}
+
+/**
+ * NOTE: compared as data, key order aside (the table returns the item marshalled; numbers come back as numbers and
+ * undefined is never sent). `node:util`'s `isDeepStrictEqual` would do, but loading `node:util` costs the Diagnose
+ * cold start more than these lines.
+ */
+function holdsItem(error: { Item?: Record<string, AttributeValue> }, item: Item): boolean {
+  if (error.Item === undefined) return false;
+  try {
+    return canonicalJson(unmarshall(error.Item)) === canonicalJson(item);
+  } catch {
+    return false;
+  }
+}
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)))
+      : inner,
+  );
+}

@@ -1,0 +1,126 @@
+/**
+ * Issue 32 item 13: an audit write that fails transiently — its answer lost after it landed (a timeout or a reset
+ * under load), or throttled for longer than the SDK's own attempts — must not fail a run that has already spent its
+ * model calls. Faults are injected by a middleware inside the SDK's retry loop, on real DynamoDB Local.
+ */
+import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { AuditWriteError, createDynamoStores, type StoredToolInvocation } from '@diagnosis/core/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORE_T0, stepEvent, toolEvent } from '../../support/audit-events.ts';
+import { createTestTable, localDynamoClient, partitionItems } from '../../support/dynamodb.ts';
+
+const client = localDynamoClient();
+let table: Awaited<ReturnType<typeof createTestTable>>;
+
+beforeAll(async () => {
+  table = await createTestTable(client);
+});
+afterAll(async () => {
+  await table.drop();
+  client.destroy();
+});
+
+type Fault = 'answer-lost' | 'throttled';
+
+/**
+ * A client (the SDK's 3 attempts) whose puts of one sort key meet `fault` on their first `times` attempts:
+ * `answer-lost` lets the put reach the table and then loses its answer (a timeout, as a starved process sees it);
+ * `throttled` refuses it before it reaches the table.
+ */
+function faultyClient(sortKey: string, fault: Fault, times: number) {
+  const faulty = localDynamoClient({ maxAttempts: 3 });
+  let attempts = 0;
+  faulty.middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as { Item?: { sk?: { S?: string } } };
+      if (input.Item?.sk?.S !== sortKey) return next(args);
+      attempts += 1;
+      if (attempts > times) return next(args);
+      if (fault === 'throttled') {
+        throw new ProvisionedThroughputExceededException({
+          message: 'Rate exceeded for table',
+          $metadata: { httpStatusCode: 400 },
+        });
+      }
+      await next(args);
+      throw Object.assign(new Error('the request socket timed out'), { name: 'TimeoutError' });
+    },
+    { step: 'finalizeRequest', name: 'injectFault' },
+  );
+  return { faulty, attempts: () => attempts };
+}
+
+async function writeRun(runId: string, faulty: ReturnType<typeof localDynamoClient>, waits: number[]) {
+  const store = createDynamoStores({
+    client: faulty,
+    tableName: table.tableName,
+    now: () => STORE_T0,
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+  });
+  await store.startRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
+  await store.onModelStep(stepEvent(runId, 1));
+  await store.onToolInvocation(toolEvent(runId, 'call_faulty'));
+  return store;
+}
+
+const toolItems = async (runId: string) =>
+  (await partitionItems(DynamoDBDocumentClient.from(client), table.tableName, [`RUN#${runId}`])).filter(
+    (item) => item.entity === 'tool_invocation',
+  ) as unknown as StoredToolInvocation[];
+
+describe('createDynamoAuditWriter under transient failures', () => {
+  it('completes a put whose first answer was lost after it landed (the SDK’s retry finds its own item)', async () => {
+    const { faulty, attempts } = faultyClient('TOOL#call_faulty', 'answer-lost', 1);
+    const waits: number[] = [];
+    const store = await writeRun('run-answer-lost', faulty, waits);
+    await expect(store.flush()).resolves.toBeUndefined();
+    expect(attempts()).toBe(2);
+    expect(await toolItems('run-answer-lost')).toHaveLength(1);
+    faulty.destroy();
+  });
+
+  it('tries a throttled put again after the SDK’s own attempts are spent, and it lands', async () => {
+    const { faulty, attempts } = faultyClient('TOOL#call_faulty', 'throttled', 4);
+    const waits: number[] = [];
+    const store = await writeRun('run-throttled-briefly', faulty, waits);
+    await expect(store.flush()).resolves.toBeUndefined();
+    expect(attempts()).toBe(5);
+    expect(waits).toEqual([200]);
+    expect(await toolItems('run-throttled-briefly')).toHaveLength(1);
+    faulty.destroy();
+  });
+
+  it('fails at flush, naming the write and its AWS error code, when throttling outlasts every try', async () => {
+    const { faulty, attempts } = faultyClient('TOOL#call_faulty', 'throttled', 1_000);
+    const waits: number[] = [];
+    const store = await writeRun('run-throttled', faulty, waits);
+    const failure = await store.flush().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(AuditWriteError);
+    expect((failure as AuditWriteError).failedItems).toEqual([
+      { key: 'RUN#run-throttled|TOOL#call_faulty', reason: 'ProvisionedThroughputExceededException' },
+    ]);
+    expect(attempts()).toBe(9);
+    expect(waits).toEqual([200, 800]);
+    faulty.destroy();
+  });
+
+  it('still refuses a second, different record under a taken key on its first attempt', async () => {
+    const waits: number[] = [];
+    const store = await writeRun('run-duplicate', client, waits);
+    await store.onToolInvocation(toolEvent('run-duplicate', 'call_faulty', { errorDetail: 'second' }));
+    const failure = await store.flush().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((failure as AuditWriteError).failedItems).toEqual([
+      { key: 'RUN#run-duplicate|TOOL#call_faulty', reason: 'ConditionalCheckFailedException' },
+    ]);
+    expect(waits).toEqual([]);
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import {
+  editDistance,
+  findSettingNameMistakes,
+  knownSettingNames,
+  ownNamespaces,
+} from '../../../packages/cli/src/setting-names.ts';
+
+describe('ownNamespaces', () => {
+  it('derives the project’s namespaces from its settings, leaving MySQL’s own to MySQL', () => {
+    const namespaces = ownNamespaces(knownSettingNames());
+    expect(namespaces).toEqual(expect.arrayContaining(['DIAGNOSIS_', 'SEMANTIC_GUARD_', 'MASKING_', 'TRIGGER_']));
+    expect(namespaces.some((namespace) => namespace.startsWith('MYSQL'))).toBe(false);
+  });
+});
+
+describe('knownSettingNames', () => {
+  it('holds every function’s settings and the command line’s own', () => {
+    for (const name of [
+      'DIAGNOSIS_MODEL_PROFILE',
+      'SEMANTIC_GUARD_MODEL_ID',
+      'TRIGGERS',
+      'ALERTMANAGER_WEBHOOK_TOKEN',
+      'DIAGNOSIS_WORKFLOW_ARN',
+      'DELIVERY_DESTINATIONS',
+      'DIAGNOSIS_LOCAL_DATA',
+      'EVAL_PRICE',
+      'TENANT_ACCESS',
+    ]) {
+      expect(knownSettingNames()).toContain(name);
+    }
+  });
+});
+
+describe('findSettingNameMistakes', () => {
+  it('refuses a name in the project’s namespaces that no setting has, naming the nearest setting', () => {
+    expect(
+      findSettingNameMistakes([
+        'DIAGNOSIS_MODEL_PROFIL',
+        'DIAGNOSIS_MODEL_BASEURL',
+        'SEMANTIC_GUARD_MODEL',
+        'MASKING_SECRETS',
+      ]).unknown,
+    ).toEqual([
+      { name: 'DIAGNOSIS_MODEL_BASEURL', suggestion: 'DIAGNOSIS_MODEL_BASE_URL' },
+      { name: 'DIAGNOSIS_MODEL_PROFIL', suggestion: 'DIAGNOSIS_MODEL_PROFILE' },
+      { name: 'MASKING_SECRETS', suggestion: 'MASKING_SECRET' },
+      { name: 'SEMANTIC_GUARD_MODEL', suggestion: 'SEMANTIC_GUARD_MODEL_ID' },
+    ]);
+    expect(findSettingNameMistakes(['DIAGNOSIS_SOMETHING_ELSE_ENTIRELY']).unknown).toEqual([
+      { name: 'DIAGNOSIS_SOMETHING_ELSE_ENTIRELY' },
+    ]);
+  });
+
+  it('only warns of a near miss outside them, and never of other tools’ names', () => {
+    const findings = findSettingNameMistakes([
+      'LOG_BACKEND',
+      'MYSQL_URI',
+      'MYSQL_PWD',
+      'MYSQL_HOST',
+      'MYSQL_TCP_PORT',
+      'PATH',
+      'HOME',
+      'AWS_REGION',
+    ]);
+    expect(findings.unknown).toEqual([]);
+    expect(findings.nearMisses).toEqual([
+      { name: 'LOG_BACKEND', suggestion: 'LOGS_BACKEND' },
+      { name: 'MYSQL_URI', suggestion: 'MYSQL_URL' },
+    ]);
+  });
+
+  it('finds nothing in an environment of known settings', () => {
+    expect(findSettingNameMistakes(knownSettingNames())).toEqual({ unknown: [], nearMisses: [] });
+  });
+});
+
+describe('editDistance', () => {
+  it('counts edits, and stops above its limit', () => {
+    expect(editDistance('MYSQL_URI', 'MYSQL_URL')).toBe(1);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(editDistance('A', 'ABCDEFGH', 3)).toBe(4);
+  });
+});
