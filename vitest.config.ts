@@ -8,6 +8,8 @@ import { defineConfig } from 'vitest/config';
 process.env.NODE_COMPILE_CACHE ||= resolve(import.meta.dirname, 'node_modules/.cache/node-compile-cache');
 
 const timeouts = { testTimeout: 30_000, hookTimeout: 60_000 };
+// Property tests run from a fixed seed unless FC_SEED says otherwise (test/support/fast-check-seed.ts).
+const propertySeedSetup = 'test/support/fast-check-seed.ts';
 
 /**
  * Three projects, run together by `npm test`: `unit` (no Java, no database, no network: `vitest run --project unit`),
@@ -19,8 +21,17 @@ export default defineConfig({
   test: {
     globalSetup: ['test/support/dynamodb-global-setup.ts'],
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], ...timeouts } },
-      { test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...timeouts } },
+      {
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], setupFiles: [propertySeedSetup], ...timeouts },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          setupFiles: [propertySeedSetup],
+          ...timeouts,
+        },
+      },
       {
         test: {
           name: 'e2e',
@@ -37,7 +48,7 @@ export default defineConfig({
           // Against the built functions (E2E_BUILT_FUNCTIONS) each file gets its own process again: Node loads those
           // bundles itself and keeps them, so a second file would get the first one's handlers, set up for its world.
           isolate: (process.env.E2E_BUILT_FUNCTIONS ?? '') !== '',
-          setupFiles: ['test/support/file-isolation.ts'],
+          setupFiles: [propertySeedSetup, 'test/support/file-isolation.ts'],
           // The built functions (E2E_BUILT_FUNCTIONS=.data/build/functions) load as Node loads them on Lambda, untransformed.
           server: { deps: { external: [/\/node_modules\//, /\/\.data\/build\/functions\//] } },
         },

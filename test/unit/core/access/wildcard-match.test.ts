@@ -132,26 +132,22 @@ describe('matchesWildcard', () => {
 
 describe('canAccessTenant with a many-star pattern', () => {
   const prefix = 'arn:aws:sts::111122223333:assumed-role/';
-  // NOTE: 10 stars; every session name of dashes is a near miss, the worst case for a backtracking matcher.
-  const pattern = `${prefix}*-*-*-*-*-*-*-*-*-*-oncall`;
-  const hostile = `${prefix}${'-'.repeat(256 - prefix.length)}`;
+  // NOTE: 11 stars; a session name of dashes that ends in the suffix but lacks the last middle segment is a near
+  // miss at every split, the worst case for a backtracking matcher (the RegExp this matcher replaced needs longer than
+  // the test's timeout for one check). What is measured is the comparison counter, never a clock.
+  const pattern = `${prefix}*-*-*-*-*-*-*-*-*-*x*-oncall`;
+  const hostile = `${prefix}${'-'.repeat(256 - prefix.length - '-oncall'.length)}-oncall`;
   const policy = parseTenantAccess(JSON.stringify([{ principal: pattern, enterprises: ['E1001'] }]));
 
-  it('counts a few hundred comparisons for a 10-star pattern against a 256-character name of dashes', () => {
+  it('counts a few hundred comparisons for an 11-star pattern against a 256-character name of dashes', () => {
     expect(hostile).toHaveLength(256);
     const { matched, steps } = countWildcardMatch(pattern, hostile);
     expect(matched).toBe(false);
+    // At least one comparison per character of the name between prefix and suffix (so a matcher that stopped
+    // counting fails here), and at most linear in the pattern and the name.
+    expect(steps).toBeGreaterThanOrEqual(hostile.length - prefix.length - '-oncall'.length);
     expect(steps).toBeLessThanOrEqual(3 * (pattern.length + hostile.length));
-  });
-
-  it('answers 1,000 such checks well within a second (a backtracking RegExp does not finish one)', () => {
-    // NOTE: a generous bound (1 ms a check on a loaded machine; about a microsecond is typical). The RegExp this
-    // matcher replaced needs longer than the test's timeout for a single check of this pattern.
-    const started = performance.now();
-    for (let index = 0; index < 1_000; index++) {
-      expect(canAccessTenant(policy, { userArn: hostile }, 'E1001')).toBe(false);
-    }
-    expect(performance.now() - started).toBeLessThan(1_000);
-    expect(canAccessTenant(policy, { userArn: `${prefix}a-b-c-d-e-f-g-h-i-j-oncall` }, 'E1001')).toBe(true);
+    expect(canAccessTenant(policy, { userArn: hostile }, 'E1001')).toBe(false);
+    expect(canAccessTenant(policy, { userArn: `${prefix}a-b-c-d-e-f-g-h-i-jx-oncall` }, 'E1001')).toBe(true);
   });
 });

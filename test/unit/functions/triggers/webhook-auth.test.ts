@@ -1,5 +1,105 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isJsonContentType } from '../../../../functions/triggers/webhook-auth.ts';
+import {
+  bearerTokenMatches,
+  isJsonContentType,
+  pagerDutySignatureMatches,
+} from '../../../../functions/triggers/webhook-auth.ts';
+
+// The webhook routes are not behind IAM: these two checks are their authentication. Every accepted and refused form
+// is a fixed example, each limit is tried at its edge, and a valid credential is tried in every position it may take.
+
+const TOKEN = 'am-token-0123456789';
+
+describe('bearerTokenMatches', () => {
+  it('accepts exactly `Bearer <token>`', () => {
+    expect(bearerTokenMatches(`Bearer ${TOKEN}`, TOKEN)).toBe(true);
+  });
+
+  it.each([
+    ['no header', undefined],
+    ['an empty header', ''],
+    ['another token', 'Bearer am-token-0123456788'],
+    ['a prefix of the token', `Bearer ${TOKEN.slice(0, -1)}`],
+    ['the token followed by more', `Bearer ${TOKEN}x`],
+    ['the bare token', TOKEN],
+    ['a lower-case scheme', `bearer ${TOKEN}`],
+    ['another scheme', `Basic ${TOKEN}`],
+    ['text before the scheme', `xBearer ${TOKEN}`],
+    ['two spaces', `Bearer  ${TOKEN}`],
+    ['a trailing space', `Bearer ${TOKEN} `],
+    ['a trailing newline', `Bearer ${TOKEN}\n`],
+    ['an empty token', 'Bearer '],
+  ])('refuses %s', (_label, header) => {
+    expect(bearerTokenMatches(header, TOKEN)).toBe(false);
+  });
+
+  it('refuses a token with a character outside printable ASCII, even when it is the configured one', () => {
+    expect(bearerTokenMatches('Bearer tök', 'tök')).toBe(false);
+  });
+
+  it('reads a header of exactly 1,024 characters and refuses one character more', () => {
+    const token = 'a'.repeat(1_024 - 'Bearer '.length);
+    expect(bearerTokenMatches(`Bearer ${token}`, token)).toBe(true);
+    expect(bearerTokenMatches(`Bearer ${token}a`, `${token}a`)).toBe(false);
+  });
+});
+
+describe('pagerDutySignatureMatches', () => {
+  const body = Buffer.from('{"event":{"id":"01ABC"}}');
+  const sign = (secret: string, bytes = body) => `v1=${createHmac('sha256', secret).update(bytes).digest('hex')}`;
+  const other = sign('another-secret');
+
+  it('accepts the HMAC of the raw body with the secret', () => {
+    expect(pagerDutySignatureMatches(sign('s1'), body, ['s1'])).toBe('VALID');
+  });
+
+  it('accepts any one valid signature of several, in any position, with any one of several secrets', () => {
+    expect(pagerDutySignatureMatches(`${sign('s1')},${other}`, body, ['s1'])).toBe('VALID');
+    expect(pagerDutySignatureMatches(`${other}, ${sign('s1')}`, body, ['s1'])).toBe('VALID');
+    expect(pagerDutySignatureMatches(sign('s1'), body, ['s1', 's2'])).toBe('VALID');
+    expect(pagerDutySignatureMatches(sign('s2'), body, ['s1', 's2'])).toBe('VALID');
+  });
+
+  it.each([
+    ['no header', undefined],
+    ['an empty header', ''],
+    ['a blank header', '  '],
+  ])('answers MISSING for %s', (_label, header) => {
+    expect(pagerDutySignatureMatches(header, body, ['s1'])).toBe('MISSING');
+  });
+
+  it.each([
+    ['a signature with another secret', () => other],
+    ['the signature of another body', () => sign('s1', Buffer.from('{"event":{"id":"01ABD"}}'))],
+    ['an upper-case hex digest', () => `v1=${sign('s1').slice(3).toUpperCase()}`],
+    ['another version', () => `v0=${sign('s1').slice(3)}`],
+    ['text before the version', () => `xv1=${sign('s1').slice(3)}`],
+    ['a digest one digit too long', () => `${sign('s1')}0`],
+    ['a digest one digit short', () => sign('s1').slice(0, -1)],
+    ['no parsable signature at all', () => 'garbage'],
+  ])('answers INVALID for %s', (_label, header) => {
+    expect(pagerDutySignatureMatches(header(), body, ['s1'])).toBe('INVALID');
+  });
+
+  it('answers INVALID when no secret is configured', () => {
+    expect(pagerDutySignatureMatches(sign('s1'), body, [])).toBe('INVALID');
+  });
+
+  it('reads a header of exactly 1,024 characters and refuses one character more', () => {
+    const signature = sign('s1');
+    const padded = `${signature}${' '.repeat(1_024 - signature.length)}`;
+    expect(padded).toHaveLength(1_024);
+    expect(pagerDutySignatureMatches(padded, body, ['s1'])).toBe('VALID');
+    expect(pagerDutySignatureMatches(`${padded} `, body, ['s1'])).toBe('INVALID');
+  });
+
+  it('reads the first eight signatures and no more', () => {
+    const junk = (count: number) => Array.from({ length: count }, () => other);
+    expect(pagerDutySignatureMatches([...junk(7), sign('s1')].join(','), body, ['s1'])).toBe('VALID');
+    expect(pagerDutySignatureMatches([...junk(8), sign('s1')].join(','), body, ['s1'])).toBe('INVALID');
+  });
+});
 
 describe('isJsonContentType', () => {
   it.each([

@@ -1,0 +1,78 @@
+/**
+ * `node scripts/check-mutation-scores.ts [report]` (run by `npm run test:mutation` and CI after Stryker): reads
+ * Stryker's JSON report (.data/mutation/mutation-report.json) and fails when any mutated module scores below
+ * MUTATION_SCORE_THRESHOLD on its own (Stryker's `thresholds.break` only sees the whole run). The score is Stryker's:
+ * killed and timed-out mutants over all valid ones (survivors and mutants no test covers count against it; compile
+ * and runtime errors and ignored mutants do not). Prints one line per module, then the surviving mutants that are not
+ * listed as equivalent in test/mutation/mutation-targets.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { MUTATION_SCORE_THRESHOLD, MUTATION_TARGETS } from '../test/mutation/mutation-targets.ts';
+
+interface ReportMutant {
+  mutatorName: string;
+  replacement?: string;
+  status: string;
+  location: { start: { line: number; column: number } };
+}
+interface Report {
+  files: Record<string, { source: string; mutants: ReportMutant[] }>;
+}
+
+export interface ModuleScore {
+  module: string;
+  score: number;
+  detected: number;
+  valid: number;
+  unexplained: string[];
+}
+
+const DETECTED = new Set(['Killed', 'Timeout']);
+const UNDETECTED = new Set(['Survived', 'NoCoverage']);
+
+/** Each module's score in `report`, and its undetected mutants that no equivalence note explains. */
+export function moduleScores(report: Report, root: string): ModuleScore[] {
+  const scores: ModuleScore[] = [];
+  for (const [file, { source, mutants }] of Object.entries(report.files)) {
+    const module = relative(root, file.startsWith('/') ? file : `${root}/${file}`);
+    const target = MUTATION_TARGETS.find((candidate) => candidate.module === module);
+    const lines = source.split('\n');
+    const detected = mutants.filter((mutant) => DETECTED.has(mutant.status)).length;
+    const valid = detected + mutants.filter((mutant) => UNDETECTED.has(mutant.status)).length;
+    const unexplained = mutants
+      .filter((mutant) => UNDETECTED.has(mutant.status))
+      .filter((mutant) => {
+        const line = lines[mutant.location.start.line - 1] ?? '';
+        return !(target?.equivalent ?? []).some(
+          (note) =>
+            note.mutator === mutant.mutatorName &&
+            line.includes(note.original) &&
+            (mutant.replacement ?? '').includes(note.replacement),
+        );
+      })
+      .map(
+        (mutant) =>
+          `${module}:${mutant.location.start.line}:${mutant.location.start.column} ${mutant.status} ${mutant.mutatorName} → ${mutant.replacement ?? ''}`,
+      );
+    scores.push({ module, score: valid === 0 ? 100 : (100 * detected) / valid, detected, valid, unexplained });
+  }
+  return scores.sort((a, b) => a.module.localeCompare(b.module));
+}
+
+if (import.meta.main) {
+  const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+  const path = process.argv[2] ?? `${root}/.data/mutation/mutation-report.json`;
+  const scores = moduleScores(JSON.parse(readFileSync(path, 'utf8')) as Report, root);
+  let failed = false;
+  for (const { module, score, detected, valid, unexplained } of scores) {
+    const ok = score >= MUTATION_SCORE_THRESHOLD;
+    failed ||= !ok;
+    console.log(`${ok ? 'ok  ' : 'FAIL'} ${score.toFixed(1).padStart(5)} % (${detected}/${valid}) ${module}`);
+    for (const line of unexplained) console.log(`       not killed, not listed as equivalent: ${line}`);
+  }
+  if (failed) {
+    console.log(`a module scored below ${MUTATION_SCORE_THRESHOLD} %`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,263 @@
+/**
+ * The security-critical modules under mutation testing (`npm run test:mutation`, stryker.config.mjs), the fast unit
+ * tests that must kill their mutants, and the mutants argued equivalent (they survive every test because no input can
+ * tell them from the original). Each module must reach {@link MUTATION_SCORE_THRESHOLD} on its own
+ * (scripts/check-mutation-scores.ts reads Stryker's JSON report); the equivalent mutants count as survivors.
+ */
+
+/** The lowest mutation score (killed + timed out, over all valid mutants) a listed module may have. */
+export const MUTATION_SCORE_THRESHOLD = 90;
+
+/** A mutant no test can kill: where (the mutated code as Stryker prints it), which mutator, and why. */
+export interface EquivalentMutant {
+  mutator: string;
+  original: string;
+  replacement: string;
+  reason: string;
+}
+
+export interface MutationTarget {
+  /** The source file, relative to the repository root. */
+  module: string;
+  /** The unit tests that exercise it (relative to the root). */
+  tests: readonly string[];
+  equivalent: readonly EquivalentMutant[];
+}
+
+/** The masking modules' unit tests: each module's mutants may be killed by any of them (they share one session). */
+const MASKING_TESTS: readonly string[] = [
+  'test/unit/core/tools/masking/masking-session.test.ts',
+  'test/unit/core/tools/masking/masking-session.edges.test.ts',
+  'test/unit/core/tools/masking/detectors.test.ts',
+  'test/unit/core/tools/masking/custom-patterns.test.ts',
+  'test/unit/core/tools/masking/pseudonym-keys.test.ts',
+  'test/unit/core/tools/masking/pseudonym-map.test.ts',
+  'test/unit/core/tools/masking/bound-text.test.ts',
+  'test/unit/core/tools/masking/normalised-view.test.ts',
+  'test/unit/core/tools/masking/protected-spans.test.ts',
+];
+
+export const MUTATION_TARGETS: readonly MutationTarget[] = [
+  {
+    module: 'packages/core/src/harness/budget-policy.ts',
+    tests: ['test/unit/core/harness/budget-policy.test.ts', 'test/unit/core/harness/budget-policy.boundaries.test.ts'],
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/release/evidence-guard.ts',
+    tests: [
+      'test/unit/core/release/evidence-guard.test.ts',
+      'test/unit/core/release/evidence-guard.single-pass.test.ts',
+      'test/unit/core/release/evidence-guard.cases.test.ts',
+    ],
+    equivalent: [
+      {
+        mutator: 'MethodExpression',
+        original: 'const checks = cited.filter((check) => check !== undefined);',
+        replacement: 'cited',
+        reason: 'the line before returns GUARD_UNKNOWN_CITATION when any cited check is undefined, so none is left',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'const checks = cited.filter((check) => check !== undefined);',
+        replacement: 'true',
+        reason: 'as above: every entry is defined here, so keeping all of them is the same filter',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (!citations.has(check.toolCallId)) {',
+        replacement: 'true',
+        reason: 'setting a Map key again keeps its first position, and the value built from the same check is equal',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (citation !== undefined && !citations.has(id)) citations.set(id, citation);',
+        replacement: 'true',
+        reason: 'only the `!citations.has(id)` half: re-setting a key keeps its position, and the citation is the same',
+      },
+    ],
+  },
+  {
+    module: 'packages/core/src/release/semantic-guard.ts',
+    tests: [
+      'test/unit/core/release/semantic-guard.test.ts',
+      'test/unit/core/release/semantic-guard.single-pass.test.ts',
+      'test/unit/core/release/semantic-guard.verdicts.test.ts',
+      'test/unit/core/release/semantic-guard.telemetry.test.ts',
+    ],
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        original: "verdicts.analysis[index]?.verdict ?? 'UNCLEAR'",
+        replacement: '""',
+        reason: 'a missing verdict is only ever compared with SUPPORTED and UNSUPPORTED: "" and UNCLEAR act alike',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original:
+          "!(item.type === 'FINDING' && item.evidence_status === 'SUPPORTED') || verdictOf(index) === 'SUPPORTED',",
+        replacement: 'true',
+        reason:
+          "only the status half: a Draft's FINDING is always SUPPORTED (the schema allows NO_EVIDENCE only on a NEGATIVE_OBSERVATION)",
+      },
+    ],
+  },
+  {
+    module: 'packages/core/src/release/judge/judge-verdicts.ts',
+    tests: ['test/unit/core/release/semantic-guard.test.ts', 'test/unit/core/release/judge/judge-verdicts.test.ts'],
+    equivalent: [
+      {
+        mutator: 'BlockStatement',
+        original: '} catch {',
+        replacement: '{}',
+        reason: 'text JSON.parse refuses leaves the value undefined, which the strict schema refuses next',
+      },
+    ],
+  },
+  {
+    module: 'packages/core/src/access/wildcard-match.ts',
+    tests: ['test/unit/core/access/wildcard-match.test.ts', 'test/unit/core/access/wildcard-match.exhaustive.test.ts'],
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        original: "?? '';",
+        replacement: 'Stryker was here',
+        reason: 'the index is always within `segments` (split never returns an empty list): the fallback never runs',
+      },
+    ],
+  },
+  {
+    module: 'packages/core/src/access/tenant-access.ts',
+    tests: ['test/unit/core/access/tenant-access.test.ts', 'test/unit/core/access/tenant-access.anchors.test.ts'],
+    equivalent: [
+      {
+        mutator: 'Regex',
+        original: 'if (/^\\d{12}$/.test(principal)) return caller.accountId === principal;',
+        replacement: '/^\\d{12}/',
+        reason: 'principals are validated first: none that starts with 12 digits is anything but exactly 12 digits',
+      },
+    ],
+  },
+  {
+    module: 'functions/triggers/webhook-auth.ts',
+    tests: ['test/unit/functions/triggers/webhook-auth.test.ts'],
+    equivalent: [
+      {
+        mutator: 'ConditionalExpression',
+        original: "if (given.length === 0) return 'INVALID';",
+        replacement: 'false',
+        reason: 'with no parsable signature the comparison loop never runs and the answer is INVALID all the same',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "match[1] ?? ''",
+        replacement: 'Stryker was here',
+        reason: 'the group always matched when the pattern did: the fallback never runs',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "createHash('sha256').update(text, 'utf8').digest()",
+        replacement: '""',
+        reason: 'Node reads an empty encoding name as UTF-8 (its default)',
+      },
+    ],
+  },
+  {
+    module: 'functions/handlers/webhook-handler.ts',
+    tests: ['test/unit/functions/handlers/webhook-handler.test.ts'],
+    equivalent: [
+      {
+        mutator: 'ObjectLiteral',
+        original: '.use(injectLambdaContext(logger, { resetKeys: true }))',
+        replacement: '{}',
+        reason: 'resetKeys clears log keys appended by an earlier invocation; this handler appends none',
+      },
+      {
+        mutator: 'BooleanLiteral',
+        original: '.use(injectLambdaContext(logger, { resetKeys: true }))',
+        replacement: 'false',
+        reason: 'as above',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "const body = event.body ?? '';",
+        replacement: 'Stryker was here',
+        reason: 'an absent body and any other non-JSON text are both refused as BODY_NOT_JSON with the same message',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original:
+          "if (body.length > MAX_WEBHOOK_BODY_BYTES) throw refuse('WEBHOOK_BODY_TOO_LARGE', 'the body is too large');",
+        replacement: 'false',
+        reason:
+          'a cost bound only: a text longer in characters is longer in UTF-8 bytes, refused two lines later alike',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "const bytes = Buffer.from(body, 'utf8');",
+        replacement: '""',
+        reason: 'Node reads an empty encoding name as UTF-8 (its default)',
+      },
+    ],
+  },
+  {
+    module: 'packages/core/src/tools/masking/masking-session.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/identifier-detectors.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/secret-redaction.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/custom-patterns.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/pseudonym-map.ts',
+    tests: [
+      ...MASKING_TESTS,
+      'test/unit/functions/delivery/reveal-run-result.test.ts',
+      'test/unit/core/service/execute-diagnosis-run.masking.test.ts',
+    ],
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/bound-text.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/decode-escapes.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/normalised-view.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/protected-spans.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/unmask-input.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+];
+
+/** Every source file Stryker mutates. */
+export const MUTATED_MODULES: readonly string[] = MUTATION_TARGETS.map((target) => target.module);
+
+/** Every test file the mutation run executes (deduplicated). */
+export const MUTATION_TEST_FILES: readonly string[] = [...new Set(MUTATION_TARGETS.flatMap((target) => target.tests))];

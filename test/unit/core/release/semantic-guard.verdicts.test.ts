@@ -1,0 +1,244 @@
+import { applyVerdicts, type DiagnosisDraft, type ProgressSnapshot, reviewDraftSemantics } from '@diagnosis/core';
+import { describe, expect, it, vi } from 'vitest';
+import { semanticGuardReport } from '../../../../packages/core/src/release/semantic-guard.ts';
+import { supportedDraft, testRun } from '../../../support/run-fixtures.ts';
+import { scriptedModel, textRound } from '../../../support/scripted-model.ts';
+
+// The SemanticGuard's verdict application as a pure function (what enforce mode publishes, removes or rejects), and
+// the cases in which reviewDraftSemantics asks no judge or fails closed before or after the call.
+
+type Item = DiagnosisDraft['analysis'][number];
+type Verdict = 'SUPPORTED' | 'UNSUPPORTED' | 'UNCLEAR';
+
+const item = (type: Item['type'], statement: string): Item => ({
+  type,
+  statement,
+  evidence_status: 'SUPPORTED',
+  tool_call_ids: ['c1'],
+  scope: null,
+});
+const draftOf = (conclusion: string | null, analysis: Item[], missing: string[] = []): DiagnosisDraft => ({
+  ...supportedDraft(['c1']),
+  conclusion,
+  analysis,
+  limitations: { checked_scope: ['order-service 日志'], missing_info: missing },
+});
+const verdicts = (analysis: Verdict[], conclusion: Verdict | null) => ({
+  analysis: analysis.map((verdict, index) => ({ index, verdict, reason: `理由${index}` })),
+  conclusion: conclusion === null ? null : { verdict: conclusion, reason: '结论理由' },
+});
+
+describe('applyVerdicts', () => {
+  it('accepts a fully supported Draft unchanged (the same object, nothing removed)', () => {
+    const draft = draftOf('结论', [item('FINDING', '发现'), item('HYPOTHESIS', '假设')]);
+    const decision = applyVerdicts(draft, verdicts(['SUPPORTED', 'SUPPORTED'], 'SUPPORTED'));
+    expect(decision).toEqual({ kind: 'ACCEPTED', draft, removed: [] });
+    expect(decision.kind === 'ACCEPTED' && decision.draft).toBe(draft);
+  });
+
+  it('rejects a supported conclusion when a supported finding it rests on is judged unsupported', () => {
+    const draft = draftOf('结论', [item('FINDING', '发现一'), item('FINDING', '发现二')]);
+    expect(applyVerdicts(draft, verdicts(['SUPPORTED', 'UNSUPPORTED'], 'SUPPORTED'))).toEqual({ kind: 'REJECTED' });
+    expect(applyVerdicts(draft, verdicts(['UNCLEAR', 'SUPPORTED'], 'SUPPORTED'))).toEqual({ kind: 'REJECTED' });
+  });
+
+  it('rejects a Draft with a conclusion when the judge gave no conclusion verdict', () => {
+    const draft = draftOf('结论', [item('FINDING', '发现')]);
+    expect(applyVerdicts(draft, verdicts(['SUPPORTED'], null))).toEqual({ kind: 'REJECTED' });
+  });
+
+  it('treats an item without a verdict as unclear: removed, with an empty reason', () => {
+    const draft = draftOf(null, [item('HYPOTHESIS', '连接池被调小')], ['原有限制']);
+    expect(applyVerdicts(draft, { analysis: [], conclusion: null })).toEqual({
+      kind: 'ACCEPTED',
+      removed: [0],
+      draft: {
+        ...draft,
+        analysis: [],
+        limitations: {
+          checked_scope: ['order-service 日志'],
+          missing_info: ['语义校验（证据不足以判断）已移除：“连接池被调小”——', '原有限制'],
+        },
+      },
+    });
+  });
+
+  it('labels an unsupported item as such, with the judge’s reason', () => {
+    const draft = draftOf(null, [item('FINDING', '发现'), item('HYPOTHESIS', '假设')]);
+    const decision = applyVerdicts(draft, verdicts(['SUPPORTED', 'UNSUPPORTED'], null));
+    expect(decision).toEqual({
+      kind: 'ACCEPTED',
+      removed: [1],
+      draft: {
+        ...draft,
+        analysis: [draft.analysis[0]],
+        limitations: {
+          checked_scope: ['order-service 日志'],
+          missing_info: ['语义校验（证据不支持）已移除：“假设”——理由1'],
+        },
+      },
+    });
+  });
+
+  it('keeps all ten limitation lines when removed items and existing ones make exactly ten', () => {
+    const draft = draftOf(
+      null,
+      [item('HYPOTHESIS', '假设')],
+      Array.from({ length: 9 }, (_, index) => `限制${index}`),
+    );
+    const decision = applyVerdicts(draft, verdicts(['UNCLEAR'], null));
+    expect(decision.kind === 'ACCEPTED' && decision.draft.limitations.missing_info).toEqual([
+      '语义校验（证据不足以判断）已移除：“假设”——理由0',
+      ...draft.limitations.missing_info,
+    ]);
+  });
+
+  it('keeps nine lines and counts the rest when there would be eleven', () => {
+    const draft = draftOf(
+      null,
+      [item('HYPOTHESIS', '假设一'), item('HYPOTHESIS', '假设二')],
+      Array.from({ length: 9 }, (_, index) => `限制${index}`),
+    );
+    const decision = applyVerdicts(draft, verdicts(['UNCLEAR', 'UNSUPPORTED'], null));
+    const missing = decision.kind === 'ACCEPTED' ? decision.draft.limitations.missing_info : [];
+    expect(missing).toHaveLength(10);
+    expect(missing.slice(0, 9)).toEqual([
+      '语义校验（证据不足以判断）已移除：“假设一”——理由0',
+      '语义校验（证据不支持）已移除：“假设二”——理由1',
+      ...draft.limitations.missing_info.slice(0, 7),
+    ]);
+    expect(missing[9]).toBe('另有 2 条限制未列出，见本次运行的审计记录（草稿与 semantic_guard）。');
+  });
+});
+
+describe('semanticGuardReport', () => {
+  it('reports a failed review with no verdicts', () => {
+    expect(semanticGuardReport({ mode: 'enforce', modelId: 'judge', outcome: 'FAILED', failure: 'NO_TIME' })).toEqual({
+      mode: 'enforce',
+      model_id: 'judge',
+      outcome: 'FAILED',
+      failure: 'NO_TIME',
+      conclusion: null,
+      analysis: [],
+      removed: [],
+    });
+  });
+});
+
+const progress: ProgressSnapshot = {
+  modelCalls: 2,
+  toolCalls: 1,
+  rejectedToolCalls: 0,
+  totalTokens: 500,
+  checks: [{ toolCallId: 'c1', toolName: 'query_logs', status: 'READY', empty: false, evaluation: null }],
+};
+const verified = {
+  ok: true as const,
+  citations: [{ tool_call_id: 'c1', tool_name: 'query_logs' as const, empty: false }],
+};
+const SUPPORTED_TEXT = JSON.stringify(verdicts(['SUPPORTED'], 'SUPPORTED'));
+
+async function review(
+  draft: DiagnosisDraft | null,
+  evidenceGuard: typeof verified | null,
+  judgeTexts: string[],
+  options: { signal?: AbortSignal; maxVerdictBytes?: number } = {},
+) {
+  const judge = scriptedModel(
+    judgeTexts.map((text) => textRound(text)),
+    'judge-model',
+  );
+  const run = testRun(options.signal === undefined ? {} : { signal: options.signal });
+  const result = await reviewDraftSemantics(
+    {
+      run,
+      query: '订单为什么失败？',
+      execution: { draft, progress, stopReason: null },
+      evidenceGuard,
+      observations: new Map(),
+    },
+    {
+      mode: 'enforce',
+      model: judge,
+      ...(options.maxVerdictBytes === undefined ? {} : { limits: { maxVerdictBytes: options.maxVerdictBytes } }),
+    },
+  );
+  return { result, judge };
+}
+
+describe('reviewDraftSemantics', () => {
+  it('asks no judge when there is no Draft, or no EvidenceGuard result', async () => {
+    const noDraft = await review(null, verified, [SUPPORTED_TEXT]);
+    expect(noDraft.result).toBeNull();
+    const noResult = await review(supportedDraft(['c1']), null, [SUPPORTED_TEXT]);
+    expect(noResult.result).toBeNull();
+    expect([noDraft.judge.doGenerateCalls, noResult.judge.doGenerateCalls]).toEqual([[], []]);
+  });
+
+  it('asks no judge about a Draft with neither conclusion nor analysis', async () => {
+    const { result, judge } = await review(draftOf(null, []), verified, []);
+    expect(result).toBeNull();
+    expect(judge.doGenerateCalls).toHaveLength(0);
+  });
+
+  it('judges a conclusion even when the handed Draft has no analysis', async () => {
+    const text = JSON.stringify(verdicts([], 'UNSUPPORTED'));
+    const { result } = await review(draftOf('结论', []), verified, [text]);
+    expect(result).toEqual({
+      mode: 'enforce',
+      modelId: 'judge-model',
+      outcome: 'JUDGED',
+      verdicts: { analysis: [], conclusion: { verdict: 'UNSUPPORTED', reason: '结论理由' } },
+    });
+  });
+
+  it('fails closed as CANCELLED without calling the judge when the run is already cancelled', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('cancelled'));
+    const { result, judge } = await review(supportedDraft(['c1']), verified, [SUPPORTED_TEXT], {
+      signal: controller.signal,
+    });
+    expect(result).toEqual({ mode: 'enforce', modelId: 'judge-model', outcome: 'FAILED', failure: 'CANCELLED' });
+    expect(judge.doGenerateCalls).toHaveLength(0);
+  });
+
+  it('names a judge given by model id with that id', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('cancelled'));
+    const result = await reviewDraftSemantics(
+      {
+        run: testRun({ signal: controller.signal }),
+        query: '订单为什么失败？',
+        execution: { draft: supportedDraft(['c1']), progress, stopReason: null },
+        evidenceGuard: verified,
+        observations: new Map(),
+      },
+      { mode: 'shadow', model: 'deepseek-judge' },
+    );
+    expect(result).toEqual({ mode: 'shadow', modelId: 'deepseek-judge', outcome: 'FAILED', failure: 'CANCELLED' });
+  });
+
+  it('refuses unread verdicts larger than maxVerdictBytes as INVALID_OUTPUT, and reads them at exactly that size', async () => {
+    const bytes = Buffer.byteLength(SUPPORTED_TEXT, 'utf8');
+    const over = await review(supportedDraft(['c1']), verified, [SUPPORTED_TEXT], { maxVerdictBytes: bytes - 1 });
+    expect(over.result).toEqual({
+      mode: 'enforce',
+      modelId: 'judge-model',
+      outcome: 'FAILED',
+      failure: 'INVALID_OUTPUT',
+    });
+    const exact = await review(supportedDraft(['c1']), verified, [SUPPORTED_TEXT], { maxVerdictBytes: bytes });
+    expect(exact.result).toMatchObject({ outcome: 'JUDGED' });
+  });
+
+  it('clears the judge’s timer once the call is done', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { result } = await review(supportedDraft(['c1']), verified, [SUPPORTED_TEXT]);
+      expect(result).toMatchObject({ outcome: 'JUDGED', modelId: 'judge-model' });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
