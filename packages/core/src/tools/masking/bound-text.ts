@@ -11,9 +11,24 @@ export function boundText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   for (let index = maxChars; index > 0; index -= 1) {
     const code = text.charCodeAt(index);
-    if (code > 0x7f ? !isEncodingCharacter(code) : VALUE_BREAK.test(text.charAt(index))) return text.slice(0, index);
+    if (code > 0x7f ? isEncodingCharacter(code) : !VALUE_BREAK.test(text.charAt(index))) continue;
+    // NOTE: a space or hyphen between digit groups is part of a card or phone number (`4111 1111 1111 1111`,
+    // `138 1234 5678`): a cut there would keep its first groups, each too short for any detector. The cut moves before
+    // the whole run of digits and their separators.
+    if (DIGITS_BEFORE.test(text.slice(Math.max(0, index - 2), index)) && DIGITS_AFTER.test(text.slice(index, index + 4))) {
+      let start = index;
+      while (start > 0 && DIGIT_RUN.test(text.charAt(start - 1))) start -= 1;
+      index = start + 1;
+      continue;
+    }
+    return text.slice(0, index);
   }
   return '[MASKED:oversized]';
 }
 
 const VALUE_BREAK = /[\s,;"'<>()[\]{}|`]/;
+/** A digit (ASCII or full-width), maybe followed by one separator, right before the cut. */
+const DIGITS_BEFORE = /[0-9\uff10-\uff19][\s\-.]?$/;
+/** Separators and then a digit right after the cut. */
+const DIGITS_AFTER = /^[\s\-.]{1,3}[0-9\uff10-\uff19]/;
+const DIGIT_RUN = /[0-9\uff10-\uff19\s\-.]/;
