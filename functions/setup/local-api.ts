@@ -4,6 +4,7 @@ import type { TenantAccessPolicy, TriggerSettings } from '@diagnosis/core/config
 import {
   createDynamoFeedbackStore,
   createDynamoIncidentStore,
+  createDynamoPastIncidentStore,
   createDynamoRunStore,
   type RunStore,
 } from '@diagnosis/core/store';
@@ -11,6 +12,7 @@ import type { Context } from 'aws-lambda';
 import { createDynamoDeliveryStore } from '../delivery/delivery-store.ts';
 import { createCancelRunHandler } from '../handlers/cancel-handler.ts';
 import { createFeedbackHandler } from '../handlers/feedback-handler.ts';
+import { createPastIncidentsHandler } from '../handlers/past-incidents-handler.ts';
 import {
   createGetRunAuditHandler,
   createGetRunHandler,
@@ -31,6 +33,7 @@ export type ApiFunctionName =
   | 'GetRunReveal'
   | 'CancelRun'
   | 'RunFeedback'
+  | 'PastIncidents'
   | 'TriggerWebhook';
 
 /** A route's handler as Lambda invokes it: an API Gateway HTTP API (v2) event and a context. */
@@ -52,6 +55,8 @@ export interface LocalApiOptions {
   feedbackMasking: Omit<FeedbackMasking, 'pseudonyms'>;
   /** The secret the reveal route opens pseudonym maps with. */
   maskingSecret: string;
+  /** PAST_INCIDENT_RETENTION_DAYS: how long a rating's past incident is kept (docs/memory.md). */
+  pastIncidentRetentionDays: number;
   /** Where every function's log lines and EMF records go. */
   log: LogDestination;
   now?: () => number;
@@ -66,6 +71,7 @@ export interface LocalApiOptions {
 export async function composeLocalApi(options: LocalApiOptions): Promise<Record<ApiFunctionName, ApiHandler>> {
   const table = { client: options.dynamo, tableName: options.tableName };
   const store: RunStore = createDynamoRunStore({ ...table, maxOpenRuns: options.maxOpenRuns });
+  const pastIncidents = createDynamoPastIncidentStore(table);
   const observe = (name: string) => createObservability(name, options.log);
   const policy = options.policy;
   const deps = await buildTriggerDeps(options.trigger, options.now ?? Date.now, options.dynamo, options.workflow);
@@ -93,9 +99,15 @@ export async function composeLocalApi(options: LocalApiOptions): Promise<Record<
       { ...observe('CancelRun'), policy },
     ) as ApiHandler,
     RunFeedback: createFeedbackHandler(
-      { store, feedback: createDynamoFeedbackStore(table), masking: options.feedbackMasking },
+      {
+        store,
+        feedback: createDynamoFeedbackStore(table),
+        masking: options.feedbackMasking,
+        memory: { incidents: pastIncidents, retentionDays: options.pastIncidentRetentionDays },
+      },
       { ...observe('RunFeedback'), policy, ...(options.now === undefined ? {} : { now: options.now }) },
     ) as ApiHandler,
+    PastIncidents: createPastIncidentsHandler(pastIncidents, { ...observe('PastIncidents'), policy }) as ApiHandler,
     TriggerWebhook: createWebhookHandler(
       {
         ...deps,

@@ -10,7 +10,7 @@
  */
 import type { TriggerSettings } from '@diagnosis/core/config';
 import { parseTriggerSettings, SettingsError } from '@diagnosis/core/config';
-import { createDynamoRunStore } from '@diagnosis/core/store';
+import { createDynamoRunStore, PAST_INCIDENT_LIMITS } from '@diagnosis/core/store';
 import { createLocalDiagnosisWorkflow, lambdaContext } from '@diagnosis/devkit';
 import { composeLocalApi, createLocalDiagnose, createObservability } from '@diagnosis/functions';
 import { type CliIo, EXIT, terminalSafe } from '../command-line.ts';
@@ -94,6 +94,8 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
       trigger,
       feedbackMasking,
       maskingSecret: feedbackMasking.secret ?? '',
+      // NOTE: the default retention, as the local `feedback` command keeps a rating's past incident.
+      pastIncidentRetentionDays: PAST_INCIDENT_LIMITS.retentionDays,
       log: log.write,
     });
     const routes = buildServeRoutes(handlers, options.extraRoutes);

@@ -7,7 +7,7 @@
 import type { ApiFunctionName, ApiHandler } from '@diagnosis/functions';
 
 export interface ServeRoute {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** The path template as API Gateway writes it: `/runs/{runId}/audit`. */
   path: string;
   /** `iam`: behind API Gateway's IAM authorizer (here: the local principal); `none`: the function authenticates. */
@@ -37,6 +37,8 @@ export function buildServeRoutes(
     iam('GET', '/runs/{runId}/reveal', 'GetRunReveal'),
     iam('POST', '/runs/{runId}/cancel', 'CancelRun'),
     iam('POST', '/runs/{runId}/feedback', 'RunFeedback'),
+    iam('GET', '/enterprises/{enterpriseId}/past-incidents', 'PastIncidents'),
+    iam('DELETE', '/enterprises/{enterpriseId}/past-incidents/{runId}', 'PastIncidents'),
     // NOTE: no IAM, as deployed: the senders cannot sign AWS requests; the function checks each one's credential.
     {
       method: 'POST',
