@@ -15,7 +15,10 @@ export function boundText(text: string, maxChars: number): string {
     // NOTE: a space or hyphen between digit groups is part of a card or phone number (`4111 1111 1111 1111`,
     // `138 1234 5678`): a cut there would keep its first groups, each too short for any detector. The cut moves before
     // the whole run of digits and their separators.
-    if (DIGITS_BEFORE.test(text.slice(Math.max(0, index - 2), index)) && DIGITS_AFTER.test(text.slice(index, index + 4))) {
+    if (
+      DIGITS_BEFORE.test(text.slice(Math.max(0, index - 2), index)) &&
+      DIGITS_AFTER.test(text.slice(index, index + 4))
+    ) {
       let start = index;
       while (start > 0 && DIGIT_RUN.test(text.charAt(start - 1))) start -= 1;
       index = start + 1;
