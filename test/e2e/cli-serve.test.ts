@@ -228,63 +228,60 @@ describe('diagnosis serve (a child process, called over HTTP)', () => {
     if (process.env.CI !== undefined) throw new Error(`${message}; CI installs it (.ci/run)`);
     console.warn(message);
   }
-  it.skipIf(!('binary' in found))(
-    'starts a run when a real Alertmanager notifies it, readable over HTTP',
-    async () => {
-      const before = stderr.length;
-      const running = await startAlertmanager(
-        'binary' in found ? found.binary : '',
-        [
-          'route:',
-          '  receiver: diagnosis',
-          "  group_by: ['alertname']",
-          '  group_wait: 1s',
-          'receivers:',
-          '  - name: diagnosis',
-          '    webhook_configs:',
-          `      - url: ${JSON.stringify(`${url}/triggers/alertmanager`)}`,
-          '        send_resolved: true',
-          '        http_config:',
-          '          authorization:',
-          '            type: Bearer',
-          `            credentials: ${TOKEN}`,
-          '',
-        ].join('\n'),
-      );
-      try {
-        await running.postAlerts([
-          {
-            labels: { alertname: 'PaymentGatewayErrors', team: 'payments', severity: 'critical' },
-            annotations: { summary: 'payment-gateway 5xx above 5%' },
-          },
-        ]);
-        // Alertmanager's own notification, answered by the real webhook function through serve.
-        const answered = await stderrMatches(/POST \/triggers\/alertmanager → (\d{3}) TriggerWebhook/, before);
-        expect(answered[1], stderr.slice(before)).toBe('202');
-      } finally {
-        await running.stop();
-      }
-      const documents = DynamoDBDocumentClient.from(
-        new DynamoDBClient({
-          endpoint,
-          region: 'local',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        }),
-      );
-      const items = await documents.send(new ScanCommand({ TableName: tableName }));
-      const triggered = (items.Items ?? []).filter(
-        (item) => String(item.pk).startsWith('RUN#') && JSON.stringify(item).includes('alertmanager'),
-      );
-      expect(triggered.length).toBe(1);
-      const runId = String(triggered[0]?.pk).slice('RUN#'.length);
-      const run = await call('GET', `/runs/${runId}`);
-      expect(run.status).toBe(200);
-      expect(run.json?.enterpriseId).toBe('E1001');
-      expect(run.json?.trigger?.source).toBe('alertmanager');
-      expect(run.json?.window).not.toBeNull();
-      documents.destroy();
-    },
-  );
+  it.skipIf(!('binary' in found))('starts a run when a real Alertmanager notifies it, readable over HTTP', async () => {
+    const before = stderr.length;
+    const running = await startAlertmanager(
+      'binary' in found ? found.binary : '',
+      [
+        'route:',
+        '  receiver: diagnosis',
+        "  group_by: ['alertname']",
+        '  group_wait: 1s',
+        'receivers:',
+        '  - name: diagnosis',
+        '    webhook_configs:',
+        `      - url: ${JSON.stringify(`${url}/triggers/alertmanager`)}`,
+        '        send_resolved: true',
+        '        http_config:',
+        '          authorization:',
+        '            type: Bearer',
+        `            credentials: ${TOKEN}`,
+        '',
+      ].join('\n'),
+    );
+    try {
+      await running.postAlerts([
+        {
+          labels: { alertname: 'PaymentGatewayErrors', team: 'payments', severity: 'critical' },
+          annotations: { summary: 'payment-gateway 5xx above 5%' },
+        },
+      ]);
+      // Alertmanager's own notification, answered by the real webhook function through serve.
+      const answered = await stderrMatches(/POST \/triggers\/alertmanager → (\d{3}) TriggerWebhook/, before);
+      expect(answered[1], stderr.slice(before)).toBe('202');
+    } finally {
+      await running.stop();
+    }
+    const documents = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint,
+        region: 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+    );
+    const items = await documents.send(new ScanCommand({ TableName: tableName }));
+    const triggered = (items.Items ?? []).filter(
+      (item) => String(item.pk).startsWith('RUN#') && JSON.stringify(item).includes('alertmanager'),
+    );
+    expect(triggered.length).toBe(1);
+    const runId = String(triggered[0]?.pk).slice('RUN#'.length);
+    const run = await call('GET', `/runs/${runId}`);
+    expect(run.status).toBe(200);
+    expect(run.json?.enterpriseId).toBe('E1001');
+    expect(run.json?.trigger?.source).toBe('alertmanager');
+    expect(run.json?.window).not.toBeNull();
+    documents.destroy();
+  });
 });
 
 describe('diagnosis serve refusals (before anything starts)', () => {
