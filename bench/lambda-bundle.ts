@@ -174,6 +174,7 @@ function taskOf(
       links.DiagnosisTable = { name: TABLE, type: 'sst.aws.Dynamo' };
       links.ModelApiKey = { value: 'sk-bench-0123456789', type: 'sst.sst.Secret' };
       links.MysqlUrl = { value: 'none', type: 'sst.sst.Secret' };
+      links.MaskingKey = { value: 'bench-masking-key-0123456789abcdef0123', type: 'sst.sst.Secret' };
       cpSync('examples/mysql/catalog.json', join(taskRoot, 'examples/mysql/catalog.json'));
       cpSync('examples/logs', join(taskRoot, 'examples/logs'), { recursive: true });
       cpSync(knowledgeIndex, join(taskRoot, KNOWLEDGE_INDEX_FILE));
@@ -184,6 +185,10 @@ function taskOf(
         ['StartDiagnosis', 'CancelRun', 'OnWorkflowStopped', 'Trigger', 'TriggerWebhook', 'SlackWork'].includes(name)
       ) {
         functionEnv.DIAGNOSIS_WORKFLOW_ARN = WORKFLOW_ARN;
+      }
+      // sst.config.ts: the functions that link MaskingKey (deployed, they refuse the public development key).
+      if (['GetRunReveal', 'RunFeedback', 'Trigger', 'TriggerWebhook'].includes(name)) {
+        links.MaskingKey = { value: 'bench-masking-key-0123456789abcdef0123', type: 'sst.sst.Secret' };
       }
       // sst.config.ts: the results bus OnRunFinished puts each finished run on (its one required setting).
       if (name === 'OnRunFinished') functionEnv.DIAGNOSIS_RESULTS_BUS = 'diagnosis-agent-bench-results';
