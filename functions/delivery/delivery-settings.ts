@@ -5,22 +5,8 @@
  */
 import { SettingsError } from '@diagnosis/core/config';
 import * as v from 'valibot';
+import { jsonSetting as json } from '../setup/json-setting.ts';
 import { runtimeDestinationsSchema, runtimeRevealSchema } from './destinations.ts';
-
-const json = <T extends v.GenericSchema>(schema: T) =>
-  v.pipe(
-    v.string(),
-    v.maxLength(64 * 1024),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      try {
-        return JSON.parse(dataset.value) as unknown;
-      } catch {
-        addIssue({ message: 'not JSON' });
-        return NEVER;
-      }
-    }),
-    schema,
-  );
 
 const priceSchema = v.strictObject({ input: v.number(), cachedInput: v.number(), output: v.number() });
 

@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { safeErrorName } from '@diagnosis/core';
-import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as v from 'valibot';
-import { errorResponse, type HttpApiEvent, header, json } from '../http/http-api-event.ts';
+import { type HttpApiEvent, header, json } from '../http/http-api-event.ts';
+import { createUnsignedRouteHandler, Refused, unsignedEventShape } from '../http/unsigned-route.ts';
 import { SLACK_METRICS } from '../setup/metric-names.ts';
 import type { Observability } from '../setup/observability.ts';
 import { readSlackRequest, SLACK_REQUEST_KINDS, type SlackRequestKind } from '../slack/read-slack-request.ts';
@@ -33,24 +30,6 @@ export interface SlackRequestDeps {
   now: () => number;
 }
 
-const eventShape = v.object({
-  requestContext: v.object({ http: v.object({ method: v.string() }) }),
-  headers: v.optional(v.nullable(v.record(v.string(), v.string()))),
-  body: v.optional(v.nullable(v.string())),
-  isBase64Encoded: v.optional(v.boolean()),
-  pathParameters: v.optional(v.nullable(v.record(v.string(), v.string()))),
-});
-
-class Refused extends Error {
-  readonly status: number;
-  readonly code: string;
-  constructor(status: number, code: string, message: string) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
 const empty = (): APIGatewayProxyStructuredResultV2 => ({ statusCode: 200, headers: { 'cache-control': 'no-store' } });
 
 /**
@@ -63,29 +42,21 @@ const empty = (): APIGatewayProxyStructuredResultV2 => ({ statusCode: 200, heade
  * NOTE: the enterprise is not decided here; the worker derives it from the app's channel mapping.
  */
 export function createSlackRequestHandler(deps: SlackRequestDeps, observability: Observability) {
-  const { logger, metrics } = observability;
-  return middy<HttpApiEvent, APIGatewayProxyStructuredResultV2>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics))
-    .handler(async (event) => {
-      try {
-        return await handleSlackRequest(event, deps, observability);
-      } catch (error) {
-        if (error instanceof Refused) {
-          metrics.addMetric(SLACK_METRICS.refused, MetricUnit.Count, 1);
-          metrics.addMetadata('refusal', error.code);
-          logger.warn('slack request refused', { code: error.code });
-          return errorResponse(error.status, error.code, error.message);
-        }
-        logger.error('slack request failed', { error: safeErrorName(error) });
-        return errorResponse(500, 'INTERNAL', 'the request could not be handled; retry later');
-      }
-    });
+  return createUnsignedRouteHandler(
+    observability,
+    {
+      refusedMetric: SLACK_METRICS.refused,
+      subject: 'slack request',
+      failedMessage: 'the request could not be handled; retry later',
+    },
+    (event) => handleSlackRequest(event, deps, observability),
+  );
 }
 
 async function handleSlackRequest(event: HttpApiEvent, deps: SlackRequestDeps, observability: Observability) {
   const { logger, metrics } = observability;
-  if (!v.is(eventShape, event)) throw new Refused(400, 'MALFORMED_EVENT', 'the event is not a valid HTTP API request');
+  if (!v.is(unsignedEventShape, event))
+    throw new Refused(400, 'MALFORMED_EVENT', 'the event is not a valid HTTP API request');
   if (event.requestContext.http.method !== 'POST') throw new Refused(405, 'METHOD_NOT_ALLOWED', 'use POST');
   const appId = event.pathParameters?.appId;
   const kind = event.pathParameters?.kind;
@@ -144,7 +115,7 @@ async function handleSlackRequest(event: HttpApiEvent, deps: SlackRequestDeps, o
 }
 
 /** The raw bytes Slack signed; the size is checked on the encoded length first, so no oversized body is decoded. */
-function rawBodyOf(event: v.InferOutput<typeof eventShape>): Buffer {
+function rawBodyOf(event: v.InferOutput<typeof unsignedEventShape>): Buffer {
   const body = event.body ?? '';
   const tooLarge = () => new Refused(413, 'SLACK_BODY_TOO_LARGE', 'the body is too large');
   if (event.isBase64Encoded === true) {

@@ -1,11 +1,7 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { safeErrorName } from '@diagnosis/core';
-import middy from '@middy/core';
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as v from 'valibot';
-import { errorResponse, type HttpApiEvent, header, json } from '../http/http-api-event.ts';
+import { type HttpApiEvent, header, json } from '../http/http-api-event.ts';
+import { createUnsignedRouteHandler, Refused, unsignedEventShape } from '../http/unsigned-route.ts';
 import { OUTCOME_DIMENSION, TRIGGER_METRICS } from '../setup/metric-names.ts';
 import type { Observability } from '../setup/observability.ts';
 import { alertmanagerEventId, parseAlertmanagerWebhook } from '../triggers/alertmanager-webhook.ts';
@@ -45,24 +41,6 @@ const MAX_CLOCK_SKEW_MS = 60_000;
 /** How long an Alertmanager body is remembered: the same bytes again within this time are a replay. */
 export const ALERTMANAGER_REPLAY_WINDOW_MS = 60 * 60_000;
 
-const eventShape = v.object({
-  requestContext: v.object({ http: v.object({ method: v.string() }) }),
-  headers: v.optional(v.nullable(v.record(v.string(), v.string()))),
-  body: v.optional(v.nullable(v.string())),
-  isBase64Encoded: v.optional(v.boolean()),
-  pathParameters: v.optional(v.nullable(v.record(v.string(), v.string()))),
-});
-
-class Refused extends Error {
-  readonly status: number;
-  readonly code: string;
-
-  constructor(status: number, code: string, message: string) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
 const refuse = (code: WebhookRefusal, message: string) => new Refused(WEBHOOK_REFUSALS[code], code, message);
 
 /**
@@ -76,28 +54,20 @@ const refuse = (code: WebhookRefusal, message: string) => new Refused(WEBHOOK_RE
  * route whose secret is not set refuses everything.
  */
 export function createWebhookHandler(deps: WebhookDeps, observability: Observability) {
-  const { logger, metrics } = observability;
-  return middy<HttpApiEvent, APIGatewayProxyStructuredResultV2>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics))
-    .handler(async (event) => {
-      try {
-        return await handleWebhook(event, deps, observability);
-      } catch (error) {
-        if (error instanceof Refused) {
-          metrics.addMetric(TRIGGER_METRICS.webhookRefused, MetricUnit.Count, 1);
-          metrics.addMetadata('refusal', error.code);
-          logger.warn('webhook refused', { code: error.code });
-          return errorResponse(error.status, error.code, error.message);
-        }
-        logger.error('webhook failed', { error: safeErrorName(error) });
-        return errorResponse(500, 'INTERNAL', 'the webhook could not be handled; retry later');
-      }
-    });
+  return createUnsignedRouteHandler(
+    observability,
+    {
+      refusedMetric: TRIGGER_METRICS.webhookRefused,
+      subject: 'webhook',
+      failedMessage: 'the webhook could not be handled; retry later',
+    },
+    (event) => handleWebhook(event, deps, observability),
+  );
 }
 
 async function handleWebhook(event: HttpApiEvent, deps: WebhookDeps, observability: Observability) {
-  if (!v.is(eventShape, event)) throw new Refused(400, 'MALFORMED_EVENT', 'the event is not a valid HTTP API request');
+  if (!v.is(unsignedEventShape, event))
+    throw new Refused(400, 'MALFORMED_EVENT', 'the event is not a valid HTTP API request');
   if (event.requestContext.http.method !== 'POST') throw new Refused(405, 'METHOD_NOT_ALLOWED', 'use POST');
   const source = event.pathParameters?.source;
   if (source !== 'alertmanager' && source !== 'pagerduty') {
@@ -178,7 +148,7 @@ const duplicate = () => json(200, { outcome: 'DUPLICATE' } satisfies WebhookAnsw
  * content type it treats as binary); the size is checked on the encoded length first, so no oversized body is
  * decoded.
  */
-function rawBodyOf(event: v.InferOutput<typeof eventShape>): Buffer {
+function rawBodyOf(event: v.InferOutput<typeof unsignedEventShape>): Buffer {
   const body = event.body ?? '';
   if (event.isBase64Encoded === true) {
     if (body.length > Math.ceil(MAX_WEBHOOK_BODY_BYTES / 3) * 4) throw refuse('WEBHOOK_BODY_TOO_LARGE', 'too large');

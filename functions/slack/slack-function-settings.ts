@@ -6,26 +6,12 @@
  */
 import { SettingsError } from '@diagnosis/core/config';
 import * as v from 'valibot';
+import { jsonSetting } from '../setup/json-setting.ts';
 import { runtimeSlackAppsSchema } from './slack-settings.ts';
 
 const slackSettingsSchema = v.object({
   /** The stage file's `slack.apps` (JSON), secrets by name. */
-  SLACK_APPS: v.optional(
-    v.pipe(
-      v.string(),
-      v.maxLength(64 * 1024),
-      v.rawTransform(({ dataset, addIssue, NEVER }) => {
-        try {
-          return JSON.parse(dataset.value) as unknown;
-        } catch {
-          addIssue({ message: 'not JSON' });
-          return NEVER;
-        }
-      }),
-      runtimeSlackAppsSchema,
-    ),
-    '[]',
-  ),
+  SLACK_APPS: v.optional(jsonSetting(runtimeSlackAppsSchema), '[]'),
   /** The SlackWork queue's URL. */
   SLACK_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   /** Slack's Web API base; set only for a loopback Slack (tests, the local runner). */
