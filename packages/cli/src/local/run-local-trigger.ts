@@ -257,7 +257,7 @@ async function report(
     return EXIT.OK;
   }
   const result: DiagnosisResult = resultOfStoredRun(run);
-  const evidence = (await loadRunEvidence(store, run.runId))?.evidence ?? null;
+  const evidence = (await loadRunEvidence(store, run))?.evidence ?? null;
   const { destinations, reveal } = loadStageDelivery(options.stage, run.enterpriseId);
   let previews: ReturnType<typeof previewDeliveries> = [];
   let revealed: RevealOutcome = 'MASKED';
