@@ -238,11 +238,12 @@ async function report(
     return EXIT.OK;
   }
   const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
-  const incidents = createDynamoIncidentStore({ client: runtime.client, tableName: runtime.tableName });
   const run = await store.getRun(answer.runId);
   if (run === null) throw new CliError(EXIT.FAILED, `run ${answer.runId} is not in the table`);
-  const incidentEvents = await incidents.listIncidentEvents(run.runId);
   if (answer.outcome === 'ATTACHED') {
+    // NOTE: read only here: a started run's report does not show its incident's events.
+    const incidents = createDynamoIncidentStore({ client: runtime.client, tableName: runtime.tableName });
+    const incidentEvents = await incidents.listIncidentEvents(run.runId);
     if (options.json)
       io.stdout(`${JSON.stringify({ trigger: answer, run: { runId: run.runId, status: run.status } }, null, 2)}\n`);
     say(
