@@ -222,6 +222,15 @@ export async function executeCheckedDiagnosisRun(
             deps.semanticGuard,
             processAudit.hook,
           );
+    if (semantic?.outcome === 'FAILED' && semantic.failure === 'AUDIT_FAILED') {
+      // NOTE: the judge's unaudited call fails the run in the release (every mode); its cause is logged here, once.
+      deps.log?.({
+        message: 'audit failed',
+        runId: command.runId,
+        stage: 'judge',
+        ...auditFailureFields(semantic.auditError),
+      });
+    }
     const seenBefore = recorder.seenBefore();
     decision = releaseDiagnosis({ execution, evidenceGuard, usage: run.usage(), semantic, seenBefore });
   } catch (error) {
