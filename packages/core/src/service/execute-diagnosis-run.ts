@@ -26,7 +26,7 @@ import {
 } from '../tools/masking/masking-session.ts';
 import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
 import { openPseudonymBatches, sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
-import { auditFailureFields } from './audit-failure-fields.ts';
+import { auditFailureFields, retriedWriteFields } from './audit-failure-fields.ts';
 import { buildPreviousTurn } from './build-previous-turn.ts';
 import { watchCancellation } from './cancel-watch.ts';
 import { assertRequestIds, type Checked, sameRequest } from './checked-run-request.ts';
@@ -244,7 +244,10 @@ export async function executeCheckedDiagnosisRun(
     await progress.drain();
   }
   try {
-    await store.flush();
+    const flushed = await store.flush();
+    if (flushed.retriedWrites.length > 0) {
+      deps.log?.({ message: 'audit writes retried', runId: command.runId, ...retriedWriteFields(flushed) });
+    }
   } catch (error) {
     // NOTE: the writer has already tried every transient failure again (`putAuditItem`); what is left is logged by
     // cause (classes, item kinds, AWS error codes), never by value, and fails the run: an unaudited run never succeeds.
