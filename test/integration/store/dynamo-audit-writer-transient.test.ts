@@ -3,13 +3,14 @@
  * under load), or throttled for longer than the SDK's own attempts — must not fail a run that has already spent its
  * model calls. Faults are injected by a middleware inside the SDK's retry loop, on real DynamoDB Local.
  */
-import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { executeDiagnosisRun } from '@diagnosis/core';
 import { AuditWriteError, createDynamoStores, type StoredToolInvocation } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_T0, stepEvent, toolEvent } from '../../support/audit-events.ts';
 import { createTestTable, localDynamoClient, partitionItems } from '../../support/dynamodb.ts';
+import { loadDynamoWireAnswer, startDynamoFaultProxy } from '../../support/dynamodb-fault-proxy.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
 import { envelope, LOGS_INPUT, noConclusionDraft } from '../../support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../../support/scripted-model.ts';
@@ -189,5 +190,55 @@ describe('executeDiagnosisRun when an audit write is retried', () => {
   it('logs nothing of the kind when every write landed at its first attempt', async () => {
     const { retried } = await diagnose('run-clean', client);
     expect(retried).toEqual([]);
+  });
+});
+
+/**
+ * What a loaded DynamoDB Local really answers (issue 32 item 13): every write waits for its table's write lock at most
+ * 10 s, and one that waited longer (its JVM starved of CPU or paused) is refused with HTTP 500 InternalServerError,
+ * never written. Its recorded bytes are served on a real socket by a proxy in front of the engine.
+ */
+describe('createDynamoAuditWriter when DynamoDB Local answers its lock timeout', () => {
+  const lockTimeout = loadDynamoWireAnswer('lock-timeout-500');
+
+  async function throughProxy(runId: string, times: number) {
+    const proxy = await startDynamoFaultProxy({ sortKey: 'TOOL#call_faulty', answer: lockTimeout, times });
+    const proxied = new DynamoDBClient({
+      endpoint: proxy.endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 3,
+    });
+    const waits: number[] = [];
+    const store = await writeRun(runId, proxied, waits);
+    const flushed = await store.flush().then(
+      (report) => report,
+      (error: unknown) => error,
+    );
+    proxied.destroy();
+    await proxy.close();
+    return { flushed, waits, attempts: proxy.attempts() };
+  }
+
+  it('lands the put once the SDK tries it again, and names the write that needed it', async () => {
+    const { flushed, waits, attempts } = await throughProxy('run-lock-timeout-once', 1);
+    expect(flushed).toEqual({
+      retriedWrites: [{ key: 'RUN#run-lock-timeout-once|TOOL#call_faulty', attempts: 2, errorCodes: [] }],
+    });
+    expect(attempts).toBe(2);
+    expect(waits).toEqual([]);
+    expect(await toolItems('run-lock-timeout-once')).toHaveLength(1);
+  });
+
+  it('lands the put after the SDK’s three attempts met the lock timeout (the case that failed the run before)', async () => {
+    const { flushed, waits, attempts } = await throughProxy('run-lock-timeout-thrice', 3);
+    expect(flushed).toEqual({
+      retriedWrites: [
+        { key: 'RUN#run-lock-timeout-thrice|TOOL#call_faulty', attempts: 4, errorCodes: ['InternalServerError'] },
+      ],
+    });
+    expect(attempts).toBe(4);
+    expect(waits).toEqual([200]);
+    expect(await toolItems('run-lock-timeout-thrice')).toHaveLength(1);
   });
 });
