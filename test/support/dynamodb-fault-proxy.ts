@@ -1,8 +1,9 @@
 /**
  * A loopback HTTP proxy in front of the test run's DynamoDB Local that forwards every request as it is, except the
  * PutItem requests of one sort key: their first `times` attempts are answered with a recorded wire answer of DynamoDB
- * Local instead (`test/fixtures/dynamodb-local-wire/`), never reaching the table. The SDK thus parses the engine's own
- * bytes on a real socket, as it does when a loaded engine answers so.
+ * Local instead (`test/fixtures/dynamodb-local-wire/`), or their connection is reset unanswered (`'reset'`: what a
+ * client meets when it reuses a kept-alive connection the server has just closed), never reaching the table. The SDK
+ * thus meets the engine's own bytes, or a dead connection, on a real socket.
  */
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, request as forward } from 'node:http';
@@ -29,7 +30,7 @@ export interface DynamoFaultProxy {
 
 export async function startDynamoFaultProxy(options: {
   sortKey: string;
-  answer: RecordedWireAnswer;
+  answer: RecordedWireAnswer | 'reset';
   times: number;
 }): Promise<DynamoFaultProxy> {
   const target = new URL(inject('dynamodbEndpoint'));
@@ -43,8 +44,11 @@ export async function startDynamoFaultProxy(options: {
       if (isPutOf(incoming.headers['x-amz-target'], body, options.sortKey)) {
         attempts += 1;
         if (attempts <= options.times) {
-          outgoing.writeHead(options.answer.status, options.answer.headers);
-          outgoing.end(options.answer.body);
+          if (options.answer === 'reset') incoming.socket.resetAndDestroy();
+          else {
+            outgoing.writeHead(options.answer.status, options.answer.headers);
+            outgoing.end(options.answer.body);
+          }
           return;
         }
       }

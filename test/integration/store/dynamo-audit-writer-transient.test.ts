@@ -194,15 +194,16 @@ describe('executeDiagnosisRun when an audit write is retried', () => {
 });
 
 /**
- * What a loaded DynamoDB Local really answers (issue 32 item 13): every write waits for its table's write lock at most
- * 10 s, and one that waited longer (its JVM starved of CPU or paused) is refused with HTTP 500 InternalServerError,
- * never written. Its recorded bytes are served on a real socket by a proxy in front of the engine.
+ * What a loaded machine really does to an audit put (issue 32 item 13), on a real socket through a proxy in front of
+ * the engine: DynamoDB Local waits at most 10 s for its table's write lock, and a write that waited longer (its JVM
+ * starved of CPU or paused) is refused with HTTP 500 InternalServerError, never written (its recorded bytes); and a
+ * kept-alive connection the server closed while the client's starved event loop had not yet seen it is reset unanswered.
  */
-describe('createDynamoAuditWriter when DynamoDB Local answers its lock timeout', () => {
+describe('createDynamoAuditWriter on a real socket: a lock timeout, a reset connection', () => {
   const lockTimeout = loadDynamoWireAnswer('lock-timeout-500');
 
-  async function throughProxy(runId: string, times: number) {
-    const proxy = await startDynamoFaultProxy({ sortKey: 'TOOL#call_faulty', answer: lockTimeout, times });
+  async function throughProxy(runId: string, times: number, answer: typeof lockTimeout | 'reset' = lockTimeout) {
+    const proxy = await startDynamoFaultProxy({ sortKey: 'TOOL#call_faulty', answer, times });
     const proxied = new DynamoDBClient({
       endpoint: proxy.endpoint,
       region: 'local',
@@ -240,5 +241,15 @@ describe('createDynamoAuditWriter when DynamoDB Local answers its lock timeout',
     expect(attempts).toBe(4);
     expect(waits).toEqual([200]);
     expect(await toolItems('run-lock-timeout-thrice')).toHaveLength(1);
+  });
+
+  it('lands a put whose connection was reset unanswered three times (a stale kept-alive connection each time)', async () => {
+    const { flushed, waits, attempts } = await throughProxy('run-reset-thrice', 3, 'reset');
+    expect(flushed).toEqual({
+      retriedWrites: [{ key: 'RUN#run-reset-thrice|TOOL#call_faulty', attempts: 4, errorCodes: ['TimeoutError'] }],
+    });
+    expect(attempts).toBe(4);
+    expect(waits).toEqual([200]);
+    expect(await toolItems('run-reset-thrice')).toHaveLength(1);
   });
 });
