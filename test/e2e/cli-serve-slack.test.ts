@@ -5,16 +5,16 @@
  * kept up to date by reading the run back (there is no table stream locally) — against a loopback Slack Web API
  * (`SLACK_API_URL`). Slack's requests are built and signed as Slack builds and signs them, and sent over HTTP.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type LoopbackSlack, startLoopbackSlack } from '@diagnosis/devkit';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { slackRunId } from '../../functions/slack/slack-conversation.ts';
 import { signSlackRequest } from '../../functions/slack/verify-slack-request.ts';
+import { runBin, type ServingBin, startServeBin } from '../support/cli-process.ts';
 import {
   buttonClick,
   eventCallbackBody,
@@ -25,7 +25,6 @@ import {
   SLACK_USER,
 } from '../support/slack-requests.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const endpoint = inject('dynamodbEndpoint');
 const tableName = `serve-slack-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 const TOKEN = 'xoxb-1001-0123456789-serve-loopback';
@@ -33,29 +32,11 @@ const SIGNING = 'signing-secret-e1001-serve-0123456789';
 const QUESTION = 'E1001 的订单从 14:05 开始大量失败，为什么？';
 let dataDir: string;
 let slack: LoopbackSlack;
-let child: ChildProcessWithoutNullStreams;
-let stderr = '';
+let serve: ServingBin;
 let url = '';
-const stderrWaiters: (() => void)[] = [];
 const documents = DynamoDBDocumentClient.from(
   new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
 );
-
-function stderrMatches(pattern: RegExp, from = 0): Promise<RegExpExecArray> {
-  return new Promise((resolveMatch) => {
-    const check = () => {
-      const match = pattern.exec(stderr.slice(from));
-      if (match === null) return false;
-      resolveMatch(match);
-      return true;
-    };
-    if (check()) return;
-    const waiter = () => {
-      if (check()) stderrWaiters.splice(stderrWaiters.indexOf(waiter), 1);
-    };
-    stderrWaiters.push(waiter);
-  });
-}
 
 /** Sends what Slack sends: the raw body, signed with `secret` (`v0=HMAC-SHA256(v0:{ts}:{body})`), over HTTP. */
 async function sendSlack(
@@ -123,45 +104,21 @@ beforeAll(async () => {
       },
     }),
   );
-  child = spawn(
-    process.execPath,
-    [resolve(ROOT, 'packages/cli/src/main.ts'), 'serve', '--scripted-model', '--port', '0', '--stage', stageFile],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        DIAGNOSIS_LOCAL_DATA: dataDir,
-        DYNAMODB_ENDPOINT: endpoint,
-        DIAGNOSIS_TABLE_NAME: tableName,
-        SLACK_API_URL: slack.apiUrl,
-        // e1001's secrets under their SST names; e2002's are unset.
-        SlackServeE1001Bot: TOKEN,
-        SlackServeE1001Signing: SIGNING,
-      },
-    },
-  );
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    for (const waiter of [...stderrWaiters]) waiter();
+  serve = await startServeBin(['--scripted-model', '--port', '0', '--stage', stageFile], {
+    DIAGNOSIS_LOCAL_DATA: dataDir,
+    DYNAMODB_ENDPOINT: endpoint,
+    DIAGNOSIS_TABLE_NAME: tableName,
+    SLACK_API_URL: slack.apiUrl,
+    // e1001's secrets under their SST names; e2002's are unset.
+    SlackServeE1001Bot: TOKEN,
+    SlackServeE1001Signing: SIGNING,
   });
-  child.stdout.resume();
-  const match = await Promise.race([
-    stderrMatches(/serving the deployed API at (http:\/\/127\.0\.0\.1:\d+)/),
-    new Promise<never>((_, reject) =>
-      child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`))),
-    ),
-  ]);
-  url = match[1] ?? '';
+  url = serve.url;
 });
 
 afterAll(async () => {
-  if (child !== undefined && child.exitCode === null) {
-    const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
-    child.kill('SIGINT');
-    // Ctrl-C: no new requests, the Slack work in flight and the runs end, the cards settle; then exit 0.
-    expect(await exited).toBe(0);
-  }
+  // Ctrl-C: no new requests, the Slack work in flight and the runs end, the cards settle; then exit 0.
+  if (serve !== undefined) expect(await serve.stop()).toBe(0);
   await slack?.close();
   documents.destroy();
   rmSync(dataDir, { recursive: true, force: true });
@@ -169,6 +126,7 @@ afterAll(async () => {
 
 describe('diagnosis serve with Slack apps (a child process, Slack requests over HTTP)', () => {
   it('lists the Slack route and says, per app, whether it is served or refused and why', () => {
+    const stderr = serve.stderr();
     expect(stderr).toMatch(/ {2}POST \/slack\/\{appId\}\/\{kind\} +SlackRequests/);
     expect(stderr).toContain('slack app e1001 (E1001, 1 channel): served; Web API at http://127.0.0.1:');
     expect(stderr).toContain(
@@ -187,16 +145,21 @@ describe('diagnosis serve with Slack apps (a child process, Slack requests over 
     );
     expect(mention.status).toBe(200);
     expect(mention.ms).toBeLessThan(3_000);
-    await stderrMatches(/POST \/slack\/e1001\/events → 200 SlackRequests/);
+    await serve.stderrMatches(/POST \/slack\/e1001\/events → 200 SlackRequests/);
 
     const runId = slackRunId('e1001', eventId);
-    // The card: posted in the channel, in the mention's thread, then replaced by the result with its buttons.
+    // The card: posted in the channel, then replaced by the result with its buttons; the details in its thread.
     const card = await vi.waitFor(
       () => {
         const found = messagesIn(SLACK_CHANNEL).find(
-          (message) => message.threadTs === mentionTs && hasButtons(message.blocks),
+          (message) => message.threadTs === null && hasButtons(message.blocks),
         );
-        if (found === undefined) throw new Error('no result card yet');
+        const details = messagesIn(SLACK_CHANNEL).some(
+          (message) => found !== undefined && message.threadTs === found.ts,
+        );
+        if (found === undefined || !details) {
+          throw new Error(`no result card and details yet: ${slack.calls.map((call) => call.method).join(', ')}`);
+        }
         return found;
       },
       { timeout: 40_000, interval: 100 },
@@ -223,7 +186,7 @@ describe('diagnosis serve with Slack apps (a child process, Slack requests over 
       },
       { timeout: 10_000, interval: 100 },
     );
-  });
+  }, 60_000);
 
   it('refuses a bad signature with 401 SLACK_BAD_SIGNATURE and writes nothing', async () => {
     const before = await tableItems();
@@ -249,7 +212,7 @@ describe('diagnosis serve with Slack apps (a child process, Slack requests over 
 
   it('refuses every request of an app whose secrets are unset, as a function that cannot start, writing nothing', async () => {
     const before = await tableItems();
-    const from = stderr.length;
+    const from = serve.stderr().length;
     const refused = await sendSlack(
       'e2002',
       'events',
@@ -261,7 +224,32 @@ describe('diagnosis serve with Slack apps (a child process, Slack requests over 
       'application/json',
     );
     expect(refused).toMatchObject({ status: 500, json: { message: 'Internal Server Error' } });
-    await stderrMatches(/SlackRequests failed: SlackConfigError \(answered 500\)/, from);
+    await serve.stderrMatches(/SlackRequests failed: SlackConfigError \(answered 500\)/, from);
     expect((await tableItems()).length).toBe(before.length);
+  });
+});
+
+describe('diagnosis serve with Slack apps: refusals before anything starts', () => {
+  const refusal = (env: Record<string, string>) =>
+    runBin(['serve', '--scripted-model', '--port', '0', '--stage', join(dataDir, 'slack-stage.json')], {
+      DIAGNOSIS_LOCAL_DATA: dataDir,
+      DYNAMODB_ENDPOINT: endpoint,
+      ...env,
+    });
+
+  it('refuses a misspelt Slack secret variable with the secret meant (exit 78), never its value', async () => {
+    const refused = await refusal({ SlackServeE1001Bot: TOKEN, SlackServeE1001Signin: SIGNING });
+    expect(refused.code).toBe(78);
+    expect(refused.stderr).toContain(
+      'unknown setting: SlackServeE1001Signin in the environment (did you mean SlackServeE1001Signing?)',
+    );
+    expect(refused.stderr).not.toContain(SIGNING);
+  });
+
+  it('refuses a SLACK_API_URL that is not a Web API base (exit 78); a foreign SLACK_ name is left alone', async () => {
+    const refused = await refusal({ SLACK_API_URL: 'http://127.0.0.1:9/not-api', SLACK_BOT_TOKEN: 'xoxb-other-tool' });
+    expect(refused.code).toBe(78);
+    expect(refused.stderr).toContain('invalid settings: SLACK_API_URL');
+    expect(refused.stderr).not.toContain('SLACK_BOT_TOKEN');
   });
 });
