@@ -52,21 +52,19 @@ export function buildSlackRequestDeps(parts: {
   enqueue: (work: SlackWork) => Promise<void>;
   apiUrl: string | undefined;
   timeoutMs: number;
-  now?: () => number;
 }): SlackRequestDeps {
-  const now = parts.now ?? Date.now;
   const timeoutMs = Math.min(parts.timeoutMs, 2_000);
   let opener: Promise<typeof import('../slack/rating-modal.ts')['createRatingModalOpener']> | undefined;
   let open: ReturnType<typeof import('../slack/rating-modal.ts')['createRatingModalOpener']> | undefined;
   return {
     apps: parts.apps,
-    claimRequest: (key, expiresAt) => parts.cards.claimOnce(key, now(), expiresAt),
+    claimRequest: (key, expiresAt) => parts.cards.claimOnce(key, Date.now(), expiresAt),
     enqueue: (work) => parts.enqueue(work),
     async openRatingModal(app, request) {
       opener ??= import('../slack/rating-modal.ts').then((module) => module.createRatingModalOpener);
       open ??= (await opener)(parts.apiUrl, timeoutMs);
       await open(app, request);
     },
-    now,
+    now: Date.now,
   };
 }

@@ -21,7 +21,7 @@ import { resolveMaskingSecret } from './masking-secret.ts';
 import { enqueueSlackWork, slackSecretOf } from './slack-queue.ts';
 
 /** One Slack client per app, built on first use and kept for the container's life. */
-export function slackClients(apiUrl: string | undefined, timeoutMs: number) {
+function slackClients(apiUrl: string | undefined, timeoutMs: number) {
   const clients = new Map<string, SlackApi>();
   return (app: ResolvedSlackApp): SlackApi => {
     let client = clients.get(app.id);
