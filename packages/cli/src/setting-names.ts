@@ -8,17 +8,32 @@
  * read from a shell (MySQL's client: `MYSQL_PWD`, `MYSQL_HOST`, …), which are never refused.
  */
 import { serviceSettingNames } from '@diagnosis/core/config';
-import { DELIVERY_SETTING_NAMES } from '@diagnosis/functions/infrastructure';
+import {
+  DELIVERY_SETTING_NAMES,
+  SLACK_FUNCTION_SETTING_NAMES,
+  SLACK_SECRET_NAME_PATTERN,
+} from '@diagnosis/functions/infrastructure';
+import { CliError, EXIT, printable } from './command-line.ts';
 
 /** What only the command line reads (no function has them). */
 const COMMAND_LINE_SETTING_NAMES = ['DIAGNOSIS_LOCAL_DATA', 'EVAL_PRICE'] as const;
 
-/** Namespaces other programs read from the same shell: near misses there are warned, never refused. */
-const FOREIGN_NAMESPACES = ['MYSQL_'] as const;
+/**
+ * Namespaces other programs read from the same shell: near misses there are warned, never refused. MySQL's client
+ * reads `MYSQL_PWD`, `MYSQL_HOST`…; Slack's SDKs and CLI `SLACK_BOT_TOKEN`, `SLACK_SIGNING_SECRET`….
+ */
+const FOREIGN_NAMESPACES = ['MYSQL_', 'SLACK_'] as const;
 
-/** Every setting name of the project: the functions' schemas, the delivery functions', the command line's. */
+/** Every setting name of the project: the functions' schemas (delivery and Slack included), the command line's. */
 export function knownSettingNames(): readonly string[] {
-  return [...new Set([...serviceSettingNames(), ...DELIVERY_SETTING_NAMES, ...COMMAND_LINE_SETTING_NAMES])].sort();
+  return [
+    ...new Set([
+      ...serviceSettingNames(),
+      ...DELIVERY_SETTING_NAMES,
+      ...SLACK_FUNCTION_SETTING_NAMES,
+      ...COMMAND_LINE_SETTING_NAMES,
+    ]),
+  ].sort();
 }
 
 /** The project's own namespaces, derived from its setting names (see the module's note). */
@@ -94,4 +109,41 @@ export function findSettingNameMistakes(names: Iterable<string>, known = knownSe
     if (suggestion !== undefined) findings.nearMisses.push({ name, suggestion });
   }
   return findings;
+}
+
+/**
+ * The variables named like a Slack app's secret (`Slack…`, the form the stage file's `botTokenSecret` and
+ * `signingSecretSecret` must have) that name no secret of `known`: locally each secret is read from the variable of
+ * its own name, so such a variable is a misspelt one (refused, with the nearest secret's name).
+ */
+export function findSlackSecretNameMistakes(
+  names: Iterable<string>,
+  known: readonly string[],
+): SettingNameFindings['unknown'] {
+  const knownSet = new Set(known);
+  const unknown: SettingNameFindings['unknown'] = [];
+  for (const name of [...names].sort()) {
+    if (knownSet.has(name) || !SLACK_SECRET_NAME_PATTERN.test(name)) continue;
+    const suggestion = nearest(name, known, Math.max(3, Math.floor(name.length / 4)));
+    unknown.push(suggestion === undefined ? { name } : { name, suggestion });
+  }
+  return unknown;
+}
+
+/** Where a variable was set: `in .env` (one of the file's names) or `in the environment`. */
+export function settingSource(dotEnvKeys: ReadonlySet<string> | undefined, name: string): string {
+  return dotEnvKeys?.has(name) === true ? 'in .env' : 'in the environment';
+}
+
+/** The refusal (exit 78) of unknown names: each with where it was set and the name probably meant. */
+export function unknownSettingsRefusal(
+  unknown: SettingNameFindings['unknown'],
+  dotEnvKeys: ReadonlySet<string> | undefined,
+  hint = 'every setting is in docs/settings.md',
+): CliError {
+  const named = unknown.map(
+    (entry) =>
+      `${printable(entry.name)} ${settingSource(dotEnvKeys, entry.name)}${entry.suggestion === undefined ? '' : ` (did you mean ${entry.suggestion}?)`}`,
+  );
+  return new CliError(EXIT.CONFIG, `unknown setting${unknown.length === 1 ? '' : 's'}: ${named.join('; ')}; ${hint}`);
 }
