@@ -67,4 +67,5 @@ export { parseSlackFunctionSettings } from './slack/slack-function-settings.ts';
 export { resolveSlackApps, type SlackAppConfig } from './slack/slack-settings.ts';
 export { parseSlackWork, type SlackWork } from './slack/slack-work.ts';
 export { signSlackRequest } from './slack/verify-slack-request.ts';
+export { parseMappingSecrets } from './triggers/mapping-credentials.ts';
 export type { TriggerAnswer, TriggerDeps } from './triggers/trigger-service.ts';

@@ -8,11 +8,7 @@
  * read from a shell (MySQL's client: `MYSQL_PWD`, `MYSQL_HOST`, …), which are never refused.
  */
 import { serviceSettingNames } from '@diagnosis/core/config';
-import {
-  DELIVERY_SETTING_NAMES,
-  SLACK_FUNCTION_SETTING_NAMES,
-  SLACK_SECRET_NAME_PATTERN,
-} from '@diagnosis/functions/infrastructure';
+import { DELIVERY_SETTING_NAMES, SLACK_FUNCTION_SETTING_NAMES } from '@diagnosis/functions/infrastructure';
 import { CliError, EXIT, printable } from './command-line.ts';
 
 /** What only the command line reads (no function has them). */
@@ -112,18 +108,19 @@ export function findSettingNameMistakes(names: Iterable<string>, known = knownSe
 }
 
 /**
- * The variables named like a Slack app's secret (`Slack…`, the form the stage file's `botTokenSecret` and
- * `signingSecretSecret` must have) that name no secret of `known`: locally each secret is read from the variable of
- * its own name, so such a variable is a misspelt one (refused, with the nearest secret's name).
+ * The variables named like a secret of the stage file (`pattern`: a Slack app's `Slack…` secrets, a webhook mapping's
+ * `Webhook…` secret) that name no secret of `known`: locally each secret is read from the variable of its own name,
+ * so such a variable is a misspelt one (refused, with the nearest secret's name).
  */
-export function findSlackSecretNameMistakes(
+export function findSecretNameMistakes(
   names: Iterable<string>,
   known: readonly string[],
+  pattern: RegExp,
 ): SettingNameFindings['unknown'] {
   const knownSet = new Set(known);
   const unknown: SettingNameFindings['unknown'] = [];
   for (const name of [...names].sort()) {
-    if (knownSet.has(name) || !SLACK_SECRET_NAME_PATTERN.test(name)) continue;
+    if (knownSet.has(name) || !pattern.test(name)) continue;
     const suggestion = nearest(name, known, Math.max(3, Math.floor(name.length / 4)));
     unknown.push(suggestion === undefined ? { name } : { name, suggestion });
   }

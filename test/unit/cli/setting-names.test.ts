@@ -1,8 +1,10 @@
+import { WEBHOOK_SECRET_NAME_PATTERN } from '@diagnosis/core';
+import { SLACK_SECRET_NAME_PATTERN } from '@diagnosis/functions/infrastructure';
 import { describe, expect, it } from 'vitest';
 import {
   editDistance,
+  findSecretNameMistakes,
   findSettingNameMistakes,
-  findSlackSecretNameMistakes,
   knownSettingNames,
   ownNamespaces,
 } from '../../../packages/cli/src/setting-names.ts';
@@ -84,22 +86,37 @@ describe('findSettingNameMistakes', () => {
   });
 });
 
-describe('findSlackSecretNameMistakes', () => {
+describe('findSecretNameMistakes', () => {
   const known = ['SlackE1001BotToken', 'SlackE1001SigningSecret'];
 
   it('refuses a variable named like a Slack secret that no stage file names, with the secret meant', () => {
     expect(
-      findSlackSecretNameMistakes(['SlackE1001BotTokn', 'SlackE1001SigningSecret', 'SlackSomethingElse'], known),
+      findSecretNameMistakes(
+        ['SlackE1001BotTokn', 'SlackE1001SigningSecret', 'SlackSomethingElse'],
+        known,
+        SLACK_SECRET_NAME_PATTERN,
+      ),
     ).toEqual([{ name: 'SlackE1001BotTokn', suggestion: 'SlackE1001BotToken' }, { name: 'SlackSomethingElse' }]);
   });
 
   it('leaves every other name alone: the known secrets, other tools’ and other forms', () => {
     expect(
-      findSlackSecretNameMistakes(
+      findSecretNameMistakes(
         ['SlackE1001BotToken', 'SLACK_BOT_TOKEN', 'slackToken', 'Slack', 'Slack_x', 'PATH'],
         known,
+        SLACK_SECRET_NAME_PATTERN,
       ),
     ).toEqual([]);
+  });
+
+  it('refuses a variable named like a webhook mapping secret that no stage file names; leaves Slack’s to its own check', () => {
+    expect(
+      findSecretNameMistakes(
+        ['WebhookE1001Amm', 'WebhookE1001Am', 'WEBHOOK_URL', 'SlackE1001BotTokn'],
+        ['WebhookE1001Am'],
+        WEBHOOK_SECRET_NAME_PATTERN,
+      ),
+    ).toEqual([{ name: 'WebhookE1001Amm', suggestion: 'WebhookE1001Am' }]);
   });
 });
 

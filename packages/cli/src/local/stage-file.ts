@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SettingsError, type TriggerMapping } from '@diagnosis/core';
+import { SettingsError, type TriggerMapping, WEBHOOK_SECRET_NAME_PATTERN } from '@diagnosis/core';
 import { findTriggerMappingFaults, parseTriggerSettings } from '@diagnosis/core/config';
 import { type DestinationConfig, parseStageDelivery } from '@diagnosis/functions';
 import { parseStageSlack, type SlackAppConfig, slackSecretNames } from '@diagnosis/functions/infrastructure';
@@ -98,11 +98,8 @@ export function loadStageSlackApps(stage: string, root: string = REPO_ROOT): Sla
   );
 }
 
-/**
- * The Slack secret names every stage file in deploy/ names (a file that does not read as one is skipped): a variable
- * holding another stage's secret is known, though only the served stage's secrets are read.
- */
-export function slackSecretNamesOfStageFiles(root: string = REPO_ROOT): string[] {
+/** The names `namesOf` finds in each stage file of deploy/ (a file that does not read as one is skipped), sorted. */
+function namesOfStageFiles(root: string, namesOf: (file: ReturnType<typeof readStageFile>) => Iterable<string>) {
   let files: string[];
   try {
     files = readdirSync(resolve(root, 'deploy')).filter((file) => /^[A-Za-z0-9][A-Za-z0-9-]{0,62}\.json$/.test(file));
@@ -112,11 +109,34 @@ export function slackSecretNamesOfStageFiles(root: string = REPO_ROOT): string[]
   const names = new Set<string>();
   for (const file of files.slice(0, 200)) {
     try {
-      const parsed = parseStageSlack(readStageFile(file.slice(0, -'.json'.length), root).slack);
-      if ('apps' in parsed) for (const name of slackSecretNames({ apps: parsed.apps })) names.add(name);
+      for (const name of namesOf(readStageFile(file.slice(0, -'.json'.length), root))) names.add(name);
     } catch {
       // NOTE: a stage file that is not readable JSON names nothing here; serving it refuses it on its own.
     }
   }
   return [...names].sort();
+}
+
+/**
+ * The Slack secret names every stage file in deploy/ names (a file that does not read as one is skipped): a variable
+ * holding another stage's secret is known, though only the served stage's secrets are read.
+ */
+export function slackSecretNamesOfStageFiles(root: string = REPO_ROOT): string[] {
+  return namesOfStageFiles(root, (stage) => {
+    const parsed = parseStageSlack(stage.slack);
+    return 'apps' in parsed ? slackSecretNames({ apps: parsed.apps }) : [];
+  });
+}
+
+/**
+ * The webhook mapping secret names (`triggers[].secret`, `Webhook…`) every stage file in deploy/ names, read leniently
+ * (a mapping that is otherwise invalid still names its secret): as for the Slack secrets, another stage's is known.
+ */
+export function webhookSecretNamesOfStageFiles(root: string = REPO_ROOT): string[] {
+  return namesOfStageFiles(root, (stage) =>
+    (Array.isArray(stage.triggers) ? (stage.triggers as unknown[]) : []).flatMap((mapping) => {
+      const secret = (mapping as { secret?: unknown } | null)?.secret;
+      return typeof secret === 'string' && WEBHOOK_SECRET_NAME_PATTERN.test(secret) ? [secret] : [];
+    }),
+  );
 }

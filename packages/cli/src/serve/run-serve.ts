@@ -29,6 +29,7 @@ import type { IamAuthorizerContext } from './local-principal.ts';
 import { buildServeRoutes, type ServeRoute } from './serve-routes.ts';
 import { isLoopbackAddress, startServeServer } from './serve-server.ts';
 import { describeServeSlack, planServeSlack } from './serve-slack.ts';
+import { describeMappingSecrets, planServeMappingSecrets } from './serve-webhook-secrets.ts';
 
 export interface ServeOptions {
   host: string;
@@ -58,6 +59,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
   // NOTE: every setting, the stage file and the masking rules checked before anything slow starts.
   checkLocalSettings(io.env, options.settings);
   const mappings = loadStageTriggers(options.stage);
+  const mappingSecrets = planServeMappingSecrets(mappings, io);
   const slackPlan = await planServeSlack(options.stage, io);
   const feedbackMasking = await localFeedbackMasking(io.env);
   const runtime = await startLocalRuntime(io.env, say);
@@ -116,6 +118,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
       // NOTE: every run started here is watched for its Slack card (a triggered run's goes to its alert channel).
       workflow: slack === null ? workflow : slack.watch(workflow),
       trigger,
+      mappingSecrets: mappingSecrets.values,
       feedbackMasking,
       maskingSecret: feedbackMasking.secret ?? '',
       // NOTE: the default retention, as the local `feedback` command keeps a rating's past incident.
@@ -160,6 +163,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
         runtime,
         dataDir: localDataDir(io.env),
         slack: describeServeSlack(options.stage, slackPlan, slack),
+        mappingSecrets: describeMappingSecrets(mappingSecrets),
       }),
     );
     options.onListening?.(server.url);
@@ -202,6 +206,7 @@ function describeServe(context: {
   runtime: { endpoint: string; tableName: string };
   dataDir: string;
   slack: string[];
+  mappingSecrets: string | null;
 }): string {
   const { url, routes, options, settings, trigger, loopback } = context;
   const policy = settings.TENANT_ACCESS;
@@ -219,6 +224,7 @@ function describeServe(context: {
       : '  (bound beyond loopback: the X-Diagnosis-Local-Principal header is refused; anyone who reaches this port is that caller)',
     `TENANT_ACCESS: ${policy === undefined ? 'unset — every caller may use every enterprise' : `${policy.length} rule(s), matched against that ARN as deployed`}`,
     `webhooks (${stageFileName(options.stage)} maps ${mapped.size === 0 ? 'no source' : [...mapped].join(', ')}): alertmanager token ${secretWord(trigger.ALERTMANAGER_WEBHOOK_TOKEN !== undefined, 'ALERTMANAGER_WEBHOOK_TOKEN')}; pagerduty secrets ${secretWord(trigger.PAGERDUTY_WEBHOOK_SECRETS !== undefined, 'PAGERDUTY_WEBHOOK_SECRETS')}`,
+    ...(context.mappingSecrets === null ? [] : [context.mappingSecrets]),
     ...context.slack,
     `runs: the local DiagnosisWorkflow → Diagnose, model ${settings.DIAGNOSIS_MODEL_BASE_URL}; DynamoDB at ${context.runtime.endpoint}, table ${context.runtime.tableName}; knowledge and logs from examples/; ${settings.MYSQL_URL === undefined ? 'query_mysql answers NOT_CONFIGURED' : 'MySQL from MYSQL_URL'}`,
     `the functions' log lines: ${context.logPath}`,

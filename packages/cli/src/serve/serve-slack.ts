@@ -7,12 +7,12 @@
  * anything slow starts; an app whose secrets are unset is served as refused (local-slack-app.ts, the banner says so).
  */
 import { SettingsError } from '@diagnosis/core/config';
-import type { SlackAppConfig } from '@diagnosis/functions/infrastructure';
+import { SLACK_SECRET_NAME_PATTERN, type SlackAppConfig } from '@diagnosis/functions/infrastructure';
 import type { CliIo } from '../command-line.ts';
 import { settingsRefusal } from '../local/local-settings.ts';
 import type { LocalSlackApp } from '../local/local-slack-app.ts';
 import { loadStageSlackApps, slackSecretNamesOfStageFiles, stageFileName } from '../local/stage-file.ts';
-import { findSlackSecretNameMistakes, unknownSettingsRefusal } from '../setting-names.ts';
+import { findSecretNameMistakes, unknownSettingsRefusal } from '../setting-names.ts';
 
 export interface ServeSlackPlan {
   apps: SlackAppConfig[];
@@ -34,7 +34,7 @@ export async function planServeSlack(
     ]),
   ];
   const set = Object.keys(io.env).filter((name) => io.env[name] !== undefined);
-  const unknown = findSlackSecretNameMistakes(set, secretNames);
+  const unknown = findSecretNameMistakes(set, secretNames, SLACK_SECRET_NAME_PATTERN);
   if (unknown.length > 0) {
     throw unknownSettingsRefusal(
       unknown,

@@ -9,6 +9,7 @@ import {
   loadStageTriggers,
   readStageFile,
   slackSecretNamesOfStageFiles,
+  webhookSecretNamesOfStageFiles,
 } from '../../../../packages/cli/src/local/stage-file.ts';
 
 let root: string;
@@ -110,5 +111,23 @@ describe('loadStageSlackApps', () => {
     stageFile(JSON.stringify({ slack: { apps: [app] } }));
     writeFileSync(join(root, 'deploy', 'broken.json'), '{');
     expect(slackSecretNamesOfStageFiles(root)).toEqual(['SlackE1001Bot', 'SlackE1001Signing']);
+  });
+
+  it('collects the webhook mapping secret names of every stage file, only names of the secret form', () => {
+    stageFile(
+      JSON.stringify({
+        triggers: [
+          { source: 'alertmanager', labels: { team: 'a' }, enterpriseId: 'E1001', secret: 'WebhookE1001Am' },
+          { source: 'pagerduty', serviceId: 'P1', enterpriseId: 'E1001', secret: 'not-a-secret-name' },
+          null,
+        ],
+      }),
+    );
+    writeFileSync(
+      join(root, 'deploy', 'other.json'),
+      JSON.stringify({ triggers: [{ source: 'pagerduty', secret: 'WebhookE2002Pd' }] }),
+    );
+    writeFileSync(join(root, 'deploy', 'broken.json'), '{');
+    expect(webhookSecretNamesOfStageFiles(root)).toEqual(['WebhookE1001Am', 'WebhookE2002Pd']);
   });
 });
