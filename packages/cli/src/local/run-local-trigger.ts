@@ -37,7 +37,7 @@ import { buildLocalSettings } from './local-settings.ts';
 import { startLocalSlack } from './local-slack.ts';
 import { parseSlackPostUrl, postSlack, previewHeading } from './post-slack.ts';
 import { localLogDestination } from './run-local-diagnosis.ts';
-import { loadStageDelivery, loadStageTriggers } from './stage-file.ts';
+import { loadStageDelivery, loadStageTriggers, stageFileName } from './stage-file.ts';
 import { loadEventFile, sentAt } from './trigger-event-file.ts';
 
 export { parseSlackPostUrl } from './post-slack.ts';
@@ -117,7 +117,7 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
     const deps = { ...built, start: { ...built.start, workflow } };
     if (options.banner !== undefined) say(options.banner);
     say(
-      `${event.source} event from ${printable(options.eventPath)}, received at ${new Date(receivedAt).toISOString()}; mappings from deploy/${options.stage}.json; DynamoDB at ${runtime.endpoint}, table ${runtime.tableName}`,
+      `${event.source} event from ${printable(options.eventPath)}, received at ${new Date(receivedAt).toISOString()}; mappings from ${stageFileName(options.stage)}; DynamoDB at ${runtime.endpoint}, table ${runtime.tableName}`,
     );
     const localSlack =
       options.slack === true
@@ -295,8 +295,8 @@ async function report(
     );
     say(
       destinations.length > 0
-        ? `\nwhat each of ${run.enterpriseId}'s destinations in deploy/${options.stage}.json would receive:`
-        : `\ndeploy/${options.stage}.json names no destination for ${run.enterpriseId}; a Slack destination would receive:`,
+        ? `\nwhat each of ${run.enterpriseId}'s destinations in ${stageFileName(options.stage)} would receive:`
+        : `\n${stageFileName(options.stage)} names no destination for ${run.enterpriseId}; a Slack destination would receive:`,
     );
     if (reveal) say(`(delivery.reveal: ${revealWords[revealed]})`);
     for (const preview of previews) io.stdout(`\n${previewHeading(preview)}\n${preview.text}\n`);
