@@ -127,6 +127,29 @@ export function findSecretNameMistakes(
   return unknown;
 }
 
+/**
+ * Refuses (exit 78) the variables of `env` named like a stage file's secret (`pattern`) that name none of `known`,
+ * each with the secret probably meant; `doc` is where such secrets are described.
+ */
+export function refuseMisspeltSecretNames(
+  env: Readonly<Record<string, string | undefined>>,
+  dotEnvKeys: ReadonlySet<string> | undefined,
+  known: readonly string[],
+  pattern: RegExp,
+  what: string,
+  doc: string,
+): void {
+  const set = Object.keys(env).filter((name) => env[name] !== undefined);
+  const unknown = findSecretNameMistakes(set, known, pattern);
+  if (unknown.length > 0) {
+    throw unknownSettingsRefusal(
+      unknown,
+      dotEnvKeys,
+      `${what} is read from the variable named as the stage file names it (${doc})`,
+    );
+  }
+}
+
 /** Where a variable was set: `in .env` (one of the file's names) or `in the environment`. */
 export function settingSource(dotEnvKeys: ReadonlySet<string> | undefined, name: string): string {
   return dotEnvKeys?.has(name) === true ? 'in .env' : 'in the environment';

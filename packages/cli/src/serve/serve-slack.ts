@@ -12,7 +12,7 @@ import type { CliIo } from '../command-line.ts';
 import { settingsRefusal } from '../local/local-settings.ts';
 import type { LocalSlackApp } from '../local/local-slack-app.ts';
 import { loadStageSlackApps, slackSecretNamesOfStageFiles, stageFileName } from '../local/stage-file.ts';
-import { findSecretNameMistakes, unknownSettingsRefusal } from '../setting-names.ts';
+import { refuseMisspeltSecretNames } from '../setting-names.ts';
 
 export interface ServeSlackPlan {
   apps: SlackAppConfig[];
@@ -33,15 +33,14 @@ export async function planServeSlack(
       ...slackSecretNamesOfStageFiles(),
     ]),
   ];
-  const set = Object.keys(io.env).filter((name) => io.env[name] !== undefined);
-  const unknown = findSecretNameMistakes(set, secretNames, SLACK_SECRET_NAME_PATTERN);
-  if (unknown.length > 0) {
-    throw unknownSettingsRefusal(
-      unknown,
-      io.dotEnvKeys,
-      `a Slack app's secret is read from the variable named as the stage file names it (docs/chat.md)`,
-    );
-  }
+  refuseMisspeltSecretNames(
+    io.env,
+    io.dotEnvKeys,
+    secretNames,
+    SLACK_SECRET_NAME_PATTERN,
+    "a Slack app's secret",
+    'docs/chat.md',
+  );
   if (apps.length === 0) return null;
   // NOTE: the Slack functions' own parse (the heavy index only now: a stage with Slack apps is being served).
   const { parseSlackFunctionSettings } = await import('@diagnosis/functions');

@@ -11,7 +11,7 @@ import { parseMappingSecrets } from '@diagnosis/functions';
 import type { CliIo } from '../command-line.ts';
 import { settingsRefusal } from '../local/local-settings.ts';
 import { webhookSecretNamesOfStageFiles } from '../local/stage-file.ts';
-import { findSecretNameMistakes, unknownSettingsRefusal } from '../setting-names.ts';
+import { refuseMisspeltSecretNames } from '../setting-names.ts';
 
 export interface ServeMappingSecrets {
   /** The values by secret name, as TriggerWebhook holds them (only the secrets that are set). */
@@ -27,15 +27,14 @@ export function planServeMappingSecrets(
 ): ServeMappingSecrets {
   const names = webhookSecretNames(mappings);
   const known = [...new Set([...names, ...webhookSecretNamesOfStageFiles()])];
-  const set = Object.keys(io.env).filter((name) => io.env[name] !== undefined);
-  const unknown = findSecretNameMistakes(set, known, WEBHOOK_SECRET_NAME_PATTERN);
-  if (unknown.length > 0) {
-    throw unknownSettingsRefusal(
-      unknown,
-      io.dotEnvKeys,
-      `a webhook mapping's secret is read from the variable named as the stage file names it (docs/triggers.md)`,
-    );
-  }
+  refuseMisspeltSecretNames(
+    io.env,
+    io.dotEnvKeys,
+    known,
+    WEBHOOK_SECRET_NAME_PATTERN,
+    "a webhook mapping's secret",
+    'docs/triggers.md',
+  );
   try {
     return { values: parseMappingSecrets(mappings, (name) => io.env[name]), names };
   } catch (error) {
