@@ -13,7 +13,9 @@ export default {
   packageManager: 'npm',
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
-  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  // NOTE: `related`: a mutant no test covers by itself (module-level code, which runs when the module loads: a
+  // schema, a constant) reruns only the test files that import its module, not all of them.
+  vitest: { configFile: 'vitest.mutation.config.ts', related: true },
   inPlace: true,
   // NOTE: no `// @ts-nocheck` written into the sources: by default Stryker adds it to every TypeScript file of the
   // project (in place, that is the working tree) for its type checker, which is not used here (vitest strips types).
@@ -28,7 +30,11 @@ export default {
   reporters: ['clear-text', 'progress-append-only', 'json', 'html'],
   jsonReporter: { fileName: '.data/mutation/mutation-report.json' },
   htmlReporter: { fileName: '.data/mutation/mutation-report.html' },
-  incrementalFile: '.data/mutation/stryker-incremental.json',
+  // NOTE: committed (CI's check, `npm run test:mutation:incremental`, reuses it on a fresh clone): each mutant's result
+  // with the code it mutated and the tests that covered and killed it. Written only by runs with `--incremental`;
+  // `npm run test:mutation` rewrites it whole (`--force`). Never run `--incremental` with `--mutate`: the file would
+  // then hold only those modules.
+  incrementalFile: 'test/mutation/stryker-incremental.json',
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
   // NOTE: no `break`: the threshold holds for each module on its own, which scripts/check-mutation-scores.ts checks

@@ -24,11 +24,15 @@ export interface MutationTarget {
   equivalent: readonly EquivalentMutant[];
 }
 
+const GATE_ONLY =
+  'a gate only saves work: the pattern cannot match a text that fails it, so always passing changes no result';
+
 /** The masking modules' unit tests: each module's mutants may be killed by any of them (they share one session). */
 const MASKING_TESTS: readonly string[] = [
   'test/unit/core/tools/masking/masking-session.test.ts',
   'test/unit/core/tools/masking/masking-session.edges.test.ts',
   'test/unit/core/tools/masking/detectors.test.ts',
+  'test/unit/core/tools/masking/identifier-detectors.test.ts',
   'test/unit/core/tools/masking/custom-patterns.test.ts',
   'test/unit/core/tools/masking/pseudonym-keys.test.ts',
   'test/unit/core/tools/masking/pseudonym-map.test.ts',
@@ -208,7 +212,46 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   {
     module: 'packages/core/src/tools/masking/identifier-detectors.ts',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: [
+      ...[
+        "gate: (text) => text.includes('@'),",
+        "gate: (text) => text.includes('arn:'),",
+        "gate: (text) => text.includes('-'),",
+        "gate: (text) => text.includes('.') && hasDigit.test(text),",
+        "gate: (text) => text.includes(':'),",
+      ].map((original) => ({ mutator: 'StringLiteral', original, replacement: '""', reason: GATE_ONLY })),
+      ...[
+        'gate: (text) => hasDigit.test(text) && /account|owner/i.test(text),',
+        "gate: (text) => text.includes('.') && hasDigit.test(text),",
+      ].flatMap((original) => [
+        { mutator: 'ConditionalExpression', original, replacement: 'true', reason: GATE_ONLY },
+        { mutator: 'LogicalOperator', original, replacement: '||', reason: GATE_ONLY },
+      ]),
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (!detector.gate(text)) continue;',
+        replacement: 'false',
+        reason: GATE_ONLY,
+      },
+      ...['false', '&&'].map((replacement) => ({
+        mutator: replacement === 'false' ? 'ConditionalExpression' : 'LogicalOperator',
+        original: 'if (value === undefined || value.length === 0) continue;',
+        replacement,
+        reason: 'every pattern requires its value group and matches at least one character: the skip never runs',
+      })),
+      {
+        mutator: 'OptionalChaining',
+        original: 'const start = match.indices?.[group]?.[0] ?? match.index ?? 0;',
+        replacement: 'match.indices?.[group][0]',
+        reason: 'the value group matched (checked the line before), so its indices are always there',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'return found.length < 2 ? found : withoutOverlaps(found, text.length);',
+        replacement: 'false',
+        reason: 'a shortcut: zero or one match has no overlap and is already sorted, as withoutOverlaps returns it',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/secret-redaction.ts',
@@ -227,6 +270,16 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
       'test/unit/functions/delivery/reveal-run-result.test.ts',
       'test/unit/core/service/execute-diagnosis-run.masking.test.ts',
     ],
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/pseudonym-keys.ts',
+    tests: [...MASKING_TESTS, 'test/unit/core/tools/masking/pseudonym-map.test.ts'],
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/checksums.ts',
+    tests: MASKING_TESTS,
     equivalent: [],
   },
   {
@@ -252,6 +305,11 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   {
     module: 'packages/core/src/tools/masking/unmask-input.ts',
     tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
+    module: 'functions/slack/verify-slack-request.ts',
+    tests: ['test/unit/functions/slack/verify-slack-request.test.ts'],
     equivalent: [],
   },
 ];
