@@ -27,10 +27,14 @@ export interface MutationTarget {
 const GATE_ONLY =
   'a gate only saves work: the pattern cannot match a text that fails it, so always passing changes no result';
 
+const MEMO_ONLY =
+  'the memo of masked texts only saves work: within a run a text always masks to the same output (masking-session.ts)';
+
 /** The masking modules' unit tests: each module's mutants may be killed by any of them (they share one session). */
 const MASKING_TESTS: readonly string[] = [
   'test/unit/core/tools/masking/masking-session.test.ts',
   'test/unit/core/tools/masking/masking-session.edges.test.ts',
+  'test/unit/core/tools/masking/masking-session.values.test.ts',
   'test/unit/core/tools/masking/detectors.test.ts',
   'test/unit/core/tools/masking/identifier-detectors.test.ts',
   'test/unit/core/tools/masking/custom-patterns.test.ts',
@@ -207,7 +211,63 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   {
     module: 'packages/core/src/tools/masking/masking-session.ts',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'ObjectLiteral',
+        original: 'const MASKED_TEXT_MEMO = Object.freeze(',
+        replacement: '{}',
+        reason: MEMO_ONLY,
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (known !== undefined) return known;',
+        replacement: 'false',
+        reason: MEMO_ONLY,
+      },
+      ...['true', 'false', '<', '>'].map((replacement) => ({
+        mutator: replacement === 'true' || replacement === 'false' ? 'ConditionalExpression' : 'EqualityOperator',
+        original: 'if (text.length <= MASKED_TEXT_MEMO.textChars) {',
+        replacement,
+        reason: MEMO_ONLY,
+      })),
+      {
+        mutator: 'BlockStatement',
+        original: 'if (text.length <= MASKED_TEXT_MEMO.textChars) {',
+        replacement: '{}',
+        reason: MEMO_ONLY,
+      },
+      ...['true', 'false', '>', '<'].map((replacement) => ({
+        mutator: replacement === 'true' || replacement === 'false' ? 'ConditionalExpression' : 'EqualityOperator',
+        original: 'if (maskedTexts.size >= MASKED_TEXT_MEMO.entries) maskedTexts.clear();',
+        replacement,
+        reason: MEMO_ONLY,
+      })),
+      { mutator: 'CallExpression', original: 'maskedTexts.set(text, masked);', replacement: ';', reason: MEMO_ONLY },
+      {
+        mutator: 'StringLiteral',
+        original: "let token = '';",
+        replacement: 'Stryker was here',
+        reason: 'the loop below always runs (5 <= 13) and assigns the token before it is read',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (found.all.length === 0) return text;',
+        replacement: 'false',
+        reason: 'a shortcut: with no match the loop writes nothing and position stays 0, so the text is returned alike',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'return position === 0 ? text : output + text.slice(position);',
+        replacement: 'false',
+        reason: 'position 0 means nothing was replaced (output empty): empty + the whole text is the text',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (byToken.size === 0) return;',
+        replacement: 'false',
+        reason: 'a shortcut: with no pseudonym held, the loop marks nothing',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/identifier-detectors.ts',
