@@ -370,7 +370,14 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   {
     module: 'functions/slack/verify-slack-request.ts',
     tests: ['test/unit/functions/slack/verify-slack-request.test.ts'],
-    equivalent: [],
+    equivalent: [
+      ...[".update(`v0:${request.timestamp}:`, 'utf8')", ".update(`v0:${timestamp}:`, 'utf8')"].map((original) => ({
+        mutator: 'StringLiteral',
+        original,
+        replacement: '""',
+        reason: 'Node reads an empty encoding name as UTF-8 (its default)',
+      })),
+    ],
   },
 ];
 
