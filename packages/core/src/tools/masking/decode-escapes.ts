@@ -1,6 +1,6 @@
 /** Layers of escaping undone: a `\u0040` inside a JSON text inside a JSON string inside a log line is three. */
 const ESCAPE_PASSES = 4;
-const CONTROL: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
+const CONTROL = Object.freeze({ n: '\n', r: '\r', t: '\t' } as const);
 
 /**
  * JSON escapes inside a text decoded (up to {@link ESCAPE_PASSES} layers, for text escaped again and again), so
@@ -13,8 +13,9 @@ export function decodeEscapes(text: string): string {
   for (let pass = 0; pass < ESCAPE_PASSES && decoded.includes('\\'); pass += 1) {
     decoded = decoded.replace(
       jsonEscape,
-      (_match, hex: string | undefined, literal: string | undefined, control: string | undefined) =>
-        hex !== undefined ? String.fromCharCode(Number.parseInt(hex, 16)) : (literal ?? CONTROL[control ?? ''] ?? ''),
+      // NOTE: exactly one group matched; when neither of the first two did, the third is one of n, r and t.
+      (_match, hex: string | undefined, literal: string | undefined, control: keyof typeof CONTROL) =>
+        hex !== undefined ? String.fromCharCode(Number.parseInt(hex, 16)) : (literal ?? CONTROL[control]),
     );
   }
   return decoded;
