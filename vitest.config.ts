@@ -10,6 +10,8 @@ process.env.NODE_COMPILE_CACHE ||= resolve(import.meta.dirname, 'node_modules/.c
 const timeouts = { testTimeout: 30_000, hookTimeout: 60_000 };
 // Property tests run from a fixed seed unless FC_SEED says otherwise (test/support/fast-check-seed.ts).
 const propertySeedSetup = 'test/support/fast-check-seed.ts';
+// A test that prints a function's EMF record or ERROR log line without capturing it fails (test/support/stray-records.ts).
+const strayRecordsGuard = 'test/support/stray-records-guard.ts';
 
 /**
  * Three projects, run together by `npm test`: `unit` (no Java, no database, no network: `vitest run --project unit`),
@@ -22,13 +24,18 @@ export default defineConfig({
     globalSetup: ['test/support/dynamodb-global-setup.ts'],
     projects: [
       {
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], setupFiles: [propertySeedSetup], ...timeouts },
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          setupFiles: [propertySeedSetup, strayRecordsGuard],
+          ...timeouts,
+        },
       },
       {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          setupFiles: [propertySeedSetup],
+          setupFiles: [propertySeedSetup, strayRecordsGuard],
           ...timeouts,
         },
       },
@@ -48,7 +55,7 @@ export default defineConfig({
           // Against the built functions (E2E_BUILT_FUNCTIONS) each file gets its own process again: Node loads those
           // bundles itself and keeps them, so a second file would get the first one's handlers, set up for its world.
           isolate: (process.env.E2E_BUILT_FUNCTIONS ?? '') !== '',
-          setupFiles: [propertySeedSetup, 'test/support/file-isolation.ts'],
+          setupFiles: [propertySeedSetup, strayRecordsGuard, 'test/support/file-isolation.ts'],
           // The built functions (E2E_BUILT_FUNCTIONS=.data/build/functions) load as Node loads them on Lambda, untransformed.
           server: { deps: { external: [/\/node_modules\//, /\/\.data\/build\/functions\//] } },
         },

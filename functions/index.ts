@@ -50,6 +50,7 @@ export {
   type LocalDiagnose,
   type LocalDiagnoseOptions,
 } from './setup/local-diagnose.ts';
+export { composeLocalSlack, type LocalSlack, type LocalSlackOptions } from './setup/local-slack.ts';
 export { createObservability, type LogDestination, type Observability } from './setup/observability.ts';
 export { buildTriggerDeps } from './setup/trigger-setup.ts';
 export { createDynamoCardStore } from './slack/card-store.ts';
@@ -62,7 +63,9 @@ export {
   handleSlackWork,
   slackRunId,
 } from './slack/slack-conversation.ts';
+export { parseSlackFunctionSettings } from './slack/slack-function-settings.ts';
 export { resolveSlackApps, type SlackAppConfig } from './slack/slack-settings.ts';
 export { parseSlackWork, type SlackWork } from './slack/slack-work.ts';
 export { signSlackRequest } from './slack/verify-slack-request.ts';
+export { parseMappingSecrets } from './triggers/mapping-credentials.ts';
 export type { TriggerAnswer, TriggerDeps } from './triggers/trigger-service.ts';

@@ -1,7 +1,7 @@
 /**
  * `@diagnosis/functions/infrastructure`: what the infrastructure code (`sst.config.ts`, `deploy/`) reads of the
  * functions, so an alarm, a dashboard widget or a queue setting names exactly what the code emits and parses: the
- * metric names and dimensions, the delivery retry limits, the delivery settings and destination names.
+ * metric names and dimensions, the delivery retry limits, the delivery and Slack settings, destination and secret names.
  */
 export * from './delivery/delivery-metric-names.ts';
 export { DELIVERY_SETTING_NAMES } from './delivery/delivery-settings.ts';
@@ -19,8 +19,11 @@ export {
   snsTopicResourceName,
 } from './delivery/destinations.ts';
 export * from './setup/metric-names.ts';
+export { SLACK_FUNCTION_SETTING_NAMES } from './slack/slack-function-settings.ts';
 export {
+  parseStageSlack,
   runtimeSlackAppsSchema,
+  SLACK_SECRET_NAME_PATTERN,
   type SlackAppConfig,
   type SlackSettings,
   slackSecretNames,

@@ -51,6 +51,11 @@ export interface LocalApiOptions {
   workflow: DiagnosisWorkflow;
   /** The webhook route's settings (mappings, quiet period, secrets: an unset secret refuses its source). */
   trigger: TriggerSettings;
+  /**
+   * The values of the mappings' own webhook secrets by name (`parseMappingSecrets`), as TriggerWebhook reads them from
+   * its linked SST secrets at cold start; a mapping whose secret is absent refuses its requests.
+   */
+  mappingSecrets?: ReadonlyMap<string, readonly string[]>;
   /** The masking a rating gets (the runs' own: mode, patterns, secret). */
   feedbackMasking: Omit<FeedbackMasking, 'pseudonyms'>;
   /** The secret the reveal route opens pseudonym maps with. */
@@ -114,6 +119,7 @@ export async function composeLocalApi(options: LocalApiOptions): Promise<Record<
         secrets: {
           alertmanagerToken: options.trigger.ALERTMANAGER_WEBHOOK_TOKEN,
           pagerdutySecrets: options.trigger.PAGERDUTY_WEBHOOK_SECRETS,
+          ...(options.mappingSecrets === undefined ? {} : { mappingSecrets: options.mappingSecrets }),
         },
       },
       observe('TriggerWebhook'),

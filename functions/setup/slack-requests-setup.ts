@@ -2,9 +2,10 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SettingsError } from '@diagnosis/core/config';
 import { createDynamoClient } from '@diagnosis/core/store';
 import type { SlackRequestDeps } from '../handlers/slack-request-handler.ts';
-import { createDynamoCardStore } from '../slack/card-store.ts';
+import { type CardStore, createDynamoCardStore } from '../slack/card-store.ts';
 import { parseSlackFunctionSettings } from '../slack/slack-function-settings.ts';
-import { resolveSlackApps } from '../slack/slack-settings.ts';
+import { resolveSlackApps, type SlackAppDirectory } from '../slack/slack-settings.ts';
+import type { SlackWork } from '../slack/slack-work.ts';
 import { coldStart } from './cold-start.ts';
 import { readLinkedEnvironment } from './linked-environment.ts';
 import { enqueueSlackWork, slackSecretOf } from './slack-queue.ts';
@@ -30,22 +31,40 @@ export function loadSlackRequests(
       },
       process.env,
     );
-    const cards = createDynamoCardStore({ client, tableName });
-    const enqueue = enqueueSlackWork(new SQSClient({ maxAttempts: 2 }), settings.SLACK_QUEUE_URL);
-    // NOTE: the answer to Slack must leave within 3 s: the modal call gets at most 2 s.
-    const timeoutMs = Math.min(settings.SLACK_TIMEOUT_MS, 2_000);
-    let opener: Promise<typeof import('../slack/rating-modal.ts')['createRatingModalOpener']> | undefined;
-    let open: ReturnType<typeof import('../slack/rating-modal.ts')['createRatingModalOpener']> | undefined;
-    return {
+    return buildSlackRequestDeps({
       apps: resolveSlackApps(settings.SLACK_APPS, secretOf),
-      claimRequest: (key, expiresAt) => cards.claimOnce(key, Date.now(), expiresAt),
-      enqueue: (work) => enqueue(work),
-      async openRatingModal(app, request) {
-        opener ??= import('../slack/rating-modal.ts').then((module) => module.createRatingModalOpener);
-        open ??= (await opener)(settings.SLACK_API_URL, timeoutMs);
-        await open(app, request);
-      },
-      now: Date.now,
-    };
+      cards: createDynamoCardStore({ client, tableName }),
+      enqueue: enqueueSlackWork(new SQSClient({ maxAttempts: 2 }), settings.SLACK_QUEUE_URL),
+      apiUrl: settings.SLACK_API_URL,
+      timeoutMs: settings.SLACK_TIMEOUT_MS,
+    });
   });
+}
+
+/**
+ * The acknowledging function's dependencies from its parts: the resolved apps, the card store (its request claims),
+ * where work goes (the SlackWork queue; `diagnosis serve`: its in-process stand-in), and Slack's Web API for the
+ * rating modal. NOTE: the answer to Slack must leave within 3 s: the modal call gets at most 2 s.
+ */
+export function buildSlackRequestDeps(parts: {
+  apps: SlackAppDirectory;
+  cards: Pick<CardStore, 'claimOnce'>;
+  enqueue: (work: SlackWork) => Promise<void>;
+  apiUrl: string | undefined;
+  timeoutMs: number;
+}): SlackRequestDeps {
+  const timeoutMs = Math.min(parts.timeoutMs, 2_000);
+  let opener: Promise<typeof import('../slack/rating-modal.ts')['createRatingModalOpener']> | undefined;
+  let open: ReturnType<typeof import('../slack/rating-modal.ts')['createRatingModalOpener']> | undefined;
+  return {
+    apps: parts.apps,
+    claimRequest: (key, expiresAt) => parts.cards.claimOnce(key, Date.now(), expiresAt),
+    enqueue: (work) => parts.enqueue(work),
+    async openRatingModal(app, request) {
+      opener ??= import('../slack/rating-modal.ts').then((module) => module.createRatingModalOpener);
+      open ??= (await opener)(parts.apiUrl, timeoutMs);
+      await open(app, request);
+    },
+    now: Date.now,
+  };
 }

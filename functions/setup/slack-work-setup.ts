@@ -1,12 +1,18 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { loadCustomRules } from '@diagnosis/core';
+import { type DiagnosisWorkflow, loadCustomRules } from '@diagnosis/core';
 import { parseFeedbackSettings, parseTriggerSettings } from '@diagnosis/core/config';
-import { createDynamoClient, createDynamoFeedbackStore, createDynamoRunStore } from '@diagnosis/core/store';
+import {
+  createDynamoClient,
+  createDynamoFeedbackStore,
+  createDynamoRunStore,
+  type RunStore,
+} from '@diagnosis/core/store';
 import { createDynamoCardStore } from '../slack/card-store.ts';
 import { createSlackApi, type SlackApi } from '../slack/slack-api.ts';
 import type { ConversationDeps } from '../slack/slack-conversation.ts';
 import { parseSlackFunctionSettings } from '../slack/slack-function-settings.ts';
-import { type ResolvedSlackApp, resolveSlackApps } from '../slack/slack-settings.ts';
+import { type ResolvedSlackApp, resolveSlackApps, type SlackAppDirectory } from '../slack/slack-settings.ts';
 import type { SlackWork } from '../slack/slack-work.ts';
 import { coldStart } from './cold-start.ts';
 import { createDeployedWorkflow } from './deployed-workflow.ts';
@@ -45,29 +51,59 @@ export function loadSlackWork(
       maxOpenRuns: trigger.TENANT_MAX_OPEN_RUNS,
     });
     return {
-      deps: {
+      deps: buildConversationDeps({
         apps: resolveSlackApps(slack.SLACK_APPS, secretOf),
-        slackOf: slackClients(slack.SLACK_API_URL, slack.SLACK_TIMEOUT_MS),
-        cards: createDynamoCardStore({ client, tableName }),
+        apiUrl: slack.SLACK_API_URL,
+        timeoutMs: slack.SLACK_TIMEOUT_MS,
+        client,
+        tableName,
         runs,
-        start: {
-          store: runs,
-          workflow: createDeployedWorkflow(trigger),
-          ...(trigger.DIAGNOSIS_MAX_QUERY_BYTES === undefined
-            ? {}
-            : { limits: { maxQueryBytes: trigger.DIAGNOSIS_MAX_QUERY_BYTES } }),
-        },
-        feedback: createDynamoFeedbackStore({ client, tableName }),
+        workflow: createDeployedWorkflow(trigger),
+        maxQueryBytes: trigger.DIAGNOSIS_MAX_QUERY_BYTES,
         masking: {
           // NOTE: as the feedback route: the development key only against DynamoDB Local, else the MaskingKey or none.
           secret: resolveMaskingSecret(feedbackSettings),
           mode: feedbackSettings.MASKING,
           rules: await loadCustomRules(feedbackSettings.MASKING_PATTERNS, feedbackSettings.MASKING_EXCLUSIONS),
         },
-        now: Date.now,
-        event: { apiUrl: slack.DIAGNOSIS_API_URL ?? null, price: null },
-      },
+        runLinksTo: slack.DIAGNOSIS_API_URL ?? null,
+      }),
       requeue: enqueueSlackWork(new SQSClient({ maxAttempts: 2 }), slack.SLACK_QUEUE_URL),
     };
   });
+}
+
+/**
+ * The SlackWork function's dependencies from its parts: the resolved apps and their Web API clients, the cards, the
+ * run store and the workflow runs start in (the deployed one; `diagnosis serve`: its local stand-in), the feedback
+ * store and the masking a rating gets, and the API URL the result card links to (null: no link).
+ */
+export function buildConversationDeps(parts: {
+  apps: SlackAppDirectory;
+  apiUrl: string | undefined;
+  timeoutMs: number;
+  client: DynamoDBClient;
+  tableName: string;
+  runs: RunStore;
+  workflow: DiagnosisWorkflow;
+  maxQueryBytes: number | undefined;
+  masking: ConversationDeps['masking'];
+  runLinksTo: string | null;
+}): ConversationDeps {
+  const { client, tableName } = parts;
+  return {
+    apps: parts.apps,
+    slackOf: slackClients(parts.apiUrl, parts.timeoutMs),
+    cards: createDynamoCardStore({ client, tableName }),
+    runs: parts.runs,
+    start: {
+      store: parts.runs,
+      workflow: parts.workflow,
+      ...(parts.maxQueryBytes === undefined ? {} : { limits: { maxQueryBytes: parts.maxQueryBytes } }),
+    },
+    feedback: createDynamoFeedbackStore({ client, tableName }),
+    masking: parts.masking,
+    now: Date.now,
+    event: { apiUrl: parts.runLinksTo, price: null },
+  };
 }

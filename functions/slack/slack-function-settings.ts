@@ -25,6 +25,9 @@ const slackSettingsSchema = v.object({
   DIAGNOSIS_API_URL: v.optional(v.pipe(v.string(), v.url(), v.startsWith('https://'))),
 });
 
+/** The names of the Slack functions' settings (what a settings check may call a known name). */
+export const SLACK_FUNCTION_SETTING_NAMES: readonly string[] = Object.keys(slackSettingsSchema.entries);
+
 export type SlackFunctionSettings = v.InferOutput<typeof slackSettingsSchema>;
 
 export function parseSlackFunctionSettings(environment: Record<string, string | undefined>): SlackFunctionSettings {

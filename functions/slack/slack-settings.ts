@@ -78,6 +78,19 @@ export const slackSettingsSchema = v.pipe(
 
 export type SlackSettings = v.InferOutput<typeof slackSettingsSchema>;
 
+/**
+ * A stage file's `slack` section checked as the deploy checks it: its apps, or the path of the first fault
+ * (`[0].teamId`, relative to `slack`; empty for the section itself), never the value or valibot's message.
+ */
+export function parseStageSlack(value: unknown): { apps: SlackAppConfig[] } | { fault: string } {
+  const parsed = v.safeParse(slackSettingsSchema, value ?? {});
+  if (parsed.success) return { apps: parsed.output.apps };
+  const path = (parsed.issues[0].path ?? []).map((item) =>
+    typeof item.key === 'number' ? `[${item.key}]` : `.${String(item.key)}`,
+  );
+  return { fault: path.join('') };
+}
+
 /** The secret names the stage's Slack apps use (each becomes one `sst.Secret`), sorted. */
 export function slackSecretNames(settings: SlackSettings): string[] {
   return settings.apps.flatMap((app) => [app.botTokenSecret, app.signingSecretSecret]).sort();

@@ -20,7 +20,9 @@ import { startE2eWorld } from '../support/e2e-world.ts';
 import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';
 
 if (CHROMIUM === undefined && !process.env.CI) {
-  console.warn('\n!!! Chromium not found (apt-get install chromium): the trace page font tests are SKIPPED !!!\n');
+  console.warn(
+    '\n!!! Chromium not found (apt-get install chromium): the trace page font and layout tests are SKIPPED !!!\n',
+  );
 }
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
@@ -83,6 +85,47 @@ const CJK_WIDTH_PROBE = `(async () => {
     (block) => block.querySelectorAll('pre').length + ':' + block.open,
   );
   return { emsPerCharacter: width / (7 * 32), blocks: blocks.join(',') };
+})()`;
+
+/**
+ * Every badge (`.chip`) of the page whose painted box (its background and padding, line by line) covers text outside
+ * it: the text above it, or another badge. NOTE: an inline box's vertical padding is painted but takes no room in its
+ * line, so a badge with one draws over the line above — measured on the laid-out page, not read from the CSS. Then the
+ * same measure with every badge drawn inline with the 12px padding that once reached some through a shared class name
+ * (`padded`): the probe's own check that it sees an overlap when there is one, in the same browser visit.
+ */
+const BADGE_OVERLAP_PROBE = `(async () => {
+  await document.fonts.ready;
+  const measure = () => {
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const texts = [];
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      // NOTE: the text of a closed <details> is laid out but not drawn (its rectangles are not on screen).
+      if (node.textContent.trim() === '' || !node.parentElement.checkVisibility()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      texts.push({ node, rects: [...range.getClientRects()] });
+    }
+    const overlaps = [];
+    for (const chip of document.querySelectorAll('.chip')) {
+      for (const box of chip.getClientRects()) {
+        for (const text of texts) {
+          if (chip.contains(text.node)) continue;
+          const hit = text.rects.find((rect) =>
+            Math.min(box.right, rect.right) - Math.max(box.left, rect.left) > 1 &&
+            Math.min(box.bottom, rect.bottom) - Math.max(box.top, rect.top) > 1);
+          if (hit !== undefined) overlaps.push(chip.textContent + ' covers ' + text.node.textContent.slice(0, 40));
+        }
+      }
+    }
+    return [...new Set(overlaps)];
+  };
+  const chips = document.querySelectorAll('.chip').length;
+  const overlaps = measure();
+  const style = document.createElement('style');
+  style.textContent = '.chip { display: inline; padding: 12px 8px; }';
+  document.head.append(style);
+  return { chips, overlaps, padded: measure() };
 })()`;
 
 const emsPerCharacter = (visit: PageVisit) => (visit.evaluate as { emsPerCharacter: number }).emsPerCharacter;
@@ -244,6 +287,15 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('the trace page in headless Chromi
     expect(inkShare(visit.screenshot)).toBeGreaterThan(0.02);
     // Four citations, each a closed <details> with its input and its observation.
     expect((visit.evaluate as { blocks: string }).blocks).toBe('2:false,2:false,2:false,2:false');
+  });
+
+  it('draws no judge or finding badge over the text above it', async () => {
+    const visit = await visitPage(`file://${page}`, BADGE_OVERLAP_PROBE);
+    const measured = visit.evaluate as { chips: number; overlaps: string[]; padded: string[] };
+    // 4 tool outcomes in the timeline, 3 findings, each citation’s agent badge (4) and judge badges (6, two UNCLEAR).
+    expect(measured.chips).toBe(17);
+    expect(measured.overlaps).toEqual([]);
+    expect(measured.padded.length).toBeGreaterThan(0);
   });
 
   it('fails those checks where no CJK font is installed, and on a blank page', async () => {

@@ -1,14 +1,13 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findOrInstallAlertmanager, startAlertmanager } from '../support/alertmanager.ts';
+import { runBin, type ServingBin, startServeBin } from '../support/cli-process.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const endpoint = inject('dynamodbEndpoint');
 const tableName = `serve-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 const TOKEN = 'am-token-0123456789abcdef0123';
@@ -16,27 +15,9 @@ const OPERATOR = 'arn:aws:iam::000000000000:user/local-operator';
 const OUTSIDER = 'arn:aws:sts::000000000000:assumed-role/other-team/bob';
 const QUESTION = 'E1001 的订单从 14:05 开始大量失败，为什么？';
 let dataDir: string;
-let child: ChildProcessWithoutNullStreams;
-let stderr = '';
+let serve: ServingBin;
 let url = '';
-const stderrWaiters: (() => void)[] = [];
-
-/** Resolves once the server's stderr matches (the server's own access log and banner; no fixed wait). */
-function stderrMatches(pattern: RegExp, from = 0): Promise<RegExpExecArray> {
-  return new Promise((resolveMatch) => {
-    const check = () => {
-      const match = pattern.exec(stderr.slice(from));
-      if (match === null) return false;
-      resolveMatch(match);
-      return true;
-    };
-    if (check()) return;
-    const waiter = () => {
-      if (check()) stderrWaiters.splice(stderrWaiters.indexOf(waiter), 1);
-    };
-    stderrWaiters.push(waiter);
-  });
-}
+let stderrMatches: ServingBin['stderrMatches'];
 
 /** The fields of the answers these tests read. */
 interface Answer {
@@ -67,44 +48,27 @@ async function call(method: string, path: string, options: { body?: string; head
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'diagnosis-serve-'));
-  child = spawn(
-    process.execPath,
-    [resolve(ROOT, 'packages/cli/src/main.ts'), 'serve', '--scripted-model', '--port', '0'],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        DIAGNOSIS_LOCAL_DATA: dataDir,
-        DYNAMODB_ENDPOINT: endpoint,
-        DIAGNOSIS_TABLE_NAME: tableName,
-        ALERTMANAGER_WEBHOOK_TOKEN: TOKEN,
-        // The local principal may use E1001; another principal no enterprise at all.
-        TENANT_ACCESS: JSON.stringify([{ principal: OPERATOR, enterprises: ['E1001'] }]),
-      },
-    },
-  );
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    for (const waiter of [...stderrWaiters]) waiter();
+  serve = await startServeBin(['--scripted-model', '--port', '0'], {
+    DIAGNOSIS_LOCAL_DATA: dataDir,
+    DYNAMODB_ENDPOINT: endpoint,
+    DIAGNOSIS_TABLE_NAME: tableName,
+    ALERTMANAGER_WEBHOOK_TOKEN: TOKEN,
+    // The local principal may use E1001; another principal no enterprise at all.
+    TENANT_ACCESS: JSON.stringify([{ principal: OPERATOR, enterprises: ['E1001'] }]),
   });
-  child.stdout.resume();
-  const match = await stderrMatches(/serving the deployed API at (http:\/\/127\.0\.0\.1:\d+)/);
-  url = match[1] ?? '';
+  url = serve.url;
+  stderrMatches = serve.stderrMatches;
 });
 
 afterAll(async () => {
-  if (child.exitCode === null) {
-    const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
-    child.kill('SIGINT');
-    // NOTE: Ctrl-C stops the server cleanly: it waits for the runs it started, then exits 0.
-    expect(await exited).toBe(0);
-  }
+  // NOTE: Ctrl-C stops the server cleanly: it waits for the runs it started, then exits 0.
+  if (serve !== undefined) expect(await serve.stop()).toBe(0);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('diagnosis serve (a child process, called over HTTP)', () => {
   it('says on start how the caller identity is set, and lists the deployed routes', () => {
+    const stderr = serve.stderr();
     expect(stderr).toContain(`every IAM route's caller is ${OPERATOR}`);
     expect(stderr).toContain('X-Diagnosis-Local-Principal header, loopback only');
     expect(stderr).toContain('TENANT_ACCESS: 1 rule(s)');
@@ -211,7 +175,7 @@ describe('diagnosis serve (a child process, called over HTTP)', () => {
   });
 
   it('passes the webhook route through without IAM: the function checks the sender’s own token', async () => {
-    const before = stderr.length;
+    const before = serve.stderr().length;
     const refused = await call('POST', '/triggers/alertmanager', {
       body: '{}',
       headers: { authorization: 'Bearer wrong-token-0123456789' },
@@ -229,7 +193,7 @@ describe('diagnosis serve (a child process, called over HTTP)', () => {
     console.warn(message);
   }
   it.skipIf(!('binary' in found))('starts a run when a real Alertmanager notifies it, readable over HTTP', async () => {
-    const before = stderr.length;
+    const before = serve.stderr().length;
     const running = await startAlertmanager(
       'binary' in found ? found.binary : '',
       [
@@ -258,7 +222,7 @@ describe('diagnosis serve (a child process, called over HTTP)', () => {
       ]);
       // Alertmanager's own notification, answered by the real webhook function through serve.
       const answered = await stderrMatches(/POST \/triggers\/alertmanager → (\d{3}) TriggerWebhook/, before);
-      expect(answered[1], stderr.slice(before)).toBe('202');
+      expect(answered[1], serve.stderr().slice(before)).toBe('202');
     } finally {
       await running.stop();
     }
@@ -286,26 +250,7 @@ describe('diagnosis serve (a child process, called over HTTP)', () => {
 
 describe('diagnosis serve refusals (before anything starts)', () => {
   const run = (args: string[]) =>
-    new Promise<{ code: number | null; stderr: string }>((resolveRun) => {
-      const refused = spawn(
-        process.execPath,
-        [resolve(ROOT, 'packages/cli/src/main.ts'), 'serve', '--scripted-model', ...args],
-        {
-          cwd: ROOT,
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOME: process.env.HOME ?? '',
-            DIAGNOSIS_LOCAL_DATA: dataDir,
-            DYNAMODB_ENDPOINT: endpoint,
-          },
-        },
-      );
-      let text = '';
-      refused.stderr.on('data', (chunk: Buffer) => {
-        text += chunk.toString();
-      });
-      refused.on('exit', (code) => resolveRun({ code, stderr: text }));
-    });
+    runBin(['serve', '--scripted-model', ...args], { DIAGNOSIS_LOCAL_DATA: dataDir, DYNAMODB_ENDPOINT: endpoint });
 
   it('refuses a non-loopback address without --allow-non-loopback, exit 64', async () => {
     const refused = await run(['--host', '0.0.0.0']);

@@ -13,17 +13,14 @@ const conversation = e1001ScriptedConversation();
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 const dynamo = localDynamoClient();
 const documents = DynamoDBDocumentClient.from(dynamo);
-const original = { log: console.log, info: console.info, warn: console.warn };
 
 beforeAll(async () => {
   // NOTE: no run here is cancelled, so the deployed cancel poll (2 s) instead of the worlds' 100 ms: at 100 ms the
   // three runs in progress added about 170 consistent reads (a quarter of all this file's requests) to the DynamoDB
   // Local they are measured on. Every round still reads the flag once before it starts.
   world = await startE2eWorld({ TENANT_MAX_CONCURRENT_RUNS: String(CAP), DIAGNOSIS_CANCEL_POLL_MS: '2000' });
-  Object.assign(console, { log: () => undefined, info: () => undefined, warn: () => undefined });
 });
 afterAll(async () => {
-  Object.assign(console, original);
   await world?.cleanup();
   dynamo.destroy();
 });

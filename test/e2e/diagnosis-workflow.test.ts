@@ -20,15 +20,11 @@ const conversation = e1001ScriptedConversation();
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 const dynamo = localDynamoClient();
 const documents = DynamoDBDocumentClient.from(dynamo);
-const original = { log: console.log, info: console.info, warn: console.warn };
 
 beforeAll(async () => {
   world = await startE2eWorld();
-  // Powertools' dev-mode logger writes every line through the console; this file reads none of them.
-  Object.assign(console, { log: () => undefined, info: () => undefined, warn: () => undefined });
 });
 afterAll(async () => {
-  Object.assign(console, original);
   await world?.cleanup();
   dynamo.destroy();
 });

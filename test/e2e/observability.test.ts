@@ -8,28 +8,17 @@ import { startE2eWorld } from '../support/e2e-world.ts';
 import { e1001ScriptedConversation, lambdaContext } from '../support/lambda-events.ts';
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
-const lines: string[] = [];
-const original = { log: console.log, info: console.info };
 const conversation = e1001ScriptedConversation();
 
 beforeAll(async () => {
   world = await startE2eWorld();
-  const capture = (...parts: unknown[]) => void lines.push(parts.map(String).join(' '));
-  Object.assign(console, { log: capture, info: capture });
 });
 afterAll(async () => {
-  Object.assign(console, original);
   await world?.cleanup();
 });
 
-const parsed = (from: number) =>
-  lines.slice(from).flatMap((line) => {
-    try {
-      return [JSON.parse(line) as Record<string, unknown>];
-    } catch {
-      return [];
-    }
-  });
+/** The functions' records since `from`: the world keeps every one (test/support/function-logs.ts). */
+const parsed = (from: number) => world.logs.slice(from).map((line) => JSON.parse(line) as Record<string, unknown>);
 const emf = (from: number) => parsed(from).filter((entry) => '_aws' in entry);
 
 describe('the Diagnose Lambda’s logs and metrics', () => {
@@ -37,7 +26,7 @@ describe('the Diagnose Lambda’s logs and metrics', () => {
     const runId = `obs-${Date.now().toString(36)}`;
     const payload = { runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query };
     world.server.script.push(...structuredClone(conversation.responses));
-    const before = lines.length;
+    const before = world.logs.length;
     await world.handlers.diagnose(payload, lambdaContext(60_000));
 
     const metrics = emf(before);
@@ -66,7 +55,7 @@ describe('the Diagnose Lambda’s logs and metrics', () => {
     expect(finished).toMatchObject({ level: 'INFO', runId, function: 'Diagnose', status: 'PUBLISHED' });
     expect(JSON.stringify(parsed(before))).not.toContain(conversation.query);
 
-    const replayFrom = lines.length;
+    const replayFrom = world.logs.length;
     await world.handlers.diagnose(payload, lambdaContext(60_000));
     expect(emf(replayFrom)).toHaveLength(0);
   });

@@ -9,17 +9,12 @@ import { startE2eWorld } from '../support/e2e-world.ts';
 import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';
 
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
-const lines: string[] = [];
-const original = { log: console.log, info: console.info };
 const conversation = e1001ScriptedConversation();
 
 beforeAll(async () => {
   world = await startE2eWorld();
-  const capture = (...parts: unknown[]) => void lines.push(parts.map(String).join(' '));
-  Object.assign(console, { log: capture, info: capture });
 });
 afterAll(async () => {
-  Object.assign(console, original);
   await world?.cleanup();
 });
 
@@ -27,7 +22,7 @@ describe('the process scorecard of a run', () => {
   it('is stored when the run completes and shown by GET /runs/{id}; Diagnose emits the run metrics, not these', async () => {
     const runId = `process-${Date.now().toString(36)}`;
     world.server.script.push(...structuredClone(conversation.responses));
-    const before = lines.length;
+    const before = world.logs.length;
     await world.handlers.diagnose(
       { runId, sessionId: 's', enterpriseId: 'E1001', query: conversation.query },
       lambdaContext(60_000),
@@ -45,15 +40,9 @@ describe('the process scorecard of a run', () => {
       toolCalls: { total: 4, executed: 4, evidence: 4, refused: 0, redundant: 0, unproductive: 0 },
       guards: { removedItems: 0 },
     });
-    const [emf] = lines
+    const [emf] = world.logs
       .slice(before)
-      .flatMap((line) => {
-        try {
-          return [JSON.parse(line) as Record<string, unknown>];
-        } catch {
-          return [];
-        }
-      })
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
       .filter((entry) => '_aws' in entry);
     expect(emf).toMatchObject({ outcome: 'PUBLISHED', Runs: 1, ToolCalls: card.toolCalls.total });
     expect(emf).not.toHaveProperty('RedundantToolCalls');

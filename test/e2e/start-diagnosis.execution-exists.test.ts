@@ -31,12 +31,14 @@ const dynamo = localDynamoClient();
 let table: Awaited<ReturnType<typeof createTestTable>>;
 let handler: ReturnType<typeof createStartDiagnosisHandler>;
 let store: ReturnType<typeof createDynamoRunStore>;
+/** The handler's log lines, for the test that reads them. */
+const logs: Record<string, unknown>[] = [];
 beforeAll(async () => {
   table = await createTestTable(dynamo);
   store = createDynamoRunStore({ client: dynamo, tableName: table.tableName });
   handler = createStartDiagnosisHandler(
     { store, workflow: createStepFunctionsWorkflow(new SFNClient({ region: 'eu-west-1' }), ARN) },
-    { ...createObservability('StartDiagnosis'), policy: null },
+    { ...createObservability('StartDiagnosis', (line) => void logs.push(JSON.parse(line))), policy: null },
   );
 });
 afterEach(() => sfn.reset());
@@ -139,5 +141,10 @@ describe('createStepFunctionsWorkflow().start when the execution name already ex
     expect(first).toMatchObject({ status: 500, body: { error: { code: 'INTERNAL' } } });
     expect(JSON.stringify(first.body)).not.toContain('authorized');
     expect(await store.getRun(runId)).toMatchObject({ status: 'FAILED', errorCode: 'WORKFLOW_START_FAILED' });
+    // The function's own log says what failed, by its class, never by the message of the AWS answer.
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 'ERROR', message: 'request failed', runId, error: 'AccessDeniedException' }),
+    );
+    expect(JSON.stringify(logs)).not.toContain('authorized');
   });
 });

@@ -52,15 +52,16 @@ async function diagnoseHandler(environment: Record<string, string> = {}) {
   const dynamo = createDynamoClient(settings, process.env);
   clients.push(dynamo);
   const counter = countWritesInFlight(dynamo);
-  const observability = createObservability('Diagnose');
-  observability.logger.setLogLevel('SILENT');
+  /** The handler's log lines and EMF records, for the test that reads them. */
+  const logs: Record<string, unknown>[] = [];
+  const observability = createObservability('Diagnose', (line) => void logs.push(JSON.parse(line)));
   const handler = createDiagnoseHandler(await buildDiagnosisDependencies(settings, dynamo), observability);
   const diagnose = async (runId: string) =>
     (await handler(
       { runId, sessionId: 'flood', enterpriseId: 'E1001', query: 'E1001 的订单从 14:05 开始失败，为什么？' },
       lambdaContext(60_000),
     )) as DiagnosisResult;
-  return { diagnose, counter };
+  return { diagnose, counter, logs };
 }
 
 /** 200 calls in one round: 150 valid knowledge lookups (distinct queries) and 50 whose input fails the schema. */
@@ -98,7 +99,7 @@ const toolItems = (records: RunRecord[]) => records.filter((record) => record.en
 
 describe('a model round that asks for 200 tool calls, through the Diagnose handler on DynamoDB Local', () => {
   it('is discarded by default before any call runs: FALLBACK ROUND_TOOL_CALL_LIMIT, its step names the calls', async () => {
-    const { diagnose, counter } = await diagnoseHandler();
+    const { diagnose, counter, logs } = await diagnoseHandler();
     const runId = `flood-default-${Date.now().toString(36)}`;
     const before = server.requests.length;
     server.script.push(floodRound('call'));
@@ -117,6 +118,10 @@ describe('a model round that asks for 200 tool calls, through the Diagnose handl
     expect(steps[0]).toMatchObject({ toolCallsTotal: 200 });
     expect(toolItems(records)).toHaveLength(0);
     expect(counter.auditPeak()).toBeLessThanOrEqual(16);
+    // One EMF record for the run: its outcome, no tool call counted as run, the stop reason as metadata.
+    expect(logs.filter((line) => '_aws' in line)).toEqual([
+      expect.objectContaining({ outcome: 'FALLBACK', stopReason: 'ROUND_TOOL_CALL_LIMIT', Runs: 1, ToolCalls: 0 }),
+    ]);
   });
 
   it('with the round limit raised to 200, keeps at most 16 audit puts in flight and audits every call once', async () => {

@@ -20,13 +20,10 @@ const ARN = 'arn:aws:lambda:local:000000000000:function:Diagnose';
 const WORKFLOW_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:diagnosis-test-DiagnosisWorkflow';
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 const dynamo = localDynamoClient();
-const original = { log: console.log, info: console.info, warn: console.warn, error: console.error };
 beforeAll(async () => {
   world = await startE2eWorld({ TENANT_MAX_CONCURRENT_RUNS: '1' });
-  Object.assign(console, { log: () => undefined, info: () => undefined, warn: () => undefined });
 });
 afterAll(async () => {
-  Object.assign(console, original);
   await world?.cleanup();
   dynamo.destroy();
 });

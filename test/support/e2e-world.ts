@@ -12,6 +12,7 @@ import { createTableStore } from '../../functions/setup/table-store.ts';
 import { handlerFileOf, LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../../scripts/lambda-functions.ts';
 import { startDeepSeekServer } from './deepseek-server.ts';
 import { createTestTable, localDynamoClient } from './dynamodb.ts';
+import { captureFunctionLogs } from './function-logs.ts';
 import { MYSQL_TEST_URL, mariadbAvailable, randomSuffix } from './mariadb.ts';
 
 export const E2E_MODEL_KEY = 'sk-e2e-0123456789abcdef';
@@ -70,7 +71,8 @@ export async function startE2eWorld(
     DIAGNOSIS_MODEL_API_KEY: E2E_MODEL_KEY,
     FLUSH_RESERVE_MS: String(E2E_FLUSH_RESERVE_MS),
     DIAGNOSIS_CANCEL_POLL_MS: '100',
-    // Powertools' logger and metrics then write through the global console, where tests can read every line.
+    // Powertools' logger and metrics then write through the global console, where the world keeps every record
+    // (`logs`) for the test that reads it, and the test run's output stays free of them.
     POWERTOOLS_DEV: 'true',
     POWERTOOLS_METRICS_DISABLED: 'false',
     DIAGNOSIS_FINAL_ROUND_RESERVE_MS: '300',
@@ -118,9 +120,13 @@ export async function startE2eWorld(
   const onWorkflowStopped = await loadHandler('OnWorkflowStopped');
   const runFeedback = await loadHandler('RunFeedback');
   const documents = DynamoDBDocumentClient.from(dynamo);
+  // NOTE: from here to the return nothing awaits, so a world that failed to start leaves the console as it was.
+  const functionLogs = captureFunctionLogs();
 
   return {
     server,
+    /** Every Powertools log line and EMF record the functions printed since the world started. */
+    logs: functionLogs.lines,
     mysqlAvailable,
     handlers: {
       diagnose,
@@ -154,6 +160,7 @@ export async function startE2eWorld(
       return items;
     },
     async cleanup() {
+      functionLogs.restore();
       for (const [key, value] of Object.entries(previous)) {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;

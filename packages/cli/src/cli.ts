@@ -95,24 +95,16 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly Comma
  * are loaded only then.
  */
 async function checkSettingNames(command: Command, io: CliIo): Promise<void> {
-  const { findSettingNameMistakes } = await import('./setting-names.ts');
+  const { findSettingNameMistakes, settingSource, unknownSettingsRefusal } = await import('./setting-names.ts');
   const names = Object.keys(io.env).filter((name) => io.env[name] !== undefined);
   const { unknown, nearMisses } = findSettingNameMistakes(names);
-  const where = (name: string) => (io.dotEnvKeys?.has(name) === true ? 'in .env' : 'in the environment');
+  const where = (name: string) => settingSource(io.dotEnvKeys, name);
   for (const miss of nearMisses) {
     io.stderr(
       `diagnosis ${command.name}: warning: ${printable(miss.name)} ${where(miss.name)} is not a setting (did you mean ${miss.suggestion}?); it is ignored\n`,
     );
   }
-  if (unknown.length === 0) return;
-  const named = unknown.map(
-    (entry) =>
-      `${printable(entry.name)} ${where(entry.name)}${entry.suggestion === undefined ? '' : ` (did you mean ${entry.suggestion}?)`}`,
-  );
-  throw new CliError(
-    EXIT.CONFIG,
-    `unknown setting${unknown.length === 1 ? '' : 's'}: ${named.join('; ')}; every setting is in docs/settings.md`,
-  );
+  if (unknown.length > 0) throw unknownSettingsRefusal(unknown, io.dotEnvKeys);
 }
 
 /** A command's help with its settings' lines (the settings' schemas are loaded only for help). */

@@ -25,6 +25,8 @@ const MEANING: Record<string, string> = {
   MASKING_EXCLUSIONS: 'values never masked',
   MASKING_SECRET: "the pseudonyms' key (never printed; default: the development key of local runs)",
   EVAL_PRICE: 'the eval: USD per million tokens, input=…,cached=…,output=…',
+  SLACK_API_URL: "serve: the Slack Web API the apps call (default Slack's own; a loopback one ends in /api/)",
+  SLACK_TIMEOUT_MS: 'serve: the limit of one Slack Web API call (default 5000)',
 };
 
 /** The help lines of these settings. */

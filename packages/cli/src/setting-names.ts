@@ -8,17 +8,28 @@
  * read from a shell (MySQL's client: `MYSQL_PWD`, `MYSQL_HOST`, …), which are never refused.
  */
 import { serviceSettingNames } from '@diagnosis/core/config';
-import { DELIVERY_SETTING_NAMES } from '@diagnosis/functions/infrastructure';
+import { DELIVERY_SETTING_NAMES, SLACK_FUNCTION_SETTING_NAMES } from '@diagnosis/functions/infrastructure';
+import { CliError, EXIT, printable } from './command-line.ts';
 
 /** What only the command line reads (no function has them). */
 const COMMAND_LINE_SETTING_NAMES = ['DIAGNOSIS_LOCAL_DATA', 'EVAL_PRICE'] as const;
 
-/** Namespaces other programs read from the same shell: near misses there are warned, never refused. */
-const FOREIGN_NAMESPACES = ['MYSQL_'] as const;
+/**
+ * Namespaces other programs read from the same shell: near misses there are warned, never refused. MySQL's client
+ * reads `MYSQL_PWD`, `MYSQL_HOST`…; Slack's SDKs and CLI `SLACK_BOT_TOKEN`, `SLACK_SIGNING_SECRET`….
+ */
+const FOREIGN_NAMESPACES = ['MYSQL_', 'SLACK_'] as const;
 
-/** Every setting name of the project: the functions' schemas, the delivery functions', the command line's. */
+/** Every setting name of the project: the functions' schemas (delivery and Slack included), the command line's. */
 export function knownSettingNames(): readonly string[] {
-  return [...new Set([...serviceSettingNames(), ...DELIVERY_SETTING_NAMES, ...COMMAND_LINE_SETTING_NAMES])].sort();
+  return [
+    ...new Set([
+      ...serviceSettingNames(),
+      ...DELIVERY_SETTING_NAMES,
+      ...SLACK_FUNCTION_SETTING_NAMES,
+      ...COMMAND_LINE_SETTING_NAMES,
+    ]),
+  ].sort();
 }
 
 /** The project's own namespaces, derived from its setting names (see the module's note). */
@@ -94,4 +105,65 @@ export function findSettingNameMistakes(names: Iterable<string>, known = knownSe
     if (suggestion !== undefined) findings.nearMisses.push({ name, suggestion });
   }
   return findings;
+}
+
+/**
+ * The variables named like a secret of the stage file (`pattern`: a Slack app's `Slack…` secrets, a webhook mapping's
+ * `Webhook…` secret) that name no secret of `known`: locally each secret is read from the variable of its own name,
+ * so such a variable is a misspelt one (refused, with the nearest secret's name).
+ */
+export function findSecretNameMistakes(
+  names: Iterable<string>,
+  known: readonly string[],
+  pattern: RegExp,
+): SettingNameFindings['unknown'] {
+  const knownSet = new Set(known);
+  const unknown: SettingNameFindings['unknown'] = [];
+  for (const name of [...names].sort()) {
+    if (knownSet.has(name) || !pattern.test(name)) continue;
+    const suggestion = nearest(name, known, Math.max(3, Math.floor(name.length / 4)));
+    unknown.push(suggestion === undefined ? { name } : { name, suggestion });
+  }
+  return unknown;
+}
+
+/**
+ * Refuses (exit 78) the variables of `env` named like a stage file's secret (`pattern`) that name none of `known`,
+ * each with the secret probably meant; `doc` is where such secrets are described.
+ */
+export function refuseMisspeltSecretNames(
+  env: Readonly<Record<string, string | undefined>>,
+  dotEnvKeys: ReadonlySet<string> | undefined,
+  known: readonly string[],
+  pattern: RegExp,
+  what: string,
+  doc: string,
+): void {
+  const set = Object.keys(env).filter((name) => env[name] !== undefined);
+  const unknown = findSecretNameMistakes(set, known, pattern);
+  if (unknown.length > 0) {
+    throw unknownSettingsRefusal(
+      unknown,
+      dotEnvKeys,
+      `${what} is read from the variable named as the stage file names it (${doc})`,
+    );
+  }
+}
+
+/** Where a variable was set: `in .env` (one of the file's names) or `in the environment`. */
+export function settingSource(dotEnvKeys: ReadonlySet<string> | undefined, name: string): string {
+  return dotEnvKeys?.has(name) === true ? 'in .env' : 'in the environment';
+}
+
+/** The refusal (exit 78) of unknown names: each with where it was set and the name probably meant. */
+export function unknownSettingsRefusal(
+  unknown: SettingNameFindings['unknown'],
+  dotEnvKeys: ReadonlySet<string> | undefined,
+  hint = 'every setting is in docs/settings.md',
+): CliError {
+  const named = unknown.map(
+    (entry) =>
+      `${printable(entry.name)} ${settingSource(dotEnvKeys, entry.name)}${entry.suggestion === undefined ? '' : ` (did you mean ${entry.suggestion}?)`}`,
+  );
+  return new CliError(EXIT.CONFIG, `unknown setting${unknown.length === 1 ? '' : 's'}: ${named.join('; ')}; ${hint}`);
 }

@@ -2,7 +2,8 @@
  * `@diagnosis/devkit`: the engines that local runs (the `diagnosis` command) and the tests share, never deployed —
  * AWS's DynamoDB Local from npm, the loopback DeepSeek-format server that answers from a script (hand-written
  * conversations, never recordings of a live model), the local interpreter of our Step Functions definitions, the
- * DiagnosisWorkflow's local stand-in built on it, the example world's MySQL loader, and DeepSeek's tokenizer for
+ * DiagnosisWorkflow's local stand-in built on it, an SQS queue's and the table stream's stand-ins (the Slack app's
+ * work and cards), the example world's MySQL loader, and DeepSeek's tokenizer for
  * measured token counts (loaded only when asked for).
  */
 export {
@@ -20,6 +21,8 @@ export {
   type LocalDiagnosisWorkflow,
   type LocalDiagnosisWorkflowOptions,
 } from './local-diagnosis-workflow.ts';
+export { createLocalQueue, type LocalQueue, LocalQueueFullError, type LocalQueueOptions } from './local-queue.ts';
+export { createLocalRunStream, type LocalRunStream, type LocalRunStreamOptions } from './local-run-stream.ts';
 export {
   evaluateTemplate,
   type LocalExecution,

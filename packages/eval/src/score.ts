@@ -73,9 +73,10 @@ export function revealedObservation(observation: RunObservation, reveal: (text: 
 export function observeResult(result: DiagnosisResult): RunObservation {
   const report = result.report;
   if (report.kind === 'DIAGNOSIS') {
-    const removed = new Set(report.semantic_guard?.removed ?? []);
+    // NOTE: the published Draft is already without the items the judge removed (`semantic_guard.removed` indexes the
+    // agent's Draft, not this one): filtering by those indexes again would drop published claims.
     const claims = report.draft.analysis
-      .filter((item, index) => !removed.has(index) && item.type !== 'NEGATIVE_OBSERVATION')
+      .filter((item) => item.type !== 'NEGATIVE_OBSERVATION')
       .map((item) => item.statement);
     const judge = report.semantic_guard;
     return {

@@ -3,12 +3,17 @@
  * under load), or throttled for longer than the SDK's own attempts — must not fail a run that has already spent its
  * model calls. Faults are injected by a middleware inside the SDK's retry loop, on real DynamoDB Local.
  */
-import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { executeDiagnosisRun } from '@diagnosis/core';
 import { AuditWriteError, createDynamoStores, type StoredToolInvocation } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_T0, stepEvent, toolEvent } from '../../support/audit-events.ts';
 import { createTestTable, localDynamoClient, partitionItems } from '../../support/dynamodb.ts';
+import { loadDynamoWireAnswer, startDynamoFaultProxy } from '../../support/dynamodb-fault-proxy.ts';
+import { createFakeEvidence } from '../../support/fake-evidence.ts';
+import { envelope, LOGS_INPUT, noConclusionDraft } from '../../support/run-fixtures.ts';
+import { scriptedModel, textRound, toolRound } from '../../support/scripted-model.ts';
 
 const client = localDynamoClient();
 let table: Awaited<ReturnType<typeof createTestTable>>;
@@ -76,7 +81,12 @@ describe('createDynamoAuditWriter under transient failures', () => {
     const { faulty, attempts } = faultyClient('TOOL#call_faulty', 'answer-lost', 1);
     const waits: number[] = [];
     const store = await writeRun('run-answer-lost', faulty, waits);
-    await expect(store.flush()).resolves.toBeUndefined();
+    // The flush names the write that needed a second attempt, and why the writer saw it refused.
+    await expect(store.flush()).resolves.toEqual({
+      retriedWrites: [
+        { key: 'RUN#run-answer-lost|TOOL#call_faulty', attempts: 2, errorCodes: ['ConditionalCheckFailedException'] },
+      ],
+    });
     expect(attempts()).toBe(2);
     expect(await toolItems('run-answer-lost')).toHaveLength(1);
     faulty.destroy();
@@ -86,7 +96,15 @@ describe('createDynamoAuditWriter under transient failures', () => {
     const { faulty, attempts } = faultyClient('TOOL#call_faulty', 'throttled', 4);
     const waits: number[] = [];
     const store = await writeRun('run-throttled-briefly', faulty, waits);
-    await expect(store.flush()).resolves.toBeUndefined();
+    await expect(store.flush()).resolves.toEqual({
+      retriedWrites: [
+        {
+          key: 'RUN#run-throttled-briefly|TOOL#call_faulty',
+          attempts: 5,
+          errorCodes: ['ProvisionedThroughputExceededException'],
+        },
+      ],
+    });
     expect(attempts()).toBe(5);
     expect(waits).toEqual([200]);
     expect(await toolItems('run-throttled-briefly')).toHaveLength(1);
@@ -122,5 +140,116 @@ describe('createDynamoAuditWriter under transient failures', () => {
       { key: 'RUN#run-duplicate|TOOL#call_faulty', reason: 'ConditionalCheckFailedException' },
     ]);
     expect(waits).toEqual([]);
+  });
+});
+
+describe('executeDiagnosisRun when an audit write is retried', () => {
+  async function diagnose(runId: string, faulty: ReturnType<typeof localDynamoClient>) {
+    const lines: Record<string, unknown>[] = [];
+    const result = await executeDiagnosisRun(
+      {
+        runId,
+        sessionId: 's',
+        enterpriseId: 'E1001',
+        query: 'E1001 的订单失败，为什么？',
+        continueSession: false,
+        remainingMs: 60_000,
+      },
+      {
+        model: scriptedModel([
+          toolRound([{ id: 'call_faulty', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
+          textRound(JSON.stringify(noConclusionDraft())),
+        ]),
+        evidence: createFakeEvidence().evidence,
+        createStore: () =>
+          createDynamoStores({ client: faulty, tableName: table.tableName, sleep: async () => undefined }),
+        flushReserveMs: 100,
+        limits: { finalRoundReserveMs: 100 },
+        log: (entry) => lines.push(entry),
+      },
+    );
+    return { result, retried: lines.filter((line) => line.message === 'audit writes retried') };
+  }
+
+  it('logs which write needed more attempts and why (item kind, attempts, AWS codes), and the run is not failed', async () => {
+    const { faulty } = faultyClient('TOOL#call_faulty', 'throttled', 4);
+    const { result, retried } = await diagnose('run-retried-logged', faulty);
+    expect(result.status).not.toBe('FAILED');
+    expect(retried).toEqual([
+      {
+        message: 'audit writes retried',
+        runId: 'run-retried-logged',
+        retriedWrites: [{ item: 'TOOL', attempts: 5, errorCodes: ['ProvisionedThroughputExceededException'] }],
+        retriedWriteCount: 1,
+      },
+    ]);
+    expect(JSON.stringify(retried)).not.toContain('call_faulty');
+    faulty.destroy();
+  });
+
+  it('logs nothing of the kind when every write landed at its first attempt', async () => {
+    const { retried } = await diagnose('run-clean', client);
+    expect(retried).toEqual([]);
+  });
+});
+
+/**
+ * What a loaded machine really does to an audit put (issue 32 item 13), on a real socket through a proxy in front of
+ * the engine: DynamoDB Local waits at most 10 s for its table's write lock, and a write that waited longer (its JVM
+ * starved of CPU or paused) is refused with HTTP 500 InternalServerError, never written (its recorded bytes); and a
+ * kept-alive connection the server closed while the client's starved event loop had not yet seen it is reset unanswered.
+ */
+describe('createDynamoAuditWriter on a real socket: a lock timeout, a reset connection', () => {
+  const lockTimeout = loadDynamoWireAnswer('lock-timeout-500');
+
+  async function throughProxy(runId: string, times: number, answer: typeof lockTimeout | 'reset' = lockTimeout) {
+    const proxy = await startDynamoFaultProxy({ sortKey: 'TOOL#call_faulty', answer, times });
+    const proxied = new DynamoDBClient({
+      endpoint: proxy.endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 3,
+    });
+    const waits: number[] = [];
+    const store = await writeRun(runId, proxied, waits);
+    const flushed = await store.flush().then(
+      (report) => report,
+      (error: unknown) => error,
+    );
+    proxied.destroy();
+    await proxy.close();
+    return { flushed, waits, attempts: proxy.attempts() };
+  }
+
+  it('lands the put once the SDK tries it again, and names the write that needed it', async () => {
+    const { flushed, waits, attempts } = await throughProxy('run-lock-timeout-once', 1);
+    expect(flushed).toEqual({
+      retriedWrites: [{ key: 'RUN#run-lock-timeout-once|TOOL#call_faulty', attempts: 2, errorCodes: [] }],
+    });
+    expect(attempts).toBe(2);
+    expect(waits).toEqual([]);
+    expect(await toolItems('run-lock-timeout-once')).toHaveLength(1);
+  });
+
+  it('lands the put after the SDK’s three attempts met the lock timeout (the case that failed the run before)', async () => {
+    const { flushed, waits, attempts } = await throughProxy('run-lock-timeout-thrice', 3);
+    expect(flushed).toEqual({
+      retriedWrites: [
+        { key: 'RUN#run-lock-timeout-thrice|TOOL#call_faulty', attempts: 4, errorCodes: ['InternalServerError'] },
+      ],
+    });
+    expect(attempts).toBe(4);
+    expect(waits).toEqual([200]);
+    expect(await toolItems('run-lock-timeout-thrice')).toHaveLength(1);
+  });
+
+  it('lands a put whose connection was reset unanswered three times (a stale kept-alive connection each time)', async () => {
+    const { flushed, waits, attempts } = await throughProxy('run-reset-thrice', 3, 'reset');
+    expect(flushed).toEqual({
+      retriedWrites: [{ key: 'RUN#run-reset-thrice|TOOL#call_faulty', attempts: 4, errorCodes: ['TimeoutError'] }],
+    });
+    expect(attempts).toBe(4);
+    expect(waits).toEqual([200]);
+    expect(await toolItems('run-reset-thrice')).toHaveLength(1);
   });
 });

@@ -82,7 +82,7 @@ describe('createDynamoStores on DynamoDB Local', () => {
       'run',
       'tool_invocation',
     ]);
-    await expect(store.flush()).resolves.toBeUndefined();
+    await expect(store.flush()).resolves.toEqual({ retriedWrites: [] });
     faulty.destroy();
   });
 

@@ -10,6 +10,7 @@ import {
 } from '@diagnosis/core';
 import { NO_VERDICT_STATES, PROCESS_CHANGE_FIGURES, VERDICT_POINTS } from '@diagnosis/eval';
 import { describe, expect, it } from 'vitest';
+import { DELIVERY_STATUSES } from '../../../functions/delivery/delivery-store.ts';
 import {
   DESTINATION_ID_PATTERN,
   DESTINATION_TYPES,
@@ -82,6 +83,19 @@ describe('the committed JSON Schemas (docs/schemas)', () => {
       query: 'q',
     };
     expect(schemaErrors('run-summaries', [summary])).toEqual([]);
+    // `runs --json` lists a delivered run's deliveries (packages/cli/src/commands/runs.ts, RunSummary.delivery).
+    const delivery = [
+      { destinationId: 'oncall-slack', status: 'DELIVERED', attempts: 1, lastError: null },
+      { destinationId: 'audit-hook', status: 'DEAD_LETTERED', attempts: 5, lastError: 'HTTP_500' },
+    ];
+    expect(schemaErrors('run-summaries', [{ ...summary, delivery }])).toEqual([]);
+    const summaries = loadSchema('run-summaries') as {
+      items: { properties: { delivery: { items: { properties: { status: { enum: string[] } } } } } };
+    };
+    expect(summaries.items.properties.delivery.items.properties.status.enum).toEqual([...DELIVERY_STATUSES]);
+    expect(schemaErrors('run-summaries', [{ ...summary, delivery: [{ ...delivery[0], status: 'SENT' }] }])).toEqual([
+      '/0/delivery/0/status must be equal to one of the allowed values',
+    ]);
     expect(schemaErrors('run-summaries', [{ ...summary, secret: 'x' }])).toEqual([
       '/0 must NOT have additional properties',
     ]);

@@ -1,16 +1,20 @@
+import { WEBHOOK_SECRET_NAME_PATTERN } from '@diagnosis/core';
+import { SLACK_SECRET_NAME_PATTERN } from '@diagnosis/functions/infrastructure';
 import { describe, expect, it } from 'vitest';
 import {
   editDistance,
+  findSecretNameMistakes,
   findSettingNameMistakes,
   knownSettingNames,
   ownNamespaces,
 } from '../../../packages/cli/src/setting-names.ts';
 
 describe('ownNamespaces', () => {
-  it('derives the project’s namespaces from its settings, leaving MySQL’s own to MySQL', () => {
+  it('derives the project’s namespaces from its settings, leaving MySQL’s and Slack’s own to their tools', () => {
     const namespaces = ownNamespaces(knownSettingNames());
     expect(namespaces).toEqual(expect.arrayContaining(['DIAGNOSIS_', 'SEMANTIC_GUARD_', 'MASKING_', 'TRIGGER_']));
     expect(namespaces.some((namespace) => namespace.startsWith('MYSQL'))).toBe(false);
+    expect(namespaces.some((namespace) => namespace.startsWith('SLACK'))).toBe(false);
   });
 });
 
@@ -26,6 +30,9 @@ describe('knownSettingNames', () => {
       'DIAGNOSIS_LOCAL_DATA',
       'EVAL_PRICE',
       'TENANT_ACCESS',
+      'SLACK_API_URL',
+      'SLACK_TIMEOUT_MS',
+      'DIAGNOSIS_API_URL',
     ]) {
       expect(knownSettingNames()).toContain(name);
     }
@@ -59,6 +66,9 @@ describe('findSettingNameMistakes', () => {
       'MYSQL_PWD',
       'MYSQL_HOST',
       'MYSQL_TCP_PORT',
+      'SLACK_BOT_TOKEN',
+      'SLACK_SIGNING_SECRET',
+      'SLACK_API_ULR',
       'PATH',
       'HOME',
       'AWS_REGION',
@@ -67,11 +77,46 @@ describe('findSettingNameMistakes', () => {
     expect(findings.nearMisses).toEqual([
       { name: 'LOG_BACKEND', suggestion: 'LOGS_BACKEND' },
       { name: 'MYSQL_URI', suggestion: 'MYSQL_URL' },
+      { name: 'SLACK_API_ULR', suggestion: 'SLACK_API_URL' },
     ]);
   });
 
   it('finds nothing in an environment of known settings', () => {
     expect(findSettingNameMistakes(knownSettingNames())).toEqual({ unknown: [], nearMisses: [] });
+  });
+});
+
+describe('findSecretNameMistakes', () => {
+  const known = ['SlackE1001BotToken', 'SlackE1001SigningSecret'];
+
+  it('refuses a variable named like a Slack secret that no stage file names, with the secret meant', () => {
+    expect(
+      findSecretNameMistakes(
+        ['SlackE1001BotTokn', 'SlackE1001SigningSecret', 'SlackSomethingElse'],
+        known,
+        SLACK_SECRET_NAME_PATTERN,
+      ),
+    ).toEqual([{ name: 'SlackE1001BotTokn', suggestion: 'SlackE1001BotToken' }, { name: 'SlackSomethingElse' }]);
+  });
+
+  it('leaves every other name alone: the known secrets, other tools’ and other forms', () => {
+    expect(
+      findSecretNameMistakes(
+        ['SlackE1001BotToken', 'SLACK_BOT_TOKEN', 'slackToken', 'Slack', 'Slack_x', 'PATH'],
+        known,
+        SLACK_SECRET_NAME_PATTERN,
+      ),
+    ).toEqual([]);
+  });
+
+  it('refuses a variable named like a webhook mapping secret that no stage file names; leaves Slack’s to its own check', () => {
+    expect(
+      findSecretNameMistakes(
+        ['WebhookE1001Amm', 'WebhookE1001Am', 'WEBHOOK_URL', 'SlackE1001BotTokn'],
+        ['WebhookE1001Am'],
+        WEBHOOK_SECRET_NAME_PATTERN,
+      ),
+    ).toEqual([{ name: 'WebhookE1001Amm', suggestion: 'WebhookE1001Am' }]);
   });
 });
 

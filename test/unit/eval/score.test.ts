@@ -119,7 +119,9 @@ describe('observeResult', () => {
     outputBytes: 0,
     estimatedTokenRounds: 0,
   };
-  it('reads the published claims without the ones the judge removed, and the cited tools', () => {
+  it('reads the published claims (the Draft the release trimmed: `removed` indexes the agent’s Draft), and the cited tools', () => {
+    // The judge removed the agent's first item ('gone'): the release publishes the Draft without it, and `removed`
+    // names its index in the agent's Draft. Every item left is published; none is removed a second time.
     const result = {
       runId: 'r',
       status: 'PUBLISHED',
@@ -156,13 +158,13 @@ describe('observeResult', () => {
           failure: null,
           conclusion: { verdict: 'SUPPORTED', reason: 'r' },
           analysis: [],
-          removed: [1],
+          removed: [0],
         },
       },
     } as unknown as DiagnosisResult;
     expect(observeResult(result)).toMatchObject({
       conclusion: '结论',
-      claims: ['a'],
+      claims: ['a', 'b'],
       citedTools: ['query_logs'],
       semanticGuard: 'SUPPORTED',
       removedClaims: 1,

@@ -4,7 +4,7 @@ import { DIAGNOSIS_SETTINGS, MASKING_SETTINGS, STORE_SETTINGS } from '../setting
 /** `diagnosis serve`: the deployed HTTP API on this machine, for curl, Alertmanager or a PagerDuty test webhook. */
 export const serveCommand: Command = {
   name: 'serve',
-  summary: 'serve the deployed API (POST /diagnoses, /runs/…, /triggers/…) on this machine',
+  summary: 'serve the deployed API (POST /diagnoses, /runs/…, /triggers/…, /slack/…) on this machine',
   synopsis: '[options]',
   description: [
     "Serves the InternalApi's routes over HTTP — POST /diagnoses, GET /runs/{runId} and its audit, reasoning and",
@@ -13,6 +13,9 @@ export const serveCommand: Command = {
     "DiagnosisWorkflow (the deployed definition) and run the Diagnose function on this data folder's DynamoDB Local",
     'and the example world. No request is signed: every IAM route is called as the local principal (--principal),',
     'matched by TENANT_ACCESS as a deployed caller is. Loopback only, unless --allow-non-loopback.',
+    'A stage file with Slack apps adds POST /slack/{appId}/{kind}: the real SlackRequests and SlackWork functions,',
+    "each app's bot token and signing secret read from the variables named as the stage file names its secrets",
+    "(SlackE1001BotToken=xoxb-…), the Web API at SLACK_API_URL (default: Slack's own); see docs/chat.md.",
   ],
   options: [
     { name: 'port', type: 'string', value: '<port>', description: 'the port (0: any free one)', default: '8787' },
@@ -39,7 +42,7 @@ export const serveCommand: Command = {
       name: 'stage',
       type: 'string',
       value: '<name>',
-      description: 'the stage file whose triggers map webhook events',
+      description: 'the stage file (deploy/<name>.json, or a path ending in .json): its triggers and Slack apps',
       default: 'default',
     },
     {
@@ -64,7 +67,10 @@ export const serveCommand: Command = {
   exitCodes: [
     [EXIT.USAGE, 'bad usage: a bad port, principal or address, or a non-loopback address without the flag'],
     [EXIT.UNAVAILABLE, 'no model key (without --scripted-model), no DynamoDB, or the port is taken'],
-    [EXIT.CONFIG, 'an invalid setting, or invalid triggers in the stage file'],
+    [
+      EXIT.CONFIG,
+      'an invalid or misspelt setting (a Slack secret too), invalid triggers or Slack apps in the stage file',
+    ],
   ],
   settings: [
     ...DIAGNOSIS_SETTINGS,
@@ -73,6 +79,8 @@ export const serveCommand: Command = {
     'TENANT_ACCESS',
     'ALERTMANAGER_WEBHOOK_TOKEN',
     'PAGERDUTY_WEBHOOK_SECRETS',
+    'SLACK_API_URL',
+    'SLACK_TIMEOUT_MS',
   ],
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw usageError(`serve takes no arguments, not '${printable(positionals[0] ?? '')}'`);

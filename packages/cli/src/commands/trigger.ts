@@ -19,7 +19,7 @@ export const triggerCommand: Command = {
       name: 'stage',
       type: 'string',
       value: '<name>',
-      description: 'the stage file whose triggers map the event',
+      description: 'the stage file whose triggers map the event (deploy/<name>.json, or a path ending in .json)',
       default: 'default',
     },
     {

@@ -2,9 +2,9 @@
  * `diagnosis trigger … --slack`: the Slack conversation of a triggered run on this machine, against a loopback Slack
  * Web API (`startLoopbackSlack`), through the deployed code — the SlackRequests handler for what Slack would send
  * (signed here with a made-up signing secret, as Slack signs), the SlackWork code for the work and the cards, the
- * official `@slack/web-api` client pointed at the loopback server. There is no table stream on this machine: the
- * card follows its run by reading the run back (the stream handler's own `followRun`) every half second. Every Slack
- * call is printed on the terminal as it happens.
+ * official `@slack/web-api` client pointed at the loopback server — composed as `diagnosis serve` composes them
+ * (local-slack-app.ts: the queue in this process; no table stream, so each run is read back every half second).
+ * Every Slack call is printed on the terminal as it happens.
  */
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -14,22 +14,9 @@ import {
   printable as printableLine,
   type RunStore,
 } from '@diagnosis/core';
-import { createDynamoFeedbackStore } from '@diagnosis/core/store';
 import { type LoopbackSlackMessage, lambdaContext, type SlackCall, startLoopbackSlack } from '@diagnosis/devkit';
-import {
-  type ConversationDeps,
-  createDynamoCardStore,
-  createObservability,
-  createRatingModalOpener,
-  createSlackApi,
-  createSlackRequestHandler,
-  followRun,
-  handleSlackWork,
-  resolveSlackApps,
-  type SlackWork,
-  signSlackRequest,
-  slackRunId,
-} from '@diagnosis/functions';
+import { createDynamoCardStore, signSlackRequest, slackRunId } from '@diagnosis/functions';
+import { startLocalSlackApp } from './local-slack-app.ts';
 
 /** A line for the terminal: control and bidirectional characters replaced, at most 240 characters. */
 const printable = (text: string) => {
@@ -104,39 +91,25 @@ export async function startLocalSlack(options: {
     botTokenSecret: `SlackLocal${index}Bot`,
     signingSecretSecret: `SlackLocal${index}Signing`,
   }));
-  const apps = resolveSlackApps(configs, (name) => (name.endsWith('Bot') ? token : signingSecret));
-  const api = createSlackApi({ token, timeoutMs: 5_000, apiUrl: slack.apiUrl });
-  const cards = createDynamoCardStore({ client: options.client, tableName: options.tableName });
-  const deps: ConversationDeps = {
-    apps,
-    slackOf: () => api,
-    cards,
+  const app = startLocalSlackApp({
+    apps: configs,
+    secretOf: (name) => (name.endsWith('Bot') ? token : signingSecret),
+    apiUrl: slack.apiUrl,
+    timeoutMs: 5_000,
+    dynamo: options.client,
+    tableName: options.tableName,
     runs: options.runs,
-    start: { store: options.runs, workflow: options.workflow },
-    feedback: createDynamoFeedbackStore({ client: options.client, tableName: options.tableName }),
+    workflow: options.workflow,
+    maxQueryBytes: undefined,
     masking: { secret: options.maskingSecret ?? DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' },
-    now: Date.now,
-  };
-  const queued: SlackWork[] = [];
-  const ack = createSlackRequestHandler(
-    {
-      apps,
-      claimRequest: (key, expiresAt) => cards.claimOnce(key, Date.now(), expiresAt),
-      enqueue: async (work) => {
-        queued.push(work);
-      },
-      openRatingModal: createRatingModalOpener(slack.apiUrl, 5_000),
-      now: Date.now,
-    },
-    createObservability('SlackRequests', () => undefined),
-  );
-  const drain = async () => {
-    for (const work of queued.splice(0)) await handleSlackWork(work, deps);
-  };
-  /** Sends what Slack would send, signed as Slack signs it, through the SlackRequests handler. */
+    log: () => undefined,
+    say: options.print,
+  });
+  const cards = createDynamoCardStore({ client: options.client, tableName: options.tableName });
+  /** Sends what Slack would send, signed as Slack signs it, through the SlackRequests handler; then its work. */
   const send = async (appId: string, kind: string, body: string, contentType: string) => {
     const timestamp = String(Math.floor(Date.now() / 1_000));
-    await ack(
+    await app.requests(
       {
         version: '2.0',
         routeKey: 'POST /slack/{appId}/{kind}',
@@ -151,40 +124,21 @@ export async function startLocalSlack(options: {
         pathParameters: { appId, kind },
         body,
         isBase64Encoded: false,
-      } as never,
+      },
       lambdaContext(3_000, 'SlackRequests'),
     );
-    await drain();
-  };
-  const followed = new Set<string>();
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let busy = false;
-  const tick = async () => {
-    if (busy) return;
-    busy = true;
-    try {
-      for (const runId of followed) await followRun(runId, deps);
-    } finally {
-      busy = false;
-    }
+    await app.settle();
   };
   const cardOf = async (runId: string) => {
     const card = await cards.getCard(runId);
     if (card === null || card.ts === null) throw new Error(`run ${runId} has no card`);
     return card;
   };
-  const follow = (runId: string) => {
-    followed.add(runId);
-    timer ??= setInterval(() => void tick(), 500);
-  };
   return {
-    follow,
-    async settle() {
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-      while (busy) await new Promise((resolve) => setTimeout(resolve, 50));
-      for (const runId of followed) await followRun(runId, deps);
+    follow: (runId) => {
+      app.follow(runId);
     },
+    settle: () => app.settle(),
     async rate(runId, actionId) {
       const card = await cardOf(runId);
       const payload = {
@@ -209,7 +163,6 @@ export async function startLocalSlack(options: {
       const ts = `${Math.floor(Date.now() / 1_000)}.${String(Date.now() % 1_000_000).padStart(6, '0')}`;
       const eventId = `Ev0LOCAL${randomBytes(6).toString('hex')}`;
       options.print(printable(`you ▸ in the thread: @diagnosis ${question}`));
-      const before = new Set(followed);
       await send(
         card.appId,
         'events',
@@ -229,13 +182,12 @@ export async function startLocalSlack(options: {
         'application/json',
       );
       const followUp = slackRunId(card.appId, eventId);
-      if ((await options.runs.getRun(followUp)) === null) return null;
-      if (!before.has(followUp)) follow(followUp);
-      return followUp;
+      // NOTE: a run Slack started is followed already (the app watches the workflow it starts runs in).
+      return (await options.runs.getRun(followUp)) === null ? null : followUp;
     },
     calls: () => slack.calls,
     async close() {
-      if (timer !== undefined) clearInterval(timer);
+      await app.close();
       await slack.close();
     },
   };

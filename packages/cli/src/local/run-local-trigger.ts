@@ -37,7 +37,7 @@ import { buildLocalSettings } from './local-settings.ts';
 import { startLocalSlack } from './local-slack.ts';
 import { parseSlackPostUrl, postSlack, previewHeading } from './post-slack.ts';
 import { localLogDestination } from './run-local-diagnosis.ts';
-import { loadStageDelivery, loadStageTriggers } from './stage-file.ts';
+import { loadStageDelivery, loadStageTriggers, stageFileName } from './stage-file.ts';
 import { loadEventFile, sentAt } from './trigger-event-file.ts';
 
 export { parseSlackPostUrl } from './post-slack.ts';
@@ -117,7 +117,7 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
     const deps = { ...built, start: { ...built.start, workflow } };
     if (options.banner !== undefined) say(options.banner);
     say(
-      `${event.source} event from ${printable(options.eventPath)}, received at ${new Date(receivedAt).toISOString()}; mappings from deploy/${options.stage}.json; DynamoDB at ${runtime.endpoint}, table ${runtime.tableName}`,
+      `${event.source} event from ${printable(options.eventPath)}, received at ${new Date(receivedAt).toISOString()}; mappings from ${stageFileName(options.stage)}; DynamoDB at ${runtime.endpoint}, table ${runtime.tableName}`,
     );
     const localSlack =
       options.slack === true
@@ -238,11 +238,12 @@ async function report(
     return EXIT.OK;
   }
   const store = createDynamoRunStore({ client: runtime.client, tableName: runtime.tableName });
-  const incidents = createDynamoIncidentStore({ client: runtime.client, tableName: runtime.tableName });
   const run = await store.getRun(answer.runId);
   if (run === null) throw new CliError(EXIT.FAILED, `run ${answer.runId} is not in the table`);
-  const incidentEvents = await incidents.listIncidentEvents(run.runId);
   if (answer.outcome === 'ATTACHED') {
+    // NOTE: read only here: a started run's report does not show its incident's events.
+    const incidents = createDynamoIncidentStore({ client: runtime.client, tableName: runtime.tableName });
+    const incidentEvents = await incidents.listIncidentEvents(run.runId);
     if (options.json)
       io.stdout(`${JSON.stringify({ trigger: answer, run: { runId: run.runId, status: run.status } }, null, 2)}\n`);
     say(
@@ -257,7 +258,7 @@ async function report(
     return EXIT.OK;
   }
   const result: DiagnosisResult = resultOfStoredRun(run);
-  const evidence = (await loadRunEvidence(store, run.runId))?.evidence ?? null;
+  const evidence = (await loadRunEvidence(store, run))?.evidence ?? null;
   const { destinations, reveal } = loadStageDelivery(options.stage, run.enterpriseId);
   let previews: ReturnType<typeof previewDeliveries> = [];
   let revealed: RevealOutcome = 'MASKED';
@@ -294,8 +295,8 @@ async function report(
     );
     say(
       destinations.length > 0
-        ? `\nwhat each of ${run.enterpriseId}'s destinations in deploy/${options.stage}.json would receive:`
-        : `\ndeploy/${options.stage}.json names no destination for ${run.enterpriseId}; a Slack destination would receive:`,
+        ? `\nwhat each of ${run.enterpriseId}'s destinations in ${stageFileName(options.stage)} would receive:`
+        : `\n${stageFileName(options.stage)} names no destination for ${run.enterpriseId}; a Slack destination would receive:`,
     );
     if (reveal) say(`(delivery.reveal: ${revealWords[revealed]})`);
     for (const preview of previews) io.stdout(`\n${previewHeading(preview)}\n${preview.text}\n`);

@@ -1,29 +1,43 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SettingsError, type TriggerMapping } from '@diagnosis/core';
+import { SettingsError, type TriggerMapping, WEBHOOK_SECRET_NAME_PATTERN } from '@diagnosis/core';
 import { findTriggerMappingFaults, parseTriggerSettings } from '@diagnosis/core/config';
 import { type DestinationConfig, parseStageDelivery } from '@diagnosis/functions';
+import { parseStageSlack, type SlackAppConfig, slackSecretNames } from '@diagnosis/functions/infrastructure';
 import { CliError, EXIT, printable } from '../command-line.ts';
 import { REPO_ROOT } from './local-runtime.ts';
 
+/** A `--stage` that ends in `.json` is a stage file's path (one kept outside deploy/); anything else a stage name. */
+const isStagePath = (stage: string) => stage.endsWith('.json');
+
+/** How messages name the stage file: `deploy/<stage>.json`, or the path given. */
+export function stageFileName(stage: string): string {
+  return isStagePath(stage) ? printable(stage) : `deploy/${stage}.json`;
+}
+
 /**
- * The stage file (deploy/<stage>.json) as the local trigger reads it: its triggers and its delivery section. A file
- * that is not JSON is refused as such, with the line and column of the fault (never the file's text: Node's own
- * message quotes it).
+ * The stage file (deploy/<stage>.json, or a path ending in `.json`) as the local commands read it: its triggers, its
+ * delivery and its Slack sections. A file that is not JSON is refused as such, with the line and column of the fault
+ * (never the file's text: Node's own message quotes it).
  */
-export function readStageFile(stage: string, root: string = REPO_ROOT): { triggers?: unknown; delivery?: unknown } {
-  if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/.test(stage)) throw new CliError(EXIT.USAGE, 'bad stage name');
-  const file = resolve(root, 'deploy', `${stage}.json`);
+export function readStageFile(
+  stage: string,
+  root: string = REPO_ROOT,
+): { triggers?: unknown; delivery?: unknown; slack?: unknown } {
+  if (!isStagePath(stage) && !/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/.test(stage)) {
+    throw new CliError(EXIT.USAGE, 'bad stage name');
+  }
+  const file = isStagePath(stage) ? resolve(stage) : resolve(root, 'deploy', `${stage}.json`);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    throw new CliError(EXIT.USAGE, `no readable deploy/${stage}.json`);
+    throw new CliError(EXIT.USAGE, `no readable ${stageFileName(stage)}`);
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new CliError(EXIT.CONFIG, `deploy/${stage}.json is not valid JSON: ${jsonFaultAt(text, error)}`);
+    throw new CliError(EXIT.CONFIG, `${stageFileName(stage)} is not valid JSON: ${jsonFaultAt(text, error)}`);
   }
 }
 
@@ -48,7 +62,7 @@ export function loadStageDelivery(
   enterpriseId: string,
 ): { destinations: DestinationConfig[]; reveal: boolean } {
   const delivery = parseStageDelivery(readStageFile(stage).delivery);
-  if (delivery === null) throw new CliError(EXIT.CONFIG, `deploy/${stage}.json: its delivery section is invalid`);
+  if (delivery === null) throw new CliError(EXIT.CONFIG, `${stageFileName(stage)}: its delivery section is invalid`);
   const destinations = delivery.destinations[enterpriseId] ?? [];
   return { destinations, reveal: destinations.length > 0 && delivery.reveal[enterpriseId] === true };
 }
@@ -60,7 +74,7 @@ export function loadStageTriggers(stage: string, root: string = REPO_ROOT): Trig
   const faults = findTriggerMappingFaults(json.triggers ?? []);
   if (faults.length > 0) {
     const fields = faults.map((path) => printable(`triggers${path}`));
-    throw new CliError(EXIT.CONFIG, `deploy/${stage}.json: invalid trigger mapping: ${fields.join(', ')}`);
+    throw new CliError(EXIT.CONFIG, `${stageFileName(stage)}: invalid trigger mapping: ${fields.join(', ')}`);
   }
   try {
     // NOTE: the Trigger functions' own parse of TRIGGERS, which the deploy's check of the stage file shares.
@@ -68,7 +82,61 @@ export function loadStageTriggers(stage: string, root: string = REPO_ROOT): Trig
       .TRIGGERS;
   } catch (error) {
     if (error instanceof SettingsError)
-      throw new CliError(EXIT.CONFIG, `deploy/${stage}.json: its triggers are invalid`);
+      throw new CliError(EXIT.CONFIG, `${stageFileName(stage)}: its triggers are invalid`);
     throw error;
   }
+}
+
+/** The stage file's Slack apps (`slack.apps`), checked with the deploy's own schema (secrets by name; docs/chat.md). */
+export function loadStageSlackApps(stage: string, root: string = REPO_ROOT): SlackAppConfig[] {
+  const parsed = parseStageSlack(readStageFile(stage, root).slack);
+  if ('apps' in parsed) return parsed.apps;
+  // NOTE: the field at fault by its path only (`slack.apps[0].teamId`), never the value.
+  throw new CliError(
+    EXIT.CONFIG,
+    `${stageFileName(stage)}: invalid Slack app setting: slack${printable(parsed.fault)}`,
+  );
+}
+
+/** The names `namesOf` finds in each stage file of deploy/ (a file that does not read as one is skipped), sorted. */
+function namesOfStageFiles(root: string, namesOf: (file: ReturnType<typeof readStageFile>) => Iterable<string>) {
+  let files: string[];
+  try {
+    files = readdirSync(resolve(root, 'deploy')).filter((file) => /^[A-Za-z0-9][A-Za-z0-9-]{0,62}\.json$/.test(file));
+  } catch {
+    return [];
+  }
+  const names = new Set<string>();
+  for (const file of files.slice(0, 200)) {
+    try {
+      for (const name of namesOf(readStageFile(file.slice(0, -'.json'.length), root))) names.add(name);
+    } catch {
+      // NOTE: a stage file that is not readable JSON names nothing here; serving it refuses it on its own.
+    }
+  }
+  return [...names].sort();
+}
+
+/**
+ * The Slack secret names every stage file in deploy/ names (a file that does not read as one is skipped): a variable
+ * holding another stage's secret is known, though only the served stage's secrets are read.
+ */
+export function slackSecretNamesOfStageFiles(root: string = REPO_ROOT): string[] {
+  return namesOfStageFiles(root, (stage) => {
+    const parsed = parseStageSlack(stage.slack);
+    return 'apps' in parsed ? slackSecretNames({ apps: parsed.apps }) : [];
+  });
+}
+
+/**
+ * The webhook mapping secret names (`triggers[].secret`, `Webhook…`) every stage file in deploy/ names, read leniently
+ * (a mapping that is otherwise invalid still names its secret): as for the Slack secrets, another stage's is known.
+ */
+export function webhookSecretNamesOfStageFiles(root: string = REPO_ROOT): string[] {
+  return namesOfStageFiles(root, (stage) =>
+    (Array.isArray(stage.triggers) ? (stage.triggers as unknown[]) : []).flatMap((mapping) => {
+      const secret = (mapping as { secret?: unknown } | null)?.secret;
+      return typeof secret === 'string' && WEBHOOK_SECRET_NAME_PATTERN.test(secret) ? [secret] : [];
+    }),
+  );
 }

@@ -169,7 +169,7 @@ function citationHtml(citation: CitationEvidence, index: number): string {
       : `<span class="chip">agent ${escapeHtml(citation.evaluation === 'PENDING' ? 'not judged' : citation.evaluation)}</span>`,
     ...citation.verdicts.map(
       (verdict) =>
-        `<span class="chip ${verdict.verdict === 'SUPPORTED' ? 'ok' : 'empty'}" title="${escapeHtml(verdict.reason)}">judge #${verdict.analysis_index + 1} ${escapeHtml(verdict.verdict)}${verdict.removed ? ' · removed' : ''}</span>`,
+        `<span class="chip ${verdict.verdict === 'SUPPORTED' ? 'ok' : 'warn'}" title="${escapeHtml(verdict.reason)}">judge #${verdict.analysis_index + 1} ${escapeHtml(verdict.verdict)}${verdict.removed ? ' · removed' : ''}</span>`,
     ),
   ].join(' ');
   const body = citation.found

@@ -117,7 +117,7 @@ export function renderHtml(
       : `<ul class="tools">${round.tools
           .map((tool) => {
             const outcome = toolOutcome(tool);
-            const kind = outcome.startsWith('READY (evidence)') ? 'ok' : outcome.startsWith('READY') ? 'empty' : 'bad';
+            const kind = outcome.startsWith('READY (evidence)') ? 'ok' : outcome.startsWith('READY') ? 'warn' : 'bad';
             const evaluation = judged.get(tool.toolCallId);
             return `<li class="tool"><code>${escapeHtml(tool.toolName)}</code> <code class="muted">${escapeHtml(tool.toolCallId)}</code> <span class="chip ${kind}">${escapeHtml(outcome)}</span> <span class="muted">${elapsedMs(tool.startedAt, tool.endedAt)} ms${evaluation ? ` · ${evaluation === 'not judged' ? evaluation : `judged ${escapeHtml(evaluation)}`}` : ''}</span><div class="asked">${escapeHtml(describeStoredToolCall(tool))}</div></li>`;
           })
@@ -130,6 +130,8 @@ export function renderHtml(
   }</li>`,
     )
     .join('\n');
+  // NOTE: a badge (`.chip`) is an inline-block with its own modifiers (ok, warn, bad), never `.empty`: that class is
+  // the empty-state block's, with 12px padding, and an inline badge's padding is painted over the line above it.
   return `<!doctype html>
 <html lang="zh">
 <head>
@@ -144,7 +146,7 @@ export function renderHtml(
   .facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin-top: 12px; }
   ol.timeline { list-style: none; padding: 0; } .round, .judge { border-left: 3px solid #0969da; padding: 6px 12px; margin: 8px 0; background: #f6f8fa; } .judge { border-left-color: #8250df; }
   .round-head span { margin-left: 12px; } ul.tools { list-style: none; padding-left: 16px; margin: 6px 0 0; }
-  .chip { padding: 0 8px; border-radius: 10px; font-size: 12px; } .chip.ok { background: #dafbe1; } .chip.empty { background: #fff8c5; } .chip.bad { background: #ffebe9; }
+  .chip { display: inline-block; line-height: 18px; padding: 0 8px; border-radius: 10px; font-size: 12px; } .chip.ok { background: #dafbe1; } .chip.warn { background: #fff8c5; } .chip.bad { background: #ffebe9; }
   figure.chart { margin: 8px 0 16px; } figure.chart figcaption { font-size: 12px; color: #57606a; } .chart .axis { font-size: 11px; fill: #57606a; }
   .empty { padding: 12px; background: #fff8c5; border-radius: 6px; } pre { white-space: pre-wrap; word-break: break-word; font-size: 12px; background: #f6f8fa; padding: 8px; max-height: 480px; overflow: auto; }
   .asked { font-size: 12px; color: #1f2328; margin-left: 4px; } .cause { border-left: 3px solid #cf222e; padding: 4px 12px; margin-top: 16px; background: #ffebe9; }
@@ -243,7 +245,7 @@ ${draft.analysis
   .map(
     (
       item,
-    ) => `<div class="finding"><span class="chip ${item.evidence_status === 'SUPPORTED' ? 'ok' : 'empty'}">${escapeHtml(item.type)} · ${escapeHtml(item.evidence_status)}</span> ${escapeHtml(item.statement)}
+    ) => `<div class="finding"><span class="chip ${item.evidence_status === 'SUPPORTED' ? 'ok' : 'warn'}">${escapeHtml(item.type)} · ${escapeHtml(item.evidence_status)}</span> ${escapeHtml(item.statement)}
   <div class="cite">${item.tool_call_ids.map(cite).join(' · ')}${item.scope === null ? '' : ` — ${escapeHtml(item.scope)}`}</div></div>`,
   )
   .join('\n')}

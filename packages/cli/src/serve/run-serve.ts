@@ -6,7 +6,8 @@
  * IAM route's caller is the local principal (local-principal.ts), which TENANT_ACCESS matches as it matches a
  * deployed caller. The webhook route reads ALERTMANAGER_WEBHOOK_TOKEN and PAGERDUTY_WEBHOOK_SECRETS from the
  * environment (or .env) and the stage file's `triggers`; a source whose secret is unset refuses every request, as
- * deployed.
+ * deployed. A stage file with Slack apps adds their route, `POST /slack/{appId}/{kind}` (serve-slack.ts: the secrets
+ * and settings; local-slack-app.ts: the two Slack functions, their queue in this process, the cards followed).
  */
 import type { TriggerSettings } from '@diagnosis/core/config';
 import { parseTriggerSettings, SettingsError } from '@diagnosis/core/config';
@@ -21,11 +22,14 @@ import {
   localFeedbackMasking,
   settingsRefusal,
 } from '../local/local-settings.ts';
+import { type LocalSlackApp, startLocalSlackApp } from '../local/local-slack-app.ts';
 import { localLogDestination } from '../local/run-local-diagnosis.ts';
-import { loadStageTriggers } from '../local/stage-file.ts';
+import { loadStageTriggers, stageFileName } from '../local/stage-file.ts';
 import type { IamAuthorizerContext } from './local-principal.ts';
 import { buildServeRoutes, type ServeRoute } from './serve-routes.ts';
 import { isLoopbackAddress, startServeServer } from './serve-server.ts';
+import { describeServeSlack, planServeSlack } from './serve-slack.ts';
+import { describeMappingSecrets, planServeMappingSecrets } from './serve-webhook-secrets.ts';
 
 export interface ServeOptions {
   host: string;
@@ -55,9 +59,12 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
   // NOTE: every setting, the stage file and the masking rules checked before anything slow starts.
   checkLocalSettings(io.env, options.settings);
   const mappings = loadStageTriggers(options.stage);
+  const mappingSecrets = planServeMappingSecrets(mappings, io);
+  const slackPlan = await planServeSlack(options.stage, io);
   const feedbackMasking = await localFeedbackMasking(io.env);
   const runtime = await startLocalRuntime(io.env, say);
   let close: (() => Promise<void>) | undefined;
+  let slack: LocalSlackApp | null = null;
   try {
     const settings = buildLocalSettings(io.env, runtime, options.settings);
     let trigger: TriggerSettings;
@@ -85,20 +92,53 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
       logger: createObservability('OnWorkflowStopped', log.write).logger,
       invocationTimeoutMs: options.timeoutSeconds * 1_000,
     });
+    slack =
+      slackPlan === null
+        ? null
+        : startLocalSlackApp({
+            ...slackPlan,
+            dynamo: diagnose.dynamo,
+            tableName: runtime.tableName,
+            runs: createDynamoRunStore({
+              client: diagnose.dynamo,
+              tableName: runtime.tableName,
+              maxOpenRuns: settings.TENANT_MAX_OPEN_RUNS,
+            }),
+            workflow,
+            maxQueryBytes: settings.DIAGNOSIS_MAX_QUERY_BYTES,
+            masking: feedbackMasking,
+            log: log.write,
+            say: (line) => say(terminalSafe(line)),
+          });
     const handlers = await composeLocalApi({
       dynamo: diagnose.dynamo,
       tableName: runtime.tableName,
       policy: settings.TENANT_ACCESS ?? null,
       maxOpenRuns: settings.TENANT_MAX_OPEN_RUNS,
-      workflow,
+      // NOTE: every run started here is watched for its Slack card (a triggered run's goes to its alert channel).
+      workflow: slack === null ? workflow : slack.watch(workflow),
       trigger,
+      mappingSecrets: mappingSecrets.values,
       feedbackMasking,
       maskingSecret: feedbackMasking.secret ?? '',
       // NOTE: the default retention, as the local `feedback` command keeps a rating's past incident.
       pastIncidentRetentionDays: PAST_INCIDENT_LIMITS.retentionDays,
       log: log.write,
     });
-    const routes = buildServeRoutes(handlers, options.extraRoutes);
+    const slackRoutes: ServeRoute[] =
+      slack === null
+        ? []
+        : [
+            // NOTE: no IAM, as deployed: Slack's signature is the authentication.
+            {
+              method: 'POST',
+              path: '/slack/{appId}/{kind}',
+              auth: 'none',
+              functionName: 'SlackRequests',
+              handler: slack.requests,
+            },
+          ];
+    const routes = buildServeRoutes(handlers, [...slackRoutes, ...(options.extraRoutes ?? [])]);
     const loopback = isLoopbackAddress(options.host);
     const server = await startServeServer({
       host: options.host,
@@ -122,6 +162,8 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
         logPath: log.path,
         runtime,
         dataDir: localDataDir(io.env),
+        slack: describeServeSlack(options.stage, slackPlan, slack),
+        mappingSecrets: describeMappingSecrets(mappingSecrets),
       }),
     );
     options.onListening?.(server.url);
@@ -135,12 +177,19 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
     const again = io.onInterrupt(() => process.exit(EXIT.INTERRUPTED));
     try {
       await server.close();
+      // NOTE: Slack work in flight may start runs; their ends bring the cards' last updates.
+      await slack?.settle();
       await workflow.idle();
+      await slack?.settle();
     } finally {
       again();
     }
     return EXIT.OK;
   } finally {
+    const stopped = await slack?.close();
+    if (stopped !== undefined && stopped.dropped > 0) {
+      say(`slack: ${stopped.dropped} work item(s) waiting out Slack's Retry-After or a redelivery were dropped`);
+    }
     await close?.();
     await runtime.stop();
   }
@@ -156,6 +205,8 @@ function describeServe(context: {
   logPath: string;
   runtime: { endpoint: string; tableName: string };
   dataDir: string;
+  slack: string[];
+  mappingSecrets: string | null;
 }): string {
   const { url, routes, options, settings, trigger, loopback } = context;
   const policy = settings.TENANT_ACCESS;
@@ -172,7 +223,9 @@ function describeServe(context: {
       ? `  (--principal sets it; one request may name another in the X-Diagnosis-Local-Principal header, loopback only)`
       : '  (bound beyond loopback: the X-Diagnosis-Local-Principal header is refused; anyone who reaches this port is that caller)',
     `TENANT_ACCESS: ${policy === undefined ? 'unset — every caller may use every enterprise' : `${policy.length} rule(s), matched against that ARN as deployed`}`,
-    `webhooks (deploy/${options.stage}.json maps ${mapped.size === 0 ? 'no source' : [...mapped].join(', ')}): alertmanager token ${secretWord(trigger.ALERTMANAGER_WEBHOOK_TOKEN !== undefined, 'ALERTMANAGER_WEBHOOK_TOKEN')}; pagerduty secrets ${secretWord(trigger.PAGERDUTY_WEBHOOK_SECRETS !== undefined, 'PAGERDUTY_WEBHOOK_SECRETS')}`,
+    `webhooks (${stageFileName(options.stage)} maps ${mapped.size === 0 ? 'no source' : [...mapped].join(', ')}): alertmanager token ${secretWord(trigger.ALERTMANAGER_WEBHOOK_TOKEN !== undefined, 'ALERTMANAGER_WEBHOOK_TOKEN')}; pagerduty secrets ${secretWord(trigger.PAGERDUTY_WEBHOOK_SECRETS !== undefined, 'PAGERDUTY_WEBHOOK_SECRETS')}`,
+    ...(context.mappingSecrets === null ? [] : [context.mappingSecrets]),
+    ...context.slack,
     `runs: the local DiagnosisWorkflow → Diagnose, model ${settings.DIAGNOSIS_MODEL_BASE_URL}; DynamoDB at ${context.runtime.endpoint}, table ${context.runtime.tableName}; knowledge and logs from examples/; ${settings.MYSQL_URL === undefined ? 'query_mysql answers NOT_CONFIGURED' : 'MySQL from MYSQL_URL'}`,
     `the functions' log lines: ${context.logPath}`,
     `try: curl -s -X POST ${url}/diagnoses -H 'content-type: application/json' -d '{"enterpriseId":"E1001","sessionId":"s1","query":"E1001 的订单从 14:05 开始大量失败，为什么？"}'`,

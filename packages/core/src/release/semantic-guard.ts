@@ -40,6 +40,11 @@ export type SemanticReview =
       failure: JudgeFailure;
       /** For MODEL_FAILED: how the judge's request failed (status, class; never a body or a key). */
       modelFailure?: ModelFailure;
+      /**
+       * For AUDIT_FAILED: what the audit of the judge's step threw (an `AuditFailure` and its cause). NOTE: only for the
+       * run's log line, which names its classes and AWS error codes (issue 32 item 13); never reported or stored.
+       */
+      auditError?: unknown;
     };
 
 const INSTRUCTIONS = buildSemanticGuardInstructions();
@@ -76,12 +81,13 @@ export async function reviewDraftSemantics(
   const { mode } = guard;
   const limits = { ...DEFAULT_JUDGE_LIMITS, ...guard.limits };
   const modelId = typeof guard.model === 'string' ? guard.model : guard.model.modelId;
-  const failed = (failure: JudgeFailure, modelFailure?: ModelFailure): SemanticReview => ({
+  const failed = (failure: JudgeFailure, modelFailure?: ModelFailure, auditError?: unknown): SemanticReview => ({
     mode,
     modelId,
     outcome: 'FAILED',
     failure,
     ...(modelFailure === undefined ? {} : { modelFailure }),
+    ...(auditError === undefined ? {} : { auditError }),
   });
 
   const evidence = buildJudgeEvidence(verified.citations, input.observations, limits, judgedTexts(input.query, draft));
@@ -111,6 +117,7 @@ export async function reviewDraftSemantics(
     const failure = judge.classify(error);
     // NOTE: the judge's own request failure, classified as the agent's are, so a 401 from the judge's endpoint says
     // which key to check instead of a bare MODEL_FAILED.
+    if (failure === 'AUDIT_FAILED') return failed(failure, undefined, error);
     return failed(failure, failure === 'MODEL_FAILED' ? classifyModelFailure(error) : undefined);
   } finally {
     judge.dispose();

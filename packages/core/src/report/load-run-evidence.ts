@@ -6,15 +6,17 @@ export const MAX_EVIDENCE_RECORDS = 2_000;
 
 /**
  * A run and the evidence behind its citations (see {@link buildRunEvidence}), read from the store a page at a time:
- * its run item and tool invocations only, never its raw reasoning. Null when there is no such run. NOTE: the caller
- * decides who may read the run; this reads whatever run id it is given.
+ * its run item and tool invocations only, never its raw reasoning. Null when there is no such run. Given the run
+ * itself (a caller that has just read it), only its tool invocations are read: one request fewer. NOTE: the caller
+ * decides who may read the run; this reads whatever run it is given.
  */
 export async function loadRunEvidence(
   store: Pick<RunStore, 'getRun' | 'listRunRecords'>,
-  runId: string,
+  runOrId: string | StoredRun,
 ): Promise<{ run: StoredRun; evidence: RunEvidence } | null> {
-  const run = await store.getRun(runId);
+  const run = typeof runOrId === 'string' ? await store.getRun(runOrId) : runOrId;
   if (run === null) return null;
+  const { runId } = run;
   const tools: StoredToolInvocation[] = [];
   let cursor: string | undefined;
   let read = 0;

@@ -30,10 +30,10 @@ function zoneEntry(zone: string): string | null {
 
 function findZoneEntry(zone: string): string | null {
   if (!ZONE_NAME.test(zone)) return null;
-  const key = `\n${zone} `;
+  const key = `;${zone} `;
   const start = ZONE_OFFSETS.indexOf(key);
   if (start < 0) return null;
-  const entry = ZONE_OFFSETS.slice(start + key.length, ZONE_OFFSETS.indexOf('\n', start + key.length));
+  const entry = ZONE_OFFSETS.slice(start + key.length, ZONE_OFFSETS.indexOf(';', start + key.length));
   return entry.startsWith('=') ? findZoneEntry(entry.slice(1)) : entry;
 }
 

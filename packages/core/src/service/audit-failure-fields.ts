@@ -1,4 +1,5 @@
 import { AuditWriteError, safeErrorName } from '../errors.ts';
+import type { AuditFlushReport } from '../store/audit-writer.ts';
 
 /** At most this many failed writes are named in one log line. */
 const MAX_NAMED_WRITES = 10;
@@ -27,6 +28,22 @@ export function auditFailureFields(error: unknown): Record<string, unknown> {
   return {
     errorClass: causes.join(' < '),
     ...(writes === undefined ? {} : { failedWrites: writes }),
+  };
+}
+
+/**
+ * What a log line may say about the audit writes that landed only after more than one attempt: per write its item
+ * kind, its attempts and the AWS error codes of the failed tries (at most ten writes). NOTE: the trace a transient
+ * failure leaves when it is retried away (issue 32 item 13): which write needed it and why, never a key or a value.
+ */
+export function retriedWriteFields(report: AuditFlushReport): Record<string, unknown> {
+  return {
+    retriedWrites: report.retriedWrites.slice(0, MAX_NAMED_WRITES).map(({ key, attempts, errorCodes }) => ({
+      item: itemKind(key),
+      attempts,
+      errorCodes: errorCodes.map((code) => safeErrorName({ name: code })),
+    })),
+    retriedWriteCount: report.retriedWrites.length,
   };
 }
 

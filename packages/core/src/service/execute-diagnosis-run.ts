@@ -26,7 +26,7 @@ import {
 } from '../tools/masking/masking-session.ts';
 import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
 import { openPseudonymBatches, sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
-import { auditFailureFields } from './audit-failure-fields.ts';
+import { auditFailureFields, retriedWriteFields } from './audit-failure-fields.ts';
 import { buildPreviousTurn } from './build-previous-turn.ts';
 import { watchCancellation } from './cancel-watch.ts';
 import { assertRequestIds, type Checked, sameRequest } from './checked-run-request.ts';
@@ -222,6 +222,15 @@ export async function executeCheckedDiagnosisRun(
             deps.semanticGuard,
             processAudit.hook,
           );
+    if (semantic?.outcome === 'FAILED' && semantic.failure === 'AUDIT_FAILED') {
+      // NOTE: the judge's unaudited call fails the run in the release (every mode); its cause is logged here, once.
+      deps.log?.({
+        message: 'audit failed',
+        runId: command.runId,
+        stage: 'judge',
+        ...auditFailureFields(semantic.auditError),
+      });
+    }
     const seenBefore = recorder.seenBefore();
     decision = releaseDiagnosis({ execution, evidenceGuard, usage: run.usage(), semantic, seenBefore });
   } catch (error) {
@@ -235,7 +244,10 @@ export async function executeCheckedDiagnosisRun(
     await progress.drain();
   }
   try {
-    await store.flush();
+    const flushed = await store.flush();
+    if (flushed.retriedWrites.length > 0) {
+      deps.log?.({ message: 'audit writes retried', runId: command.runId, ...retriedWriteFields(flushed) });
+    }
   } catch (error) {
     // NOTE: the writer has already tried every transient failure again (`putAuditItem`); what is left is logged by
     // cause (classes, item kinds, AWS error codes), never by value, and fails the run: an unaudited run never succeeds.

@@ -10,6 +10,27 @@ import type { AuditHook, PseudonymBatchEvent } from './audit-hook.ts';
 export interface AuditWriter extends AuditHook {
   /** Keeps the run's pseudonyms apart from everything else, in their own partition (see {@link AuditHook}). */
   onPseudonyms(event: PseudonymBatchEvent): Promise<void>;
-  /** Waits for every write started so far; rejects with `AuditWriteError` naming the items that failed. */
-  flush(): Promise<void>;
+  /**
+   * Waits for every write started so far; rejects with `AuditWriteError` naming the items that failed, else resolves
+   * with the writes that landed only after more than one attempt (a loaded machine's or a busy table's trace, which
+   * would otherwise leave none).
+   */
+  flush(): Promise<AuditFlushReport>;
+}
+
+/** What a successful `flush` tells: the writes that needed more than one attempt to land. */
+export interface AuditFlushReport {
+  retriedWrites: RetriedAuditWrite[];
+}
+
+/**
+ * A write that landed after more than one attempt. NOTE: `key` is the item's key (`pk|sk`), which may hold a tool call
+ * id the model chose: a log names only its item kind (`auditWriteFields`), never the key.
+ */
+export interface RetriedAuditWrite {
+  key: string;
+  /** Every attempt it took: the SDK's own retries and the writer's tries together. */
+  attempts: number;
+  /** The AWS error codes (error classes) of the tries that failed before it landed, in order. */
+  errorCodes: string[];
 }

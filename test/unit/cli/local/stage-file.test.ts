@@ -5,8 +5,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../../../packages/cli/src/command-line.ts';
 import {
   loadStageDestinations,
+  loadStageSlackApps,
   loadStageTriggers,
   readStageFile,
+  slackSecretNamesOfStageFiles,
+  webhookSecretNamesOfStageFiles,
 } from '../../../../packages/cli/src/local/stage-file.ts';
 
 let root: string;
@@ -76,5 +79,55 @@ describe('loadStageTriggers', () => {
 
   it('reads the committed stage file’s mappings', () => {
     expect(loadStageTriggers('default').map((mapping) => mapping.source)).toContain('alertmanager');
+  });
+});
+
+describe('loadStageSlackApps', () => {
+  const app = {
+    id: 'e1001',
+    enterpriseId: 'E1001',
+    teamId: 'T0E1001AA',
+    channels: ['C0E1001AA'],
+    botTokenSecret: 'SlackE1001Bot',
+    signingSecretSecret: 'SlackE1001Signing',
+  };
+
+  it('gives the apps of a stage file named by its path, and none for a stage without a slack section', () => {
+    const path = join(root, 'elsewhere.json');
+    writeFileSync(path, JSON.stringify({ slack: { apps: [app] } }));
+    expect(loadStageSlackApps(path)).toEqual([app]);
+    stageFile('{}');
+    expect(loadStageSlackApps('dev', root)).toEqual([]);
+  });
+
+  it('refuses an invalid app by the field at fault, never its value (exit 78)', () => {
+    stageFile(JSON.stringify({ slack: { apps: [{ ...app, teamId: 'SECRET-VALUE' }] } }));
+    const refusal = refusalOf(() => loadStageSlackApps('dev', root));
+    expect(refusal.exitCode).toBe(EXIT.CONFIG);
+    expect(refusal.message).toBe('deploy/dev.json: invalid Slack app setting: slack.apps[0].teamId');
+  });
+
+  it('collects the secret names every stage file in deploy/ names, skipping files that do not read', () => {
+    stageFile(JSON.stringify({ slack: { apps: [app] } }));
+    writeFileSync(join(root, 'deploy', 'broken.json'), '{');
+    expect(slackSecretNamesOfStageFiles(root)).toEqual(['SlackE1001Bot', 'SlackE1001Signing']);
+  });
+
+  it('collects the webhook mapping secret names of every stage file, only names of the secret form', () => {
+    stageFile(
+      JSON.stringify({
+        triggers: [
+          { source: 'alertmanager', labels: { team: 'a' }, enterpriseId: 'E1001', secret: 'WebhookE1001Am' },
+          { source: 'pagerduty', serviceId: 'P1', enterpriseId: 'E1001', secret: 'not-a-secret-name' },
+          null,
+        ],
+      }),
+    );
+    writeFileSync(
+      join(root, 'deploy', 'other.json'),
+      JSON.stringify({ triggers: [{ source: 'pagerduty', secret: 'WebhookE2002Pd' }] }),
+    );
+    writeFileSync(join(root, 'deploy', 'broken.json'), '{');
+    expect(webhookSecretNamesOfStageFiles(root)).toEqual(['WebhookE1001Am', 'WebhookE2002Pd']);
   });
 });

@@ -12,8 +12,8 @@ import {
   zoneOffsetMinutes,
 } from '../../../../packages/core/src/run/zoned-time.ts';
 
-const ZONES = ZONE_OFFSETS.trim()
-  .split('\n')
+const ZONES = ZONE_OFFSETS.split(';')
+  .filter((line) => line !== '')
   .map((line) => line.slice(0, line.indexOf(' ')));
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -31,7 +31,7 @@ function intlOffsets(zone: string): (epochMs: number) => number {
 
 /** The instants at which the table says `zone` changes its offset, decoded here independently of the code under test. */
 function tableChanges(zone: string): number[] {
-  const line = ZONE_OFFSETS.split('\n').find((candidate) => candidate.startsWith(`${zone} `)) ?? '';
+  const line = ZONE_OFFSETS.split(';').find((candidate) => candidate.startsWith(`${zone} `)) ?? '';
   const entry = line.slice(zone.length + 1);
   if (entry.startsWith('=')) return tableChanges(entry.slice(1));
   const fields = entry.split(' ');

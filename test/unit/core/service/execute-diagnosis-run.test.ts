@@ -303,3 +303,43 @@ describe('executeDiagnosisRun and a failed audit', () => {
     expect(JSON.stringify(lines)).not.toContain('call-secret-id');
   });
 });
+
+describe('executeDiagnosisRun and a failed judge audit', () => {
+  it('logs why the audit failed (stage judge, the cause’s classes) when the judge’s step could not be audited', async () => {
+    const memory = createMemoryStores();
+    const store = {
+      ...memory,
+      async onModelStep(event: Parameters<typeof memory.onModelStep>[0]) {
+        if (event.role === 'JUDGE') throw new RunStoreError('CORRUPT_ITEM', 'agent_step item fails its schema at x');
+        return memory.onModelStep(event);
+      },
+    };
+    const lines: Record<string, unknown>[] = [];
+    const result = await executeDiagnosisRun(
+      { ...command, runId: 'run-judge-audit-fails' },
+      {
+        model: scriptedModel([
+          toolRound([{ id: 'call-logs-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
+          textRound(JSON.stringify(supportedDraft(['call-logs-1']))),
+        ]),
+        evidence: createFakeEvidence().evidence,
+        createStore: () => store,
+        flushReserveMs: 100,
+        limits: { finalRoundReserveMs: 100 },
+        semanticGuard: { mode: 'enforce', model: scriptedModel([textRound('{}')], 'judge-model') },
+        log: (entry) => lines.push(entry),
+      },
+    );
+    expect(result).toMatchObject({ status: 'FAILED', report: { error_code: 'AUDIT_FAILED' } });
+    expect(result.usage.modelCalls).toBe(3);
+    expect(lines.filter((line) => line.message === 'audit failed')).toEqual([
+      {
+        message: 'audit failed',
+        runId: 'run-judge-audit-fails',
+        stage: 'judge',
+        errorClass: 'AuditFailure < RunStoreError',
+      },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('schema at x');
+  });
+});

@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AuditWriteError, safeErrorName } from '../../errors.ts';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT } from '../../run/audit-write-limits.ts';
 import type { ModelStepEvent, PseudonymBatchEvent, ToolInvocationEvent } from '../audit-hook.ts';
-import type { AuditWriter } from '../audit-writer.ts';
+import type { AuditFlushReport, AuditWriter, RetriedAuditWrite } from '../audit-writer.ts';
 import type { Item } from '../items/item.ts';
 import { stepItems } from '../items/model-step-items.ts';
 import { pseudonymItem } from '../items/pseudonym-item.ts';
@@ -49,6 +49,7 @@ export function createDynamoAuditWriter(options: DynamoAuditWriterOptions): Audi
   const now = options.now ?? Date.now;
   const pending: Promise<void>[] = [];
   const failures: { key: string; reason: string }[] = [];
+  const retried: RetriedAuditWrite[] = [];
   const writes = createWriteQueue(options.maxWritesInFlight ?? DEFAULT_AUDIT_WRITES_IN_FLIGHT);
   const toolSortKeyOf = createToolSortKeys();
   const putOptions: AuditPutOptions = options.sleep === undefined ? {} : { sleep: options.sleep };
@@ -60,7 +61,8 @@ export function createDynamoAuditWriter(options: DynamoAuditWriterOptions): Audi
     // this run's one partition are on the wire at once.
     const write = writes
       .enqueue(key, async () => {
-        await putAuditItem(documents, tableName, item, putOptions);
+        const landed = await putAuditItem(documents, tableName, item, putOptions);
+        if (landed.attempts > 1) retried.push({ key, ...landed });
       })
       .then(
         () => undefined,
@@ -84,9 +86,10 @@ export function createDynamoAuditWriter(options: DynamoAuditWriterOptions): Audi
       putBehind(pseudonymItem(event, now(), pseudonymRetentionDays));
     },
 
-    async flush() {
+    async flush(): Promise<AuditFlushReport> {
       while (pending.length > 0) await Promise.all(pending.splice(0));
       if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
+      return { retriedWrites: retried.splice(0) };
     },
   };
 }

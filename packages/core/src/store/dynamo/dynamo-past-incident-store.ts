@@ -32,11 +32,15 @@ const MAX_ATTEMPTS = 3;
  * read: `remember` never over a tombstone, `retract` writes the tombstone and deletes the memory the state names.
  */
 export function createDynamoPastIncidentStore(options: DynamoPastIncidentStoreOptions): PastIncidentStore {
-  const documents = DynamoDBDocumentClient.from(options.client, { marshallOptions: { removeUndefinedValues: true } });
+  // NOTE: built on the first read or write, not with the store: the Diagnose function builds this store at every cold
+  // start, and a run that never looks up knowledge never uses it.
+  let client: DynamoDBDocumentClient | undefined;
+  const documents = () =>
+    (client ??= DynamoDBDocumentClient.from(options.client, { marshallOptions: { removeUndefinedValues: true } }));
   const { tableName } = options;
 
   async function readState(enterpriseId: string, runId: string): Promise<PastIncidentState | null> {
-    const { Item: stored } = await documents.send(
+    const { Item: stored } = await documents().send(
       new GetCommand({
         TableName: tableName,
         Key: { pk: pastIncidentPartitionKey(enterpriseId), sk: pastIncidentStateSortKey(runId) },
@@ -78,7 +82,7 @@ export function createDynamoPastIncidentStore(options: DynamoPastIncidentStoreOp
 
   async function page(enterpriseId: string, limit: number, now: number, startSk?: string, signal?: AbortSignal) {
     const pk = pastIncidentPartitionKey(enterpriseId);
-    const result = await documents.send(
+    const result = await documents().send(
       new QueryCommand({
         TableName: tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -109,7 +113,7 @@ export function createDynamoPastIncidentStore(options: DynamoPastIncidentStoreOp
           { memorySk: memory.sk, expiresAt: incident.expiresAt },
           incident.ratedAt,
         );
-        await documents.send(
+        await documents().send(
           new TransactWriteCommand({
             TransactItems: [putState(next, state), { Put: { TableName: tableName, Item: memory } }],
           }),
@@ -128,7 +132,7 @@ export function createDynamoPastIncidentStore(options: DynamoPastIncidentStoreOp
           at,
         );
         const memorySk = state?.memory_sk ?? null;
-        await documents.send(
+        await documents().send(
           new TransactWriteCommand({
             TransactItems: [
               putState(tombstone, state),
@@ -163,7 +167,7 @@ export function createDynamoPastIncidentStore(options: DynamoPastIncidentStoreOp
     async get(enterpriseId, runId, now) {
       const state = await readState(enterpriseId, runId);
       if (state?.state !== 'ACTIVE' || state.memory_sk === null) return null;
-      const { Item: stored } = await documents.send(
+      const { Item: stored } = await documents().send(
         new GetCommand({
           TableName: tableName,
           Key: { pk: pastIncidentPartitionKey(enterpriseId), sk: state.memory_sk },

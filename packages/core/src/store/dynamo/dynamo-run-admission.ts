@@ -6,6 +6,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { OpenRuns } from '../../access/tenant-admission.ts';
 import { DiagnosisTenantBusyError, RunStoreError } from '../../errors.ts';
 import type { Item } from '../items/item.ts';
@@ -48,7 +49,16 @@ export function createDynamoRunAdmission(options: {
         await documents.send(
           new TransactWriteCommand({
             TransactItems: [
-              { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: item,
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                  // NOTE: a replay's stored run comes back with the refusal: no second read (a triggered run is
+                  // queued by its trigger, so the Diagnose function's start is always such a replay).
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
+              },
               {
                 Update: {
                   TableName: tableName,
@@ -81,6 +91,8 @@ export function createDynamoRunAdmission(options: {
           }
           throw error;
         }
+        if (runReason.Item !== undefined) return { started: false, run: runOf(unmarshall(runReason.Item)) };
+        // NOTE: an engine that does not return the refused item (DynamoDB returns it): read it.
         const { Item } = await documents.send(
           new GetCommand({ TableName: tableName, Key: runKey(run.runId), ConsistentRead: true }),
         );

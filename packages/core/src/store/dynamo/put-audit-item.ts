@@ -1,6 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { safeErrorName } from '../../errors.ts';
 import type { Item } from '../items/item.ts';
 
 /** How often the writer itself tries an audit put (each try is the SDK's own attempts, with its backoff). */
@@ -32,11 +33,13 @@ export async function putAuditItem(
   tableName: string,
   item: Item,
   options: AuditPutOptions = {},
-): Promise<void> {
+): Promise<AuditPutResult> {
   const sleep = options.sleep ?? defaultSleep;
+  let attempts = 0;
+  const errorCodes: string[] = [];
   for (let tryNumber = 1; ; tryNumber += 1) {
     try {
-      await documents.send(
+      const answer = await documents.send(
         new PutCommand({
           TableName: tableName,
           Item: item,
@@ -44,13 +47,26 @@ export async function putAuditItem(
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return;
+      return { attempts: attempts + sdkAttempts(answer), errorCodes };
     } catch (error) {
-      if (isConditionFailure(error) && (tryNumber > 1 || sdkAttempts(error) > 1) && holdsItem(error, item)) return;
+      attempts += sdkAttempts(error);
+      errorCodes.push(safeErrorName(error));
+      if (isConditionFailure(error) && (tryNumber > 1 || sdkAttempts(error) > 1) && holdsItem(error, item)) {
+        return { attempts, errorCodes };
+      }
       if (tryNumber >= AUDIT_PUT_TRIES || !isTransientWriteError(error)) throw error;
       await sleep(AUDIT_PUT_BACKOFF_MS[Math.min(tryNumber, AUDIT_PUT_BACKOFF_MS.length) - 1] ?? 0);
     }
   }
+}
+
+/**
+ * How a put that landed got there: its attempts (the SDK's and the writer's together; 1 when the first one landed)
+ * and the error codes of the writer's tries that failed before (the SDK's own retried errors are not exposed to it).
+ */
+export interface AuditPutResult {
+  attempts: number;
+  errorCodes: string[];
 }
 
 const TRANSIENT_NAMES = new Set([
@@ -89,8 +105,8 @@ function isConditionFailure(error: unknown): error is { Item?: Record<string, At
   return (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException';
 }
 
-function sdkAttempts(error: unknown): number {
-  const attempts = (error as { $metadata?: { attempts?: unknown } }).$metadata?.attempts;
+function sdkAttempts(answerOrError: unknown): number {
+  const attempts = (answerOrError as { $metadata?: { attempts?: unknown } } | null)?.$metadata?.attempts;
   return typeof attempts === 'number' ? attempts : 1;
 }
 

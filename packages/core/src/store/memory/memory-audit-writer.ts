@@ -1,6 +1,6 @@
 import { AuditWriteError } from '../../errors.ts';
 import type { ModelStepEvent, PseudonymBatchEvent, ToolInvocationEvent } from '../audit-hook.ts';
-import type { AuditWriter } from '../audit-writer.ts';
+import type { AuditFlushReport, AuditWriter } from '../audit-writer.ts';
 import type { Item } from '../items/item.ts';
 import { stepItems } from '../items/model-step-items.ts';
 import { pseudonymItem } from '../items/pseudonym-item.ts';
@@ -61,9 +61,11 @@ export function createMemoryAuditWriter(options: MemoryAuditWriterOptions): Audi
       const days = options.pseudonymRetentionDays ?? options.reasoningRetentionDays ?? retentionDays;
       putBehind(pseudonymItem(event, now(), days));
     },
-    async flush() {
+    async flush(): Promise<AuditFlushReport> {
       while (pending.length > 0) await Promise.all(pending.splice(0));
       if (failures.length > 0) throw new AuditWriteError(failures.splice(0));
+      // NOTE: a write in memory lands or fails at once: it is never retried.
+      return { retriedWrites: [] };
     },
   };
 }
