@@ -50,7 +50,6 @@ export const MASKING_LIMITS = Object.freeze({
 /** The texts one run remembers the masking of (see `maskText`): short ones, a bounded number. */
 const MASKED_TEXT_MEMO = Object.freeze({ textChars: 2_048, entries: 1_024 });
 
-
 /**
  * The masking of one run: secrets first (irreversible markers), then identifiers (pseudonyms keyed per run, stable
  * inside it), and the way back for the tool boundary: `unmaskInput` restores only pseudonyms this run has SHOWN to
