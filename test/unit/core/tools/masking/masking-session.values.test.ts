@@ -126,6 +126,10 @@ describe('maskText: a detected identifier wins over a marker', () => {
     const rules = await loadCustomRules([{ kind: 'cust_13912345678', pattern: 'CUST-[0-9]{4}' }]);
     const session = createMaskingSession({ ...config, rules }, RUN);
     expect(session.maskText('[MASKED:cust_13912345678]')).toMatch(/^\[MASKED:cust_<phone:[a-z2-7]{5}>\]$/);
+    // The same where the text also needs its normalised view (a full-width letter).
+    expect(session.maskText('[MASKED:cust_13912345678] \uff58')).toMatch(
+      /^\[MASKED:cust_<phone:[a-z2-7]{5}>\] \uff58$/,
+    );
   });
 });
 
