@@ -22,7 +22,21 @@ function itemKeyOf(input: unknown): { pk: string; sk: string } | null {
 }
 
 /**
- * Counts, with a middleware on the client itself, how many audit puts (`PutItem` of a step, reasoning or tool item)
+ * A model round's audit write (its step and reasoning puts in one TransactWriteItems): the key of its first item, or
+ * null for any other transaction (a run's start, the admission of a run).
+ */
+function roundKeyOf(input: unknown): { pk: string; sk: string } | null {
+  const items = (input as { TransactItems?: { Put?: unknown }[] } | undefined)?.TransactItems ?? [];
+  const keys = items.map((entry) => (entry.Put === undefined ? null : itemKeyOf(entry.Put)));
+  const [first] = keys;
+  return first !== undefined && first !== null && keys.every((key) => key !== null && AUDIT_SORT_KEY.test(key.sk))
+    ? first
+    : null;
+}
+
+/**
+ * Counts, with a middleware on the client itself, how many audit puts (`PutItem` of a tool item, or a round's step and
+ * reasoning in one `TransactWriteItems`)
  * are in flight at once: from the moment `send` enters the client's stack to its answer, SDK retries included. Also
  * counts every request in flight, and keeps each audit put's send and answer in one sequence, so tests can check that
  * a put to a key was sent only after the earlier put to that key was answered.
@@ -36,7 +50,12 @@ export function countWritesInFlight(client: DynamoDBClient) {
   const writes: CountedWrite[] = [];
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const key = context.commandName === 'PutItemCommand' ? itemKeyOf(args.input) : null;
+      const key =
+        context.commandName === 'PutItemCommand'
+          ? itemKeyOf(args.input)
+          : context.commandName === 'TransactWriteItemsCommand'
+            ? roundKeyOf(args.input)
+            : null;
       const audit = key !== null && AUDIT_SORT_KEY.test(key.sk);
       requestsInFlight += 1;
       requestsPeak = Math.max(requestsPeak, requestsInFlight);

@@ -6,14 +6,20 @@ export const CANCEL_POLL_MS = 2_000;
 /**
  * Watches a run's cancel flag while it runs, at most one read every `intervalMs`, and aborts the returned signal when
  * someone asked to cancel (the cancel route, a workflow stopped from the console, Ctrl-C in the local runner). A failed
- * read is ignored (the next one may succeed; the run's own deadline still holds). `stop` ends the watch.
+ * read is ignored (the next one may succeed; the run's own deadline still holds). `stop` ends the watch. `justClaimed`:
+ * the run was claimed by a condition on the same flag just now, so the first `checkNow` need not read it again.
  */
 export function watchCancellation(
   store: Pick<RunStore, 'isCancelRequested'>,
   runId: string,
   intervalMs = CANCEL_POLL_MS,
+  options: { justClaimed?: boolean } = {},
 ) {
   const controller = new AbortController();
+  // NOTE: the claim that took the run refused it if a cancel had been asked for (its condition reads the same flag),
+  // so the check before the first round would read what the claim has just read: it is skipped (one request fewer
+  // per run, issue 37); every later round reads it, and the periodic read runs from the start.
+  let skipNext = options.justClaimed === true;
   let reading = false;
   const timer = setInterval(() => {
     if (reading || controller.signal.aborted) return;
@@ -33,6 +39,10 @@ export function watchCancellation(
     /** One read now (before a model round): a cancelled run never starts another round. */
     async checkNow() {
       if (controller.signal.aborted) return;
+      if (skipNext) {
+        skipNext = false;
+        return;
+      }
       try {
         if (await store.isCancelRequested(runId)) controller.abort(new Error('cancel requested'));
       } catch {

@@ -160,7 +160,7 @@ export async function executeCheckedDiagnosisRun(
     signal,
   });
 
-  const watch = watchCancellation(store, command.runId, deps.cancelPollMs);
+  const watch = watchCancellation(store, command.runId, deps.cancelPollMs, { justClaimed: true });
   watch.signal.addEventListener('abort', () => cancellation.abort(), { once: true });
   const heartbeat = startHeartbeat(store, command.runId, deps.heartbeatMs);
   const progress = createProgressPublisher(store, run, deps.progressWriteMs);

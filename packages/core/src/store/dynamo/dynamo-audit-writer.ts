@@ -8,7 +8,7 @@ import { stepItems } from '../items/model-step-items.ts';
 import { pseudonymItem } from '../items/pseudonym-item.ts';
 import { createToolSortKeys, toolItem } from '../items/tool-item.ts';
 import { createWriteQueue } from '../write-queue.ts';
-import { type AuditPutOptions, putAuditItem } from './put-audit-item.ts';
+import { type AuditPutOptions, putAuditItemsTogether } from './put-audit-item.ts';
 import { createRunDocumentClient } from './run-document-client.ts';
 
 export interface DynamoAuditWriterOptions {
@@ -54,14 +54,15 @@ export function createDynamoAuditWriter(options: DynamoAuditWriterOptions): Audi
   const toolSortKeyOf = createToolSortKeys();
   const putOptions: AuditPutOptions = options.sleep === undefined ? {} : { sleep: options.sleep };
 
-  function putBehind(item: Item): void {
-    const key = `${item.pk}|${item.sk}`;
+  /** Queues the put of `items` (one, or a round's step and reasoning together), keyed by the first one's key. */
+  function putBehind(...items: [Item, ...Item[]]): void {
+    const key = `${items[0].pk}|${items[0].sk}`;
     // NOTE: writes to the same key go out in the order they were emitted, so the conditional put keeps the first one,
     // not whichever reached DynamoDB first; and however many events a round emits, only `maxWritesInFlight` puts of
     // this run's one partition are on the wire at once.
     const write = writes
       .enqueue(key, async () => {
-        const landed = await putAuditItem(documents, tableName, item, putOptions);
+        const landed = await putAuditItemsTogether(documents, tableName, items, putOptions);
         if (landed.attempts > 1) retried.push({ key, ...landed });
       })
       .then(
@@ -75,7 +76,8 @@ export function createDynamoAuditWriter(options: DynamoAuditWriterOptions): Audi
 
   return {
     async onModelStep(event: ModelStepEvent) {
-      for (const item of stepItems(event, now(), retentionDays, reasoningRetentionDays)) putBehind(item);
+      // NOTE: one request for the round's two items (one transaction, each keeping its condition), not one each.
+      putBehind(...stepItems(event, now(), retentionDays, reasoningRetentionDays));
     },
 
     async onToolInvocation(event: ToolInvocationEvent) {

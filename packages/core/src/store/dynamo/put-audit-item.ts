@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { safeErrorName } from '../../errors.ts';
 import type { Item } from '../items/item.ts';
@@ -34,26 +35,90 @@ export async function putAuditItem(
   item: Item,
   options: AuditPutOptions = {},
 ): Promise<AuditPutResult> {
-  const sleep = options.sleep ?? defaultSleep;
-  let attempts = 0;
-  const errorCodes: string[] = [];
-  for (let tryNumber = 1; ; tryNumber += 1) {
-    try {
-      const answer = await documents.send(
+  return writeOnce(
+    () =>
+      documents.send(
         new PutCommand({
           TableName: tableName,
           Item: item,
           ConditionExpression: 'attribute_not_exists(pk)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
+      ),
+    (error) => isConditionFailure(error) && holdsItem(error, item),
+    options,
+  );
+}
+
+/**
+ * Puts a model round's items (its step and its reasoning) in one request: one TransactWriteItems, each put with its
+ * own condition (`attribute_not_exists(pk)`), so the round is written whole or not at all, in one request instead of
+ * one per item (a triggered run's DynamoDB requests, issue 37). The same tries as {@link putAuditItem}: a transient
+ * failure (throttling, a 5xx, a timeout, a transaction conflict) is tried again with the same client request token,
+ * so DynamoDB answers a retry of a transaction that did land as done (its idempotency window); and a retry whose
+ * every put finds exactly its own item (the token's window passed, or a table without it) is done too. NOTE: a
+ * transactional write costs twice a plain put's write units — for a round's two items, a few thousandths of a cent a
+ * run at on-demand prices, against one request fewer per round.
+ */
+export async function putAuditItemsTogether(
+  documents: DynamoDBDocumentClient,
+  tableName: string,
+  items: readonly Item[],
+  options: AuditPutOptions = {},
+): Promise<AuditPutResult> {
+  const [only] = items;
+  if (items.length === 1 && only !== undefined) return putAuditItem(documents, tableName, only, options);
+  const token = randomUUID();
+  return writeOnce(
+    () =>
+      documents.send(
+        new TransactWriteCommand({
+          ClientRequestToken: token,
+          TransactItems: items.map((item) => ({
+            Put: {
+              TableName: tableName,
+              Item: item,
+              ConditionExpression: 'attribute_not_exists(pk)',
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          })),
+        }),
+      ),
+    (error) => {
+      const reasons = cancellationReasons(error);
+      return (
+        reasons !== null &&
+        reasons.length === items.length &&
+        reasons.every((reason, index) => {
+          const item = items[index];
+          return reason.Code === 'ConditionalCheckFailed' && item !== undefined && holdsItem(reason, item);
+        })
       );
+    },
+    options,
+  );
+}
+
+/**
+ * One audit write, tried as {@link putAuditItem} says: `landedEarlier(error)` tells a refused condition that found
+ * this write's own items (an earlier attempt landed and its answer was lost), which counts as done only after a retry.
+ */
+async function writeOnce(
+  send: () => Promise<unknown>,
+  landedEarlier: (error: unknown) => boolean,
+  options: AuditPutOptions,
+): Promise<AuditPutResult> {
+  const sleep = options.sleep ?? defaultSleep;
+  let attempts = 0;
+  const errorCodes: string[] = [];
+  for (let tryNumber = 1; ; tryNumber += 1) {
+    try {
+      const answer = await send();
       return { attempts: attempts + sdkAttempts(answer), errorCodes };
     } catch (error) {
       attempts += sdkAttempts(error);
       errorCodes.push(safeErrorName(error));
-      if (isConditionFailure(error) && (tryNumber > 1 || sdkAttempts(error) > 1) && holdsItem(error, item)) {
-        return { attempts, errorCodes };
-      }
+      if ((tryNumber > 1 || sdkAttempts(error) > 1) && landedEarlier(error)) return { attempts, errorCodes };
       if (tryNumber >= AUDIT_PUT_TRIES || !isTransientWriteError(error)) throw error;
       await sleep(AUDIT_PUT_BACKOFF_MS[Math.min(tryNumber, AUDIT_PUT_BACKOFF_MS.length) - 1] ?? 0);
     }
@@ -78,6 +143,15 @@ const TRANSIENT_NAMES = new Set([
   'TimeoutError',
   'RequestTimeout',
   'RequestTimeoutException',
+  'TransactionInProgressException',
+]);
+
+/** A cancelled transaction's reasons that may clear if it is simply sent again (every other reason is final). */
+const TRANSIENT_CANCELLATION_CODES = new Set([
+  'TransactionConflict',
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
 ]);
 const TRANSIENT_SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED']);
 
@@ -95,6 +169,15 @@ export function isTransientWriteError(error: unknown): boolean {
     $metadata?: { httpStatusCode?: unknown };
   };
   if (typeof shape.name === 'string' && TRANSIENT_NAMES.has(shape.name)) return true;
+  const reasons = cancellationReasons(error);
+  if (reasons !== null) {
+    // NOTE: a cancelled transaction is transient only when some reason is and none is final (a refused condition).
+    const codes = reasons.map((reason) => reason.Code ?? 'None');
+    return (
+      codes.some((code) => TRANSIENT_CANCELLATION_CODES.has(code)) &&
+      codes.every((code) => code === 'None' || TRANSIENT_CANCELLATION_CODES.has(code))
+    );
+  }
   if (typeof shape.code === 'string' && TRANSIENT_SOCKET_CODES.has(shape.code)) return true;
   if (shape.$retryable !== undefined && shape.$retryable !== null) return true;
   const status = shape.$metadata?.httpStatusCode;
@@ -103,6 +186,13 @@ export function isTransientWriteError(error: unknown): boolean {
 
 function isConditionFailure(error: unknown): error is { Item?: Record<string, AttributeValue> } {
   return (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException';
+}
+
+/** A cancelled transaction's reasons, one per item in order (`TransactionCanceledException`); null for any other. */
+function cancellationReasons(error: unknown): { Code?: string; Item?: Record<string, AttributeValue> }[] | null {
+  const shape = error as { name?: unknown; CancellationReasons?: unknown } | null;
+  if (shape?.name !== 'TransactionCanceledException' || !Array.isArray(shape.CancellationReasons)) return null;
+  return shape.CancellationReasons as { Code?: string; Item?: Record<string, AttributeValue> }[];
 }
 
 function sdkAttempts(answerOrError: unknown): number {
