@@ -13,6 +13,10 @@ export default {
   packageManager: 'npm',
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
+  // NOTE: `related: false`. With `related: true` (vitest filters each run to the test files whose import graph reaches
+  // the mutated file) an interrupted full run on 2026-12-03 reported evidence-guard.ts's mutants as not covered: its
+  // tests import it through the package (`@diagnosis/core`, a symlink). So a static mutant (module-level code) reruns
+  // every mutation test file: keep patterns and constants inside the functions that use them.
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
   inPlace: true,
   // NOTE: no `// @ts-nocheck` written into the sources: by default Stryker adds it to every TypeScript file of the
@@ -28,7 +32,11 @@ export default {
   reporters: ['clear-text', 'progress-append-only', 'json', 'html'],
   jsonReporter: { fileName: '.data/mutation/mutation-report.json' },
   htmlReporter: { fileName: '.data/mutation/mutation-report.html' },
-  incrementalFile: '.data/mutation/stryker-incremental.json',
+  // NOTE: committed (CI's check, `npm run test:mutation:incremental`, reuses it on a fresh clone): each mutant's result
+  // with the code it mutated and the tests that covered and killed it. Written only by runs with `--incremental`;
+  // `npm run test:mutation` rewrites it whole (`--force`). Never run `--incremental` with `--mutate`: the file would
+  // then hold only those modules.
+  incrementalFile: 'test/mutation/stryker-incremental.json',
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
   // NOTE: no `break`: the threshold holds for each module on its own, which scripts/check-mutation-scores.ts checks

@@ -1,7 +1,8 @@
 /**
- * `node scripts/check-mutation-scores.ts [report]` (run by `npm run test:mutation` and CI after Stryker): reads
+ * `node scripts/check-mutation-scores.ts [--all] [report]` (run by `npm run test:mutation` and CI after Stryker): reads
  * Stryker's JSON report (.data/mutation/mutation-report.json) and fails when any mutated module scores below
- * MUTATION_SCORE_THRESHOLD on its own (Stryker's `thresholds.break` only sees the whole run). The score is Stryker's:
+ * MUTATION_SCORE_THRESHOLD on its own (Stryker's `thresholds.break` only sees the whole run), and, with `--all`, when
+ * a listed module is missing from the report (a run over fewer modules must not pass for the whole check). The score is Stryker's:
  * killed and timed-out mutants over all valid ones (survivors and mutants no test covers count against it; compile
  * and runtime errors and ignored mutants do not). Prints one line per module, then the surviving mutants that are not
  * listed as equivalent in test/mutation/mutation-targets.ts.
@@ -60,11 +61,25 @@ export function moduleScores(report: Report, root: string): ModuleScore[] {
   return scores.sort((a, b) => a.module.localeCompare(b.module));
 }
 
+/** The listed modules that have no entry in `scores` (the report did not mutate them). */
+export function missingModules(scores: readonly ModuleScore[]): string[] {
+  const scored = new Set(scores.map((score) => score.module));
+  return MUTATION_TARGETS.map((target) => target.module).filter((module) => !scored.has(module));
+}
+
 if (import.meta.main) {
   const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
-  const path = process.argv[2] ?? `${root}/.data/mutation/mutation-report.json`;
+  const args = process.argv.slice(2);
+  const requireAll = args.includes('--all');
+  const path = args.find((arg) => arg !== '--all') ?? `${root}/.data/mutation/mutation-report.json`;
   const scores = moduleScores(JSON.parse(readFileSync(path, 'utf8')) as Report, root);
   let failed = false;
+  if (requireAll) {
+    for (const module of missingModules(scores)) {
+      failed = true;
+      console.log(`FAIL   not in the report: ${module}`);
+    }
+  }
   for (const { module, score, detected, valid, unexplained } of scores) {
     const ok = score >= MUTATION_SCORE_THRESHOLD;
     failed ||= !ok;

@@ -24,15 +24,24 @@ export interface MutationTarget {
   equivalent: readonly EquivalentMutant[];
 }
 
+const GATE_ONLY =
+  'a gate only saves work: the pattern cannot match a text that fails it, so always passing changes no result';
+
+const MEMO_ONLY =
+  'the memo of masked texts only saves work: within a run a text always masks to the same output (masking-session.ts)';
+
 /** The masking modules' unit tests: each module's mutants may be killed by any of them (they share one session). */
 const MASKING_TESTS: readonly string[] = [
   'test/unit/core/tools/masking/masking-session.test.ts',
   'test/unit/core/tools/masking/masking-session.edges.test.ts',
+  'test/unit/core/tools/masking/masking-session.values.test.ts',
   'test/unit/core/tools/masking/detectors.test.ts',
+  'test/unit/core/tools/masking/identifier-detectors.test.ts',
   'test/unit/core/tools/masking/custom-patterns.test.ts',
   'test/unit/core/tools/masking/pseudonym-keys.test.ts',
   'test/unit/core/tools/masking/pseudonym-map.test.ts',
   'test/unit/core/tools/masking/bound-text.test.ts',
+  'test/unit/core/tools/masking/decode-escapes.test.ts',
   'test/unit/core/tools/masking/normalised-view.test.ts',
   'test/unit/core/tools/masking/protected-spans.test.ts',
 ];
@@ -203,12 +212,107 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   {
     module: 'packages/core/src/tools/masking/masking-session.ts',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'ObjectLiteral',
+        original: 'const MASKED_TEXT_MEMO = Object.freeze(',
+        replacement: '{}',
+        reason: MEMO_ONLY,
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (known !== undefined) return known;',
+        replacement: 'false',
+        reason: MEMO_ONLY,
+      },
+      ...['true', 'false', '<', '>'].map((replacement) => ({
+        mutator: replacement === 'true' || replacement === 'false' ? 'ConditionalExpression' : 'EqualityOperator',
+        original: 'if (text.length <= MASKED_TEXT_MEMO.textChars) {',
+        replacement,
+        reason: MEMO_ONLY,
+      })),
+      {
+        mutator: 'BlockStatement',
+        original: 'if (text.length <= MASKED_TEXT_MEMO.textChars) {',
+        replacement: '{}',
+        reason: MEMO_ONLY,
+      },
+      ...['true', 'false', '>', '<'].map((replacement) => ({
+        mutator: replacement === 'true' || replacement === 'false' ? 'ConditionalExpression' : 'EqualityOperator',
+        original: 'if (maskedTexts.size >= MASKED_TEXT_MEMO.entries) maskedTexts.clear();',
+        replacement,
+        reason: MEMO_ONLY,
+      })),
+      { mutator: 'CallExpression', original: 'maskedTexts.set(text, masked);', replacement: ';', reason: MEMO_ONLY },
+      {
+        mutator: 'StringLiteral',
+        original: "let token = '';",
+        replacement: 'Stryker was here',
+        reason: 'the loop below always runs (5 <= 13) and assigns the token before it is read',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (found.all.length === 0) return text;',
+        replacement: 'false',
+        reason: 'a shortcut: with no match the loop writes nothing and position stays 0, so the text is returned alike',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'return position === 0 ? text : output + text.slice(position);',
+        replacement: 'false',
+        reason: 'position 0 means nothing was replaced (output empty): empty + the whole text is the text',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (byToken.size === 0) return;',
+        replacement: 'false',
+        reason: 'a shortcut: with no pseudonym held, the loop marks nothing',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/identifier-detectors.ts',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: [
+      ...[
+        "gate: (text) => text.includes('@'),",
+        "gate: (text) => text.includes('arn:'),",
+        "gate: (text) => text.includes('-'),",
+        "gate: (text) => text.includes('.') && hasDigit.test(text),",
+        "gate: (text) => text.includes(':'),",
+      ].map((original) => ({ mutator: 'StringLiteral', original, replacement: '""', reason: GATE_ONLY })),
+      ...[
+        'gate: (text) => hasDigit.test(text) && /account|owner/i.test(text),',
+        "gate: (text) => text.includes('.') && hasDigit.test(text),",
+      ].flatMap((original) => [
+        { mutator: 'ConditionalExpression', original, replacement: 'true', reason: GATE_ONLY },
+        { mutator: 'LogicalOperator', original, replacement: '||', reason: GATE_ONLY },
+      ]),
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (!detector.gate(text)) continue;',
+        replacement: 'false',
+        reason: GATE_ONLY,
+      },
+      ...['false', '&&'].map((replacement) => ({
+        mutator: replacement === 'false' ? 'ConditionalExpression' : 'LogicalOperator',
+        original: 'if (value === undefined || value.length === 0) continue;',
+        replacement,
+        reason: 'every pattern requires its value group and matches at least one character: the skip never runs',
+      })),
+      {
+        mutator: 'OptionalChaining',
+        original: 'const start = match.indices?.[group]?.[0] ?? match.index ?? 0;',
+        replacement: 'match.indices?.[group][0]',
+        reason: 'the value group matched (checked the line before), so its indices are always there',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'return found.length < 2 ? found : withoutOverlaps(found, text.length);',
+        replacement: 'false',
+        reason: 'a shortcut: zero or one match has no overlap and is already sorted, as withoutOverlaps returns it',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/secret-redaction.ts',
@@ -230,6 +334,16 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
     equivalent: [],
   },
   {
+    module: 'packages/core/src/tools/masking/pseudonym-keys.ts',
+    tests: [...MASKING_TESTS, 'test/unit/core/tools/masking/pseudonym-map.test.ts'],
+    equivalent: [],
+  },
+  {
+    module: 'packages/core/src/tools/masking/checksums.ts',
+    tests: MASKING_TESTS,
+    equivalent: [],
+  },
+  {
     module: 'packages/core/src/tools/masking/bound-text.ts',
     tests: MASKING_TESTS,
     equivalent: [],
@@ -237,7 +351,14 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   {
     module: 'packages/core/src/tools/masking/decode-escapes.ts',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        original: "decoded.includes('\\\\')",
+        replacement: '""',
+        reason: 'a shortcut: a text without a backslash has no escape to replace',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/normalised-view.ts',
@@ -253,6 +374,19 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
     module: 'packages/core/src/tools/masking/unmask-input.ts',
     tests: MASKING_TESTS,
     equivalent: [],
+  },
+  {
+    module: 'functions/slack/verify-slack-request.ts',
+    tests: ['test/unit/functions/slack/verify-slack-request.test.ts'],
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        // The prefix `v0:{timestamp}:` hashed with an explicit encoding, in verifySlackRequest and signSlackRequest.
+        original: ":`, 'utf8')",
+        replacement: '""',
+        reason: 'Node reads an empty encoding name as UTF-8 (its default)',
+      },
+    ],
   },
 ];
 

@@ -1,5 +1,11 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { moduleScores } from '../../../scripts/check-mutation-scores.ts';
+import { missingModules, moduleScores } from '../../../scripts/check-mutation-scores.ts';
+import { MUTATION_TARGETS } from '../../mutation/mutation-targets.ts';
 
 const mutant = (status: string, line: number, mutatorName = 'ConditionalExpression', replacement = 'true') => ({
   status,
@@ -54,5 +60,67 @@ describe('moduleScores', () => {
     expect(moduleScores(report, '/repo')[0]?.unexplained).toEqual([
       'packages/core/src/release/evidence-guard.ts:1:3 Survived ArrowFunction → () => undefined',
     ]);
+  });
+});
+
+describe('missingModules', () => {
+  it('names every listed module the report did not mutate', () => {
+    const scores = moduleScores(
+      { files: { '/repo/functions/triggers/webhook-auth.ts': { source: 'a', mutants: [mutant('Killed', 1)] } } },
+      '/repo',
+    );
+    const missing = missingModules(scores);
+    expect(missing).toHaveLength(MUTATION_TARGETS.length - 1);
+    expect(missing).not.toContain('functions/triggers/webhook-auth.ts');
+    expect(missing).toContain('packages/core/src/tools/masking/masking-session.ts');
+  });
+});
+
+describe('check-mutation-scores (the command CI runs)', () => {
+  const root = fileURLToPath(new URL('../../..', import.meta.url));
+  const script = `${root}/scripts/check-mutation-scores.ts`;
+  /** A report with every listed module, each with `killed` of 10 mutants killed and the rest surviving. */
+  function reportFile(killedOf: (module: string) => number, leaveOut: string[] = []): string {
+    const files = Object.fromEntries(
+      MUTATION_TARGETS.filter((target) => !leaveOut.includes(target.module)).map((target) => [
+        target.module,
+        {
+          source: 'x',
+          mutants: Array.from({ length: 10 }, (_, index) =>
+            mutant(index < killedOf(target.module) ? 'Killed' : 'Survived', 1, 'BlockStatement', '{}'),
+          ),
+        },
+      ]),
+    );
+    const path = join(mkdtempSync(join(tmpdir(), 'mutation-report-')), 'report.json');
+    writeFileSync(path, JSON.stringify({ files }));
+    return path;
+  }
+  const run = (...args: string[]) => spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: 'utf8' });
+
+  it('passes when every module scores at least 90 %', () => {
+    expect(
+      run(
+        '--all',
+        reportFile(() => 9),
+      ).status,
+    ).toBe(0);
+  });
+
+  it('fails when one module scores below 90 %, naming it', () => {
+    const result = run(
+      '--all',
+      reportFile((module) => (module.endsWith('masking-session.ts') ? 8 : 10)),
+    );
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('FAIL  80.0 % (8/10) packages/core/src/tools/masking/masking-session.ts');
+  });
+
+  it('fails with --all when a listed module is missing from the report, and passes without it', () => {
+    const path = reportFile(() => 10, ['functions/slack/verify-slack-request.ts']);
+    const result = run('--all', path);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('not in the report: functions/slack/verify-slack-request.ts');
+    expect(run(path).status).toBe(0);
   });
 });

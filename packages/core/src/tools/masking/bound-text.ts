@@ -9,18 +9,26 @@ import { isEncodingCharacter } from './normalised-view.ts';
  */
 export function boundText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
+  // NOTE: the patterns live here, not at module level, so each of their mutants is tested by the tests that cut a
+  // text, not by reloading every masking test (docs/development.md, Mutation testing).
+  const valueBreak = /[\s,;"'<>()[\]{}|`]/;
+  /** A digit (ASCII or full-width), maybe followed by one separator, right before the cut. */
+  const digitsBefore = /[0-9\uff10-\uff19][\s\-.]?$/;
+  /** Separators and then a digit right after the cut. */
+  const digitsAfter = /^[\s\-.]{1,3}[0-9\uff10-\uff19]/;
+  const digitRun = /[0-9\uff10-\uff19\s\-.]/;
   for (let index = maxChars; index > 0; index -= 1) {
     const code = text.charCodeAt(index);
-    if (code > 0x7f ? isEncodingCharacter(code) : !VALUE_BREAK.test(text.charAt(index))) continue;
+    if (code > 0x7f ? isEncodingCharacter(code) : !valueBreak.test(text.charAt(index))) continue;
     // NOTE: a space or hyphen between digit groups is part of a card or phone number (`4111 1111 1111 1111`,
     // `138 1234 5678`): a cut there would keep its first groups, each too short for any detector. The cut moves before
     // the whole run of digits and their separators.
     if (
-      DIGITS_BEFORE.test(text.slice(Math.max(0, index - 2), index)) &&
-      DIGITS_AFTER.test(text.slice(index, index + 4))
+      digitsBefore.test(text.slice(Math.max(0, index - 2), index)) &&
+      digitsAfter.test(text.slice(index, index + 4))
     ) {
       let start = index;
-      while (start > 0 && DIGIT_RUN.test(text.charAt(start - 1))) start -= 1;
+      while (start > 0 && digitRun.test(text.charAt(start - 1))) start -= 1;
       index = start + 1;
       continue;
     }
@@ -28,10 +36,3 @@ export function boundText(text: string, maxChars: number): string {
   }
   return '[MASKED:oversized]';
 }
-
-const VALUE_BREAK = /[\s,;"'<>()[\]{}|`]/;
-/** A digit (ASCII or full-width), maybe followed by one separator, right before the cut. */
-const DIGITS_BEFORE = /[0-9\uff10-\uff19][\s\-.]?$/;
-/** Separators and then a digit right after the cut. */
-const DIGITS_AFTER = /^[\s\-.]{1,3}[0-9\uff10-\uff19]/;
-const DIGIT_RUN = /[0-9\uff10-\uff19\s\-.]/;

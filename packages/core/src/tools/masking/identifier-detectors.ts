@@ -41,85 +41,89 @@ interface Detector {
   accept?: (value: string) => boolean;
 }
 
-const HAS_DIGIT = /[0-9]/;
-
 // NOTE: every repetition is bounded and no quantified group is ambiguous, so each start position costs a bounded
 // number of steps (the tests run every detector on long hostile inputs). Order matters: earlier detectors win overlaps.
-const DETECTORS: readonly Detector[] = [
-  {
-    kind: 'email',
-    gate: (text) => text.includes('@'),
-    pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
-  },
-  {
-    kind: 'aws_account',
-    gate: (text) => text.includes('arn:'),
-    pattern: /\barn:aws[a-z-]{0,20}:[a-z0-9-]{1,64}:[a-z0-9-]{0,32}:([0-9]{12}):/dg,
-    group: 1,
-  },
-  {
-    kind: 'iam_user',
-    gate: (text) => text.includes('arn:'),
-    pattern:
-      /\barn:aws[a-z-]{0,20}:(?:iam|sts)::[^:\s]{0,40}:(?:user|assumed-role\/[A-Za-z0-9+=,.@_-]{1,64})\/([A-Za-z0-9+=,.@_-]{1,64})/dg,
-    group: 1,
-  },
-  {
-    kind: 'aws_account',
-    gate: (text) => HAS_DIGIT.test(text) && /account|owner/i.test(text),
-    pattern: /(?<=\b(?:aws_?)?(?:account|owner)[_ -]?(?:id)?["']?\s{0,3}[:=]\s{0,3}["']?)[0-9]{12}(?![0-9])/gi,
-  },
-  {
-    kind: 'aws_id',
-    gate: (text) => text.includes('-'),
-    pattern:
-      /\b(?:i|vol|snap|sg|subnet|vpc|eni|ami|igw|nat|rtb|acl|eipalloc|lt|tgw|vpce|db|cluster)-([0-9a-f]{8}|[0-9a-f]{17})\b/dg,
-    group: 1,
-  },
-  {
-    kind: 'cn_id',
-    gate: (text) => HAS_DIGIT.test(text),
-    pattern:
-      /(?<![0-9A-Za-z])[1-9][0-9]{5}(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx](?![0-9A-Za-z])/g,
-    accept: passesResidentIdChecksum,
-  },
-  {
-    kind: 'bank_card',
-    gate: (text) => HAS_DIGIT.test(text),
-    pattern: /(?<![0-9A-Za-z])[2-6][0-9]{3}(?:[ -]?[0-9]{4}){2,3}(?:[ -]?[0-9]{1,3})?(?![0-9A-Za-z])/g,
-    accept: (value) => passesLuhn(value.replace(/[ -]/g, '')),
-  },
-  {
-    kind: 'phone',
-    gate: (text) => HAS_DIGIT.test(text),
-    pattern: /(?<![0-9A-Za-z+])(?:\+?86[ -]?)?1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9A-Za-z])/g,
-  },
-  {
-    kind: 'phone',
-    gate: (text) => HAS_DIGIT.test(text),
-    pattern: /(?<![0-9A-Za-z+])\+[1-9](?:[ -]?[0-9]){7,14}(?![0-9A-Za-z])/g,
-  },
-  {
-    kind: 'ipv4',
-    gate: (text) => text.includes('.') && HAS_DIGIT.test(text),
-    pattern:
-      /(?<![0-9.])(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?![0-9]|\.[0-9])/g,
-  },
-  {
-    kind: 'ipv6',
-    gate: (text) => text.includes(':'),
-    pattern: /(?<![0-9A-Za-z:.])[0-9A-Fa-f]{0,4}:[0-9A-Fa-f:]{1,38}(?:\.[0-9]{1,3}){0,3}(?![0-9A-Za-z:])/g,
-    accept: (value) => isIP(value) === 6 && /[0-9A-Fa-f]{2}/.test(value),
-  },
-];
+// NOTE: built per call, not once per module: each call gets its own global patterns (their `lastIndex` is state no
+// two calls share), and the patterns' mutants are tested by the tests that call this, not by reloading every test
+// (mutation testing, docs/development.md). V8 compiles a literal pattern once; a call allocates a dozen small objects.
+const buildDetectors = (): readonly Detector[] => {
+  const hasDigit = /[0-9]/;
+  return [
+    {
+      kind: 'email',
+      gate: (text) => text.includes('@'),
+      pattern:
+        /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+    },
+    {
+      kind: 'aws_account',
+      gate: (text) => text.includes('arn:'),
+      pattern: /\barn:aws[a-z-]{0,20}:[a-z0-9-]{1,64}:[a-z0-9-]{0,32}:([0-9]{12}):/dg,
+      group: 1,
+    },
+    {
+      kind: 'iam_user',
+      gate: (text) => text.includes('arn:'),
+      pattern:
+        /\barn:aws[a-z-]{0,20}:(?:iam|sts)::[^:\s]{0,40}:(?:user|assumed-role\/[A-Za-z0-9+=,.@_-]{1,64})\/([A-Za-z0-9+=,.@_-]{1,64})/dg,
+      group: 1,
+    },
+    {
+      kind: 'aws_account',
+      gate: (text) => hasDigit.test(text) && /account|owner/i.test(text),
+      pattern: /(?<=\b(?:aws_?)?(?:account|owner)[_ -]?(?:id)?["']?\s{0,3}[:=]\s{0,3}["']?)[0-9]{12}(?![0-9])/gi,
+    },
+    {
+      kind: 'aws_id',
+      gate: (text) => text.includes('-'),
+      pattern:
+        /\b(?:i|vol|snap|sg|subnet|vpc|eni|ami|igw|nat|rtb|acl|eipalloc|lt|tgw|vpce|db|cluster)-([0-9a-f]{8}|[0-9a-f]{17})\b/dg,
+      group: 1,
+    },
+    {
+      kind: 'cn_id',
+      gate: (text) => hasDigit.test(text),
+      pattern:
+        /(?<![0-9A-Za-z])[1-9][0-9]{5}(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx](?![0-9A-Za-z])/g,
+      accept: passesResidentIdChecksum,
+    },
+    {
+      kind: 'bank_card',
+      gate: (text) => hasDigit.test(text),
+      pattern: /(?<![0-9A-Za-z])[2-6][0-9]{3}(?:[ -]?[0-9]{4}){2,3}(?:[ -]?[0-9]{1,3})?(?![0-9A-Za-z])/g,
+      accept: (value) => passesLuhn(value.replace(/[ -]/g, '')),
+    },
+    {
+      kind: 'phone',
+      gate: (text) => hasDigit.test(text),
+      pattern: /(?<![0-9A-Za-z+])(?:\+?86[ -]?)?1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9A-Za-z])/g,
+    },
+    {
+      kind: 'phone',
+      gate: (text) => hasDigit.test(text),
+      pattern: /(?<![0-9A-Za-z+])\+[1-9](?:[ -]?[0-9]){7,14}(?![0-9A-Za-z])/g,
+    },
+    {
+      kind: 'ipv4',
+      gate: (text) => text.includes('.') && hasDigit.test(text),
+      pattern:
+        /(?<![0-9.])(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?![0-9]|\.[0-9])/g,
+    },
+    {
+      kind: 'ipv6',
+      gate: (text) => text.includes(':'),
+      pattern: /(?<![0-9A-Za-z:.])[0-9A-Fa-f]{0,4}:[0-9A-Fa-f:]{1,38}(?:\.[0-9]{1,3}){0,3}(?![0-9A-Za-z:])/g,
+      accept: (value) => isIP(value) === 6 && /[0-9A-Fa-f]{2}/.test(value),
+    },
+  ];
+};
 
 /** Every built-in identifier in `text`, in order, without overlaps (the earlier detector wins). */
 export function findIdentifiers(text: string): IdentifierMatch[] {
   const found: IdentifierMatch[] = [];
-  for (const detector of DETECTORS) {
+  for (const detector of buildDetectors()) {
     if (!detector.gate(text)) continue;
     const { pattern } = detector;
-    pattern.lastIndex = 0;
     for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
       const group = detector.group ?? 0;
       const value = match[group];

@@ -50,11 +50,6 @@ export const MASKING_LIMITS = Object.freeze({
 /** The texts one run remembers the masking of (see `maskText`): short ones, a bounded number. */
 const MASKED_TEXT_MEMO = Object.freeze({ textChars: 2_048, entries: 1_024 });
 
-/** The session's own irreversible markers besides the kinds' (`[MASKED:depth]`, `[MASKED:oversized]`). */
-const SESSION_MARKERS = ['depth', 'oversized'] as const;
-const TWELVE_DIGITS = /^[0-9]{12}$/;
-const ACCOUNT_KEYS = new Set(['accountid', 'awsaccountid', 'awsaccount', 'ownerid', 'account']);
-
 /**
  * The masking of one run: secrets first (irreversible markers), then identifiers (pseudonyms keyed per run, stable
  * inside it), and the way back for the tool boundary: `unmaskInput` restores only pseudonyms this run has SHOWN to
@@ -63,10 +58,16 @@ const ACCOUNT_KEYS = new Set(['accountid', 'awsaccountid', 'awsaccount', 'owneri
  */
 export function createMaskingSession(config: MaskingConfig, runId: string, replay?: RecordedReplay) {
   const { mode } = config;
+  // NOTE: built per session, not at module level, so their mutants are tested by the tests that mask, not by
+  // reloading every mutation test (docs/development.md, Mutation testing).
+  /** The session's own irreversible markers besides the kinds' (`[MASKED:depth]`, `[MASKED:oversized]`). */
+  const sessionMarkers = ['depth', 'oversized'] as const;
+  const twelveDigits = /^[0-9]{12}$/;
+  const accountKeys = new Set(['accountid', 'awsaccountid', 'awsaccount', 'ownerid', 'account']);
   const recorded: ReadonlySet<string> = replay?.recordedPseudonyms ?? new Set();
   const rules = config.rules ?? NO_CUSTOM_RULES;
   const protectedKinds: ProtectedKinds = {
-    masked: new Set([...IDENTIFIER_KINDS, ...rules.kinds, ...SESSION_MARKERS]),
+    masked: new Set([...IDENTIFIER_KINDS, ...rules.kinds, ...sessionMarkers]),
     redacted: new Set(SECRET_KINDS),
   };
   const isHeld = (token: string) => byToken.has(token) || recorded.has(token);
@@ -166,7 +167,7 @@ export function createMaskingSession(config: MaskingConfig, runId: string, repla
       const secretKind = secretKindOfKey(key);
       if (secretKind !== null) return String(value).length === 0 ? value : redactionMarker(secretKind);
       const digits = String(value);
-      if (mode === 'identifiers' && TWELVE_DIGITS.test(digits) && ACCOUNT_KEYS.has(normalizedKey(key))) {
+      if (mode === 'identifiers' && twelveDigits.test(digits) && accountKeys.has(normalizedKey(key))) {
         return tokenFor('aws_account', digits);
       }
     }

@@ -23,30 +23,6 @@ export type SecretKind = (typeof SECRET_KINDS)[number];
 
 export const redactionMarker = (kind: SecretKind) => `[REDACTED:${kind}]`;
 
-const VENDOR_TOKENS: readonly RegExp[] = [
-  /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g,
-  /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g,
-  /\bxox[abposr]-[A-Za-z0-9-]{10,255}\b/g,
-  /\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,255}\b/g,
-  /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,255}\b/g,
-  /\bAIza[0-9A-Za-z_-]{35}\b/g,
-  /\bnpm_[A-Za-z0-9]{36}\b/g,
-  /\bglpat-[A-Za-z0-9_-]{20,64}\b/g,
-];
-
-const AWS_ACCESS_KEY_ID = /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
-const URL_PASSWORD = /\b([A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s/@:]{0,256}:)([^\s/@]{1,256})@/g;
-const AUTHORIZATION_VALUE =
-  /\b((?:proxy-)?authorization["']?\s{0,3}[:=]\s{0,3}["']?(?:(?:bearer|basic|digest|token|negotiate)\s{1,4})?)([^\s"',;]{1,4096})/gi;
-const BEARER = /\b([Bb]earer\s{1,4})([A-Za-z0-9._~+/=-]{16,4096})/g;
-const BASIC = /\b(Basic\s{1,4})([A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])/g;
-/**
- * `key=value`, `key: value`, `"key":"value"`, `key => value`: the key decides (see {@link secretKindOfKey}). A value
- * in brackets (`password=[REDACTED:hunter2]`) is taken whole, so a look-alike marker leaves no `]` behind.
- */
-const KEY_VALUE =
-  /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})(["']?\s{0,3}(?::|=>|=)\s{0,3}["']?)(\[[A-Z]{1,16}:[^\s\]]{1,1024}\]|[^\s"'&,;}\]<>]{1,1024})/g;
-
 const SECRET_KEY_ENDINGS: readonly [string, SecretKind][] = [
   ['password', 'password'],
   ['passwd', 'password'],
@@ -67,6 +43,39 @@ const SECRET_KEY_ENDINGS: readonly [string, SecretKind][] = [
   ['authorization', 'token'],
   ['signature', 'secret'],
 ];
+
+/**
+ * The secret patterns, built per call of {@link redactSecrets} (V8 compiles each literal once): each call gets its own
+ * global patterns, and their mutants are tested by the tests that redact, not by reloading every masking test
+ * (docs/development.md, Mutation testing).
+ */
+const secretPatterns = () => ({
+  vendorTokens: [
+    /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g,
+    /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g,
+    /\bxox[abposr]-[A-Za-z0-9-]{10,255}\b/g,
+    /\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,255}\b/g,
+    /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,255}\b/g,
+    /\bAIza[0-9A-Za-z_-]{35}\b/g,
+    /\bnpm_[A-Za-z0-9]{36}\b/g,
+    /\bglpat-[A-Za-z0-9_-]{20,64}\b/g,
+  ],
+  awsAccessKeyId: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g,
+  urlPassword: /\b([A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s/@:]{0,256}:)([^\s/@]{1,256})@/g,
+  authorizationValue:
+    /\b((?:proxy-)?authorization["']?\s{0,3}[:=]\s{0,3}["']?(?:(?:bearer|basic|digest|token|negotiate)\s{1,4})?)([^\s"',;]{1,4096})/gi,
+  bearer: /\b([Bb]earer\s{1,4})([A-Za-z0-9._~+/=-]{16,4096})/g,
+  basic: /\b(Basic\s{1,4})([A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])/g,
+  /**
+   * `key=value`, `key: value`, `"key":"value"`, `key => value`: the key decides (see {@link secretKindOfKey}). A value
+   * in brackets (`password=[REDACTED:hunter2]`) is taken whole, so a look-alike marker leaves no `]` behind.
+   */
+  keyValue:
+    /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})(["']?\s{0,3}(?::|=>|=)\s{0,3}["']?)(\[[A-Z]{1,16}:[^\s\]]{1,1024}\]|[^\s"'&,;}\]<>]{1,1024})/g,
+  awsKeyPrefix: /A(?:KI|SI|BI|CC)A/,
+  vendorPrefix: /gh[pousr]_|github_pat_|xox[abposr]-|[sr]k_(?:live|test)_|sk-|AIza|npm_|glpat-/,
+  authScheme: /^(?:bearer|basic|digest|token|negotiate)$/i,
+});
 
 /**
  * The secret kind a field or key name stands for (`password`, `db_password`, `apiKey`, `access_token`,
@@ -104,35 +113,37 @@ function findSecretKindOfKey(key: string): SecretKind | null {
  */
 export function redactSecrets(text: string): string {
   if (text.length === 0) return text;
+  const patterns = secretPatterns();
   let result = redactPemBlocks(text);
   if (result.includes('.eyJ')) result = redactJwts(result);
-  if (AWS_KEY_PREFIX.test(result)) result = result.replace(AWS_ACCESS_KEY_ID, redactionMarker('aws_access_key'));
-  if (VENDOR_PREFIX.test(result)) {
-    for (const pattern of VENDOR_TOKENS) result = result.replace(pattern, redactionMarker('vendor_token'));
+  if (patterns.awsKeyPrefix.test(result))
+    result = result.replace(patterns.awsAccessKeyId, redactionMarker('aws_access_key'));
+  if (patterns.vendorPrefix.test(result)) {
+    for (const pattern of patterns.vendorTokens) result = result.replace(pattern, redactionMarker('vendor_token'));
   }
   if (result.includes('://')) {
-    result = result.replace(URL_PASSWORD, (_match, head: string) => `${head}${redactionMarker('password')}@`);
+    result = result.replace(patterns.urlPassword, (_match, head: string) => `${head}${redactionMarker('password')}@`);
   }
   if (/authorization/i.test(result)) {
-    result = result.replace(AUTHORIZATION_VALUE, (match, head: string, value: string) =>
+    result = result.replace(patterns.authorizationValue, (match, head: string, value: string) =>
       isMarker(value) ? match : `${head}${redactionMarker(/basic\s/i.test(head) ? 'basic' : 'bearer')}`,
     );
   }
   if (/[Bb]earer/.test(result)) {
-    result = result.replace(BEARER, (match, head: string, value: string) =>
+    result = result.replace(patterns.bearer, (match, head: string, value: string) =>
       isMarker(value) ? match : `${head}${redactionMarker('bearer')}`,
     );
   }
   if (result.includes('Basic')) {
-    result = result.replace(BASIC, (match, head: string, value: string) =>
+    result = result.replace(patterns.basic, (match, head: string, value: string) =>
       /[0-9+/=]/.test(value) ? `${head}${redactionMarker('basic')}` : match,
     );
   }
   if (result.includes('=') || result.includes(':')) {
-    result = result.replace(KEY_VALUE, (match, key: string, separator: string, value: string) => {
+    result = result.replace(patterns.keyValue, (match, key: string, separator: string, value: string) => {
       const kind = secretKindOfKey(key);
       // An auth scheme's name is not the credential (that follows it, redacted above).
-      if (kind === null || isMarker(value) || AUTH_SCHEME.test(value)) return match;
+      if (kind === null || isMarker(value) || patterns.authScheme.test(value)) return match;
       return `${key}${separator}${redactionMarker(kind)}`;
     });
   }
@@ -193,24 +204,15 @@ function redactJwts(text: string): string {
   return copied === 0 ? text : output + text.slice(copied);
 }
 
-const AWS_KEY_PREFIX = /A(?:KI|SI|BI|CC)A/;
-const VENDOR_PREFIX = /gh[pousr]_|github_pat_|xox[abposr]-|[sr]k_(?:live|test)_|sk-|AIza|npm_|glpat-/;
-const AUTH_SCHEME = /^(?:bearer|basic|digest|token|negotiate)$/i;
-
 /**
  * Whether a value after a secret's key is this layer's own marker (`[REDACTED:password]`, or `[REDACTED:password`
  * where the value's pattern stops before `]`), so masking twice changes nothing. NOTE (issue 32, item 7): only a
  * marker of a known kind: `password=[REDACTED:hunter2]` is a password written inside a look-alike, and is redacted.
  */
 function isMarker(value: string): boolean {
-  const kind = MARKER_VALUE.exec(value)?.[1];
+  const kind = /^\[REDACTED:([a-z_]{1,24})\]?$/.exec(value)?.[1];
   return kind !== undefined && (SECRET_KINDS as readonly string[]).includes(kind);
 }
-
-const MARKER_VALUE = /^\[REDACTED:([a-z_]{1,24})\]?$/;
-
-const PEM_BEGIN = /-----BEGIN ([A-Z0-9 ]{1,40})-----/g;
-const BASE64_RUN = /[A-Za-z0-9+/=\s:-]/;
 
 /**
  * PEM blocks: the header and footer are kept, the body becomes `[REDACTED:pem]`. A block without its END line (cut by
@@ -222,8 +224,9 @@ function redactPemBlocks(text: string): string {
   let position = 0;
   // NOTE: a footer missing once is missing for every later header of that name: it is never searched for again.
   const missingFooters = new Set<string>();
-  PEM_BEGIN.lastIndex = 0;
-  for (let match = PEM_BEGIN.exec(text); match !== null; match = PEM_BEGIN.exec(text)) {
+  const pemBegin = /-----BEGIN ([A-Z0-9 ]{1,40})-----/g;
+  const base64Run = /[A-Za-z0-9+/=\s:-]/;
+  for (let match = pemBegin.exec(text); match !== null; match = pemBegin.exec(text)) {
     const headerEnd = match.index + match[0].length;
     if (match.index < position) continue;
     const footer = `-----END ${match[1]}-----`;
@@ -236,12 +239,12 @@ function redactPemBlocks(text: string): string {
       tail = footer;
     } else {
       bodyEnd = headerEnd;
-      while (bodyEnd < text.length && BASE64_RUN.test(text.charAt(bodyEnd))) bodyEnd += 1;
+      while (bodyEnd < text.length && base64Run.test(text.charAt(bodyEnd))) bodyEnd += 1;
       tail = '';
     }
     output += `${text.slice(position, headerEnd)}${redactionMarker('pem')}${tail}`;
     position = bodyEnd;
-    PEM_BEGIN.lastIndex = bodyEnd;
+    pemBegin.lastIndex = bodyEnd;
   }
   return output + text.slice(position);
 }

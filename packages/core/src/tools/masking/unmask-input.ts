@@ -4,7 +4,6 @@ import { PSEUDONYM_PATTERN, type PseudonymEntry } from './reveal-text.ts';
 export type UnmaskedInput = { ok: true; value: unknown } | { ok: false; code: 'UNKNOWN_PSEUDONYM' };
 
 const NO_FIELDS: ReadonlySet<string> = new Set();
-const WHOLE_NUMBER = /^-?[0-9]{1,15}$/;
 
 /** What the way back reads of a session: its pseudonyms, the ones it showed, and a replay's recorded ones. */
 export interface UnmaskSources {
@@ -28,13 +27,14 @@ export function unmaskInput(
   numberFields: ReadonlySet<string> = NO_FIELDS,
 ): UnmaskedInput {
   const { byToken, shown, recorded } = sources;
+  const wholeNumber = /^-?[0-9]{1,15}$/;
   let unknown = false;
   const restore = (item: unknown, depth: number, key?: string): unknown => {
     if (typeof item === 'string') {
       // NOTE: every pseudonym starts with `<`: a string without one has none to restore.
       if (!item.includes('<')) return item;
       const whole = shown.has(item) ? byToken.get(item) : undefined;
-      if (whole !== undefined && key !== undefined && numberFields.has(key) && WHOLE_NUMBER.test(whole.value)) {
+      if (whole !== undefined && key !== undefined && numberFields.has(key) && wholeNumber.test(whole.value)) {
         return Number(whole.value);
       }
       return item.replace(PSEUDONYM_PATTERN, (token) => {
