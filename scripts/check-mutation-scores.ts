@@ -1,15 +1,17 @@
 /**
- * `node scripts/check-mutation-scores.ts [--all] [report]` (run by `npm run test:mutation` and CI after Stryker): reads
- * Stryker's JSON report (.data/mutation/mutation-report.json) and fails when any mutated module scores below
- * MUTATION_SCORE_THRESHOLD on its own (Stryker's `thresholds.break` only sees the whole run), and, with `--all`, when
- * a listed module is missing from the report (a run over fewer modules must not pass for the whole check). The score is Stryker's:
+ * `node scripts/check-mutation-scores.ts [--all | --gated] [report]` (run by `npm run test:mutation` and CI after
+ * Stryker): reads Stryker's JSON report (.data/mutation/mutation-report.json) and fails when a mutated module scores
+ * below MUTATION_SCORE_THRESHOLD on its own (Stryker's `thresholds.break` only sees the whole run), and, with `--all`,
+ * when a listed module is missing from the report (a run over fewer modules must not pass for the whole check).
+ * `--gated` (CI's check): the same for the modules without a `pending` note only; each pending module is named with
+ * its note, and its score, if the report has one, is printed but does not fail the check. The score is Stryker's:
  * killed and timed-out mutants over all valid ones (survivors and mutants no test covers count against it; compile
  * and runtime errors and ignored mutants do not). Prints one line per module, then the surviving mutants that are not
  * listed as equivalent in test/mutation/mutation-targets.ts.
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { MUTATION_SCORE_THRESHOLD, MUTATION_TARGETS } from '../test/mutation/mutation-targets.ts';
+import { GATED_MODULES, MUTATION_SCORE_THRESHOLD, MUTATION_TARGETS } from '../test/mutation/mutation-targets.ts';
 
 interface ReportMutant {
   mutatorName: string;
@@ -61,30 +63,43 @@ export function moduleScores(report: Report, root: string): ModuleScore[] {
   return scores.sort((a, b) => a.module.localeCompare(b.module));
 }
 
-/** The listed modules that have no entry in `scores` (the report did not mutate them). */
-export function missingModules(scores: readonly ModuleScore[]): string[] {
+/** The modules of `required` (every listed one by default) that have no entry in `scores` (the report did not mutate them). */
+export function missingModules(
+  scores: readonly ModuleScore[],
+  required: readonly string[] = MUTATION_TARGETS.map((target) => target.module),
+): string[] {
   const scored = new Set(scores.map((score) => score.module));
-  return MUTATION_TARGETS.map((target) => target.module).filter((module) => !scored.has(module));
+  return required.filter((module) => !scored.has(module));
 }
 
 if (import.meta.main) {
   const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
   const args = process.argv.slice(2);
   const requireAll = args.includes('--all');
-  const path = args.find((arg) => arg !== '--all') ?? `${root}/.data/mutation/mutation-report.json`;
+  const gatedOnly = args.includes('--gated');
+  const path = args.find((arg) => !arg.startsWith('--')) ?? `${root}/.data/mutation/mutation-report.json`;
   const scores = moduleScores(JSON.parse(readFileSync(path, 'utf8')) as Report, root);
+  const pending = new Map(
+    MUTATION_TARGETS.flatMap((target) => (target.pending === undefined ? [] : [[target.module, target.pending]])),
+  );
   let failed = false;
-  if (requireAll) {
-    for (const module of missingModules(scores)) {
+  if (requireAll || gatedOnly) {
+    for (const module of missingModules(scores, requireAll ? undefined : GATED_MODULES)) {
       failed = true;
       console.log(`FAIL   not in the report: ${module}`);
     }
   }
   for (const { module, score, detected, valid, unexplained } of scores) {
     const ok = score >= MUTATION_SCORE_THRESHOLD;
-    failed ||= !ok;
-    console.log(`${ok ? 'ok  ' : 'FAIL'} ${score.toFixed(1).padStart(5)} % (${detected}/${valid}) ${module}`);
+    const waived = gatedOnly && pending.has(module);
+    failed ||= !ok && !waived;
+    const word = ok ? 'ok  ' : waived ? 'pend' : 'FAIL';
+    console.log(`${word} ${score.toFixed(1).padStart(5)} % (${detected}/${valid}) ${module}`);
     for (const line of unexplained) console.log(`       not killed, not listed as equivalent: ${line}`);
+  }
+  if (gatedOnly) {
+    for (const [module, note] of pending)
+      console.log(`pending, not held to the threshold by CI yet: ${module} (${note})`);
   }
   if (failed) {
     console.log(`a module scored below ${MUTATION_SCORE_THRESHOLD} %`);

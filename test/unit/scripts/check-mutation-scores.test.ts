@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { missingModules, moduleScores } from '../../../scripts/check-mutation-scores.ts';
-import { MUTATION_TARGETS } from '../../mutation/mutation-targets.ts';
+import { GATED_MODULES, MUTATION_TARGETS } from '../../mutation/mutation-targets.ts';
 
 const mutant = (status: string, line: number, mutatorName = 'ConditionalExpression', replacement = 'true') => ({
   status,
@@ -122,5 +122,45 @@ describe('check-mutation-scores (the command CI runs)', () => {
     expect(result.status).toBe(1);
     expect(result.stdout).toContain('not in the report: functions/slack/verify-slack-request.ts');
     expect(run(path).status).toBe(0);
+  });
+  const pendingModules = MUTATION_TARGETS.filter((target) => target.pending !== undefined).map(
+    (target) => target.module,
+  );
+
+  it('CI’s --gated check holds the gated modules only: a pending module below 90 % or missing does not fail it', () => {
+    expect(pendingModules.length).toBeGreaterThan(0);
+    expect(GATED_MODULES).not.toContain(pendingModules[0]);
+    const [belowPending, ...missing] = pendingModules;
+    const result = run(
+      '--gated',
+      reportFile((module) => (module === belowPending ? 5 : 10), missing),
+    );
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(`pend  50.0 % (5/10) ${belowPending}`);
+    expect(result.stdout).toContain(`pending, not held to the threshold by CI yet: ${belowPending} (`);
+    // The full command does not waive them.
+    expect(
+      run(
+        '--all',
+        reportFile((module) => (module === belowPending ? 5 : 10)),
+      ).status,
+    ).toBe(1);
+  });
+
+  it('CI’s --gated check fails when a gated module scores below 90 % or is missing, naming it', () => {
+    const gated = 'functions/slack/verify-slack-request.ts';
+    expect(GATED_MODULES).toContain(gated);
+    const below = run(
+      '--gated',
+      reportFile((module) => (module === gated ? 8 : 10)),
+    );
+    expect(below.status).toBe(1);
+    expect(below.stdout).toContain(`FAIL  80.0 % (8/10) ${gated}`);
+    const missing = run(
+      '--gated',
+      reportFile(() => 10, [gated]),
+    );
+    expect(missing.status).toBe(1);
+    expect(missing.stdout).toContain(`not in the report: ${gated}`);
   });
 });
