@@ -60,6 +60,8 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/release/evidence-guard.ts',
+    pending:
+      "58.0 % in the baseline run of 2026-12-03 07:01 (97.5 % at 02:45 with the same tests): 80 mutants reported not covered; why Stryker no longer attributes its tests' coverage is not explained yet",
     tests: [
       'test/unit/core/release/evidence-guard.test.ts',
       'test/unit/core/release/evidence-guard.single-pass.test.ts',
@@ -94,6 +96,8 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/release/semantic-guard.ts',
+    pending:
+      '87.2 % in the baseline run of 2026-12-03 07:01 (98.7 % before): the judge-failure paths added since (model failure, audit failure) are tested only outside its mutation test files',
     tests: [
       'test/unit/core/release/semantic-guard.test.ts',
       'test/unit/core/release/semantic-guard.single-pass.test.ts',
