@@ -4,6 +4,9 @@
  * recorded with its arguments, and deployed names and ARNs are predictable strings. Pulumi outputs are `FakeOutput`s
  * (`apply` works); `resolveOutputs` turns any recorded argument into plain data.
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 export class FakeOutput<T = unknown> {
   readonly value: T;
@@ -137,4 +140,29 @@ export function installFakeSstPlatform(stage: string, root: string): FakePlatfor
         .filter((resource) => resource.type === type)
         .map((resource) => ({ ...resource, args: resolveOutputs(resource.args) as Record<string, unknown> })),
   };
+}
+
+const SST_CONFIG = resolve(import.meta.dirname, '../../sst.config.ts');
+
+/**
+ * `sst.config.ts`'s real `run()` on a project root of its own whose `deploy/dev.json` is `stageFile` (with the
+ * example folders and the build script the config reads), under the stand-in platform. `roots` collects the folders
+ * made, for the caller's `afterAll` to remove.
+ */
+export async function runSstConfigOn(stageFile: unknown, roots: string[]): Promise<FakePlatform> {
+  const root = mkdtempSync(join(tmpdir(), 'sst-config-'));
+  roots.push(root);
+  mkdirSync(join(root, 'deploy'));
+  for (const folder of ['examples/mysql', 'examples/knowledge', 'examples/logs']) {
+    mkdirSync(join(root, folder), { recursive: true });
+  }
+  writeFileSync(join(root, 'examples/mysql/catalog.json'), '[]');
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ scripts: { 'build:functions': 'node -e ""' } }));
+  writeFileSync(join(root, 'deploy', 'dev.json'), JSON.stringify(stageFile));
+  const platform = installFakeSstPlatform('dev', root);
+  const config = (await import(/* @vite-ignore */ SST_CONFIG)) as {
+    default: { run(): Promise<Record<string, unknown>> };
+  };
+  resolveOutputs(await config.default.run());
+  return platform;
 }

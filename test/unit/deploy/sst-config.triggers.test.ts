@@ -1,33 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type FakePlatform, installFakeSstPlatform, resolveOutputs } from '../../support/fake-sst-platform.ts';
-
-/** `sst.config.ts`'s real `run()` on a stage file with triggers (see sst-config.test.ts for the stand-in). */
-const CONFIG = resolve(import.meta.dirname, '../../../sst.config.ts');
-type SstConfig = { default: { run(): Promise<Record<string, unknown>> } };
+import { type FakePlatform, runSstConfigOn } from '../../support/fake-sst-platform.ts';
 
 const roots: string[] = [];
 afterAll(() => {
   for (const root of roots) rmSync(root, { recursive: true, force: true });
 });
 
-async function runConfig(stageFile: unknown): Promise<FakePlatform> {
-  const root = mkdtempSync(join(tmpdir(), 'sst-config-triggers-'));
-  roots.push(root);
-  mkdirSync(join(root, 'deploy'));
-  mkdirSync(join(root, 'examples/mysql'), { recursive: true });
-  mkdirSync(join(root, 'examples/knowledge'), { recursive: true });
-  mkdirSync(join(root, 'examples/logs'), { recursive: true });
-  writeFileSync(join(root, 'examples/mysql/catalog.json'), '[]');
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ scripts: { 'build:functions': 'node -e ""' } }));
-  writeFileSync(join(root, 'deploy', 'dev.json'), JSON.stringify(stageFile));
-  const platform = installFakeSstPlatform('dev', root);
-  const config = (await import(/* @vite-ignore */ CONFIG)) as SstConfig;
-  resolveOutputs(await config.default.run());
-  return platform;
-}
+/** `sst.config.ts`'s real `run()` on a stage file with triggers (see sst-config.test.ts for the stand-in). */
+const runConfig = (stageFile: unknown): Promise<FakePlatform> => runSstConfigOn(stageFile, roots);
 
 const cloudwatch = { source: 'cloudwatch', alarmNamePattern: 'E1001-*', enterpriseId: 'E1001' };
 const pagerduty = { source: 'pagerduty', serviceId: 'PF9KMXH', enterpriseId: 'E1001' };
