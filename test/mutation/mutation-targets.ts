@@ -50,6 +50,8 @@ const MASKING_TESTS: readonly string[] = [
   'test/unit/core/tools/masking/decode-escapes.test.ts',
   'test/unit/core/tools/masking/normalised-view.test.ts',
   'test/unit/core/tools/masking/protected-spans.test.ts',
+  'test/unit/core/tools/masking/secret-redaction.test.ts',
+  'test/unit/core/tools/masking/unmask-input.test.ts',
 ];
 
 export const MUTATION_TARGETS: readonly MutationTarget[] = [

@@ -23,27 +23,6 @@ export type SecretKind = (typeof SECRET_KINDS)[number];
 
 export const redactionMarker = (kind: SecretKind) => `[REDACTED:${kind}]`;
 
-const SECRET_KEY_ENDINGS: readonly [string, SecretKind][] = [
-  ['password', 'password'],
-  ['passwd', 'password'],
-  ['pwd', 'password'],
-  ['passphrase', 'password'],
-  ['secretaccesskey', 'aws_secret_key'],
-  ['clientsecret', 'secret'],
-  ['secret', 'secret'],
-  ['secretkey', 'secret'],
-  ['privatekey', 'secret'],
-  ['apikey', 'api_key'],
-  ['accesskey', 'api_key'],
-  ['token', 'token'],
-  ['sessionid', 'token'],
-  ['cookie', 'token'],
-  ['credential', 'secret'],
-  ['credentials', 'secret'],
-  ['authorization', 'token'],
-  ['signature', 'secret'],
-];
-
 /**
  * The secret patterns, built per call of {@link redactSecrets} (V8 compiles each literal once): each call gets its own
  * global patterns, and their mutants are tested by the tests that redact, not by reloading every masking test
@@ -100,7 +79,29 @@ const secretKindsByKey = new Map<string, SecretKind | null>();
 function findSecretKindOfKey(key: string): SecretKind | null {
   const normalized = key.toLowerCase().replace(/[^a-z0-9]/g, '');
   if (normalized.length === 0 || normalized.length > 64) return null;
-  for (const [ending, kind] of SECRET_KEY_ENDINGS) {
+  // NOTE: built per look-up, not at module level: its mutants are then tested by the tests that look keys up, not by
+  // reloading every masking test (docs/development.md, Mutation testing); each name is looked up once (cached above).
+  // `secretaccesskey` before `accesskey`, `credentials` and `secretkey` listed whole (they end otherwise).
+  const endings: readonly [string, SecretKind][] = [
+    ['password', 'password'],
+    ['passwd', 'password'],
+    ['pwd', 'password'],
+    ['passphrase', 'password'],
+    ['secretaccesskey', 'aws_secret_key'],
+    ['secret', 'secret'],
+    ['secretkey', 'secret'],
+    ['privatekey', 'secret'],
+    ['apikey', 'api_key'],
+    ['accesskey', 'api_key'],
+    ['token', 'token'],
+    ['sessionid', 'token'],
+    ['cookie', 'token'],
+    ['credential', 'secret'],
+    ['credentials', 'secret'],
+    ['authorization', 'token'],
+    ['signature', 'secret'],
+  ];
+  for (const [ending, kind] of endings) {
     if (normalized.endsWith(ending)) return kind;
   }
   return null;

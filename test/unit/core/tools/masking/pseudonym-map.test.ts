@@ -7,9 +7,12 @@ import {
   sealMap,
 } from '../../../../../packages/core/src/tools/masking/pseudonym-keys.ts';
 import {
+  chunkNewPseudonyms,
   openPseudonymBatches,
+  PSEUDONYM_BATCH_ENTRIES,
   type PseudonymBatchEvent,
   sealNewPseudonyms,
+  sealPseudonymBatch,
 } from '../../../../../packages/core/src/tools/masking/pseudonym-map.ts';
 
 const SECRET = 'unit-test-masking-secret-of-at-least-32-characters';
@@ -110,5 +113,69 @@ describe('sealMap', () => {
     expect(openMap(key, one, binding)).toBe('text');
     expect(() => openMap(key, one, { runId: RUN, sequence: 4 })).toThrow();
     expect(() => openMap(key, one, { runId: `${RUN}x`, sequence: 3 })).toThrow();
+  });
+});
+
+describe('sealNewPseudonyms', () => {
+  const emails = (count: number, from = 0) =>
+    Array.from({ length: count }, (_, index) => `user${from + index}@example.com`).join(' ');
+
+  it('seals what is new in batches of at most 400 entries, each with the next sequence, and nothing when none is', () => {
+    const session = createMaskingSession({ mode: 'identifiers', secret: SECRET }, RUN);
+    let sequence = 4;
+    const seal = () => sealNewPseudonyms(session, { runId: RUN, sessionId: 's-9' }, () => ++sequence);
+    expect(seal()).toEqual([]);
+    session.maskText(emails(PSEUDONYM_BATCH_ENTRIES * 2 + 1));
+    const batches = seal();
+    expect(batches.map(({ sealed: _sealed, ...event }) => event)).toEqual([
+      { runId: RUN, sessionId: 's-9', sequence: 5, count: 400 },
+      { runId: RUN, sessionId: 's-9', sequence: 6, count: 400 },
+      { runId: RUN, sessionId: 's-9', sequence: 7, count: 1 },
+    ]);
+    const opened = openPseudonymBatches(SECRET, RUN, batches);
+    expect(opened.map((entry) => entry.value)).toEqual(emails(801).split(' '));
+    expect(opened.every((entry) => entry.kind === 'email' && /^<email:[a-z2-7]{5,13}>$/.test(entry.token))).toBe(true);
+    expect(seal()).toEqual([]);
+    expect(sequence).toBe(7);
+  });
+
+  it('cuts exactly 400 new entries into one chunk, and 399 into one', () => {
+    const session = createMaskingSession({ mode: 'identifiers', secret: SECRET }, RUN);
+    session.maskText(emails(PSEUDONYM_BATCH_ENTRIES));
+    expect(chunkNewPseudonyms(session).map((chunk) => chunk.length)).toEqual([400]);
+    session.maskText(emails(399, 1_000));
+    expect(chunkNewPseudonyms(session).map((chunk) => chunk.length)).toEqual([399]);
+    expect(chunkNewPseudonyms(session)).toEqual([]);
+  });
+});
+
+describe('openPseudonymBatches: what a batch may hold', () => {
+  const key = () => deriveRunMaskingKeys(SECRET, RUN).mapKey;
+  const batchOf = (entries: unknown, sequence = 1) => ({
+    sequence,
+    sealed: sealMap(key(), JSON.stringify(entries), { runId: RUN, sequence }),
+  });
+  const entry = { token: '<phone:abcde>', kind: 'phone', value: '13912345678' };
+
+  it('opens each batch under its own sequence, in order', () => {
+    const second = { token: '<email:abcde>', kind: 'email', value: 'a@b.cn' };
+    const one = sealPseudonymBatch({ mapKey: key() }, { runId: RUN, sessionId: 's' }, 1, [entry]);
+    const two = sealPseudonymBatch({ mapKey: key() }, { runId: RUN, sessionId: 's' }, 2, [second]);
+    expect(one).toMatchObject({ runId: RUN, sessionId: 's', sequence: 1, count: 1 });
+    expect(openPseudonymBatches(SECRET, RUN, [one, two])).toEqual([entry, second]);
+    expect(openPseudonymBatches(SECRET, RUN, [batchOf([entry, second], 3)])).toEqual([entry, second]);
+  });
+
+  it.each([
+    ['an entry with another field', [{ ...entry, tenant: 'other' }]],
+    ['an entry without its value', [{ token: entry.token, kind: entry.kind }]],
+    ['an entry without its token', [{ kind: entry.kind, value: entry.value }]],
+    ['an entry without its kind', [{ token: entry.token, value: entry.value }]],
+    ['a value that is not text', [{ ...entry, value: 13912345678 }]],
+    ['a token that is not text', [{ ...entry, token: null }]],
+    ['a kind that is not text', [{ ...entry, kind: 1 }]],
+    ['an object instead of a list', entry],
+  ])('refuses a sealed batch holding %s', (_name, entries) => {
+    expect(() => openPseudonymBatches(SECRET, RUN, [batchOf(entries)])).toThrow();
   });
 });
