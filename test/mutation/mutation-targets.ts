@@ -328,19 +328,88 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/tools/masking/secret-redaction.ts',
-    pending: 'never scored: the full run did not fit this stop (2026-12-03)',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (normalized.length === 0 || normalized.length > 64) return null;',
+        replacement: 'false',
+        reason: 'only the `=== 0` half: an empty name ends in none of the endings, so the answer is null all the same',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (text.length === 0) return text;',
+        replacement: 'false',
+        reason: 'a shortcut: every gate and the PEM scan find nothing in an empty text, which is returned all the same',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "if (text.startsWith('eyJ', index) && (index === 0 || !isWordChar(text.charCodeAt(index - 1)))) {",
+        replacement: 'false',
+        reason: 'only `index === 0`: there charCodeAt(-1) is NaN, no word character, so the other half answers alike',
+      },
+      ...[
+        ['payloadEnd < text.length &&', 'true'],
+        ['payloadEnd < text.length &&', '<='],
+        ['while (end < text.length && end - signature < JWT_SEGMENT_CHARS', 'true'],
+        ['while (end < text.length && end - signature < JWT_SEGMENT_CHARS', '<='],
+        ['while (bodyEnd < text.length && base64Run.test(text.charAt(bodyEnd))) bodyEnd += 1;', 'true'],
+        ['while (bodyEnd < text.length && base64Run.test(text.charAt(bodyEnd))) bodyEnd += 1;', '<='],
+      ].map(([original = '', replacement = '']) => ({
+        mutator: replacement === 'true' ? 'ConditionalExpression' : 'EqualityOperator',
+        original,
+        replacement,
+        reason:
+          'only the end-of-text half: past the end charCodeAt is NaN and charAt is empty, which the next test refuses',
+      })),
+      {
+        mutator: 'ConditionalExpression',
+        original: 'return copied === 0 ? text : output + text.slice(copied);',
+        replacement: 'false',
+        reason: 'nothing copied means no JWT was found and the output is empty: empty + the whole text is the text',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'return kind !== undefined && (SECRET_KINDS as readonly string[]).includes(kind);',
+        replacement: 'true',
+        reason:
+          'only the `!== undefined` half: the list of kinds does not include undefined, so the answer is false alike',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (match.index < position) continue;',
+        replacement: 'false',
+        reason: 'lastIndex is set to the end of each block, so the next header found never starts before `position`',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'if (footerAt < 0) missingFooters.add(footer);',
+        replacement: 'footerAt <= 0',
+        reason: 'the footer is searched for after its header, so it is never found at 0',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'if (footerAt >= 0) {',
+        replacement: 'footerAt > 0',
+        reason: 'as above: a found footer is never at 0',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/custom-patterns.ts',
-    pending: 'never scored: the full run did not fit this stop (2026-12-03)',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (start >= 0 && end > start) found.push({ start, end, kind });',
+        replacement: 'true',
+        reason:
+          'only `start >= 0`: RE2JS gives -1 for both ends of a group that did not take part, so `end > start` fails',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/pseudonym-map.ts',
-    pending: 'never scored: the full run did not fit this stop (2026-12-03)',
     tests: [
       ...MASKING_TESTS,
       'test/unit/functions/delivery/reveal-run-result.test.ts',
@@ -392,9 +461,26 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/tools/masking/unmask-input.ts',
-    pending: '79.7 % on 2026-12-03: 13 mutants neither killed nor argued equivalent yet',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: [
+      ...[
+        ['ConditionalExpression', 'false'],
+        ['StringLiteral', '""'],
+      ].map(([mutator = '', replacement = '']) => ({
+        mutator,
+        original: "if (!item.includes('<')) return item;",
+        replacement,
+        reason:
+          'a shortcut: every pseudonym starts with `<`, so a string without one is returned as it is all the same',
+      })),
+      {
+        mutator: 'ConditionalExpression',
+        original:
+          'if (whole !== undefined && key !== undefined && numberFields.has(key) && wholeNumber.test(whole.value)) {',
+        replacement: 'true',
+        reason: 'only `key !== undefined`: the number fields are names, so they never hold undefined',
+      },
+    ],
   },
   {
     module: 'functions/slack/verify-slack-request.ts',

@@ -120,7 +120,7 @@ describe('sealNewPseudonyms', () => {
   const emails = (count: number, from = 0) =>
     Array.from({ length: count }, (_, index) => `user${from + index}@example.com`).join(' ');
 
-  it('seals what is new in batches of at most 400 entries, each with the next sequence, and nothing when none is', () => {
+  it('seals what is new in batches of at most 400 entries, each with the next sequence; nothing when none', () => {
     const session = createMaskingSession({ mode: 'identifiers', secret: SECRET }, RUN);
     let sequence = 4;
     const seal = () => sealNewPseudonyms(session, { runId: RUN, sessionId: 's-9' }, () => ++sequence);

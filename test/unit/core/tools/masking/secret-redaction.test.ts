@@ -50,6 +50,7 @@ describe('SECRET_KINDS and redactionMarker', () => {
     expect(redactSecrets('password=[MASKED:password]')).toBe('password=[REDACTED:password]');
     expect(redactSecrets('password=x[REDACTED:password]')).toBe('password=[REDACTED:password]]');
     expect(redactSecrets('Authorization: [REDACTED:password];')).toBe('Authorization: [REDACTED:password];');
+    expect(redactSecrets('Authorization: [REDACTED:password]x')).toBe('Authorization: [REDACTED:bearer]');
     expect(redactSecrets(`password=[REDACTED:${'a'.repeat(25)}]`)).toBe('password=[REDACTED:password]');
     expect(redactSecrets(`token: "[REDACTED:token"`)).toBe('token: "[REDACTED:token"');
   });
@@ -289,6 +290,12 @@ describe('redactSecrets: key = value', () => {
     expect(redactSecrets(text)).toBe(text);
   });
 
+  it('keeps an auth scheme after a secret key only when the scheme is the whole value', () => {
+    expect(redactSecrets('token=Basic')).toBe('token=Basic');
+    expect(redactSecrets('token=basicauth1')).toBe('token=[REDACTED:token]');
+    expect(redactSecrets('password=notbasic')).toBe('password=[REDACTED:password]');
+  });
+
   it('takes a bracketed value whole only when it looks like a marker (up to 16 capitals, a colon, a value)', () => {
     expect(redactSecrets(`password=[${'A'.repeat(16)}:x]`)).toBe('password=[REDACTED:password]');
     // Otherwise the value stops before the `]`, which stays.
@@ -387,7 +394,7 @@ describe('redactSecrets: text without secrets', () => {
 // watch that work through spies on the built-in methods the module calls (the spies call through), so an unbounded
 // cache, a name looked up again and again, or a pattern run over every text is a failure, not an equivalent mutant.
 describe('the work redaction does', () => {
-  it('looks a name of at most 64 characters up once, a longer one each time, and forgets all at 4,096 names', async () => {
+  it('looks a name of up to 64 characters up once, a longer one each time, and forgets all at 4,096', async () => {
     vi.resetModules();
     const fresh = await import('../../../../../packages/core/src/tools/masking/secret-redaction.ts');
     const lowered = vi.spyOn(String.prototype, 'toLowerCase');
