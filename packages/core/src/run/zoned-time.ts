@@ -30,31 +30,11 @@ function zoneEntry(zone: string): string | null {
 
 function findZoneEntry(zone: string): string | null {
   if (!ZONE_NAME.test(zone)) return null;
-  // NOTE: the table writes each region once (`#Europe/`, `#` for names without one), its zones after it as
-  // `;<rest of the name> <entry>;`: the zone is looked for between its region's mark and the next one.
-  const slash = zone.indexOf('/');
-  const region = ZONE_OFFSETS.indexOf(`#${zone.slice(0, slash + 1)};`);
-  if (region < 0) return null;
-  const key = `;${zone.slice(slash + 1)} `;
-  const start = ZONE_OFFSETS.indexOf(key, region);
-  if (start < 0 || start > ZONE_OFFSETS.indexOf('#', region + 1)) return null;
+  const key = `;${zone} `;
+  const start = ZONE_OFFSETS.indexOf(key);
+  if (start < 0) return null;
   const entry = ZONE_OFFSETS.slice(start + key.length, ZONE_OFFSETS.indexOf(';', start + key.length));
-  return entry.startsWith('=') ? findZoneEntry(entry.slice(1)) : expandZoneEntry(entry);
-}
-
-/**
- * A table line in its plain form, `<offset>[ <minutes since the previous change> <new offset>]…`: a line written
- * with letters (`<offset>|<change>,<change>…|<letters>`, letter `a` the first change listed) is spelled out.
- */
-function expandZoneEntry(entry: string): string {
-  const [offset = '', listed, letters] = entry.split('|');
-  if (listed === undefined || letters === undefined) return entry;
-  const changes = listed.split(',');
-  let plain = offset;
-  for (let index = 0; index < letters.length; index += 1) {
-    plain += ` ${changes[letters.charCodeAt(index) - 97] ?? '? ?'}`;
-  }
-  return plain;
+  return entry.startsWith('=') ? findZoneEntry(entry.slice(1)) : entry;
 }
 
 /**
