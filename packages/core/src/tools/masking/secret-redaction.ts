@@ -81,7 +81,7 @@ function findSecretKindOfKey(key: string): SecretKind | null {
   if (normalized.length === 0 || normalized.length > 64) return null;
   // NOTE: built per look-up, not at module level: its mutants are then tested by the tests that look keys up, not by
   // reloading every masking test (docs/development.md, Mutation testing); each name is looked up once (cached above).
-  // `secretaccesskey` before `accesskey`, `credentials` and `secretkey` listed whole (they end otherwise).
+  // The first ending that fits decides: `secretaccesskey` comes before `accesskey`.
   const endings: readonly [string, SecretKind][] = [
     ['password', 'password'],
     ['passwd', 'password'],

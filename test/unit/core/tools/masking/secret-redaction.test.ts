@@ -428,7 +428,7 @@ describe('the work redaction does', () => {
       }
       expect(replaced).not.toHaveBeenCalled();
       expect(searched).not.toHaveBeenCalled();
-      expect(executed.mock.contexts.filter((pattern) => pattern.source.includes('BEGIN'))).toEqual([]);
+      expect(executed.mock.contexts.filter((pattern) => (pattern as RegExp).source.includes('BEGIN'))).toEqual([]);
     } finally {
       replaced.mockRestore();
       searched.mockRestore();
