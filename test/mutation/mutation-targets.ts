@@ -360,9 +360,13 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/tools/masking/bound-text.ts',
-    pending: '78.8 % on 2026-12-03: 11 mutants neither killed nor argued equivalent yet',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: ['true', 'start >= 0'].map((replacement) => ({
+      mutator: replacement === 'true' ? 'ConditionalExpression' : 'EqualityOperator',
+      original: 'while (start > 0 && digitRun.test(text.charAt(start - 1))) start -= 1;',
+      replacement,
+      reason: "only the `start > 0` half: text.charAt(-1) is '', which the digit-run pattern refuses, so it stops at 0",
+    })),
   },
   {
     module: 'packages/core/src/tools/masking/decode-escapes.ts',
@@ -378,15 +382,106 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/tools/masking/normalised-view.ts',
-    pending: '84.6 % on 2026-12-03: 42 mutants neither killed nor argued equivalent yet',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: [
+      ...[
+        ['ConditionalExpression', 'false'],
+        ['LogicalOperator', '&&'],
+        ['EqualityOperator', 'code <= 0xff01'],
+        ['EqualityOperator', 'code >= 0xff5e'],
+      ].map(([mutator = '', replacement = '']) => ({
+        mutator,
+        original: 'if (code < 0xff01 || code > 0xff5e) return -1;',
+        replacement,
+        reason:
+          'a shortcut: outside U+FF01..U+FF5E the code minus the offset is below 33 or above 126, and ! and ~ at its ends are no value characters: isValueAscii refuses all of them',
+      })),
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (!NEEDS_VIEW.test(text)) return null;',
+        replacement: 'false',
+        reason: 'a shortcut: a text with none of these characters leaves `changed` false, and the view is null alike',
+      },
+      {
+        mutator: 'Regex',
+        original: '|\\u034f|[\\ufe00-\\ufe0f]/;',
+        replacement: '[^\\ufe00-\\ufe0f]',
+        reason: 'widens the shortcut only: a text with nothing to undo still leaves `changed` false (null)',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (width !== 1 || mapped !== code) changed = true;',
+        replacement: 'false',
+        reason:
+          'only the `width !== 1` half: a decoded escape is never `%` itself (no value character), so mapped !== code',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (high < 0 || low < 0) return -1;',
+        replacement: 'false',
+        reason:
+          'only the `high < 0` half: a bad first digit makes the code negative, which no value character is (the other two are killed)',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'if (high < 0 || low < 0) return -1;',
+        replacement: 'high <= 0',
+        reason: 'a first digit 0 gives a code below 16, which is no value character either',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);',
+        replacement: 'true',
+        reason: 'only `code <= 122`: isAlphanumeric is asked only about value characters, none above z (122)',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (code >= 48 && code <= 57) return code - 48;',
+        replacement: 'true',
+        reason: 'only `code >= 48`: a character below 0 then reads as a negative digit, refused as the -1 it was',
+      },
+      ...[
+        ['EqualityOperator', 'if (code >= 48 && code <= 57) return code - 48;', 'code < 57', '9'],
+        ['EqualityOperator', 'if (code >= 65 && code <= 70) return code - 55;', 'code > 65', 'A'],
+        ['EqualityOperator', 'if (code >= 97 && code <= 102) return code - 87;', 'code > 97', 'a'],
+      ].map(([mutator = '', original = '', replacement = '', digit = '']) => ({
+        mutator,
+        original,
+        replacement,
+        reason: `no decoded escape has the hex digit ${digit} (%20 %2B %2D %2E %40 %5F): refusing it changes nothing`,
+      })),
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (code >= 65 && code <= 70) return code - 55;',
+        replacement: 'true',
+        reason: 'only `code >= 65`: : to @ would read as digits 3 to 9, and no decoded escape has a digit from 3 to 9',
+      },
+      {
+        mutator: 'UnaryOperator',
+        // The last line of hexValue (two spaces: no other line holds them before `return -1;`).
+        original: '  return -1;',
+        replacement: '+1',
+        reason: 'a non-hex character read as 1 gives 16h+1 or 16+l: no value character (%20 %2B %2D %2E %40 %5F)',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/protected-spans.ts',
-    pending: '81.6 % on 2026-12-03: 9 mutants neither killed nor argued equivalent yet',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        original: "(layer === 'MASKED' ? kinds.masked : kinds.redacted).has(kind ?? '');",
+        replacement: 'Stryker was here',
+        reason: 'the kind group always matches when the layer group does: the fallback never runs',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (spans.length === 0) return [];',
+        replacement: 'false',
+        reason: 'a shortcut (no allocation): with no span the filter returns an empty list all the same',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/unmask-input.ts',

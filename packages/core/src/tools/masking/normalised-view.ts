@@ -20,7 +20,7 @@ export interface NormalisedView {
 }
 
 /** Whether `code` is an invisible character the view drops (general category Cf, or a variation selector). */
-function isInvisible(code: number): boolean {
+export function isInvisibleCharacter(code: number): boolean {
   return (
     code === 0x00ad ||
     code === 0x034f ||
@@ -63,7 +63,7 @@ function fullWidthValueCode(code: number): number {
 
 /** Whether the character at `code` is one the view drops or maps, i.e. part of a value in its encoded form. */
 export function isEncodingCharacter(code: number): boolean {
-  return fullWidthValueCode(code) !== -1 || isInvisible(code);
+  return fullWidthValueCode(code) !== -1 || isInvisibleCharacter(code);
 }
 
 /** The view of `text`, or null when it would be the text itself (nothing to undo). */
@@ -88,7 +88,7 @@ export function buildNormalisedView(text: string): NormalisedView | null {
         mapped = decoded;
         width = 3;
       }
-    } else if (isInvisible(code)) {
+    } else if (isInvisibleCharacter(code)) {
       changed = true;
       index += 1;
       continue;

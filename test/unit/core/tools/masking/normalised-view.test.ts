@@ -110,7 +110,18 @@ describe('buildNormalisedView at the edges of its ranges', () => {
     (_name, code, ascii) => {
       const view = buildNormalisedView(`a${String.fromCharCode(code)}b`);
       expect(view?.text).toBe(`a${ascii}b`);
-      expect(spans(view)).toEqual(ascii === '' ? [[0, 1], [2, 3]] : [[0, 1], [1, 2], [2, 3]]);
+      expect(spans(view)).toEqual(
+        ascii === ''
+          ? [
+              [0, 1],
+              [2, 3],
+            ]
+          : [
+              [0, 1],
+              [1, 2],
+              [2, 3],
+            ],
+      );
     },
   );
 
