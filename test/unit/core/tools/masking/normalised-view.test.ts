@@ -138,16 +138,16 @@ describe('buildNormalisedView at the edges of its ranges', () => {
 
   it.each(['%30', '%39', '%41', '%5A', '%5a', '%61', '%7A', '%7a'])(
     'never decodes %s: an escaped letter or digit is not the punctuation of a value',
-    (escape) => {
-      expect(buildNormalisedView(`a${escape}b`)).toBeNull();
+    (percentEscape) => {
+      expect(buildNormalisedView(`a${percentEscape}b`)).toBeNull();
     },
   );
 
   // Each would decode to a value's punctuation if a non-hex character were read as a hex digit (`%6z` as `%6_`…).
   it.each(['%6z', '%6', '%2W', '%2w', '%3g', '%4v', '%Y0', '%[0', '%G0'])(
     'leaves the malformed escape %s as it is',
-    (escape) => {
-      expect(buildNormalisedView(`a${escape}`)).toBeNull();
+    (percentEscape) => {
+      expect(buildNormalisedView(`a${percentEscape}`)).toBeNull();
     },
   );
 });
