@@ -451,12 +451,6 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
         reason: `no decoded escape has the hex digit ${digit} (%20 %2B %2D %2E %40 %5F): refusing it changes nothing`,
       })),
       {
-        mutator: 'ConditionalExpression',
-        original: 'if (code >= 65 && code <= 70) return code - 55;',
-        replacement: 'true',
-        reason: 'only `code >= 65`: : to @ would read as digits 3 to 9, and no decoded escape has a digit from 3 to 9',
-      },
-      {
         mutator: 'UnaryOperator',
         // The last line of hexValue (two spaces: no other line holds them before `return -1;`).
         original: '  return -1;',

@@ -143,8 +143,9 @@ describe('buildNormalisedView at the edges of its ranges', () => {
     },
   );
 
-  // Each would decode to a value's punctuation if a non-hex character were read as a hex digit (`%6z` as `%6_`…).
-  it.each(['%6z', '%6', '%2W', '%2w', '%3g', '%4v', '%Y0', '%[0', '%G0'])(
+  // Each would decode to a value's punctuation if a non-hex character were read as a hex digit (`%6z` as `_`, `%;0`
+  // as `@` with `;` read as 4…).
+  it.each(['%6z', '%6', '%2W', '%2w', '%3g', '%4v', '%Y0', '%[0', '%G0', '%;0', '%<F'])(
     'leaves the malformed escape %s as it is',
     (percentEscape) => {
       expect(buildNormalisedView(`a${percentEscape}`)).toBeNull();
