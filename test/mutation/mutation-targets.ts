@@ -398,7 +398,7 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
       })),
       {
         mutator: 'ConditionalExpression',
-        original: 'if (!NEEDS_VIEW.test(text)) return null;',
+        original: 'if (!needsView.test(text)) return null;',
         replacement: 'false',
         reason: 'a shortcut: a text with none of these characters leaves `changed` false, and the view is null alike',
       },
