@@ -60,8 +60,6 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/release/evidence-guard.ts',
-    pending:
-      "58.0 % in the baseline run of 2026-12-03 07:01 (97.5 % at 02:45 with the same tests): 80 mutants reported not covered; why Stryker no longer attributes its tests' coverage is not explained yet",
     tests: [
       'test/unit/core/release/evidence-guard.test.ts',
       'test/unit/core/release/evidence-guard.single-pass.test.ts',
@@ -75,18 +73,6 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
         original: 'if (pastIncidentChecks.size === 0) return null;',
         replacement: 'false',
         reason: 'a shortcut: with no past-incident check no item has all its evidence among them, so none is removed',
-      },
-      {
-        mutator: 'MethodExpression',
-        original: 'const checks = cited.filter((check) => check !== undefined);',
-        replacement: 'cited',
-        reason: 'the line before returns GUARD_UNKNOWN_CITATION when any cited check is undefined, so none is left',
-      },
-      {
-        mutator: 'ConditionalExpression',
-        original: 'const checks = cited.filter((check) => check !== undefined);',
-        replacement: 'true',
-        reason: 'as above: every entry is defined here, so keeping all of them is the same filter',
       },
       {
         mutator: 'ConditionalExpression',
@@ -104,8 +90,6 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/release/semantic-guard.ts',
-    pending:
-      '87.2 % in the baseline run of 2026-12-03 07:01 (98.7 % before): the judge-failure paths added since (model failure, audit failure) are tested only outside its mutation test files',
     tests: [
       'test/unit/core/release/semantic-guard.test.ts',
       'test/unit/core/release/semantic-guard.single-pass.test.ts',
@@ -127,6 +111,12 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
         replacement: 'true',
         reason:
           "only the status half: a Draft's FINDING is always SUPPORTED (the schema allows NO_EVIDENCE only on a NEGATIVE_OBSERVATION)",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "...(review.outcome === 'FAILED' && review.modelFailure !== undefined",
+        replacement: 'true',
+        reason: 'only the outcome half: a JUDGED review has no modelFailure, so the other half is false for it alike',
       },
     ],
   },
@@ -357,7 +347,6 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/tools/masking/pseudonym-keys.ts',
-    pending: 'never scored: the full run did not fit this stop (2026-12-03)',
     tests: MASKING_TESTS,
     equivalent: [
       ...[
@@ -406,7 +395,6 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/tools/masking/checksums.ts',
-    pending: '84.7 % on 2026-12-03: 9 mutants neither killed nor argued equivalent yet',
     tests: [...MASKING_TESTS, 'test/unit/core/tools/masking/checksums.test.ts'],
     equivalent: [
       {
