@@ -80,12 +80,6 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
         replacement: 'true',
         reason: 'setting a Map key again keeps its first position, and the value built from the same check is equal',
       },
-      {
-        mutator: 'ConditionalExpression',
-        original: 'if (citation !== undefined && !citations.has(id)) citations.set(id, citation);',
-        replacement: 'true',
-        reason: 'only the `!citations.has(id)` half: re-setting a key keeps its position, and the citation is the same',
-      },
     ],
   },
   {
