@@ -24,8 +24,8 @@ const TABLE_SETUP = ['CreateTable', 'DescribeTable', 'UpdateTimeToLive', 'ListTa
 
 interface Proxy {
   url: string;
-  /** Requests since the last `take`, by `X-Amz-Target` operation (or `POST`), and the time they took. */
-  take(): { operations: Map<string, number>; count: number; busyMs: number };
+  /** Requests since the last `take`, by `X-Amz-Target` operation (or `POST`), the time they took, and each one. */
+  take(): { operations: Map<string, number>; count: number; busyMs: number; spans: Span[] };
   close(): Promise<void>;
 }
 
@@ -35,12 +35,20 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** One request through a proxy: its operation, when it arrived and when its answer ended (`performance.now()`). */
+interface Span {
+  name: string;
+  start: number;
+  end: number;
+}
+
 /** A loopback proxy that forwards every request to `target` and counts it. */
 async function countingProxy(target: string): Promise<Proxy> {
   const upstream = new URL(target);
   let operations = new Map<string, number>();
   let busyMs = 0;
   let count = 0;
+  let spans: Span[] = [];
   const server = createServer((incoming, outgoing) => {
     const started = performance.now();
     const target = String(incoming.headers['x-amz-target'] ?? `${incoming.method}`).replace(/^DynamoDB_\d+\./, '');
@@ -59,6 +67,7 @@ async function countingProxy(target: string): Promise<Proxy> {
         answer.pipe(outgoing);
         answer.on('end', () => {
           busyMs += performance.now() - started;
+          spans.push({ name: target, start: started, end: performance.now() });
         });
       },
     );
@@ -69,10 +78,11 @@ async function countingProxy(target: string): Promise<Proxy> {
   return {
     url,
     take() {
-      const taken = { operations, count, busyMs };
+      const taken = { operations, count, busyMs, spans };
       operations = new Map();
       count = 0;
       busyMs = 0;
+      spans = [];
       return taken;
     },
     close: async () => {
@@ -95,7 +105,13 @@ export async function benchAlarmToMessage(runs = Number(process.argv[2] ?? 5)): 
   });
   const slackUrl = await listen(slack);
   const data = mkdtempSync(join(tmpdir(), 'diagnosis-alarm-bench-'));
-  const rows: { wall: number; model: number; requests: number; operations: Map<string, number> }[] = [];
+  const rows: {
+    wall: number;
+    model: number;
+    requests: number;
+    operations: Map<string, number>;
+    timeline: Span[];
+  }[] = [];
   try {
     for (let run = 1; run <= runs; run += 1) {
       const conversation = loadScriptedConversation();
@@ -106,6 +122,7 @@ export async function benchAlarmToMessage(runs = Number(process.argv[2] ?? 5)): 
         dynamo.take();
         slackAt = 0;
         const started = performance.now();
+        if (process.env.BENCH_TIMELINE === '1') console.log(`run ${run} starts at ${started.toFixed(0)} ms`);
         const code = await runLocalTrigger(
           {
             eventPath: `${REPO_ROOT}/examples/triggers/cloudwatch-alarm.json`,
@@ -146,6 +163,15 @@ export async function benchAlarmToMessage(runs = Number(process.argv[2] ?? 5)): 
           model: modelTaken.busyMs,
           requests: [...taken.operations.values()].reduce((sum, count) => sum + count, 0),
           operations: taken.operations,
+          timeline: [
+            ...taken.spans.map((span) =>
+              TABLE_SETUP.includes(span.name) ? { ...span, name: `(setup) ${span.name}` } : span,
+            ),
+            ...modelTaken.spans.map((span) => ({ ...span, name: `model ${span.name}` })),
+            { name: 'Slack POST', start: slackAt, end: slackAt },
+          ]
+            .map((span) => ({ ...span, start: span.start - started, end: span.end - started }))
+            .sort((a, b) => a.start - b.start),
         });
       } finally {
         await model.close();
@@ -169,6 +195,19 @@ export async function benchAlarmToMessage(runs = Number(process.argv[2] ?? 5)): 
   warm.sort((a, b) => a - b);
   console.log(`overhead, warm runs: median ${(warm[Math.floor(warm.length / 2)] ?? 0).toFixed(0)} ms`);
   const last = rows.at(-1);
+  // BENCH_TIMELINE=1: the last run's requests in order (ms since the trigger began), and the idle time before each
+  // one since the previous answer ended: where the time that is neither DynamoDB's nor the model's goes.
+  if (last !== undefined && process.env.BENCH_TIMELINE === '1') {
+    console.log('last run:   start    took    idle before  request');
+    let busyUntil = 0;
+    for (const span of last.timeline) {
+      const idle = Math.max(0, span.start - busyUntil);
+      busyUntil = Math.max(busyUntil, span.end);
+      console.log(
+        `${span.start.toFixed(1).padStart(13)} ${(span.end - span.start).toFixed(1).padStart(7)} ${idle.toFixed(1).padStart(14)}  ${span.name}`,
+      );
+    }
+  }
   if (last !== undefined) {
     console.log(
       `DynamoDB requests of the last run by operation: ${[...last.operations]

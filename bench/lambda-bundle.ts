@@ -219,11 +219,13 @@ function taskOf(
   } else {
     functionEnv.DIAGNOSIS_TABLE_NAME = TABLE;
   }
+  const env = lambdaEnvironment(name, taskRoot, functionEnv);
+  if (process.env.BENCH_KEEP_ROOT === '1') writeFileSync(join(taskRoot, 'bench-env.json'), JSON.stringify(env));
   return {
     label: `${name}${variant === 'deployed' ? '' : ` (${variant})`}`,
     handlerPath: join(taskRoot, handlerFile),
     taskRoot,
-    env: lambdaEnvironment(name, taskRoot, functionEnv),
+    env,
   };
 }
 
@@ -331,7 +333,9 @@ export async function benchLambdaBundle(): Promise<void> {
   try {
     await run(root);
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    // BENCH_KEEP_ROOT=1: the task roots stay, to run a function again by hand (valgrind, --trace-gc); printed here.
+    if (process.env.BENCH_KEEP_ROOT === '1') console.log(`task roots kept in ${root}`);
+    else rmSync(root, { recursive: true, force: true });
   }
 }
 
