@@ -60,25 +60,19 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/release/evidence-guard.ts',
-    pending:
-      "58.0 % in the baseline run of 2026-12-03 07:01 (97.5 % at 02:45 with the same tests): 80 mutants reported not covered; why Stryker no longer attributes its tests' coverage is not explained yet",
     tests: [
       'test/unit/core/release/evidence-guard.test.ts',
       'test/unit/core/release/evidence-guard.single-pass.test.ts',
       'test/unit/core/release/evidence-guard.cases.test.ts',
+      'test/unit/core/release/evidence-guard.past-incidents.test.ts',
+      'test/unit/core/release/evidence-guard.past-incidents.edges.test.ts',
     ],
     equivalent: [
       {
-        mutator: 'MethodExpression',
-        original: 'const checks = cited.filter((check) => check !== undefined);',
-        replacement: 'cited',
-        reason: 'the line before returns GUARD_UNKNOWN_CITATION when any cited check is undefined, so none is left',
-      },
-      {
         mutator: 'ConditionalExpression',
-        original: 'const checks = cited.filter((check) => check !== undefined);',
-        replacement: 'true',
-        reason: 'as above: every entry is defined here, so keeping all of them is the same filter',
+        original: 'if (pastIncidentChecks.size === 0) return null;',
+        replacement: 'false',
+        reason: 'a shortcut: with no past-incident check no item has all its evidence among them, so none is removed',
       },
       {
         mutator: 'ConditionalExpression',
@@ -86,23 +80,16 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
         replacement: 'true',
         reason: 'setting a Map key again keeps its first position, and the value built from the same check is equal',
       },
-      {
-        mutator: 'ConditionalExpression',
-        original: 'if (citation !== undefined && !citations.has(id)) citations.set(id, citation);',
-        replacement: 'true',
-        reason: 'only the `!citations.has(id)` half: re-setting a key keeps its position, and the citation is the same',
-      },
     ],
   },
   {
     module: 'packages/core/src/release/semantic-guard.ts',
-    pending:
-      '87.2 % in the baseline run of 2026-12-03 07:01 (98.7 % before): the judge-failure paths added since (model failure, audit failure) are tested only outside its mutation test files',
     tests: [
       'test/unit/core/release/semantic-guard.test.ts',
       'test/unit/core/release/semantic-guard.single-pass.test.ts',
       'test/unit/core/release/semantic-guard.verdicts.test.ts',
       'test/unit/core/release/semantic-guard.telemetry.test.ts',
+      'test/unit/core/release/semantic-guard.failures.test.ts',
     ],
     equivalent: [
       {
@@ -118,6 +105,12 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
         replacement: 'true',
         reason:
           "only the status half: a Draft's FINDING is always SUPPORTED (the schema allows NO_EVIDENCE only on a NEGATIVE_OBSERVATION)",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "...(review.outcome === 'FAILED' && review.modelFailure !== undefined",
+        replacement: 'true',
+        reason: 'only the outcome half: a JUDGED review has no modelFailure, so the other half is false for it alike',
       },
     ],
   },
@@ -348,15 +341,75 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/tools/masking/pseudonym-keys.ts',
-    pending: 'never scored: the full run did not fit this stop (2026-12-03)',
-    tests: [...MASKING_TESTS, 'test/unit/core/tools/masking/pseudonym-map.test.ts'],
-    equivalent: [],
+    tests: MASKING_TESTS,
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        original: "cipher.update(text, 'utf8')",
+        replacement: '""',
+        reason: 'Node reads an empty encoding name as UTF-8 (its default)',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (extracted?.secret !== secret) {',
+        replacement: 'true',
+        reason: 'the cached extract step only saves work: made again from the same secret it is the same key',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'while (bits >= 5 && code.length < length) {',
+        replacement: 'bits > 5',
+        reason: 'waiting for a sixth bit emits the same groups later; 256 bits leave 1 over, never a whole group',
+      },
+      ...['false', '>'].map((replacement) => ({
+        mutator: replacement === 'false' ? 'ConditionalExpression' : 'EqualityOperator',
+        original: 'if (code.length >= length) break;',
+        replacement,
+        reason: 'a shortcut: once the code has `length` characters the loop adds none',
+      })),
+      {
+        mutator: 'ObjectLiteral',
+        original: "createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES })",
+        replacement: '{}',
+        reason: "GCM's default tag when sealing is 16 bytes, the pinned length",
+      },
+      {
+        mutator: 'ObjectLiteral',
+        original: "createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES })",
+        replacement: '{}',
+        reason: 'the line before refuses every tag but a 16-byte one, so the pinned length refuses nothing more',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/checksums.ts',
-    pending: '84.7 % on 2026-12-03: 9 mutants neither killed nor argued equivalent yet',
-    tests: MASKING_TESTS,
-    equivalent: [],
+    tests: [...MASKING_TESTS, 'test/unit/core/tools/masking/checksums.test.ts'],
+    equivalent: [
+      {
+        mutator: 'EqualityOperator',
+        original: 'if (digit > 9) digit -= 9;',
+        replacement: 'digit >= 9',
+        reason: 'a doubled digit is even (0 to 18), never 9',
+      },
+      {
+        mutator: 'AssignmentOperator',
+        original: 'sum += digit;',
+        replacement: 'sum -= digit',
+        reason: 'the sum is only tested for ending in 0, and -s ends in 0 exactly when s does',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'for (let index = 0; index < 17; index += 1)',
+        replacement: 'index <= 17',
+        reason: 'there is no 18th weight (`?? 0`): the extra round adds 0 times a character the shape check requires',
+      },
+      {
+        mutator: 'OptionalChaining',
+        original: 'id[17]?.toUpperCase()',
+        replacement: 'id[17].toUpperCase',
+        reason: 'the shape check above requires an 18th character',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/bound-text.ts',

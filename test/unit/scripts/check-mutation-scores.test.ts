@@ -45,20 +45,20 @@ describe('moduleScores', () => {
   });
 
   it('does not list a survivor that an equivalence note of its module explains', () => {
-    const line = '    const checks = cited.filter((check) => check !== undefined);';
+    const line = '      if (!citations.has(check.toolCallId)) {';
     const report = {
       files: {
         '/repo/packages/core/src/release/evidence-guard.ts': {
           source: line,
           mutants: [
-            mutant('Survived', 1, 'MethodExpression', 'cited'),
-            mutant('Survived', 1, 'ArrowFunction', '() => undefined'),
+            mutant('Survived', 1, 'ConditionalExpression', 'true'),
+            mutant('Survived', 1, 'ConditionalExpression', 'false'),
           ],
         },
       },
     };
     expect(moduleScores(report, '/repo')[0]?.unexplained).toEqual([
-      'packages/core/src/release/evidence-guard.ts:1:3 Survived ArrowFunction → () => undefined',
+      'packages/core/src/release/evidence-guard.ts:1:3 Survived ConditionalExpression → false',
     ]);
   });
 });
