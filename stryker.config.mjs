@@ -13,10 +13,10 @@ export default {
   packageManager: 'npm',
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
-  // NOTE: `related: false`. With `related: true` (vitest filters each run to the test files whose import graph reaches
-  // the mutated file) an interrupted full run on 2026-12-03 reported evidence-guard.ts's mutants as not covered: its
-  // tests import it through the package (`@diagnosis/core`, a symlink). So a static mutant (module-level code) reruns
-  // every mutation test file: keep patterns and constants inside the functions that use them.
+  // NOTE: `related: false`, so a static mutant (module-level code) reruns every mutation test file: keep patterns and
+  // constants inside the functions that use them. It was turned off because runs reported evidence-guard.ts's mutants
+  // as not covered, but that was its past-incident code, whose tests were missing from its list (mutation-targets.ts):
+  // `related: true` found its tests through `@diagnosis/core` and gave the same 99.0 % on 2026-12-03 (BENCHMARKS.md).
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
   inPlace: true,
   // NOTE: no `// @ts-nocheck` written into the sources: by default Stryker adds it to every TypeScript file of the

@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { GATED_MODULES, MUTATION_SCORE_THRESHOLD, MUTATION_TARGETS } from '../test/mutation/mutation-targets.ts';
+import { MUTATION_SCORE_THRESHOLD, MUTATION_TARGETS, type MutationTarget } from '../test/mutation/mutation-targets.ts';
 
 interface ReportMutant {
   mutatorName: string;
@@ -72,37 +72,53 @@ export function missingModules(
   return required.filter((module) => !scored.has(module));
 }
 
-if (import.meta.main) {
-  const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
-  const args = process.argv.slice(2);
-  const requireAll = args.includes('--all');
-  const gatedOnly = args.includes('--gated');
-  const path = args.find((arg) => !arg.startsWith('--')) ?? `${root}/.data/mutation/mutation-report.json`;
-  const scores = moduleScores(JSON.parse(readFileSync(path, 'utf8')) as Report, root);
+/**
+ * The check's verdict on `scores` and the lines it prints. `all`: every target must be in the report and at the
+ * threshold; `gated`: only the targets without a `pending` note (each pending one is named with its note, and its
+ * score, if any, does not fail the check); `report`: every scored module at the threshold, none required.
+ */
+export function checkScores(
+  scores: readonly ModuleScore[],
+  mode: 'all' | 'gated' | 'report',
+  targets: readonly MutationTarget[] = MUTATION_TARGETS,
+): { failed: boolean; lines: string[] } {
   const pending = new Map(
-    MUTATION_TARGETS.flatMap((target) => (target.pending === undefined ? [] : [[target.module, target.pending]])),
+    targets.flatMap((target) => (target.pending === undefined ? [] : [[target.module, target.pending] as const])),
   );
+  const lines: string[] = [];
   let failed = false;
-  if (requireAll || gatedOnly) {
-    for (const module of missingModules(scores, requireAll ? undefined : GATED_MODULES)) {
+  if (mode !== 'report') {
+    const required = targets.filter((target) => mode === 'all' || !pending.has(target.module));
+    for (const module of missingModules(
+      scores,
+      required.map((target) => target.module),
+    )) {
       failed = true;
-      console.log(`FAIL   not in the report: ${module}`);
+      lines.push(`FAIL   not in the report: ${module}`);
     }
   }
   for (const { module, score, detected, valid, unexplained } of scores) {
     const ok = score >= MUTATION_SCORE_THRESHOLD;
-    const waived = gatedOnly && pending.has(module);
+    const waived = mode === 'gated' && pending.has(module);
     failed ||= !ok && !waived;
     const word = ok ? 'ok  ' : waived ? 'pend' : 'FAIL';
-    console.log(`${word} ${score.toFixed(1).padStart(5)} % (${detected}/${valid}) ${module}`);
-    for (const line of unexplained) console.log(`       not killed, not listed as equivalent: ${line}`);
+    lines.push(`${word} ${score.toFixed(1).padStart(5)} % (${detected}/${valid}) ${module}`);
+    for (const line of unexplained) lines.push(`       not killed, not listed as equivalent: ${line}`);
   }
-  if (gatedOnly) {
+  if (mode === 'gated') {
     for (const [module, note] of pending)
-      console.log(`pending, not held to the threshold by CI yet: ${module} (${note})`);
+      lines.push(`pending, not held to the threshold by CI yet: ${module} (${note})`);
   }
-  if (failed) {
-    console.log(`a module scored below ${MUTATION_SCORE_THRESHOLD} %`);
-    process.exit(1);
-  }
+  if (failed) lines.push(`a module scored below ${MUTATION_SCORE_THRESHOLD} %`);
+  return { failed, lines };
+}
+
+if (import.meta.main) {
+  const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+  const args = process.argv.slice(2);
+  const mode = args.includes('--all') ? 'all' : args.includes('--gated') ? 'gated' : 'report';
+  const path = args.find((arg) => !arg.startsWith('--')) ?? `${root}/.data/mutation/mutation-report.json`;
+  const { failed, lines } = checkScores(moduleScores(JSON.parse(readFileSync(path, 'utf8')) as Report, root), mode);
+  for (const line of lines) console.log(line);
+  if (failed) process.exit(1);
 }

@@ -62,25 +62,19 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/release/evidence-guard.ts',
-    pending:
-      "58.0 % in the baseline run of 2026-12-03 07:01 (97.5 % at 02:45 with the same tests): 80 mutants reported not covered; why Stryker no longer attributes its tests' coverage is not explained yet",
     tests: [
       'test/unit/core/release/evidence-guard.test.ts',
       'test/unit/core/release/evidence-guard.single-pass.test.ts',
       'test/unit/core/release/evidence-guard.cases.test.ts',
+      'test/unit/core/release/evidence-guard.past-incidents.test.ts',
+      'test/unit/core/release/evidence-guard.past-incidents.edges.test.ts',
     ],
     equivalent: [
       {
-        mutator: 'MethodExpression',
-        original: 'const checks = cited.filter((check) => check !== undefined);',
-        replacement: 'cited',
-        reason: 'the line before returns GUARD_UNKNOWN_CITATION when any cited check is undefined, so none is left',
-      },
-      {
         mutator: 'ConditionalExpression',
-        original: 'const checks = cited.filter((check) => check !== undefined);',
-        replacement: 'true',
-        reason: 'as above: every entry is defined here, so keeping all of them is the same filter',
+        original: 'if (pastIncidentChecks.size === 0) return null;',
+        replacement: 'false',
+        reason: 'a shortcut: with no past-incident check no item has all its evidence among them, so none is removed',
       },
       {
         mutator: 'ConditionalExpression',
@@ -88,23 +82,16 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
         replacement: 'true',
         reason: 'setting a Map key again keeps its first position, and the value built from the same check is equal',
       },
-      {
-        mutator: 'ConditionalExpression',
-        original: 'if (citation !== undefined && !citations.has(id)) citations.set(id, citation);',
-        replacement: 'true',
-        reason: 'only the `!citations.has(id)` half: re-setting a key keeps its position, and the citation is the same',
-      },
     ],
   },
   {
     module: 'packages/core/src/release/semantic-guard.ts',
-    pending:
-      '87.2 % in the baseline run of 2026-12-03 07:01 (98.7 % before): the judge-failure paths added since (model failure, audit failure) are tested only outside its mutation test files',
     tests: [
       'test/unit/core/release/semantic-guard.test.ts',
       'test/unit/core/release/semantic-guard.single-pass.test.ts',
       'test/unit/core/release/semantic-guard.verdicts.test.ts',
       'test/unit/core/release/semantic-guard.telemetry.test.ts',
+      'test/unit/core/release/semantic-guard.failures.test.ts',
     ],
     equivalent: [
       {
@@ -120,6 +107,12 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
         replacement: 'true',
         reason:
           "only the status half: a Draft's FINDING is always SUPPORTED (the schema allows NO_EVIDENCE only on a NEGATIVE_OBSERVATION)",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "...(review.outcome === 'FAILED' && review.modelFailure !== undefined",
+        replacement: 'true',
+        reason: 'only the outcome half: a JUDGED review has no modelFailure, so the other half is false for it alike',
       },
     ],
   },
@@ -419,21 +412,85 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/tools/masking/pseudonym-keys.ts',
-    pending: 'never scored: the full run did not fit this stop (2026-12-03)',
-    tests: [...MASKING_TESTS, 'test/unit/core/tools/masking/pseudonym-map.test.ts'],
-    equivalent: [],
+    tests: MASKING_TESTS,
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        original: "cipher.update(text, 'utf8')",
+        replacement: '""',
+        reason: 'Node reads an empty encoding name as UTF-8 (its default)',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (extracted?.secret !== secret) {',
+        replacement: 'true',
+        reason: 'the cached extract step only saves work: made again from the same secret it is the same key',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'while (bits >= 5 && code.length < length) {',
+        replacement: 'bits > 5',
+        reason: 'waiting for a sixth bit emits the same groups later; 256 bits leave 1 over, never a whole group',
+      },
+      ...['false', '>'].map((replacement) => ({
+        mutator: replacement === 'false' ? 'ConditionalExpression' : 'EqualityOperator',
+        original: 'if (code.length >= length) break;',
+        replacement,
+        reason: 'a shortcut: once the code has `length` characters the loop adds none',
+      })),
+      {
+        mutator: 'ObjectLiteral',
+        original: "createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES })",
+        replacement: '{}',
+        reason: "GCM's default tag when sealing is 16 bytes, the pinned length",
+      },
+      {
+        mutator: 'ObjectLiteral',
+        original: "createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES })",
+        replacement: '{}',
+        reason: 'the line before refuses every tag but a 16-byte one, so the pinned length refuses nothing more',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/checksums.ts',
-    pending: '84.7 % on 2026-12-03: 9 mutants neither killed nor argued equivalent yet',
-    tests: MASKING_TESTS,
-    equivalent: [],
+    tests: [...MASKING_TESTS, 'test/unit/core/tools/masking/checksums.test.ts'],
+    equivalent: [
+      {
+        mutator: 'EqualityOperator',
+        original: 'if (digit > 9) digit -= 9;',
+        replacement: 'digit >= 9',
+        reason: 'a doubled digit is even (0 to 18), never 9',
+      },
+      {
+        mutator: 'AssignmentOperator',
+        original: 'sum += digit;',
+        replacement: 'sum -= digit',
+        reason: 'the sum is only tested for ending in 0, and -s ends in 0 exactly when s does',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'for (let index = 0; index < 17; index += 1)',
+        replacement: 'index <= 17',
+        reason: 'there is no 18th weight (`?? 0`): the extra round adds 0 times a character the shape check requires',
+      },
+      {
+        mutator: 'OptionalChaining',
+        original: 'id[17]?.toUpperCase()',
+        replacement: 'id[17].toUpperCase',
+        reason: 'the shape check above requires an 18th character',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/bound-text.ts',
-    pending: '78.8 % on 2026-12-03: 11 mutants neither killed nor argued equivalent yet',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: ['true', 'start >= 0'].map((replacement) => ({
+      mutator: replacement === 'true' ? 'ConditionalExpression' : 'EqualityOperator',
+      original: 'while (start > 0 && digitRun.test(text.charAt(start - 1))) start -= 1;',
+      replacement,
+      reason: "only the `start > 0` half: text.charAt(-1) is '', which the digit-run pattern refuses, so it stops at 0",
+    })),
   },
   {
     module: 'packages/core/src/tools/masking/decode-escapes.ts',
@@ -449,15 +506,100 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
   },
   {
     module: 'packages/core/src/tools/masking/normalised-view.ts',
-    pending: '84.6 % on 2026-12-03: 42 mutants neither killed nor argued equivalent yet',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: [
+      ...[
+        ['ConditionalExpression', 'false'],
+        ['LogicalOperator', '&&'],
+        ['EqualityOperator', 'code <= 0xff01'],
+        ['EqualityOperator', 'code >= 0xff5e'],
+      ].map(([mutator = '', replacement = '']) => ({
+        mutator,
+        original: 'if (code < 0xff01 || code > 0xff5e) return -1;',
+        replacement,
+        reason:
+          'a shortcut: outside U+FF01..U+FF5E the code minus the offset is below 33 or above 126, and ! and ~ at its ends are no value characters: isValueAscii refuses all of them',
+      })),
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (!needsView.test(text)) return null;',
+        replacement: 'false',
+        reason: 'a shortcut: a text with none of these characters leaves `changed` false, and the view is null alike',
+      },
+      {
+        mutator: 'Regex',
+        original: '|\\u034f|[\\ufe00-\\ufe0f]/;',
+        replacement: '[^\\ufe00-\\ufe0f]',
+        reason: 'widens the shortcut only: a text with nothing to undo still leaves `changed` false (null)',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (width !== 1 || mapped !== code) changed = true;',
+        replacement: 'false',
+        reason:
+          'only the `width !== 1` half: a decoded escape is never `%` itself (no value character), so mapped !== code',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (high < 0 || low < 0) return -1;',
+        replacement: 'false',
+        reason:
+          'only the `high < 0` half: a bad first digit makes the code negative, which no value character is (the other two are killed)',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'if (high < 0 || low < 0) return -1;',
+        replacement: 'high <= 0',
+        reason: 'a first digit 0 gives a code below 16, which is no value character either',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);',
+        replacement: 'true',
+        reason: 'only `code <= 122`: isAlphanumeric is asked only about value characters, none above z (122)',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (code >= 48 && code <= 57) return code - 48;',
+        replacement: 'true',
+        reason: 'only `code >= 48`: a character below 0 then reads as a negative digit, refused as the -1 it was',
+      },
+      ...[
+        ['EqualityOperator', 'if (code >= 48 && code <= 57) return code - 48;', 'code < 57', '9'],
+        ['EqualityOperator', 'if (code >= 65 && code <= 70) return code - 55;', 'code > 65', 'A'],
+        ['EqualityOperator', 'if (code >= 97 && code <= 102) return code - 87;', 'code > 97', 'a'],
+      ].map(([mutator = '', original = '', replacement = '', digit = '']) => ({
+        mutator,
+        original,
+        replacement,
+        reason: `no decoded escape has the hex digit ${digit} (%20 %2B %2D %2E %40 %5F): refusing it changes nothing`,
+      })),
+      {
+        mutator: 'UnaryOperator',
+        // The last line of hexValue (two spaces: no other line holds them before `return -1;`).
+        original: '  return -1;',
+        replacement: '+1',
+        reason: 'a non-hex character read as 1 gives 16h+1 or 16+l: no value character (%20 %2B %2D %2E %40 %5F)',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/protected-spans.ts',
-    pending: '81.6 % on 2026-12-03: 9 mutants neither killed nor argued equivalent yet',
     tests: MASKING_TESTS,
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        original: "(layer === 'MASKED' ? kinds.masked : kinds.redacted).has(kind ?? '');",
+        replacement: 'Stryker was here',
+        reason: 'the kind group always matches when the layer group does: the fallback never runs',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (spans.length === 0) return [];',
+        replacement: 'false',
+        reason: 'a shortcut (no allocation): with no span the filter returns an empty list all the same',
+      },
+    ],
   },
   {
     module: 'packages/core/src/tools/masking/unmask-input.ts',

@@ -63,10 +63,9 @@ function verifyCitations(draft: DiagnosisDraft, progress: ProgressSnapshot): Evi
   const citations = new Map<string, VerifiedCitation>();
   let verifiedFinding = false;
   for (const [index, item] of draft.analysis.entries()) {
-    const cited = item.tool_call_ids.map((id) => ready.get(id));
-    if (cited.some((check) => check === undefined))
+    const checks = item.tool_call_ids.map((id) => ready.get(id));
+    if (!checks.every((check) => check !== undefined))
       return { ok: false, code: 'GUARD_UNKNOWN_CITATION', analysisIndex: index };
-    const checks = cited.filter((check) => check !== undefined);
     if (item.evidence_status === 'SUPPORTED' && !checks.some((check) => !check.empty)) {
       return { ok: false, code: 'GUARD_SUPPORTED_WITHOUT_EVIDENCE', analysisIndex: index };
     }
@@ -128,23 +127,24 @@ function removePastIncidentOnly(
     progress.checks.filter((check) => check.status === 'READY').map((check) => [check.toolCallId, check]),
   );
   const removed: EvidenceGuardRemoval[] = [];
+  const lines: string[] = [];
   for (const [index, item] of draft.analysis.entries()) {
     if (item.type === 'HYPOTHESIS' || item.evidence_status !== 'SUPPORTED') continue;
     const checks = item.tool_call_ids.map((id) => ready.get(id));
-    if (checks.some((check) => check === undefined)) continue;
-    const evidence = checks.filter((check) => check !== undefined && !check.empty);
-    if (evidence.length > 0 && evidence.every((check) => pastIncidentChecks.has(check?.toolCallId ?? ''))) {
+    if (!checks.every((check) => check !== undefined)) continue;
+    const evidence = checks.filter((check) => !check.empty);
+    if (evidence.length > 0 && evidence.every((check) => pastIncidentChecks.has(check.toolCallId))) {
       removed.push({ index, code: 'GUARD_PAST_INCIDENT_ONLY' });
+      lines.push(
+        truncateChars(
+          `证据校验已移除：“${truncateChars(item.statement, 100)}”——它只引用了历史事件（past_incident），历史事件只是待用本次日志与数据核实的线索，不是本次故障的证据。`,
+          MAX_LIMITATION_CHARS,
+        ),
+      );
     }
   }
   if (removed.length === 0) return null;
   const gone = new Set(removed.map((removal) => removal.index));
-  const lines = removed.map(({ index }) =>
-    truncateChars(
-      `证据校验已移除：“${truncateChars(draft.analysis[index]?.statement ?? '', 100)}”——它只引用了历史事件（past_incident），历史事件只是待用本次日志与数据核实的线索，不是本次故障的证据。`,
-      MAX_LIMITATION_CHARS,
-    ),
-  );
   const combined = [...lines, ...draft.limitations.missing_info];
   const missing =
     combined.length <= MAX_LIMITATION_LINES

@@ -68,9 +68,11 @@ describe('verifyDraftEvidence with past incidents', () => {
   it('withdraws a conclusion that rested on the removed finding: FALLBACK, as for any unsupported conclusion', () => {
     const draft = draftOf('和上次一样，支付渠道被停用', [item('FINDING', ['k1'], '上次是支付渠道被停用')]);
     const guard = verifyDraftEvidence(draft, progress, PAST);
-    expect(guard).toMatchObject({
+    // Exactly: a failed check names what was removed but hands no Draft on (nothing of it is judged or published).
+    expect(guard).toStrictEqual({
       ok: false,
       code: 'GUARD_CONCLUSION_UNSUPPORTED',
+      analysisIndex: null,
       removed: [{ index: 0, code: 'GUARD_PAST_INCIDENT_ONLY' }],
     });
     const decision = releaseDiagnosis({

@@ -22,8 +22,8 @@ export function findProtectedSpans(
   kinds: ProtectedKinds,
 ): IdentifierMatch[] {
   const spans: IdentifierMatch[] = [];
-  if (!text.includes('<') && !text.includes('[')) return spans;
-  // NOTE: built per call (V8 compiles the literal once), so its mutants are tested by the tests that mask twice.
+  // NOTE: built per call (V8 compiles the literal once), so its mutants are tested by the tests that mask twice. No
+  // `includes('<')` shortcut first: it saved under a microsecond a text (2026-12-03), on texts the detectors had scanned.
   const candidates = /<[a-z][a-z0-9_]{0,23}:[a-z2-7]{5,13}>|\[(REDACTED|MASKED):([a-z0-9_]{1,24})\]/g;
   for (const match of text.matchAll(candidates)) {
     const [whole, layer, kind] = match;
@@ -45,7 +45,8 @@ export function withoutDetectedIdentifiers(
   identifiers: readonly IdentifierMatch[],
   textLength: number,
 ): IdentifierMatch[] {
-  if (spans.length === 0 || identifiers.length === 0) return [...spans];
+  // NOTE: most texts have no protected span: then nothing is allocated.
+  if (spans.length === 0) return [];
   const covered = new Uint8Array(textLength + 1);
   for (const identifier of identifiers) covered.fill(1, identifier.start, identifier.end);
   return spans.filter((span) => covered.subarray(span.start, span.end).indexOf(1) === -1);

@@ -25,7 +25,7 @@ export interface RunMaskingKeys {
  */
 export const DEVELOPMENT_MASKING_SECRET = 'diagnosis-agent-local-development-masking-secret-not-for-production';
 
-const SALT = Buffer.from('diagnosis-agent/masking/v1', 'utf8');
+const SALT = Buffer.from('diagnosis-agent/masking/v1');
 
 /**
  * HKDF's extract step of the last secret seen, as a KeyObject: it depends on the secret alone (a deployment has one),
@@ -46,11 +46,11 @@ const FIRST_BLOCK = Buffer.from([1]);
 export function deriveRunMaskingKeys(secret: string, runId: string): RunMaskingKeys {
   if (secret.length < 32) throw new TypeError('the masking secret must be at least 32 characters');
   if (extracted?.secret !== secret) {
-    extracted = { secret, prk: createSecretKey(createHmac('sha256', SALT).update(secret, 'utf8').digest()) };
+    extracted = { secret, prk: createSecretKey(createHmac('sha256', SALT).update(secret).digest()) };
   }
   const prk = extracted.prk;
   const derive = (purpose: string) =>
-    createHmac('sha256', prk).update(`${purpose}:${runId}`, 'utf8').update(FIRST_BLOCK).digest();
+    createHmac('sha256', prk).update(`${purpose}:${runId}`).update(FIRST_BLOCK).digest();
   // NOTE: each key is derived when first read: a run that never makes a pseudonym, or never stores its map, derives
   // no key it does not use. The secret is checked above, at once, whatever is read later.
   let pseudonymKey: Buffer | undefined;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { boundText } from '../../../../../packages/core/src/tools/masking/bound-text.ts';
 
+const LIMIT = 16 * 1024;
+
 describe('boundText', () => {
   it('keeps a text of at most the bound as it is', () => {
     expect(boundText('x'.repeat(10), 10)).toBe('x'.repeat(10));
@@ -34,8 +36,67 @@ describe('boundText', () => {
   it('keeps no group of a spaced card that crosses the 16 KiB cut', () => {
     const padding = `${'x '.repeat(8190)}`;
     const text = `${padding}4111 1111 1111 1111 tail`;
-    const cut = boundText(text, 16_384);
-    expect(cut).not.toMatch(/\d/);
+    expect(boundText(text, 16_384)).toBe(padding.slice(0, -1));
+  });
+
+  // NOTE: a bounded exhaustive check: the 16 KiB bound at every character of each number, exact outputs.
+  it.each([
+    '4111 1111 1111 1111',
+    '4111-1111-1111-1111',
+    '138 1234 5678',
+    '138-1234-5678',
+    '+86 138 1234 5678',
+    '１３８ １２３４ ５６７８',
+    '４１１１　１１１１　１１１１　１１１１',
+    '138\u200b 1234 5678',
+    '138 \u200b1234 5678',
+    '4111\u00ad 1111 1111 1111',
+    '4111 1111\u2060 \u20601111 1111',
+  ])('cuts before %j wherever the 16 KiB bound falls inside it, and keeps it whole when it ends there', (number) => {
+    for (let offset = 0; offset <= number.length; offset += 1) {
+      // The number starts `offset` characters before the bound, after `yyy… log `.
+      const prefix = `${'y'.repeat(LIMIT - offset - 5)} log `;
+      const cut = boundText(`${prefix}${number} tail`, LIMIT);
+      expect(cut, `bound ${offset} characters into it`).toBe(
+        offset === number.length ? `${prefix}${number}` : prefix.slice(0, -1),
+      );
+    }
+  });
+
+  it('never cuts beside an invisible character: the view joins what is on both sides of the break', () => {
+    // `138\u200b 1234 5678` reads `138 1234 5678` to the detectors; a cut at the space would keep `138`.
+    expect(boundText('tel 138\u200b 1234 5678 tail', 9)).toBe('tel');
+    expect(boundText('tel 138 \u200b1234 5678 tail', 8)).toBe('tel');
+    expect(boundText('ab\u200b cd ef', 4)).toBe('[MASKED:oversized]');
+    expect(boundText('ab \u200bcd ef', 4)).toBe('[MASKED:oversized]');
+  });
+
+  it('moves the cut before the whole run of digits and separators, also over separators no window joins', () => {
+    expect(boundText('tel 138 - 1234 5678', 14)).toBe('tel');
+    // Two spaces between groups: the cut at either of them moves before the number.
+    expect(boundText('tel 138  1234 5678', 7)).toBe('tel');
+    expect(boundText('tel 138  1234 5678', 8)).toBe('tel');
+  });
+
+  it('cuts after a number that a letter or a comma ends', () => {
+    expect(boundText('id 12x 3456 7890', 6)).toBe('id 12x');
+    expect(boundText('n 12, 34 56', 4)).toBe('n 12');
+  });
+
+  it('masks the text whole when a number starting at its first character crosses the bound', () => {
+    expect(boundText('8 1234 5678 tail', 4)).toBe('[MASKED:oversized]');
+  });
+
+  it('masks the text whole when its only break before the bound is its first character', () => {
+    expect(boundText(' xxxxxxxxxxx', 10)).toBe('[MASKED:oversized]');
+  });
+
+  it('treats every ASCII character but the breaks as part of a value, DEL included', () => {
+    expect(boundText('a b\x7fcdefgh', 3)).toBe('a');
+  });
+
+  it.each([...' \t\n,;"\'<>()[]{}|`'])('cuts at the break %j', (character) => {
+    expect(boundText(`ab${character}cdefghijk`, 5)).toBe('ab');
   });
 
   it('masks a text with no place to cut before the bound whole', () => {

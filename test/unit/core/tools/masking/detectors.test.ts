@@ -6,30 +6,12 @@ import {
   maskingPatternsSchema,
 } from '../../../../../packages/core/src/config/masking-settings.ts';
 import { SettingsError } from '../../../../../packages/core/src/errors.ts';
-import { passesLuhn, passesResidentIdChecksum } from '../../../../../packages/core/src/tools/masking/checksums.ts';
 import { loadCustomRules, NO_CUSTOM_RULES } from '../../../../../packages/core/src/tools/masking/custom-patterns.ts';
 import { findIdentifiers } from '../../../../../packages/core/src/tools/masking/identifier-detectors.ts';
 import { createMaskingSession } from '../../../../../packages/core/src/tools/masking/masking-session.ts';
 import { redactSecrets, secretKindOfKey } from '../../../../../packages/core/src/tools/masking/secret-redaction.ts';
 
 const SECRET = 'unit-test-masking-secret-of-at-least-32-characters';
-
-describe('passesLuhn', () => {
-  it('accepts valid card numbers and refuses a changed digit', () => {
-    expect(passesLuhn('4111111111111111')).toBe(true);
-    expect(passesLuhn('6222021234567890126')).toBe(passesLuhn('6222021234567890126'));
-    expect(passesLuhn('4111111111111112')).toBe(false);
-    expect(passesLuhn('41111')).toBe(false);
-  });
-});
-
-describe('passesResidentIdChecksum', () => {
-  it('accepts a valid check digit (including X) and refuses a wrong one', () => {
-    expect(passesResidentIdChecksum('11010519491231002X')).toBe(true);
-    expect(passesResidentIdChecksum('110105194912310021')).toBe(false);
-    expect(passesResidentIdChecksum('11010519491231002')).toBe(false);
-  });
-});
 
 describe('secretKindOfKey', () => {
   it('names secrets by how a field name ends', () => {

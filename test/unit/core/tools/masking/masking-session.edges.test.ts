@@ -81,6 +81,14 @@ describe('maskText: the 16 KiB cut', () => {
     expect(masked).toMatch(/<bank_card:[a-z2-7]{5}>$/);
   });
 
+  it('cuts before a phone number whose first group an invisible mark and a space end, leaving none of it', () => {
+    const masking = session();
+    const before = `${'y'.repeat(MASKING_LIMITS.textChars - 10)} tel `;
+    // The bound falls on the `1` of `1234`: the text as it is has a space after `138\u200b`, the view a spaced phone number.
+    expect(masking.maskText(`${before}138\u200b 1234 5678 tail`)).toBe(before.slice(0, -1));
+    expect(masking.maskText(`${before}138 \u200b1234 5678 tail`)).toBe(before.slice(0, -1));
+  });
+
   it('masks a text with no break in its first 16 KiB whole', () => {
     expect(session().maskText('a'.repeat(MASKING_LIMITS.textChars + 1))).toBe('[MASKED:oversized]');
   });

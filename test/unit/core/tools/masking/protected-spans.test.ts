@@ -24,6 +24,11 @@ describe('findProtectedSpans', () => {
     expect(find('[MASKED:password] [REDACTED:phone] [masked:phone] [MASKED:phone ]')).toEqual([]);
   });
 
+  it('protects a held pseudonym in a text without `[`, and a marker in a text without `<`', () => {
+    expect(find('user <phone:abcde>')).toEqual([{ start: 5, end: 18, kind: '' }]);
+    expect(find('[REDACTED:password]')).toEqual([{ start: 0, end: 19, kind: '' }]);
+  });
+
   it('finds nothing in a text without `<` or `[`', () => {
     expect(find('phone:abcde MASKED:phone')).toEqual([]);
   });
@@ -42,6 +47,15 @@ describe('withoutDetectedIdentifiers', () => {
       { start: 14, end: 16, kind: 'email' },
     ];
     expect(withoutDetectedIdentifiers(spans, identifiers, 30)).toEqual([spans[0], spans[2]]);
+  });
+
+  it('drops a span whose last character, the text’s last, is part of a detected identifier', () => {
+    const last = { start: 5, end: 10, kind: '' };
+    expect(withoutDetectedIdentifiers([last], [{ start: 9, end: 10, kind: 'phone' }], 10)).toEqual([]);
+  });
+
+  it('returns no span when there is none, whatever was detected', () => {
+    expect(withoutDetectedIdentifiers([], [{ start: 0, end: 5, kind: 'phone' }], 10)).toEqual([]);
   });
 
   it('keeps every span when nothing was detected, and returns a copy', () => {
