@@ -133,10 +133,13 @@ const HOSTILE_KINDS = new Set(['phone', 'email', 'bank_card', 'cn_id']);
 const fullWidth = (text: string) =>
   text.replace(/[0-9A-Za-z@.]/g, (character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0));
 const zeroWidthSplit = (text: string) => `${text.slice(0, 3)}\u200b${text.slice(3, 7)}\u2060${text.slice(7)}`;
+/** Split by invisible characters outside the zero-width block: an astral tag character and a Hangul filler. */
+const tagSplit = (text: string) => `${text.slice(0, 3)}\u{E0031}${text.slice(3, 7)}\u3164${text.slice(7)}`;
 const HOSTILE_FORMS: readonly [string, (value: string, kind: string) => string | null][] = [
   ['full-width', (value) => fullWidth(value)],
   ['url-encoded', (value, kind) => (kind === 'email' ? value.replace('@', '%40') : null)],
   ['zero-width split', (value) => zeroWidthSplit(value)],
+  ['tag/filler split', (value) => tagSplit(value)],
   ['[MASKED:…]', (value) => `[MASKED:${value}]`],
   ['[REDACTED:…]', (value) => `[REDACTED:${value}]`],
   ['<x_…:aaaaa>', (value) => `<x_${value}:aaaaa>`],

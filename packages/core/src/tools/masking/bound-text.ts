@@ -1,4 +1,4 @@
-import { isEncodingCharacter, isInvisibleCharacter } from './normalised-view.ts';
+import { isEncodingCharacter, isInvisibleAt } from './normalised-view.ts';
 
 /**
  * The text cut to `maxChars`, at the last character before the cut that no value can contain (whitespace, CJK text,
@@ -19,10 +19,21 @@ export function boundText(text: string, maxChars: number): string {
   const digitRun = /[0-9\uff10-\uff19\s\-.]/;
   for (let index = maxChars; index > 0; index -= 1) {
     const code = text.charCodeAt(index);
-    if (code > 0x7f ? isEncodingCharacter(code) : !valueBreak.test(text.charAt(index))) continue;
+    if (code > 0x7f ? isEncodingCharacter(code) || isInvisibleAt(text, index) : !valueBreak.test(text.charAt(index))) {
+      continue;
+    }
+    // NOTE: nor between the two units of an astral character (an emoji): the text kept would end in half of it.
+    if (
+      code >= 0xdc00 &&
+      code <= 0xdfff &&
+      text.charCodeAt(index - 1) >= 0xd800 &&
+      text.charCodeAt(index - 1) <= 0xdbff
+    ) {
+      continue;
+    }
     // NOTE: nor is a break beside an invisible character: the view drops it, so `138\u200b 1234 5678` reads as a spaced
     // phone number to the detectors, while the checks below, which see it, would cut at the space and keep `138`.
-    if (isInvisibleCharacter(text.charCodeAt(index - 1)) || isInvisibleCharacter(text.charCodeAt(index + 1))) continue;
+    if (isInvisibleAt(text, index - 1) || isInvisibleAt(text, index + 1)) continue;
     // NOTE: a space or hyphen between digit groups is part of a card or phone number (`4111 1111 1111 1111`,
     // `138 1234 5678`): a cut there would keep its first groups, each too short for any detector. The cut moves before
     // the whole run of digits and their separators.

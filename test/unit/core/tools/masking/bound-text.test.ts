@@ -71,6 +71,22 @@ describe('boundText', () => {
     expect(boundText('ab \u200bcd ef', 4)).toBe('[MASKED:oversized]');
   });
 
+  it('never cuts beside or inside an astral invisible character (a tag character is two units)', () => {
+    // `138\u{E0031} 1234 5678` reads `138 1234 5678` to the detectors, as with a zero-width space.
+    expect(boundText('tel 138\u{E0031} 1234 5678 tail', 10)).toBe('tel');
+    expect(boundText('tel 138 \u{E0031}1234 5678 tail', 8)).toBe('tel');
+    expect(boundText('tel 139\u{E0031}12345678 tail', 8)).toBe('tel');
+    expect(boundText('tel 139\u{E0031}12345678 tail', 9)).toBe('tel');
+    expect(boundText('ab\u{E0100} cd ef', 5)).toBe('[MASKED:oversized]');
+  });
+
+  it('never cuts a surrogate pair in two', () => {
+    // An emoji, like CJK text, is a place to cut before, never between its units.
+    expect(boundText('ab 😀😀', 4)).toBe('ab ');
+    expect(boundText('ab 😀😀', 5)).toBe('ab 😀');
+    expect(boundText('ab 😀 😀', 6)).toBe('ab 😀 ');
+  });
+
   it('moves the cut before the whole run of digits and separators, also over separators no window joins', () => {
     expect(boundText('tel 138 - 1234 5678', 14)).toBe('tel');
     // Two spaces between groups: the cut at either of them moves before the number.

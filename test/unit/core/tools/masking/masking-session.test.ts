@@ -297,6 +297,33 @@ describe('createMaskingSession on hostile text (issue 32, items 7 and 8)', () =>
     },
   );
 
+  // Every default-ignorable code point renders as nothing, so each can split a value as the ones above do; among them
+  // the astral tag characters and variation selectors (two UTF-16 units each) and the Hangul fillers.
+  const MORE_INVISIBLES = ['\u{E0031}', '\u{E0001}', '\u{E007F}', '\u{E0100}', '\u{E01EF}', '\u{1D173}', '\u{1BCA0}'];
+  const MORE_BMP_INVISIBLES = ['\u3164', '\uffa0', '\u115f', '\u17b4', '\u180b', '\u2065', '\ufff0'];
+  it.each(
+    [...MORE_INVISIBLES, ...MORE_BMP_INVISIBLES].map((character) => [
+      (character.codePointAt(0) ?? 0).toString(16).toUpperCase(),
+      character,
+    ]),
+  )('masks a value split by the default-ignorable character U+%s', (_code, invisible) => {
+    const masking = session();
+    const ascii = masking.maskText('13912345678');
+    expect(masking.maskText(`tel 139${invisible}12345678 ok`)).toBe(`tel ${ascii} ok`);
+    expect(masking.maskText(`tel 139${invisible}1234${invisible}5678 ok`)).toBe(`tel ${ascii} ok`);
+    expect(masking.maskText(`mail bob${invisible}@example.com`)).toMatch(/^mail <email:[a-z2-7]{5}>$/);
+  });
+
+  it('masks a value split by a tag character across the 16 KiB cut whole, never its first part', () => {
+    const masking = session();
+    for (let shift = 0; shift < 14; shift += 1) {
+      const text = `${'x'.repeat(MASKING_LIMITS.textChars - 8 - shift)} 139\u{E0031}1234\u{E0031}5678 tail`;
+      const masked = masking.maskText(text);
+      expect(masked, `shift ${shift}`).not.toMatch(/139|1234|5678/);
+      expect(masked.length).toBeLessThanOrEqual(MASKING_LIMITS.textChars);
+    }
+  });
+
   it('masks the whole of a value an invisible character splits, never only the tail the text shows as it is', () => {
     const masking = session();
     const whole = masking.maskText('zhang.min@example.net');

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   buildNormalisedView,
   isEncodingCharacter,
+  isInvisibleAt,
+  isInvisibleCharacter,
 } from '../../../../../packages/core/src/tools/masking/normalised-view.ts';
 
 const spans = (view: ReturnType<typeof buildNormalisedView>) =>
@@ -45,6 +47,23 @@ describe('buildNormalisedView', () => {
     expect(view?.sourceEnd).toEqual(Uint32Array.from([1, 3, 5, 7, 9, 12]));
   });
 
+  it('drops astral default-ignorable characters (two units each), each output character pointing at its source', () => {
+    const view = buildNormalisedView('1\u{E0031}2\u{E0100}3\u{1D173}4\u{E01EF}5\u3164' + '6\u{E007F}');
+    expect(view?.text).toBe('123456');
+    expect(view?.sourceStart).toEqual(Uint32Array.from([0, 3, 6, 9, 12, 14]));
+    expect(view?.sourceEnd).toEqual(Uint32Array.from([1, 4, 7, 10, 13, 15]));
+  });
+
+  it('keeps a lone surrogate and a visible astral character, and drops only whole pairs', () => {
+    expect(buildNormalisedView('1\udb40 2')).toBeNull();
+    expect(buildNormalisedView('1\udc31 2')).toBeNull();
+    expect(buildNormalisedView('1\u{E1000}2')).toBeNull();
+    expect(buildNormalisedView('1\u{DFFFF}2')).toBeNull();
+    expect(buildNormalisedView('x\udb40')).toBeNull();
+    // A lone surrogate stays one character of the view (the decoder writes it as U+FFFD), still pointing at itself.
+    expect(buildNormalisedView('１\udb40')?.text).toBe('1\ufffd');
+  });
+
   it('keeps other non-ASCII text and surrogate pairs as they are', () => {
     expect(buildNormalisedView('用户１ 😀 é')?.text).toBe('用户1 😀 é');
   });
@@ -79,10 +98,21 @@ const ENCODING_EDGES: readonly [number, string][] = [
   [0x200f, ''],
   [0x202a, ''],
   [0x202e, ''],
+  [0x115f, ''],
+  [0x1160, ''],
+  [0x17b4, ''],
+  [0x17b5, ''],
+  [0x180b, ''],
+  [0x180f, ''],
   [0x2060, ''],
   [0x2064, ''],
+  [0x2065, ''],
   [0x2066, ''],
   [0x206f, ''],
+  [0x3164, ''],
+  [0xffa0, ''],
+  [0xfff0, ''],
+  [0xfff8, ''],
   [0xfe00, ''],
   [0xfe0f, ''],
   [0xfeff, ''],
@@ -99,8 +129,9 @@ const ENCODING_EDGES: readonly [number, string][] = [
   [0xff5a, 'z'],
 ];
 const ORDINARY_NEIGHBOURS: readonly number[] = [
-  0x00ac, 0x00ae, 0x034e, 0x0350, 0x061b, 0x061d, 0x180d, 0x180f, 0x200a, 0x2010, 0x2029, 0x202f, 0x205f, 0x2065,
-  0x2070, 0xfdff, 0xfe10, 0xfefe, 0xff00, 0xff0a, 0xff0c, 0xff0f, 0xff1a, 0xff3b, 0xff40, 0xff5b, 0xff5e, 0xff5f,
+  0x00ac, 0x00ae, 0x034e, 0x0350, 0x061b, 0x061d, 0x115e, 0x1161, 0x17b3, 0x17b6, 0x180a, 0x1810, 0x200a, 0x2010,
+  0x2029, 0x202f, 0x205f, 0x2070, 0x3163, 0x3165, 0xff9f, 0xffa1, 0xffef, 0xfff9, 0xfdff, 0xfe10, 0xfefe, 0xff00,
+  0xff0a, 0xff0c, 0xff0f, 0xff1a, 0xff3b, 0xff40, 0xff5b, 0xff5e, 0xff5f,
 ];
 const hex = (code: number) => `U+${code.toString(16).padStart(4, '0')}`;
 
@@ -157,5 +188,40 @@ describe('isEncodingCharacter at the edges of its ranges', () => {
   it('is true for the first and last character of each range and false for its neighbours', () => {
     for (const [code] of ENCODING_EDGES) expect(isEncodingCharacter(code), hex(code)).toBe(true);
     for (const code of ORDINARY_NEIGHBOURS) expect(isEncodingCharacter(code), hex(code)).toBe(false);
+  });
+});
+
+describe('isInvisibleCharacter and isInvisibleAt against Unicode', () => {
+  // The oracle: Unicode's Default_Ignorable_Code_Point property (characters a renderer shows as nothing), as the
+  // running engine's regular expressions know it.
+  const ignorable = /^\p{Default_Ignorable_Code_Point}$/u;
+
+  it('is true for exactly the default-ignorable characters of the Basic Multilingual Plane', () => {
+    const wrong: string[] = [];
+    for (let code = 0; code <= 0xffff; code += 1) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      if (isInvisibleCharacter(code) !== ignorable.test(String.fromCharCode(code))) wrong.push(code.toString(16));
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('finds every default-ignorable code point at either of its units, and no other', () => {
+    const wrong: string[] = [];
+    for (let point = 0x10000; point <= 0x10ffff; point += 1) {
+      const text = `a${String.fromCodePoint(point)}b`;
+      const expected = ignorable.test(String.fromCodePoint(point));
+      if (isInvisibleAt(text, 1) !== expected || isInvisibleAt(text, 2) !== expected) wrong.push(point.toString(16));
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('is false outside the text and for lone surrogates', () => {
+    expect(isInvisibleAt('a\u200b', -1)).toBe(false);
+    expect(isInvisibleAt('a\u200b', 2)).toBe(false);
+    expect(isInvisibleAt('a\u200b', 1)).toBe(true);
+    expect(isInvisibleAt('\udb40', 0)).toBe(false);
+    expect(isInvisibleAt('\udc31', 0)).toBe(false);
+    expect(isInvisibleAt('\udc31\udb40', 0)).toBe(false);
+    expect(isInvisibleAt('\udc31\udb40', 1)).toBe(false);
   });
 });
