@@ -42,15 +42,15 @@ const secretPatterns = () => ({
   awsAccessKeyId: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g,
   urlPassword: /\b([A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s/@:]{0,256}:)([^\s/@]{1,256})@/g,
   authorizationValue:
-    /\b((?:proxy-)?authorization["']?\s{0,3}[:=]\s{0,3}["']?(?:(?:bearer|basic|digest|token|negotiate)\s{1,4})?)([^\s"',;]{1,4096})/gi,
-  bearer: /\b([Bb]earer\s{1,4})([A-Za-z0-9._~+/=-]{16,4096})/g,
-  basic: /\b(Basic\s{1,4})([A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])/g,
+    /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|digest|token|negotiate)\s+)?)([^\s"',;]{1,4096})/gi,
+  bearer: /\b([Bb]earer\s+)([A-Za-z0-9._~+/=-]{16,4096})/g,
+  basic: /\b(Basic\s+)([A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])/g,
   /**
    * `key=value`, `key: value`, `"key":"value"`, `key => value`: the key decides (see {@link secretKindOfKey}). A value
    * in brackets (`password=[REDACTED:hunter2]`) is taken whole, so a look-alike marker leaves no `]` behind.
    */
   keyValue:
-    /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})(["']?\s{0,3}(?::|=>|=)\s{0,3}["']?)(\[[A-Z]{1,16}:[^\s\]]{1,1024}\]|[^\s"'&,;}\]<>]{1,1024})/g,
+    /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})(["']?\s*(?::|=>|=)\s*["']?)(\[[A-Z]{1,16}:[^\s\]]{1,1024}\]|[^\s"'&,;}\]<>]{1,1024})/g,
   awsKeyPrefix: /A(?:KI|SI|BI|CC)A/,
   vendorPrefix: /gh[pousr]_|github_pat_|xox[abposr]-|[sr]k_(?:live|test)_|sk-|AIza|npm_|glpat-/,
   authScheme: /^(?:bearer|basic|digest|token|negotiate)$/i,

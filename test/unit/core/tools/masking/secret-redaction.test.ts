@@ -216,7 +216,7 @@ describe('redactSecrets: authorization headers, Bearer and Basic', () => {
   it('redacts at most 4096 characters of an authorization value, and leaves an empty one', () => {
     expect(redactSecrets(`Authorization: ${'a'.repeat(4_097)}`)).toBe('Authorization: [REDACTED:bearer]a');
     expect(redactSecrets('Authorization: ;')).toBe('Authorization: ;');
-    expect(redactSecrets('Authorization    : abc')).toBe('Authorization    : abc');
+    expect(redactSecrets('Authorization    : abc')).toBe('Authorization    : [REDACTED:bearer]');
     expect(redactSecrets('Xauthorization: abc')).toBe('Xauthorization: [REDACTED:token]');
   });
 
@@ -226,7 +226,7 @@ describe('redactSecrets: authorization headers, Bearer and Basic', () => {
     expect(redactSecrets('sent Bearer a.b_c~d+e/f=g-h1234')).toBe('sent Bearer [REDACTED:bearer]');
     expect(redactSecrets(`sent Bearer ${token(16)}`)).toBe('sent Bearer [REDACTED:bearer]');
     expect(redactSecrets(`sent Bearer ${token(15)}`)).toBe(`sent Bearer ${token(15)}`);
-    expect(redactSecrets(`sent Bearer     ${long}`)).toBe(`sent Bearer     ${long}`);
+    expect(redactSecrets(`sent Bearer     ${long}`)).toBe('sent Bearer     [REDACTED:bearer]');
     expect(redactSecrets(`sent BEARER ${long}`)).toBe(`sent BEARER ${long}`);
     expect(redactSecrets(`sent xBearer ${long}`)).toBe(`sent xBearer ${long}`);
     expect(redactSecrets(`sent Bearer ${'a'.repeat(4_097)}`)).toBe('sent Bearer [REDACTED:bearer]a');
@@ -242,7 +242,7 @@ describe('redactSecrets: authorization headers, Bearer and Basic', () => {
     expect(redactSecrets('use Basic abcdef1')).toBe('use Basic abcdef1');
     expect(redactSecrets('use Basic abcdefg1===')).toBe('use Basic abcdefg1===');
     expect(redactSecrets('use Basic abcdefg1é')).toBe('use Basic [REDACTED:basic]é');
-    expect(redactSecrets('use Basic     abcdefg1')).toBe('use Basic     abcdefg1');
+    expect(redactSecrets('use Basic     abcdefg1')).toBe('use Basic     [REDACTED:basic]');
     expect(redactSecrets('use basic abcdefg1')).toBe('use basic abcdefg1');
     expect(redactSecrets('use xBasic abcdefg1')).toBe('use xBasic abcdefg1');
     expect(redactSecrets(`use Basic ${'a'.repeat(4_095)}1`)).toBe('use Basic [REDACTED:basic]');
@@ -268,6 +268,8 @@ describe('redactSecrets: key = value', () => {
     [`password=[ABCDEFGHIJKLMNOP:${'x'.repeat(1_024)}]`, 'password=[REDACTED:password]'],
     [`${'a'.repeat(56)}password=x`, `${'a'.repeat(56)}password=[REDACTED:password]`],
     [`token=${'a'.repeat(1_025)}`, 'token=[REDACTED:token]a'],
+    ['password    = abc', 'password    = [REDACTED:password]'],
+    ['password =    abc', 'password =    [REDACTED:password]'],
   ])('redacts %s', (text, redacted) => {
     expect(redactSecrets(text)).toBe(redacted);
   });
@@ -277,8 +279,6 @@ describe('redactSecrets: key = value', () => {
     '1password=abc',
     '_password=abc',
     '-password=abc',
-    'password    = abc',
-    'password =    abc',
     'password= ',
     'password=<phone:abcde>',
     'token=Bearer',
@@ -304,6 +304,42 @@ describe('redactSecrets: key = value', () => {
     expect(redactSecrets('password=[A:]')).toBe('password=[REDACTED:password]]');
     expect(redactSecrets(`password=[A:${'x'.repeat(1_024)}]`)).toBe('password=[REDACTED:password]');
     expect(redactSecrets(`password=[A:${'x'.repeat(1_025)}]`)).toBe('password=[REDACTED:password]xxxx]');
+  });
+});
+
+describe('redactSecrets: whitespace of any width around the separator and after the scheme', () => {
+  // Aligned configuration dumps and column-formatted logs put any number of spaces or tabs there; a bound on them was
+  // a way around the redaction (`Authorization: Bearer` and five spaces sent the token on).
+  const long = token(24);
+  it.each([
+    [`Authorization: Bearer      ${long}`, 'Authorization: Bearer      [REDACTED:bearer]'],
+    [`Authorization:${' '.repeat(200)}Bearer ${long}`, `Authorization:${' '.repeat(200)}Bearer [REDACTED:bearer]`],
+    [
+      `authorization =\t\t\t\t\tBasic\t\t\t\t\tdXNlcjpwYXNz`,
+      'authorization =\t\t\t\t\tBasic\t\t\t\t\t[REDACTED:basic]',
+    ],
+    [`upstream sent Bearer${' '.repeat(40)}${long}`, `upstream sent Bearer${' '.repeat(40)}[REDACTED:bearer]`],
+    [`db.password${' '.repeat(30)}= hunter2`, `db.password${' '.repeat(30)}= [REDACTED:password]`],
+    [
+      'spring.datasource.password\t\t\t\t:\t\t\t\thunter2',
+      'spring.datasource.password\t\t\t\t:\t\t\t\t[REDACTED:password]',
+    ],
+    [`"api_key"    :     "abc"`, '"api_key"    :     "[REDACTED:api_key]"'],
+    [
+      `client_secret${' '.repeat(500)}=>${' '.repeat(500)}abc`,
+      `client_secret${' '.repeat(500)}=>${' '.repeat(500)}[REDACTED:secret]`,
+    ],
+  ])('redacts %j', (text, redacted) => {
+    expect(redactSecrets(text)).toBe(redacted);
+  });
+
+  it('finishes on a 16 KiB text of keys and whitespace that never reach a value (no backtracking blow-up)', () => {
+    const text = 'password '.repeat(1_820) + ' '.repeat(16);
+    expect(redactSecrets(text)).toBe(text);
+    const spaced = `password${' '.repeat(16_000)}`;
+    expect(redactSecrets(spaced)).toBe(spaced);
+    const authorization = `Authorization:${' '.repeat(16_000)}Bearer${' '.repeat(200)}`;
+    expect(redactSecrets(authorization)).toBe(`Authorization:${' '.repeat(16_000)}[REDACTED:bearer]${' '.repeat(200)}`);
   });
 });
 
