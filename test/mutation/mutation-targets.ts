@@ -174,6 +174,18 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
         replacement: '""',
         reason: 'Node reads an empty encoding name as UTF-8 (its default)',
       },
+      {
+        mutator: 'StringLiteral',
+        original: "const [type = '', ...parameters] = header.split(';')",
+        replacement: 'Stryker was here',
+        reason: 'split always returns at least one element, so the default of the first is never used',
+      },
+      {
+        mutator: 'OptionalChaining',
+        original: "parameter.split('=', 2).map((part) => part?.trim())",
+        replacement: 'part.trim',
+        reason: 'map visits only the elements split returned, each a string: part is never undefined',
+      },
     ],
   },
   {

@@ -43,14 +43,19 @@ function world(
     alertmanagerToken?: string | undefined;
     pagerdutySecrets?: string[] | undefined;
     failStore?: boolean;
+    /** The trigger mappings (default: one per sender, both on the shared secrets). */
+    triggers?: readonly object[];
+    mappingSecrets?: ReadonlyMap<string, readonly string[]>;
   } = {},
 ) {
   const settings = parseTriggerSettings({
     DIAGNOSIS_TABLE_NAME: 'unit',
-    TRIGGERS: JSON.stringify([
-      { source: 'alertmanager', labels: { team: 'payments' }, enterpriseId: 'E1001', service: 'payment-gateway' },
-      { source: 'pagerduty', serviceId: 'PF9KMXH', enterpriseId: 'E1001', service: 'payment-gateway' },
-    ]),
+    TRIGGERS: JSON.stringify(
+      options.triggers ?? [
+        { source: 'alertmanager', labels: { team: 'payments' }, enterpriseId: 'E1001', service: 'payment-gateway' },
+        { source: 'pagerduty', serviceId: 'PF9KMXH', enterpriseId: 'E1001', service: 'payment-gateway' },
+      ],
+    ),
   });
   const incidents = createMemoryIncidentStore();
   const claims: { source: string; eventId: string; at: number; expiresAt: number }[] = [];
@@ -90,6 +95,7 @@ function world(
       secrets: {
         alertmanagerToken: 'alertmanagerToken' in options ? options.alertmanagerToken : TOKEN,
         pagerdutySecrets: 'pagerdutySecrets' in options ? options.pagerdutySecrets : [SECRET],
+        ...(options.mappingSecrets === undefined ? {} : { mappingSecrets: options.mappingSecrets }),
       },
     },
     createObservability('TriggerWebhook', (line) => void lines.push(JSON.parse(line))),
@@ -279,12 +285,51 @@ describe('createWebhookHandler: refusals before anything is written', () => {
   });
 
   it('answers the same PagerDuty event delivered again as a duplicate (200), starting nothing more', async () => {
-    const { post, started, claims } = world();
+    const { post, send, started, claims, lines } = world();
     const body = pagerDutyAt(NOW, '01DTWICE');
     expect(await post('pagerduty', body, signed(body))).toEqual({ status: 202, code: null, message: null });
-    expect(await post('pagerduty', body, signed(body))).toEqual({ status: 200, code: null, message: null });
+    const before = lines.length;
+    const again = httpEvent({
+      path: '/triggers/pagerduty',
+      iam: false,
+      body,
+      headers: { 'content-type': 'application/json', ...signed(body) },
+      pathParameters: { source: 'pagerduty' },
+    });
+    expect(await send(again)).toEqual({ status: 200, body: { outcome: 'DUPLICATE' } });
     expect(started).toHaveLength(1);
     expect(claims).toHaveLength(2);
+    const duplicateLines = lines.slice(before);
+    expect(duplicateLines).toContainEqual(
+      expect.objectContaining({ level: 'INFO', message: 'webhook duplicate', source: 'pagerduty' }),
+    );
+    expect(duplicateLines).toContainEqual(expect.objectContaining({ outcome: 'DUPLICATE', TriggerEvents: 1 }));
+  });
+
+  it.each([
+    ['no content type', undefined],
+    ['a form-encoded body', 'application/x-www-form-urlencoded'],
+    ['JSON in another charset', 'application/json; charset=iso-8859-1'],
+  ])('refuses %s with 415 before the credential is checked', async (_label, type) => {
+    const { send, claims, started, lines } = world();
+    const headers: Record<string, string> = { ...bearer, ...(type === undefined ? {} : { 'content-type': type }) };
+    const event = httpEvent({
+      path: '/triggers/alertmanager',
+      iam: false,
+      body: ALERTMANAGER,
+      headers,
+      pathParameters: { source: 'alertmanager' },
+    });
+    expect(await send(event)).toEqual({
+      status: 415,
+      body: {
+        error: { code: 'WEBHOOK_UNSUPPORTED_MEDIA_TYPE', message: 'the body must be application/json' },
+      },
+    });
+    expect([claims, started]).toEqual([[], []]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ refusal: 'WEBHOOK_UNSUPPORTED_MEDIA_TYPE', TriggerWebhookRefused: 1 }),
+    );
   });
 
   it('refuses everything on a route whose secret is not set', async () => {
@@ -334,6 +379,37 @@ describe('createWebhookHandler: refusals before anything is written', () => {
     const multiByte = `${atLimit.slice(0, -2)}é`;
     expect(multiByte).toHaveLength(MAX_WEBHOOK_BODY_BYTES - 1);
     expect(await world().post('alertmanager', `${multiByte}é`, bearer)).toEqual(tooLarge);
+  });
+});
+
+describe('createWebhookHandler: a mapping with its own secret', () => {
+  const OWN_TOKEN = 'am-own-token-payments-0123456789';
+  const triggers = [
+    {
+      source: 'alertmanager',
+      secret: 'WebhookPayments',
+      labels: { team: 'payments' },
+      enterpriseId: 'E1001',
+      service: 'payment-gateway',
+    },
+  ];
+
+  it('starts a run for a request bearing that secret’s value', async () => {
+    const { post, started } = world({ triggers, mappingSecrets: new Map([['WebhookPayments', [OWN_TOKEN]]]) });
+    const own = { authorization: `Bearer ${OWN_TOKEN}` };
+    expect(await post('alertmanager', ALERTMANAGER, own)).toEqual({ status: 202, code: null, message: null });
+    expect(started).toHaveLength(1);
+  });
+
+  it('refuses its requests (401, nothing claimed) when no mapping secrets were read at all', async () => {
+    const { post, claims, started } = world({ triggers, alertmanagerToken: undefined });
+    const own = { authorization: `Bearer ${OWN_TOKEN}` };
+    expect(await post('alertmanager', ALERTMANAGER, own)).toEqual({
+      status: 401,
+      code: 'WEBHOOK_UNAUTHENTICATED',
+      message: UNAUTHENTICATED_AM,
+    });
+    expect([claims, started]).toEqual([[], []]);
   });
 });
 

@@ -128,4 +128,31 @@ describe('isJsonContentType', () => {
   ])('refuses %s', (type) => {
     expect(isJsonContentType(type)).toBe(false);
   });
+
+  it('reads a header of exactly 200 characters and refuses one character more', () => {
+    const padded = (length: number) => {
+      const type = 'application/json; charset=utf-8';
+      return `application/json;${' '.repeat(length - type.length + 1)}charset=utf-8`;
+    };
+    expect(padded(200)).toHaveLength(200);
+    expect(isJsonContentType(padded(200))).toBe(true);
+    expect(isJsonContentType(padded(201))).toBe(false);
+  });
+
+  it.each([
+    'application/json; boundary=x',
+    'application/json; foo',
+    'application/json; version=1; charset=utf-8',
+  ])('accepts %s (a parameter other than charset is not read)', (type) => {
+    expect(isJsonContentType(type)).toBe(true);
+  });
+
+  it.each([
+    ['charset = utf-8', true],
+    ['charset= "utf-8"', true],
+    ['charset =utf8', true],
+    ['charset = utf-16', false],
+  ] as const)('reads whitespace around the = of %s (answers %s)', (parameter, accepted) => {
+    expect(isJsonContentType(`application/json; ${parameter}`)).toBe(accepted);
+  });
 });
