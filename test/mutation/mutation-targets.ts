@@ -540,8 +540,14 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
       },
       {
         mutator: 'Regex',
-        original: '|\\u034f|[\\ufe00-\\ufe0f]/;',
-        replacement: '[^\\ufe00-\\ufe0f]',
+        original: '|\\p{Default_Ignorable_Code_Point}/u;',
+        replacement: '\\P{Default_Ignorable_Code_Point}',
+        reason: 'widens the shortcut only: a text with nothing to undo still leaves `changed` false (null)',
+      },
+      {
+        mutator: 'Regex',
+        original: '|\\p{Default_Ignorable_Code_Point}/u;',
+        replacement: '[^%\\uff0b',
         reason: 'widens the shortcut only: a text with nothing to undo still leaves `changed` false (null)',
       },
       {

@@ -53,13 +53,15 @@ function isInvisibleAstral(point: number): boolean {
   );
 }
 
-/** The astral code point whose high surrogate is at `index` (with its low one after it), or -1. */
-function astralAt(text: string, index: number): number {
-  const high = text.charCodeAt(index);
-  if (!(high >= 0xd800 && high <= 0xdbff)) return -1;
+/**
+ * Whether the units at `index` and `index + 1` are one astral invisible character (a high and a low surrogate).
+ * NOTE: only the low unit is checked: with any other unit than a high surrogate before it, the code point computed
+ * falls outside every range of isInvisibleAstral (below 0x10000, or above 0x10FFFF).
+ */
+function isInvisiblePairAt(text: string, index: number): boolean {
   const low = text.charCodeAt(index + 1);
-  if (!(low >= 0xdc00 && low <= 0xdfff)) return -1;
-  return (high - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
+  if (!(low >= 0xdc00 && low <= 0xdfff)) return false;
+  return isInvisibleAstral((text.charCodeAt(index) - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000);
 }
 
 /**
@@ -69,9 +71,8 @@ function astralAt(text: string, index: number): number {
  */
 export function isInvisibleAt(text: string, index: number): boolean {
   const code = text.charCodeAt(index);
-  if (code >= 0xdc00 && code <= 0xdfff) return isInvisibleAstral(astralAt(text, index - 1));
-  if (code >= 0xd800 && code <= 0xdbff) return isInvisibleAstral(astralAt(text, index));
-  return isInvisibleCharacter(code);
+  if (code >= 0xdc00 && code <= 0xdfff) return isInvisiblePairAt(text, index - 1);
+  return isInvisibleCharacter(code) || isInvisiblePairAt(text, index);
 }
 
 const FULL_WIDTH_OFFSET = 0xfee0;
@@ -133,7 +134,7 @@ export function buildNormalisedView(text: string): NormalisedView | null {
       changed = true;
       index += 1;
       continue;
-    } else if (isInvisibleAstral(astralAt(text, index))) {
+    } else if (isInvisiblePairAt(text, index)) {
       changed = true;
       index += 2;
       continue;

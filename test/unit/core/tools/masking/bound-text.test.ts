@@ -87,6 +87,21 @@ describe('boundText', () => {
     expect(boundText('ab 😀 😀', 6)).toBe('ab 😀 ');
   });
 
+  it('cuts before a lone surrogate as before any other character no value contains, never between a real pair', () => {
+    // A lone high surrogate before a break: the break is the cut.
+    expect(boundText('ab\ud83d cd', 4)).toBe('ab\ud83d');
+    // A lone low surrogate (after a letter) and one after another low surrogate are places to cut.
+    expect(boundText('ab\ude00cd', 3)).toBe('ab');
+    expect(boundText('ab\ude00\ude00cd', 4)).toBe('ab\ude00');
+    // A private-use character (above the surrogates) after a high surrogate is no low half.
+    expect(boundText('ab\ud83d\ue000cd', 4)).toBe('ab\ud83d');
+    // Pairs at the edges of the surrogate ranges (U+10000, U+10FC00, U+1F400, U+1FFFF) are never cut in two.
+    for (const pair of ['\ud800\udc00', '\udbff\udc00', '\ud83d\udc00', '\ud83f\udfff']) {
+      expect(boundText(`ab${pair}cd`, 4), pair).toBe('ab');
+    }
+    expect(boundText('ab 😀c', 4)).toBe('ab ');
+  });
+
   it('moves the cut before the whole run of digits and separators, also over separators no window joins', () => {
     expect(boundText('tel 138 - 1234 5678', 14)).toBe('tel');
     // Two spaces between groups: the cut at either of them moves before the number.

@@ -60,6 +60,10 @@ describe('buildNormalisedView', () => {
     expect(buildNormalisedView('1\u{E1000}2')).toBeNull();
     expect(buildNormalisedView('1\u{DFFFF}2')).toBeNull();
     expect(buildNormalisedView('x\udb40')).toBeNull();
+    // A lone high surrogate before a unit that is no low surrogate (here a Hangul syllable, U+D7B0) is no tag
+    // character, though the code point the two would make falls in the tag block (U+E07B0).
+    expect(buildNormalisedView('x\udb43\ud7b0y')).toBeNull();
+    expect(buildNormalisedView('x\udb43\ue000y')).toBeNull();
     // A lone surrogate stays one character of the view (the decoder writes it as U+FFFD), still pointing at itself.
     expect(buildNormalisedView('１\udb40')?.text).toBe('1\ufffd');
   });
@@ -223,5 +227,8 @@ describe('isInvisibleCharacter and isInvisibleAt against Unicode', () => {
     expect(isInvisibleAt('\udc31', 0)).toBe(false);
     expect(isInvisibleAt('\udc31\udb40', 0)).toBe(false);
     expect(isInvisibleAt('\udc31\udb40', 1)).toBe(false);
+    expect(isInvisibleAt('\udb43\ud7b0', 0)).toBe(false);
+    expect(isInvisibleAt('\udb43\ud7b0', 1)).toBe(false);
+    expect(isInvisibleAt('\ud7b0\udc00', 1)).toBe(false);
   });
 });
