@@ -139,13 +139,12 @@ describe('isJsonContentType', () => {
     expect(isJsonContentType(padded(201))).toBe(false);
   });
 
-  it.each([
-    'application/json; boundary=x',
-    'application/json; foo',
-    'application/json; version=1; charset=utf-8',
-  ])('accepts %s (a parameter other than charset is not read)', (type) => {
-    expect(isJsonContentType(type)).toBe(true);
-  });
+  it.each(['application/json; boundary=x', 'application/json; foo', 'application/json; version=1; charset=utf-8'])(
+    'accepts %s (a parameter other than charset is not read)',
+    (type) => {
+      expect(isJsonContentType(type)).toBe(true);
+    },
+  );
 
   it.each([
     ['charset = utf-8', true],
