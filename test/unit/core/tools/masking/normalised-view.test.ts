@@ -63,7 +63,8 @@ describe('buildNormalisedView', () => {
     // A lone high surrogate before a unit that is no low surrogate (here a Hangul syllable, U+D7B0) is no tag
     // character, though the code point the two would make falls in the tag block (U+E07B0).
     expect(buildNormalisedView('x\udb43\ud7b0y')).toBeNull();
-    expect(buildNormalisedView('x\udb43\ue000y')).toBeNull();
+    // Nor is one before a unit above the low surrogates (U+DB42 then U+E000 would make U+E0C00, a tag-block code).
+    expect(buildNormalisedView('x\udb42\ue000y')).toBeNull();
     // A lone surrogate stays one character of the view (the decoder writes it as U+FFFD), still pointing at itself.
     expect(buildNormalisedView('１\udb40')?.text).toBe('1\ufffd');
   });
@@ -230,5 +231,9 @@ describe('isInvisibleCharacter and isInvisibleAt against Unicode', () => {
     expect(isInvisibleAt('\udb43\ud7b0', 0)).toBe(false);
     expect(isInvisibleAt('\udb43\ud7b0', 1)).toBe(false);
     expect(isInvisibleAt('\ud7b0\udc00', 1)).toBe(false);
+    expect(isInvisibleAt('\udb42\ue000', 0)).toBe(false);
+    // Invisible BMP characters above the surrogates are found on their own, with nothing before them.
+    expect(isInvisibleAt('\ufeff', 0)).toBe(true);
+    expect(isInvisibleAt('a\uffa0', 1)).toBe(true);
   });
 });
