@@ -50,4 +50,40 @@ describe('canAccessTenant', () => {
     expect(canAccessTenant(policy, { userArn: principal }, 'E1001')).toBe(true);
     expect(canAccessTenant(policy, { accountId: principal }, 'E1001')).toBe(false);
   });
+
+  // The caller-ARN check (CALLER_ARN): its partition class and its start anchor, pinned with callers a policy rule
+  // would otherwise grant.
+  it.each([
+    [
+      'the China partition',
+      'arn:aws-cn:sts::123456789012:assumed-role/Ops/*',
+      'arn:aws-cn:sts::123456789012:assumed-role/Ops/alice',
+    ],
+    ['GovCloud', 'arn:aws-us-gov:iam::123456789012:user/*', 'arn:aws-us-gov:iam::123456789012:user/alice'],
+  ])('grants a caller of %s matched by a rule of its partition', (_label, principal, userArn) => {
+    expect(canAccessTenant(parseTenantAccess(rule(principal)), { userArn }, 'E1001')).toBe(true);
+    expect(canAccessTenant(parseTenantAccess(rule(principal)), { userArn }, 'E2002')).toBe(false);
+  });
+
+  it.each([
+    ['a space', 'arn:aws:sts::123456789012:assumed-role/Ops/x arn:aws:sts::123456789012:assumed-role/Ops/y'],
+    ['a colon', 'arn:aws:sts::123456789012:assumed-role/Ops/x:arn:aws:sts::123456789012:assumed-role/Ops/y'],
+  ])('refuses a caller ARN that only ends in a valid ARN, after %s', (_label, userArn) => {
+    const policy = parseTenantAccess(rule('arn:aws:sts::123456789012:assumed-role/Ops/*'));
+    expect(canAccessTenant(policy, { userArn }, 'E1001')).toBe(false);
+    expect(canAccessTenant(policy, { userArn: 'arn:aws:sts::123456789012:assumed-role/Ops/y' }, 'E1001')).toBe(true);
+  });
+
+  it('refuses a caller whose partition is longer than 20 characters after "aws", though a rule may name it', () => {
+    const partition = `aws-${'a'.repeat(19)}`;
+    const longer = `aws-${'a'.repeat(20)}`;
+    for (const [name, expected] of [
+      [partition, true],
+      [longer, false],
+    ] as const) {
+      const principal = `arn:${name}:iam::123456789012:user/*`;
+      const policy = parseTenantAccess(rule(principal));
+      expect(canAccessTenant(policy, { userArn: `arn:${name}:iam::123456789012:user/alice` }, 'E1001')).toBe(expected);
+    }
+  });
 });

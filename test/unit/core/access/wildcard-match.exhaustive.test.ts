@@ -90,6 +90,21 @@ describe('countWildcardMatch', () => {
     expect(countWildcardMatch(pattern, name)).toEqual({ matched, steps });
   });
 
+  // Lines: each terminator the two share is one comparison, and each line is matched on its own characters only
+  // (a line cut wrong, e.g. running to the end of the name, costs more comparisons than these).
+  it.each([
+    ['two lines', 'a\nb', 'a\nb', true, 3],
+    ['three lines', 'a\nb\nc', 'a\nb\nc', true, 5],
+    ['stars on both lines', 'a*\n*b', 'ax\nyb', true, 3],
+    ['a line separator', 'a\u2028*', 'a\u2028bc', true, 2],
+    ['the second line differs', 'a\nb', 'a\nc', false, 3],
+    ['another terminator: the terminator comparison only', 'a\rb', 'a\nb', false, 1],
+    ['more lines in the pattern: refused before any comparison', 'a\nb', 'a', false, 0],
+    ['more lines in the name: refused before any comparison', 'a', 'a\nb', false, 0],
+  ])('counts %s (%j against %j, %s) as %i comparisons', (_label, pattern, name, matched, steps) => {
+    expect(countWildcardMatch(pattern, name)).toEqual({ matched, steps });
+  });
+
   it('counts a scan of the whole name for a many-star pattern whose last middle segment is missing', () => {
     const prefix = 'arn:aws:sts::111122223333:assumed-role/';
     const pattern = `${prefix}*-*-*-*-*-*-*-*-*-*-x*-oncall`;

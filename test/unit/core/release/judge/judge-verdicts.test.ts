@@ -1,4 +1,5 @@
-import { parseJudgeVerdicts } from '@diagnosis/core';
+import { judgeVerdictsSchema, parseJudgeVerdicts } from '@diagnosis/core';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { judgeVerdictsJsonSchema } from '../../../../../packages/core/src/release/judge/judge-verdicts.ts';
 import { supportedDraft } from '../../../../support/run-fixtures.ts';
@@ -25,5 +26,17 @@ describe('judgeVerdictsJsonSchema', () => {
       required: ['analysis', 'conclusion'],
       additionalProperties: false,
     });
+  });
+});
+
+describe('judgeVerdictsSchema', () => {
+  it('refuses a reason of more than one line, saying "one line" at its path', () => {
+    for (const reason of ['a\nb', 'a\rb']) {
+      const result = v.safeParse(judgeVerdictsSchema, { analysis: [], conclusion: { verdict: 'SUPPORTED', reason } });
+      expect(result.success).toBe(false);
+      expect(result.issues?.map((issue) => [v.getDotPath(issue), issue.message])).toEqual([
+        ['conclusion.reason', 'one line'],
+      ]);
+    }
   });
 });
