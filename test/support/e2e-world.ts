@@ -160,6 +160,9 @@ export async function startE2eWorld(
       return items;
     },
     async cleanup() {
+      // NOTE: a run's store status turns final before its Diagnose invocation returns and prints the run's metrics:
+      // a test that polled the store can end first, and the record would then reach the test run's output.
+      await workflow.idle();
       functionLogs.restore();
       for (const [key, value] of Object.entries(previous)) {
         if (value === undefined) delete process.env[key];
