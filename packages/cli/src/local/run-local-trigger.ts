@@ -62,6 +62,11 @@ export interface LocalTriggerOptions {
    * follow-up question in the card's thread answered there (see local-slack.ts).
    */
   slack?: boolean;
+  /**
+   * Called as the event is handed to the Trigger handler, after the command's own setup (the local runtime, the
+   * functions composed): where a deployed, warm Trigger function's work starts (bench/alarm-to-message.ts).
+   */
+  onEventSent?: () => void;
 }
 
 /** Runs the event and returns the exit code: a started run's (0, 2 fallback, 1 failed), else 0. */
@@ -133,7 +138,7 @@ export async function runLocalTrigger(options: LocalTriggerOptions, io: CliIo): 
         : undefined;
     let answer: WebhookAnswer;
     try {
-      answer = await invokeTrigger(event, deps, { token, secret }, log.write);
+      answer = await invokeTrigger(event, deps, { token, secret }, log.write, options.onEventSent);
       if (localSlack !== undefined && answer.outcome === 'STARTED') localSlack.follow(answer.runId);
       await workflow.idle();
       if (localSlack !== undefined && answer.outcome === 'STARTED') {
@@ -165,9 +170,11 @@ async function invokeTrigger(
   deps: Parameters<typeof createTriggerHandler>[0],
   secrets: { token: string; secret: string },
   log: (line: string) => void,
+  onEventSent: () => void = () => undefined,
 ): Promise<WebhookAnswer> {
   if (event.source === 'cloudwatch') {
     const handler = createTriggerHandler(deps, createObservability('Trigger', log));
+    onEventSent();
     return await handler(event.json, lambdaContext(30_000));
   }
   const handler = createWebhookHandler(
@@ -177,6 +184,7 @@ async function invokeTrigger(
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (event.source === 'alertmanager') headers.authorization = `Bearer ${secrets.token}`;
   else headers['x-pagerduty-signature'] = `v1=${createHmac('sha256', secrets.secret).update(event.raw).digest('hex')}`;
+  onEventSent();
   const response = (await handler(
     {
       version: '2.0',
