@@ -125,7 +125,9 @@ function print(title: string, tallies: Map<string, Tally>) {
 /**
  * Issue 32, items 7 and 8: every distinct planted phone, e-mail, bank card and resident id of the corpus written the
  * ways a hostile or merely unusual text writes it, each in a sentence of its own: in full-width characters, with `@`
- * URL-encoded (e-mail only), split by zero-width characters, and wrapped in marker look-alikes (`[MASKED:v]`,
+ * URL-encoded (e-mail only), split by zero-width characters, its digits in another script (Arabic-Indic, the
+ * mathematical bold digits), as HTML character references, its digit groups split by Unicode spaces (phone and card),
+ * with look-alikes of `@` and `.` (e-mail: `﹫`, `。`; stop 41), and wrapped in marker look-alikes (`[MASKED:v]`,
  * `[REDACTED:v]`, `<x_v:aaaaa>`). A form is missed when the masked sentence still shows the form as written, the value,
  * or its first 7 characters; a false positive is a masked value no manifest lists.
  */
@@ -135,8 +137,36 @@ const fullWidth = (text: string) =>
 const zeroWidthSplit = (text: string) => `${text.slice(0, 3)}\u200b${text.slice(3, 7)}\u2060${text.slice(7)}`;
 /** Split by invisible characters outside the zero-width block: an astral tag character and a Hangul filler. */
 const tagSplit = (text: string) => `${text.slice(0, 3)}\u{E0031}${text.slice(3, 7)}\u3164${text.slice(7)}`;
+/** The digits of `value` in the script whose zero is `zero` (null when it has none to write). */
+const digitsIn = (zero: number) => (value: string) =>
+  /[0-9]/.test(value) ? value.replace(/[0-9]/g, (digit) => String.fromCodePoint(zero + Number(digit))) : null;
+/** `value` as HTML decimal character references, every character. */
+const references = (value: string) => [...value].map((character) => `&#${character.codePointAt(0)};`).join('');
+/**
+ * A phone's groups (3-4-4, after its `+86`) or a card's (4 each) split by a no-break and a narrow no-break space, as a
+ * word processor writes them; null for the other kinds.
+ */
+function unicodeSpaced(value: string, kind: string): string | null {
+  const spaces = ['\u00a0', '\u202f'];
+  const join = (groups: string[]) =>
+    groups.map((group, index) => (index === 0 ? group : `${spaces[index % 2]}${group}`)).join('');
+  if (kind === 'bank_card') return join(value.match(/.{1,4}/g) ?? [value]);
+  if (kind !== 'phone') return null;
+  const prefix = value.startsWith('+86') ? '+86' : '';
+  const digits = value.slice(prefix.length);
+  const groups = join([digits.slice(0, 3), digits.slice(3, 7), digits.slice(7)]);
+  return prefix === '' ? groups : `${prefix}\u00a0${groups}`;
+}
 const HOSTILE_FORMS: readonly [string, (value: string, kind: string) => string | null][] = [
   ['full-width', (value) => fullWidth(value)],
+  ['Arabic-Indic digits', (value) => digitsIn(0x660)(value)],
+  ['mathematical digits', (value) => digitsIn(0x1d7ce)(value)],
+  ['HTML references', (value) => references(value)],
+  ['Unicode-space split', (value, kind) => unicodeSpaced(value, kind)],
+  [
+    'look-alike @ and .',
+    (value, kind) => (kind === 'email' ? value.replace('@', '\ufe6b').replace(/\.(?=[^.]*$)/, '\u3002') : null),
+  ],
   ['url-encoded', (value, kind) => (kind === 'email' ? value.replace('@', '%40') : null)],
   ['zero-width split', (value) => zeroWidthSplit(value)],
   ['tag/filler split', (value) => tagSplit(value)],
@@ -173,9 +203,10 @@ export function measureHostileForms(
         if (tally.examples.size < 2) tally.examples.add(JSON.stringify(masked));
       }
       // A false positive: a masked value that is not the planted one (nor the planted one with what the sentence
-      // glued to it, as `x_<local part>` of the `<x_…:aaaaa>` look-alike, which is the address as written).
+      // glued to it, as `x_<local part>` of the `<x_…:aaaaa>` look-alike, which is the address as written, nor the
+      // planted one with the spaces between its groups, as the Unicode-space form writes it).
       for (const entry of masking.takeNewEntries()) {
-        if (entry.value.includes(value)) continue;
+        if (entry.value.includes(value) || entry.value.replaceAll(' ', '') === value) continue;
         tally.falsePositives += 1;
         if (tally.examples.size < 2) tally.examples.add(entry.value);
       }

@@ -1,25 +1,27 @@
-import { isEncodingCharacter, isInvisibleAt } from './normalised-view.ts';
+import { isEncodingAt, isInvisibleAt } from './normalised-view.ts';
 
 /**
  * The text cut to `maxChars`, at the last character before the cut that no value can contain (whitespace, CJK text,
  * quotes, brackets, separators), so that no value is cut in two: a cut value could escape its detector and show its
- * first part. NOTE: full-width ASCII and invisible characters are part of a value in its encoded form
- * (`１３９１２３４５６７８`, `139\u200b1234…`: see normalised-view.ts), so they are no place to cut either. A text
- * without such a character in its first `maxChars` is one oversized token (a blob) and is masked whole.
+ * first part. NOTE: every character the view reads as part of a value (full-width ASCII, other scripts' digits,
+ * Unicode's spaces and dashes, `﹫` and `。`) or drops (invisible characters) is part of a value in its encoded form
+ * (`１３９１２３４５６７８`, `139\u200b1234…`, `١٣٨`: see normalised-view.ts), so it is no place to cut either. A
+ * text without such a character in its first `maxChars` is one oversized token (a blob) and is masked whole.
  */
 export function boundText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   // NOTE: the patterns live here, not at module level, so each of their mutants is tested by the tests that cut a
   // text, not by reloading every masking test (docs/development.md, Mutation testing).
   const valueBreak = /[\s,;"'<>()[\]{}|`]/;
-  /** A digit (ASCII or full-width), maybe followed by one separator, right before the cut. */
-  const digitsBefore = /[0-9\uff10-\uff19][\s\-.]?$/;
+  /** A digit (of any script, or a superscript or circled one), maybe followed by one separator, before the cut. */
+  const digitsBefore = /[\p{Nd}\u00b2\u00b3\u00b9\u2070-\u2089\u2460-\u24ff\u2776-\u2793][\s\-.\u2010-\u2015\u2212]?$/u;
   /** Separators and then a digit right after the cut. */
-  const digitsAfter = /^[\s\-.]{1,3}[0-9\uff10-\uff19]/;
-  const digitRun = /[0-9\uff10-\uff19\s\-.]/;
+  const digitsAfter =
+    /^[\s\-.\u2010-\u2015\u2212]{1,3}[\p{Nd}\u00b2\u00b3\u00b9\u2070-\u2089\u2460-\u24ff\u2776-\u2793]/u;
+  const digitRun = /[\p{Nd}\u00b2\u00b3\u00b9\u2070-\u2089\u2460-\u24ff\u2776-\u2793\s\-.\u2010-\u2015\u2212]/u;
   for (let index = maxChars; index > 0; index -= 1) {
     const code = text.charCodeAt(index);
-    if (code > 0x7f ? isEncodingCharacter(code) || isInvisibleAt(text, index) : !valueBreak.test(text.charAt(index))) {
+    if (code > 0x7f ? isEncodingAt(text, index) : !valueBreak.test(text.charAt(index))) {
       continue;
     }
     // NOTE: nor between the two units of an astral character (an emoji): the text kept would end in half of it.

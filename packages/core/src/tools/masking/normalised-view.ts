@@ -1,11 +1,19 @@
 /**
- * The normalised view of a text (issue 32, item 8): what a reader sees in it, for the detectors, with each of its
- * characters mapped back to the characters of the original it came from. Three encodings are undone:
+ * The normalised view of a text (issue 32, item 8; stop 41): what a reader sees in it, for the detectors, with each of
+ * its characters mapped back to the characters of the original it came from. These encodings are undone:
  * - full-width letters, digits and the punctuation values are made of (`＠．＋－＿`) → ASCII (`１３９…`,
  *   `ａ＠ｂ．ｃｎ`, ordinary in user-typed Chinese text). NOTE: not the full-width colon, comma or brackets every
  *   Chinese sentence has (`电话：`): `：：ａａ` read as `::aa` would be an IPv6 address;
- * - one layer of URL percent-encoding of the same punctuation and the space (`a%40b.cn` in an access log's query
- *   string; `%2E`, `%2B`, `%2D`, `%5F`, `%20`), not of the rest (`12%3A30` is a time, not part of a value);
+ * - the digits of every other script (Arabic-Indic `١٣٨`, Devanagari, Thai, the mathematical digits `𝟏𝟑𝟖`, ...: Unicode's
+ *   decimal digits) → ASCII digits, and the compatibility forms a reader reads as digits or letters (superscripts
+ *   `¹³⁸`, circled `①③⑧`, `⒈`, mathematical letters `𝐨𝐩𝐬`) → what Unicode's compatibility normalisation (NFKC)
+ *   makes of them;
+ * - Unicode's spaces (no-break, narrow, figure, thin, ideographic, ...) → a space, its dashes and minus sign → `-`, the
+ *   look-alikes of `@` and `.` (`﹫`, `。`, `｡`, `﹒`, `․`) → `@` and `.`, so `138 1234 5678` with any of them between
+ *   its groups, or `ops@example。com`, is the value it reads as;
+ * - one layer of URL percent-encoding of letters, digits, the punctuation of values and the space (`a%40b.cn` in an
+ *   access log's query string, `%31%33%38`), not of the rest (`12%3A30` is a time, not part of a value);
+ * - HTML character references (`&#64;`, `&#x40;`, `&commat;`) standing for any of the above;
  * - invisible characters (Unicode's default-ignorable code points: zero-width spaces and joiners, word joiner, BOM,
  *   soft hyphen, bidi controls, variation selectors, Hangul fillers, and the astral tag characters and selectors, two
  *   UTF-16 units each) dropped, so a value split by them is one value again.
@@ -98,52 +106,217 @@ function fullWidthValueCode(code: number): number {
   return isValueAscii(ascii) ? ascii : -1;
 }
 
+/**
+ * The code point of Unicode's decimal digit zero of each script but ASCII (each is followed by its digits one to
+ * nine; a run of several sets, like the mathematical digits, has a zero every ten). A unit test holds the list to the
+ * engine's `\p{Nd}`. NOTE: a function, so its mutants are tested by the tests that build a view.
+ */
+function digitZeros(): readonly number[] {
+  return [
+    0x660, 0x6f0, 0x7c0, 0x966, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6, 0xc66, 0xce6, 0xd66, 0xde6, 0xe50, 0xed0, 0xf20,
+    0x1040, 0x1090, 0x17e0, 0x1810, 0x1946, 0x19d0, 0x1a80, 0x1a90, 0x1b50, 0x1bb0, 0x1c40, 0x1c50, 0xa620, 0xa8d0,
+    0xa900, 0xa9d0, 0xa9f0, 0xaa50, 0xabf0, 0xff10, 0x104a0, 0x10d30, 0x10d40, 0x11066, 0x110f0, 0x11136, 0x111d0,
+    0x112f0, 0x11450, 0x114d0, 0x11650, 0x116c0, 0x116d0, 0x116da, 0x11730, 0x118e0, 0x11950, 0x11bf0, 0x11c50, 0x11d50,
+    0x11da0, 0x11de0, 0x11f50, 0x16130, 0x16a60, 0x16ac0, 0x16b50, 0x16d70, 0x1ccf0, 0x1d7ce, 0x1d7d8, 0x1d7e2, 0x1d7ec,
+    0x1d7f6, 0x1e140, 0x1e2f0, 0x1e4f0, 0x1e5f1, 0x1e950, 0x1fbf0,
+  ];
+}
+
+/** The value of `point` as a decimal digit of a script other than ASCII, or -1. */
+export function digitValue(point: number): number {
+  // NOTE: the stretches without a digit (most of the BMP's letters, punctuation and CJK) answer before the search.
+  if (point < 0x660 || (point > 0x1c59 && point < 0xa620) || (point > 0xabf9 && point < 0xff10)) return -1;
+  if ((point > 0xff19 && point < 0x104a0) || point > 0x1fbf9) return -1;
+  const zeros = digitZeros();
+  let low = 0;
+  let high = zeros.length - 1;
+  // The last zero at or before `point` (binary search), then whether `point` is one of its nine digits after it.
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if ((zeros[middle] ?? 0) <= point) low = middle;
+    else high = middle - 1;
+  }
+  const value = point - (zeros[low] ?? 0);
+  return value >= 0 && value <= 9 ? value : -1;
+}
+
+/** Whether `point` is one of Unicode's spaces other than the ASCII one (no-break, figure, thin, ideographic, ...). */
+function isUnicodeSpace(point: number): boolean {
+  return (
+    point === 0x00a0 ||
+    point === 0x1680 ||
+    (point >= 0x2000 && point <= 0x200a) ||
+    point === 0x202f ||
+    point === 0x205f ||
+    point === 0x3000
+  );
+}
+
+/** Whether `point` is a dash or minus sign a reader reads as `-` between digit groups. */
+function isDash(point: number): boolean {
+  return (point >= 0x2010 && point <= 0x2015) || point === 0x2212 || point === 0xfe58 || point === 0xfe63;
+}
+
+/** Whether `point` is a compatibility form a reader reads as digits or letters (NFKC says which). */
+function isCompatibilityForm(point: number): boolean {
+  return (
+    point === 0x00b2 ||
+    point === 0x00b3 ||
+    point === 0x00b9 ||
+    (point >= 0x2070 && point <= 0x209f) ||
+    (point >= 0x2460 && point <= 0x24ea) ||
+    (point >= 0x3251 && point <= 0x325f) ||
+    (point >= 0x32b1 && point <= 0x32bf) ||
+    (point >= 0x1d400 && point <= 0x1d7ff) ||
+    (point >= 0x1f100 && point <= 0x1f10a)
+  );
+}
+
+/** The ASCII a reader reads for the non-ASCII code point `point` where it can be part of a value, or null. */
+function readerAscii(point: number): string | null {
+  // NOTE: the CJK ideographs and Hangul syllables, most of a Chinese text, read as themselves: decided first.
+  if ((point >= 0x3400 && point <= 0x9fff) || (point >= 0xac00 && point <= 0xd7a3)) return null;
+  const fullWidth = fullWidthValueCode(point);
+  if (fullWidth !== -1) return String.fromCharCode(fullWidth);
+  if (isUnicodeSpace(point)) return ' ';
+  if (isDash(point)) return '-';
+  if (point === 0xfe62) return '+';
+  if (point === 0xfe6b) return '@';
+  if (point === 0x3002 || point === 0xff61 || point === 0xfe52 || point === 0x2024) return '.';
+  const digit = digitValue(point);
+  if (digit !== -1) return String(digit);
+  const circled = circledNumber(point);
+  if (circled !== -1) return String(circled);
+  if (!isCompatibilityForm(point)) return null;
+  // NOTE: `⑩` is read `10` and `⒈` `1.`; `⑴` reads `(1)`, which no value holds, and stays as it is.
+  const compatible = String.fromCodePoint(point).normalize('NFKC');
+  return /^[0-9A-Za-z.+]{1,3}$/.test(compatible) ? compatible : null;
+}
+
+/**
+ * The number of a circled digit NFKC leaves as it is (the negative and double circled ones, `❶`, `⓫`, `⓵`, `⓿`), or
+ * -1.
+ */
+function circledNumber(point: number): number {
+  if (point >= 0x2776 && point <= 0x2793) return ((point - 0x2776) % 10) + 1;
+  if (point >= 0x24eb && point <= 0x24f4) return point - 0x24eb + 11;
+  if (point >= 0x24f5 && point <= 0x24fe) return point - 0x24f5 + 1;
+  return point === 0x24ff ? 0 : -1;
+}
+
 /** Whether the character at `code` is one the view drops or maps, i.e. part of a value in its encoded form. */
 export function isEncodingCharacter(code: number): boolean {
-  return fullWidthValueCode(code) !== -1 || isInvisibleCharacter(code);
+  return isInvisibleCharacter(code) || (code > 0x7f && readerAscii(code) !== null);
+}
+
+/**
+ * Whether the unit at `index` of `text` belongs to a character the view drops or maps (`isEncodingCharacter`, or
+ * either half of an astral one: a mathematical digit, a tag character). False outside the text and for a lone
+ * surrogate.
+ */
+export function isEncodingAt(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  if (!(code >= 0xd800 && code <= 0xdfff)) return isEncodingCharacter(code);
+  const start = code >= 0xdc00 ? index - 1 : index;
+  const high = text.charCodeAt(start);
+  const low = text.charCodeAt(start + 1);
+  if (!(high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff)) return false;
+  return isInvisiblePairAt(text, start) || readerAscii((high - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000) !== null;
+}
+
+/** What a reader reads at `index` where it can be part of a value, and how many units it takes; null: itself. */
+function readAt(text: string, index: number): { ascii: string; width: number } | null {
+  const code = text.charCodeAt(index);
+  if (code === 37 /* % */) {
+    const decoded = percentDecoded(text, index);
+    return decoded === -1 ? null : { ascii: String.fromCharCode(decoded), width: 3 };
+  }
+  if (code === 38 /* & */) return referenceAt(text, index);
+  if (code <= 0x7f) return null;
+  const point = text.codePointAt(index) ?? code;
+  const ascii = readerAscii(point);
+  return ascii === null ? null : { ascii, width: point > 0xffff ? 2 : 1 };
+}
+
+/** The HTML character reference at `index` (`&#64;`, `&#x40;`, `&commat;`) where it stands for part of a value. */
+function referenceAt(text: string, index: number): { ascii: string; width: number } | null {
+  // NOTE: built per call (V8 compiles the literal once), so its mutants are tested by the tests that build a view.
+  const reference = /&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6})|(commat|period|plus|minus|hyphen|dash|lowbar|nbsp));/y;
+  const named: Record<string, string> = {
+    commat: '@',
+    period: '.',
+    plus: '+',
+    minus: '-',
+    hyphen: '-',
+    dash: '-',
+    lowbar: '_',
+    nbsp: ' ',
+  };
+  reference.lastIndex = index;
+  const found = reference.exec(text);
+  if (found === null) return null;
+  const [whole, decimal, hexadecimal, name] = found;
+  if (name !== undefined) return { ascii: named[name] ?? '', width: whole.length };
+  const point = decimal !== undefined ? Number(decimal) : Number.parseInt(hexadecimal ?? '', 16);
+  if (point > 0x10ffff) return null;
+  const ascii =
+    point <= 0x7f ? (point === 32 || isValueAscii(point) ? String.fromCharCode(point) : null) : readerAscii(point);
+  return ascii === null ? null : { ascii, width: whole.length };
+}
+
+/**
+ * Whether `text` holds anything the view would change that can matter: checked first, so plain text costs one scan.
+ * NOTE: a separator, dash or dot (`。`, `　`, `—` are in most Chinese sentences) only matters beside an ASCII letter or
+ * digit (beside another encoded character, that one answers), and `%` and `&` only as an escape or a reference.
+ */
+function needsView(text: string): boolean {
+  // NOTE: built per call (V8 compiles the literal once), so its mutants are tested by the tests that build a view, not
+  // by reloading every masking test (docs/development.md, Mutation testing).
+  if (/%[0-9A-Fa-f]{2}|&(?:#|[A-Za-z]+;)/.test(text)) return true;
+  const asciiAlphanumeric = /[0-9A-Za-z]/;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code <= 0x7f || (code >= 0x3400 && code <= 0x9fff)) continue;
+    if (!isEncodingAt(text, index)) continue;
+    const read = readerAscii(code);
+    if (read !== ' ' && read !== '-' && read !== '.') return true;
+    if (asciiAlphanumeric.test(text.charAt(index - 1)) || asciiAlphanumeric.test(text.charAt(index + 1))) return true;
+  }
+  return false;
 }
 
 /** The view of `text`, or null when it would be the text itself (nothing to undo). */
 export function buildNormalisedView(text: string): NormalisedView | null {
-  // Whether the text holds anything the view would change: checked first, so plain text costs one scan. NOTE: built
-  // per call (V8 compiles the literal once), so its mutants are tested by the tests that build a view, not by
-  // reloading every masking test (docs/development.md, Mutation testing).
-  const needsView =
-    /[%\uff0b\uff0d\uff0e\uff10-\uff19\uff20-\uff3a\uff3f\uff41-\uff5a]|\p{Default_Ignorable_Code_Point}/u;
-  if (!needsView.test(text)) return null;
-  const codes = new Uint16Array(text.length);
-  const sourceStart = new Uint32Array(text.length);
-  const sourceEnd = new Uint32Array(text.length);
+  if (!needsView(text)) return null;
+  // NOTE: a unit may read as up to three characters (`⒛` is `20.`), so the view may be three times as long.
+  const capacity = text.length * 3;
+  const codes = new Uint16Array(capacity);
+  const sourceStart = new Uint32Array(capacity);
+  const sourceEnd = new Uint32Array(capacity);
   let length = 0;
   let changed = false;
   let index = 0;
   while (index < text.length) {
-    const code = text.charCodeAt(index);
-    let mapped = code;
-    let width = 1;
-    const fullWidth = fullWidthValueCode(code);
-    if (fullWidth !== -1) {
-      mapped = fullWidth;
-    } else if (code === 37 /* % */) {
-      const decoded = percentDecoded(text, index);
-      if (decoded !== -1) {
-        mapped = decoded;
-        width = 3;
-      }
-    } else if (isInvisibleCharacter(code)) {
+    if (isInvisibleCharacter(text.charCodeAt(index))) {
       changed = true;
       index += 1;
       continue;
-    } else if (isInvisiblePairAt(text, index)) {
+    }
+    if (isInvisiblePairAt(text, index)) {
       changed = true;
       index += 2;
       continue;
     }
-    if (width !== 1 || mapped !== code) changed = true;
-    codes[length] = mapped;
-    sourceStart[length] = index;
-    sourceEnd[length] = index + width;
-    length += 1;
+    const read = readAt(text, index);
+    const width = read === null ? 1 : read.width;
+    const ascii = read === null ? text.charAt(index) : read.ascii;
+    if (read !== null) changed = true;
+    for (let offset = 0; offset < ascii.length; offset += 1) {
+      codes[length] = ascii.charCodeAt(offset);
+      sourceStart[length] = index;
+      sourceEnd[length] = index + width;
+      length += 1;
+    }
     index += width;
   }
   if (!changed) return null;
@@ -154,17 +327,13 @@ export function buildNormalisedView(text: string): NormalisedView | null {
   };
 }
 
-/** The code `%XX` at `index` stands for where it can be part of a value (`@ . + - _` or the space), or -1. */
+/** The code `%XX` at `index` stands for where it can be part of a value (a letter, a digit, `@ . + - _`, the space), or -1. */
 function percentDecoded(text: string, index: number): number {
   const high = hexValue(text.charCodeAt(index + 1));
   const low = hexValue(text.charCodeAt(index + 2));
   if (high < 0 || low < 0) return -1;
   const code = high * 16 + low;
-  return code === 32 || (isValueAscii(code) && !isAlphanumeric(code)) ? code : -1;
-}
-
-function isAlphanumeric(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+  return code === 32 || isValueAscii(code) ? code : -1;
 }
 
 function hexValue(code: number): number {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildNormalisedView,
+  digitValue,
+  isEncodingAt,
   isEncodingCharacter,
   isInvisibleAt,
   isInvisibleCharacter,
@@ -36,7 +38,7 @@ describe('buildNormalisedView', () => {
       [4, 5],
     ]);
     expect(buildNormalisedView('a%2540b')).toBeNull();
-    expect(buildNormalisedView('a%41%31')).toBeNull();
+    expect(buildNormalisedView('a%41%31')?.text).toBe('aA1');
     expect(buildNormalisedView('tail %4')).toBeNull();
   });
 
@@ -83,10 +85,24 @@ describe('buildNormalisedView', () => {
 
 describe('isEncodingCharacter', () => {
   it('is true for the characters a value is encoded with, false for text around values', () => {
-    for (const character of ['１', 'Ａ', 'ｚ', '＠', '．', '＿', '\u200b', '\u00ad', '\ufeff', '\ufe0f']) {
+    for (const character of [
+      '１',
+      'Ａ',
+      'ｚ',
+      '＠',
+      '．',
+      '＿',
+      '\u200b',
+      '\u00ad',
+      '\ufeff',
+      '\ufe0f',
+      '\u3000',
+      '٣',
+      '¹',
+    ]) {
       expect(isEncodingCharacter(character.charCodeAt(0)), character).toBe(true);
     }
-    for (const character of ['：', '，', '（', '用', ' ', 'a', '%', '\u3000']) {
+    for (const character of ['：', '，', '、', '（', '用', ' ', 'a', '%', '&', '⑴']) {
       expect(isEncodingCharacter(character.charCodeAt(0)), character).toBe(false);
     }
   });
@@ -132,11 +148,118 @@ const ENCODING_EDGES: readonly [number, string][] = [
   [0xff3f, '_'],
   [0xff41, 'a'],
   [0xff5a, 'z'],
+  [0x00a0, ' '],
+  [0x1680, ' '],
+  [0x2000, ' '],
+  [0x200a, ' '],
+  [0x202f, ' '],
+  [0x205f, ' '],
+  [0x3000, ' '],
+  [0x2010, '-'],
+  [0x2015, '-'],
+  [0x2212, '-'],
+  [0xfe58, '-'],
+  [0xfe63, '-'],
+  [0xfe62, '+'],
+  [0xfe6b, '@'],
+  [0x2024, '.'],
+  [0x3002, '.'],
+  [0xfe52, '.'],
+  [0xff61, '.'],
+  [0x0660, '0'],
+  [0x0669, '9'],
+  [0x1810, '0'],
+  [0x1819, '9'],
+  [0xabf9, '9'],
+  [0x00b2, '2'],
+  [0x00b3, '3'],
+  [0x00b9, '1'],
+  [0x2070, '0'],
+  [0x2089, '9'],
+  [0x2460, '1'],
+  [0x24ea, '0'],
+  [0x24d0, 'a'],
+  [0x2776, '1'],
+  [0x277e, '9'],
+  [0x2781, '2'],
+  [0x2793, '10'],
+  [0x24eb, '11'],
+  [0x24f4, '20'],
+  [0x24f5, '1'],
+  [0x24fe, '10'],
+  [0x24ff, '0'],
+  [0x207a, '+'],
 ];
 const ORDINARY_NEIGHBOURS: readonly number[] = [
-  0x00ac, 0x00ae, 0x034e, 0x0350, 0x061b, 0x061d, 0x115e, 0x1161, 0x17b3, 0x17b6, 0x180a, 0x1810, 0x200a, 0x2010,
-  0x2029, 0x202f, 0x205f, 0x2070, 0x3163, 0x3165, 0xff9f, 0xffa1, 0xffef, 0xfff9, 0xfdff, 0xfe10, 0xfefe, 0xff00,
-  0xff0a, 0xff0c, 0xff0f, 0xff1a, 0xff3b, 0xff40, 0xff5b, 0xff5e, 0xff5f,
+  0x00ac,
+  0x00ae,
+  0x034e,
+  0x0350,
+  0x061b,
+  0x061d,
+  0x115e,
+  0x1161,
+  0x17b3,
+  0x17b6,
+  0x180a,
+  0x181a,
+  0x2016,
+  0x2029,
+  0x2030,
+  0x205e,
+  0x3163,
+  0x3165,
+  0xff9f,
+  0xffa1,
+  0xffef,
+  0xfff9,
+  0xfdff,
+  0xfe10,
+  0xfefe,
+  0xff00,
+  0xff0a,
+  0xff0c,
+  0xff0f,
+  0xff1a,
+  0xff3b,
+  0xff40,
+  0xff5b,
+  0xff5e,
+  0xff5f,
+  0x009f,
+  0x00b1,
+  0x00b4,
+  0x00b8,
+  0x00ba,
+  0x065f,
+  0x066a,
+  0x1ffe,
+  0x2023,
+  0x2025,
+  0x2211,
+  0x2213,
+  0x20a0,
+  0x245f,
+  0x2500,
+  0x2775,
+  0x2794,
+  0x2ffb,
+  0x3001,
+  0x3003,
+  0x3250,
+  0x3260,
+  0x32b0,
+  0xabf0 - 1,
+  0xabfa,
+  0xfe51,
+  0xfe54,
+  0xfe57,
+  0xfe59,
+  0xfe61,
+  0xfe64,
+  0xfe6a,
+  0xff60,
+  0xff62,
 ];
 const hex = (code: number) => `U+${code.toString(16).padStart(4, '0')}`;
 
@@ -146,18 +269,8 @@ describe('buildNormalisedView at the edges of its ranges', () => {
     (_name, code, ascii) => {
       const view = buildNormalisedView(`a${String.fromCharCode(code)}b`);
       expect(view?.text).toBe(`a${ascii}b`);
-      expect(spans(view)).toEqual(
-        ascii === ''
-          ? [
-              [0, 1],
-              [2, 3],
-            ]
-          : [
-              [0, 1],
-              [1, 2],
-              [2, 3],
-            ],
-      );
+      // Each character it reads as (none, one, or the two of `⓫`) points at the one character it came from.
+      expect(spans(view)).toEqual([[0, 1], ...[...ascii].map(() => [1, 2]), [2, 3]]);
     },
   );
 
@@ -172,10 +285,23 @@ describe('buildNormalisedView at the edges of its ranges', () => {
     expect(buildNormalisedView('a%5fb%2bc')?.text).toBe('a_b+c');
   });
 
-  it.each(['%30', '%39', '%41', '%5A', '%5a', '%61', '%7A', '%7a'])(
-    'never decodes %s: an escaped letter or digit is not the punctuation of a value',
+  it.each([
+    ['%30', '0'],
+    ['%39', '9'],
+    ['%41', 'A'],
+    ['%5A', 'Z'],
+    ['%5a', 'Z'],
+    ['%61', 'a'],
+    ['%7A', 'z'],
+    ['%7a', 'z'],
+  ])('decodes %s as the letter or digit a value is written with (`%31%33%38…`)', (percentEscape, ascii) => {
+    expect(buildNormalisedView(`a${percentEscape}b`)?.text).toBe(`a${ascii}b`);
+  });
+
+  it.each(['%2F', '%3A', '%3a', '%7B', '%7E', '%60', '%2C', '%E4%B8%AD'])(
+    'leaves %s as it is where it stands for nothing a value holds',
     (percentEscape) => {
-      expect(buildNormalisedView(`a${percentEscape}b`)).toBeNull();
+      expect(buildNormalisedView(`a${percentEscape}`)).toBeNull();
     },
   );
 
@@ -253,5 +379,123 @@ describe('isInvisibleCharacter and isInvisibleAt against Unicode', () => {
     // Invisible BMP characters above the surrogates are found on their own, with nothing before them.
     expect(isInvisibleAt('\ufeff', 0)).toBe(true);
     expect(isInvisibleAt('a\uffa0', 1)).toBe(true);
+  });
+});
+
+describe('digitValue against Unicode', () => {
+  // The oracle: Unicode's decimal digits (`\p{Nd}`) as this engine knows them; a digit's value is its place in its
+  // set of ten (Unicode encodes every set as ten code points in a row, zero first).
+  it('gives every decimal digit but the ASCII ones its value, and -1 to every other code point', () => {
+    const wrong: string[] = [];
+    let runStart = -2;
+    let previous = -2;
+    for (let point = 0x80; point <= 0x10ffff; point += 1) {
+      if (point >= 0xd800 && point <= 0xdfff) continue;
+      const isDigit = /\p{Nd}/u.test(String.fromCodePoint(point));
+      if (isDigit && previous !== point - 1) runStart = point;
+      if (isDigit) previous = point;
+      const expected = isDigit ? (point - runStart) % 10 : -1;
+      if (digitValue(point) !== expected) wrong.push(`U+${point.toString(16)}: ${digitValue(point)} not ${expected}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('is -1 below the first zero and for the ASCII digits (the view leaves those as they are)', () => {
+    expect(digitValue(0x30)).toBe(-1);
+    expect(digitValue(0x39)).toBe(-1);
+    expect(digitValue(0)).toBe(-1);
+    expect(digitValue(0x10ffff)).toBe(-1);
+  });
+});
+
+describe('buildNormalisedView: astral digits and letters, and HTML character references', () => {
+  it('reads a mathematical digit (two units) as one ASCII digit pointing at both units', () => {
+    const view = buildNormalisedView('a\u{1d7cf}\u{1d7d0}b');
+    expect(view?.text).toBe('a12b');
+    expect(spans(view)).toEqual([
+      [0, 1],
+      [1, 3],
+      [3, 5],
+      [5, 6],
+    ]);
+    expect(buildNormalisedView('x\u{1d41a}y')?.text).toBe('xay');
+    // `🄀` reads `0.`; `🄁` reads `0,`, with a comma no value holds, and stays.
+    expect(buildNormalisedView('a\u{1f100}')?.text).toBe('a0.');
+    expect(buildNormalisedView('a\u{1f101}')).toBeNull();
+  });
+
+  it('keeps astral characters no reader reads as part of a value, and lone surrogates', () => {
+    expect(buildNormalisedView('a\u{1f600}b')).toBeNull();
+    expect(buildNormalisedView('a\ud835b')).toBeNull();
+    expect(buildNormalisedView('a\udfcfb')).toBeNull();
+  });
+
+  it.each([
+    ['&#64;', '@'],
+    ['&#064;', '@'],
+    ['&#x40;', '@'],
+    ['&#X40;', '@'],
+    ['&#49;', '1'],
+    ['&#65297;', '1'],
+    ['&#x1D7CF;', '1'],
+    ['&#1633;', '1'],
+    ['&#32;', ' '],
+    ['&#160;', ' '],
+    ['&#8211;', '-'],
+    ['&commat;', '@'],
+    ['&period;', '.'],
+    ['&plus;', '+'],
+    ['&minus;', '-'],
+    ['&hyphen;', '-'],
+    ['&dash;', '-'],
+    ['&lowbar;', '_'],
+    ['&nbsp;', ' '],
+  ])('reads the reference %s as %s, from all its characters', (reference, ascii) => {
+    const view = buildNormalisedView(`a${reference}b`);
+    expect(view?.text).toBe(`a${ascii}b`);
+    expect(spans(view)?.[1]).toEqual([1, 1 + reference.length]);
+  });
+
+  it.each([
+    '&#58;',
+    '&#x3A;',
+    '&#169;',
+    '&amp;',
+    '&lt;',
+    '&#;',
+    '&#x;',
+    '&#12345678;',
+    '&#x110000;',
+    '&#1114112;',
+    '&#64',
+    '&commat',
+    '&#xG0;',
+  ])('leaves %s as it is: no value character, or no reference', (text) => {
+    expect(buildNormalisedView(`a${text}b`)).toBeNull();
+  });
+});
+
+describe('isEncodingAt', () => {
+  it('is true at either unit of an astral digit or letter a reader reads, and of an invisible one', () => {
+    const text = 'a\u{1d7cf}\u{e0031}\u{1f600}\ud835b';
+    expect([...Array(text.length).keys()].map((index) => isEncodingAt(text, index))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it('follows isEncodingCharacter for every other unit, and is false outside the text', () => {
+    expect(isEncodingAt('a١\u3000 ', 1)).toBe(true);
+    expect(isEncodingAt('a١\u3000 ', 2)).toBe(true);
+    expect(isEncodingAt('a١\u3000 ', 3)).toBe(false);
+    expect(isEncodingAt('a', 5)).toBe(false);
+    expect(isEncodingAt('\udfcf', 0)).toBe(false);
   });
 });
