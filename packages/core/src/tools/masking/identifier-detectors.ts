@@ -84,8 +84,9 @@ const buildDetectors = (): readonly Detector[] => {
       kind: 'cn_id',
       gate: (text) => hasDigit.test(text),
       pattern:
-        /(?<![0-9A-Za-z])[1-9][0-9]{5}(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx](?![0-9A-Za-z])/g,
-      accept: passesResidentIdChecksum,
+        /(?<![0-9A-Za-z])[1-9][0-9]{5}[ -]?(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[ -]?[0-9]{3}[0-9Xx](?![0-9A-Za-z])/g,
+      // NOTE: as people write it too, region, birth date and sequence apart (`110105 19491231 002X`).
+      accept: (value) => passesResidentIdChecksum(value.replace(/[ -]/g, '')),
     },
     {
       kind: 'bank_card',

@@ -12,6 +12,30 @@ import {
 const spans = (text: string) => findIdentifiers(text).map((match) => [match.kind, text.slice(match.start, match.end)]);
 
 describe('findIdentifiers', () => {
+  // A resident id as people write it, its region, birth date and sequence apart (6-8-4, stop 41): synthetic, with a
+  // valid check character.
+  it.each([
+    ['spaces', '110105 19491231 002X'],
+    ['hyphens', '110105-19491231-002X'],
+    ['one space', '110105 19491231002X'],
+    ['none', '11010519491231002X'],
+  ])('takes a resident id written with %s between its parts whole', (_, id) => {
+    expect(spans(`身份证 ${id} 已登记`)).toEqual([['cn_id', id]]);
+  });
+
+  it('takes no resident id whose check character is wrong, with or without spaces', () => {
+    expect(spans('身份证 110105 19491231 0021 已登记').filter(([kind]) => kind === 'cn_id')).toEqual([]);
+    expect(spans('身份证 11010519491231 0021').filter(([kind]) => kind === 'cn_id')).toEqual([]);
+  });
+
+  it('takes no resident id across other separators or two spaces', () => {
+    for (const id of ['110105.19491231.002X', '110105  19491231 002X', '110105 1949 1231 002X']) {
+      expect(
+        spans(`身份证 ${id} 已登记`).filter(([kind]) => kind === 'cn_id'),
+        id,
+      ).toEqual([]);
+    }
+  });
   it('takes an e-mail address with a sub-domain whole', () => {
     expect(spans('mail zhang@mail.example.com now')).toEqual([['email', 'zhang@mail.example.com']]);
   });
