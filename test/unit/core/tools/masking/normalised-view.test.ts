@@ -189,6 +189,14 @@ const ENCODING_EDGES: readonly [number, string][] = [
   [0x24fe, '10'],
   [0x24ff, '0'],
   [0x207a, '+'],
+  [0x209c, 't'],
+  [0x2488, '1.'],
+  [0x249b, '20.'],
+  [0x24b6, 'A'],
+  [0x3251, '21'],
+  [0x325f, '35'],
+  [0x32b1, '36'],
+  [0x32bf, '50'],
 ];
 const ORDINARY_NEIGHBOURS: readonly number[] = [
   0x00ac,
@@ -307,12 +315,24 @@ describe('buildNormalisedView at the edges of its ranges', () => {
 
   // Each would decode to a value's punctuation if a non-hex character were read as a hex digit (`%6z` as `_`, `%;0`
   // as `@` with `;` read as 4…).
-  it.each(['%6z', '%6', '%2W', '%2w', '%3g', '%4v', '%Y0', '%[0', '%G0', '%;0', '%<F'])(
-    'leaves the malformed escape %s as it is',
+  it.each(['%6z', '%6', '%2W', '%2w', '%3g', '%4v', '%Y0', '%[0', '%G0', '%;0', '%<F', '%6g', '%`0', '%@0'])(
+    'leaves the malformed escape %s as it is, also where the view is built for another character',
     (percentEscape) => {
       expect(buildNormalisedView(`a${percentEscape}`)).toBeNull();
+      expect(buildNormalisedView(`a${percentEscape}１`)?.text).toBe(`a${percentEscape}1`);
     },
   );
+
+  it.each([
+    ['%6a', 'j'],
+    ['%6f', 'o'],
+    ['%4A', 'J'],
+    ['%4F', 'O'],
+    ['%3a', '%3a'],
+    ['%2f', '%2f'],
+  ])('reads %s as %s beside a full-width digit', (percentEscape, read) => {
+    expect(buildNormalisedView(`${percentEscape}１`)?.text).toBe(`${read}1`);
+  });
 });
 
 describe('isEncodingCharacter at the edges of its ranges', () => {
@@ -419,9 +439,10 @@ describe('buildNormalisedView: astral digits and letters, and HTML character ref
       [5, 6],
     ]);
     expect(buildNormalisedView('x\u{1d41a}y')?.text).toBe('xay');
-    // `🄀` reads `0.`; `🄁` reads `0,`, with a comma no value holds, and stays.
-    expect(buildNormalisedView('a\u{1f100}')?.text).toBe('a0.');
-    expect(buildNormalisedView('a\u{1f101}')).toBeNull();
+    // The last mathematical digit, and the characters on either side of the mathematical block.
+    expect(buildNormalisedView('a\u{1d7ff}')?.text).toBe('a9');
+    expect(buildNormalisedView('a\u{1d3ff}b')).toBeNull();
+    expect(buildNormalisedView('a\u{1d800}b')).toBeNull();
   });
 
   it('keeps astral characters no reader reads as part of a value, and lone surrogates', () => {
@@ -497,5 +518,32 @@ describe('isEncodingAt', () => {
     expect(isEncodingAt('a١\u3000 ', 3)).toBe(false);
     expect(isEncodingAt('a', 5)).toBe(false);
     expect(isEncodingAt('\udfcf', 0)).toBe(false);
+  });
+});
+
+describe('buildNormalisedView: separators, dashes and dots only beside a letter or digit', () => {
+  it.each([
+    ['a no-break space', '\u00a0', ' '],
+    ['an ideographic space', '\u3000', ' '],
+    ['an en dash', '\u2013', '-'],
+    ['an ideographic full stop', '\u3002', '.'],
+  ])(
+    'builds no view for %s between CJK characters, and one beside a letter or digit on either side',
+    (_, character, ascii) => {
+      expect(buildNormalisedView(`用${character}户`)).toBeNull();
+      expect(buildNormalisedView(`x${character}户`)?.text).toBe(`x${ascii}户`);
+      expect(buildNormalisedView(`用${character}9`)?.text).toBe(`用${ascii}9`);
+    },
+  );
+
+  it('builds a view for any other encoded character between CJK characters (`＠`, `１`, a superscript)', () => {
+    expect(buildNormalisedView('用＠户')?.text).toBe('用@户');
+    expect(buildNormalisedView('用１户')?.text).toBe('用1户');
+    expect(buildNormalisedView('用¹户')?.text).toBe('用1户');
+  });
+
+  it('reads a CJK ideograph as itself, at the edges of the block the shortcut skips', () => {
+    expect(buildNormalisedView('\u3400\u9fff１')?.text).toBe('\u3400\u9fff1');
+    expect(buildNormalisedView('\u33ff\ua000')).toBeNull();
   });
 });
