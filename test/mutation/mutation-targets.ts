@@ -582,31 +582,6 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
       })),
       {
         mutator: 'ConditionalExpression',
-        original: 'if (!needsView.test(text)) return null;',
-        replacement: 'false',
-        reason: 'a shortcut: a text with none of these characters leaves `changed` false, and the view is null alike',
-      },
-      {
-        mutator: 'Regex',
-        original: '|\\p{Default_Ignorable_Code_Point}/u;',
-        replacement: '\\P{Default_Ignorable_Code_Point}',
-        reason: 'widens the shortcut only: a text with nothing to undo still leaves `changed` false (null)',
-      },
-      {
-        mutator: 'Regex',
-        original: '|\\p{Default_Ignorable_Code_Point}/u;',
-        replacement: '[^%\\uff0b',
-        reason: 'widens the shortcut only: a text with nothing to undo still leaves `changed` false (null)',
-      },
-      {
-        mutator: 'ConditionalExpression',
-        original: 'if (width !== 1 || mapped !== code) changed = true;',
-        replacement: 'false',
-        reason:
-          'only the `width !== 1` half: a decoded escape is never `%` itself (no value character), so mapped !== code',
-      },
-      {
-        mutator: 'ConditionalExpression',
         original: 'if (high < 0 || low < 0) return -1;',
         replacement: 'false',
         reason:
@@ -620,32 +595,87 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
       },
       {
         mutator: 'ConditionalExpression',
-        original: 'return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);',
-        replacement: 'true',
-        reason: 'only `code <= 122`: isAlphanumeric is asked only about value characters, none above z (122)',
-      },
-      {
-        mutator: 'ConditionalExpression',
         original: 'if (code >= 48 && code <= 57) return code - 48;',
         replacement: 'true',
         reason: 'only `code >= 48`: a character below 0 then reads as a negative digit, refused as the -1 it was',
       },
-      ...[
-        ['EqualityOperator', 'if (code >= 48 && code <= 57) return code - 48;', 'code < 57', '9'],
-        ['EqualityOperator', 'if (code >= 65 && code <= 70) return code - 55;', 'code > 65', 'A'],
-        ['EqualityOperator', 'if (code >= 97 && code <= 102) return code - 87;', 'code > 97', 'a'],
-      ].map(([mutator = '', original = '', replacement = '', digit = '']) => ({
-        mutator,
-        original,
+      // Stop 41: the reader forms. Each below is a shortcut or a guard whose other answer is the same.
+      {
+        mutator: 'StringLiteral',
+        original: "if (name !== undefined) return { ascii: named[name] ?? '', width: whole.length };",
+        replacement: 'Stryker was here!',
+        reason: 'unreachable: the pattern only lets through the names the map holds',
+      },
+      ...['/[0-9A-Za-z.+]{1,3}$/', '/^[0-9A-Za-z.+]{1,3}/'].map((replacement) => ({
+        mutator: 'Regex',
+        original: 'return /^[0-9A-Za-z.+]{1,3}$/.test(compatible) ? compatible : null;',
         replacement,
-        reason: `no decoded escape has the hex digit ${digit} (%20 %2B %2D %2E %40 %5F): refusing it changes nothing`,
+        reason:
+          'no compatibility form of these ranges reads as value characters with another character at one end only (`⑴` is `(1)`, `⒈` is `1.`)',
+      })),
+      ...[
+        ['ConditionalExpression', 'false'],
+        ['EqualityOperator', 'code < 0x7f'],
+      ].map(([mutator = '', replacement = '']) => ({
+        mutator,
+        original: 'if (code <= 0x7f) return null;',
+        replacement,
+        reason: 'a shortcut: readerAscii answers null for every ASCII character (DEL included)',
       })),
       {
-        mutator: 'UnaryOperator',
-        // The last line of hexValue (two spaces: no other line holds them before `return -1;`).
-        original: '  return -1;',
-        replacement: '+1',
-        reason: 'a non-hex character read as 1 gives 16h+1 or 16+l: no value character (%20 %2B %2D %2E %40 %5F)',
+        mutator: 'Regex',
+        original: 'if (/%[0-9A-Fa-f]{2}|&(?:#|[A-Za-z]+;)/.test(text)) return true;',
+        replacement: '/%[0-9A-Fa-f]|',
+        reason: 'widens the shortcut only: a view with nothing to undo is null alike',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'for (let index = 0; index < text.length; index += 1) {',
+        replacement: 'index <= text.length',
+        reason: 'one more look past the end: charCodeAt is NaN there, which nothing maps',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'while (index < text.length) {',
+        replacement: 'index <= text.length',
+        reason: 'one more step past the end: NaN reads as nothing and charAt adds the empty string',
+      },
+      ...[
+        ['ConditionalExpression', 'false'],
+        ['LogicalOperator', '&& !isEncodingAt'],
+        ['LogicalOperator', 'code <= 0x7f && code >= 0x3400'],
+        ['EqualityOperator', 'code < 0x7f'],
+        ['EqualityOperator', 'code > 0x3400'],
+        ['EqualityOperator', 'code < 0x9fff'],
+      ].map(([mutator = '', replacement = '']) => ({
+        mutator,
+        original: 'if (code <= 0x7f || (code >= 0x3400 && code <= 0x9fff) || !isEncodingAt(text, index)) continue;',
+        replacement,
+        reason:
+          'a shortcut: no ASCII character and no CJK ideograph is encoding, and the view of a text with nothing to undo is null alike',
+      })),
+      {
+        mutator: 'MethodExpression',
+        original:
+          'if (asciiAlphanumeric.test(text.charAt(index - 1)) || asciiAlphanumeric.test(text.charAt(index + 1)))',
+        replacement: 'text',
+        reason: 'widens the shortcut only (any letter or digit in the text): a view with nothing to undo is null alike',
+      },
+      ...[
+        ['EqualityOperator', 'previous > 0xd800'],
+        ['EqualityOperator', 'previous < 0xdbff'],
+      ].map(([mutator = '', replacement = '']) => ({
+        mutator,
+        original: 'const lowOfPair = code >= 0xdc00 && code <= 0xdfff && previous >= 0xd800 && previous <= 0xdbff;',
+        replacement,
+        reason:
+          'the pairs that start with U+D800 or U+DBFF (U+10000-U+103FF, U+10FC00-U+10FFFF) hold nothing the view maps or drops',
+      })),
+      {
+        mutator: 'EqualityOperator',
+        original: '(point >= 0x1d400 && point <= 0x1d7ff)',
+        replacement: 'point < 0x1d7ff',
+        reason: 'U+1D7FF is a decimal digit, read by digitValue before the compatibility forms are asked',
       },
     ],
   },

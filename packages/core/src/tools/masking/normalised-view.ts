@@ -212,8 +212,7 @@ export function isEncodingAt(text: string, index: number): boolean {
   const previous = text.charCodeAt(index - 1);
   const lowOfPair = code >= 0xdc00 && code <= 0xdfff && previous >= 0xd800 && previous <= 0xdbff;
   const point = text.codePointAt(lowOfPair ? index - 1 : index) ?? code;
-  if (point <= 0xffff) return isEncodingCharacter(point);
-  return isInvisibleAstral(point) || readerAscii(point) !== null;
+  return isInvisibleCharacter(point) || isInvisibleAstral(point) || readerAscii(point) !== null;
 }
 
 /** What a reader reads at `index` where it can be part of a value, and how many units it takes; null: itself. */
@@ -250,9 +249,8 @@ function referenceAt(text: string, index: number): { ascii: string; width: numbe
   const [whole, decimal, hexadecimal, name] = found;
   if (name !== undefined) return { ascii: named[name] ?? '', width: whole.length };
   const point = decimal !== undefined ? Number(decimal) : Number(`0x${hexadecimal}`);
-  if (point > 0x10ffff) return null;
-  const ascii =
-    point <= 0x7f ? (point === 32 || isValueAscii(point) ? String.fromCharCode(point) : null) : readerAscii(point);
+  // NOTE: an ASCII character other than a value's reads as itself (null); so does any point above U+10FFFF.
+  const ascii = point === 32 || isValueAscii(point) ? String.fromCharCode(point) : readerAscii(point);
   return ascii === null ? null : { ascii, width: whole.length };
 }
 

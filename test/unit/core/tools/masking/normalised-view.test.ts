@@ -439,6 +439,10 @@ describe('buildNormalisedView: astral digits and letters, and HTML character ref
       [5, 6],
     ]);
     expect(buildNormalisedView('x\u{1d41a}y')?.text).toBe('xay');
+    expect(buildNormalisedView('x\u{1d400}y')?.text).toBe('xAy');
+    // Past the mathematical block, compatibility forms NFKC would read (`🄀` is `0.`, `🄰` is `A`) are left alone.
+    expect(buildNormalisedView('a\u{1f100}b')).toBeNull();
+    expect(buildNormalisedView('a\u{1f130}b')).toBeNull();
     // The last mathematical digit, and the characters on either side of the mathematical block.
     expect(buildNormalisedView('a\u{1d7ff}')?.text).toBe('a9');
     expect(buildNormalisedView('a\u{1d3ff}b')).toBeNull();
@@ -510,6 +514,16 @@ describe('isEncodingAt', () => {
       false,
       false,
     ]);
+  });
+
+  it('reads a low surrogate as part of a pair only after a high one, and the pair at either end of the low range', () => {
+    expect(isEncodingAt('\u{1d7cf}', 1)).toBe(true);
+    expect(isEncodingAt('\u{1d400}', 1)).toBe(true);
+    expect(isEncodingAt('\u{1d7ff}', 1)).toBe(true);
+    // A lone high surrogate before an encoded character, and encoded characters before a lone low one.
+    expect(isEncodingAt('\ud835１', 1)).toBe(true);
+    expect(isEncodingAt('١\udfcf', 1)).toBe(false);
+    expect(isEncodingAt('１\udfcf', 1)).toBe(false);
   });
 
   it('follows isEncodingCharacter for every other unit, and is false outside the text', () => {
