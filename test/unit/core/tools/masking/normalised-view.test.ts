@@ -522,6 +522,7 @@ describe('isEncodingAt', () => {
     expect(isEncodingAt('\u{1d7ff}', 1)).toBe(true);
     // A lone high surrogate before an encoded character, and encoded characters before a lone low one.
     expect(isEncodingAt('\ud835１', 1)).toBe(true);
+    expect(isEncodingAt('\ud835١', 1)).toBe(true);
     expect(isEncodingAt('١\udfcf', 1)).toBe(false);
     expect(isEncodingAt('１\udfcf', 1)).toBe(false);
   });
