@@ -264,12 +264,13 @@ function needsView(text: string): boolean {
   // by reloading every masking test (docs/development.md, Mutation testing).
   if (/%[0-9A-Fa-f]{2}|&(?:#|[A-Za-z]+;)/.test(text)) return true;
   const asciiAlphanumeric = /[0-9A-Za-z]/;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    // NOTE: ASCII (decided by the test above) and the CJK ideographs (most of a Chinese text: none reads as part of a
-    // value) are skipped without a lookup; a pure shortcut, so its mutants change nothing (mutation-targets.ts).
-    if (code <= 0x7f || (code >= 0x3400 && code <= 0x9fff) || !isEncodingAt(text, index)) continue;
-    const read = readerAscii(code);
+  // NOTE: only the characters that are neither ASCII (decided by the test above) nor CJK ideographs (most of a Chinese
+  // text; none reads as part of a value) are looked at: the engine skips the rest in one scan.
+  const looked = /[^\x00-\x7f\u3400-\u9fff]/g;
+  for (let found = looked.exec(text); found !== null; found = looked.exec(text)) {
+    const { index } = found;
+    if (!isEncodingAt(text, index)) continue;
+    const read = readerAscii(text.charCodeAt(index));
     if (read !== ' ' && read !== '-' && read !== '.') return true;
     if (asciiAlphanumeric.test(text.charAt(index - 1)) || asciiAlphanumeric.test(text.charAt(index + 1))) return true;
   }
@@ -285,10 +286,27 @@ export function buildNormalisedView(text: string): NormalisedView | null {
   const sourceStart = new Uint32Array(capacity);
   const sourceEnd = new Uint32Array(capacity);
   let length = 0;
+  /** Adds the view's next character, `code`, read from the original's `[start, end)`. */
+  const add = (code: number, start: number, end: number) => {
+    codes[length] = code;
+    sourceStart[length] = start;
+    sourceEnd[length] = end;
+    length += 1;
+  };
   let changed = false;
   let index = 0;
   while (index < text.length) {
-    if (isInvisibleCharacter(text.charCodeAt(index))) {
+    const code = text.charCodeAt(index);
+    // NOTE: full-width characters, the commonest encoding (user-typed Chinese text), are mapped without a lookup; a
+    // pure shortcut of readAt's answer (mutation-targets.ts).
+    const fullWidth = fullWidthValueCode(code);
+    if (fullWidth !== -1) {
+      add(fullWidth, index, index + 1);
+      changed = true;
+      index += 1;
+      continue;
+    }
+    if (isInvisibleCharacter(code)) {
       changed = true;
       index += 1;
       continue;
@@ -303,10 +321,7 @@ export function buildNormalisedView(text: string): NormalisedView | null {
     const ascii = read === null ? text.charAt(index) : read.ascii;
     if (read !== null) changed = true;
     for (let offset = 0; offset < ascii.length; offset += 1) {
-      codes[length] = ascii.charCodeAt(offset);
-      sourceStart[length] = index;
-      sourceEnd[length] = index + width;
-      length += 1;
+      add(ascii.charCodeAt(offset), index, index + width);
     }
     index += width;
   }
