@@ -630,30 +630,16 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
       },
       {
         mutator: 'EqualityOperator',
-        original: 'for (let index = 0; index < text.length; index += 1) {',
-        replacement: 'index <= text.length',
-        reason: 'one more look past the end: charCodeAt is NaN there, which nothing maps',
-      },
-      {
-        mutator: 'EqualityOperator',
         original: 'while (index < text.length) {',
         replacement: 'index <= text.length',
         reason: 'one more step past the end: NaN reads as nothing and charAt adds the empty string',
       },
-      ...[
-        ['ConditionalExpression', 'false'],
-        ['LogicalOperator', '&& !isEncodingAt'],
-        ['LogicalOperator', 'code <= 0x7f && code >= 0x3400'],
-        ['EqualityOperator', 'code < 0x7f'],
-        ['EqualityOperator', 'code > 0x3400'],
-        ['EqualityOperator', 'code < 0x9fff'],
-      ].map(([mutator = '', replacement = '']) => ({
-        mutator,
-        original: 'if (code <= 0x7f || (code >= 0x3400 && code <= 0x9fff) || !isEncodingAt(text, index)) continue;',
-        replacement,
-        reason:
-          'a shortcut: no ASCII character and no CJK ideograph is encoding, and the view of a text with nothing to undo is null alike',
-      })),
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (fullWidth !== -1) {',
+        replacement: 'false',
+        reason: 'a shortcut: readAt maps a full-width character to the same code, from the same one unit',
+      },
       {
         mutator: 'MethodExpression',
         original:
