@@ -635,6 +635,19 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
         reason: 'one more step past the end: NaN reads as nothing and charAt adds the empty string',
       },
       {
+        mutator: 'BlockStatement',
+        original: 'if (fullWidth !== -1) {',
+        replacement: '{}',
+        reason: 'a shortcut: without it readAt maps a full-width character to the same code, from the same one unit',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'if (!isEncodingAt(text, index)) continue;',
+        replacement: 'false',
+        reason:
+          'widens the shortcut only (readerAscii is null, so the gate opens): a view with nothing to undo is null alike',
+      },
+      {
         mutator: 'ConditionalExpression',
         original: 'if (fullWidth !== -1) {',
         replacement: 'false',
