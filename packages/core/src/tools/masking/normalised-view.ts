@@ -266,7 +266,7 @@ function needsView(text: string): boolean {
   const asciiAlphanumeric = /[0-9A-Za-z]/;
   // NOTE: only the characters that are neither ASCII (decided by the test above) nor CJK ideographs (most of a Chinese
   // text; none reads as part of a value) are looked at: the engine skips the rest in one scan.
-  const looked = /[^\x00-\x7f\u3400-\u9fff]/g;
+  const looked = /[\u0080-\u33ff\ua000-\uffff]/g;
   for (let found = looked.exec(text); found !== null; found = looked.exec(text)) {
     const { index } = found;
     if (!isEncodingAt(text, index)) continue;
