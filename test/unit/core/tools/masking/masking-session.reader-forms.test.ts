@@ -3,6 +3,7 @@ import {
   createMaskingSession,
   type MaskingConfig,
 } from '../../../../../packages/core/src/tools/masking/masking-session.ts';
+import { buildNormalisedView } from '../../../../../packages/core/src/tools/masking/normalised-view.ts';
 
 // Values written the way a reader (and a model) still reads them: digits of other scripts and Unicode's compatibility
 // digits, Unicode spaces and dashes between digit groups, look-alikes of `@` and `.`, HTML character references and
@@ -81,4 +82,30 @@ describe('maskText: values a reader still reads', () => {
     const text = '订单失败。请在 14：05 后重试 — 共　3 次 &amp; 1–2 分钟 &#169; ٣ ²';
     expect(createMaskingSession(config, 'run-forms').maskText(text)).toBe(text);
   });
+});
+
+// Hostile text made of the new forms only, 200 k characters each: every one must finish (no backtracking, no pass per
+// character over the rest) and read as it should, the three-character reading of `⒛` included.
+describe('the reader forms on hostile input', () => {
+  const HOSTILE_LENGTH = 200_000;
+  it.each([
+    ['decimal references', '&#49;', '1'],
+    ['hexadecimal references', '&#x1D7CF;', '1'],
+    ['named references', '&commat;', '@'],
+    ['unterminated references', '&#12345678', '&#12345678'],
+    ['percent-encoded digits', '%31', '1'],
+    ['digits with a full stop', '\u249b', '20.'],
+    ['mathematical digits', '\u{1d7cf}', '1'],
+    ['Arabic-Indic digits and no-break spaces', '\u0661\u00a0', '1 '],
+    ['ideographic full stops between letters', 'a\u3002', 'a.'],
+  ])(
+    'reads 200 k characters of %s in one pass',
+    (_, piece, read) => {
+      const text = piece.repeat(Math.ceil(HOSTILE_LENGTH / piece.length));
+      const view = buildNormalisedView(text);
+      expect(view?.text ?? text).toBe(read.repeat(Math.ceil(HOSTILE_LENGTH / piece.length)));
+      expect(typeof createMaskingSession(config, 'run-hostile-forms').maskText(text)).toBe('string');
+    },
+    20_000,
+  );
 });
