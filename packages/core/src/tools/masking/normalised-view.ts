@@ -4,7 +4,7 @@
  * - full-width letters, digits and the punctuation values are made of (`＠．＋－＿`) → ASCII (`１３９…`,
  *   `ａ＠ｂ．ｃｎ`, ordinary in user-typed Chinese text). NOTE: not the full-width colon, comma or brackets every
  *   Chinese sentence has (`电话：`): `：：ａａ` read as `::aa` would be an IPv6 address;
- * - the digits of every other script (Arabic-Indic `١٣٨`, Devanagari, Thai, the mathematical digits `𝟏𝟑𝟖`, ...: Unicode's
+ * - the digits of every other script (Arabic-Indic `١٣٨`, Devanagari, the mathematical digits `𝟏𝟑𝟖`, ...: Unicode's
  *   decimal digits) → ASCII digits, and the compatibility forms a reader reads as digits or letters (superscripts
  *   `¹³⁸`, circled `①③⑧`, `⒈`, mathematical letters `𝐨𝐩𝐬`) → what Unicode's compatibility normalisation (NFKC)
  *   makes of them;
@@ -212,7 +212,7 @@ export function isEncodingAt(text: string, index: number): boolean {
   const previous = text.charCodeAt(index - 1);
   const lowOfPair = code >= 0xdc00 && code <= 0xdfff && previous >= 0xd800 && previous <= 0xdbff;
   const point = text.codePointAt(lowOfPair ? index - 1 : index) ?? code;
-  return isInvisibleCharacter(point) || isInvisibleAstral(point) || readerAscii(point) !== null;
+  return isEncodingCharacter(point) || isInvisibleAstral(point);
 }
 
 /** What a reader reads at `index` where it can be part of a value, and how many units it takes; null: itself. */
@@ -333,7 +333,7 @@ export function buildNormalisedView(text: string): NormalisedView | null {
   };
 }
 
-/** The code `%XX` at `index` stands for where it can be part of a value (a letter, a digit, `@ . + - _`, the space), or -1. */
+/** The code `%XX` at `index` stands for where it can be part of a value (letter, digit, `@ . + - _`, space), or -1. */
 function percentDecoded(text: string, index: number): number {
   const high = hexValue(text.charCodeAt(index + 1));
   const low = hexValue(text.charCodeAt(index + 2));
