@@ -256,8 +256,9 @@ function referenceAt(text: string, index: number): { ascii: string; width: numbe
 
 /**
  * Whether `text` holds anything the view would change that can matter: checked first, so plain text costs one scan.
- * NOTE: a separator, dash or dot (`。`, `　`, `—` are in most Chinese sentences) only matters beside an ASCII letter or
- * digit (beside another encoded character, that one answers), and `%` and `&` only as an escape or a reference.
+ * NOTE: a separator, dash or dot (`。`, `　`, `—` are in most Chinese sentences) only matters between two ASCII letters
+ * or digits (`138 1234`, `example。com`; beside another encoded character, that one answers), not after a word that
+ * ends a sentence (`timeout。`); and `%` and `&` only as an escape or a reference.
  */
 function needsView(text: string): boolean {
   // NOTE: built per call (V8 compiles the literal once), so its mutants are tested by the tests that build a view, not
@@ -272,7 +273,7 @@ function needsView(text: string): boolean {
     if (!isEncodingAt(text, index)) continue;
     const read = readerAscii(text.charCodeAt(index));
     if (read !== ' ' && read !== '-' && read !== '.') return true;
-    if (asciiAlphanumeric.test(text.charAt(index - 1)) || asciiAlphanumeric.test(text.charAt(index + 1))) return true;
+    if (asciiAlphanumeric.test(text.charAt(index - 1)) && asciiAlphanumeric.test(text.charAt(index + 1))) return true;
   }
   return false;
 }

@@ -536,18 +536,20 @@ describe('isEncodingAt', () => {
   });
 });
 
-describe('buildNormalisedView: separators, dashes and dots only beside a letter or digit', () => {
+describe('buildNormalisedView: separators, dashes and dots only between two letters or digits', () => {
   it.each([
     ['a no-break space', '\u00a0', ' '],
     ['an ideographic space', '\u3000', ' '],
     ['an en dash', '\u2013', '-'],
     ['an ideographic full stop', '\u3002', '.'],
   ])(
-    'builds no view for %s between CJK characters, and one beside a letter or digit on either side',
+    'builds a view for %s only between two ASCII letters or digits, none beside CJK characters',
     (_, character, ascii) => {
       expect(buildNormalisedView(`用${character}户`)).toBeNull();
-      expect(buildNormalisedView(`x${character}户`)?.text).toBe(`x${ascii}户`);
-      expect(buildNormalisedView(`用${character}9`)?.text).toBe(`用${ascii}9`);
+      // A word that ends a sentence (`timeout。`) or one that starts it: nothing a value holds on the other side.
+      expect(buildNormalisedView(`x${character}户`)).toBeNull();
+      expect(buildNormalisedView(`用${character}9`)).toBeNull();
+      expect(buildNormalisedView(`x${character}9`)?.text).toBe(`x${ascii}9`);
     },
   );
 
