@@ -9,7 +9,7 @@
  *   internal and undocumented);
  * - `keepNames: false`: nothing reads a function's or class's `name` (every error class of ours names itself with a
  *   literal, and so do the AWS SDK's and the AI SDK's), and keeping names costs start-up work in every module;
- * - `target: 'node24'` (the runtime) instead of `esnext`;
+ * - `target: 'node24'` (the runtime) instead of `esnext`, with Unicode property escapes marked as supported;
  * - no source maps: none are shipped, so the functions run without `--enable-source-maps` (and stack traces never
  *   reach a log line or a caller anyway).
  */
@@ -37,6 +37,11 @@ export function lambdaBuildOptions(entry: string, outdir: string): BuildOptions 
     platform: 'node',
     format: 'esm',
     target: 'node24',
+    // NOTE: esbuild (since 0.19.4) writes a top-level pattern with a `\p{…}` as `new RegExp("…")` for a `node` target,
+    // which it can never leave out: valibot's unused `EMOJI_REGEX` was built, asking ICU for four Unicode sets, at
+    // every cold start of every function that bundles valibot (≈ 0.6 M instructions, BENCHMARKS.md). Node 24 (the
+    // runtime) has every property these patterns name, so they stay literals and an unused one is left out.
+    supported: { 'regexp-unicode-property-escapes': true },
     mainFields: ['module', 'main'],
     minify: true,
     keepNames: false,

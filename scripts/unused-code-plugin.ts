@@ -22,8 +22,14 @@
  *   other importer gets the index without the HTTP/2 handler (the same modules otherwise), and the Bedrock client
  *   the whole index, in its own chunk.
  *
+ * - A pattern's check at parse time, in `ai`: its tool-search `tokenize` holds the literal `/[\p{L}\p{N}]+/gu`, and V8
+ *   checks every literal when it parses the file (even in a function that never runs), asking ICU for the letter and
+ *   number sets: about 2.3 M instructions at every cold start of Diagnose. The literal becomes the same pattern built
+ *   by `new RegExp` when the function runs (nothing here calls it: no tool search is configured).
+ *
  * If a library starts importing another name from any of them, esbuild fails the build ("No matching export"): a stub
- * can never silently stand in for code that is used. If the handler package's index changes, the build fails too.
+ * can never silently stand in for code that is used. If the handler package's index changes, the build fails too, and
+ * so does it if `ai`'s file no longer holds that literal exactly once.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -115,6 +121,22 @@ function http1Index(folder: string): string {
 /** Importers of `@smithy/node-http-handler` that take its HTTP/2 handler. */
 const HTTP2_IMPORTERS = /[\\/]node_modules[\\/]@aws-sdk[\\/]client-bedrock-agent-runtime[\\/]/;
 
+/** The literal of `ai`'s `tokenize`, and the same pattern built when it runs (see the module comment). */
+export const AI_TOKENIZE_LITERAL = '.match(/[\\p{L}\\p{N}]+/gu)';
+const AI_TOKENIZE_BUILT = `.match(new RegExp(${JSON.stringify('[\\p{L}\\p{N}]+')}, 'gu'))`;
+
+/** `ai`'s file `path` with {@link AI_TOKENIZE_LITERAL} built at run time; an error unless it holds it exactly once. */
+export function withTokenizeBuiltLate(path: string): { contents: string } | { errors: { text: string }[] } {
+  const source = readFileSync(path, 'utf8');
+  const parts = source.split(AI_TOKENIZE_LITERAL);
+  if (parts.length !== 2) {
+    return {
+      errors: [{ text: `${path} no longer holds ${AI_TOKENIZE_LITERAL} once: review scripts/unused-code-plugin.ts` }],
+    };
+  }
+  return { contents: parts.join(AI_TOKENIZE_BUILT) };
+}
+
 /** Stubs zod's locale index, compiler and JSON Schema importer and `@ai-sdk/gateway`, and keeps HTTP/2 to its one client. */
 export function unusedCodePlugin(): Plugin {
   return {
@@ -150,6 +172,10 @@ export function unusedCodePlugin(): Plugin {
         });
         if (resolved.errors.length > 0) return { errors: resolved.errors };
         return { path: `node-http-handler-http1:${dirname(resolved.path)}`, namespace: NAMESPACE };
+      });
+      build.onLoad({ filter: /[\\/]node_modules[\\/]ai[\\/]dist[\\/](internal[\\/])?index\.js$/ }, (args) => {
+        const loaded = withTokenizeBuiltLate(args.path);
+        return 'errors' in loaded ? loaded : { contents: loaded.contents, loader: 'js' };
       });
       build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
         if (args.path.startsWith('node-http-handler-http1:')) {

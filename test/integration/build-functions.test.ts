@@ -10,7 +10,11 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFunctions, lambdaBuildOptions } from '../../scripts/build-functions.ts';
 import { handlerFileOf, LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../../scripts/lambda-functions.ts';
-import { NODE_HTTP_HANDLER_INDEX } from '../../scripts/unused-code-plugin.ts';
+import {
+  AI_TOKENIZE_LITERAL,
+  NODE_HTTP_HANDLER_INDEX,
+  withTokenizeBuiltLate,
+} from '../../scripts/unused-code-plugin.ts';
 
 const config = readFileSync('sst.config.ts', 'utf8');
 
@@ -267,6 +271,42 @@ describe('buildFunctions', () => {
         logLevel: 'silent',
       }),
     ).rejects.toThrow(/compile\.js exports .*compileAll.*review its stub/s);
+  });
+
+  it('ships no pattern literal with a Unicode property (`\\p{…}`) in any function: V8 would ask ICU for its set at parse', () => {
+    // NOTE: a literal's `\p` has one backslash in the minified code; a string given to `new RegExp` has two.
+    const literal = /(?<!\\)\\p\{/;
+    for (const name of names) {
+      const folder = join(temp, 'functions', name);
+      const files = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.mjs'));
+      expect(files.length, name).toBeGreaterThan(0);
+      for (const file of files)
+        expect(literal.test(readFileSync(join(folder, file), 'utf8')), `${name}/${file}`).toBe(false);
+    }
+    // The probe finds one: valibot's emoji pattern, which the build leaves out when unused, is one in valibot's file.
+    expect(literal.test(readFileSync('node_modules/valibot/dist/index.mjs', 'utf8'))).toBe(true);
+  });
+
+  it('builds the AI SDK’s tokenize pattern when it runs, matching as the literal did; fails the build if it moved', async () => {
+    const module = join(temp, 'tokenize.mjs');
+    writeFileSync(module, `export const tokenize = (text) => text.toLowerCase()${AI_TOKENIZE_LITERAL} ?? [];\n`);
+    const built = withTokenizeBuiltLate(module);
+    if ('errors' in built) throw new Error(built.errors[0]?.text);
+    expect(built.contents).not.toContain(AI_TOKENIZE_LITERAL);
+    const late = join(temp, 'tokenize-late.mjs');
+    writeFileSync(late, built.contents);
+    const text = 'Query_logs for E1001: 订单失败 ١٢٣ café-42';
+    const [before, after] = await Promise.all([import(pathToFileURL(module).href), import(pathToFileURL(late).href)]);
+    expect(after.tokenize(text)).toEqual(before.tokenize(text));
+    expect(after.tokenize(text)).toEqual(['query', 'logs', 'for', 'e1001', '订单失败', '١٢٣', 'café', '42']);
+    writeFileSync(module, `${AI_TOKENIZE_LITERAL}${AI_TOKENIZE_LITERAL}`);
+    expect(withTokenizeBuiltLate(module)).toEqual({ errors: [{ text: expect.stringMatching(/no longer holds/) }] });
+    writeFileSync(module, 'export {};');
+    expect(withTokenizeBuiltLate(module)).toEqual({ errors: [{ text: expect.stringMatching(/no longer holds/) }] });
+    // And the real `ai` holds it exactly once, in both files the build takes.
+    for (const file of ['node_modules/ai/dist/index.js', 'node_modules/ai/dist/internal/index.js']) {
+      expect(withTokenizeBuiltLate(file)).not.toHaveProperty('errors');
+    }
   });
 
   it('answers the AI SDK’s gateway checks with false and refuses any use of the gateway, naming why', async () => {

@@ -25,6 +25,18 @@ describe('buildIncidentQuery', () => {
     );
   });
 
+  it('turns exactly the control characters (\\p{Cc}), U+2028 and U+2029 into a space, over the whole BMP', () => {
+    const wrong: string[] = [];
+    for (let code = 0; code <= 0xffff; code += 1) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const character = String.fromCharCode(code);
+      const query = buildIncidentQuery({ ...facts, alarm: `a${character}b` }, '{alarm}');
+      const expected = /[\p{Cc}\u2028\u2029]/u.test(character) ? 'a b' : `a${character}b`;
+      if (query !== expected) wrong.push(`U+${code.toString(16)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it('uses a mapping’s own template, filling each placeholder once', () => {
     const query = buildIncidentQuery({ ...facts, reason: 'reason says {alarm} and {service}' }, '{alarm}: {reason}');
     expect(query).toBe('E1001-payment-gateway-5xx: reason says {alarm} and {service}');

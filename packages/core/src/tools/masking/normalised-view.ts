@@ -134,6 +134,18 @@ export function digitValue(point: number): number {
   return value >= 0 && value <= 9 ? value : -1;
 }
 
+/**
+ * Unicode's decimal digits (`\p{Nd}`) as the body of a `u`-flag character class (`0-9\u{660}-\u{669}…`), built from
+ * the table. NOTE: not `\p{Nd}` itself: every `\p{…}` in a pattern makes V8 ask ICU for the property's whole set
+ * when it checks the pattern, even in a function that never runs: ≈ 1.4 M instructions at every cold start of each
+ * function that bundles it (BENCHMARKS.md, cold start). A unit test holds this class to the engine's `\p{Nd}`.
+ */
+export function decimalDigitClass(): string {
+  let body = '0-9';
+  for (const zero of DIGIT_ZEROS) body += `\\u{${zero.toString(16)}}-\\u{${(zero + 9).toString(16)}}`;
+  return body;
+}
+
 /** Whether `point` is one of Unicode's spaces other than the ASCII one (no-break, figure, thin, ideographic, ...). */
 function isUnicodeSpace(point: number): boolean {
   return (

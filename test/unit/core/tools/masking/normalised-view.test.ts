@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildNormalisedView,
+  decimalDigitClass,
   digitValue,
   isEncodingAt,
   isEncodingCharacter,
@@ -416,6 +417,17 @@ describe('digitValue against Unicode', () => {
       if (isDigit) previous = point;
       const expected = isDigit ? (point - runStart) % 10 : -1;
       if (digitValue(point) !== expected) wrong.push(`U+${point.toString(16)}: ${digitValue(point)} not ${expected}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('decimalDigitClass is \\p{Nd} exactly, ASCII digits included, over every code point', () => {
+    const built = new RegExp(`^[${decimalDigitClass()}]$`, 'u');
+    const wrong: string[] = [];
+    for (let point = 0; point <= 0x10ffff; point += 1) {
+      if (point >= 0xd800 && point <= 0xdfff) continue;
+      const character = String.fromCodePoint(point);
+      if (built.test(character) !== /^\p{Nd}$/u.test(character)) wrong.push(`U+${point.toString(16)}`);
     }
     expect(wrong).toEqual([]);
   });
