@@ -18,9 +18,9 @@ import * as v from 'valibot';
 // NOTE: by relative path, like sst.config.ts's other imports of our code: SST bundles the config and what it imports,
 // and a workspace package's TypeScript sources are not something Node loads by itself.
 import {
-  DIAGNOSIS_SETTING_KEYS,
   type DiagnosisSettingKey,
   type DiagnosisSettings,
+  diagnosisSettingKeys,
   mappingsOverQueryLimit,
   parseDiagnosisSettings,
   SettingsError,
@@ -57,7 +57,7 @@ export type StageSettingKey = Exclude<DiagnosisSettingKey, (typeof DEPLOY_PROVID
 
 /** The settings a stage file may name: every setting of the functions' schema but those the deploy provides. */
 export const STAGE_SETTING_KEYS = Object.freeze(
-  DIAGNOSIS_SETTING_KEYS.filter(
+  diagnosisSettingKeys().filter(
     (key): key is StageSettingKey => !(DEPLOY_PROVIDED_SETTINGS as readonly string[]).includes(key),
   ),
 );

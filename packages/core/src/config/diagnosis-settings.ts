@@ -18,6 +18,7 @@ import {
 } from '../run/run-limits.ts';
 import { DEFAULT_TIME_ZONE, isTimeZone } from '../run/zoned-time.ts';
 import { mappingsOverQueryLimit, triggerMappingsSchema } from '../trigger/trigger-mappings.ts';
+import { builtOnce } from './built-once.ts';
 import {
   badKeys,
   type EvidenceSettings,
@@ -61,12 +62,18 @@ type LimitSettingSchema = v.OptionalSchema<
   undefined
 >;
 
+/** The optional integer setting of one run limit, with the limit's own range. */
+function limitSettingEntry(setting: RunLimitSetting): LimitSettingSchema {
+  const limit: keyof RunLimits = RUN_LIMIT_SETTINGS[setting];
+  const range = integerUpTo(runLimitMinimum(limit), runLimitMaximum(limit));
+  return v.optional(v.pipe(range, v.description(RUN_LIMIT_DESCRIPTIONS[setting])));
+}
+
 /** One optional integer setting per run limit, with the limit's own range. */
 function limitSettingEntries() {
   const entries = {} as Record<RunLimitSetting, LimitSettingSchema>;
-  for (const [setting, limit] of Object.entries(RUN_LIMIT_SETTINGS) as [RunLimitSetting, keyof RunLimits][]) {
-    const range = integerUpTo(runLimitMinimum(limit), runLimitMaximum(limit));
-    entries[setting] = v.optional(v.pipe(range, v.description(RUN_LIMIT_DESCRIPTIONS[setting])));
+  for (const setting of Object.keys(RUN_LIMIT_SETTINGS) as RunLimitSetting[]) {
+    entries[setting] = limitSettingEntry(setting);
   }
   return entries;
 }
@@ -74,75 +81,12 @@ function limitSettingEntries() {
 /** The model endpoint when DIAGNOSIS_MODEL_BASE_URL is unset: DeepSeek's OpenAI-compatible API. */
 export const DEFAULT_MODEL_BASE_URL = modelProfile('deepseek').baseUrl;
 
-const modelBaseUrl = v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//));
-const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
-
 /**
- * Settings of the service besides the evidence backends, by environment variable name. Each one's `description` is
- * the line docs/settings.md shows for it (`npm run docs:settings`): one line of the table, so keep it short.
+ * The settings Diagnose shares with the trigger and feedback functions (retention, masking, the time zone, the trigger
+ * timings), built on the first parse that asks for them: a function that parses only those never builds the rest.
  */
-const serviceSettingsSchema = v.object({
-  DIAGNOSIS_TABLE_NAME: STORE_SETTING_FIELDS.DIAGNOSIS_TABLE_NAME,
-  DYNAMODB_ENDPOINT: STORE_SETTING_FIELDS.DYNAMODB_ENDPOINT,
-  /** The provider profile (see `MODEL_PROFILES`): base URL and model id defaults, JSON mode of the Draft, prices. */
-  DIAGNOSIS_MODEL_PROFILE: v.optional(
-    v.pipe(
-      v.picklist(MODEL_PROFILE_NAMES),
-      v.description(
-        "The provider profile: base URL and model defaults, the Draft's JSON mode, prices (docs/models.md)",
-      ),
-    ),
-    'deepseek',
-  ),
-  DIAGNOSIS_MODEL_BASE_URL: v.optional(
-    v.pipe(modelBaseUrl, v.description("Any OpenAI-compatible endpoint; unset: the profile's")),
-  ),
-  /** Unset: the profile's default model (the `openai-compatible` profile has none: then it must be set). */
-  DIAGNOSIS_MODEL_ID: v.optional(
-    v.pipe(modelId, v.description("The model id; unset: the profile's (`openai-compatible` has none: set it)")),
-  ),
-  DIAGNOSIS_MODEL_API_KEY: v.pipe(
-    v.string(),
-    v.minLength(1),
-    v.description('The model API key (deployed: the secret `ModelApiKey`)'),
-  ),
-  /** The SemanticGuard: `enforce` (deployments' default), `shadow` (verdicts recorded, release unchanged) or `off`. */
-  SEMANTIC_GUARD: v.optional(
-    v.pipe(
-      v.picklist(SEMANTIC_GUARD_MODES),
-      v.description('The judge: `enforce` publishes only what it supports, `shadow` records only'),
-    ),
-    'enforce',
-  ),
-  /** The judge's model id; unset: DIAGNOSIS_MODEL_ID (or the judge profile's default model). A separate call all the same. */
-  SEMANTIC_GUARD_MODEL_ID: v.optional(
-    v.pipe(
-      modelId,
-      v.description("The judge's model id; unset: `DIAGNOSIS_MODEL_ID` (or the judge profile's default)"),
-    ),
-  ),
-  SEMANTIC_GUARD_MODEL_PROFILE: v.optional(
-    v.pipe(
-      v.picklist(MODEL_PROFILE_NAMES),
-      v.description("The judge's provider profile; unset: `DIAGNOSIS_MODEL_PROFILE`"),
-    ),
-  ),
-  /** The judge's endpoint; unset: the agent's when the profiles are the same, else the judge profile's base URL. */
-  SEMANTIC_GUARD_MODEL_BASE_URL: v.optional(
-    v.pipe(
-      modelBaseUrl,
-      v.description("The judge's endpoint; unset: the agent's if the profiles are the same, else the judge profile's"),
-    ),
-  ),
-  SEMANTIC_GUARD_MODEL_API_KEY: v.optional(
-    v.pipe(
-      v.string(),
-      v.minLength(1),
-      v.description("The judge's key, local runs only; unset: `DIAGNOSIS_MODEL_API_KEY`"),
-    ),
-  ),
+const sharedSettingEntries = /* @__PURE__ */ builtOnce(() => ({
   RETENTION_DAYS: v.optional(v.pipe(integer(1), v.description('Days every item of a run is kept (its `ttl`)')), '90'),
-  ...PAST_INCIDENT_SETTING_FIELDS,
   REASONING_RETENTION_DAYS: v.optional(
     v.pipe(integer(1), v.description("Days a run's raw reasoning items are kept (≤ `RETENTION_DAYS`)")),
     '30',
@@ -178,34 +122,6 @@ const serviceSettingsSchema = v.object({
     ),
     '[]',
   ),
-  MASKING_SECRET: STORE_SETTING_FIELDS.MASKING_SECRET,
-  DIAGNOSIS_CANCEL_POLL_MS: v.optional(
-    v.pipe(
-      integer(100),
-      v.description('How often a running invocation reads its cancel flag (one small consistent read)'),
-    ),
-    '2000',
-  ),
-  TENANT_ACCESS: STORE_SETTING_FIELDS.TENANT_ACCESS,
-  FLUSH_RESERVE_MS: WORKFLOW_SETTING_FIELDS.FLUSH_RESERVE_MS,
-  /** Audit puts one run has in flight at once (its store's write-behind queue; same-key writes keep their order). */
-  AUDIT_MAX_WRITES_IN_FLIGHT: v.optional(
-    v.pipe(
-      integerUpTo(1, MAX_AUDIT_WRITES_IN_FLIGHT),
-      v.description('Audit writes one run has in flight at once; writes to one item keep their order'),
-    ),
-    String(DEFAULT_AUDIT_WRITES_IN_FLIGHT),
-  ),
-  /** Runs of one enterprise in progress at once, enforced with lease items in the table (see TenantLeaseStore). */
-  TENANT_MAX_CONCURRENT_RUNS: v.optional(
-    v.pipe(
-      integer(1),
-      v.maxValue(256),
-      v.description('Runs of one enterprise in progress at once (lease slots in the table)'),
-    ),
-    '4',
-  ),
-  TENANT_MAX_OPEN_RUNS: WORKFLOW_SETTING_FIELDS.TENANT_MAX_OPEN_RUNS,
   /** The deployment's IANA time zone: the model reads the run's start time in it ("从 14:05 开始" is today there). */
   DIAGNOSIS_TIMEZONE: v.optional(
     v.pipe(
@@ -233,10 +149,122 @@ const serviceSettingsSchema = v.object({
     ),
     '30',
   ),
-  ...limitSettingEntries(),
+}));
+
+/**
+ * Settings of the service besides the evidence backends, by environment variable name. Each one's `description` is
+ * the line docs/settings.md shows for it (`npm run docs:settings`): one line of the table, so keep it short. Built on
+ * first use, like the trigger and feedback functions' own.
+ */
+const serviceSettingsSchema = /* @__PURE__ */ builtOnce(() => {
+  const shared = sharedSettingEntries();
+  const modelBaseUrl = v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//));
+  const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+  return v.object({
+    DIAGNOSIS_TABLE_NAME: STORE_SETTING_FIELDS.DIAGNOSIS_TABLE_NAME,
+    DYNAMODB_ENDPOINT: STORE_SETTING_FIELDS.DYNAMODB_ENDPOINT,
+    /** The provider profile (see `MODEL_PROFILES`): base URL and model id defaults, JSON mode of the Draft, prices. */
+    DIAGNOSIS_MODEL_PROFILE: v.optional(
+      v.pipe(
+        v.picklist(MODEL_PROFILE_NAMES),
+        v.description(
+          "The provider profile: base URL and model defaults, the Draft's JSON mode, prices (docs/models.md)",
+        ),
+      ),
+      'deepseek',
+    ),
+    DIAGNOSIS_MODEL_BASE_URL: v.optional(
+      v.pipe(modelBaseUrl, v.description("Any OpenAI-compatible endpoint; unset: the profile's")),
+    ),
+    /** Unset: the profile's default model (the `openai-compatible` profile has none: then it must be set). */
+    DIAGNOSIS_MODEL_ID: v.optional(
+      v.pipe(modelId, v.description("The model id; unset: the profile's (`openai-compatible` has none: set it)")),
+    ),
+    DIAGNOSIS_MODEL_API_KEY: v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description('The model API key (deployed: the secret `ModelApiKey`)'),
+    ),
+    /** The SemanticGuard: `enforce` (deployments' default), `shadow` (verdicts recorded, release unchanged) or `off`. */
+    SEMANTIC_GUARD: v.optional(
+      v.pipe(
+        v.picklist(SEMANTIC_GUARD_MODES),
+        v.description('The judge: `enforce` publishes only what it supports, `shadow` records only'),
+      ),
+      'enforce',
+    ),
+    /** The judge's model id; unset: DIAGNOSIS_MODEL_ID (or the judge profile's default model). A separate call all the same. */
+    SEMANTIC_GUARD_MODEL_ID: v.optional(
+      v.pipe(
+        modelId,
+        v.description("The judge's model id; unset: `DIAGNOSIS_MODEL_ID` (or the judge profile's default)"),
+      ),
+    ),
+    SEMANTIC_GUARD_MODEL_PROFILE: v.optional(
+      v.pipe(
+        v.picklist(MODEL_PROFILE_NAMES),
+        v.description("The judge's provider profile; unset: `DIAGNOSIS_MODEL_PROFILE`"),
+      ),
+    ),
+    /** The judge's endpoint; unset: the agent's when the profiles are the same, else the judge profile's base URL. */
+    SEMANTIC_GUARD_MODEL_BASE_URL: v.optional(
+      v.pipe(
+        modelBaseUrl,
+        v.description(
+          "The judge's endpoint; unset: the agent's if the profiles are the same, else the judge profile's",
+        ),
+      ),
+    ),
+    SEMANTIC_GUARD_MODEL_API_KEY: v.optional(
+      v.pipe(
+        v.string(),
+        v.minLength(1),
+        v.description("The judge's key, local runs only; unset: `DIAGNOSIS_MODEL_API_KEY`"),
+      ),
+    ),
+    RETENTION_DAYS: shared.RETENTION_DAYS,
+    ...PAST_INCIDENT_SETTING_FIELDS,
+    REASONING_RETENTION_DAYS: shared.REASONING_RETENTION_DAYS,
+    PSEUDONYM_RETENTION_DAYS: shared.PSEUDONYM_RETENTION_DAYS,
+    MASKING: shared.MASKING,
+    MASKING_PATTERNS: shared.MASKING_PATTERNS,
+    MASKING_EXCLUSIONS: shared.MASKING_EXCLUSIONS,
+    MASKING_SECRET: STORE_SETTING_FIELDS.MASKING_SECRET,
+    DIAGNOSIS_CANCEL_POLL_MS: v.optional(
+      v.pipe(
+        integer(100),
+        v.description('How often a running invocation reads its cancel flag (one small consistent read)'),
+      ),
+      '2000',
+    ),
+    TENANT_ACCESS: STORE_SETTING_FIELDS.TENANT_ACCESS,
+    FLUSH_RESERVE_MS: WORKFLOW_SETTING_FIELDS.FLUSH_RESERVE_MS,
+    /** Audit puts one run has in flight at once (its store's write-behind queue; same-key writes keep their order). */
+    AUDIT_MAX_WRITES_IN_FLIGHT: v.optional(
+      v.pipe(
+        integerUpTo(1, MAX_AUDIT_WRITES_IN_FLIGHT),
+        v.description('Audit writes one run has in flight at once; writes to one item keep their order'),
+      ),
+      String(DEFAULT_AUDIT_WRITES_IN_FLIGHT),
+    ),
+    /** Runs of one enterprise in progress at once, enforced with lease items in the table (see TenantLeaseStore). */
+    TENANT_MAX_CONCURRENT_RUNS: v.optional(
+      v.pipe(
+        integer(1),
+        v.maxValue(256),
+        v.description('Runs of one enterprise in progress at once (lease slots in the table)'),
+      ),
+      '4',
+    ),
+    TENANT_MAX_OPEN_RUNS: WORKFLOW_SETTING_FIELDS.TENANT_MAX_OPEN_RUNS,
+    DIAGNOSIS_TIMEZONE: shared.DIAGNOSIS_TIMEZONE,
+    TRIGGER_QUIET_PERIOD_SECONDS: shared.TRIGGER_QUIET_PERIOD_SECONDS,
+    TRIGGER_LOOKBACK_MINUTES: shared.TRIGGER_LOOKBACK_MINUTES,
+    ...limitSettingEntries(),
+  });
 });
 
-type ServiceSettings = v.InferOutput<typeof serviceSettingsSchema>;
+type ServiceSettings = v.InferOutput<ReturnType<typeof serviceSettingsSchema>>;
 
 /**
  * The parsed settings. The model's endpoint and id are always resolved (from the profile when unset); so are the
@@ -298,15 +326,17 @@ type DiagnosisSettingsOfService = Omit<DiagnosisSettings, keyof EvidenceSettings
  * The name of every setting `parseDiagnosisSettings` reads, taken from its schemas: the deploy's per-stage file may
  * name exactly these (less what the deploy itself provides), so a typo is refused instead of silently ignored.
  */
-export const DIAGNOSIS_SETTING_KEYS = Object.freeze([
-  ...Object.keys(serviceSettingsSchema.entries),
-  ...Object.keys(evidenceSettingsSchema.entries),
-] as DiagnosisSettingKey[]);
+export const diagnosisSettingKeys = /* @__PURE__ */ builtOnce((): readonly DiagnosisSettingKey[] =>
+  Object.freeze([
+    ...Object.keys(serviceSettingsSchema().entries),
+    ...Object.keys(evidenceSettingsSchema().entries),
+  ] as DiagnosisSettingKey[]),
+);
 
 /** The name of one setting of `parseDiagnosisSettings`. */
 export type DiagnosisSettingKey =
-  | keyof typeof serviceSettingsSchema.entries
-  | keyof typeof evidenceSettingsSchema.entries;
+  | keyof ReturnType<typeof serviceSettingsSchema>['entries']
+  | keyof ReturnType<typeof evidenceSettingsSchema>['entries'];
 
 /**
  * All settings of the Lambda, parsed once per cold start from its environment (the handler merges in SST's linked
@@ -314,7 +344,8 @@ export type DiagnosisSettingKey =
  * their values, which may be secrets.
  */
 export function parseDiagnosisSettings(environment: Record<string, string | undefined>): DiagnosisSettings {
-  const service = v.safeParse(serviceSettingsSchema, pickDefined(environment, serviceSettingsSchema));
+  const schema = serviceSettingsSchema();
+  const service = v.safeParse(schema, pickDefined(environment, schema));
   let evidence: EvidenceSettings | undefined;
   let evidenceKeys: string[] = [];
   try {
@@ -358,25 +389,26 @@ export function limitsOf(settings: DiagnosisSettings) {
   return runLimitsFromSettings(settings);
 }
 
-// NOTE: the trigger and feedback schemas are built by their own parse, once (`once`): a module-level schema whose
+// NOTE: the trigger and feedback schemas are built by their own parse, once (`builtOnce`): a module-level schema whose
 // entries spread another's is kept by the bundler in every function that imports this module (a spread may run a
 // getter), so Diagnose built both, and loaded the trigger mappings' module, at every cold start for nothing.
-const triggerSettingsSchema = /* @__PURE__ */ once(() =>
-  v.object({
+const triggerSettingsSchema = /* @__PURE__ */ builtOnce(() => {
+  const shared = sharedSettingEntries();
+  return v.object({
     ...workflowSettingsSchema.entries,
     /** The stage file's `triggers` (JSON), checked at deploy time with the same schema. */
     TRIGGERS: v.optional(v.pipe(v.string(), v.parseJson(), triggerMappingsSchema), '[]'),
-    TRIGGER_QUIET_PERIOD_SECONDS: serviceSettingsSchema.entries.TRIGGER_QUIET_PERIOD_SECONDS,
-    TRIGGER_LOOKBACK_MINUTES: serviceSettingsSchema.entries.TRIGGER_LOOKBACK_MINUTES,
-    DIAGNOSIS_TIMEZONE: serviceSettingsSchema.entries.DIAGNOSIS_TIMEZONE,
-    DIAGNOSIS_MAX_QUERY_BYTES: serviceSettingsSchema.entries.DIAGNOSIS_MAX_QUERY_BYTES,
-    RETENTION_DAYS: serviceSettingsSchema.entries.RETENTION_DAYS,
+    TRIGGER_QUIET_PERIOD_SECONDS: shared.TRIGGER_QUIET_PERIOD_SECONDS,
+    TRIGGER_LOOKBACK_MINUTES: shared.TRIGGER_LOOKBACK_MINUTES,
+    DIAGNOSIS_TIMEZONE: shared.DIAGNOSIS_TIMEZONE,
+    DIAGNOSIS_MAX_QUERY_BYTES: limitSettingEntry('DIAGNOSIS_MAX_QUERY_BYTES'),
+    RETENTION_DAYS: shared.RETENTION_DAYS,
     // NOTE: the sender's texts (question, title) are masked here, with the runs' own masking (issue 32, item 10).
-    MASKING: serviceSettingsSchema.entries.MASKING,
-    MASKING_PATTERNS: serviceSettingsSchema.entries.MASKING_PATTERNS,
-    MASKING_EXCLUSIONS: serviceSettingsSchema.entries.MASKING_EXCLUSIONS,
-    REASONING_RETENTION_DAYS: serviceSettingsSchema.entries.REASONING_RETENTION_DAYS,
-    PSEUDONYM_RETENTION_DAYS: serviceSettingsSchema.entries.PSEUDONYM_RETENTION_DAYS,
+    MASKING: shared.MASKING,
+    MASKING_PATTERNS: shared.MASKING_PATTERNS,
+    MASKING_EXCLUSIONS: shared.MASKING_EXCLUSIONS,
+    REASONING_RETENTION_DAYS: shared.REASONING_RETENTION_DAYS,
+    PSEUDONYM_RETENTION_DAYS: shared.PSEUDONYM_RETENTION_DAYS,
     /**
      * The bearer token Alertmanager's `http_config` sends (an SST secret); unset: the Alertmanager route refuses all.
      * Printable ASCII without spaces: the route reads `Authorization: Bearer <token>` so, and a token it could never
@@ -398,8 +430,8 @@ const triggerSettingsSchema = /* @__PURE__ */ once(() =>
         v.maxLength(5),
       ),
     ),
-  }),
-);
+  });
+});
 
 export type TriggerSettings = v.InferOutput<ReturnType<typeof triggerSettingsSchema>>;
 
@@ -421,17 +453,18 @@ export function parseTriggerSettings(environment: Record<string, string | undefi
   return result.output;
 }
 
-const feedbackSettingsSchema = /* @__PURE__ */ once(() =>
-  v.object({
+const feedbackSettingsSchema = /* @__PURE__ */ builtOnce(() => {
+  const shared = sharedSettingEntries();
+  return v.object({
     ...STORE_SETTING_FIELDS,
-    MASKING: serviceSettingsSchema.entries.MASKING,
-    MASKING_PATTERNS: serviceSettingsSchema.entries.MASKING_PATTERNS,
-    MASKING_EXCLUSIONS: serviceSettingsSchema.entries.MASKING_EXCLUSIONS,
-    REASONING_RETENTION_DAYS: serviceSettingsSchema.entries.REASONING_RETENTION_DAYS,
-    PSEUDONYM_RETENTION_DAYS: serviceSettingsSchema.entries.PSEUDONYM_RETENTION_DAYS,
+    MASKING: shared.MASKING,
+    MASKING_PATTERNS: shared.MASKING_PATTERNS,
+    MASKING_EXCLUSIONS: shared.MASKING_EXCLUSIONS,
+    REASONING_RETENTION_DAYS: shared.REASONING_RETENTION_DAYS,
+    PSEUDONYM_RETENTION_DAYS: shared.PSEUDONYM_RETENTION_DAYS,
     ...PAST_INCIDENT_SETTING_FIELDS,
-  }),
-);
+  });
+});
 
 export type FeedbackSettings = v.InferOutput<ReturnType<typeof feedbackSettingsSchema>>;
 
@@ -454,7 +487,7 @@ export function parseFeedbackSettings(environment: Record<string, string | undef
 export function serviceSettingNames(): readonly string[] {
   return [
     ...new Set([
-      ...DIAGNOSIS_SETTING_KEYS,
+      ...diagnosisSettingKeys(),
       ...Object.keys(workflowSettingsSchema.entries),
       ...Object.keys(triggerSettingsSchema().entries),
       ...Object.keys(feedbackSettingsSchema().entries),
@@ -464,8 +497,8 @@ export function serviceSettingNames(): readonly string[] {
 
 /** The schema of a setting of `parseDiagnosisSettings`, or undefined for a key it does not read. */
 function settingSchema(key: string): v.GenericSchema | undefined {
-  const entries: Record<string, v.GenericSchema> = serviceSettingsSchema.entries;
-  const evidenceEntries: Record<string, v.GenericSchema> = evidenceSettingsSchema.entries;
+  const entries: Record<string, v.GenericSchema> = serviceSettingsSchema().entries;
+  const evidenceEntries: Record<string, v.GenericSchema> = evidenceSettingsSchema().entries;
   return entries[key] ?? evidenceEntries[key];
 }
 
@@ -495,14 +528,5 @@ export function settingDefault(key: string): string | null | undefined {
 
 /** The form a setting of `parseDiagnosisSettings` (or the read and workflow functions) accepts, in words. */
 export function settingForm(key: string): string | undefined {
-  return describeSettingForm(key, [serviceSettingsSchema, evidenceSettingsSchema, workflowSettingsSchema]);
-}
-
-/** `build`'s value, built on the first call (a schema only some functions parse with). */
-function once<T>(build: () => T): () => T {
-  let value: { built: T } | undefined;
-  return () => {
-    value ??= { built: build() };
-    return value.built;
-  };
+  return describeSettingForm(key, [serviceSettingsSchema(), evidenceSettingsSchema(), workflowSettingsSchema]);
 }

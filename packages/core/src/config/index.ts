@@ -15,9 +15,9 @@ export {
 /** `@diagnosis/core/config`: one valibot schema for all settings, parsed by the handlers and handed in. */
 export {
   DEFAULT_MODEL_BASE_URL,
-  DIAGNOSIS_SETTING_KEYS,
   type DiagnosisSettingKey,
   type DiagnosisSettings,
+  diagnosisSettingKeys,
   type FeedbackSettings,
   limitsOf,
   parseDiagnosisSettings,

@@ -1,9 +1,9 @@
-import { DIAGNOSIS_SETTING_KEYS, settingForm } from '@diagnosis/core/config';
+import { diagnosisSettingKeys, settingForm } from '@diagnosis/core/config';
 import { describe, expect, it } from 'vitest';
 
 describe('settingForm', () => {
   it('gives every setting of the functions a form in words, so no refusal lacks one', () => {
-    for (const key of [...DIAGNOSIS_SETTING_KEYS, 'DIAGNOSIS_WORKFLOW_ARN']) {
+    for (const key of [...diagnosisSettingKeys(), 'DIAGNOSIS_WORKFLOW_ARN']) {
       expect(settingForm(key), key).toMatch(/^(one of|a |an |text|3-255)/);
     }
   });
