@@ -176,6 +176,18 @@ export function createKnowledgeIndex(data: KnowledgeIndexData): KnowledgeIndex {
   const lastTerm = new Int32Array(documentCount);
   const touched: number[] = [];
   const termTouched: number[] = [];
+  // NOTE: each passage's distinct terms, tokenized at its first snippet choice and kept with the index (whose own
+  // size bounds them): a warm function's later searches do not tokenize the same runbook text again.
+  const passageTerms = new Map<string, ReadonlySet<string>>();
+  const termsOf = (doc: number, passage: number): ReadonlySet<string> => {
+    const key = `${doc}:${passage}`;
+    let terms = passageTerms.get(key);
+    if (terms === undefined) {
+      terms = new Set(tokenizeMixedText(data.passages[doc]?.[passage] ?? ''));
+      passageTerms.set(key, terms);
+    }
+    return terms;
+  };
 
   return {
     search({ query, enterpriseId, service, topK }) {
@@ -246,7 +258,7 @@ export function createKnowledgeIndex(data: KnowledgeIndexData): KnowledgeIndex {
         return {
           doc_id: runbook.docId,
           title: runbook.title,
-          snippet: bestPassage(data.passages[doc] ?? [], distinctTerms),
+          snippet: bestPassage(data.passages[doc] ?? [], distinctTerms, (passage) => termsOf(doc, passage)),
           score: Math.round(score * 1_000) / 1_000,
           ...(runbook.service === '' ? {} : { service: runbook.service }),
         };
@@ -264,13 +276,20 @@ function numberOf(numbers: Map<string, number>, value: string): number {
   return number;
 }
 
-/** The passage sharing the most distinct query terms (the first one on a tie), cut to 600 characters. */
-function bestPassage(passages: readonly string[], queryTerms: ReadonlySet<string>): string {
+/**
+ * The passage sharing the most distinct query terms (the first one on a tie), cut to 600 characters; `termsOf(i)` is
+ * the distinct terms of passage `i`.
+ */
+function bestPassage(
+  passages: readonly string[],
+  queryTerms: ReadonlySet<string>,
+  termsOf: (passage: number) => ReadonlySet<string>,
+): string {
   let best = passages[0] ?? '';
   let bestScore = -1;
-  for (const passage of passages) {
+  for (const [index, passage] of passages.entries()) {
     let score = 0;
-    for (const term of new Set(tokenizeMixedText(passage))) if (queryTerms.has(term)) score += 1;
+    for (const term of termsOf(index)) if (queryTerms.has(term)) score += 1;
     if (score > bestScore) {
       best = passage;
       bestScore = score;

@@ -5,6 +5,7 @@ import {
   type KnowledgeDocument,
   loadKnowledgeDocuments,
   parseKnowledgeIndexFile,
+  splitPassages,
   tokenizeMixedText,
 } from '@diagnosis/core/adapters';
 import MiniSearch from 'minisearch';
@@ -87,6 +88,34 @@ describe('the local knowledge index', () => {
     const cases = await rankings(generated.documents, generated.queries);
     expect(cases.filter(({ actual }) => (actual as unknown[]).length > 0).length).toBeGreaterThan(cases.length / 2);
     for (const { expected, actual } of cases) expect(actual).toEqual(expected);
+  });
+
+  it('chooses each snippet by the passage’s own terms, whatever searches came before (passage terms are kept)', async () => {
+    // The oracle: the passage sharing the most distinct query terms, the first on a tie, cut to 600 characters.
+    const expectedSnippet = (docId: string, query: string) => {
+      const document = generated.documents.find((candidate) => candidate.docId === docId);
+      const queryTerms = new Set(tokenizeMixedText(query));
+      let best = '';
+      let bestScore = -1;
+      for (const passage of splitPassages(document?.body ?? '')) {
+        const score = [...new Set(tokenizeMixedText(passage))].filter((term) => queryTerms.has(term)).length;
+        if (score > bestScore) [best, bestScore] = [passage, score];
+      }
+      return best.slice(0, 600);
+    };
+    const adapter = createLocalKnowledgeAdapter(generated.documents);
+    const queries = generated.queries.slice(0, 20);
+    let compared = 0;
+    for (const query of [...queries, ...queries.toReversed()]) {
+      const result = await adapter.execute(
+        toolCall('lookup_knowledge', { query, top_k: 5 }, { enterpriseId: 'E1001' }),
+      );
+      for (const hit of result.status === 'OK' ? result.data.hits : []) {
+        expect(hit.snippet).toBe(expectedSnippet(hit.doc_id, query));
+        compared += 1;
+      }
+    }
+    expect(compared).toBeGreaterThan(100);
   });
 
   it('never returns another enterprise’s runbook, whatever the query', async () => {
