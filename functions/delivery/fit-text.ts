@@ -5,7 +5,17 @@
  */
 
 const ELLIPSIS = '…';
-const words = new Intl.Segmenter('und', { granularity: 'word' });
+let words: Intl.Segmenter | undefined;
+
+/**
+ * The word segmenter, made at the first cut. NOTE: not at module level: making it loads ICU's break rules and
+ * dictionaries, ≈ 93 M instructions (≈ 7 ms) of every cold start of the functions that deliver (BENCHMARKS.md),
+ * and most texts fit whole, so most invocations never need it.
+ */
+function wordSegmenter(): Intl.Segmenter {
+  if (words === undefined) words = new Intl.Segmenter('und', { granularity: 'word' });
+  return words;
+}
 
 export interface FittedText {
   text: string;
@@ -24,7 +34,7 @@ export function fitText(text: string, maxChars: number, encode: (raw: string) =>
   // NOTE: every segment boundary is a word boundary, and a segment never splits a grapheme cluster; a single word
   // longer than the whole budget (a 10 KB token) is left out entirely rather than cut inside.
   let kept = '';
-  for (const { segment } of words.segment(text)) {
+  for (const { segment } of wordSegmenter().segment(text)) {
     const encoded = encode(segment);
     if (kept.length + encoded.length > budget) break;
     kept += encoded;

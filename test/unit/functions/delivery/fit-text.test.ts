@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fitText } from '../../../../functions/delivery/fit-text.ts';
 import { escapeSlack } from '../../../../functions/delivery/slack-message.ts';
 
@@ -9,6 +9,28 @@ const boundaries = (text: string) =>
   );
 
 describe('fitText', () => {
+  it('makes its word segmenter at the first cut, not when it is loaded nor for a text that fits (the cold start)', async () => {
+    const Original = Intl.Segmenter;
+    let made = 0;
+    Intl.Segmenter = class extends Original {
+      constructor(...args: ConstructorParameters<typeof Original>) {
+        super(...args);
+        made += 1;
+      }
+    };
+    try {
+      vi.resetModules();
+      const fresh = await import('../../../../functions/delivery/fit-text.ts');
+      expect(fresh.fitText('fits whole', 100)).toEqual({ text: 'fits whole', cut: false });
+      expect(made).toBe(0);
+      expect(fresh.fitText('connection pool exhausted', 20).text).toBe('connection pool…');
+      expect(fresh.fitText('connection pool exhausted again', 20).text).toBe('connection pool…');
+      expect(made).toBe(1);
+    } finally {
+      Intl.Segmenter = Original;
+    }
+  });
+
   it('keeps a text that fits as it is', () => {
     expect(fitText('订单失败 & <b>', 100, escapeSlack)).toEqual({ text: '订单失败 &amp; &lt;b&gt;', cut: false });
   });
