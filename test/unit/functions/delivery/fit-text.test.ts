@@ -11,8 +11,9 @@ const boundaries = (text: string) =>
 describe('fitText', () => {
   it('makes its word segmenter at the first cut, not when it is loaded nor for a text that fits (the cold start)', async () => {
     const Original = Intl.Segmenter;
+    const intl = Intl as { Segmenter: typeof Intl.Segmenter };
     let made = 0;
-    Intl.Segmenter = class extends Original {
+    intl.Segmenter = class extends Original {
       constructor(...args: ConstructorParameters<typeof Original>) {
         super(...args);
         made += 1;
@@ -27,7 +28,7 @@ describe('fitText', () => {
       expect(fresh.fitText('connection pool exhausted again', 20).text).toBe('connection pool…');
       expect(made).toBe(1);
     } finally {
-      Intl.Segmenter = Original;
+      intl.Segmenter = Original;
     }
   });
 
