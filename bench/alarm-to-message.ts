@@ -15,7 +15,7 @@
  *
  *   node bench/alarm-to-message.ts [runs]     (default 5)
  */
-import { subscribe } from 'node:diagnostics_channel';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { type ClientRequest, createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
@@ -49,18 +49,38 @@ interface Span {
   end: number;
 }
 
-/** A loopback proxy that forwards every request to `target` and counts it. */
-async function countingProxy(target: string): Promise<Proxy> {
-  const upstream = new URL(target);
+/** Requests counted since the last `take`: by operation, the time they took, and each one's span. */
+function createTally() {
   let operations = new Map<string, number>();
   let busyMs = 0;
   let count = 0;
   let spans: Span[] = [];
+  return {
+    /** One request of operation `name`, from `started` (`performance.now()`) to now. */
+    record(name: string, started: number) {
+      operations.set(name, (operations.get(name) ?? 0) + 1);
+      count += 1;
+      busyMs += performance.now() - started;
+      spans.push({ name, start: started, end: performance.now() });
+    },
+    take() {
+      const taken = { operations, count, busyMs, spans };
+      operations = new Map();
+      count = 0;
+      busyMs = 0;
+      spans = [];
+      return taken;
+    },
+  };
+}
+
+/** A loopback proxy that forwards every request to `target` and counts it. */
+async function countingProxy(target: string): Promise<Proxy> {
+  const upstream = new URL(target);
+  const tally = createTally();
   const server = createServer((incoming, outgoing) => {
     const started = performance.now();
-    const target = String(incoming.headers['x-amz-target'] ?? `${incoming.method}`).replace(/^DynamoDB_\d+\./, '');
-    operations.set(target, (operations.get(target) ?? 0) + 1);
-    count += 1;
+    const name = String(incoming.headers['x-amz-target'] ?? `${incoming.method}`).replace(/^DynamoDB_\d+\./, '');
     const forward = httpRequest(
       {
         hostname: upstream.hostname,
@@ -72,10 +92,7 @@ async function countingProxy(target: string): Promise<Proxy> {
       (answer: IncomingMessage) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);
-        answer.on('end', () => {
-          busyMs += performance.now() - started;
-          spans.push({ name: target, start: started, end: performance.now() });
-        });
+        answer.on('end', () => tally.record(name, started));
       },
     );
     forward.on('error', () => outgoing.destroy());
@@ -84,14 +101,7 @@ async function countingProxy(target: string): Promise<Proxy> {
   const url = await listen(server);
   return {
     url,
-    take() {
-      const taken = { operations, count, busyMs, spans };
-      operations = new Map();
-      count = 0;
-      busyMs = 0;
-      spans = [];
-      return taken;
-    },
+    take: tally.take,
     close: async () => {
       server.closeAllConnections();
       server.close();
@@ -103,39 +113,25 @@ async function countingProxy(target: string): Promise<Proxy> {
 /**
  * Counts and times every DynamoDB request this process sends (an `X-Amz-Target` of `DynamoDB_…`), from the request's
  * creation to the end of its answer, through Node's HTTP client diagnostics channel: nothing between the client and
- * DynamoDB Local. NOTE: the channel has no unsubscribe by handle here; the bench runs once per process.
+ * DynamoDB Local.
  */
 function countingChannel(): Proxy {
-  let operations = new Map<string, number>();
-  let busyMs = 0;
-  let count = 0;
-  let spans: Span[] = [];
-  subscribe('http.client.request.start', (message) => {
+  const tally = createTally();
+  const onRequest = (message: unknown) => {
     const { request } = message as { request: ClientRequest };
     const header = request.getHeader('x-amz-target');
     if (typeof header !== 'string' || !header.startsWith('DynamoDB_')) return;
     const started = performance.now();
-    const target = header.replace(/^DynamoDB_\d+\./, '');
-    operations.set(target, (operations.get(target) ?? 0) + 1);
-    count += 1;
-    request.on('response', (answer: IncomingMessage) =>
-      answer.on('end', () => {
-        busyMs += performance.now() - started;
-        spans.push({ name: target, start: started, end: performance.now() });
-      }),
-    );
-  });
+    const name = header.replace(/^DynamoDB_\d+\./, '');
+    request.on('response', (answer: IncomingMessage) => answer.on('end', () => tally.record(name, started)));
+  };
+  subscribe('http.client.request.start', onRequest);
   return {
     url: '',
-    take() {
-      const taken = { operations, count, busyMs, spans };
-      operations = new Map();
-      count = 0;
-      busyMs = 0;
-      spans = [];
-      return taken;
+    take: tally.take,
+    close: async () => {
+      unsubscribe('http.client.request.start', onRequest);
     },
-    close: async () => undefined,
   };
 }
 
