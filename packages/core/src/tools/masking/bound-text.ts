@@ -10,7 +10,18 @@ import { decimalDigitClass, isEncodingAt, isInvisibleAt } from './normalised-vie
  */
 export function boundText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
-  const { valueBreak, digitsBefore, digitsAfter, digitRun } = cutPatterns();
+  // NOTE: the patterns live here, not at module level (nor kept from an earlier cut), so each of their mutants is tested
+  // by the tests that cut a text, not by reloading every masking test (docs/development.md, Mutation testing). Their
+  // digits come from the view's table, not `\p{Nd}` (see decimalDigitClass); building them costs ≈ 20 µs, only when a
+  // text is cut.
+  const valueBreak = /[\s,;"'<>()[\]{}|`]/;
+  const digit = `${decimalDigitClass()}\\u00b2\\u00b3\\u00b9\\u2070-\\u2089\\u2460-\\u24ff\\u2776-\\u2793`;
+  const separator = '\\s\\-.\\u2010-\\u2015\\u2212';
+  /** A digit (of any script, or a superscript or circled one), maybe followed by one separator, before the cut. */
+  const digitsBefore = new RegExp(`[${digit}][${separator}]?$`, 'u');
+  /** Separators and then a digit right after the cut. */
+  const digitsAfter = new RegExp(`^[${separator}]{1,3}[${digit}]`, 'u');
+  const digitRun = new RegExp(`[${digit}${separator}]`, 'u');
   for (let index = maxChars; index > 0; index -= 1) {
     const code = text.charCodeAt(index);
     if (code > 0x7f ? isEncodingAt(text, index) : !valueBreak.test(text.charAt(index))) {
@@ -43,34 +54,4 @@ export function boundText(text: string, maxChars: number): string {
     return text.slice(0, index);
   }
   return '[MASKED:oversized]';
-}
-
-interface CutPatterns {
-  valueBreak: RegExp;
-  /** A digit (of any script, or a superscript or circled one), maybe followed by one separator, before the cut. */
-  digitsBefore: RegExp;
-  /** Separators and then a digit right after the cut. */
-  digitsAfter: RegExp;
-  digitRun: RegExp;
-}
-
-let builtPatterns: CutPatterns | undefined;
-
-/**
- * The patterns of {@link boundText}, built at its first cut and kept. NOTE: built here, not at module level: a cold
- * start that never cuts a text does not compile them, and each of their mutants is tested by the tests that cut a text,
- * not by reloading every masking test (docs/development.md, Mutation testing). Their digits come from the view's table,
- * not `\p{Nd}` (see decimalDigitClass).
- */
-function cutPatterns(): CutPatterns {
-  if (builtPatterns !== undefined) return builtPatterns;
-  const digit = `${decimalDigitClass()}\\u00b2\\u00b3\\u00b9\\u2070-\\u2089\\u2460-\\u24ff\\u2776-\\u2793`;
-  const separator = '\\s\\-.\\u2010-\\u2015\\u2212';
-  builtPatterns = {
-    valueBreak: /[\s,;"'<>()[\]{}|`]/,
-    digitsBefore: new RegExp(`[${digit}][${separator}]?$`, 'u'),
-    digitsAfter: new RegExp(`^[${separator}]{1,3}[${digit}]`, 'u'),
-    digitRun: new RegExp(`[${digit}${separator}]`, 'u'),
-  };
-  return builtPatterns;
 }
