@@ -37,6 +37,10 @@ const KINDS: Record<string, string> = {
   'hostile: 16 KiB of full-width digits': '１３９１２３４５６７８ '.repeat(1_365),
   'hostile: 16 KiB of %40 and zero-width splits': 'a%40b.c 1\u200b3\u200d9 '.repeat(1_024),
   'hostile: 16 KiB of marker look-alikes': '[MASKED:139123] <x_1:aaaaa> '.repeat(585),
+  // A text over the bound (16 KiB): cut first (boundText), at a break outside every value, then masked.
+  'over the bound: 24 KiB of dense log lines, cut': Array.from({ length: 80 }, (_, index) => denseLine(index)).join(
+    '\n',
+  ),
 };
 
 function measure(label: string, run: () => unknown, kib: number) {
