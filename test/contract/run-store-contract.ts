@@ -355,6 +355,44 @@ export function describeRunStoreContract(label: string, factory: StoreFactory): 
       });
     });
 
+    it('claims a QUEUED run for a request only if it was stored with exactly that request, and leaves it otherwise', async () => {
+      const { store } = await make();
+      const runId = newRunId();
+      const own = `arn:aws:states:eu-west-1:123456789012:execution:wf:${runId}`;
+      const stored = { sessionId: 's-req', enterpriseId: 'E1001', query: '订单从 14:05 失败', continueSession: false };
+      await store.queueRun({ runId, ...stored }, { executionArn: own });
+      const claim = (request: typeof stored) => store.claimQueuedRun(runId, STORE_T0 + 60_000, { owner: own, request });
+      for (const other of [
+        { ...stored, enterpriseId: 'E2002' },
+        { ...stored, sessionId: 's-other' },
+        { ...stored, query: '订单从 14:05 失败 ' },
+        { ...stored, continueSession: true },
+      ]) {
+        expect(await claim(other)).toBeNull();
+        expect(await store.getRun(runId)).toMatchObject({ status: 'QUEUED', heartbeatAt: null });
+      }
+      expect(await claim(stored)).toMatchObject({ status: 'RUNNING', ...stored });
+      // Claimed once: a second claim of the same request finds it RUNNING.
+      expect(await claim(stored)).toBeNull();
+      const continued = newRunId();
+      const again = { ...stored, continueSession: true };
+      await store.queueRun({ runId: continued, ...again });
+      expect(
+        await store.claimQueuedRun(continued, STORE_T0 + 60_000, {
+          owner: null,
+          request: { ...again, continueSession: false },
+        }),
+      ).toBeNull();
+      expect(await store.claimQueuedRun(continued, STORE_T0 + 60_000, { owner: null, request: again })).toMatchObject({
+        status: 'RUNNING',
+        continueSession: true,
+      });
+      // Nothing is claimed for a runId that was never queued, and nothing is written.
+      const never = newRunId();
+      expect(await store.claimQueuedRun(never, STORE_T0 + 60_000, { owner: null, request: stored })).toBeNull();
+      expect(await store.getRun(never)).toBeNull();
+    });
+
     it('keeps a RUNNING run’s heartbeat, and completes it only as it was read when asked to', async () => {
       const { store } = await make();
       const runId = newRunId();

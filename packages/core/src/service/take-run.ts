@@ -31,6 +31,22 @@ export async function takeRun(
   options: TakeRunOptions,
 ): Promise<TakenRun> {
   const { deadlineAt } = options;
+  // NOTE: a workflow execution's run was queued (by the API or a trigger) before the execution started, so it is
+  // claimed first, on the same conditions the path below checks one by one (QUEUED, no cancel asked for, this
+  // execution's or no one's, exactly this request): one conditional write instead of a refused start and then the
+  // claim. Anything else (a new run, a replay, another request, a window to compare) takes the path below.
+  if (request.executionArn !== undefined && request.window === undefined) {
+    const claimed = await store.claimQueuedRun(request.runId, deadlineAt, {
+      owner: request.executionArn,
+      request: {
+        enterpriseId: request.enterpriseId,
+        sessionId: request.sessionId,
+        query: request.query,
+        continueSession: request.continueSession,
+      },
+    });
+    if (claimed !== null) return { run: claimed };
+  }
   const start = await store.startRun(
     {
       runId: request.runId,

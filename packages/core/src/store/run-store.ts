@@ -246,6 +246,14 @@ export interface PageOptions {
  * it reads back (`listRunRecords`, `listReasoning`, `listPseudonyms`), is written by the `AuditWriter` on the same
  * table, whose `flush` the run awaits before `completeRun`.
  */
+/** The request a QUEUED run must have been stored with to be claimed (see `claimQueuedRun`). */
+export interface ClaimedRequest {
+  enterpriseId: string;
+  sessionId: string;
+  query: string;
+  continueSession: boolean;
+}
+
 export interface RunStore {
   /**
    * Puts a new RUNNING run (with its deadline, so a crashed one can be told from a live one, and the execution that
@@ -264,8 +272,14 @@ export interface RunStore {
    * null when it was not QUEUED (or is gone, or is not `owner`'s). `owner`: the execution of the invocation that
    * claims it to run it — a string takes only a run that execution owns (or that has no owner), null only a run with
    * no owner (a local run); absent, ownership is not checked (the close paths, which checked it themselves).
+   * `request`: only a run stored with exactly this request (enterprise, session, query, continuation), checked in the
+   * same conditional write, so a run whose request differs is left as it is (null).
    */
-  claimQueuedRun(runId: string, deadlineAt: number, options?: { owner?: string | null }): Promise<StoredRun | null>;
+  claimQueuedRun(
+    runId: string,
+    deadlineAt: number,
+    options?: { owner?: string | null; request?: ClaimedRequest },
+  ): Promise<StoredRun | null>;
   /** A sign of life of the invocation running it (`heartbeat_at`); false once the run is no longer RUNNING. */
   heartbeat(runId: string): Promise<boolean>;
   /** Every enterprise's open runs, as the admission items hold them: what the sweeper checks. */

@@ -76,6 +76,16 @@ export function createDynamoRunStore(options: DynamoRunStoreOptions): RunStore {
           : owner === null
             ? ' AND attribute_not_exists(execution_arn)'
             : ' AND (attribute_not_exists(execution_arn) OR execution_arn = :owner)';
+      const { request } = options;
+      // NOTE: QUERY, SESSION and CONTINUE are reserved words in DynamoDB's expressions, hence the names.
+      const requestCondition =
+        request === undefined
+          ? ''
+          : ` AND #enterprise = :enterprise AND #session = :session AND #query = :query AND ${
+              request.continueSession
+                ? '#continue = :true'
+                : '(attribute_not_exists(#continue) OR #continue = :false)'
+            }`;
       try {
         const at = new Date(now()).toISOString();
         const { Attributes } = await documents.send(
@@ -83,14 +93,32 @@ export function createDynamoRunStore(options: DynamoRunStoreOptions): RunStore {
             TableName: tableName,
             Key: runKey(runId),
             UpdateExpression: 'SET #status = :running, deadline_at = :deadline, heartbeat_at = :at',
-            ConditionExpression: `#status = :queued AND attribute_not_exists(cancel_requested_at)${ownerCondition}`,
-            ExpressionAttributeNames: { '#status': 'status' },
+            ConditionExpression: `#status = :queued AND attribute_not_exists(cancel_requested_at)${ownerCondition}${requestCondition}`,
+            ExpressionAttributeNames: {
+              '#status': 'status',
+              ...(request === undefined
+                ? {}
+                : {
+                    '#enterprise': 'enterprise_id',
+                    '#session': 'session_id',
+                    '#query': 'query',
+                    '#continue': 'continue_session',
+                  }),
+            },
             ExpressionAttributeValues: {
               ':running': 'RUNNING',
               ':queued': 'QUEUED',
               ':deadline': new Date(deadlineAt).toISOString(),
               ':at': at,
               ...(typeof owner === 'string' ? { ':owner': owner } : {}),
+              ...(request === undefined
+                ? {}
+                : {
+                    ':enterprise': request.enterpriseId,
+                    ':session': request.sessionId,
+                    ':query': request.query,
+                    ...(request.continueSession ? { ':true': true } : { ':false': false }),
+                  }),
             },
             ReturnValues: 'ALL_NEW',
           }),

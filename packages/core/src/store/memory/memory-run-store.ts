@@ -81,6 +81,16 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       }
       const stored = typeof existing.execution_arn === 'string' ? existing.execution_arn : null;
       if (options.owner !== undefined && stored !== null && stored !== options.owner) return null;
+      const { request } = options;
+      if (
+        request !== undefined &&
+        (existing.enterprise_id !== request.enterpriseId ||
+          existing.session_id !== request.sessionId ||
+          existing.query !== request.query ||
+          (existing.continue_session ?? false) !== request.continueSession)
+      ) {
+        return null;
+      }
       const claimed = {
         ...existing,
         status: 'RUNNING',
