@@ -82,9 +82,7 @@ export function createDynamoRunStore(options: DynamoRunStoreOptions): RunStore {
         request === undefined
           ? ''
           : ` AND #enterprise = :enterprise AND #session = :session AND #query = :query AND ${
-              request.continueSession
-                ? '#continue = :true'
-                : '(attribute_not_exists(#continue) OR #continue = :false)'
+              request.continueSession ? '#continue = :true' : '(attribute_not_exists(#continue) OR #continue = :false)'
             }`;
       try {
         const at = new Date(now()).toISOString();
