@@ -31,10 +31,11 @@ export async function takeRun(
   options: TakeRunOptions,
 ): Promise<TakenRun> {
   const { deadlineAt } = options;
-  // NOTE: a workflow execution's run was queued (by the API or a trigger) before the execution started, so it is
-  // claimed first, on the same conditions the path below checks one by one (QUEUED, no cancel asked for, this
-  // execution's or no one's, exactly this request): one conditional write instead of a refused start and then the
-  // claim. Anything else (a new run, a replay, another request, a window to compare) takes the path below.
+  // NOTE: a run the API or a trigger started was queued before its workflow execution began, so it is claimed first,
+  // on the same conditions the path below checks one by one (QUEUED, no cancel asked for, this execution's or no
+  // one's, exactly this request): one conditional write instead of a refused start and then the claim. Anything else
+  // (a new run, a replay, another request, a window to compare) takes the path below; a batch item's run, which its
+  // own execution starts, pays that one refused claim first.
   if (request.executionArn !== undefined && request.window === undefined) {
     const claimed = await store.claimQueuedRun(request.runId, deadlineAt, {
       owner: request.executionArn,
