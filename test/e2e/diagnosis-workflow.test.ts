@@ -117,6 +117,25 @@ describe('DiagnosisWorkflow on the real Diagnose handler', () => {
     expect(world.server.requests.length).toBe(requests);
   });
 
+  it('never claims a QUEUED run for an execution that names it with another request: RunIdConflict, the run left QUEUED', async () => {
+    const runId = `wf-queued-other-${Date.now().toString(36)}`;
+    const store = createDynamoRunStore({ client: dynamo, tableName: world.tableName });
+    await store.queueRun({ ...REQUEST, runId, continueSession: false });
+    const requests = world.server.requests.length;
+    for (const other of [
+      { query: '另一个问题' },
+      { enterpriseId: 'E2002' },
+      { sessionId: 'another-session' },
+      { continueSession: true },
+    ]) {
+      const { execution, invocations } = await execute({ ...REQUEST, runId, ...other });
+      expect(invocations.map((invocation) => invocation.outcome)).toEqual(['DiagnosisRunIdConflictError']);
+      expect(execution).toMatchObject({ status: 'FAILED', states: ['Diagnose', 'RunIdConflict'] });
+      expect(await store.getRun(runId)).toMatchObject({ status: 'QUEUED', heartbeatAt: null, query: REQUEST.query });
+    }
+    expect(world.server.requests.length).toBe(requests);
+  });
+
   it('catches a DiagnosisInputError into InvalidInput, with no retry and no model call', async () => {
     const before = world.server.requests.length;
     const { execution, invocations } = await execute({ ...REQUEST, enterpriseId: 'e1001' });
