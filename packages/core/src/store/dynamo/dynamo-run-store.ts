@@ -82,7 +82,10 @@ export function createDynamoRunStore(options: DynamoRunStoreOptions): RunStore {
         request === undefined
           ? ''
           : ` AND #enterprise = :enterprise AND #session = :session AND #query = :query AND ${
-              request.continueSession ? '#continue = :true' : '(attribute_not_exists(#continue) OR #continue = :false)'
+              // NOTE: a run stored without continuation may lack the attribute (read as false).
+              request.continueSession
+                ? '#continue = :continue'
+                : '(attribute_not_exists(#continue) OR #continue = :continue)'
             }`;
       try {
         const at = new Date(now()).toISOString();
@@ -115,7 +118,7 @@ export function createDynamoRunStore(options: DynamoRunStoreOptions): RunStore {
                     ':enterprise': request.enterpriseId,
                     ':session': request.sessionId,
                     ':query': request.query,
-                    ...(request.continueSession ? { ':true': true } : { ':false': false }),
+                    ':continue': request.continueSession,
                   }),
             },
             ReturnValues: 'ALL_NEW',
