@@ -35,9 +35,24 @@ export function describeIncidentStoreContract(label: string, factory: IncidentSt
     it('opens an incident once: a second claim of the same incident fails', async () => {
       const store = await make();
       const ref = newRef();
-      expect(await store.openIncident(ref, { runId: 'run-a', sessionId: 's', at: T0 })).toBe(true);
-      expect(await store.openIncident(ref, { runId: 'run-b', sessionId: 's', at: T0 })).toBe(false);
+      expect(await store.openIncident(ref, { runId: 'run-a', sessionId: 's', at: T0 })).toEqual({ opened: true });
+      const refused = await store.openIncident(ref, { runId: 'run-b', sessionId: 's2', at: T0 + 1_000 });
       expect(await store.getIncident(ref)).toMatchObject({ runId: 'run-a', eventCount: 0, runCount: 1 });
+      // The refused claim wrote nothing and answers with the incident as stored, as a read would.
+      expect(refused).toEqual({ opened: false, incident: await store.getIncident(ref) });
+    });
+
+    it('answers a refused claim with the incident as it is after its events, not as it was opened', async () => {
+      const store = await make();
+      const ref = newRef();
+      await store.openIncident(ref, { runId: 'run-a', sessionId: 's', at: T0 });
+      await store.attachEvent(ref, 'run-a', event('e1', T0 + 1_000, 'RESOLVED'));
+      const refused = await store.openIncident(ref, { runId: 'run-b', sessionId: 's', at: T0 + 2_000 });
+      expect(refused).toEqual({
+        opened: false,
+        incident: expect.objectContaining({ runId: 'run-a', eventCount: 1, resolvedAt: '2026-11-30T06:05:01.000Z' }),
+      });
+      expect(refused).toEqual({ opened: false, incident: await store.getIncident(ref) });
     });
 
     it('lets exactly one of many concurrent claims win', async () => {
@@ -48,16 +63,18 @@ export function describeIncidentStoreContract(label: string, factory: IncidentSt
           store.openIncident(ref, { runId: `run-${index}`, sessionId: 's', at: T0 }),
         ),
       );
-      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(results.filter((claim) => claim.opened)).toHaveLength(1);
+      const stored = await store.getIncident(ref);
+      for (const claim of results) if (!claim.opened) expect(claim.incident).toEqual(stored);
     });
 
     it('keys incidents by enterprise too: the same alarm for two enterprises is two incidents', async () => {
       const store = await make();
       const ref = newRef();
-      expect(await store.openIncident(ref, { runId: 'run-a', sessionId: 's', at: T0 })).toBe(true);
+      expect(await store.openIncident(ref, { runId: 'run-a', sessionId: 's', at: T0 })).toEqual({ opened: true });
       expect(
         await store.openIncident({ ...ref, enterpriseId: 'E2002' }, { runId: 'run-b', sessionId: 's', at: T0 }),
-      ).toBe(true);
+      ).toEqual({ opened: true });
     });
 
     it('attaches events to the incident’s run only, numbered in order, and lists them', async () => {

@@ -140,6 +140,58 @@ describe('handleIncidentEvent', () => {
     expect((await incidents.getIncident(incident(key, 'x').ref))?.eventCount).toBe(MAX_STORED_INCIDENT_EVENTS + 5);
   });
 
+  it('claims a new incident with one conditional write and no read; a repeat is refused with the incident and attached', async () => {
+    const counting = localDynamoClient({ maxAttempts: 10 });
+    const incidentRequests: string[] = [];
+    counting.middlewareStack.add(
+      (next, context) => (args) => {
+        incidentRequests.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    try {
+      const { deps, store, started } = world();
+      const counted = {
+        ...deps,
+        incidents: createDynamoIncidentStore({ client: counting, tableName: table.tableName }),
+      };
+      const key = `alarm-one-write-${counter}@t`;
+      const first = await handled(incident(key, 'first'), counted);
+      expect(incidentRequests).toEqual(['PutItemCommand']);
+      incidentRequests.length = 0;
+      // The repeat: its claim is refused, the refusal carries the incident (no GetItem), and the event is attached.
+      expect(await handled(incident(key, 'again'), counted)).toMatchObject({
+        outcome: 'ATTACHED',
+        runId: first.runId,
+        sequence: 1,
+      });
+      expect(incidentRequests).toEqual(['PutItemCommand', 'UpdateItemCommand', 'PutItemCommand']);
+      expect(started).toEqual([first.runId]);
+      expect((await store.getRun(first.runId))?.status).toBe('QUEUED');
+    } finally {
+      counting.destroy();
+    }
+  });
+
+  it('reads the incident when the store cannot say which incident refused the claim, and attaches', async () => {
+    const { deps, incidents, started } = world();
+    const silent: IncidentDeps = {
+      ...deps,
+      incidents: {
+        ...incidents,
+        openIncident: async (ref, claim) => {
+          const answer = await incidents.openIncident(ref, claim);
+          return answer.opened ? answer : { opened: false, incident: null };
+        },
+      },
+    };
+    const key = `alarm-silent-${counter}@t`;
+    const first = await handled(incident(key, 'first'), silent);
+    expect(await handled(incident(key, 'again'), silent)).toMatchObject({ outcome: 'ATTACHED', runId: first.runId });
+    expect(started).toEqual([first.runId]);
+  });
+
   it('attaches a re-fire within the quiet period after the run ended, and starts nothing', async () => {
     const { deps, store, started, advance } = world();
     const key = `alarm-quiet-${counter}@t`;

@@ -84,17 +84,22 @@ export class IncidentContendedError extends Error {
 export async function handleIncidentEvent(event: IncidentEvent, deps: IncidentDeps): Promise<IncidentOutcome> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
     const at = deps.now();
-    const incident = await deps.incidents.getIncident(event.ref);
-    if (incident === null) {
-      // NOTE: only an event that says the incident fires opens it; an update, acknowledgement or resolution of an
-      // incident never opened here has nothing to be recorded on, and nothing is written for it.
-      if (!OPENING_KINDS.has(event.kind)) return { outcome: 'IGNORED', code: 'NO_INCIDENT' };
+    let incident: StoredIncident | null;
+    if (OPENING_KINDS.has(event.kind)) {
+      // NOTE: an event that says the incident fires tries the claim first: a new incident (the alarm's path) costs one
+      // conditional write and no read; a refused claim answers with the incident as stored.
       const sessionId = incidentSessionId(event.ref);
       const runId = deps.newRunId();
-      if (await deps.incidents.openIncident(event.ref, { runId, sessionId, at })) {
-        return startRun(event, deps, { runId, sessionId, continued: false });
-      }
-      continue;
+      const claim = await deps.incidents.openIncident(event.ref, { runId, sessionId, at });
+      if (claim.opened) return startRun(event, deps, { runId, sessionId, continued: false });
+      incident = claim.incident ?? (await deps.incidents.getIncident(event.ref));
+      // NOTE: gone again between the claim and the read (expired): the next attempt claims it.
+      if (incident === null) continue;
+    } else {
+      // NOTE: an update, acknowledgement or resolution of an incident never opened here has nothing to be recorded on,
+      // and nothing is written for it.
+      incident = await deps.incidents.getIncident(event.ref);
+      if (incident === null) return { outcome: 'IGNORED', code: 'NO_INCIDENT' };
     }
     if (isFiringKind(event.kind) && (await mayStartAnew(incident, event, at, deps))) {
       const runId = deps.newRunId();

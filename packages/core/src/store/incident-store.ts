@@ -40,6 +40,9 @@ export interface IncidentEventRecord {
 /** The most attached events kept per run; later ones are counted on the incident, not stored. */
 export const MAX_STORED_INCIDENT_EVENTS = 100;
 
+/** What {@link IncidentStore.openIncident} answers: the claim is this caller's, or the incident existed already. */
+export type IncidentClaim = { opened: true } | { opened: false; incident: StoredIncident | null };
+
 /**
  * Port: one run per incident, and each webhook event once. Every write is conditional, so concurrent trigger
  * invocations agree without a lock: `openIncident` succeeds for exactly one of them, `reopenIncident` only while the
@@ -47,8 +50,12 @@ export const MAX_STORED_INCIDENT_EVENTS = 100;
  */
 export interface IncidentStore {
   getIncident(ref: IncidentRef): Promise<StoredIncident | null>;
-  /** Claims a new incident for `runId`; false when the incident exists already. */
-  openIncident(ref: IncidentRef, claim: { runId: string; sessionId: string; at: number }): Promise<boolean>;
+  /**
+   * Claims a new incident for `runId`. Refused when the incident exists already: then it answers with the incident as
+   * stored when the claim was refused (a strongly consistent read in the same request), or `null` when the store
+   * could not say (the caller reads it).
+   */
+  openIncident(ref: IncidentRef, claim: { runId: string; sessionId: string; at: number }): Promise<IncidentClaim>;
   /**
    * Points the incident at a new run if it still is `seen` (same run, same last event); false otherwise. The incident
    * fires again: its resolved mark is cleared.

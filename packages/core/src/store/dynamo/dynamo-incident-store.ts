@@ -7,6 +7,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   type IncidentStore,
   incidentEventsPartitionKey,
@@ -47,13 +48,23 @@ export function createDynamoIncidentStore(options: DynamoIncidentStoreOptions): 
       return Item === undefined ? null : incidentOf(Item);
     },
 
-    openIncident(ref, claim) {
+    async openIncident(ref, claim) {
       const item = newIncidentItem(ref, claim, ttlFor(claim.at, retentionDays));
-      return conditional(() =>
-        documents.send(
-          new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-        ),
-      );
+      try {
+        // NOTE: a refused claim answers with the incident as stored (ALL_OLD), so a repeat costs no second request.
+        await documents.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: item,
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { opened: true };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        return { opened: false, incident: error.Item === undefined ? null : incidentOf(unmarshall(error.Item)) };
+      }
     },
 
     reopenIncident(seen, claim) {

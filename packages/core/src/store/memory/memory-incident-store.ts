@@ -29,9 +29,10 @@ export function createMemoryIncidentStore(options: { retentionDays?: number } = 
     async openIncident(ref, claim) {
       const item = newIncidentItem(ref, claim, ttl(claim.at));
       await tick();
-      if (items.has(keyOf(item))) return false;
+      const existing = items.get(keyOf(item));
+      if (existing !== undefined) return { opened: false, incident: incidentOf(existing) };
       items.set(keyOf(item), item);
-      return true;
+      return { opened: true };
     },
     async reopenIncident(seen, claim) {
       await tick();
