@@ -50,6 +50,8 @@ export function takeTenantLease(
         holder: `${diagnose.runId}@${request.context.awsRequestId}`,
         capacity: options.maxConcurrentRuns,
         expiresAt: now() + request.context.getRemainingTimeInMillis() + marginMs,
+        // NOTE: the holder names this invocation, which has held nothing yet: its free first slot takes one write.
+        fresh: true,
       });
       if (lease === null) throw new DiagnosisTenantBusyError();
       held.set(request.context, lease);

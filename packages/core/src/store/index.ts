@@ -77,6 +77,7 @@ export {
 export * from './past-incident-store.ts';
 export * from './run-store.ts';
 export {
+  firstCandidate,
   type LeaseRequest,
   leasePartitionKey,
   leaseSortKey,

@@ -15,13 +15,19 @@ export interface LeaseRequest {
   /** The enterprise's cap: slots 0 … capacity − 1 exist. */
   capacity: number;
   expiresAt: number;
+  /**
+   * The holder is new: it has never held a slot (a holder named after this one invocation). The store may then try
+   * the holder's first candidate slot before it reads the others, which takes a free slot with one conditional write.
+   * NOTE: a holder that may already hold a slot leaves this out: it could be given a second one.
+   */
+  fresh?: boolean;
 }
 
 /**
  * Port: the per-enterprise cap on concurrent runs, kept in the table so that every invocation, whichever workflow or
  * route started it, counts against the same slots. `acquire` takes a free or expired slot, or null when all
  * `capacity` slots are held; it is re-entrant (a holder that already holds a slot gets that slot again, renewed, never
- * a second one). `release` gives a slot back only while its holder still holds it: a slot reclaimed after expiry
+ * a second one), unless the request says the holder is `fresh`. `release` gives a slot back only while its holder still holds it: a slot reclaimed after expiry
  * stays with its new holder. NOTE: a crashed invocation never releases; its slot is free again at `expiresAt`, which
  * the caller sets to the invocation's own deadline plus a margin, so no crash holds a slot longer than a run can last.
  */
@@ -44,15 +50,21 @@ export const MAX_LEASE_CAPACITY = 256;
  * the holder so that concurrent acquirers mostly try different slots first.
  */
 export function leaseCandidates(held: ReadonlyMap<number, TenantLease>, request: LeaseRequest, now: number): number[] {
-  let hash = 0;
-  for (const character of request.holder) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
+  const first = firstCandidate(request);
   const candidates: number[] = [];
   for (let offset = 0; offset < request.capacity; offset += 1) {
-    const slot = (hash + offset) % request.capacity;
+    const slot = (first + offset) % request.capacity;
     const lease = held.get(slot);
     if (lease === undefined || lease.expiresAt <= now) candidates.push(slot);
   }
   return candidates;
+}
+
+/** The first slot the holder tries: derived from the holder, so that concurrent acquirers mostly try different slots. */
+export function firstCandidate(request: Pick<LeaseRequest, 'holder' | 'capacity'>): number {
+  let hash = 0;
+  for (const character of request.holder) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
+  return hash % request.capacity;
 }
 
 /** The slot the holder already holds (re-entrant acquire), if any. */

@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/c
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
   checkLeaseRequest,
+  firstCandidate,
   type LeaseRequest,
   leaseCandidates,
   leasePartitionKey,
@@ -23,8 +24,9 @@ const LEASE_TTL_GRACE_SECONDS = 24 * 60 * 60;
 
 /**
  * The tenant lease store on the diagnosis table: one item per slot, `pk = TENANT#<enterpriseId>#LEASE`,
- * `sk = SLOT#<nnn>`, with `holder` and `expires_at` (epoch ms). `acquire` reads the enterprise's slots with one
- * consistent Query, then takes a slot with a conditional put: the holder's own slot (`holder = :holder`), else a free
+ * `sk = SLOT#<nnn>`, with `holder` and `expires_at` (epoch ms). `acquire` for a fresh holder first tries its first
+ * candidate slot with a conditional put (free or expired); otherwise, or when that slot is held, it reads the
+ * enterprise's slots with one consistent Query, then takes a slot with a conditional put: the holder's own slot (`holder = :holder`), else a free
  * or expired one (`attribute_not_exists(pk) OR expires_at <= :now`). Two invocations racing for one slot cannot both
  * win the condition; the loser tries the next candidate. `release` is a delete conditional on the holder.
  */
@@ -91,6 +93,12 @@ export function createDynamoTenantLeaseStore(options: DynamoTenantLeaseStoreOpti
   return {
     async acquire(request) {
       checkLeaseRequest(request);
+      if (request.fresh === true) {
+        // NOTE: a new holder holds no slot, so its first candidate, when free, is the slot the read below would give
+        // it: one conditional write instead of a Query and a write. Refused (held): the read decides, as for anyone.
+        const taken = await put(request, firstCandidate(request), 'free');
+        if (taken !== null) return taken;
+      }
       const held = await heldSlots(request.enterpriseId);
       const own = slotOfHolder(held, request);
       if (own !== undefined) {
