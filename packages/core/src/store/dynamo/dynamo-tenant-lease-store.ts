@@ -26,9 +26,10 @@ const LEASE_TTL_GRACE_SECONDS = 24 * 60 * 60;
  * The tenant lease store on the diagnosis table: one item per slot, `pk = TENANT#<enterpriseId>#LEASE`,
  * `sk = SLOT#<nnn>`, with `holder` and `expires_at` (epoch ms). `acquire` for a fresh holder first tries its first
  * candidate slot with a conditional put (free or expired); otherwise, or when that slot is held, it reads the
- * enterprise's slots with one consistent Query, then takes a slot with a conditional put: the holder's own slot (`holder = :holder`), else a free
- * or expired one (`attribute_not_exists(pk) OR expires_at <= :now`). Two invocations racing for one slot cannot both
- * win the condition; the loser tries the next candidate. `release` is a delete conditional on the holder.
+ * enterprise's slots with one consistent Query, then takes a slot with a conditional put: the holder's own slot
+ * (`holder = :holder`), else a free or expired one (`attribute_not_exists(pk) OR expires_at <= :now`). Two invocations
+ * racing for one slot cannot both win the condition; the loser tries the next candidate. `release` is a delete
+ * conditional on the holder.
  */
 export function createDynamoTenantLeaseStore(options: DynamoTenantLeaseStoreOptions): TenantLeaseStore {
   const documents = DynamoDBDocumentClient.from(options.client, {
