@@ -68,10 +68,38 @@ export function validatedItem<T extends v.GenericSchema>(schema: T, item: unknow
  * Each lone surrogate becomes U+FFFD; everything else is kept exactly.
  */
 export function wellFormed(value: unknown): unknown {
+  // NOTE: a value with nothing to mend (nearly every one) is returned as it is, not copied: every item read and every
+  // audit item written passes here, and the copy was most of its cost.
+  return needsMending(value) ? mended(value) : value;
+}
+
+function mended(value: unknown): unknown {
   if (typeof value === 'string') return value.isWellFormed() ? value : value.toWellFormed();
-  if (Array.isArray(value)) return value.map(wellFormed);
+  if (Array.isArray(value)) return value.map(mended);
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [wellFormed(key), wellFormed(entry)]));
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [mended(key), mended(entry)]));
   }
   return value;
+}
+
+/**
+ * Whether `mended` would give anything but the value itself: a lone surrogate in a string or a key, or an object that
+ * is not a plain object or array (`mended` turns it into a plain one: a `Set` or a `Date` becomes `{}`, an object
+ * without a prototype gets `Object.prototype`).
+ */
+function needsMending(value: unknown): boolean {
+  if (typeof value === 'string') return !value.isWellFormed();
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) {
+    // NOTE: `map` skips holes and keeps them; a sparse array or one with other own keys is mended as before.
+    if (Object.keys(value).length !== value.length) return true;
+    for (const entry of value) if (needsMending(entry)) return true;
+    return Object.getPrototypeOf(value) !== Array.prototype;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return true;
+  for (const key of Reflect.ownKeys(value)) {
+    if (typeof key === 'symbol' || !Object.prototype.propertyIsEnumerable.call(value, key)) return true;
+    if (!key.isWellFormed() || needsMending((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
 }
