@@ -27,14 +27,16 @@ describe('wellFormed', () => {
   });
 
   it('mends a lone surrogate in a value or a key, however deep, and leaves the input as it was', () => {
-    const item = { a: [{ b: 'x\ud800y' }], ['k\udfff']: 1, kept: 'ok' };
+    const item = { a: [{ b: 'x\ud800y' }], 'k\udfff': 1, kept: 'ok' };
     const before = structuredClone(item);
     expect(wellFormed(item)).toEqual({ a: [{ b: 'x\ufffdy' }], 'k\ufffd': 1, kept: 'ok' });
     expect(item).toEqual(before);
   });
 
   it('makes plain what is not a plain object or array, as before', () => {
-    const sparse = [1, , 3];
+    const sparse: number[] = [];
+    sparse[0] = 1;
+    sparse[2] = 3;
     const extra = Object.assign([1, 2], { extra: true });
     const hidden = Object.defineProperty({ shown: 1 }, 'hidden', { value: 2, enumerable: false });
     for (const value of [new Set(['a']), new Date(0), new Map([['a', 1]]), sparse, extra, hidden, { [Symbol('s')]: 1 }])
