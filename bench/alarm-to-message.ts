@@ -170,7 +170,11 @@ export async function benchAlarmToMessage(runs = Number(process.argv[2] ?? 5)): 
   const shared = process.env.BENCH_DYNAMODB_ENDPOINT;
   const engine = shared === undefined ? await startDynamoDbLocal() : { endpoint: shared, stop: async () => undefined };
   if (shared === undefined && warmupRuns > 0) {
-    await warmEngine(engine.endpoint, warmupRuns);
+    // NOTE: a failed warm-up stops the engine before it fails the bench: nothing is left running.
+    await warmEngine(engine.endpoint, warmupRuns).catch(async (error: unknown) => {
+      await engine.stop();
+      throw error;
+    });
     console.log(
       `DynamoDB Local warmed first by another process's ${warmupRuns} runs (BENCH_ENGINE_WARMUP=0: a cold engine)`,
     );
