@@ -189,21 +189,24 @@ describe('the SemanticGuard (enforce)', () => {
     // own evidence_status claim (issue 25).
     expect(input.draft).toEqual({
       conclusion: draft.conclusion,
-      analysis: draft.analysis.map(({ tool_call_ids: _ids, evidence_status: _claim, ...item }) => ({
+      // A null scope is left out (stop 43).
+      analysis: draft.analysis.map(({ tool_call_ids: _ids, evidence_status: _claim, scope, ...item }) => ({
         ...item,
         evidence: [0],
+        ...(scope === null ? {} : { scope }),
       })),
     });
     // The observation as a JSON value (not an escaped string), without the ids or the agent's protocol flag, its OK
-    // status not said, log lines as a table; no `evaluation` or `truncated` beside it (issue 25).
+    // status not said, log lines as a table; no `evaluation` or `truncated` beside it (issue 25); an OK observation
+    // is its data (stop 43).
     expect(input.evidence).toEqual([
       {
         tool_name: 'query_logs',
-        observation: { data: expect.objectContaining({ columns: expect.arrayContaining(['time', 'message']) }) },
+        observation: expect.objectContaining({ columns: expect.arrayContaining(['time', 'message']) }),
       },
     ]);
     expect(userText(call)).not.toContain(CALL);
-    expect(JSON.stringify(input.evidence[0].observation.data.rows)).toContain('connection pool exhausted');
+    expect(JSON.stringify(input.evidence[0].observation.rows)).toContain('connection pool exhausted');
     // Never the agent's conversation: none of its reasoning, and the agent's model is never asked to judge.
     expect(JSON.stringify(call?.prompt)).not.toContain(REASONING);
     for (const agentCall of agent.doGenerateCalls) {

@@ -100,7 +100,7 @@ export function buildJudgeEvidence(
   );
   let left = limits.maxEvidenceBytes;
   return citations.map((citation, index) => {
-    const value = linked[index] ?? values[index] ?? '';
+    const value = dataOnly(linked[index] ?? values[index]) ?? '';
     const full = values[index] === undefined ? '' : JSON.stringify(value);
     const room = Math.min(limits.maxObservationBytes, left);
     const cut = utf8Bytes(full) > room;
@@ -113,6 +113,18 @@ export function buildJudgeEvidence(
 }
 
 /** A logs observation's table as the judge gets it (see `toModelObservation`), or undefined for any other value. */
+/**
+ * An OK observation is its `data`: with no status (the instructions say a status is given only when it is not OK) and
+ * nothing else beside it, the wrapper says nothing. Any other observation keeps its shape.
+ */
+function dataOnly(value: Record<string, unknown> | undefined): unknown {
+  if (value === undefined) return undefined;
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === 'data' && value.data !== null && typeof value.data === 'object'
+    ? value.data
+    : value;
+}
+
 function logTable(value: Record<string, unknown> | undefined): { traceColumn: number; rows: unknown[][] } | undefined {
   const data = value?.data;
   if (data === null || typeof data !== 'object' || !('columns' in data) || !('rows' in data)) return undefined;
@@ -152,7 +164,13 @@ function withLinkedTraceIdsOnly(
         column === table.traceColumn && typeof cell === 'string' && !linked.has(cell) ? null : cell,
       ),
     );
-    return { ...value, data: { ...(value.data as Record<string, unknown>), rows } };
+    const data = value.data as Record<string, unknown> & { columns: unknown[] };
+    // NOTE: no row keeps a trace id: the column says nothing, and goes.
+    if (rows.every((row) => row[table.traceColumn] === null)) {
+      const without = <T>(cells: readonly T[]) => cells.filter((_, column) => column !== table.traceColumn);
+      return { ...value, data: { ...data, columns: without(data.columns), rows: rows.map(without) } };
+    }
+    return { ...value, data: { ...data, rows } };
   });
 }
 
@@ -176,11 +194,12 @@ export function buildJudgePrompt(
   // (about 26 tokens each); every cited id is in the evidence (the EvidenceGuard verified them), so none is lost.
   // No `evidence_status`: the agent's own SUPPORTED/NO_EVIDENCE is its claim, which the judge is asked to check from
   // the evidence itself (as `evaluation` is not sent either).
+  // NOTE: a scope that is null is left out (the same as null to the judge, three tokens fewer).
   const analysis = draft.analysis.map((item) => ({
     type: item.type,
     statement: item.statement,
     evidence: item.tool_call_ids.map((id) => indexOf.get(id) ?? id),
-    scope: item.scope,
+    ...(item.scope === null ? {} : { scope: item.scope }),
   }));
   return JSON.stringify({ query, draft: { conclusion: draft.conclusion, analysis }, evidence });
 }

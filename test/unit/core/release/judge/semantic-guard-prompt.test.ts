@@ -56,22 +56,22 @@ describe('buildJudgeEvidence', () => {
       maxEvidenceBytes: 10_000,
     });
     // NOTE: no `evaluation` (the agent's own GAINED/NO_GAIN), no `truncated` flag (a cut observation is marked text),
-    // no id (the items name an entry by its index) and no `evidence_status` when it is OK (issue 25).
+    // no id (the items name an entry by its index) and no `evidence_status` when it is OK (issue 25); an OK
+    // observation is its `data`, with nothing beside it to say (stop 43).
     expect(entry).toEqual({
       tool_name: 'query_logs',
       observation: {
-        data: {
-          matched: 2,
-          service: 'payment-gateway',
-          level: 'ERROR',
-          date: '2026-11-30',
-          columns: ['time', 'message', 'trace_id'],
-          rows: [
-            // NOTE: `abc` is in one row and in no text: it links nothing, so it is null (see "trace ids" below).
-            ['06:10:00.000Z', 'HikariPool-1 - Connection is not available #0', null],
-            ['06:11:00.000Z', 'HikariPool-1 - Connection is not available #1', null],
-          ],
-        },
+        matched: 2,
+        service: 'payment-gateway',
+        level: 'ERROR',
+        date: '2026-11-30',
+        // NOTE: `abc` is in one row and in no text: it links nothing, and no other row has a trace id, so the column
+        // goes (see "trace ids" below).
+        columns: ['time', 'message'],
+        rows: [
+          ['06:10:00.000Z', 'HikariPool-1 - Connection is not available #0'],
+          ['06:11:00.000Z', 'HikariPool-1 - Connection is not available #1'],
+        ],
       },
     });
   });
@@ -105,9 +105,7 @@ describe('buildJudgeEvidence', () => {
       {
         tool_name: 'lookup_knowledge',
         observation: {
-          data: {
-            hits: [{ doc_id: 'db-pool', title: '连接池耗尽', snippet: '先看 waiting', service: 'payment-gateway' }],
-          },
+          hits: [{ doc_id: 'db-pool', title: '连接池耗尽', snippet: '先看 waiting', service: 'payment-gateway' }],
         },
       },
     ]);
@@ -122,7 +120,7 @@ describe('buildJudgeEvidence', () => {
       maxObservationBytes: 10_000,
       maxEvidenceBytes: 10_000,
     });
-    expect(JSON.stringify(entry?.observation)).toContain('"columns":["time","service","message","trace_id"]');
+    expect(JSON.stringify(entry?.observation)).toContain('"columns":["time","service","message"]');
   });
 
   it('cuts an observation over its bound into marked JSON text within the bound, and the rest of the budget', () => {
@@ -138,7 +136,7 @@ describe('buildJudgeEvidence', () => {
     const [first, second] = evidence.map((entry) => entry.observation as string);
     expect(second?.endsWith(TRUNCATION_MARKER)).toBe(true);
     expect(first?.endsWith(TRUNCATION_MARKER)).toBe(true);
-    expect(first?.startsWith('{"data":{"matched":40')).toBe(true);
+    expect(first?.startsWith('{"matched":40')).toBe(true);
     expect(Buffer.byteLength(first ?? '')).toBeLessThanOrEqual(600);
     expect(Buffer.byteLength(second ?? '')).toBeLessThanOrEqual(100);
   });
@@ -162,7 +160,7 @@ describe('buildJudgeEvidence: trace ids', () => {
   });
   const rowsOf = (entry: { observation: unknown } | undefined): unknown[][] => {
     if (entry === undefined) throw new Error('no evidence entry');
-    return (entry.observation as { data: { rows: unknown[][] } }).data.rows;
+    return (entry.observation as { rows: unknown[][] }).rows;
   };
   const limits = { maxObservationBytes: 10_000, maxEvidenceBytes: 10_000 };
 
@@ -197,8 +195,9 @@ describe('buildJudgeEvidence: trace ids', () => {
       ]),
       limits,
     );
-    expect(rowsOf(evidence[0])).toEqual([['06:10:00.000Z', 'line 0', null]]);
-    expect(evidence[1]?.observation).toEqual({ data: mysql.data });
+    // The log table's only trace id links nothing: its column goes; the MySQL result's stays as it is.
+    expect(rowsOf(evidence[0])).toEqual([['06:10:00.000Z', 'line 0']]);
+    expect(evidence[1]?.observation).toEqual(mysql.data);
   });
 
   it('reads the query, the conclusion, the statements and the scopes as the texts a trace id may be named in', () => {
@@ -230,9 +229,10 @@ describe('buildJudgePrompt', () => {
       query: 'q',
       draft: {
         conclusion: draft.conclusion,
-        analysis: draft.analysis.map(({ tool_call_ids, evidence_status: _claim, ...item }) => ({
+        analysis: draft.analysis.map(({ tool_call_ids, evidence_status: _claim, scope, ...item }) => ({
           ...item,
           evidence: tool_call_ids,
+          ...(scope === null ? {} : { scope }),
         })),
       },
       evidence: [],
@@ -255,15 +255,13 @@ describe('buildJudgePrompt', () => {
         type: item.type,
         statement: item.statement,
         evidence: item.tool_call_ids.map((id) => ['call-1', 'call-2'].indexOf(id)),
-        scope: item.scope,
+        ...(item.scope === null ? {} : { scope: item.scope }),
       })),
     );
     expect(input.draft.analysis[0].evidence).toEqual([1, 0]);
     // The evidence entries are in the citations' order, which is what the indexes name; no id anywhere.
     expect(
-      input.evidence.map(
-        (entry: { observation: { data: { rows: string[][] } } }) => entry.observation.data.rows[0]?.[1],
-      ),
+      input.evidence.map((entry: { observation: { rows: string[][] } }) => entry.observation.rows[0]?.[1]),
     ).toEqual(['HikariPool-1 - Connection is not available #0', 'HikariPool-1 - Connection is not available #0']);
     expect(JSON.stringify(input)).not.toContain('call-');
   });
