@@ -19,7 +19,7 @@ import {
   runEval,
 } from '@diagnosis/eval';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { localDynamoClient } from '../support/dynamodb.ts';
+import { localDynamoClient, recordCommands } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
 import { schemaErrors } from '../support/json-schemas.ts';
 import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';
@@ -29,14 +29,7 @@ const ALICE = { accountId: '111122223333', userArn: 'arn:aws:sts::111122223333:a
 const conversation = e1001ScriptedConversation();
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 const client = localDynamoClient();
-const commands: string[] = [];
-client.middlewareStack.add(
-  (next, context) => (args) => {
-    commands.push(String(context.commandName));
-    return next(args);
-  },
-  { step: 'initialize', name: 'recordCommands' },
-);
+const commands = recordCommands(client);
 const runs: Record<'right' | 'wrong', { runId: string; result: DiagnosisResult }> = {} as never;
 
 async function diagnose(label: 'right' | 'wrong') {

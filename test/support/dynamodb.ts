@@ -13,6 +13,22 @@ export function localDynamoClient(options: { maxAttempts?: number } = {}): Dynam
   });
 }
 
+/**
+ * Records the name of every command `client` sends (`PutItemCommand`, …) into the returned list, in order, from a
+ * middleware on the client itself: what a run or a store asks DynamoDB for, whatever client wraps it.
+ */
+export function recordCommands(client: DynamoDBClient): string[] {
+  const commands: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      commands.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordCommands' },
+  );
+  return commands;
+}
+
 /** A freshly created table with a random name; `drop` deletes it. */
 export async function createTestTable(
   client: DynamoDBClient,

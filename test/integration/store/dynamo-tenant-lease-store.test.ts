@@ -2,7 +2,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createDynamoTenantLeaseStore, firstCandidate } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { describeTenantLeaseContract } from '../../contract/tenant-lease-contract.ts';
-import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
+import { createTestTable, localDynamoClient, recordCommands } from '../../support/dynamodb.ts';
 
 describeTenantLeaseContract('DynamoDB Local', async ({ now }) => {
   const client = localDynamoClient();
@@ -19,14 +19,7 @@ describeTenantLeaseContract('DynamoDB Local', async ({ now }) => {
 describe('createDynamoTenantLeaseStore', () => {
   it('takes a fresh holder’s free first slot with one conditional write, and reads the slots only when it is held', async () => {
     const client = localDynamoClient();
-    const sent: string[] = [];
-    client.middlewareStack.add(
-      (next, context) => (args) => {
-        sent.push(String(context.commandName));
-        return next(args);
-      },
-      { step: 'initialize' },
-    );
+    const sent = recordCommands(client);
     const table = await createTestTable(client);
     try {
       const store = createDynamoTenantLeaseStore({ client, tableName: table.tableName, now: () => 1_000 });

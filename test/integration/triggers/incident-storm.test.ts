@@ -18,7 +18,7 @@ import {
 } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishedOutcome } from '../../support/audit-events.ts';
-import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
+import { createTestTable, localDynamoClient, recordCommands } from '../../support/dynamodb.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
 import { recordingWorkflow } from '../../support/recording-workflow.ts';
 import { noConclusionDraft } from '../../support/run-fixtures.ts';
@@ -142,14 +142,7 @@ describe('handleIncidentEvent', () => {
 
   it('claims a new incident with one conditional write and no read; a repeat is refused with the incident and attached', async () => {
     const counting = localDynamoClient({ maxAttempts: 10 });
-    const incidentRequests: string[] = [];
-    counting.middlewareStack.add(
-      (next, context) => (args) => {
-        incidentRequests.push(String(context.commandName));
-        return next(args);
-      },
-      { step: 'initialize' },
-    );
+    const incidentRequests = recordCommands(counting);
     try {
       const { deps, store, started } = world();
       const counted = {
