@@ -27,9 +27,10 @@ export interface LeaseRequest {
  * Port: the per-enterprise cap on concurrent runs, kept in the table so that every invocation, whichever workflow or
  * route started it, counts against the same slots. `acquire` takes a free or expired slot, or null when all
  * `capacity` slots are held; it is re-entrant (a holder that already holds a slot gets that slot again, renewed, never
- * a second one), unless the request says the holder is `fresh`. `release` gives a slot back only while its holder still holds it: a slot reclaimed after expiry
- * stays with its new holder. NOTE: a crashed invocation never releases; its slot is free again at `expiresAt`, which
- * the caller sets to the invocation's own deadline plus a margin, so no crash holds a slot longer than a run can last.
+ * a second one), unless the request says the holder is `fresh`. `release` gives a slot back only while its holder
+ * still holds it: a slot reclaimed after expiry stays with its new holder. NOTE: a crashed invocation never releases;
+ * its slot is free again at `expiresAt`, which the caller sets to the invocation's own deadline plus a margin, so no
+ * crash holds a slot longer than a run can last.
  */
 export interface TenantLeaseStore {
   acquire(request: LeaseRequest): Promise<TenantLease | null>;
