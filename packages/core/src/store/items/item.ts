@@ -97,8 +97,10 @@ function needsMending(value: unknown): boolean {
     return Object.getPrototypeOf(value) !== Array.prototype;
   }
   if (Object.getPrototypeOf(value) !== Object.prototype) return true;
-  for (const key of Reflect.ownKeys(value)) {
-    if (typeof key === 'symbol' || !Object.prototype.propertyIsEnumerable.call(value, key)) return true;
+  // NOTE: a symbol or a non-enumerable own key is one `Object.entries` leaves out: there are more own keys than keys.
+  const keys = Object.keys(value);
+  if (Reflect.ownKeys(value).length !== keys.length) return true;
+  for (const key of keys) {
     if (!key.isWellFormed() || needsMending((value as Record<string, unknown>)[key])) return true;
   }
   return false;
