@@ -11,7 +11,7 @@
  *
  *   node bench/run-growth.ts [--small] [--no-gain] [--calls 6,12]
  */
-import { type AdapterResult, type EvidenceAdapters, runDiagnosis } from '@diagnosis/core';
+import { type AdapterResult, DEVELOPMENT_MASKING_SECRET, type EvidenceAdapters, runDiagnosis } from '@diagnosis/core';
 import { modelProfile, parseDiagnosisSettings } from '@diagnosis/core/config';
 import {
   loadDeepSeekTokenizer,
@@ -70,6 +70,8 @@ async function measureRun(counter: TokenCounter, calls: number, small: boolean, 
       DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
       DIAGNOSIS_MODEL_API_KEY: 'scripted-bench-no-key',
       SEMANTIC_GUARD: 'off',
+      // NOTE: a table without a local endpoint is a deployed one, which refuses to run without its own key.
+      MASKING_SECRET: DEVELOPMENT_MASKING_SECRET,
     });
     let call = 0;
     const evidence: EvidenceAdapters = createFakeEvidence({
