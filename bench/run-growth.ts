@@ -21,7 +21,7 @@ import {
   wireText,
   wireToolCalls,
 } from '@diagnosis/devkit';
-import { buildDiagnosisDependencies } from '../functions/setup/dependencies.ts';
+import { buildDiagnosisDependencies } from '../functions/diagnose/dependencies.ts';
 import { createFakeEvidence } from '../test/support/fake-evidence.ts';
 import { envelope, LOGS_INPUT, supportedDraft, testRun } from '../test/support/run-fixtures.ts';
 

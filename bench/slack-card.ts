@@ -21,10 +21,10 @@ import { createDynamoFeedbackStore, createDynamoRunStore, diagnosisTableDefiniti
 import { lambdaContext, startDynamoDbLocal, startLoopbackSlack } from '@diagnosis/devkit';
 import { createObservability } from '@diagnosis/functions';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { createSlackWorkHandler } from '../functions/handlers/slack-work-handler.ts';
 import { createDynamoCardStore } from '../functions/slack/card-store.ts';
 import { createSlackApi } from '../functions/slack/slack-api.ts';
 import { resolveSlackApps } from '../functions/slack/slack-settings.ts';
+import { createSlackWorkHandler } from '../functions/slack/slack-work-handler.ts';
 import { outcomeOf } from '../test/support/finished-runs.ts';
 
 const RUNS = Number(process.env.BENCH_SLACK_RUNS ?? 40);

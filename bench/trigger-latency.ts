@@ -12,8 +12,8 @@ import { parseTriggerSettings } from '@diagnosis/core/config';
 import { ensureDiagnosisTable } from '@diagnosis/core/store';
 import { lambdaContext, startDynamoDbLocal } from '@diagnosis/devkit';
 import { createObservability } from '@diagnosis/functions';
-import { createTriggerHandler } from '../functions/handlers/trigger-handler.ts';
-import { buildTriggerDeps } from '../functions/setup/trigger-setup.ts';
+import { createTriggerHandler } from '../functions/triggers/trigger-handler.ts';
+import { buildTriggerDeps } from '../functions/triggers/trigger-setup.ts';
 import { recordingWorkflow } from '../test/support/recording-workflow.ts';
 import { summary } from './latency.ts';
 

@@ -3,9 +3,9 @@
  * asked to stop (its invocation sees the flag within a few seconds) and its workflow execution is stopped.
  */
 
-import { createCancelRunHandler } from './handlers/cancel-handler.ts';
-import { createObservability } from './setup/observability.ts';
-import { loadRunControl } from './setup/run-control.ts';
+import { createCancelRunHandler } from './api/cancel-handler.ts';
+import { loadRunControl } from './api/run-control.ts';
+import { createObservability } from './lambda/observability.ts';
 
 const { store, workflow, policy } = await loadRunControl();
 

@@ -9,15 +9,15 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { createDynamoClient, createDynamoRunStore } from '@diagnosis/core/store';
 import { Resource } from 'sst/resource';
 import { MAX_DELIVERY_RECEIVES } from './delivery/delivery-metric-names.ts';
+import { createDeliveryQueueHandler } from './delivery/delivery-queue-handler.ts';
 import { parseDeliverSettings } from './delivery/delivery-settings.ts';
 import { createDynamoDeliveryStore } from './delivery/delivery-store.ts';
 import { createDestinationSender } from './delivery/destination-senders.ts';
 import { resolveDestinations } from './delivery/destinations.ts';
-import { createDeliveryQueueHandler } from './handlers/delivery-queue-handler.ts';
-import { coldStart } from './setup/cold-start.ts';
-import { readLinkedEnvironment } from './setup/linked-environment.ts';
-import { resolveMaskingSecret } from './setup/masking-secret.ts';
-import { createObservability } from './setup/observability.ts';
+import { coldStart } from './lambda/cold-start.ts';
+import { readLinkedEnvironment } from './lambda/linked-environment.ts';
+import { resolveMaskingSecret } from './lambda/masking-secret.ts';
+import { createObservability } from './lambda/observability.ts';
 
 /** A linked SST secret's value, or undefined when it is not linked. */
 function secretOf(name: string): string | undefined {

@@ -1,8 +1,8 @@
 /** `GET /runs/{runId}/audit` on the IAM-only InternalApi: steps and tool invocations, never raw reasoning. */
 
-import { createGetRunAuditHandler } from './handlers/run-queries.ts';
-import { createObservability } from './setup/observability.ts';
-import { loadReadStore } from './setup/read-store.ts';
+import { loadReadStore } from './api/read-store.ts';
+import { createGetRunAuditHandler } from './api/run-queries.ts';
+import { createObservability } from './lambda/observability.ts';
 
 const { store, policy } = await loadReadStore();
 

@@ -1,8 +1,8 @@
 /** `GET /runs/{runId}/reasoning` on the IAM-only InternalApi: the model's raw reasoning per round, a function and a route of its own so that IAM grants it apart from the audit trail. */
 
-import { createGetRunReasoningHandler } from './handlers/run-queries.ts';
-import { createObservability } from './setup/observability.ts';
-import { loadReadStore } from './setup/read-store.ts';
+import { loadReadStore } from './api/read-store.ts';
+import { createGetRunReasoningHandler } from './api/run-queries.ts';
+import { createObservability } from './lambda/observability.ts';
 
 const { store, policy } = await loadReadStore();
 

@@ -3,9 +3,9 @@
  * route of its own, so that IAM grants it apart from the audit trail and the reasoning (docs/masking.md).
  */
 
-import { createGetRunRevealHandler } from './handlers/run-queries.ts';
-import { createObservability } from './setup/observability.ts';
-import { loadReadStore } from './setup/read-store.ts';
+import { loadReadStore } from './api/read-store.ts';
+import { createGetRunRevealHandler } from './api/run-queries.ts';
+import { createObservability } from './lambda/observability.ts';
 
 const { store, policy, maskingSecret } = await loadReadStore();
 

@@ -5,10 +5,10 @@ import {
   createDynamoIncidentStore,
   createDynamoPastIncidentStore,
 } from '@diagnosis/core/store';
+import { loadReadStore } from './api/read-store.ts';
+import { createGetRunHandler } from './api/run-queries.ts';
 import { createDynamoDeliveryStore } from './delivery/delivery-store.ts';
-import { createGetRunHandler } from './handlers/run-queries.ts';
-import { createObservability } from './setup/observability.ts';
-import { loadReadStore } from './setup/read-store.ts';
+import { createObservability } from './lambda/observability.ts';
 
 const { store, policy, table } = await loadReadStore();
 

@@ -21,38 +21,29 @@ export { type DestinationConfig, parseStageDelivery } from './delivery/destinati
 export { type DeliveryPreview, previewDeliveries } from './delivery/preview-deliveries.ts';
 export { type RevealOutcome, revealForDestination } from './delivery/reveal-run-result.ts';
 export { buildRunFinishedEvent, type RunFinishedEvent } from './delivery/run-finished-event.ts';
-export { createSlackRequestHandler, type SlackRequestDeps } from './handlers/slack-request-handler.ts';
-export { createTriggerHandler } from './handlers/trigger-handler.ts';
 export {
-  createWebhookHandler,
-  type WebhookAnswer,
-  type WebhookDeps,
-  type WebhookSecrets,
-} from './handlers/webhook-handler.ts';
+  composeDiagnoseFunction,
+  type DiagnoseFunctionOptions,
+} from './diagnose/diagnose-function.ts';
 export {
   createWorkflowEventsHandler,
   type WorkflowEventOutcome,
   type WorkflowEventsOptions,
-} from './handlers/workflow-events.ts';
-export {
-  composeDiagnoseFunction,
-  type DiagnoseFunctionOptions,
-} from './setup/diagnose-function.ts';
+} from './diagnose/workflow-events.ts';
+export { createObservability, type LogDestination, type Observability } from './lambda/observability.ts';
 export {
   type ApiFunctionName,
   type ApiHandler,
   composeLocalApi,
   type LocalApiOptions,
-} from './setup/local-api.ts';
+} from './local/local-api.ts';
 export {
   createLocalDiagnose,
   type DiagnoseTaskPayload,
   type LocalDiagnose,
   type LocalDiagnoseOptions,
-} from './setup/local-diagnose.ts';
-export { composeLocalSlack, type LocalSlack, type LocalSlackOptions } from './setup/local-slack.ts';
-export { createObservability, type LogDestination, type Observability } from './setup/observability.ts';
-export { buildTriggerDeps } from './setup/trigger-setup.ts';
+} from './local/local-diagnose.ts';
+export { composeLocalSlack, type LocalSlack, type LocalSlackOptions } from './local/local-slack.ts';
 export { createDynamoCardStore } from './slack/card-store.ts';
 export { createRatingModalOpener } from './slack/rating-modal.ts';
 export { createSlackApi } from './slack/slack-api.ts';
@@ -64,8 +55,17 @@ export {
   slackRunId,
 } from './slack/slack-conversation.ts';
 export { parseSlackFunctionSettings } from './slack/slack-function-settings.ts';
+export { createSlackRequestHandler, type SlackRequestDeps } from './slack/slack-request-handler.ts';
 export { resolveSlackApps, type SlackAppConfig } from './slack/slack-settings.ts';
 export { parseSlackWork, type SlackWork } from './slack/slack-work.ts';
 export { signSlackRequest } from './slack/verify-slack-request.ts';
 export { parseMappingSecrets } from './triggers/mapping-credentials.ts';
+export { createTriggerHandler } from './triggers/trigger-handler.ts';
 export type { TriggerAnswer, TriggerDeps } from './triggers/trigger-service.ts';
+export { buildTriggerDeps } from './triggers/trigger-setup.ts';
+export {
+  createWebhookHandler,
+  type WebhookAnswer,
+  type WebhookDeps,
+  type WebhookSecrets,
+} from './triggers/webhook-handler.ts';

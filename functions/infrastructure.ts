@@ -18,7 +18,7 @@ export {
   runtimeDestinationsSchema,
   snsTopicResourceName,
 } from './delivery/destinations.ts';
-export * from './setup/metric-names.ts';
+export * from './lambda/metric-names.ts';
 export { SLACK_FUNCTION_SETTING_NAMES } from './slack/slack-function-settings.ts';
 export {
   parseStageSlack,

@@ -5,10 +5,10 @@
 
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { parsePublishSettings } from './delivery/delivery-settings.ts';
-import { createRunFinishedStreamHandler } from './handlers/run-finished-stream-handler.ts';
-import { coldStart } from './setup/cold-start.ts';
-import { readLinkedEnvironment } from './setup/linked-environment.ts';
-import { createObservability } from './setup/observability.ts';
+import { createRunFinishedStreamHandler } from './delivery/run-finished-stream-handler.ts';
+import { coldStart } from './lambda/cold-start.ts';
+import { readLinkedEnvironment } from './lambda/linked-environment.ts';
+import { createObservability } from './lambda/observability.ts';
 
 const deps = await coldStart(() => {
   const settings = parsePublishSettings(readLinkedEnvironment());

@@ -1,15 +1,15 @@
 /**
  * EventBridge: a DiagnosisWorkflow execution (or a DiagnosisBatch child execution) that was stopped (ABORTED) cancels
  * its own run; one that FAILED or TIMED_OUT closes its own run if it is still QUEUED, or if no invocation can still be
- * running it (see `handlers/workflow-events.ts`).
+ * running it (see `diagnose/workflow-events.ts`).
  */
 
 import { parseWorkflowSettings } from '@diagnosis/core/config';
-import { createWorkflowEventsHandler } from './handlers/workflow-events.ts';
-import { coldStart } from './setup/cold-start.ts';
-import { readLinkedEnvironment } from './setup/linked-environment.ts';
-import { createObservability } from './setup/observability.ts';
-import { createTableStore } from './setup/table-store.ts';
+import { createTableStore } from './diagnose/table-store.ts';
+import { createWorkflowEventsHandler } from './diagnose/workflow-events.ts';
+import { coldStart } from './lambda/cold-start.ts';
+import { readLinkedEnvironment } from './lambda/linked-environment.ts';
+import { createObservability } from './lambda/observability.ts';
 
 const { store, options } = await coldStart(() => {
   const settings = parseWorkflowSettings(readLinkedEnvironment());

@@ -5,9 +5,9 @@
  */
 
 import { createDynamoPastIncidentStore } from '@diagnosis/core/store';
-import { createPastIncidentsHandler } from './handlers/past-incidents-handler.ts';
-import { createObservability } from './setup/observability.ts';
-import { loadReadStore } from './setup/read-store.ts';
+import { createPastIncidentsHandler } from './api/past-incidents-handler.ts';
+import { loadReadStore } from './api/read-store.ts';
+import { createObservability } from './lambda/observability.ts';
 
 const { policy, table } = await loadReadStore();
 

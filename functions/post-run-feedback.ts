@@ -4,9 +4,9 @@
  * read and add to runs' pseudonym maps, and remember or retract the run's past incident (sst.config.ts).
  */
 
-import { createFeedbackHandler } from './handlers/feedback-handler.ts';
-import { loadFeedbackStore } from './setup/feedback-store.ts';
-import { createObservability } from './setup/observability.ts';
+import { createFeedbackHandler } from './api/feedback-handler.ts';
+import { createObservability } from './lambda/observability.ts';
+import { loadFeedbackStore } from './ratings/feedback-store.ts';
 
 const { store, feedback, policy, masking, memory } = await loadFeedbackStore();
 

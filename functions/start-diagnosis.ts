@@ -4,9 +4,9 @@
  * result when `?wait=` saw the run end).
  */
 
-import { createStartDiagnosisHandler } from './handlers/start-handler.ts';
-import { createObservability } from './setup/observability.ts';
-import { loadRunControl } from './setup/run-control.ts';
+import { loadRunControl } from './api/run-control.ts';
+import { createStartDiagnosisHandler } from './api/start-handler.ts';
+import { createObservability } from './lambda/observability.ts';
 
 const { store, workflow, policy } = await loadRunControl();
 

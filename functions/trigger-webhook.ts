@@ -4,12 +4,12 @@
  * one incident like an alarm.
  */
 
-import { createWebhookHandler } from './handlers/webhook-handler.ts';
-import { coldStart } from './setup/cold-start.ts';
-import { readLinkedSecret } from './setup/linked-environment.ts';
-import { createObservability } from './setup/observability.ts';
-import { loadTrigger } from './setup/trigger-setup.ts';
+import { coldStart } from './lambda/cold-start.ts';
+import { readLinkedSecret } from './lambda/linked-environment.ts';
+import { createObservability } from './lambda/observability.ts';
 import { parseMappingSecrets } from './triggers/mapping-credentials.ts';
+import { loadTrigger } from './triggers/trigger-setup.ts';
+import { createWebhookHandler } from './triggers/webhook-handler.ts';
 
 const { settings, deps } = await loadTrigger();
 // NOTE: each webhook mapping's own secret (stage file `secret`) is an SST secret linked to this function.

@@ -3,9 +3,9 @@
  * run per incident; later events attach to it).
  */
 
-import { createTriggerHandler } from './handlers/trigger-handler.ts';
-import { createObservability } from './setup/observability.ts';
-import { loadTrigger } from './setup/trigger-setup.ts';
+import { createObservability } from './lambda/observability.ts';
+import { createTriggerHandler } from './triggers/trigger-handler.ts';
+import { loadTrigger } from './triggers/trigger-setup.ts';
 
 const { deps } = await loadTrigger();
 

@@ -5,7 +5,7 @@
  */
 import { SettingsError } from '@diagnosis/core/config';
 import * as v from 'valibot';
-import { jsonSetting as json } from '../setup/json-setting.ts';
+import { jsonSetting as json } from '../lambda/json-setting.ts';
 import { runtimeDestinationsSchema, runtimeRevealSchema } from './destinations.ts';
 
 const priceSchema = v.strictObject({ input: v.number(), cachedInput: v.number(), output: v.number() });

@@ -6,7 +6,7 @@
  */
 import { SettingsError } from '@diagnosis/core/config';
 import * as v from 'valibot';
-import { jsonSetting } from '../setup/json-setting.ts';
+import { jsonSetting } from '../lambda/json-setting.ts';
 import { runtimeSlackAppsSchema } from './slack-settings.ts';
 
 const slackSettingsSchema = v.object({

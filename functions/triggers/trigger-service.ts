@@ -9,8 +9,8 @@ import {
   safeErrorName,
 } from '@diagnosis/core';
 import type { IncidentStore, RunStatus } from '@diagnosis/core/store';
-import { OUTCOME_DIMENSION, TRIGGER_METRICS } from '../setup/metric-names.ts';
-import type { Observability } from '../setup/observability.ts';
+import { OUTCOME_DIMENSION, TRIGGER_METRICS } from '../lambda/metric-names.ts';
+import type { Observability } from '../lambda/observability.ts';
 import type { IgnoredCode, TriggerConfig, TriggerDecision } from './incident-facts.ts';
 
 /** What the Trigger functions are built from, once per cold start. */

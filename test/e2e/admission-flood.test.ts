@@ -10,10 +10,10 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_TENANT_MAX_OPEN_RUNS, type DiagnosisWorkflow } from '@diagnosis/core';
 import { createDynamoRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCancelRunHandler } from '../../functions/handlers/cancel-handler.ts';
-import { createStartDiagnosisHandler } from '../../functions/handlers/start-handler.ts';
-import { createObservability } from '../../functions/setup/observability.ts';
-import { executionArnOf, LOCAL_WORKFLOW_ARN } from '../../functions/workflows/diagnosis-workflows.ts';
+import { createCancelRunHandler } from '../../functions/api/cancel-handler.ts';
+import { createStartDiagnosisHandler } from '../../functions/api/start-handler.ts';
+import { executionArnOf, LOCAL_WORKFLOW_ARN } from '../../functions/diagnose/diagnosis-workflows.ts';
+import { createObservability } from '../../functions/lambda/observability.ts';
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 

@@ -23,12 +23,12 @@ import {
   type StoredToolInvocation,
 } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCancelRunHandler } from '../../functions/handlers/cancel-handler.ts';
-import { createGetRunHandler } from '../../functions/handlers/run-queries.ts';
-import { createSweepHandler } from '../../functions/handlers/sweep-handler.ts';
-import { createWorkflowEventsHandler } from '../../functions/handlers/workflow-events.ts';
-import { createObservability } from '../../functions/setup/observability.ts';
-import { executionArnOf } from '../../functions/workflows/diagnosis-workflows.ts';
+import { createCancelRunHandler } from '../../functions/api/cancel-handler.ts';
+import { createGetRunHandler } from '../../functions/api/run-queries.ts';
+import { executionArnOf } from '../../functions/diagnose/diagnosis-workflows.ts';
+import { createSweepHandler } from '../../functions/diagnose/sweep-handler.ts';
+import { createWorkflowEventsHandler } from '../../functions/diagnose/workflow-events.ts';
+import { createObservability } from '../../functions/lambda/observability.ts';
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
 import { createFakeEvidence } from '../support/fake-evidence.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';

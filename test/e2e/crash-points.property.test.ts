@@ -30,15 +30,15 @@ import {
 import { runLocalWorkflow } from '@diagnosis/devkit';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDiagnoseHandler } from '../../functions/handlers/diagnose-handler.ts';
-import { createWorkflowEventsHandler } from '../../functions/handlers/workflow-events.ts';
-import { createObservability } from '../../functions/setup/observability.ts';
+import { createDiagnoseHandler } from '../../functions/diagnose/diagnose-handler.ts';
 import {
   buildDiagnosisBatchDefinition,
   buildDiagnosisWorkflowDefinition,
   executionArnOf,
   queuedStartTimeoutMs,
-} from '../../functions/workflows/diagnosis-workflows.ts';
+} from '../../functions/diagnose/diagnosis-workflows.ts';
+import { createWorkflowEventsHandler } from '../../functions/diagnose/workflow-events.ts';
+import { createObservability } from '../../functions/lambda/observability.ts';
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
 import { createFakeEvidence } from '../support/fake-evidence.ts';
 import { lambdaContext } from '../support/lambda-events.ts';

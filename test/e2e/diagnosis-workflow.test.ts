@@ -7,7 +7,7 @@ import {
   buildDiagnosisWorkflowDefinition,
   executionArnOf,
   LOCAL_WORKFLOW_ARN,
-} from '../../functions/workflows/diagnosis-workflows.ts';
+} from '../../functions/diagnose/diagnosis-workflows.ts';
 import { type DeepSeekResponse, wireText, wireToolCalls } from '../support/deepseek-server.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';

@@ -9,8 +9,8 @@
 import type { DiagnosisResult } from '@diagnosis/core';
 import { createDynamoPastIncidentStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPastIncidentsHandler } from '../../functions/handlers/past-incidents-handler.ts';
-import { createObservability } from '../../functions/setup/observability.ts';
+import { createPastIncidentsHandler } from '../../functions/api/past-incidents-handler.ts';
+import { createObservability } from '../../functions/lambda/observability.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
 import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';

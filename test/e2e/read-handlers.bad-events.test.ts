@@ -9,8 +9,8 @@ import {
   createGetRunHandler,
   createGetRunReasoningHandler,
   createGetRunRevealHandler,
-} from '../../functions/handlers/run-queries.ts';
-import { createObservability } from '../../functions/setup/observability.ts';
+} from '../../functions/api/run-queries.ts';
+import { createObservability } from '../../functions/lambda/observability.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 
 const store = {

@@ -19,8 +19,8 @@ import {
   createMemoryStores,
 } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFeedbackHandler } from '../../functions/handlers/feedback-handler.ts';
-import { createObservability } from '../../functions/setup/observability.ts';
+import { createFeedbackHandler } from '../../functions/api/feedback-handler.ts';
+import { createObservability } from '../../functions/lambda/observability.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';
 import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../support/lambda-events.ts';

@@ -17,9 +17,9 @@ import {
 import { createDynamoRunStore } from '@diagnosis/core/store';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createStartDiagnosisHandler } from '../../functions/handlers/start-handler.ts';
-import { createObservability } from '../../functions/setup/observability.ts';
-import { createStepFunctionsWorkflow } from '../../functions/setup/step-functions-workflow.ts';
+import { createStartDiagnosisHandler } from '../../functions/api/start-handler.ts';
+import { createStepFunctionsWorkflow } from '../../functions/diagnose/step-functions-workflow.ts';
+import { createObservability } from '../../functions/lambda/observability.ts';
 import { createTestTable, localDynamoClient } from '../support/dynamodb.ts';
 import { httpEvent, lambdaContext } from '../support/lambda-events.ts';
 

@@ -11,9 +11,9 @@
 import { createDynamoRunStore } from '@diagnosis/core/store';
 import { runLocalWorkflow } from '@diagnosis/devkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkflowEventsHandler } from '../../functions/handlers/workflow-events.ts';
-import { createObservability } from '../../functions/setup/observability.ts';
-import { buildDiagnosisWorkflowDefinition, executionArnOf } from '../../functions/workflows/diagnosis-workflows.ts';
+import { buildDiagnosisWorkflowDefinition, executionArnOf } from '../../functions/diagnose/diagnosis-workflows.ts';
+import { createWorkflowEventsHandler } from '../../functions/diagnose/workflow-events.ts';
+import { createObservability } from '../../functions/lambda/observability.ts';
 import { wireText } from '../support/deepseek-server.ts';
 import { localDynamoClient } from '../support/dynamodb.ts';
 import { startE2eWorld } from '../support/e2e-world.ts';

@@ -7,7 +7,7 @@ import {
   providerJsonSchema,
 } from '@diagnosis/core/config';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildDiagnosisDependencies } from '../../functions/setup/dependencies.ts';
+import { buildDiagnosisDependencies } from '../../functions/diagnose/dependencies.ts';
 import { diagnosisDraftJsonSchema } from '../../packages/core/src/draft/diagnosis-draft.ts';
 import { startDeepSeekServer, type WireScript } from '../support/deepseek-server.ts';
 import { createFakeEvidence } from '../support/fake-evidence.ts';

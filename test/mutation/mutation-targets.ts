@@ -237,8 +237,8 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
     ],
   },
   {
-    module: 'functions/handlers/webhook-handler.ts',
-    tests: ['test/unit/functions/handlers/webhook-handler.test.ts'],
+    module: 'functions/triggers/webhook-handler.ts',
+    tests: ['test/unit/functions/triggers/webhook-handler.test.ts'],
     equivalent: [
       {
         mutator: 'ObjectLiteral',

@@ -13,15 +13,15 @@ import { createDynamoFeedbackStore, createDynamoRunStore, type RunStore } from '
 import { type LoopbackSlack, startLoopbackSlack } from '@diagnosis/devkit';
 import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSlackRequestHandler } from '../../../functions/handlers/slack-request-handler.ts';
-import { createSlackWorkHandler } from '../../../functions/handlers/slack-work-handler.ts';
-import { createObservability } from '../../../functions/setup/observability.ts';
+import { createObservability } from '../../../functions/lambda/observability.ts';
 import { createDynamoCardStore } from '../../../functions/slack/card-store.ts';
 import { createRatingModalOpener } from '../../../functions/slack/rating-modal.ts';
 import { createSlackApi } from '../../../functions/slack/slack-api.ts';
 import type { ConversationDeps } from '../../../functions/slack/slack-conversation.ts';
+import { createSlackRequestHandler } from '../../../functions/slack/slack-request-handler.ts';
 import { resolveSlackApps } from '../../../functions/slack/slack-settings.ts';
 import type { SlackWork } from '../../../functions/slack/slack-work.ts';
+import { createSlackWorkHandler } from '../../../functions/slack/slack-work-handler.ts';
 import { buildPreviousTurn } from '../../../packages/core/src/service/build-previous-turn.ts';
 import { blockKitViolations } from '../../support/block-kit.ts';
 import { localDynamoClient, partitionItems } from '../../support/dynamodb.ts';

@@ -27,7 +27,7 @@ import {
   SIGNATURE_VERSION,
   TIMESTAMP_HEADER,
 } from '../../../functions/delivery/webhook-request.ts';
-import { TRIGGER_OUTCOMES } from '../../../functions/setup/metric-names.ts';
+import { TRIGGER_OUTCOMES } from '../../../functions/lambda/metric-names.ts';
 import { IGNORED_CODES } from '../../../functions/triggers/incident-facts.ts';
 import { PSEUDONYM_KIND_PATTERN } from '../../../packages/core/src/config/masking-settings.ts';
 import { diagnosisDraftJsonSchema } from '../../../packages/core/src/draft/diagnosis-draft.ts';

@@ -9,8 +9,8 @@ import {
   type MonitoredResources,
 } from '../../../deploy/alarms.ts';
 import { buildDashboardBody } from '../../../deploy/dashboard.ts';
-import { METRICS_NAMESPACE, RUN_OUTCOMES } from '../../../functions/setup/metric-names.ts';
-import { createObservability, recordRunMetrics } from '../../../functions/setup/observability.ts';
+import { METRICS_NAMESPACE, RUN_OUTCOMES } from '../../../functions/lambda/metric-names.ts';
+import { createObservability, recordRunMetrics } from '../../../functions/lambda/observability.ts';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:diagnosis-agent-prod-AlarmsTopic';
 const defaults = v.parse(alarmSettingsSchema, {});

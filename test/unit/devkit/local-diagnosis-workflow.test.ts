@@ -2,12 +2,8 @@ import { DiagnosisWorkflowConflictError } from '@diagnosis/core';
 import { createMemoryRunStore } from '@diagnosis/core/store';
 import { createLocalDiagnosisWorkflow, LOCAL_WORKFLOW_ARN, runLocalWorkflow } from '@diagnosis/devkit';
 import { describe, expect, it } from 'vitest';
-import { createObservability } from '../../../functions/setup/observability.ts';
-import {
-  DIAGNOSE_ERRORS,
-  DIAGNOSE_RETRIERS,
-  executionArnOf,
-} from '../../../functions/workflows/diagnosis-workflows.ts';
+import { DIAGNOSE_ERRORS, DIAGNOSE_RETRIERS, executionArnOf } from '../../../functions/diagnose/diagnosis-workflows.ts';
+import { createObservability } from '../../../functions/lambda/observability.ts';
 
 const request = (runId: string) => ({
   runId,

@@ -21,6 +21,7 @@ const SOURCES: Record<string, string> = {
  */
 const OF_NO_SINGLE_FILE = new Set([
   'core/architecture.test.ts', // the layer rule over all of core/src
+  'functions/architecture.test.ts', // the capability rule over all of functions/
   'core/store/item-wire-format.test.ts', // the stored bytes of every item kind at once
   'core/store/items/item-schemas.test.ts', // every item kind's schema
   'core/service/run-after-claim.test.ts', // the service's rule across take-run and the pipeline

@@ -1,0 +1,109 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { type DiagnosisWorkflow, loadCustomRules } from '@diagnosis/core';
+import { parseFeedbackSettings, parseTriggerSettings } from '@diagnosis/core/config';
+import {
+  createDynamoClient,
+  createDynamoFeedbackStore,
+  createDynamoRunStore,
+  type RunStore,
+} from '@diagnosis/core/store';
+import { createDeployedWorkflow } from '../diagnose/deployed-workflow.ts';
+import { coldStart } from '../lambda/cold-start.ts';
+import { readLinkedEnvironment } from '../lambda/linked-environment.ts';
+import { resolveMaskingSecret } from '../lambda/masking-secret.ts';
+import { createDynamoCardStore } from './card-store.ts';
+import { createSlackApi, type SlackApi } from './slack-api.ts';
+import type { ConversationDeps } from './slack-conversation.ts';
+import { parseSlackFunctionSettings } from './slack-function-settings.ts';
+import { enqueueSlackWork, slackSecretOf } from './slack-queue.ts';
+import { type ResolvedSlackApp, resolveSlackApps, type SlackAppDirectory } from './slack-settings.ts';
+import type { SlackWork } from './slack-work.ts';
+
+/** One Slack client per app, built on first use and kept for the container's life. */
+function slackClients(apiUrl: string | undefined, timeoutMs: number) {
+  const clients = new Map<string, SlackApi>();
+  return (app: ResolvedSlackApp): SlackApi => {
+    let client = clients.get(app.id);
+    if (client === undefined) {
+      client = createSlackApi({ token: app.botToken, timeoutMs, ...(apiUrl === undefined ? {} : { apiUrl }) });
+      clients.set(app.id, client);
+    }
+    return client;
+  };
+}
+
+/** The SlackWork function's cold start: the run store and workflow (to start runs), feedback, cards and Slack. */
+export function loadSlackWork(
+  environment = readLinkedEnvironment(),
+  secretOf: (name: string) => string | undefined = slackSecretOf,
+): Promise<{ deps: ConversationDeps; requeue: (work: SlackWork, delaySeconds: number) => Promise<void> }> {
+  return coldStart(async () => {
+    const slack = parseSlackFunctionSettings(environment);
+    const trigger = parseTriggerSettings(environment);
+    const feedbackSettings = parseFeedbackSettings(environment);
+    const client = createDynamoClient(trigger, process.env);
+    const tableName = trigger.DIAGNOSIS_TABLE_NAME;
+    const runs = createDynamoRunStore({
+      client,
+      tableName,
+      retentionDays: trigger.RETENTION_DAYS,
+      maxOpenRuns: trigger.TENANT_MAX_OPEN_RUNS,
+    });
+    return {
+      deps: buildConversationDeps({
+        apps: resolveSlackApps(slack.SLACK_APPS, secretOf),
+        apiUrl: slack.SLACK_API_URL,
+        timeoutMs: slack.SLACK_TIMEOUT_MS,
+        client,
+        tableName,
+        runs,
+        workflow: createDeployedWorkflow(trigger),
+        maxQueryBytes: trigger.DIAGNOSIS_MAX_QUERY_BYTES,
+        masking: {
+          // NOTE: as the feedback route: the development key only against DynamoDB Local, else the MaskingKey or none.
+          secret: resolveMaskingSecret(feedbackSettings),
+          mode: feedbackSettings.MASKING,
+          rules: await loadCustomRules(feedbackSettings.MASKING_PATTERNS, feedbackSettings.MASKING_EXCLUSIONS),
+        },
+        runLinksTo: slack.DIAGNOSIS_API_URL ?? null,
+      }),
+      requeue: enqueueSlackWork(new SQSClient({ maxAttempts: 2 }), slack.SLACK_QUEUE_URL),
+    };
+  });
+}
+
+/**
+ * The SlackWork function's dependencies from its parts: the resolved apps and their Web API clients, the cards, the
+ * run store and the workflow runs start in (the deployed one; `diagnosis serve`: its local stand-in), the feedback
+ * store and the masking a rating gets, and the API URL the result card links to (null: no link).
+ */
+export function buildConversationDeps(parts: {
+  apps: SlackAppDirectory;
+  apiUrl: string | undefined;
+  timeoutMs: number;
+  client: DynamoDBClient;
+  tableName: string;
+  runs: RunStore;
+  workflow: DiagnosisWorkflow;
+  maxQueryBytes: number | undefined;
+  masking: ConversationDeps['masking'];
+  runLinksTo: string | null;
+}): ConversationDeps {
+  const { client, tableName } = parts;
+  return {
+    apps: parts.apps,
+    slackOf: slackClients(parts.apiUrl, parts.timeoutMs),
+    cards: createDynamoCardStore({ client, tableName }),
+    runs: parts.runs,
+    start: {
+      store: parts.runs,
+      workflow: parts.workflow,
+      ...(parts.maxQueryBytes === undefined ? {} : { limits: { maxQueryBytes: parts.maxQueryBytes } }),
+    },
+    feedback: createDynamoFeedbackStore({ client, tableName }),
+    masking: parts.masking,
+    now: Date.now,
+    event: { apiUrl: parts.runLinksTo, price: null },
+  };
+}
