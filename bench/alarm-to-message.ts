@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDynamoClient, ensureDiagnosisTable } from '@diagnosis/core/store';
 import { loadScriptedConversation, startDeepSeekServer, startDynamoDbLocal } from '@diagnosis/devkit';
-import { REPO_ROOT } from '../packages/cli/src/local/local-runtime.ts';
+import { REPO_ROOT } from '../packages/cli/src/local/local-data.ts';
 import { runLocalTrigger } from '../packages/cli/src/local/run-local-trigger.ts';
 
 const TABLE_SETUP = ['CreateTable', 'DescribeTable', 'UpdateTimeToLive', 'ListTables'];

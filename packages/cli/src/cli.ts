@@ -77,7 +77,7 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly Comma
       io.stdout(await commandHelp(command));
       return EXIT.OK;
     }
-    if (command.settings !== undefined && command.settings.length > 0) await checkSettingNames(command, io);
+    if (command.settings.length > 0) await checkSettingNames(command, io);
     // NOTE: a command's stdout carries what models and logs wrote; it reaches the terminal without its controls.
     return await command.run(parsed, { ...io, stdout: (text) => io.stdout(terminalSafe(text)) });
   } catch (error) {
@@ -108,8 +108,8 @@ async function checkSettingNames(command: Command, io: CliIo): Promise<void> {
 }
 
 /** A command's help with its settings' lines (the settings' schemas are loaded only for help). */
-async function commandHelp(command: Command): Promise<string> {
-  if (command.settings === undefined || command.settings.length === 0) return renderCommandHelp(command);
+export async function commandHelp(command: Command): Promise<string> {
+  if (command.settings.length === 0) return renderCommandHelp(command);
   const { settingHelpLines } = await import('./setting-help.ts');
   return renderCommandHelp(command, settingHelpLines(command.settings));
 }
@@ -119,8 +119,5 @@ function describeFailure(error: unknown): { exitCode: number; message: string } 
   const raw = (error as { name?: unknown } | null)?.name;
   // NOTE: the class name only, and only when it looks like one: never an error's message or fields.
   const name = typeof raw === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(raw) ? raw : 'Error';
-  if (name === 'ResourceNotFoundException') {
-    return { exitCode: EXIT.UNAVAILABLE, message: 'the table does not exist: check DIAGNOSIS_TABLE_NAME' };
-  }
   return { exitCode: EXIT.INTERNAL, message: `internal error (${name})` };
 }

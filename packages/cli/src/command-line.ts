@@ -61,8 +61,10 @@ export interface OptionSpec {
   /** For string options: how the value is shown in help (`<id>`, `<seconds>`). */
   value?: string;
   description: string;
-  /** The default as shown in help. */
+  /** The default as shown in help (for a whole-number option, the value `wholeNumberOption` takes when unset). */
   default?: string;
+  /** For a whole-number option: its bounds, shown in help and checked by `wholeNumberOption`. */
+  range?: readonly [minimum: number, maximum: number];
 }
 
 /** One command of the `diagnosis` bin: its help and what it runs. */
@@ -78,10 +80,14 @@ export interface Command {
   arguments?: [string, string][];
   options: OptionSpec[];
   examples: string[];
-  /** Exit codes beyond 0, as `[code, meaning]`. */
-  exitCodes?: [number, string][];
-  /** The settings (environment variables) it reads, shown in its help with their forms. */
-  settings?: readonly string[];
+  /**
+   * The exit codes only this command returns, as `[code, meaning]`, and its own words for a code every command can
+   * return (`BIN_EXIT_MEANINGS`). Its help lists both, in order; a test derives from the code which codes each
+   * command can return and holds the help to exactly those.
+   */
+  exitCodes: [number, string][];
+  /** The settings (environment variables) it reads, shown in its help with their forms; `[]`: none. */
+  settings: readonly string[];
   run(args: ParsedArgs, io: CliIo): Promise<number>;
 }
 
@@ -127,6 +133,9 @@ function describeParseError(error: unknown, command: Command): string {
   return 'cannot read the arguments';
 }
 
+/** A run id's form in words (the core's RUN_ID_PATTERN), for the commands that refuse another. */
+export const RUN_ID_FORM = 'up to 80 letters, digits and _ . -, starting with a letter or digit';
+
 /**
  * Text as a command prints it on stdout: every control character but newline and tab (ESC, CSI, C1, carriage return)
  * and every bidirectional control written as its `\uXXXX` escape. NOTE: what a command prints holds what a model
@@ -134,9 +143,6 @@ function describeParseError(error: unknown, command: Command): string {
  * otherwise clear the screen, retitle the window or set the clipboard (OSC 52). Inside JSON output the escape is the
  * same string, so `--json` stays exact.
  */
-/** A run id's form in words (the core's RUN_ID_PATTERN), for the commands that refuse another. */
-export const RUN_ID_FORM = 'up to 80 letters, digits and _ . -, starting with a letter or digit';
-
 export function terminalSafe(text: string): string {
   return replaceUnsafeCharacters(text, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
@@ -152,50 +158,108 @@ export function printable(text: string): string {
 }
 
 /**
- * A command's help text: usage, description, arguments, options, the settings it reads (their lines given by the
- * caller, see setting-help.ts), examples, exit codes.
+ * What the exit codes every command can return mean, unless the command says it more precisely: 0 when it did its
+ * work; 64 for the arguments the bin parses (an unknown option, a missing value); 70 for an error nobody planned;
+ * 74 when its output fails; 78 for a `.env` the bin refuses before any command runs (too large, unreadable, `KEY=`
+ * with no value) and, for a command that reads settings, a misspelt or invalid one.
  */
-export function renderCommandHelp(command: Command, settingLines: readonly string[] = []): string {
+const BIN_EXIT_MEANINGS: Readonly<Record<number, string>> = Object.freeze({
+  [EXIT.OK]: 'done',
+  [EXIT.USAGE]: 'bad usage: an unknown option, a missing or bad value, a bad argument',
+  [EXIT.INTERNAL]: 'an unplanned error (its class is named, never its text)',
+  [EXIT.IO]: 'stdout or stderr failed (a reader that stops early, `| head`, is not a failure)',
+  [EXIT.CONFIG]:
+    'a .env that cannot be read or has a KEY= line, or a misspelt or invalid setting (named, never its value)',
+});
+
+/** The width a help wraps its two-column entries at: no line of a help but an example is wider. */
+const HELP_WIDTH = 120;
+
+/**
+ * A command's help text, one format for every command: usage, description, arguments, options, the settings it reads
+ * (their lines given by the caller, see setting-help.ts), examples, and every exit code it can return (its own and
+ * the bin's, `BIN_EXIT_MEANINGS`, in order). A whole-number option's bounds are written `from 1 to 200`, as its
+ * refusal writes them; two-column entries wrap at `HELP_WIDTH`.
+ */
+export function renderCommandHelp(command: Command, settingLines: readonly (readonly [string, string])[] = []): string {
+  const options: [string, string][] = command.options.map((option) => [optionLabel(option), optionText(option)]);
+  options.push(['-h, --help', 'show this help']);
   const width = Math.max(
-    ...command.options.map((option) => optionLabel(option).length),
-    ...(command.arguments ?? []).map(([name]) => name.length),
-    10,
+    ...options.map(([label]) => label.length),
+    ...(command.arguments ?? []).map(([n]) => n.length),
   );
   const lines = [`usage: diagnosis ${command.name} ${command.synopsis}`.trimEnd(), '', ...command.description];
   if (command.arguments !== undefined && command.arguments.length > 0) {
-    lines.push('', 'arguments:');
-    for (const [name, meaning] of command.arguments) lines.push(`  ${name.padEnd(width)}  ${meaning}`);
+    lines.push('', 'arguments:', ...entries(command.arguments, width));
   }
-  lines.push('', 'options:');
-  for (const option of command.options) {
-    const fallback = option.default === undefined ? '' : ` (default: ${option.default})`;
-    lines.push(`  ${optionLabel(option).padEnd(width)}  ${option.description}${fallback}`);
-  }
-  lines.push(`  ${'-h, --help'.padEnd(width)}  show this help`);
-  if (settingLines.length > 0) {
+  lines.push('', 'options:', ...entries(options, width));
+  if (settingLines.length === 0) lines.push('', 'settings: none');
+  else {
     lines.push('', 'settings (a flag, then the environment, then .env in this folder, then the default):');
-    lines.push(...settingLines);
+    lines.push(...entries(settingLines, Math.max(...settingLines.map(([key]) => key.length))));
   }
   if (command.examples.length > 0) lines.push('', 'examples:', ...command.examples.map((example) => `  ${example}`));
-  if (command.exitCodes !== undefined) {
-    lines.push(
-      '',
-      'exit codes:',
-      ...command.exitCodes.map(([code, meaning]) => `  ${String(code).padEnd(4)}${meaning}`),
-    );
-  }
+  lines.push('', 'exit codes:', ...entries(exitCodeLines(command), 2));
   return `${lines.join('\n')}\n`;
+}
+
+/** The command's exit codes with the bin's, in order: the command's own words first. */
+function exitCodeLines(command: Pick<Command, 'exitCodes'>): [string, string][] {
+  const meanings = new Map<number, string>(
+    Object.entries(BIN_EXIT_MEANINGS).map(([code, text]) => [Number(code), text]),
+  );
+  for (const [code, meaning] of command.exitCodes) meanings.set(code, meaning);
+  return [...meanings].sort(([a], [b]) => a - b).map(([code, meaning]) => [String(code), meaning]);
+}
+
+/** Two columns: the label padded to `width`, the text wrapped at HELP_WIDTH under its own first column. */
+function entries(rows: readonly (readonly [string, string])[], width: number): string[] {
+  const indent = width + 4;
+  return rows.flatMap(([label, text]) => {
+    const wrapped = wrap(text, Math.max(HELP_WIDTH - indent, 30));
+    return wrapped.map((line, index) =>
+      `${index === 0 ? `  ${label.padEnd(width)}  ` : ' '.repeat(indent)}${line}`.trimEnd(),
+    );
+  });
+}
+
+/** Words into lines of at most `width` characters (a longer word stands on its own line). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line];
 }
 
 function optionLabel(option: OptionSpec): string {
   return option.type === 'string' ? `--${option.name} ${option.value ?? '<value>'}` : `--${option.name}`;
 }
 
+function optionText(option: OptionSpec): string {
+  const range = option.range === undefined ? '' : `, from ${option.range[0]} to ${option.range[1]}`;
+  return `${option.description}${range}${option.default === undefined ? '' : ` (default: ${option.default})`}`;
+}
+
 /** A whole number within bounds from a string option, or a UsageError naming the option. */
-export function wholeNumber(name: string, text: string, minimum: number, maximum: number): number {
+function wholeNumber(name: string, text: string, minimum: number, maximum: number): number {
   const value = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < minimum || value > maximum) {
     throw usageError(`--${name} must be a whole number from ${minimum} to ${maximum}, not '${printable(text)}'`);
   }
   return value;
+}
+
+/**
+ * A whole-number option's value within its `range` (the one its help shows), its `default` when it was not given;
+ * undefined when it was not given and has no default. A bad value is a UsageError naming the option.
+ */
+export function wholeNumberOption(option: OptionSpec, given: string | boolean | undefined): number | undefined {
+  if (option.range === undefined) throw new TypeError(`--${option.name} has no range`);
+  const text = given === undefined ? option.default : String(given);
+  return text === undefined ? undefined : wholeNumber(option.name, text, option.range[0], option.range[1]);
 }

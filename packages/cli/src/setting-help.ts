@@ -3,7 +3,7 @@
  * (from the settings' own schema where it has one). Precedence, for every command: a flag, then the environment, then
  * a `.env` file in the working directory, then the default.
  */
-import { settingForm } from '@diagnosis/core/config';
+import { settingDescription, settingForm } from '@diagnosis/core/config';
 
 const MEANING: Record<string, string> = {
   DIAGNOSIS_MODEL_PROFILE: 'the provider profile: base URL, model, JSON mode of the Draft, prices (default deepseek)',
@@ -27,14 +27,29 @@ const MEANING: Record<string, string> = {
   EVAL_PRICE: 'the eval: USD per million tokens, input=…,cached=…,output=…',
   SLACK_API_URL: "serve: the Slack Web API the apps call (default Slack's own; a loopback one ends in /api/)",
   SLACK_TIMEOUT_MS: 'serve: the limit of one Slack Web API call (default 5000)',
+  TENANT_ACCESS: 'serve: who may use which enterprise (unset: every caller, every enterprise)',
+  ALERTMANAGER_WEBHOOK_TOKEN: "serve: the bearer token Alertmanager's http_config sends (unset: its route refuses all)",
+  PAGERDUTY_WEBHOOK_SECRETS:
+    "serve: the PagerDuty subscription's signing secrets, comma-separated (unset: its route refuses all)",
+  EVAL_MYSQL_URL: 'the eval: a MySQL that may create and drop databases (default: the local MariaDB when it answers)',
+  MYSQL_CATALOG_PATH: "eval capture: the deployment's catalog of named queries (default: the example world's)",
 };
 
-/** The help lines of these settings. */
-export function settingHelpLines(keys: readonly string[]): string[] {
-  const width = Math.max(...keys.map((key) => key.length));
+/** The forms of the settings no schema of the core's settings describes (the trigger's webhook secrets). */
+const FORM: Record<string, string> = {
+  ALERTMANAGER_WEBHOOK_TOKEN: '16 to 512 printable ASCII characters, no spaces',
+  PAGERDUTY_WEBHOOK_SECRETS: 'one to five secrets of 16 to 512 characters each',
+};
+
+/**
+ * The help entries of these settings: each key with what it is for (its meaning here, else the schema's own
+ * description) and the form it takes (never for a key: its form would only say "a non-empty text").
+ */
+export function settingHelpLines(keys: readonly string[]): [string, string][] {
   return keys.map((key) => {
-    const form = settingForm(key);
-    const meaning = MEANING[key] ?? '';
-    return `  ${key.padEnd(width)}  ${meaning}${form === undefined || key === 'DIAGNOSIS_MODEL_API_KEY' ? '' : `; ${form}`}`;
+    const form = FORM[key] ?? settingForm(key);
+    const meaning = MEANING[key] ?? settingDescription(key) ?? '';
+    const secret = key.endsWith('_API_KEY');
+    return [key, `${meaning}${form === undefined || secret ? '' : `; ${form}`}`];
   });
 }

@@ -39,6 +39,8 @@ describe('runCli', () => {
       description: [],
       options: [],
       examples: [],
+      exitCodes: [],
+      settings: [],
       run: async (_parsed, commandIo) => {
         commandIo.stdout(HOSTILE);
         return 0;

@@ -10,9 +10,9 @@ import { type DeepSeekResponse, lambdaContext, loadScriptedConversation, startDe
 import { createLocalDiagnose, createObservability } from '@diagnosis/functions';
 import { ulid } from 'ulid';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
+import { localLogDestination } from '../local/local-data.ts';
 import { startLocalRuntime } from '../local/local-runtime.ts';
 import { buildLocalSettings, checkLocalSettings } from '../local/local-settings.ts';
-import { localLogDestination } from '../local/run-local-diagnosis.ts';
 import { type LocalBatchReport, runLocalBatch } from './run-local-batch.ts';
 
 export interface BatchCommandOptions {

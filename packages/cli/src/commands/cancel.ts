@@ -24,7 +24,8 @@ export const cancelCommand: Command = {
     [EXIT.OK, 'asked to stop, cancelled, or CANCELLED already'],
     [EXIT.FALLBACK, 'nothing to cancel: the run had already ended PUBLISHED, FALLBACK or FAILED (printed)'],
     [EXIT.NOT_FOUND, 'no run with that id in the table'],
-    [EXIT.USAGE, 'no run id, or not a run id'],
+    [EXIT.USAGE, 'bad usage: no run id, or not a run id'],
+    [EXIT.UNAVAILABLE, 'no DynamoDB (Java 17+ starts DynamoDB Local), or no such table at DYNAMODB_ENDPOINT'],
   ],
   settings: STORE_SETTINGS,
   async run({ positionals }, io) {

@@ -1,4 +1,4 @@
-import { type Command, printable, usageError } from '../command-line.ts';
+import { type Command, EXIT, printable, usageError } from '../command-line.ts';
 
 /** The words completion offers after a command: its options, or its fixed arguments (`local status|stop`). */
 function wordsOf(command: Command): string[] {
@@ -107,13 +107,18 @@ export function createCompletionCommand(all: () => readonly Command[]): Command 
     arguments: [['bash | zsh', 'the shell']],
     options: [],
     examples: ['source <(npx diagnosis completion bash)', 'npx diagnosis completion zsh > ~/.zsh/_diagnosis'],
+    exitCodes: [
+      [EXIT.OK, 'printed'],
+      [EXIT.USAGE, 'bad usage: neither bash nor zsh'],
+    ],
+    settings: [],
     async run({ positionals }, io) {
       const shell = positionals[0];
       if (positionals.length !== 1 || (shell !== 'bash' && shell !== 'zsh')) {
         throw usageError(`expected bash or zsh, not '${printable(positionals.join(' '))}'`);
       }
       io.stdout(shell === 'bash' ? bashCompletion(all()) : zshCompletion(all()));
-      return 0;
+      return EXIT.OK;
     },
   };
 }

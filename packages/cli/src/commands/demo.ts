@@ -1,5 +1,5 @@
-import type { Command } from '../command-line.ts';
-import { STORE_SETTINGS } from '../setting-keys.ts';
+import { type Command, EXIT } from '../command-line.ts';
+import { MASKING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
  * `diagnosis demo`: the E1001 incident end to end with no key. A loopback OpenAI-compatible server answers from a
@@ -31,16 +31,19 @@ export const demoCommand: Command = {
   ],
   examples: ['npm run demo', 'npm run demo -- --alarm', 'npx diagnosis demo --json | jq .evidence'],
   exitCodes: [
-    [1, 'the run FAILED'],
-    [2, 'the run ended with a FALLBACK report'],
-    [69, 'no DynamoDB (Java 17+ is needed for DynamoDB Local)'],
+    [EXIT.OK, 'the diagnosis was published'],
+    [EXIT.FAILED, 'the run FAILED'],
+    [EXIT.FALLBACK, 'the run ended with a FALLBACK report'],
+    [EXIT.UNAVAILABLE, 'no DynamoDB (Java 17+ starts DynamoDB Local), or no such table at DYNAMODB_ENDPOINT'],
+    [EXIT.INTERRUPTED, 'Ctrl-C: the run was cancelled (it ends CANCELLED)'],
   ],
-  settings: STORE_SETTINGS,
+  // NOTE: the model settings are the demo's own (the scripted one); the rest of the environment is read as by diagnose.
+  settings: ['MYSQL_URL', 'DIAGNOSIS_TIMEZONE', ...MASKING_SETTINGS, ...STORE_SETTINGS],
   async run({ values }, io) {
     if (values.alarm === true) {
       // The alarm-started variant: the same scripted conversation, started by the Trigger function from an alarm.
-      const { runScriptedTrigger } = await import('./trigger.ts');
-      const { REPO_ROOT } = await import('../local/local-runtime.ts');
+      const { runScriptedTrigger } = await import('../local/run-scripted-trigger.ts');
+      const { REPO_ROOT } = await import('../local/local-data.ts');
       return runScriptedTrigger(
         {
           eventPath: `${REPO_ROOT}/examples/triggers/cloudwatch-alarm.json`,

@@ -1,6 +1,46 @@
 import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
-import { CliError, type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
+import {
+  CliError,
+  type Command,
+  EXIT,
+  type OptionSpec,
+  printable,
+  usageError,
+  wholeNumberOption,
+} from '../command-line.ts';
 import { DIAGNOSIS_SETTINGS, MASKING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
+
+const TIMEOUT: OptionSpec = {
+  name: 'timeout',
+  type: 'string',
+  value: '<seconds>',
+  description: "the invocation's time",
+  default: '300',
+  range: [1, 900],
+};
+const CONCURRENCY: OptionSpec = {
+  name: 'concurrency',
+  type: 'string',
+  value: '<n>',
+  description: "batch: the Map's MaxConcurrency",
+  default: '4',
+  range: [1, 1_000],
+};
+const CAP: OptionSpec = {
+  name: 'cap',
+  type: 'string',
+  value: '<n>',
+  description: 'batch: TENANT_MAX_CONCURRENT_RUNS',
+  range: [1, 256],
+};
+const MODEL_LATENCY: OptionSpec = {
+  name: 'model-latency',
+  type: 'string',
+  value: '<ms>',
+  description: 'batch, scripted model: delay per round',
+  default: '0',
+  range: [0, 600_000],
+};
 
 /** `diagnosis diagnose`: one diagnosis with a real model, or a batch through the DiagnosisBatch definition. */
 export const diagnoseCommand: Command = {
@@ -15,20 +55,20 @@ export const diagnoseCommand: Command = {
   ],
   arguments: [['<query>', 'the question, in any language (at most 4,096 UTF-8 bytes)']],
   options: [
-    { name: 'enterprise', type: 'string', value: '<id>', description: 'the tenant (A-Z, 0-9, _ -)', default: 'E1001' },
+    {
+      name: 'enterprise',
+      type: 'string',
+      value: '<id>',
+      description: 'the tenant: upper-case letters, digits, _ and -',
+      default: 'E1001',
+    },
     { name: 'session', type: 'string', value: '<id>', description: 'the session', default: 'local-<date>' },
     {
       name: 'continue',
       type: 'boolean',
       description: "continue the session: its last published diagnosis is the model's previous turn",
     },
-    {
-      name: 'timeout',
-      type: 'string',
-      value: '<seconds>',
-      description: "the invocation's time, 1-900",
-      default: '300',
-    },
+    TIMEOUT,
     {
       name: 'json',
       type: 'boolean',
@@ -40,26 +80,14 @@ export const diagnoseCommand: Command = {
       value: '<file>',
       description: 'run a batch: one { sessionId, enterpriseId, query } per line',
     },
-    {
-      name: 'concurrency',
-      type: 'string',
-      value: '<n>',
-      description: "batch: the Map's MaxConcurrency, 1-1000",
-      default: '4',
-    },
-    { name: 'cap', type: 'string', value: '<n>', description: 'batch: TENANT_MAX_CONCURRENT_RUNS, 1-256' },
+    CONCURRENCY,
+    CAP,
     {
       name: 'scripted-model',
       type: 'boolean',
       description: "batch: answer every run with the demo's scripted conversation (no key)",
     },
-    {
-      name: 'model-latency',
-      type: 'string',
-      value: '<ms>',
-      description: 'batch, scripted model: delay per round',
-      default: '0',
-    },
+    MODEL_LATENCY,
   ],
   examples: [
     'export DIAGNOSIS_MODEL_API_KEY=sk-…',
@@ -69,27 +97,30 @@ export const diagnoseCommand: Command = {
     'diagnosis diagnose --batch examples/batch/e1001-requests.jsonl --concurrency 4 --scripted-model',
   ],
   exitCodes: [
-    [EXIT.FAILED, 'the run FAILED'],
+    [EXIT.OK, 'the diagnosis was published (a batch: every run ended)'],
+    [EXIT.FAILED, 'the run FAILED (a batch: a run did not end)'],
     [EXIT.FALLBACK, 'the run ended with a FALLBACK report'],
-    [EXIT.USAGE, 'bad usage or input (the query too large, an invalid id)'],
-    [EXIT.UNAVAILABLE, 'no model key, or no DynamoDB'],
-    [EXIT.CONFIG, 'an invalid setting in the environment'],
-    [EXIT.INTERRUPTED, 'cancelled with Ctrl-C'],
+    [EXIT.USAGE, 'bad usage or input: the query too large, an invalid id, a bad batch file'],
+    [
+      EXIT.UNAVAILABLE,
+      'no model key, or no DynamoDB (Java 17+ starts DynamoDB Local), or no such table at DYNAMODB_ENDPOINT',
+    ],
+    [EXIT.INTERRUPTED, 'Ctrl-C: the run was cancelled (it ends CANCELLED)'],
   ],
   settings: [...DIAGNOSIS_SETTINGS, ...MASKING_SETTINGS, ...STORE_SETTINGS],
   async run({ values, positionals }, io) {
-    const timeoutSeconds = wholeNumber('timeout', String(values.timeout ?? '300'), 1, 900);
+    const timeoutSeconds = wholeNumberOption(TIMEOUT, values.timeout) as number;
     if (values.batch !== undefined) {
       if (positionals.length > 0) throw usageError('a batch takes no query: the queries are in the file');
-      const cap = values.cap === undefined ? undefined : wholeNumber('cap', String(values.cap), 1, 256);
+      const cap = wholeNumberOption(CAP, values.cap);
       const { runBatchCommand } = await import('../batch/diagnose-batch.ts');
       return runBatchCommand(
         {
           path: String(values.batch),
-          concurrency: wholeNumber('concurrency', String(values.concurrency ?? '4'), 1, 1_000),
+          concurrency: wholeNumberOption(CONCURRENCY, values.concurrency) as number,
           ...(cap === undefined ? {} : { cap }),
           scriptedModel: values['scripted-model'] === true,
-          modelLatencyMs: wholeNumber('model-latency', String(values['model-latency'] ?? '0'), 0, 600_000),
+          modelLatencyMs: wholeNumberOption(MODEL_LATENCY, values['model-latency']) as number,
           timeoutSeconds,
           json: values.json === true,
         },

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { CliError, type CliIo, type Command, EXIT, type ParsedArgs, printable, usageError } from '../command-line.ts';
+import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /** The options of `eval capture`; refused on a scorecard run, which has none of them. */
 const CAPTURE_OPTIONS = ['out', 'table', 'time-zone', 'category'] as const;
@@ -11,8 +12,7 @@ const CAPTURE_OPTIONS = ['out', 'table', 'time-zone', 'category'] as const;
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'score a corpus of incident scenarios (offline replays, or --live against your model)',
-  synopsis:
-    '[--scenarios <dir>] [--only <id,…>] [--live] [--concurrency <k>] [--json] [--html <file>] | capture <runId> [--out <dir>] [--table <name>] [--time-zone <tz>] | compare <a.json> <b.json>',
+  synopsis: '[options]  |  capture <runId> [capture options]  |  compare <a.json> <b.json> [--json]',
   description: [
     'Offline (the default): every probe calls the real adapters on the scenario’s world with its tenant, and every',
     'scenario with a scripted.json replays its hand-written conversation through the real provider, Diagnose',
@@ -38,8 +38,9 @@ export const evalCommand: Command = {
       name: 'concurrency',
       type: 'string',
       value: '<k>',
-      description: 'scenarios in parallel, 1–16',
+      description: 'scenarios in parallel',
       default: '4 offline, 2 live',
+      range: [1, 16],
     },
     { name: 'json', type: 'boolean', description: 'print the whole report as JSON on stdout (no table)' },
     { name: 'html', type: 'string', value: '<file>', description: 'also write a self-contained scorecard page' },
@@ -101,9 +102,11 @@ export const evalCommand: Command = {
     'npx diagnosis eval --json > after.json && npx diagnosis eval compare before.json after.json',
   ],
   exitCodes: [
-    [1, 'a scenario did not score as expected, or a probe failed; compare: a scenario regressed'],
+    [EXIT.OK, 'every scenario scored as expected and every probe passed; capture: written; compare: no regression'],
+    [EXIT.FAILED, 'a scenario did not score as expected, or a probe failed; compare: a scenario regressed'],
     [EXIT.NOT_FOUND, 'capture: no run with that id in the table'],
     [EXIT.USAGE, 'a bad option value or a bad corpus (named in one line)'],
+    [EXIT.UNAVAILABLE, 'capture: no DynamoDB (Java 17+ starts DynamoDB Local), or no such table'],
   ],
   settings: [
     'DIAGNOSIS_MODEL_PROFILE',
@@ -114,7 +117,10 @@ export const evalCommand: Command = {
     'SEMANTIC_GUARD_MODEL_PROFILE',
     'SEMANTIC_GUARD_MODEL_ID',
     'EVAL_PRICE',
-    'DYNAMODB_ENDPOINT',
+    'EVAL_MYSQL_URL',
+    'DIAGNOSIS_TIMEZONE',
+    'MYSQL_CATALOG_PATH',
+    ...STORE_SETTINGS,
   ],
   async run({ values, positionals }, io) {
     const [action, ...rest] = positionals;
@@ -131,13 +137,15 @@ export const evalCommand: Command = {
       else if (typeof value === 'string') argv.push(`--${name}`, value);
     }
     const { evalMain } = await import('@diagnosis/eval');
-    return evalMain(argv, {
+    const code = await evalMain(argv, {
       stdout: io.stdout,
       stderr: io.stderr,
       interactive: io.stderrIsTTY,
       env: io.env,
       name: 'diagnosis eval',
     });
+    // NOTE: the eval runner's own codes (packages/eval: 0 as expected, 64 bad options or corpus, else 1) as the bin's.
+    return code === EXIT.OK ? EXIT.OK : code === EXIT.USAGE ? EXIT.USAGE : EXIT.FAILED;
   },
 };
 
@@ -211,5 +219,5 @@ async function compare(args: string[], values: ParsedArgs['values'], io: CliIo):
   });
   const comparison = compareReports(reports[0] as never, reports[1] as never);
   io.stdout(values.json === true ? `${JSON.stringify(comparison, null, 2)}\n` : renderComparison(comparison));
-  return comparison.regressions > 0 ? 1 : EXIT.OK;
+  return comparison.regressions > 0 ? EXIT.FAILED : EXIT.OK;
 }

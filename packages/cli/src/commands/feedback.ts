@@ -54,8 +54,10 @@ export const feedbackCommand: Command = {
     'diagnosis feedback 01KB3…',
   ],
   exitCodes: [
+    [EXIT.OK, 'rated (or rated so already), or the ratings listed'],
     [EXIT.NOT_FOUND, 'no run with that id in the table'],
-    [EXIT.USAGE, 'no run id, a bad verdict or text, or the run has not ended'],
+    [EXIT.USAGE, 'bad usage: no run id, a bad verdict or text, or the run has not ended'],
+    [EXIT.UNAVAILABLE, 'no DynamoDB (Java 17+ starts DynamoDB Local), or no such table at DYNAMODB_ENDPOINT'],
   ],
   async run({ values, positionals }, io) {
     const runId = positionals[0];

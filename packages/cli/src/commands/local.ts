@@ -18,8 +18,10 @@ export const localCommand: Command = {
   options: [],
   examples: ['diagnosis local status', 'diagnosis local stop'],
   exitCodes: [
+    [EXIT.OK, 'status: it runs (its endpoint and pid printed); stop: stopped, or nothing to stop'],
     [EXIT.NOT_FOUND, 'status: no DynamoDB Local runs for this data folder'],
-    [EXIT.USAGE, 'neither status nor stop'],
+    [EXIT.USAGE, 'bad usage: neither status nor stop, or an unknown option'],
+    [EXIT.UNAVAILABLE, 'status: its engine file names a DynamoDB Local that does not answer'],
   ],
   settings: STORE_SETTINGS.filter((key) => key === 'DIAGNOSIS_LOCAL_DATA'),
   async run({ positionals }, io) {
@@ -27,7 +29,7 @@ export const localCommand: Command = {
     if (positionals.length !== 1 || (action !== 'status' && action !== 'stop')) {
       throw usageError(`expected status or stop, not '${printable(positionals.join(' '))}'`);
     }
-    const { localDataDir } = await import('../local/local-runtime.ts');
+    const { localDataDir } = await import('../local/local-data.ts');
     const { EngineNotAnswering, findEngine, stopEngine } = await import('../local/local-engine.ts');
     const dataDir = localDataDir(io.env);
     if (action === 'status') {

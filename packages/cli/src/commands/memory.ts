@@ -1,6 +1,24 @@
 import { isEnterpriseId, isRunId } from '@diagnosis/core/ids';
-import { CliError, type Command, EXIT, printable, RUN_ID_FORM, usageError } from '../command-line.ts';
+import {
+  CliError,
+  type Command,
+  EXIT,
+  type OptionSpec,
+  printable,
+  RUN_ID_FORM,
+  usageError,
+  wholeNumberOption,
+} from '../command-line.ts';
 import { STORE_SETTINGS } from '../setting-keys.ts';
+
+const LIMIT: OptionSpec = {
+  name: 'limit',
+  type: 'string',
+  value: '<n>',
+  description: 'list: at most n',
+  default: '20',
+  range: [1, 50],
+};
 
 /**
  * `diagnosis memory list --enterprise E1001` and `diagnosis memory forget <runId> --enterprise E1001`: an enterprise's
@@ -24,13 +42,15 @@ export const memoryCommand: Command = {
   settings: STORE_SETTINGS,
   options: [
     { name: 'enterprise', type: 'string', value: '<id>', description: 'the enterprise (required)' },
-    { name: 'limit', type: 'string', value: '<n>', description: 'list at most n (1–50, default 20)' },
+    LIMIT,
     { name: 'json', type: 'boolean', description: 'print the list as JSON' },
   ],
   examples: ['diagnosis memory list --enterprise E1001', 'diagnosis memory forget 01KB3… --enterprise E1001'],
   exitCodes: [
+    [EXIT.OK, 'listed, or forgotten'],
     [EXIT.NOT_FOUND, 'forget: the enterprise has no past incident of that run'],
-    [EXIT.USAGE, 'no or a bad subcommand, enterprise id, run id or limit'],
+    [EXIT.USAGE, 'bad usage: no or a bad subcommand, enterprise id, run id or limit'],
+    [EXIT.UNAVAILABLE, 'no DynamoDB (Java 17+ starts DynamoDB Local), or no such table at DYNAMODB_ENDPOINT'],
   ],
   async run({ values, positionals }, io) {
     const [action, runId, extra] = positionals;
@@ -45,8 +65,7 @@ export const memoryCommand: Command = {
     if ((action === 'list' && runId !== undefined) || extra !== undefined) {
       throw usageError(`unexpected argument '${printable(extra ?? runId ?? '')}'`);
     }
-    const limitText = values.limit === undefined ? '20' : String(values.limit);
-    if (!/^[1-9][0-9]?$/.test(limitText) || Number(limitText) > 50) throw usageError('--limit is 1 to 50');
+    const limit = wholeNumberOption(LIMIT, values.limit) as number;
     const { createDynamoPastIncidentStore } = await import('@diagnosis/core/store');
     const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const runtime = await startLocalRuntime(io.env, (line) => io.stderr(`${line}\n`));
@@ -58,7 +77,7 @@ export const memoryCommand: Command = {
         io.stdout(`run ${runId}: forgotten; ${enterpriseId}'s later runs will not be shown it\n`);
         return EXIT.OK;
       }
-      const { incidents: listed } = await incidents.list(enterpriseId, { limit: Number(limitText), now: Date.now() });
+      const { incidents: listed } = await incidents.list(enterpriseId, { limit, now: Date.now() });
       if (values.json === true) {
         io.stdout(
           `${JSON.stringify(

@@ -1,5 +1,6 @@
 import { isRunId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, RUN_ID_FORM, usageError } from '../command-line.ts';
+import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
  * `diagnosis reveal <runId>`: the real values behind a run's pseudonyms, read from the run's own pseudonym partition
@@ -20,10 +21,12 @@ export const revealCommand: Command = {
   options: [{ name: 'json', type: 'boolean', description: 'print the entries as JSON' }],
   examples: ['diagnosis reveal 01KB3…'],
   exitCodes: [
+    [EXIT.OK, 'printed (a run that showed none says so)'],
     [EXIT.NOT_FOUND, 'no run with that id in the table'],
-    [EXIT.USAGE, 'no run id, or not a run id'],
-    [EXIT.UNAVAILABLE, 'no DynamoDB, or a map this secret cannot open'],
+    [EXIT.USAGE, 'bad usage: no run id, or not a run id'],
+    [EXIT.UNAVAILABLE, 'no DynamoDB, no such table at DYNAMODB_ENDPOINT, or a map this MASKING_SECRET cannot open'],
   ],
+  settings: ['MASKING_SECRET', ...STORE_SETTINGS],
   async run({ values, positionals }, io) {
     const runId = positionals[0];
     if (runId === undefined) throw usageError('no run id: diagnosis reveal <runId> (diagnosis runs lists them)');

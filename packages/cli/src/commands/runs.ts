@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IncidentEventKind, ProcessScorecard } from '@diagnosis/core';
 import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';
-import { type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
+import { type Command, EXIT, type OptionSpec, printable, usageError, wholeNumberOption } from '../command-line.ts';
 import { statusWord } from '../render/outcome-words.ts';
 import { processCell } from '../render/process-summary.ts';
 import { STORE_SETTINGS } from '../setting-keys.ts';
@@ -40,6 +40,15 @@ const PROJECTION =
   'run_id, #status, stop_reason, error_code, #usage, created_at, enterprise_id, session_id, #query, entity, process_scorecard, #trigger.#source';
 const NAMES = { '#status': 'status', '#usage': 'usage', '#query': 'query', '#trigger': 'trigger', '#source': 'source' };
 
+const LIMIT: OptionSpec = {
+  name: 'limit',
+  type: 'string',
+  value: '<n>',
+  description: 'how many runs',
+  default: '20',
+  range: [1, 200],
+};
+
 /** `diagnosis runs`: the recent runs of a table, newest first. */
 export const runsCommand: Command = {
   name: 'runs',
@@ -54,18 +63,19 @@ export const runsCommand: Command = {
   options: [
     { name: 'enterprise', type: 'string', value: '<id>', description: 'only runs of this enterprise' },
     { name: 'session', type: 'string', value: '<id>', description: 'only runs of this session' },
-    { name: 'limit', type: 'string', value: '<n>', description: 'how many runs, 1-200', default: '20' },
+    LIMIT,
     { name: 'json', type: 'boolean', description: 'print a JSON array of the runs' },
   ],
   examples: ['diagnosis runs', 'diagnosis runs --enterprise E1001 --session demo --limit 5', 'diagnosis runs --json'],
   exitCodes: [
-    [EXIT.USAGE, 'a bad option or id'],
-    [EXIT.UNAVAILABLE, 'no DynamoDB'],
+    [EXIT.OK, 'listed (none too: the listing says so)'],
+    [EXIT.USAGE, 'bad usage: an unknown option, a bad limit, enterprise or session id'],
+    [EXIT.UNAVAILABLE, 'no DynamoDB (Java 17+ starts DynamoDB Local), or no such table at DYNAMODB_ENDPOINT'],
   ],
   settings: STORE_SETTINGS,
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw usageError(`runs takes no argument, not '${printable(positionals[0] ?? '')}'`);
-    const limit = wholeNumber('limit', String(values.limit ?? '20'), 1, 200);
+    const limit = wholeNumberOption(LIMIT, values.limit) as number;
     const enterpriseId = values.enterprise === undefined ? undefined : String(values.enterprise);
     const sessionId = values.session === undefined ? undefined : String(values.session);
     if (enterpriseId !== undefined && !isEnterpriseId(enterpriseId)) {

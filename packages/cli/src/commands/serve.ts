@@ -1,5 +1,30 @@
-import { CliError, type Command, EXIT, printable, usageError, wholeNumber } from '../command-line.ts';
+import {
+  CliError,
+  type Command,
+  EXIT,
+  type OptionSpec,
+  printable,
+  usageError,
+  wholeNumberOption,
+} from '../command-line.ts';
 import { DIAGNOSIS_SETTINGS, MASKING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
+
+const PORT: OptionSpec = {
+  name: 'port',
+  type: 'string',
+  value: '<port>',
+  description: 'the port (0: any free one)',
+  default: '8787',
+  range: [0, 65_535],
+};
+const TIMEOUT: OptionSpec = {
+  name: 'timeout',
+  type: 'string',
+  value: '<seconds>',
+  description: "a run's invocation time",
+  default: '300',
+  range: [1, 900],
+};
 
 /** `diagnosis serve`: the deployed HTTP API on this machine, for curl, Alertmanager or a PagerDuty test webhook. */
 export const serveCommand: Command = {
@@ -18,7 +43,7 @@ export const serveCommand: Command = {
     "(SlackE1001BotToken=xoxb-…), the Web API at SLACK_API_URL (default: Slack's own); see docs/chat.md.",
   ],
   options: [
-    { name: 'port', type: 'string', value: '<port>', description: 'the port (0: any free one)', default: '8787' },
+    PORT,
     {
       name: 'host',
       type: 'string',
@@ -50,13 +75,7 @@ export const serveCommand: Command = {
       type: 'boolean',
       description: "answer every run with the demo's scripted conversation (no key needed)",
     },
-    {
-      name: 'timeout',
-      type: 'string',
-      value: '<seconds>',
-      description: "a run's invocation time, 1-900",
-      default: '300',
-    },
+    TIMEOUT,
   ],
   examples: [
     'diagnosis serve --scripted-model',
@@ -65,12 +84,17 @@ export const serveCommand: Command = {
     'ALERTMANAGER_WEBHOOK_TOKEN=… diagnosis serve   # Alertmanager: url http://127.0.0.1:8787/triggers/alertmanager',
   ],
   exitCodes: [
-    [EXIT.USAGE, 'bad usage: a bad port, principal or address, or a non-loopback address without the flag'],
-    [EXIT.UNAVAILABLE, 'no model key (without --scripted-model), no DynamoDB, or the port is taken'],
+    [EXIT.OK, 'stopped with Ctrl-C (or SIGTERM) once the runs it started had ended'],
+    [EXIT.USAGE, 'bad usage: a bad port, principal, address or stage, or a non-loopback address without the flag'],
+    [
+      EXIT.UNAVAILABLE,
+      'no model key (without --scripted-model), the port is taken, or no DynamoDB (Java 17+ starts DynamoDB Local), or no such table at DYNAMODB_ENDPOINT',
+    ],
     [
       EXIT.CONFIG,
-      'an invalid or misspelt setting (a Slack secret too), invalid triggers or Slack apps in the stage file',
+      'an invalid or misspelt setting (a Slack or webhook secret too), or invalid triggers or Slack apps in the stage file',
     ],
+    [EXIT.INTERRUPTED, 'a second Ctrl-C: stopped at once, without waiting for the runs'],
   ],
   settings: [
     ...DIAGNOSIS_SETTINGS,
@@ -84,8 +108,8 @@ export const serveCommand: Command = {
   ],
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw usageError(`serve takes no arguments, not '${printable(positionals[0] ?? '')}'`);
-    const port = wholeNumber('port', String(values.port ?? '8787'), 0, 65_535);
-    const timeoutSeconds = wholeNumber('timeout', String(values.timeout ?? '300'), 1, 900);
+    const port = wholeNumberOption(PORT, values.port) as number;
+    const timeoutSeconds = wholeNumberOption(TIMEOUT, values.timeout) as number;
     const host = String(values.host ?? '127.0.0.1');
     const { isLoopbackAddress } = await import('../serve/serve-server.ts');
     const { isIP } = await import('node:net');

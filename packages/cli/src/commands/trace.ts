@@ -25,9 +25,10 @@ export const traceCommand: Command = {
   ],
   examples: ['diagnosis trace 01KB3…', 'diagnosis runs --limit 1   # the id of the latest run'],
   exitCodes: [
+    [EXIT.OK, 'printed, the diagram and the page written'],
     [EXIT.NOT_FOUND, 'no run with that id in the table'],
-    [EXIT.USAGE, 'no run id, or not a run id'],
-    [EXIT.UNAVAILABLE, 'no DynamoDB'],
+    [EXIT.USAGE, 'bad usage: no run id, or not a run id'],
+    [EXIT.UNAVAILABLE, 'no DynamoDB (Java 17+ starts DynamoDB Local), or no such table at DYNAMODB_ENDPOINT'],
   ],
   settings: STORE_SETTINGS,
   async run({ values, positionals }, io) {
@@ -37,7 +38,8 @@ export const traceCommand: Command = {
     if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (${RUN_ID_FORM})`);
     const { createDynamoRunStore, createDynamoIncidentStore } = await import('@diagnosis/core/store');
     const { renderIncident } = await import('../render/render-incident.ts');
-    const { localDataDir, startLocalRuntime } = await import('../local/local-runtime.ts');
+    const { localDataDir } = await import('../local/local-data.ts');
+    const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const [{ loadRunTrace }, { renderTimeline }, { renderMermaid }, { renderHtml }] = await Promise.all([
       import('../render/load-run-trace.ts'),
       import('../render/trace-timeline.ts'),

@@ -1,4 +1,14 @@
-import { CliError, type Command, EXIT, usageError, wholeNumber } from '../command-line.ts';
+import { CliError, type Command, EXIT, type OptionSpec, usageError, wholeNumberOption } from '../command-line.ts';
+import { DIAGNOSIS_SETTINGS, MASKING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
+
+const TIMEOUT: OptionSpec = {
+  name: 'timeout',
+  type: 'string',
+  value: '<seconds>',
+  description: "the run's invocation time",
+  default: '300',
+  range: [1, 900],
+};
 
 /** `diagnosis trigger <event.json>`: an alarm or webhook event through the real Trigger functions, on this machine. */
 export const triggerCommand: Command = {
@@ -34,13 +44,7 @@ export const triggerCommand: Command = {
       type: 'boolean',
       description: "answer with the demo's scripted conversation (no key needed)",
     },
-    {
-      name: 'timeout',
-      type: 'string',
-      value: '<seconds>',
-      description: "the run's invocation time, 1-900",
-      default: '300',
-    },
+    TIMEOUT,
     {
       name: 'post-slack',
       type: 'string',
@@ -62,15 +66,20 @@ export const triggerCommand: Command = {
     'diagnosis trigger examples/triggers/cloudwatch-alarm.json --scripted-model --post-slack https://hooks.slack.com/services/…',
   ],
   exitCodes: [
+    [EXIT.OK, 'the started run was published, or the event was attached to a run or started none (said)'],
     [EXIT.FAILED, 'the started run FAILED, or a webhook refused the event'],
     [EXIT.FALLBACK, 'the started run ended with a FALLBACK report'],
-    [EXIT.USAGE, 'bad usage, or a file that is not an event of a known sender'],
-    [EXIT.UNAVAILABLE, 'no model key (without --scripted-model), or no DynamoDB'],
-    [EXIT.CONFIG, 'an invalid setting, or invalid triggers in the stage file'],
+    [EXIT.USAGE, 'bad usage, a file that is not an event of a known sender, or a bad --post-slack URL'],
+    [
+      EXIT.UNAVAILABLE,
+      'no model key (without --scripted-model), or no DynamoDB (Java 17+ starts DynamoDB Local), or no such table at DYNAMODB_ENDPOINT',
+    ],
+    [EXIT.CONFIG, 'an invalid or misspelt setting, or invalid triggers or destinations in the stage file'],
   ],
+  settings: [...DIAGNOSIS_SETTINGS, ...MASKING_SETTINGS, ...STORE_SETTINGS],
   async run({ values, positionals }, io) {
     if (positionals.length !== 1) throw usageError('one event file: diagnosis trigger <event.json>');
-    const timeoutSeconds = wholeNumber('timeout', String(values.timeout ?? '300'), 1, 900);
+    const timeoutSeconds = wholeNumberOption(TIMEOUT, values.timeout) as number;
     let receivedAt: number | undefined;
     if (values['received-at'] !== undefined && values.now === true)
       throw usageError('--received-at or --now, not both');
@@ -98,40 +107,7 @@ export const triggerCommand: Command = {
       ...(values.slack === true ? { slack: true } : {}),
     };
     if (!scripted) return runLocalTrigger(common, io);
+    const { runScriptedTrigger } = await import('../local/run-scripted-trigger.ts');
     return runScriptedTrigger(common, io);
   },
 };
-
-/** The trigger with the demo's scripted model on a loopback server (the SemanticGuard in enforce, as deployed). */
-export async function runScriptedTrigger(
-  options: Omit<Parameters<typeof import('../local/run-local-trigger.ts').runLocalTrigger>[0], 'settings' | 'banner'>,
-  io: Parameters<Command['run']>[1],
-): Promise<number> {
-  const { loadScriptedConversation, startDeepSeekServer } = await import('@diagnosis/devkit');
-  const { runLocalTrigger } = await import('../local/run-local-trigger.ts');
-  const conversation = loadScriptedConversation();
-  // With --slack, a follow-up run asks the model too: the same scripted conversation answers it.
-  const times = options.slack === true ? 2 : 1;
-  const server = await startDeepSeekServer(
-    Array.from({ length: times }, () => conversation.responses).flat(),
-    Array.from({ length: times }, () => conversation.judgeResponses).flat(),
-  );
-  try {
-    return await runLocalTrigger(
-      {
-        ...options,
-        settings: {
-          DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
-          DIAGNOSIS_MODEL_API_KEY: 'scripted-demo-no-key',
-          DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash',
-          SEMANTIC_GUARD: 'enforce',
-        },
-        banner:
-          "SCRIPTED model: a loopback server answers with the demo's hand-written conversation (examples/demo/e1001-scripted-conversation.json); everything else is real.",
-      },
-      io,
-    );
-  } finally {
-    await server.close();
-  }
-}

@@ -9,10 +9,10 @@ import { resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { ensureDiagnosisTable } from '@diagnosis/core/store';
 import { CliError, EXIT } from '../command-line.ts';
+import { localDataDir, REPO_ROOT } from './local-data.ts';
 import { acquireEngine, EngineNotAnswering } from './local-engine.ts';
 import { checkStoreSettings } from './local-settings.ts';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
 export const DEFAULT_TABLE_NAME = 'diagnosis-local';
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -24,11 +24,6 @@ export interface LocalRuntime {
   /** The settings of this machine's embedded defaults (table, endpoint, the example world's folders). */
   defaults: Record<string, string>;
   stop(): Promise<void>;
-}
-
-/** Where local runs keep their data (DIAGNOSIS_LOCAL_DATA, else `.data` in the project). */
-export function localDataDir(env: Environment): string {
-  return resolve(env.DIAGNOSIS_LOCAL_DATA || resolve(REPO_ROOT, '.data'));
 }
 
 /**
@@ -105,6 +100,7 @@ export async function startLocalRuntime(
       `no DynamoDB answered at ${new URL(endpoint).host} (${safeErrorName(error)}): is it running? check DYNAMODB_ENDPOINT`,
     );
   }
+  refuseMissingTable(client, tableName, new URL(endpoint).host);
   return {
     endpoint,
     tableName,
@@ -118,4 +114,26 @@ export async function startLocalRuntime(
     },
     stop,
   };
+}
+
+/**
+ * A table missing at a DynamoDB that is not this machine's (nothing creates it there) is a setting to check: every
+ * request of the command's client that meets it fails with one line naming DIAGNOSIS_TABLE_NAME (exit 69), never an
+ * unplanned error. Added after the table check, which is answered without it.
+ */
+function refuseMissingTable(client: DynamoDBClient, tableName: string, host: string): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        if ((error as { name?: unknown } | null)?.name !== 'ResourceNotFoundException') throw error;
+        throw new CliError(
+          EXIT.UNAVAILABLE,
+          `table ${tableName} does not exist at ${host}: check DIAGNOSIS_TABLE_NAME`,
+        );
+      }
+    },
+    { step: 'initialize', name: 'missingTableRefusal' },
+  );
 }

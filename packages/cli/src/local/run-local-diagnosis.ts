@@ -4,8 +4,6 @@
  * down from the timeout, on the embedded local defaults. The live view is a tee beside the run's audit store; the
  * function's JSON log lines and metrics go to `.data/logs/`, so stdout holds only the answer.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import {
   cancelDiagnosis,
   DEFAULT_RUN_LIMITS,
@@ -24,7 +22,8 @@ import { ulid } from 'ulid';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
 import { createLiveView } from '../live/live-view.ts';
 import { renderReport } from '../render/render-report.ts';
-import { type LocalRuntime, localDataDir, startLocalRuntime } from './local-runtime.ts';
+import { localLogDestination } from './local-data.ts';
+import { type LocalRuntime, startLocalRuntime } from './local-runtime.ts';
 import { buildLocalSettings, checkLocalSettings } from './local-settings.ts';
 
 export interface LocalDiagnosisOptions {
@@ -38,22 +37,6 @@ export interface LocalDiagnosisOptions {
   settings?: Record<string, string>;
   /** Printed on stderr before the run (the demo says its model is scripted). */
   banner?: string;
-}
-
-/** The function's log file of the day: JSON lines (ids, statuses, codes, counters; never texts or evidence). */
-export function localLogDestination(
-  env: CliIo['env'],
-  name = 'diagnose',
-): { path: string; write: (line: string) => void } {
-  const directory = resolve(localDataDir(env), 'logs');
-  const path = resolve(directory, `${name}-${new Date().toISOString().slice(0, 10)}.jsonl`);
-  return {
-    path,
-    write: (line: string) => {
-      mkdirSync(directory, { recursive: true });
-      appendFileSync(path, `${line}\n`);
-    },
-  };
 }
 
 /** Runs one diagnosis and returns the exit code: 0 published, 2 fallback, 1 failed, 130 cancelled. */

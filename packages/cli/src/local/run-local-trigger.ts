@@ -32,11 +32,11 @@ import {
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
 import { createLiveView } from '../live/live-view.ts';
 import { renderReport } from '../render/render-report.ts';
+import { localLogDestination } from './local-data.ts';
 import { startLocalRuntime } from './local-runtime.ts';
 import { buildLocalSettings } from './local-settings.ts';
 import { startLocalSlack } from './local-slack.ts';
 import { parseSlackPostUrl, postSlack, previewHeading } from './post-slack.ts';
-import { localLogDestination } from './run-local-diagnosis.ts';
 import { loadStageDelivery, loadStageTriggers, stageFileName } from './stage-file.ts';
 import { loadEventFile, sentAt } from './trigger-event-file.ts';
 

@@ -5,7 +5,7 @@ import { findTriggerMappingFaults, parseTriggerSettings } from '@diagnosis/core/
 import { type DestinationConfig, parseStageDelivery } from '@diagnosis/functions';
 import { parseStageSlack, type SlackAppConfig, slackSecretNames } from '@diagnosis/functions/infrastructure';
 import { CliError, EXIT, printable } from '../command-line.ts';
-import { REPO_ROOT } from './local-runtime.ts';
+import { REPO_ROOT } from './local-data.ts';
 
 /** A `--stage` that ends in `.json` is a stage file's path (one kept outside deploy/); anything else a stage name. */
 const isStagePath = (stage: string) => stage.endsWith('.json');

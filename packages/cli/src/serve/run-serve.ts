@@ -15,7 +15,8 @@ import { createDynamoRunStore, PAST_INCIDENT_LIMITS } from '@diagnosis/core/stor
 import { createLocalDiagnosisWorkflow, lambdaContext } from '@diagnosis/devkit';
 import { composeLocalApi, createLocalDiagnose, createObservability } from '@diagnosis/functions';
 import { type CliIo, EXIT, terminalSafe } from '../command-line.ts';
-import { localDataDir, startLocalRuntime } from '../local/local-runtime.ts';
+import { localDataDir, localLogDestination } from '../local/local-data.ts';
+import { startLocalRuntime } from '../local/local-runtime.ts';
 import {
   buildLocalSettings,
   checkLocalSettings,
@@ -23,7 +24,6 @@ import {
   settingsRefusal,
 } from '../local/local-settings.ts';
 import { type LocalSlackApp, startLocalSlackApp } from '../local/local-slack-app.ts';
-import { localLogDestination } from '../local/run-local-diagnosis.ts';
 import { loadStageTriggers, stageFileName } from '../local/stage-file.ts';
 import type { IamAuthorizerContext } from './local-principal.ts';
 import { buildServeRoutes, type ServeRoute } from './serve-routes.ts';

@@ -19,7 +19,7 @@ const WRITTEN: Record<string, string> = {
   MASKING_PATTERNS: 'a JSON list of { kind, pattern } (RE2)',
   MASKING_EXCLUSIONS: 'a JSON list of RE2 patterns',
   DIAGNOSIS_WORKFLOW_ARN: 'a Step Functions state machine ARN',
-  DIAGNOSIS_TABLE_NAME: '3-255 of A-Z a-z 0-9 _ . -',
+  DIAGNOSIS_TABLE_NAME: '3 to 255 letters, digits and _ . -',
 };
 
 /** The form a setting accepts, from its schema (`undefined` for a key no schema has). */
@@ -57,7 +57,7 @@ function describeSchema(schema: SchemaLike): string {
   if (has('url')) return 'an http:// or https:// URL';
   const minLength = requirement('min_length');
   const maxLength = requirement('max_length');
-  if (typeof maxLength === 'number') return `text of ${minLength ?? 0}-${maxLength} characters`;
+  if (typeof maxLength === 'number') return `text of ${minLength ?? 0} to ${maxLength} characters`;
   if (has('regex')) return `text matching ${String(requirement('regex'))}`;
   return 'a non-empty text';
 }
