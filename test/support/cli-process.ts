@@ -1,33 +1,93 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = 'packages/cli/src/main.ts';
+const CLI = resolve(ROOT, 'packages/cli/src/main.ts');
 
 export interface Finished {
   code: number | null;
+  /** The signal that ended the process, or null when it exited by itself. */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
 
+export interface BinOptions {
+  /** Where the process starts (the bin reads a `.env` there); the repository's root unless given. */
+  cwd?: string;
+  /** Node's own arguments, before the bin's script (`--import <hook>`). */
+  nodeArguments?: string[];
+}
+
+/** A `diagnosis` bin started in a child process. */
+export interface RunningBin {
+  child: ChildProcessWithoutNullStreams;
+  /** Resolves when the process has exited, with everything it wrote. */
+  done: Promise<Finished>;
+  /** Everything the process wrote so far. */
+  output(): { stdout: string; stderr: string };
+  /** Resolves once the stream, from offset `from`, matches (no fixed wait, no polling); rejects if the process ends first. */
+  matches(stream: 'stdout' | 'stderr', pattern: RegExp, from?: number): Promise<RegExpExecArray>;
+  /** Resolves with `event` (a request the bin makes, say); rejects if the process ends first. */
+  until<T>(event: Promise<T>): Promise<T>;
+}
+
 /**
- * The `diagnosis` bin in a child process from the repository's root, with only PATH and HOME of this process's
- * environment and `environment` (a test's DynamoDB Local, table and data folder).
+ * The `diagnosis` bin in a child process, with only PATH and HOME of this process's environment and `environment`
+ * (a test's DynamoDB Local, table and data folder). The one way the tests start the bin: a test of what only a
+ * process shows (exit codes, signals, stdout and stderr, what a fresh process loads) starts it here.
  */
-export function runBin(args: string[], environment: Record<string, string>): Promise<Finished> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
+export function startBin(args: string[], environment: Record<string, string>, options: BinOptions = {}): RunningBin {
+  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), CLI, ...args], {
+    cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment },
   });
-  let stdout = '';
-  let stderr = '';
+  const written = { stdout: '', stderr: '' };
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of [...waiters]) waiter();
+  };
   child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
+    written.stdout += chunk.toString();
+    wake();
   });
   child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
+    written.stderr += chunk.toString();
+    wake();
   });
-  return new Promise((done) => child.on('exit', (code) => done({ code, stdout, stderr })));
+  let exited = false;
+  const done = new Promise<Finished>((resolveDone) =>
+    child.once('close', (code, signal) => {
+      exited = true;
+      wake();
+      resolveDone({ code, signal, stdout: written.stdout, stderr: written.stderr });
+    }),
+  );
+  const matches = (stream: 'stdout' | 'stderr', pattern: RegExp, from = 0) =>
+    new Promise<RegExpExecArray>((resolveMatch, reject) => {
+      const check = () => {
+        const match = pattern.exec(written[stream].slice(from));
+        if (match === null && !exited) return;
+        waiters.delete(check);
+        if (match !== null) resolveMatch(match);
+        else reject(new Error(`the bin ended before its ${stream} matched ${pattern}: ${written.stderr}`));
+      };
+      waiters.add(check);
+      check();
+    });
+  const until = <T>(event: Promise<T>) =>
+    Promise.race([
+      event,
+      done.then((finished): never => {
+        throw new Error(`the bin ended (exit ${finished.code}) before the awaited event: ${finished.stderr}`);
+      }),
+    ]);
+  return { child, done, output: () => ({ ...written }), matches, until };
+}
+
+/** `startBin`, resolved when the process has exited. */
+export function runBin(args: string[], environment: Record<string, string>, options?: BinOptions): Promise<Finished> {
+  return startBin(args, environment, options).done;
 }
 
 export interface ServingBin {
@@ -43,42 +103,20 @@ export interface ServingBin {
 
 /** `diagnosis serve …` in a child process (environment as `runBin`'s), once it says where it serves. */
 export async function startServeBin(args: string[], environment: Record<string, string>): Promise<ServingBin> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment },
-  });
-  let stderr = '';
-  const waiters = new Set<() => void>();
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    for (const waiter of [...waiters]) waiter();
-  });
-  child.stdout.resume();
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const stderrMatches = (pattern: RegExp, from = 0) =>
-    new Promise<RegExpExecArray>((resolveMatch) => {
-      const check = () => {
-        const match = pattern.exec(stderr.slice(from));
-        if (match === null) return;
-        waiters.delete(check);
-        resolveMatch(match);
-      };
-      waiters.add(check);
-      check();
+  const bin = startBin(['serve', ...args], environment);
+  const listening = await bin
+    .matches('stderr', /serving the deployed API at (http:\/\/127\.0\.0\.1:\d+)/)
+    .catch(async () => {
+      const finished = await bin.done;
+      throw new Error(`serve exited ${finished.code}: ${finished.stderr}`);
     });
-  const listening = await Promise.race([
-    stderrMatches(/serving the deployed API at (http:\/\/127\.0\.0\.1:\d+)/),
-    exited.then((code) => {
-      throw new Error(`serve exited ${code}: ${stderr}`);
-    }),
-  ]);
   return {
     url: listening[1] ?? '',
-    stderr: () => stderr,
-    stderrMatches,
+    stderr: () => bin.output().stderr,
+    stderrMatches: (pattern, from) => bin.matches('stderr', pattern, from),
     async stop() {
-      if (child.exitCode === null) child.kill('SIGINT');
-      return exited;
+      if (bin.child.exitCode === null) bin.child.kill('SIGINT');
+      return (await bin.done).code;
     },
   };
 }

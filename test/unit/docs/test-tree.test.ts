@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const UNIT = join(ROOT, 'test/unit');
+const E2E = join(ROOT, 'test/e2e');
 
 /** Where each first folder of test/unit/ finds its sources. */
 const SOURCES: Record<string, string> = {
@@ -38,11 +39,30 @@ const OF_NO_SINGLE_FILE = new Set([
   'docs/test-tree.test.ts', // this rule
 ]);
 
-function testFiles(folder: string): string[] {
+/**
+ * The capabilities test/e2e/ is kept by, one folder each: the capability folders of `functions/` (the API, Diagnose
+ * with its workflows, triggers, changes, delivery, Slack, ratings with memory), `local` (the `diagnosis` bin and
+ * `serve`), `eval` (the scenario runner, capture and replay) and `lambda` (what every function shares: cold start,
+ * logs and metrics). A test of a new capability gets a new folder here, named as its folder in `functions/`.
+ */
+const E2E_CAPABILITIES = new Set([
+  'api',
+  'diagnose',
+  'triggers',
+  'changes',
+  'delivery',
+  'slack',
+  'ratings',
+  'local',
+  'eval',
+  'lambda',
+]);
+
+function testFiles(folder: string, root = UNIT): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
     const path = join(folder, entry.name);
-    if (entry.isDirectory()) return entry.name === '__snapshots__' ? [] : testFiles(path);
-    return entry.name.endsWith('.test.ts') ? [relative(UNIT, path).split('\\').join('/')] : [];
+    if (entry.isDirectory()) return entry.name === '__snapshots__' ? [] : testFiles(path, root);
+    return entry.name.endsWith('.test.ts') ? [relative(root, path).split('\\').join('/')] : [];
   });
 }
 
@@ -65,5 +85,23 @@ describe('the unit test tree', () => {
   it('knows no exception that is not there', () => {
     const files = new Set(testFiles(UNIT));
     expect([...OF_NO_SINGLE_FILE].filter((test) => !files.has(test))).toEqual([]);
+  });
+});
+
+describe('the e2e test tree', () => {
+  it('keeps each e2e test, property tests included, in the folder of its capability: test/e2e/<capability>/', () => {
+    const strays = testFiles(E2E, E2E).filter((test) => {
+      const [capability, name, ...deeper] = test.split('/');
+      return !E2E_CAPABILITIES.has(capability ?? '') || name === undefined || deeper.length > 0;
+    });
+    expect(strays).toEqual([]);
+  });
+
+  it('holds no file but tests and their snapshots, so no helper hides among them (helpers live in test/support/)', () => {
+    const others = readdirSync(E2E, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && !entry.name.endsWith('.test.ts'))
+      .filter((entry) => !entry.parentPath.split('/').includes('__snapshots__'))
+      .map((entry) => relative(E2E, join(entry.parentPath, entry.name)));
+    expect(others).toEqual([]);
   });
 });

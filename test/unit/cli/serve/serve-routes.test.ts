@@ -23,7 +23,7 @@ describe('buildServeRoutes', () => {
     const deployed = [...config.matchAll(/api\.route\('([A-Z]+ [^']+)', \w+\.arn(, \{ auth: \{ iam: true \} \})?\)/g)]
       .map(([, key, iam]) => `${key} ${iam === undefined ? 'none' : 'iam'}`)
       // NOTE: the Slack app's route is deployed only for a stage with Slack apps; `diagnosis serve` adds it then,
-      // through `extraRoutes` (test/e2e/cli-serve-slack.test.ts).
+      // through `extraRoutes` (test/e2e/local/cli-serve-slack.test.ts).
       .filter((route) => route !== 'POST /slack/{appId}/{kind} none');
     const routes = buildServeRoutes(handlers).map(
       (route) => `${route.method} ${route.path.replace('{runId}', '{runId}')} ${route.auth}`,

@@ -17,7 +17,7 @@ import { recordingWorkflow } from '../../../support/recording-workflow.ts';
 
 // The webhook handler on in-memory stores with a clock the test moves: the PagerDuty age and clock-skew edges, the
 // replay claim's lifetime for both senders, and every refusal before anything is written, each with its exact code.
-// (test/e2e/triggers-webhooks.test.ts runs the same handler on DynamoDB Local.)
+// (test/e2e/triggers/triggers-webhooks.test.ts runs the same handler on DynamoDB Local.)
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
 const fixture = (name: string) => readFileSync(resolve(ROOT, 'test/fixtures/triggers', name), 'utf8');
