@@ -16,7 +16,8 @@ export default {
   // NOTE: `related: false`, so a static mutant (module-level code) reruns every mutation test file: keep patterns and
   // constants inside the functions that use them. It was turned off because runs reported evidence-guard.ts's mutants
   // as not covered, but that was its past-incident code, whose tests were missing from its list (mutation-targets.ts):
-  // `related: true` found its tests through `@diagnosis/core` and gave the same 99.0 % on 2026-12-03 (BENCHMARKS.md).
+  // `related: true` found its tests through `@diagnosis/core` and gave the same 99.0 % on 2026-12-03 (BENCHMARKS.md at
+  // d8980dd).
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
   inPlace: true,
   // NOTE: no `// @ts-nocheck` written into the sources: by default Stryker adds it to every TypeScript file of the

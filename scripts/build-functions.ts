@@ -4,7 +4,8 @@
  * benchmarks measure exactly what is deployed; metafiles go to `.data/build/meta/` (not shipped).
  *
  * The options are SST 4's own for an ESM function (`mainFields: ['module','main']`, the `createRequire` banner,
- * minified, code splitting), with these differences, each measured in BENCHMARKS.md:
+ * minified, code splitting), with these differences, each measured by callgrind (in BENCHMARKS.md's history:
+ * `git log -p BENCHMARKS.md`):
  * - the unused-code plugin (zod locales, `@ai-sdk/gateway`), which SST's build cannot take (`nodejs.plugins` is
  *   internal and undocumented);
  * - `keepNames: false`: nothing reads a function's or class's `name` (every error class of ours names itself with a
@@ -39,8 +40,8 @@ export function lambdaBuildOptions(entry: string, outdir: string): BuildOptions 
     target: 'node24',
     // NOTE: esbuild (since 0.19.4) writes a top-level pattern with a `\p{…}` as `new RegExp("…")` for a `node` target,
     // which it can never leave out: valibot's unused `EMOJI_REGEX` was built, asking ICU for four Unicode sets, at
-    // every cold start of every function that bundles valibot (≈ 0.6 M instructions, BENCHMARKS.md). Node 24 (the
-    // runtime) has every property these patterns name, so they stay literals and an unused one is left out.
+    // every cold start of every function that bundles valibot (≈ 0.6 M instructions, BENCHMARKS.md at 7339a50). Node 24
+    // (the runtime) has every property these patterns name, so they stay literals and an unused one is left out.
     supported: { 'regexp-unicode-property-escapes': true },
     mainFields: ['module', 'main'],
     minify: true,

@@ -18,7 +18,7 @@
  *   handlers, and only the Bedrock Agent Runtime client (Diagnose's `KNOWLEDGE_BACKEND=bedrock`, a dynamic import)
  *   takes `NodeHttp2Handler`. Through the one index the others share with it, esbuild puts the HTTP/2 handler into the
  *   chunk Diagnose's cold start loads with DynamoDB's handler, and its `import … from "node:http2"` loads Node's
- *   `http2`, `http` and `assert` at every cold start: about 9 M instructions (BENCHMARKS.md, cold start). So every
+ *   `http2`, `http` and `assert` at every cold start: about 9 M instructions (BENCHMARKS.md at bc6a21c). So every
  *   other importer gets the index without the HTTP/2 handler (the same modules otherwise), and the Bedrock client
  *   the whole index, in its own chunk.
  *

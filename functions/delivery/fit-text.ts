@@ -9,8 +9,8 @@ let words: Intl.Segmenter | undefined;
 
 /**
  * The word segmenter, made at the first cut. NOTE: not at module level: making it loads ICU's break rules and
- * dictionaries, ≈ 93 M instructions (≈ 7 ms) of every cold start of the functions that deliver (BENCHMARKS.md),
- * and most texts fit whole, so most invocations never need it.
+ * dictionaries, ≈ 93 M instructions (≈ 7 ms) of every cold start of the functions that deliver (BENCHMARKS.md at
+ * 7339a50), and most texts fit whole, so most invocations never need it.
  */
 function wordSegmenter(): Intl.Segmenter {
   if (words === undefined) words = new Intl.Segmenter('und', { granularity: 'word' });

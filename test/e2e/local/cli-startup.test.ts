@@ -1,6 +1,6 @@
 /**
  * What the `diagnosis` bin loads before a command does its work: the help, and every usage error, must not load the
- * model stack or an AWS SDK (BENCHMARKS.md, "CLI read commands": about 0.2 s of CPU). Every command module is loaded
+ * model stack or an AWS SDK (about 0.2 s of CPU: BENCHMARKS.md at 58c5cc5). Every command module is loaded
  * at start, so one of them importing a package's index (the core's loads the AI SDK) slows every command, `--help`
  * included — a regression this test caught.
  */

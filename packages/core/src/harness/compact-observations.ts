@@ -37,7 +37,7 @@ export function createObservationCompactor() {
       const fullBytes = full.reduce((sum, result) => sum + result.bytes, 0);
       if (fullBytes > COMPACT_OBSERVATIONS_AT_BYTES) {
         // NOTE: all at once, not just enough to get under the bound: a compaction rewrites the history (the prompt
-        // cache is cut there), so it must buy several rounds before the next one, not one (BENCHMARKS.md).
+        // cache is cut there), so it must buy several rounds before the next one, not one (BENCHMARKS.md at 911af2a).
         for (const result of full.slice(0, Math.max(0, full.length - OBSERVATIONS_KEPT_IN_FULL))) {
           compacted.add(result.id);
         }

@@ -4,9 +4,10 @@
  * `<name> <offset at the start>[ <minutes since the previous change> <new offset>]…` in base 36 (offsets in minutes),
  * or `<name> =<another zone>` when both change at the same instants to the same offsets; each ends with `;`.
  * NOTE: a plain string (its lines joined by line continuations), not a template: a template keeps a raw copy of its
- * text beside the cooked one and is scanned slower, ≈ 1 M instructions more at every cold start (BENCHMARKS.md).
- * NOTE: one generated file of data, over 300 lines on purpose (a line a zone): the Diagnose function reads it instead
- * of ICU, whose first time-zone formatter costs ≈ 9 ms at cold start (BENCHMARKS.md); nothing in it is code to split.
+ * text beside the cooked one and is scanned slower, ≈ 1 M instructions more at every cold start (BENCHMARKS.md at
+ * ccc94e6). NOTE: one generated file of data, over 300 lines on purpose (a line a zone): the Diagnose function reads
+ * it instead of ICU, whose first time-zone formatter costs ≈ 115 M instructions at cold start (BENCHMARKS.md at
+ * 7ee9c47); nothing in it is code to split.
  */
 export const ZONE_OFFSETS_TZ_VERSION = '2026c';
 export const ZONE_OFFSETS_WINDOW_START_MINUTES = 28928160;

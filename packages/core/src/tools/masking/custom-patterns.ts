@@ -23,7 +23,7 @@ export const NO_CUSTOM_RULES: CustomRules = Object.freeze({
  * with a SettingsError naming its key (the deploy refuses it first, by the same check).
  *
  * NOTE: RE2JS is imported only when there is something to compile: most stages define no pattern, and importing it
- * is about 28 M instructions of a cold start (BENCHMARKS.md, "Cold start").
+ * is about 28 M instructions of a cold start (BENCHMARKS.md at e6e6fa5).
  */
 export async function loadCustomRules(
   patterns: readonly MaskingPatternSetting[] = [],
