@@ -352,7 +352,7 @@ async function run(root: string): Promise<void> {
   await buildAsSst(BARE, join(built, 'bare-before'));
   const knowledgeIndex = join(root, 'knowledge-index.bin');
   await writeKnowledgeIndex('examples/knowledge', knowledgeIndex);
-  // Stands in for a knowledge index loaded on first use (issue #14, another branch): the same file format, no runbooks.
+  // Stands in for a knowledge index loaded on first use (issue #14): the same file format, no runbooks.
   const emptyKnowledgeIndex = join(root, 'empty-knowledge-index.bin');
   mkdirSync(join(root, 'no-runbooks'));
   await writeKnowledgeIndex(join(root, 'no-runbooks'), emptyKnowledgeIndex);

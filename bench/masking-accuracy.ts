@@ -127,7 +127,7 @@ function print(title: string, tallies: Map<string, Tally>) {
  * ways a hostile or merely unusual text writes it, each in a sentence of its own: in full-width characters, with `@`
  * URL-encoded (e-mail only), split by zero-width characters, its digits in another script (Arabic-Indic, the
  * mathematical bold digits), as HTML character references, its digit groups split by Unicode spaces (phone and card),
- * with look-alikes of `@` and `.` (e-mail: `﹫`, `。`; stop 41), and wrapped in marker look-alikes (`[MASKED:v]`,
+ * with look-alikes of `@` and `.` (e-mail: `﹫`, `。`), and wrapped in marker look-alikes (`[MASKED:v]`,
  * `[REDACTED:v]`, `<x_v:aaaaa>`). A form is missed when the masked sentence still shows the form as written, the value,
  * or its first 7 characters; a false positive is a masked value no manifest lists.
  */

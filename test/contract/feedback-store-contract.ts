@@ -172,7 +172,7 @@ export function describeFeedbackStoreContract(label: string, factory: () => Prom
       await expect(feedback.listFeedback(run.runId)).resolves.toHaveLength(FEEDBACK_LIMITS.ratingsPerCaller);
     });
 
-    // Found by a red-team pass: the first-rating bound counted re-ratings, and the listing read 120 entries of a run
+    // The first-rating bound counted re-ratings, and the listing read 120 entries of a run
     // that may hold 2,000 (so a caller's newest could be cut off and an older one shown as current).
     it('counts first ratings by caller: re-ratings never lock other responders out', async () => {
       const { feedback } = await open();

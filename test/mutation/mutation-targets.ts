@@ -599,7 +599,8 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
         replacement: 'true',
         reason: 'only `code >= 48`: a character below 0 then reads as a negative digit, refused as the -1 it was',
       },
-      // Stop 41: the reader forms. Each below is a shortcut or a guard whose other answer is the same.
+      // The reader forms (other scripts' digits, Unicode spaces, references). Each below is a shortcut or a guard whose
+      // other answer is the same.
       {
         mutator: 'StringLiteral',
         original: "if (name !== undefined) return { ascii: named[name] ?? '', width: whole.length };",

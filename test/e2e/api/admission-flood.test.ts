@@ -1,5 +1,5 @@
 /**
- * Found by the black-box review (issue 19, defect 2): 300 POST /diagnoses for one enterprise in a row were all
+ * Issue 19, defect 2: 300 POST /diagnoses for one enterprise in a row were all
  * accepted, each starting a Standard execution that polls Diagnose while the tenant is busy — one caller could
  * exhaust the account's StartExecution quota and Lambda concurrency for every tenant. Admission control bounds the
  * QUEUED or RUNNING runs of one enterprise in the table (TENANT_MAX_OPEN_RUNS, default 20): over it, 429 TENANT_BUSY

@@ -1,5 +1,5 @@
 /**
- * Found by the red-team review of the asynchronous API: probes of the asynchronous API through the real handlers (e2e world, tenant policy set).
+ * Probes of the asynchronous API through the real handlers (e2e world, tenant policy set).
  * Run ids are global (they are Step Functions execution names): another tenant reusing one learns only that it is
  * taken (409, nothing of the run) — the documented limit in README "Security model"; the rest document what held.
  */

@@ -1,5 +1,5 @@
 /**
- * Found by the red-team review: malformed events to the read functions (a direct `lambda:Invoke` can send any JSON): `null` makes
+ * Malformed events to the read functions (a direct `lambda:Invoke` can send any JSON): `null` makes
  * `iamCallerOf` read a property of null, so the handler throws a bare TypeError instead of answering 403/400.
  * The Diagnose function handles the same payloads (it answers with a named DiagnosisInputError).
  */

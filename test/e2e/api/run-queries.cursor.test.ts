@@ -1,5 +1,5 @@
 /**
- * Found by the red-team review: a forged `?cursor=` on the read routes. The cursor is decoded and checked for "same partition, one
+ * A forged `?cursor=` on the read routes. The cursor is decoded and checked for "same partition, one
  * string `sk`", but an `sk` that DynamoDB itself refuses as a key value (the empty string; on AWS also one over
  * 1,024 bytes, which DynamoDB Local does not enforce) is sent as ExclusiveStartKey; the ValidationException is not
  * CORRUPT_ITEM, so the handler rethrows it (API Gateway: 500, and the raw SDK message lands in the Lambda log).

@@ -1,5 +1,5 @@
 /**
- * Found by the red-team review of the asynchronous API: POST /diagnoses accepts any runId matching RUN_ID_PATTERN (`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`), but
+ * POST /diagnoses accepts any runId matching RUN_ID_PATTERN (`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`), but
  * the run's Step Functions execution is NAMED by the runId, and an execution name is 1–80 characters without `:` (AWS
  * StartExecution: "A name must not contain: white space, brackets, wildcard characters, special characters
  * \" # % \\ ^ | ~ ` $ & , ; : /"; length 1–80; else InvalidName). The run is queued BEFORE the execution is started,

@@ -1,5 +1,5 @@
 /**
- * Found by the red-team review of the asynchronous API: RUN_ABANDONED is decided from `createdAt`, which for the asynchronous API is the time the run was QUEUED,
+ * RUN_ABANDONED is decided from `createdAt`, which for the asynchronous API is the time the run was QUEUED,
  * not the time it was claimed. The workflow waits out DiagnosisTenantBusyError for ~17 minutes (DIAGNOSE_RETRIERS),
  * longer than the 16-minute staleness limit, so a run claimed after a long queue is "abandoned" from its first second:
  * any second invocation of the runId (a Lambda.SdkClientException/ServiceException retry of an invoke that actually

@@ -1,5 +1,5 @@
 /**
- * Found by measuring the landed code: one model round that asked for 200 tool calls put every audit write of the run
+ * One model round that asked for 200 tool calls put every audit write of the run
  * (all on one partition key) in flight at once, and refused calls never counted against `maxToolCalls`, so a round
  * could fan out without limit. Reproduced here through the real Diagnose handler (settings parsed from the
  * environment, the cold start's dependencies, the real provider against the loopback DeepSeek-format server, the

@@ -1,5 +1,5 @@
 /**
- * Found by the red-team review: hostile model: a call to a tool that does not exist never reaches the tool boundary. The AI SDK answers
+ * Hostile model: a call to a tool that does not exist never reaches the tool boundary. The AI SDK answers
  * it itself with a tool-error whose text is the SDK's exception message, echoing the model-chosen tool name
  * verbatim and unbounded. So (1) raw exception text reaches the model, and (2) the "observation is at most 8 KiB"
  * contract does not hold: the model's next request carries a tool message as large as the name it invented.

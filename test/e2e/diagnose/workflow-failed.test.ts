@@ -1,5 +1,5 @@
 /**
- * Found by the red-team review of the asynchronous API: a QUEUED run whose DiagnosisWorkflow gives up (TenantBusy after ~17 minutes of retries, or any uncaught
+ * A QUEUED run whose DiagnosisWorkflow gives up (TenantBusy after ~17 minutes of retries, or any uncaught
  * failure before the claim) stays QUEUED forever: the execution ends in the Fail state, nothing closes the run, a
  * replay of POST /diagnoses only calls StartExecution again (ExecutionAlreadyExists, swallowed: the name is taken for
  * 90 days), and the EventBridge rule only listens for ABORTED. Here the enterprise's only slot is held by a long run

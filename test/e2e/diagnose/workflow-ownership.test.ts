@@ -1,5 +1,5 @@
 /**
- * Found by the black-box review (issue 19, defect 1): run R is RUNNING inside a Diagnose invocation; a second
+ * Issue 19, defect 1: run R is RUNNING inside a Diagnose invocation; a second
  * invocation of R (a Lambda service retry of an invoke that did run) gets RUN_IN_PROGRESS, that execution fails, and
  * its FAILED status-change event closed R as FAILED WORKFLOW_FAILED at once — the live invocation then could not
  * complete (RUN_NOT_RUNNING) and the diagnosis was lost. The handler also took `detail.name` as the run id, so an

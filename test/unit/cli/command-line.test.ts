@@ -1,5 +1,5 @@
 /**
- * What the bin prints carries what models and logs wrote (found by a red-team pass: a Draft's conclusion with
+ * What the bin prints carries what models and logs wrote (a Draft's conclusion with
  * `ESC[2J` and an OSC 52 clipboard write reached the terminal raw through `diagnose` and `trace`). Every control
  * character but newline and tab, and every bidirectional control, is printed as its `\uXXXX` escape; JSON stays exact.
  */

@@ -1,6 +1,6 @@
 /**
  * Refusal messages name the fields at fault and never echo a value (docs/api.md, "Errors"). An unexpected field's
- * name is a value too: a caller chose it (found by a red-team pass: a 7,500-character key of `<!channel>`, a bidi
+ * name is a value too: a caller chose it (a 7,500-character key of `<!channel>`, a bidi
  * override and ESC came back as the 400's message, which the CLI and clients print).
  */
 import { describe, expect, it } from 'vitest';

@@ -102,7 +102,7 @@ describe('BENCHMARKS.md', () => {
       '| Diagnose | 556.2 M | yesterday | 2026-12-03 | callgrind |',
       '| GetRun | 351.1 M | 07da8ff | Tuesday | callgrind |',
       '',
-      '## Stop 41: the alarm path',
+      '## Round 2: the alarm path',
       '',
       'Command: `node bench/alarm-to-message.ts 5`',
       '',
@@ -113,11 +113,11 @@ describe('BENCHMARKS.md', () => {
 
     expect(readBenchmarks(diary).problems).toEqual([
       'a dated or process heading: ## Cold start, re-measured 2026-12-01 at 17:40',
-      'a dated or process heading: ## Stop 41: the alarm path',
+      'a dated or process heading: ## Round 2: the alarm path',
       'Cold start, re-measured 2026-12-01 at 17:40: no "Command: `…`" line',
       'Cold start, re-measured 2026-12-01 at 17:40: a row without a commit: | Diagnose | 556.2 M | yesterday | 2026-12-03 | callgrind |',
       'Cold start, re-measured 2026-12-01 at 17:40: a row without a date: | GetRun | 351.1 M | 07da8ff | Tuesday | callgrind |',
-      'Stop 41: the alarm path: a table whose last columns are not commit, date, measured',
+      'Round 2: the alarm path: a table whose last columns are not commit, date, measured',
     ]);
   });
 

@@ -117,7 +117,7 @@ describe('createToolInterceptor with masking', () => {
   });
 
   it('masks a MySQL cell by its column in the stored result too, as in the observation (a password column)', async () => {
-    // NOTE: found by a review: the stored result was masked by walking the raw rows, which do not know their column,
+    // NOTE: the stored result was once masked by walking the raw rows, which do not know their column,
     // so a `password` cell was redacted for the model but stored in clear in the audit's result.
     const audit = recordingAudit();
     const rows = {

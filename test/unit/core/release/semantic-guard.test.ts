@@ -189,7 +189,7 @@ describe('the SemanticGuard (enforce)', () => {
     // own evidence_status claim (issue 25).
     expect(input.draft).toEqual({
       conclusion: draft.conclusion,
-      // A null scope is left out (stop 43).
+      // A null scope is left out.
       analysis: draft.analysis.map(({ tool_call_ids: _ids, evidence_status: _claim, scope, ...item }) => ({
         ...item,
         evidence: [0],
@@ -198,7 +198,7 @@ describe('the SemanticGuard (enforce)', () => {
     });
     // The observation as a JSON value (not an escaped string), without the ids or the agent's protocol flag, its OK
     // status not said, log lines as a table; no `evaluation` or `truncated` beside it (issue 25); an OK observation
-    // is its data (stop 43).
+    // is its data.
     expect(input.evidence).toEqual([
       {
         tool_name: 'query_logs',

@@ -1,5 +1,5 @@
 /**
- * Found by the red-team review of the asynchronous API: a Diagnose invocation that fails after it claimed a QUEUED run leaves the run RUNNING forever.
+ * A Diagnose invocation that fails after it claimed a QUEUED run leaves the run RUNNING forever.
  * `findPreviousRun` (continueSession) runs after the claim and outside the try/finally, so a transient DynamoDB error
  * there (a) escapes as DiagnosisServiceError with the run RUNNING, (b) every workflow retry then answers
  * DiagnosisRunConflictError (RunInProgress), (c) nobody ever re-invokes the runId, so RUN_ABANDONED is never reached,

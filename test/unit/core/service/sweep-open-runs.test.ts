@@ -1,5 +1,5 @@
 /**
- * The sweeper under its bound (found by a red-team pass): a sweep stops at `maxRuns` (or its Lambda's time), so in a
+ * The sweeper under its bound: a sweep stops at `maxRuns` (or its Lambda's time), so in a
  * fixed order the enterprises, or the runs, after the cut were never checked, and their crashed runs stayed RUNNING
  * for good, holding their open-run slots (TENANT_BUSY). Every open run must be reached within a bounded number of
  * sweeps, whatever the other tenants hold.

@@ -1,6 +1,6 @@
 /**
  * docs/security.md: run ids are one key for every tenant; a caller that picks another tenant's runId learns
- * "never anything of the run". Found by a red-team pass: the DELIVERY#<runId> records outlive the run item (their ttl counts
+ * "never anything of the run". The DELIVERY#<runId> records outlive the run item (their ttl counts
  * from the delivery attempt, after the run ended — and a DLQ redrive can be days later — while the run's ttl counts
  * from its creation), and `listDeliveries(runId)` does not filter by the record's enterprise. Once tenant E1001's run
  * item has expired, tenant E2002 queues a run with the same runId and `GET /runs/{runId}` shows it E1001's delivery

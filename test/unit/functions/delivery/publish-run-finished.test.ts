@@ -1,5 +1,5 @@
 /**
- * Result events reach the bus in calls it accepts (found by a red-team pass): `PutEvents` takes at most 10 entries
+ * Result events reach the bus in calls it accepts: `PutEvents` takes at most 10 entries
  * and 256 KB a call, so ten results of 40 KB (a long query and a full Draft) were one call refused whole, on every
  * retry of the stream, until it gave up; an entry over the limit on its own can never be put.
  */

@@ -1,5 +1,5 @@
 /**
- * The normalised view of a text (issue 32, item 8; stop 41): what a reader sees in it, for the detectors, with each of
+ * The normalised view of a text (issue 32, item 8): what a reader sees in it, for the detectors, with each of
  * its characters mapped back to the characters of the original it came from. These encodings are undone:
  * - full-width letters, digits and the punctuation values are made of (`＠．＋－＿`) → ASCII (`１３９…`,
  *   `ａ＠ｂ．ｃｎ`, ordinary in user-typed Chinese text). NOTE: not the full-width colon, comma or brackets every
@@ -138,7 +138,7 @@ export function digitValue(point: number): number {
  * Unicode's decimal digits (`\p{Nd}`) as the body of a `u`-flag character class (`0-9\u{660}-\u{669}…`), built from
  * the table. NOTE: not `\p{Nd}` itself: every `\p{…}` in a pattern makes V8 ask ICU for the property's whole set
  * when it checks the pattern, even in a function that never runs: ≈ 1.4 M instructions at every cold start of each
- * function that bundles it (BENCHMARKS.md, cold start). A unit test holds this class to the engine's `\p{Nd}`.
+ * function that bundles it (BENCHMARKS.md at 7339a50). A unit test holds this class to the engine's `\p{Nd}`.
  */
 export function decimalDigitClass(): string {
   let body = '0-9';

@@ -57,7 +57,7 @@ describe('buildJudgeEvidence', () => {
     });
     // NOTE: no `evaluation` (the agent's own GAINED/NO_GAIN), no `truncated` flag (a cut observation is marked text),
     // no id (the items name an entry by its index) and no `evidence_status` when it is OK (issue 25); an OK
-    // observation is its `data`, with nothing beside it to say (stop 43).
+    // observation is its `data`, with nothing beside it to say.
     expect(entry).toEqual({
       tool_name: 'query_logs',
       observation: {

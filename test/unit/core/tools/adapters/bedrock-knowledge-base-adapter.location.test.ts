@@ -1,5 +1,5 @@
 /**
- * Found by the red-team review: what the model sees from the Bedrock knowledge base: `doc_id` is the document's raw source location —
+ * What the model sees from the Bedrock knowledge base: `doc_id` is the document's raw source location —
  * the S3 URI (bucket and key: internal resource names, tenant folder layout) or the web URL verbatim, userinfo
  * credentials and query tokens included — and it passes the projection (200 characters) into the observation, the
  * audit `result` and `GET /runs/{id}/audit`. The local adapter uses the file's stem instead.

@@ -48,7 +48,7 @@ describe('createBedrockKnowledgeBaseAdapter', () => {
     expect(result.status).toBe('OK');
     const hit = result.status === 'OK' ? result.data.hits[0] : undefined;
     expect(hit).toMatchObject({
-      // The last path segment and a hash of the location: never the bucket or folders (red-team review).
+      // The last path segment and a hash of the location: never the bucket or folders.
       doc_id: 'payment-gateway-db-pool.md~efc71f6c7c',
       title: '支付网关数据库连接池耗尽排查手册',
       score: 0.812,

@@ -1,5 +1,5 @@
 /**
- * Found by the red-team review: the MySQL adapter's dialect detection (`MYSQL_DIALECT=auto`, the default) caches the *promise* of the
+ * The MySQL adapter's dialect detection (`MYSQL_DIALECT=auto`, the default) caches the *promise* of the
  * first `SELECT VERSION()`. When that first probe fails (the connection drops, or the run's abort destroys the
  * connection mid-probe), the rejected promise is cached for the life of the Lambda instance, and every later
  * `query_mysql` of every tenant on that instance fails without ever reaching the database.

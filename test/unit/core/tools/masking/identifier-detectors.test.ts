@@ -12,7 +12,7 @@ import {
 const spans = (text: string) => findIdentifiers(text).map((match) => [match.kind, text.slice(match.start, match.end)]);
 
 describe('findIdentifiers', () => {
-  // A resident id as people write it, its region, birth date and sequence apart (6-8-4, stop 41): synthetic, with a
+  // A resident id as people write it, its region, birth date and sequence apart (6-8-4): synthetic, with a
   // valid check character.
   it.each([
     ['spaces', '110105 19491231 002X'],

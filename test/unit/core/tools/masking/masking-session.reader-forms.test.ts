@@ -7,7 +7,7 @@ import { buildNormalisedView } from '../../../../../packages/core/src/tools/mask
 
 // Values written the way a reader (and a model) still reads them: digits of other scripts and Unicode's compatibility
 // digits, Unicode spaces and dashes between digit groups, look-alikes of `@` and `.`, HTML character references and
-// percent-encoded digits. Every value is synthetic. Each form reached the model unmasked before (stop 41).
+// percent-encoded digits. Every value is synthetic. Each form is one the detectors once let through to the model.
 
 const config: MaskingConfig = { mode: 'identifiers', secret: 'unit-test-masking-secret-of-at-least-32-characters' };
 const PHONE = '13812345678';
