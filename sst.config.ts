@@ -3,7 +3,8 @@
 /**
  * The Diagnosis Agent on AWS: one DynamoDB table, the model key and MySQL URL as secrets, the Diagnose function,
  * the DiagnosisWorkflow and DiagnosisBatch state machines that invoke it, an IAM-only InternalApi with the read
- * and audit functions, and alarms (to an SNS topic) and a dashboard.
+ * and audit functions, an IngressApi for the senders outside AWS (Slack, incident webhooks; each route checks its
+ * sender's own credential), and alarms (to an SNS topic) and a dashboard.
  * Deploy with `npx sst deploy --stage prod`; the `prod` stage keeps and protects its data. A stage's settings come
  * from `deploy/<stage>.json` (see deploy/stage-config.ts), never from the deploying shell.
  */
@@ -189,11 +190,46 @@ export default $config({
     const getRunReasoning = readOnlyFunction('GetRunReasoning', ['RUN#*', 'REASONING#*'], []);
     const getRunReveal = readOnlyFunction('GetRunReveal', ['RUN#*', 'PSEUDONYMS#*'], [maskingKey]);
 
+    // NOTE: the InternalApi is IAM-only: every route `auth: { iam: true }`. What senders outside AWS call (Slack, the
+    // incident webhooks) is on the IngressApi below, each route authenticated by its sender's own credential.
     const api = new sst.aws.ApiGatewayV2('InternalApi');
     api.route('GET /runs/{runId}', getRun.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}/audit', getRunAudit.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}/reasoning', getRunReasoning.arn, { auth: { iam: true } });
     api.route('GET /runs/{runId}/reveal', getRunReveal.arn, { auth: { iam: true } });
+
+    // The ingress edge (docs/security.md, "Every route"): the routes that senders outside AWS call, none behind IAM,
+    // each authenticated by its handler with the sender's own credential, each with its own throttle (the stage file's
+    // `ingress.throttling` or the defaults of deploy/ingress.ts). NOTE: a stage may name only routes that exist, and
+    // SST creates an API's stage with the API: the stage's route settings are those of the routes created below,
+    // and the stage waits for them.
+    const { buildIngressStageSettings } = await import('./deploy/ingress.ts');
+    const ingressRoutes: { routeKey: string; route: $util.Input<$util.Resource> }[] = [];
+    let ingressRoutesCreated: () => void = () => undefined;
+    const ingressRoutesReady = new Promise<void>((resolve) => {
+      ingressRoutesCreated = resolve;
+    });
+    const ingress = new sst.aws.ApiGatewayV2('IngressApi', {
+      transform: {
+        stage: (args, opts) => {
+          const settings = ingressRoutesReady.then(() =>
+            buildIngressStageSettings(
+              stageConfig.ingress,
+              ingressRoutes.map((entry) => entry.routeKey),
+            ),
+          );
+          args.defaultRouteSettings = settings.then((built) => built.defaultRouteSettings);
+          args.routeSettings = settings.then((built) => built.routeSettings);
+          const routes: Promise<$util.Input<$util.Resource>[]> = ingressRoutesReady.then(() =>
+            ingressRoutes.map((entry) => entry.route),
+          );
+          opts.dependsOn = routes;
+        },
+      },
+    });
+    const ingressRoute = (routeKey: string, handler: $util.Input<string>) => {
+      ingressRoutes.push({ routeKey, route: ingress.route(routeKey, handler).nodes.route });
+    };
 
     // Both state machines are built by one module (`@diagnosis/functions/workflows`) that the tests check
     // with asl-validator and run against the real handler; SST's StepFunctions component takes only its own state
@@ -654,13 +690,14 @@ export default $config({
           maskingKey,
         ]);
         triggerFunctions.TriggerWebhook = webhook;
-        // NOTE: no `auth`: the senders cannot sign AWS requests; the function checks each one's own credential.
-        api.route('POST /triggers/{source}', webhook.arn);
+        // NOTE: on the IngressApi, no `auth`: the senders cannot sign AWS requests; the function checks each one's own
+        // credential.
+        ingressRoute('POST /triggers/{source}', webhook.arn);
       }
     }
 
-    // The Slack apps (docs/chat.md), only when the stage file has some: `POST /slack/{appId}/{kind}` (not behind IAM:
-    // Slack's signature is the authentication) → SlackRequests acknowledges within 3 s and queues the work on
+    // The Slack apps (docs/chat.md), only when the stage file has some: `POST /slack/{appId}/{kind}` on the IngressApi
+    // (not behind IAM: Slack's signature is the authentication) → SlackRequests acknowledges within 3 s and queues the work on
     // SlackWorkQueue → SlackWork starts runs and follow-ups, records ratings and keeps each run's card up to date
     // from the table's stream. Each app's bot token and signing secret are SST secrets named in the stage file.
     const slackFunctions: Record<string, { name: $util.Output<string> }> = {};
@@ -695,7 +732,7 @@ export default $config({
           ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
         ],
       });
-      api.route('POST /slack/{appId}/{kind}', slackRequests.arn);
+      ingressRoute('POST /slack/{appId}/{kind}', slackRequests.arn);
       const slackWork = new sst.aws.Function('SlackWork', {
         ...functionCode('SlackWork', $cli.paths.root),
         runtime: 'nodejs24.x',
@@ -748,6 +785,9 @@ export default $config({
       slackFunctions.SlackWork = slackWork;
     }
 
+    // Every ingress route is created: the IngressApi's stage may now name them (see above).
+    ingressRoutesCreated();
+
     // Alarms and a dashboard on what the functions emit and what AWS measures of them, built as data by
     // deploy/alarms.ts (thresholds: the stage file's `alarms`); every alarm notifies this topic, firing and recovering.
     const { buildAlarmDefinitions } = await import('./deploy/alarms.ts');
@@ -787,6 +827,7 @@ export default $config({
         { id: 'DiagnosisBatch', arn: batch.arn },
       ],
       apiId: api.nodes.api.id,
+      ingressApiId: ingress.nodes.api.id,
       topicArn: alarmTopic.arn,
       triggers: stageConfig.triggers.length > 0,
       ...(triggerQueues.deadLetterQueueName === undefined
@@ -805,6 +846,8 @@ export default $config({
 
     return {
       api: api.url,
+      // What Slack's app manifest and the webhook senders are given (docs/chat.md, docs/triggers.md).
+      ingress: ingress.url,
       table: table.name,
       workflow: workflow.arn,
       batch: batch.arn,

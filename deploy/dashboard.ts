@@ -118,6 +118,16 @@ export function buildDashboardBody<V>(resources: MonitoredResources<V>, settings
       ['AWS/ApiGateway', '5xx', 'ApiId', resources.apiId, { stat: 'Sum', label: '5xx' }],
       ['AWS/ApiGateway', '4xx', 'ApiId', resources.apiId, { stat: 'Sum', label: '4xx' }],
     ]),
+    ...(resources.ingressApiId === undefined
+      ? []
+      : [
+          // NOTE: a throttled request (429) counts in 4xx: a sender flood shows here before any function runs.
+          widget('Ingress requests, 4xx and 5xx', [
+            ['AWS/ApiGateway', 'Count', 'ApiId', resources.ingressApiId, { stat: 'Sum', label: 'requests' }],
+            ['AWS/ApiGateway', '5xx', 'ApiId', resources.ingressApiId, { stat: 'Sum', label: '5xx' }],
+            ['AWS/ApiGateway', '4xx', 'ApiId', resources.ingressApiId, { stat: 'Sum', label: '4xx' }],
+          ]),
+        ]),
     ...(resources.triggers === true
       ? [
           widget(

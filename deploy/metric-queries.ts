@@ -23,6 +23,8 @@ export interface MonitoredResources<V> {
   globalIndexNames: readonly string[];
   stateMachines: readonly { id: string; arn: V }[];
   apiId: V;
+  /** The IngressApi (the routes senders outside AWS call); absent: no ingress graph. */
+  ingressApiId?: V;
   topicArn: V;
   /** Whether the stage deploys triggers (its stage file maps some): their failures get an alarm and a graph. */
   triggers?: boolean;

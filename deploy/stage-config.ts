@@ -31,6 +31,7 @@ import {
 import { unusableMaskingKeys } from '../packages/core/src/config/linear-pattern.ts';
 import { DEFAULT_RUN_LIMITS } from '../packages/core/src/run/run-limits.ts';
 import { type AlarmSettings, alarmSettingsSchema } from './alarms.ts';
+import { type IngressSettings, ingressSettingsSchema } from './ingress.ts';
 
 /** The stage that holds real tenants' data (its table is retained and protected, see `sst.config.ts`). */
 export const PRODUCTION_STAGE = 'prod';
@@ -77,7 +78,7 @@ const reservedConcurrencyValue = v.pipe(v.number(), v.safeInteger(), v.minValue(
 
 /**
  * Lambda reserved concurrency, per stage: `Diagnose` for the function that runs diagnoses, `api` for each function
- * behind the InternalApi (StartDiagnosis, CancelRun, GetRun, GetRunAudit, GetRunReasoning). A reservation is also
+ * behind an API (the InternalApi's and the IngressApi's). A reservation is also
  * a ceiling, so a flood on one cannot take the account's concurrency from the others, nor from other apps. The
  * default (also deploy/default.json's) is small, so several development stages fit in one account.
  */
@@ -111,6 +112,8 @@ const stageFileSchema = v.strictObject({
   delivery: v.optional(deliverySettingsSchema, {}),
   /** The Slack apps, one per enterprise that has one: workspace, channels, secrets by name (docs/chat.md). */
   slack: v.optional(slackSettingsSchema, {}),
+  /** The IngressApi's throttle per route (docs/deploy.md, "The ingress edge"); absent: the defaults. */
+  ingress: v.optional(ingressSettingsSchema, {}),
   reservedConcurrency: v.optional(
     v.strictObject({ Diagnose: reservedConcurrencyValue, api: reservedConcurrencyValue }),
     DEFAULT_RESERVED_CONCURRENCY,
@@ -140,6 +143,7 @@ export interface StageConfig {
   webhookSecrets: string[];
   delivery: DeliverySettings;
   slack: SlackSettings;
+  ingress: IngressSettings;
   reservedConcurrency: ReservedConcurrency;
 }
 
@@ -261,6 +265,7 @@ export function parseStageConfig(root: string, stage: string, file: string, json
     webhookSecrets: webhookSecretNames(parsed.output.triggers),
     delivery: parsed.output.delivery,
     slack: parsed.output.slack,
+    ingress: parsed.output.ingress,
     reservedConcurrency: { ...parsed.output.reservedConcurrency },
   };
 }

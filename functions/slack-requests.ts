@@ -1,6 +1,6 @@
 /**
- * `POST /slack/{appId}/{events|interactivity|commands}`: Slack's requests to the app, not behind IAM (Slack's
- * signature is their authentication). Verified, acknowledged within Slack's 3 seconds, the work handed to the
+ * `POST /slack/{appId}/{events|interactivity|commands}`: Slack's requests to the app, on the IngressApi, not behind
+ * IAM (Slack's signature is their authentication). Verified, acknowledged within Slack's 3 seconds, the work handed to the
  * SlackWork queue (functions/slack/slack-request-handler.ts).
  */
 

@@ -1,6 +1,6 @@
 /**
- * `POST /triggers/{source}` (Alertmanager, PagerDuty), the only route not behind IAM: each request is authenticated by
- * its sender's own credential (a bearer token, an HMAC signature), checked for replay and staleness, then handled as
+ * `POST /triggers/{source}` (Alertmanager, PagerDuty), on the IngressApi, not behind IAM: each request is authenticated
+ * by its sender's own credential (a bearer token, an HMAC signature), checked for replay and staleness, then handled as
  * one incident like an alarm.
  */
 

@@ -24,7 +24,7 @@ import { createObservability, type LogDestination } from '../lambda/observabilit
 import { buildTriggerDeps } from '../triggers/trigger-setup.ts';
 import { createWebhookHandler } from '../triggers/webhook-handler.ts';
 
-/** The functions behind the InternalApi's routes, by their names in sst.config.ts. */
+/** The functions behind the InternalApi's and the IngressApi's routes, by their names in sst.config.ts. */
 export type ApiFunctionName =
   | 'StartDiagnosis'
   | 'GetRun'

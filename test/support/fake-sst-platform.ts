@@ -36,11 +36,14 @@ export interface RecordedResource {
 
 export interface FakePlatform {
   resources: RecordedResource[];
-  routes: { route: string; handler: unknown; args: unknown }[];
+  /** Every `route` call: the API it was made on (its logical name), the route key, the handler and the arguments. */
+  routes: { api: string; route: string; handler: unknown; args: unknown }[];
   /** `subscribe` / `subscribeQueue` calls of a table, queue or bus: who subscribed what, with which arguments. */
   subscriptions: { source: string; method: string; args: unknown[] }[];
   /** The recorded resources of one type (e.g. `sst.aws.Function`, `aws.cloudwatch.MetricAlarm`), arguments resolved. */
   ofType(type: string): RecordedResource[];
+  /** What `run()` returned (the deploy's outputs), resolved; set by {@link runSstConfigOn}. */
+  outputs?: unknown;
 }
 
 export const FAKE_ACCOUNT = '123456789012';
@@ -81,7 +84,9 @@ export function installFakeSstPlatform(stage: string, root: string): FakePlatfor
         subscriptions.push({ source: this.source, method: 'subscribeQueue', args });
       }
       route(route: string, handler: unknown, args: unknown) {
-        routes.push({ route, handler, args });
+        routes.push({ api: this.source, route, handler, args });
+        // What SST returns: the route component, whose `nodes.route` is the API Gateway route.
+        return { nodes: { route: { api: this.source, routeKey: route } } };
       }
     };
 
@@ -163,6 +168,6 @@ export async function runSstConfigOn(stageFile: unknown, roots: string[]): Promi
   const config = (await import(/* @vite-ignore */ SST_CONFIG)) as {
     default: { run(): Promise<Record<string, unknown>> };
   };
-  resolveOutputs(await config.default.run());
+  platform.outputs = resolveOutputs(await config.default.run());
   return platform;
 }

@@ -36,10 +36,11 @@ describe('sst.config.ts with a Slack app', async () => {
     ]);
   });
 
-  it('routes POST /slack/{appId}/{kind} to SlackRequests without IAM (Slack signs its requests)', () => {
+  it('routes POST /slack/{appId}/{kind} on the IngressApi to SlackRequests without IAM (Slack signs its requests)', () => {
     const route = platform.routes.find((entry) => entry.route === 'POST /slack/{appId}/{kind}');
     expect(route).toBeDefined();
     expect(route?.args).toBeUndefined();
+    expect(route?.api).toBe('IngressApi');
   });
 
   it('lets SlackRequests claim requests and queue work, and nothing else of the table', () => {

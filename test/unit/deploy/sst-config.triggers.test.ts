@@ -80,9 +80,10 @@ describe('sst.config.ts with trigger mappings', async () => {
     }
   });
 
-  it('adds POST /triggers/{source} without IAM, on the webhook function linked to the two secrets and MaskingKey only', () => {
+  it('adds POST /triggers/{source} on the IngressApi without IAM, on the webhook function linked to the two secrets and MaskingKey only', () => {
     const route = withWebhooks.routes.find((entry) => entry.route === 'POST /triggers/{source}');
     expect(route?.args).toBeUndefined();
+    expect(route?.api).toBe('IngressApi');
     // Every other route stays behind IAM.
     for (const other of withWebhooks.routes.filter((entry) => entry !== route)) {
       expect(other.args).toEqual({ auth: { iam: true } });

@@ -31,6 +31,7 @@ const OF_NO_SINGLE_FILE = new Set([
   'deploy/sst-config.test.ts', // sst.config.ts (at the root)
   'deploy/sst-config.triggers.test.ts',
   'deploy/sst-config.slack.test.ts',
+  'deploy/sst-config.routes.test.ts',
   'deploy/delivery-config.test.ts', // the stage file's delivery section (deploy/stage-config.ts, deploy/delivery.ts)
   'eval/corpus.test.ts', // the corpus in eval/scenarios
   'eval/corpus-format.test.ts',

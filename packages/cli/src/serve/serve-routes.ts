@@ -1,6 +1,6 @@
 /**
- * The routes `diagnosis serve` answers, in one table: the InternalApi's routes as sst.config.ts declares them (method,
- * path template, IAM or not, the function behind each). A capability that adds routes to the deployed API (a chat
+ * The routes `diagnosis serve` answers, in one table: the InternalApi's and the IngressApi's routes as sst.config.ts
+ * declares them (method, path template, IAM or not, the function behind each), on one port. A capability that adds routes to the deployed API (a chat
  * app's events and interactivity) adds them here, through `extraRoutes`, and nowhere else: matching, events and
  * answers are the server's.
  */
@@ -17,7 +17,7 @@ export interface ServeRoute {
   handler: ApiHandler;
 }
 
-/** The InternalApi's routes (sst.config.ts `api.route(…)`), each with its function. */
+/** The InternalApi's and the IngressApi's routes (sst.config.ts), each with its function. */
 export function buildServeRoutes(
   handlers: Record<ApiFunctionName, ApiHandler>,
   extraRoutes: readonly ServeRoute[] = [],
@@ -39,7 +39,8 @@ export function buildServeRoutes(
     iam('POST', '/runs/{runId}/feedback', 'RunFeedback'),
     iam('GET', '/enterprises/{enterpriseId}/past-incidents', 'PastIncidents'),
     iam('DELETE', '/enterprises/{enterpriseId}/past-incidents/{runId}', 'PastIncidents'),
-    // NOTE: no IAM, as deployed: the senders cannot sign AWS requests; the function checks each one's credential.
+    // NOTE: the IngressApi's, no IAM, as deployed: the senders cannot sign AWS requests; the function checks each
+    // one's credential.
     {
       method: 'POST',
       path: '/triggers/{source}',

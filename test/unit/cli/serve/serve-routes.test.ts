@@ -17,10 +17,12 @@ const handlers = Object.fromEntries(
 ) as Record<ApiFunctionName, ApiHandler>;
 
 describe('buildServeRoutes', () => {
-  it('declares every route of the deployed InternalApi, IAM except the webhook route', async () => {
+  it('declares every route of the deployed InternalApi and IngressApi, IAM except the webhook route', async () => {
     const { readFileSync } = await import('node:fs');
     const config = readFileSync(new URL('../../../../sst.config.ts', import.meta.url), 'utf8');
-    const deployed = [...config.matchAll(/api\.route\('([A-Z]+ [^']+)', \w+\.arn(, \{ auth: \{ iam: true \} \})?\)/g)]
+    const deployed = [
+      ...config.matchAll(/(?:api\.route|ingressRoute)\('([A-Z]+ [^']+)', \w+\.arn(, \{ auth: \{ iam: true \} \})?\)/g),
+    ]
       .map(([, key, iam]) => `${key} ${iam === undefined ? 'none' : 'iam'}`)
       // NOTE: the Slack app's route is deployed only for a stage with Slack apps; `diagnosis serve` adds it then,
       // through `extraRoutes` (test/e2e/local/cli-serve-slack.test.ts).
