@@ -21,7 +21,7 @@ import { createDynamoFeedbackStore, createDynamoRunStore, diagnosisTableDefiniti
 import { lambdaContext, startDynamoDbLocal, startLoopbackSlack } from '@diagnosis/devkit';
 import { createObservability } from '@diagnosis/functions';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { createDynamoCardStore } from '../functions/slack/card-store.ts';
+import { createDynamoCardStore } from '../functions/slack/dynamo-card-store.ts';
 import { createSlackApi } from '../functions/slack/slack-api.ts';
 import { resolveSlackApps } from '../functions/slack/slack-settings.ts';
 import { createSlackWorkHandler } from '../functions/slack/slack-work-handler.ts';
@@ -82,6 +82,7 @@ export async function benchSlackCard(): Promise<void> {
         feedback: createDynamoFeedbackStore({ client, tableName }),
         masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' },
         now: () => now,
+        slackTimeoutMs: 5_000,
       },
       { ...createObservability('Bench', () => undefined), requeue: async () => undefined },
     );

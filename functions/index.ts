@@ -44,13 +44,14 @@ export {
   type LocalDiagnoseOptions,
 } from './local/local-diagnose.ts';
 export { composeLocalSlack, type LocalSlack, type LocalSlackOptions } from './local/local-slack.ts';
-export { createDynamoCardStore } from './slack/card-store.ts';
+export { advanceCard, type CardOutcome } from './slack/advance-card.ts';
+export { createDynamoCardStore } from './slack/dynamo-card-store.ts';
+export { createMemoryCardStore } from './slack/memory-card-store.ts';
 export { createRatingModalOpener } from './slack/rating-modal.ts';
 export { createSlackApi } from './slack/slack-api.ts';
 export {
   type ConversationDeps,
   type ConversationOutcome,
-  followRun,
   handleSlackWork,
   slackRunId,
 } from './slack/slack-conversation.ts';

@@ -72,6 +72,10 @@ export const SLACK_METRICS = Object.freeze({
   workFailed: 'SlackWorkFailed',
   cardUpdates: 'SlackCardUpdates',
   rateLimited: 'SlackRateLimited',
+  /** A card step put back on the queue (a 429, a failure, the channel's pace, the card busy, too little time). */
+  cardDeferred: 'SlackCardDeferred',
+  /** A card step given up (Slack refused it for good, or it failed `MAX_CARD_ATTEMPTS` times). */
+  cardAbandoned: 'SlackCardAbandoned',
 } as const);
 
 export const TRIGGER_OUTCOMES = Object.freeze(['STARTED', 'ATTACHED', 'IGNORED', 'DUPLICATE', 'FAILED'] as const);

@@ -3,7 +3,7 @@ import type { DiagnosisWorkflow, FeedbackMasking } from '@diagnosis/core';
 import type { RunStore } from '@diagnosis/core/store';
 import type { Context, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createObservability, type LogDestination } from '../lambda/observability.ts';
-import { createDynamoCardStore } from '../slack/card-store.ts';
+import { createDynamoCardStore } from '../slack/dynamo-card-store.ts';
 import { createSlackRequestHandler } from '../slack/slack-request-handler.ts';
 import { buildSlackRequestDeps } from '../slack/slack-requests-setup.ts';
 import {

@@ -67,7 +67,7 @@ const eventCallbackSchema = v.object({
 const blockActionsSchema = v.object({
   type: v.literal('block_actions'),
   team: v.object({ id: v.string() }),
-  user: v.object({ id: v.string() }),
+  user: v.object({ id: v.string(), team_id: v.optional(v.string()) }),
   channel: v.object({ id: v.string() }),
   container: v.object({ message_ts: v.string() }),
   trigger_id: v.string(),
@@ -82,7 +82,7 @@ const plainValue = v.optional(v.object({ value: v.nullish(v.string()) }));
 const viewSubmissionSchema = v.object({
   type: v.literal('view_submission'),
   team: v.object({ id: v.string() }),
-  user: v.object({ id: v.string() }),
+  user: v.object({ id: v.string(), team_id: v.optional(v.string()) }),
   view: v.object({
     callback_id: v.literal(RATING_MODAL_ID),
     private_metadata: v.pipe(v.string(), v.maxLength(3_000)),
@@ -214,6 +214,7 @@ function readInteraction(app: ResolvedSlackApp, json: unknown): SlackDecision {
       channelId: payload.channel.id,
       messageTs: payload.container.message_ts,
       userId: payload.user.id,
+      ...(payload.user.team_id === undefined ? {} : { userTeamId: payload.user.team_id }),
       verdict,
       claimedRunId,
       rootCause: null,
@@ -247,6 +248,7 @@ function readInteraction(app: ResolvedSlackApp, json: unknown): SlackDecision {
     channelId: card.output.channelId,
     messageTs: card.output.messageTs,
     userId: payload.user.id,
+    ...(payload.user.team_id === undefined ? {} : { userTeamId: payload.user.team_id }),
     verdict,
     claimedRunId: card.output.runId,
     rootCause: textOf(values.root_cause?.root_cause?.value),

@@ -114,7 +114,11 @@ async function handleSlackRequest(event: HttpApiEvent, deps: SlackRequestDeps, o
   }
 }
 
-/** The raw bytes Slack signed; the size is checked on the encoded length first, so no oversized body is decoded. */
+/**
+ * The raw bytes Slack signed. NOTE: the size is checked before anything is decoded — a base64 body on its encoded
+ * length, a text body on its UTF-8 length (`Buffer.byteLength` counts without copying): a body of multi-byte
+ * characters is up to three times its length in bytes.
+ */
 function rawBodyOf(event: v.InferOutput<typeof unsignedEventShape>): Buffer {
   const body = event.body ?? '';
   const tooLarge = () => new Refused(413, 'SLACK_BODY_TOO_LARGE', 'the body is too large');
@@ -123,6 +127,6 @@ function rawBodyOf(event: v.InferOutput<typeof unsignedEventShape>): Buffer {
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body)) throw new Refused(400, 'MALFORMED_EVENT', 'the body is not base64');
     return Buffer.from(body, 'base64');
   }
-  if (body.length > SLACK_MAX_BODY_BYTES) throw tooLarge();
+  if (body.length > SLACK_MAX_BODY_BYTES || Buffer.byteLength(body, 'utf8') > SLACK_MAX_BODY_BYTES) throw tooLarge();
   return Buffer.from(body, 'utf8');
 }

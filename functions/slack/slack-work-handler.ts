@@ -6,40 +6,101 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { safeErrorName } from '@diagnosis/core';
 import { runOf, type StoredRun } from '@diagnosis/core/store';
 import middy from '@middy/core';
-import type { DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { SLACK_METRICS } from '../lambda/metric-names.ts';
 import type { Observability } from '../lambda/observability.ts';
-import { type ConversationDeps, type ConversationOutcome, followRun, handleSlackWork } from './slack-conversation.ts';
+import { advanceCard, type CallBudget, type CardOutcome, DEFAULT_CALL_RESERVE_MS } from './advance-card.ts';
+import { type ConversationDeps, type ConversationOutcome, handleSlackWork } from './slack-conversation.ts';
 import { parseSlackWork, type SlackWork } from './slack-work.ts';
 
 export interface SlackWorkOptions extends Observability {
   /** Puts work back on the SlackWork queue after `delaySeconds` (a 429's Retry-After, at most SQS's 900). */
   requeue(work: SlackWork, delaySeconds: number): Promise<void>;
+  /** Kept free after a Slack call's own limit, for the writes that record it (default 1 s). */
+  callReserveMs?: number;
+  /** Runs of a stream batch, or messages of a queue batch, handled at once (default 4). */
+  concurrency?: number;
 }
 
 type SlackWorkEvent = SQSEvent | DynamoDBStreamEvent;
 
+/** Runs `handle` on every item, at most `limit` at a time. */
+async function eachLimited<T>(items: readonly T[], limit: number, handle: (item: T) => Promise<void>) {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await handle(item);
+    }
+  });
+  await Promise.all(lanes);
+}
+
+/** The card outcome inside a work's outcome (a started run's card, a rating's redraw), if any. */
+function cardOutcomeOf(outcome: ConversationOutcome): CardOutcome | null {
+  if (outcome.outcome === 'STARTED' || outcome.outcome === 'RATED') return outcome.card;
+  if (outcome.outcome === 'REFUSED' || outcome.outcome === 'RETRY') return null;
+  return outcome;
+}
+
 /**
- * The SlackWork function, on two sources: the SlackWork queue (mentions, commands, ratings, cards to finish: each
- * message on its own, partial batch response) and the table's stream (run items that changed: each run's card
- * brought up to date once per batch, from the newest record of that run — older ones are coalesced away). A 429 puts
- * the work back on the queue after its Retry-After; any other failure is logged by class and code and retried by
- * the source.
+ * The SlackWork function, on two sources: the SlackWork queue (mentions, commands, ratings, card steps put back:
+ * partial batch response) and the table's stream (run items that changed: each run's card advanced once per batch,
+ * from the newest record of that run — older ones are coalesced away). NOTE: it ends before its deadline whatever
+ * Slack does: work is handled a few at a time, a Slack call starts only when its whole limit and the writes after it
+ * fit in the time left, and work that does not fit goes back on the queue at once. A card step that must happen and
+ * could not (a 429, a failure, the channel's pace) goes back on the queue with its delay; any other failure is
+ * logged by class and code and retried by the source.
  */
 export function createSlackWorkHandler(deps: ConversationDeps, options: SlackWorkOptions) {
   const { logger, metrics } = options;
-  const report = (outcome: ConversationOutcome, what: string) => {
-    logger.info('slack work', { what, ...outcome });
-    if (outcome.outcome === 'UPDATED') metrics.addMetric(SLACK_METRICS.cardUpdates, MetricUnit.Count, 1);
-    if (outcome.outcome === 'RETRY') metrics.addMetric(SLACK_METRICS.rateLimited, MetricUnit.Count, 1);
+  const concurrency = options.concurrency ?? 4;
+  const reserveMs = options.callReserveMs ?? DEFAULT_CALL_RESERVE_MS;
+  const budgetOf = (context: Context): CallBudget => ({
+    canCall: () => context.getRemainingTimeInMillis() > deps.slackTimeoutMs + reserveMs,
+  });
+  /** Logs and counts an outcome; puts back what it defers. */
+  const settle = async (outcome: ConversationOutcome, what: string, work: SlackWork) => {
+    logger.info('slack work', { what, ...outcome, ...('card' in outcome ? { card: outcome.card?.outcome } : {}) });
+    if (outcome.outcome === 'RETRY') {
+      metrics.addMetric(SLACK_METRICS.rateLimited, MetricUnit.Count, 1);
+      await options.requeue(work, outcome.delaySeconds);
+      return;
+    }
+    const card = cardOutcomeOf(outcome);
+    if (card === null) return;
+    if (card.outcome === 'UPDATED' || card.outcome === 'POSTED') {
+      metrics.addMetric(SLACK_METRICS.cardUpdates, MetricUnit.Count, 1);
+    } else if (card.outcome === 'DEFERRED') {
+      metrics.addMetric(SLACK_METRICS.cardDeferred, MetricUnit.Count, 1);
+      if (card.code === 'RATE_LIMITED') metrics.addMetric(SLACK_METRICS.rateLimited, MetricUnit.Count, 1);
+      await options.requeue(
+        {
+          kind: 'card',
+          runId: card.runId,
+          attempt: card.attempt,
+          ...(card.slotAt === null ? {} : { slotAt: card.slotAt }),
+        },
+        card.delaySeconds,
+      );
+    } else if (card.outcome === 'ABANDONED') {
+      metrics.addMetric(SLACK_METRICS.cardAbandoned, MetricUnit.Count, 1);
+      logger.error('slack card abandoned', { runId: card.runId, code: card.code });
+    }
+  };
+  const failed = (error: unknown, fields: Record<string, unknown>) => {
+    logger.error('slack work failed', { ...fields, error: safeErrorName(error), code: codeOf(error) });
+    metrics.addMetric(SLACK_METRICS.workFailed, MetricUnit.Count, 1);
   };
   return middy<SlackWorkEvent, SQSBatchResponse>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
-    .handler(async (event) => {
+    .handler(async (event, context) => {
+      const budget = budgetOf(context);
       const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
       if (event.Records.length > 0 && 'dynamodb' in (event.Records[0] ?? {})) {
-        // NOTE: one update per run per batch, from its newest image; the store's slot keeps the interval across batches.
+        // NOTE: one step per run per batch, from its newest image; the card's own item keeps the rest.
         const newest = new Map<string, { run: StoredRun; sequence: string }>();
         for (const record of (event as DynamoDBStreamEvent).Records) {
           const image = record.dynamodb?.NewImage;
@@ -52,40 +113,38 @@ export function createSlackWorkHandler(deps: ConversationDeps, options: SlackWor
           }
           newest.set(run.runId, { run, sequence: record.dynamodb?.SequenceNumber ?? '' });
         }
-        for (const { run, sequence } of newest.values()) {
+        await eachLimited([...newest.values()], concurrency, async ({ run, sequence }) => {
+          const work: SlackWork = { kind: 'card', runId: run.runId };
           try {
-            const outcome = await followRun(run.runId, deps, run);
-            report(outcome, 'card');
-            if (outcome.outcome === 'RETRY')
-              await options.requeue({ kind: 'card', runId: run.runId }, outcome.delaySeconds);
+            if (!budget.canCall()) {
+              await options.requeue(work, 0);
+              return;
+            }
+            await settle(await advanceCard(run.runId, deps, budget, { known: run }), 'card', work);
           } catch (error) {
-            logger.error('slack card failed', { runId: run.runId, error: safeErrorName(error), code: codeOf(error) });
-            metrics.addMetric(SLACK_METRICS.workFailed, MetricUnit.Count, 1);
+            failed(error, { runId: run.runId });
             batchItemFailures.push({ itemIdentifier: sequence });
           }
-        }
+        });
         return { batchItemFailures };
       }
-      for (const record of (event as SQSEvent).Records) {
+      await eachLimited((event as SQSEvent).Records, concurrency, async (record) => {
         const work = parseSlackWork(record.body);
         if (work === null) {
           logger.warn('slack work dropped', { messageId: record.messageId, code: 'BAD_MESSAGE' });
-          continue;
+          return;
         }
         try {
-          const outcome = await handleSlackWork(work, deps);
-          report(outcome, work.kind);
-          if (outcome.outcome === 'RETRY') await options.requeue(work, outcome.delaySeconds);
+          if (!budget.canCall()) {
+            await options.requeue(work, 0);
+            return;
+          }
+          await settle(await handleSlackWork(work, deps, budget), work.kind, work);
         } catch (error) {
-          logger.error('slack work failed', {
-            messageId: record.messageId,
-            error: safeErrorName(error),
-            code: codeOf(error),
-          });
-          metrics.addMetric(SLACK_METRICS.workFailed, MetricUnit.Count, 1);
+          failed(error, { messageId: record.messageId });
           batchItemFailures.push({ itemIdentifier: record.messageId });
         }
-      }
+      });
       return { batchItemFailures };
     });
 }

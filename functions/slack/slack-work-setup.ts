@@ -12,7 +12,7 @@ import { createDeployedWorkflow } from '../diagnose/deployed-workflow.ts';
 import { coldStart } from '../lambda/cold-start.ts';
 import { readLinkedEnvironment } from '../lambda/linked-environment.ts';
 import { resolveMaskingSecret } from '../lambda/masking-secret.ts';
-import { createDynamoCardStore } from './card-store.ts';
+import { createDynamoCardStore } from './dynamo-card-store.ts';
 import { createSlackApi, type SlackApi } from './slack-api.ts';
 import type { ConversationDeps } from './slack-conversation.ts';
 import { parseSlackFunctionSettings } from './slack-function-settings.ts';
@@ -67,6 +67,7 @@ export function loadSlackWork(
           rules: await loadCustomRules(feedbackSettings.MASKING_PATTERNS, feedbackSettings.MASKING_EXCLUSIONS),
         },
         runLinksTo: slack.DIAGNOSIS_API_URL ?? null,
+        retentionDays: trigger.RETENTION_DAYS,
       }),
       requeue: enqueueSlackWork(new SQSClient({ maxAttempts: 2 }), slack.SLACK_QUEUE_URL),
     };
@@ -89,12 +90,18 @@ export function buildConversationDeps(parts: {
   maxQueryBytes: number | undefined;
   masking: ConversationDeps['masking'];
   runLinksTo: string | null;
+  /** Days a card and its message item are kept (RETENTION_DAYS: the run's own). */
+  retentionDays?: number;
 }): ConversationDeps {
   const { client, tableName } = parts;
   return {
     apps: parts.apps,
     slackOf: slackClients(parts.apiUrl, parts.timeoutMs),
-    cards: createDynamoCardStore({ client, tableName }),
+    cards: createDynamoCardStore({
+      client,
+      tableName,
+      ...(parts.retentionDays === undefined ? {} : { retentionDays: parts.retentionDays }),
+    }),
     runs: parts.runs,
     start: {
       store: parts.runs,
@@ -105,5 +112,6 @@ export function buildConversationDeps(parts: {
     masking: parts.masking,
     now: Date.now,
     event: { apiUrl: parts.runLinksTo, price: null },
+    slackTimeoutMs: parts.timeoutMs,
   };
 }

@@ -57,6 +57,8 @@ export const slackWorkSchema = v.variant('kind', [
     /** The card the button was on (or the modal was opened from). */
     messageTs: ts,
     userId,
+    /** The user's own workspace (a Slack Connect channel's guest is not of the app's `teamId`); absent: the app's. */
+    userTeamId: v.optional(teamId),
     verdict: v.picklist(FEEDBACK_VERDICTS),
     /** What the button or modal named as the run: must be the card's own run, or nothing happens. */
     claimedRunId: v.pipe(v.string(), v.maxLength(200)),
@@ -64,10 +66,18 @@ export const slackWorkSchema = v.variant('kind', [
     note: v.nullable(v.pipe(v.string(), v.maxLength(FEEDBACK_LIMITS.noteChars))),
   }),
   /**
-   * Bring a run's card up to date (a final update a 429 stopped, put back with a delay). Only ever re-draws the
-   * card the run already has, in its own channel, from the stored run.
+   * Bring a run's card up to date (a step a 429, a failure or the channel's pace deferred, put back with a delay).
+   * Only ever posts or re-draws the card the run has (or, for a triggered run, its alert channel's), from the
+   * stored run.
    */
-  v.strictObject({ kind: v.literal('card'), runId: v.pipe(v.string(), v.regex(RUN_ID_PATTERN)) }),
+  v.strictObject({
+    kind: v.literal('card'),
+    runId: v.pipe(v.string(), v.regex(RUN_ID_PATTERN)),
+    /** How many times the card's pending step was tried (bounded: `MAX_CARD_ATTEMPTS`). */
+    attempt: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(100))),
+    /** The channel post slot this work reserved (ms); a forged one can at most meet Slack's own 429. */
+    slotAt: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
+  }),
 ]);
 
 export type SlackWork = v.InferOutput<typeof slackWorkSchema>;

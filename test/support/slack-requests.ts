@@ -92,13 +92,14 @@ export function buttonClick(
   actionId: string,
   value: string,
   messageTs: string,
-  options: { channel?: string; team?: string; user?: string } = {},
+  options: { channel?: string; team?: string; user?: string; userTeam?: string } = {},
 ) {
   const team = options.team ?? SLACK_TEAM;
   const channel = options.channel ?? SLACK_CHANNEL;
   return {
     type: 'block_actions',
-    user: { id: options.user ?? SLACK_USER, username: 'person', team_id: team },
+    // NOTE: in a Slack Connect channel the user's own workspace (`user.team_id`) is not the app's (`team.id`).
+    user: { id: options.user ?? SLACK_USER, username: 'person', team_id: options.userTeam ?? team },
     api_app_id: 'A0APP0001',
     token: 'deprecated-verification-token',
     container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },

@@ -30,10 +30,13 @@ export {
   runLocalWorkflow,
 } from './local-workflow.ts';
 export {
+  BLOCK_KIT_LIMITS,
+  blockKitRefusal,
   type LoopbackSlack,
   type LoopbackSlackMessage,
   type LoopbackSlackOptions,
   type SlackCall,
+  type SlackFault,
   startLoopbackSlack,
 } from './loopback-slack.ts';
 export {

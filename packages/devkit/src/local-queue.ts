@@ -29,8 +29,11 @@ export interface LocalQueueOptions {
 export interface LocalQueue {
   /** Sends a message, after `delaySeconds`; throws `LocalQueueFullError` when `maxMessages` are held. */
   send(body: string, delaySeconds?: number): void;
-  /** Resolves once no message is waiting or in flight (delayed ones and redeliveries are not waited for). */
-  idle(): Promise<void>;
+  /**
+   * Resolves once no message is waiting or in flight, and none is delayed to within `delayedWithinMs` from now
+   * (default 0: delayed ones and redeliveries are not waited for).
+   */
+  idle(options?: { delayedWithinMs?: number }): Promise<void>;
   /** Stops: nothing more is delivered, timers cleared; resolves with how many delayed messages were dropped. */
   close(): Promise<{ dropped: number }>;
 }
@@ -53,7 +56,10 @@ export function createLocalQueue(options: LocalQueueOptions): LocalQueue {
   const visibilityTimeoutMs = options.visibilityTimeoutMs ?? 60_000;
   const maxReceives = options.maxReceives ?? 5;
   const ready: Message[] = [];
-  const timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Delayed messages' timers, each with the instant it fires. */
+  const timers = new Map<ReturnType<typeof setTimeout>, number>();
+  /** Resolved (and replaced) each time a delayed message becomes ready. */
+  let fired = Promise.withResolvers<void>();
   let inFlight = 0;
   let pumping: Promise<void> | null = null;
   let closed = false;
@@ -62,10 +68,12 @@ export function createLocalQueue(options: LocalQueueOptions): LocalQueue {
   const later = (message: Message, delayMs: number) => {
     const timer = setTimeout(() => {
       timers.delete(timer);
+      fired.resolve();
+      fired = Promise.withResolvers<void>();
       ready.push(message);
       pump();
     }, delayMs);
-    timers.add(timer);
+    timers.set(timer, Date.now() + delayMs);
   };
 
   const deliverBatch = async (batch: Message[]) => {
@@ -132,13 +140,19 @@ export function createLocalQueue(options: LocalQueueOptions): LocalQueue {
         pump();
       }
     },
-    async idle() {
-      while (pumping !== null) await pumping;
+    async idle(idleOptions = {}) {
+      const within = idleOptions.delayedWithinMs ?? 0;
+      for (;;) {
+        while (pumping !== null) await pumping;
+        const limit = Date.now() + within;
+        if (closed || ![...timers.values()].some((at) => at <= limit)) return;
+        await fired.promise;
+      }
     },
     async close() {
       closed = true;
       const dropped = timers.size;
-      for (const timer of timers) clearTimeout(timer);
+      for (const timer of timers.keys()) clearTimeout(timer);
       timers.clear();
       while (pumping !== null) await pumping;
       return { dropped };

@@ -14,7 +14,7 @@ import { type LoopbackSlack, startLoopbackSlack } from '@diagnosis/devkit';
 import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createObservability } from '../../../functions/lambda/observability.ts';
-import { createDynamoCardStore } from '../../../functions/slack/card-store.ts';
+import { createDynamoCardStore } from '../../../functions/slack/dynamo-card-store.ts';
 import { createRatingModalOpener } from '../../../functions/slack/rating-modal.ts';
 import { createSlackApi } from '../../../functions/slack/slack-api.ts';
 import type { ConversationDeps } from '../../../functions/slack/slack-conversation.ts';
@@ -93,6 +93,7 @@ beforeAll(async () => {
     feedback: createDynamoFeedbackStore({ client: dynamo, tableName: table.tableName }),
     masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' },
     now: () => now,
+    slackTimeoutMs: 5_000,
   };
   const observability = createObservability('SlackWork', () => undefined);
   worker = createSlackWorkHandler(deps, {

@@ -10,6 +10,8 @@ import type { DiagnosisRunRequest, DiagnosisWorkflow } from '@diagnosis/core';
 import { createLocalQueue, createLocalRunStream, lambdaContext } from '@diagnosis/devkit';
 import { composeLocalSlack, type LocalSlack, type LocalSlackOptions } from '@diagnosis/functions';
 
+/** Work put back for at most this long is waited for by `settle` (the channel's pace, a short Retry-After). */
+const SETTLE_DELAYED_WITHIN_MS = 5_000;
 /** SlackWork's timeout as deployed (sst.config.ts): each batch's Lambda context counts down from it. */
 const SLACK_WORK_TIMEOUT_MS = 60_000;
 
@@ -18,7 +20,10 @@ export interface LocalSlackApp extends Pick<LocalSlack, 'requests' | 'served' | 
   watch(workflow: DiagnosisWorkflow): DiagnosisWorkflow;
   /** Follows a run's card (a run started elsewhere); false when the bounded set is full. */
   follow(runId: string): boolean;
-  /** Reads the followed runs once more and waits until the queue holds no work ready or in flight. */
+  /**
+   * Reads the followed runs once more and waits until the queue holds no work ready or in flight, nor work put back
+   * for a few seconds (a card step paced to the channel's next post slot, a short Retry-After).
+   */
   settle(): Promise<void>;
   /** Stops: no more deliveries, the timers cleared; how many delayed messages (Retry-After waits) were dropped. */
   close(): Promise<{ dropped: number }>;
@@ -72,9 +77,10 @@ export function startLocalSlackApp(
     watch,
     follow,
     async settle() {
-      await queue.idle();
+      // NOTE: a card step paced to the channel's next post slot, or put back by a 429, waits a few seconds at most.
+      await queue.idle({ delayedWithinMs: SETTLE_DELAYED_WITHIN_MS });
       await stream.flush();
-      await queue.idle();
+      await queue.idle({ delayedWithinMs: SETTLE_DELAYED_WITHIN_MS });
     },
     async close() {
       await stream.close();

@@ -44,7 +44,15 @@ export {
 } from './incident-store.ts';
 export { completionAttributes } from './items/completion-attributes.ts';
 export { feedbackItem, feedbackOf, feedbackPartitionKey, feedbackSortKey } from './items/feedback-item.ts';
-export { ITEM_CAPS, type Item, SCHEMA_VERSION, ttlFor } from './items/item.ts';
+export {
+  ITEM_BASE_ENTRIES,
+  ITEM_CAPS,
+  type Item,
+  SCHEMA_VERSION,
+  ttlFor,
+  validatedItem,
+  wellFormed,
+} from './items/item.ts';
 export { stepItems } from './items/model-step-items.ts';
 export { OPEN_RUNS_INDEX_KEY, openRunsKey } from './items/open-runs-item.ts';
 export { pastIncidentPartitionKey } from './items/past-incident-item.ts';

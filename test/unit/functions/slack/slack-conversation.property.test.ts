@@ -9,7 +9,8 @@ import { DEVELOPMENT_MASKING_SECRET, FEEDBACK_VERDICTS } from '@diagnosis/core';
 import { createMemoryFeedbackStore, createMemoryRunStore } from '@diagnosis/core/store';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMemoryCardStore } from '../../../../functions/slack/card-store.ts';
+import { UNBOUNDED } from '../../../../functions/slack/advance-card.ts';
+import { createMemoryCardStore } from '../../../../functions/slack/memory-card-store.ts';
 import type { SlackApi } from '../../../../functions/slack/slack-api.ts';
 import { handleSlackWork } from '../../../../functions/slack/slack-conversation.ts';
 import { resolveSlackApps } from '../../../../functions/slack/slack-settings.ts';
@@ -70,7 +71,7 @@ async function world() {
     now += 1_000;
     await runs.claimQueuedRun(runId, now + 60_000);
     await runs.completeRun(runId, outcomeOf('PUBLISHED'));
-    await cards.claimCard(
+    const lease = await cards.claimCard(
       {
         runId,
         appId,
@@ -84,9 +85,11 @@ async function world() {
         followUp: false,
       },
       now,
+      15_000,
     );
+    if (lease === null) throw new Error('card not claimed');
     const ts = `1796000000.00000${appId === 'e1001' ? 1 : 2}`;
-    await cards.markPosted(runId, ts, now);
+    await cards.recordPosted(lease, ts, now);
     existing[appId] = { runId, sessionId, ts };
   }
   const deps = {
@@ -98,6 +101,7 @@ async function world() {
     feedback,
     masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' as const },
     now: () => now,
+    slackTimeoutMs: 5_000,
   };
   return { deps, runs, feedback, recorded, existing, posted };
 }
@@ -163,7 +167,7 @@ describe('handleSlackWork (tenant binding)', () => {
               text: step.text,
             };
           }
-          const outcome = await handleSlackWork(work, deps);
+          const outcome = await handleSlackWork(work, deps, UNBOUNDED);
           const mapped = step.app === step.channelOf;
           if (step.kind === 'rating') {
             const allowed = mapped && step.tsOf === step.app && step.claimed === existing[step.app].runId;
@@ -209,6 +213,7 @@ describe('handleSlackWork (tenant binding)', () => {
         text: 'and the database?',
       },
       deps,
+      UNBOUNDED,
     );
     expect(outcome).toEqual({ outcome: 'IGNORED', code: 'NOT_A_CARD_THREAD' });
     expect(recorded.payloads).toEqual([]);
@@ -227,15 +232,17 @@ describe('handleSlackWork (tenant binding)', () => {
       rootCause: null,
       note: null,
     };
-    expect(await handleSlackWork({ ...base, claimedRunId: 'run-e2002' }, deps)).toEqual({
+    expect(await handleSlackWork({ ...base, claimedRunId: 'run-e2002' }, deps, UNBOUNDED)).toEqual({
       outcome: 'IGNORED',
       code: 'RUN_MISMATCH',
     });
-    expect(await handleSlackWork({ ...base, messageTs: existing.e2002.ts, claimedRunId: 'run-e2002' }, deps)).toEqual({
+    expect(
+      await handleSlackWork({ ...base, messageTs: existing.e2002.ts, claimedRunId: 'run-e2002' }, deps, UNBOUNDED),
+    ).toEqual({
       outcome: 'IGNORED',
       code: 'NOT_A_CARD',
     });
-    expect(await handleSlackWork({ ...base, claimedRunId: 'run-e1001' }, deps)).toEqual({
+    expect(await handleSlackWork({ ...base, claimedRunId: 'run-e1001' }, deps, UNBOUNDED)).toMatchObject({
       outcome: 'RATED',
       runId: 'run-e1001',
       created: true,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createObservability } from '../../../../functions/lambda/observability.ts';
 import { createSlackRequestHandler, type SlackRequestDeps } from '../../../../functions/slack/slack-request-handler.ts';
 import { resolveSlackApps } from '../../../../functions/slack/slack-settings.ts';
@@ -202,6 +202,29 @@ describe('createSlackRequestHandler', () => {
     expect(claims.size).toBe(0);
   });
 
+  it('refuses a body over the limit in UTF-8 bytes (not characters) before decoding it', async () => {
+    const { send, queued, claims } = world();
+    // 87,382 characters of 3 bytes each: under the limit in characters, over it in bytes.
+    const body = '€'.repeat(Math.floor(SLACK_MAX_BODY_BYTES / 3) + 1);
+    expect(body.length).toBeLessThan(SLACK_MAX_BODY_BYTES);
+    const event = slackEvent('e1001', 'events', body, 'application/json', signed);
+    const from = vi.spyOn(Buffer, 'from');
+    try {
+      const response = await send(event);
+      expect(response.statusCode).toBe(413);
+      expect(response.json.error.code).toBe('SLACK_BODY_TOO_LARGE');
+      // Nothing of that size was decoded into bytes.
+      const decoded = from.mock.calls.filter(
+        ([value]) => typeof value === 'string' && Buffer.byteLength(value) > SLACK_MAX_BODY_BYTES,
+      );
+      expect(decoded).toEqual([]);
+    } finally {
+      from.mockRestore();
+    }
+    expect(queued).toEqual([]);
+    expect(claims.size).toBe(0);
+  });
+
   it('refuses a replay of the very same signed request', async () => {
     const { send, queued } = world();
     const event = mention();
@@ -256,12 +279,22 @@ describe('createSlackRequestHandler', () => {
         channelId: SLACK_CHANNEL,
         messageTs: '1796018000.000100',
         userId: 'U0PERSON1',
+        userTeamId: SLACK_TEAM,
         verdict: 'WRONG',
         claimedRunId: 'run-1',
         rootCause: null,
         note: null,
       },
     ]);
+  });
+
+  it("queues a Slack Connect guest's click with the guest's own workspace, bound to the app's channel", async () => {
+    const { send, queued } = world();
+    const click = buttonClick('rate_correct', 'run-1', '1796018000.000100', { userTeam: 'T0GUEST01' });
+    await send(
+      slackEvent('e1001', 'interactivity', interactivityBody(click), 'application/x-www-form-urlencoded', signed),
+    );
+    expect(queued).toMatchObject([{ kind: 'rating', teamId: SLACK_TEAM, userTeamId: 'T0GUEST01' }]);
   });
 
   it('opens the rating modal at once for the note button, queuing nothing', async () => {
