@@ -45,9 +45,14 @@ const slackAppSchema = v.pipe(
     /** The SST secret holding the app's signing secret. */
     signingSecretSecret: secretName,
   }),
-  v.check(
-    (app) => app.alertChannel === undefined || app.channels.includes(app.alertChannel),
-    'alertChannel is not one of channels',
+  // NOTE: the fault is the alertChannel's own, so a refusal names `apps[1].alertChannel`, not the whole app.
+  v.forward(
+    v.partialCheck(
+      [['channels'], ['alertChannel']],
+      (app) => app.alertChannel === undefined || app.channels.includes(app.alertChannel),
+      'not one of the app’s channels',
+    ),
+    ['alertChannel'],
   ),
 );
 
@@ -80,15 +85,19 @@ export type SlackSettings = v.InferOutput<typeof slackSettingsSchema>;
 
 /**
  * A stage file's `slack` section checked as the deploy checks it: its apps, or the path of the first fault
- * (`[0].teamId`, relative to `slack`; empty for the section itself), never the value or valibot's message.
+ * (`.apps[0].teamId`, relative to `slack`; empty for the section itself) and, when the fault is one of this schema's
+ * own checks, its fixed reason (`a channel is mapped by two apps`) — never the value or valibot's own message, which
+ * quotes it.
  */
-export function parseStageSlack(value: unknown): { apps: SlackAppConfig[] } | { fault: string } {
+export function parseStageSlack(value: unknown): { apps: SlackAppConfig[] } | { fault: string; reason?: string } {
   const parsed = v.safeParse(slackSettingsSchema, value ?? {});
   if (parsed.success) return { apps: parsed.output.apps };
-  const path = (parsed.issues[0].path ?? []).map((item) =>
+  const [issue] = parsed.issues;
+  const path = (issue.path ?? []).map((item) =>
     typeof item.key === 'number' ? `[${item.key}]` : `.${String(item.key)}`,
   );
-  return { fault: path.join('') };
+  const own = issue.type === 'check' || issue.type === 'partial_check';
+  return own ? { fault: path.join(''), reason: issue.message } : { fault: path.join('') };
 }
 
 /** The secret names the stage's Slack apps use (each becomes one `sst.Secret`), sorted. */

@@ -102,8 +102,12 @@ export interface ServingBin {
 }
 
 /** `diagnosis serve …` in a child process (environment as `runBin`'s), once it says where it serves. */
-export async function startServeBin(args: string[], environment: Record<string, string>): Promise<ServingBin> {
-  const bin = startBin(['serve', ...args], environment);
+export async function startServeBin(
+  args: string[],
+  environment: Record<string, string>,
+  options: BinOptions = {},
+): Promise<ServingBin> {
+  const bin = startBin(['serve', ...args], environment, options);
   const listening = await bin
     .matches('stderr', /serving the deployed API at (http:\/\/127\.0\.0\.1:\d+)/)
     .catch(async () => {

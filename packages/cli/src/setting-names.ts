@@ -127,27 +127,36 @@ export function findSecretNameMistakes(
   return unknown;
 }
 
+/** One kind of stage-file secret: the names the stage files give (`known`) and the form of such a name. */
+export interface StageSecretKind {
+  known: readonly string[];
+  pattern: RegExp;
+  /** Where such secrets are described (`docs/chat.md`). */
+  doc: string;
+}
+
 /**
- * Refuses (exit 78) the variables of `env` named like a stage file's secret (`pattern`) that name none of `known`,
- * each with the secret probably meant; `doc` is where such secrets are described.
+ * Refuses (exit 78), in one line, every variable of `env` named like a stage file's secret (a Slack app's `Slack…`, a
+ * webhook mapping's `Webhook…`) that names none its stage files give: each with the secret probably meant, and the
+ * next step — such a secret is read only when `--stage <file>` names the stage file that gives it (the lines of
+ * `.env.example` are examples: uncommented as they are, no stage file in deploy/ names them).
  */
-export function refuseMisspeltSecretNames(
+export function refuseUnknownStageSecrets(
   env: Readonly<Record<string, string | undefined>>,
   dotEnvKeys: ReadonlySet<string> | undefined,
-  known: readonly string[],
-  pattern: RegExp,
-  what: string,
-  doc: string,
+  kinds: readonly StageSecretKind[],
+  served: string,
 ): void {
   const set = Object.keys(env).filter((name) => env[name] !== undefined);
-  const unknown = findSecretNameMistakes(set, known, pattern);
-  if (unknown.length > 0) {
-    throw unknownSettingsRefusal(
-      unknown,
-      dotEnvKeys,
-      `${what} is read from the variable named as the stage file names it (${doc})`,
-    );
-  }
+  const unknown = kinds.flatMap((kind) => findSecretNameMistakes(set, kind.known, kind.pattern));
+  if (unknown.length === 0) return;
+  const docs = kinds.filter((kind) => unknown.some(({ name }) => kind.pattern.test(name))).map((kind) => kind.doc);
+  const one = unknown.length === 1;
+  throw unknownSettingsRefusal(
+    unknown,
+    dotEnvKeys,
+    `no stage file names ${one ? 'it' : 'them'}: a stage file's secrets are read from the variables it names (${docs.join(', ')}), so name the stage file that gives ${one ? 'it' : 'them'} with --stage <file> (this one read ${served}), or comment ${one ? 'the line' : 'the lines'} out`,
+  );
 }
 
 /** Where a variable was set: `in .env` (one of the file's names) or `in the environment`. */

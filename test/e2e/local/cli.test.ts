@@ -197,7 +197,9 @@ describe('the diagnosis bin (child processes)', () => {
       expect(schemaErrors('run-summaries', bySession)).toEqual([]);
       const limited = JSON.parse((await diagnosis(['runs', '--limit', '1', '--json'])).stdout);
       expect(limited.map((run: { runId: string }) => run.runId)).toEqual([runIds[1]]);
-      expect((await diagnosis(['runs', '--enterprise', 'E2002'])).stdout).toBe('no runs yet: try npm run demo\n');
+      expect((await diagnosis(['runs', '--enterprise', 'E2002'])).stdout).toBe(
+        'no run matches --enterprise E2002: diagnosis runs without it lists every run\n',
+      );
       expect(JSON.parse((await diagnosis(['runs', '--session', 'other', '--json'])).stdout)).toEqual([]);
     });
 

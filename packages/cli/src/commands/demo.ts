@@ -21,7 +21,7 @@ export const demoCommand: Command = {
       name: 'alarm',
       type: 'boolean',
       description:
-        'start it from a CloudWatch alarm instead (examples/triggers/cloudwatch-alarm.json through the Trigger function)',
+        'start it from a CloudWatch alarm instead (examples/triggers/cloudwatch-alarm.json through the Trigger function); one incident per data folder: again, it attaches to the first run',
     },
     {
       name: 'json',
@@ -31,7 +31,7 @@ export const demoCommand: Command = {
   ],
   examples: ['npm run demo', 'npm run demo -- --alarm', 'npx diagnosis demo --json | jq .evidence'],
   exitCodes: [
-    [EXIT.OK, 'the diagnosis was published'],
+    [EXIT.OK, 'the diagnosis was published; --alarm again on the same data: the alarm attached to its run (said)'],
     [EXIT.FAILED, 'the run FAILED'],
     [EXIT.FALLBACK, 'the run ended with a FALLBACK report'],
     [EXIT.UNAVAILABLE, 'no DynamoDB (Java 17+ starts DynamoDB Local), or no such table at DYNAMODB_ENDPOINT'],
@@ -50,6 +50,11 @@ export const demoCommand: Command = {
           stage: 'default',
           timeoutSeconds: 120,
           json: values.json === true,
+          // NOTE: the demo's alarm is one incident: a second demo --alarm on the same data attaches to its run.
+          newRunHints: [
+            '  use a fresh data folder, where this incident is new: DIAGNOSIS_LOCAL_DATA=$(mktemp -d) npm run demo -- --alarm',
+            '  or the same alarm as a re-fire now: npx diagnosis trigger examples/triggers/cloudwatch-alarm.json --scripted-model --now',
+          ],
         },
         io,
       );

@@ -106,7 +106,7 @@ export const runsCommand: Command = {
         io.stdout(`${JSON.stringify(listing.runs, null, 2)}\n`);
         return EXIT.OK;
       }
-      io.stdout(renderRuns(listing.runs, Date.now()));
+      io.stdout(renderRuns(listing.runs, Date.now(), { enterpriseId, sessionId }));
       if (listing.bounded) {
         io.stderr(
           `(read the first ${MAX_SCANNED_ITEMS.toLocaleString('en')} items of table ${runtime.tableName}: older runs may be missing; --enterprise with --session reads the session index)\n`,
@@ -268,9 +268,23 @@ export function deliverySummary(delivery: RunSummary['delivery']): string {
   return `${delivered}/${delivery.length} delivered${dead > 0 ? `, ${dead} DEAD_LETTERED` : ''}`;
 }
 
-/** The listing as a table; every value cut and cleaned (a table's content is data, not terminal commands). */
-export function renderRuns(runs: RunSummary[], nowMs: number): string {
-  if (runs.length === 0) return 'no runs yet: try npm run demo\n';
+/**
+ * The listing as a table; every value cut and cleaned (a table's content is data, not terminal commands). An empty
+ * listing says why: a filter that matches nothing is not an empty table.
+ */
+export function renderRuns(
+  runs: RunSummary[],
+  nowMs: number,
+  filter: { enterpriseId?: string | undefined; sessionId?: string | undefined } = {},
+): string {
+  if (runs.length === 0) {
+    const given = [
+      ...(filter.enterpriseId === undefined ? [] : [`--enterprise ${filter.enterpriseId}`]),
+      ...(filter.sessionId === undefined ? [] : [`--session ${filter.sessionId}`]),
+    ];
+    if (given.length === 0) return 'no runs yet: try npm run demo\n';
+    return `no run matches ${given.join(' ')}: diagnosis runs without ${given.length === 1 ? 'it' : 'them'} lists every run\n`;
+  }
   // The DELIVERY column only when some run had destinations to deliver to.
   const delivered = runs.some((run) => run.delivery !== undefined);
   // The INCIDENT column only when some run was started by an alarm or webhook.

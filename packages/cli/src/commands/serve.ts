@@ -79,7 +79,7 @@ export const serveCommand: Command = {
   ],
   examples: [
     'diagnosis serve --scripted-model',
-    'curl -s -X POST localhost:8787/diagnoses -d \'{"enterpriseId":"E1001","sessionId":"s1","query":"…"}\'',
+    'curl -s -X POST localhost:8787/diagnoses -H \'content-type: application/json\' -d \'{"enterpriseId":"E1001","sessionId":"s1","query":"…"}\'',
     'curl -s localhost:8787/runs/<runId>',
     'ALERTMANAGER_WEBHOOK_TOKEN=… diagnosis serve   # Alertmanager: url http://127.0.0.1:8787/triggers/alertmanager',
   ],

@@ -62,6 +62,8 @@ export interface LocalTriggerOptions {
    * follow-up question in the card's thread answered there (see local-slack.ts).
    */
   slack?: boolean;
+  /** What to do for a new run when the event attaches to its incident's run (default: `trigger`'s own options). */
+  newRunHints?: readonly string[];
   /**
    * Called as the event is handed to the Trigger handler, after the command's own setup (the local runtime, the
    * functions composed): where a deployed, warm Trigger function's work starts (bench/alarm-to-message.ts).
@@ -252,14 +254,19 @@ async function report(
     // NOTE: read only here: a started run's report does not show its incident's events.
     const incidents = createDynamoIncidentStore({ client: runtime.client, tableName: runtime.tableName });
     const incidentEvents = await incidents.listIncidentEvents(run.runId);
+    const attached = `the event attached to run ${run.runId} (${statusWordOf(run.status)}) of the same incident, as its event ${answer.sequence} (${answer.kind}; ${incidentEvents.length} attached so far)`;
+    // NOTE: stdout says what happened too (an empty stdout read as "nothing happened"); --json says it as JSON.
     if (options.json)
       io.stdout(`${JSON.stringify({ trigger: answer, run: { runId: run.runId, status: run.status } }, null, 2)}\n`);
+    else io.stdout(`no new run: ${attached}\n`);
     say(
       [
-        `started NO run: the event attached to run ${run.runId} (${statusWordOf(run.status)}) of the same incident, as its event ${answer.sequence} (${answer.kind}; ${incidentEvents.length} attached so far)${nothingPosted}.`,
+        `started NO run: ${attached}${nothingPosted}.`,
         `An event of an incident attaches while its run is open or within TRIGGER_QUIET_PERIOD_SECONDS (${settings.TRIGGER_QUIET_PERIOD_SECONDS} s) of its last event, counted in the events' own time (this one: ${new Date(receivedAt).toISOString()}). For a new run:`,
-        '  add --now: the event arrives now, a re-fire after the quiet period (its window ends now)',
-        '  or use a fresh data folder, where this incident is new: DIAGNOSIS_LOCAL_DATA=$(mktemp -d) npx diagnosis trigger …',
+        ...(options.newRunHints ?? [
+          '  add --now: the event arrives now, a re-fire after the quiet period (its window ends now)',
+          '  or use a fresh data folder, where this incident is new: DIAGNOSIS_LOCAL_DATA=$(mktemp -d) npx diagnosis trigger …',
+        ]),
         `look at the incident's run: npx diagnosis trace ${run.runId}`,
       ].join('\n'),
     );

@@ -92,9 +92,10 @@ export function loadStageSlackApps(stage: string, root: string = REPO_ROOT): Sla
   const parsed = parseStageSlack(readStageFile(stage, root).slack);
   if ('apps' in parsed) return parsed.apps;
   // NOTE: the field at fault by its path only (`slack.apps[0].teamId`), never the value.
+  const reason = parsed.reason === undefined ? '' : ` (${parsed.reason})`;
   throw new CliError(
     EXIT.CONFIG,
-    `${stageFileName(stage)}: invalid Slack app setting: slack${printable(parsed.fault)}`,
+    `${stageFileName(stage)}: invalid Slack app setting: slack${printable(parsed.fault)}${reason}`,
   );
 }
 

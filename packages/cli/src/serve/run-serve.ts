@@ -24,12 +24,13 @@ import {
   settingsRefusal,
 } from '../local/local-settings.ts';
 import { type LocalSlackApp, startLocalSlackApp } from '../local/local-slack-app.ts';
-import { loadStageTriggers, stageFileName } from '../local/stage-file.ts';
+import { loadStageSlackApps, loadStageTriggers, stageFileName } from '../local/stage-file.ts';
+import { refuseUnknownStageSecrets } from '../setting-names.ts';
 import type { IamAuthorizerContext } from './local-principal.ts';
 import { buildServeRoutes, type ServeRoute } from './serve-routes.ts';
 import { isLoopbackAddress, startServeServer } from './serve-server.ts';
-import { describeServeSlack, planServeSlack } from './serve-slack.ts';
-import { describeMappingSecrets, planServeMappingSecrets } from './serve-webhook-secrets.ts';
+import { describeServeSlack, planServeSlack, slackSecretKind } from './serve-slack.ts';
+import { describeMappingSecrets, planServeMappingSecrets, webhookSecretKind } from './serve-webhook-secrets.ts';
 
 export interface ServeOptions {
   host: string;
@@ -59,8 +60,15 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
   // NOTE: every setting, the stage file and the masking rules checked before anything slow starts.
   checkLocalSettings(io.env, options.settings);
   const mappings = loadStageTriggers(options.stage);
+  const slackApps = loadStageSlackApps(options.stage);
+  refuseUnknownStageSecrets(
+    io.env,
+    io.dotEnvKeys,
+    [webhookSecretKind(mappings), slackSecretKind(slackApps)],
+    stageFileName(options.stage),
+  );
   const mappingSecrets = planServeMappingSecrets(mappings, io);
-  const slackPlan = await planServeSlack(options.stage, io);
+  const slackPlan = await planServeSlack(slackApps, io);
   const feedbackMasking = await localFeedbackMasking(io.env);
   const runtime = await startLocalRuntime(io.env, say);
   let close: (() => Promise<void>) | undefined;

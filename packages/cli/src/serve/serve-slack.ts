@@ -2,8 +2,8 @@
  * The Slack apps `diagnosis serve` serves: the stage file's `slack.apps`, each app's two secrets read from the
  * environment (or .env) under the secret's own SST name — `SlackE1001BotToken=xoxb-…` where a deployment has
  * `npx sst secret set SlackE1001BotToken xoxb-…` — and SLACK_API_URL / SLACK_TIMEOUT_MS as the Slack functions read
- * them (unset: Slack's own Web API). A variable named like a Slack secret (`Slack…`) that no stage file in deploy/
- * names is refused as a misspelt setting (exit 78), with the secret probably meant. Everything is checked before
+ * them (unset: Slack's own Web API). A variable named like a Slack secret (`Slack…`) that no stage file names is
+ * refused (exit 78, `slackSecretKind` with refuseUnknownStageSecrets), with the secret probably meant. Everything is checked before
  * anything slow starts; an app whose secrets are unset is served as refused (local-slack-app.ts, the banner says so).
  */
 import { SettingsError } from '@diagnosis/core/config';
@@ -11,8 +11,8 @@ import { SLACK_SECRET_NAME_PATTERN, type SlackAppConfig } from '@diagnosis/funct
 import type { CliIo } from '../command-line.ts';
 import { settingsRefusal } from '../local/local-settings.ts';
 import type { LocalSlackApp } from '../local/local-slack-app.ts';
-import { loadStageSlackApps, slackSecretNamesOfStageFiles, stageFileName } from '../local/stage-file.ts';
-import { refuseMisspeltSecretNames } from '../setting-names.ts';
+import { slackSecretNamesOfStageFiles, stageFileName } from '../local/stage-file.ts';
+import type { StageSecretKind } from '../setting-names.ts';
 
 export interface ServeSlackPlan {
   apps: SlackAppConfig[];
@@ -21,26 +21,25 @@ export interface ServeSlackPlan {
   timeoutMs: number;
 }
 
-/** The stage's Slack apps and their settings, checked; null when the stage file has no Slack app. */
-export async function planServeSlack(
-  stage: string,
-  io: Pick<CliIo, 'env' | 'dotEnvKeys'>,
-): Promise<ServeSlackPlan | null> {
-  const apps = loadStageSlackApps(stage);
-  const secretNames = [
+/** The Slack secrets a variable may name: the served stage's apps' and every stage file's in deploy/. */
+export function slackSecretKind(apps: readonly SlackAppConfig[]): StageSecretKind {
+  const known = [
     ...new Set([
       ...apps.flatMap((app) => [app.botTokenSecret, app.signingSecretSecret]),
       ...slackSecretNamesOfStageFiles(),
     ]),
   ];
-  refuseMisspeltSecretNames(
-    io.env,
-    io.dotEnvKeys,
-    secretNames,
-    SLACK_SECRET_NAME_PATTERN,
-    "a Slack app's secret",
-    'docs/chat.md',
-  );
+  return { known, pattern: SLACK_SECRET_NAME_PATTERN, doc: 'docs/chat.md' };
+}
+
+/**
+ * The stage's Slack apps (`loadStageSlackApps`) and their settings, checked (the secrets' names are checked first,
+ * refuseUnknownStageSecrets); null when the stage file has no Slack app.
+ */
+export async function planServeSlack(
+  apps: SlackAppConfig[],
+  io: Pick<CliIo, 'env' | 'dotEnvKeys'>,
+): Promise<ServeSlackPlan | null> {
   if (apps.length === 0) return null;
   // NOTE: the Slack functions' own parse (the heavy index only now: a stage with Slack apps is being served).
   const { parseSlackFunctionSettings } = await import('@diagnosis/functions');

@@ -2,8 +2,8 @@
  * The webhook mappings' own secrets `diagnosis serve` reads (docs/triggers.md, per-mapping credentials): a mapping's
  * `secret` names an SST secret (`WebhookE1001Am`) the deployed TriggerWebhook reads at cold start; here its value is
  * read from the variable of that name in the environment (or .env), the name `npx sst secret set` takes. A variable
- * named like such a secret (`Webhook…`) that no stage file in deploy/ names is refused as a misspelt setting (exit 78),
- * with the secret probably meant, and a malformed value is refused naming the secret, never its value — all before
+ * named like such a secret (`Webhook…`) that no stage file names is refused (exit 78, `webhookSecretKind` with
+ * refuseUnknownStageSecrets), and a malformed value is refused naming the secret, never its value — all before
  * anything slow starts. A mapping whose secret is unset refuses its requests, as deployed.
  */
 import { SettingsError, type TriggerMapping, WEBHOOK_SECRET_NAME_PATTERN, webhookSecretNames } from '@diagnosis/core';
@@ -11,7 +11,7 @@ import { parseMappingSecrets } from '@diagnosis/functions';
 import type { CliIo } from '../command-line.ts';
 import { settingsRefusal } from '../local/local-settings.ts';
 import { webhookSecretNamesOfStageFiles } from '../local/stage-file.ts';
-import { refuseMisspeltSecretNames } from '../setting-names.ts';
+import type { StageSecretKind } from '../setting-names.ts';
 
 export interface ServeMappingSecrets {
   /** The values by secret name, as TriggerWebhook holds them (only the secrets that are set). */
@@ -20,21 +20,21 @@ export interface ServeMappingSecrets {
   names: readonly string[];
 }
 
-/** The served mappings' own secrets, checked (names and values); refuses (exit 78) what cannot be right. */
+/** The webhook mapping secrets a variable may name: the served mappings' and every stage file's in deploy/. */
+export function webhookSecretKind(mappings: readonly TriggerMapping[]): StageSecretKind {
+  const known = [...new Set([...webhookSecretNames(mappings), ...webhookSecretNamesOfStageFiles()])];
+  return { known, pattern: WEBHOOK_SECRET_NAME_PATTERN, doc: 'docs/triggers.md' };
+}
+
+/**
+ * The served mappings' own secrets, their values checked (their names are checked first, refuseUnknownStageSecrets);
+ * refuses (exit 78) a malformed value, naming the secret only.
+ */
 export function planServeMappingSecrets(
   mappings: readonly TriggerMapping[],
   io: Pick<CliIo, 'env' | 'dotEnvKeys'>,
 ): ServeMappingSecrets {
   const names = webhookSecretNames(mappings);
-  const known = [...new Set([...names, ...webhookSecretNamesOfStageFiles()])];
-  refuseMisspeltSecretNames(
-    io.env,
-    io.dotEnvKeys,
-    known,
-    WEBHOOK_SECRET_NAME_PATTERN,
-    "a webhook mapping's secret",
-    'docs/triggers.md',
-  );
   try {
     return { values: parseMappingSecrets(mappings, (name) => io.env[name]), names };
   } catch (error) {

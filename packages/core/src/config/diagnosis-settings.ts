@@ -160,6 +160,9 @@ const serviceSettingsSchema = /* @__PURE__ */ builtOnce(() => {
   const shared = sharedSettingEntries();
   const modelBaseUrl = v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//));
   const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+  // NOTE: a key travels in an HTTP header (`Authorization: Bearer …`), which carries printable ASCII only: a key
+  // copied with an ellipsis (`sk-…`) or a line break is refused here, naming the key, rather than failing the run.
+  const modelKey = v.pipe(v.string(), v.minLength(1), v.regex(/^[\x21-\x7e]+$/, 'printable ASCII, no spaces'));
   return v.object({
     DIAGNOSIS_TABLE_NAME: STORE_SETTING_FIELDS.DIAGNOSIS_TABLE_NAME,
     DYNAMODB_ENDPOINT: STORE_SETTING_FIELDS.DYNAMODB_ENDPOINT,
@@ -180,11 +183,7 @@ const serviceSettingsSchema = /* @__PURE__ */ builtOnce(() => {
     DIAGNOSIS_MODEL_ID: v.optional(
       v.pipe(modelId, v.description("The model id; unset: the profile's (`openai-compatible` has none: set it)")),
     ),
-    DIAGNOSIS_MODEL_API_KEY: v.pipe(
-      v.string(),
-      v.minLength(1),
-      v.description('The model API key (deployed: the secret `ModelApiKey`)'),
-    ),
+    DIAGNOSIS_MODEL_API_KEY: v.pipe(modelKey, v.description('The model API key (deployed: the secret `ModelApiKey`)')),
     /** The SemanticGuard: `enforce` (deployments' default), `shadow` (verdicts recorded, release unchanged) or `off`. */
     SEMANTIC_GUARD: v.optional(
       v.pipe(
@@ -216,11 +215,7 @@ const serviceSettingsSchema = /* @__PURE__ */ builtOnce(() => {
       ),
     ),
     SEMANTIC_GUARD_MODEL_API_KEY: v.optional(
-      v.pipe(
-        v.string(),
-        v.minLength(1),
-        v.description("The judge's key, local runs only; unset: `DIAGNOSIS_MODEL_API_KEY`"),
-      ),
+      v.pipe(modelKey, v.description("The judge's key, local runs only; unset: `DIAGNOSIS_MODEL_API_KEY`")),
     ),
     RETENTION_DAYS: shared.RETENTION_DAYS,
     ...PAST_INCIDENT_SETTING_FIELDS,

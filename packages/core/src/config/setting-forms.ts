@@ -20,6 +20,8 @@ const WRITTEN: Record<string, string> = {
   MASKING_EXCLUSIONS: 'a JSON list of RE2 patterns',
   DIAGNOSIS_WORKFLOW_ARN: 'a Step Functions state machine ARN',
   DIAGNOSIS_TABLE_NAME: '3 to 255 letters, digits and _ . -',
+  DIAGNOSIS_MODEL_API_KEY: 'printable ASCII, no spaces: what an HTTP header carries (a copied `…` is not)',
+  SEMANTIC_GUARD_MODEL_API_KEY: 'printable ASCII, no spaces: what an HTTP header carries (a copied `…` is not)',
 };
 
 /** The form a setting accepts, from its schema (`undefined` for a key no schema has). */

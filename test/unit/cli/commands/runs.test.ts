@@ -35,6 +35,15 @@ describe('renderRuns', () => {
     expect(text).not.toMatch(/\p{Cc}(?<!\n)/u);
   });
 
+  it('says a filter matched nothing, naming it, rather than that there are no runs yet', () => {
+    expect(renderRuns([], 0, { enterpriseId: 'E9999' })).toBe(
+      'no run matches --enterprise E9999: diagnosis runs without it lists every run\n',
+    );
+    expect(renderRuns([], 0, { enterpriseId: 'E1001', sessionId: 'nobody' })).toBe(
+      'no run matches --enterprise E1001 --session nobody: diagnosis runs without them lists every run\n',
+    );
+  });
+
   it('says there are no runs yet', () => {
     expect(renderRuns([], 0)).toBe('no runs yet: try npm run demo\n');
   });

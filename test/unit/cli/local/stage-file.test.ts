@@ -107,6 +107,39 @@ describe('loadStageSlackApps', () => {
     expect(refusal.message).toBe('deploy/dev.json: invalid Slack app setting: slack.apps[0].teamId');
   });
 
+  it('refuses an alertChannel outside its channels naming its path exactly, and why (exit 78)', () => {
+    stageFile(
+      JSON.stringify({
+        slack: {
+          apps: [
+            app,
+            {
+              ...app,
+              id: 'e2002',
+              enterpriseId: 'E2002',
+              teamId: 'T0E2002AA',
+              botTokenSecret: 'SlackE2002Bot',
+              signingSecretSecret: 'SlackE2002Signing',
+              alertChannel: 'C0OTHER00',
+            },
+          ],
+        },
+      }),
+    );
+    const refusal = refusalOf(() => loadStageSlackApps('dev', root));
+    expect(refusal.exitCode).toBe(EXIT.CONFIG);
+    expect(refusal.message).toBe(
+      'deploy/dev.json: invalid Slack app setting: slack.apps[1].alertChannel (not one of the app’s channels)',
+    );
+  });
+
+  it('says why the section is refused when no one field is at fault', () => {
+    stageFile(JSON.stringify({ slack: { apps: [app, { ...app, id: 'e1001-b' }] } }));
+    expect(refusalOf(() => loadStageSlackApps('dev', root)).message).toBe(
+      'deploy/dev.json: invalid Slack app setting: slack (a channel is mapped by two apps)',
+    );
+  });
+
   it('collects the secret names every stage file in deploy/ names, skipping files that do not read', () => {
     stageFile(JSON.stringify({ slack: { apps: [app] } }));
     writeFileSync(join(root, 'deploy', 'broken.json'), '{');

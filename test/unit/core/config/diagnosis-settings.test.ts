@@ -21,6 +21,25 @@ describe('parseDiagnosisSettings', () => {
     );
   });
 
+  // A key copied from documentation with its ellipsis (`sk-…`) once failed the run with a TypeError of fetch's:
+  // an HTTP header carries printable ASCII only, so such a key is a setting the parse refuses, naming it.
+  it.each([
+    ['an ellipsis', 'sk-…'],
+    ['a space', 'sk-abc def'],
+    ['a line break', 'sk-abc\n'],
+    ['a Latin-1 letter', 'sk-abcé'],
+  ])('refuses a model key with %s, naming the key only', (_label, key) => {
+    for (const name of ['DIAGNOSIS_MODEL_API_KEY', 'SEMANTIC_GUARD_MODEL_API_KEY']) {
+      expect(() => parseDiagnosisSettings({ ...REQUIRED, [name]: key })).toThrow(new SettingsError([name]));
+    }
+  });
+
+  it('takes a model key of printable ASCII as it is', () => {
+    const key = 'sk-Xk9_-.~+/=!#$%&*abcdef0123456789';
+    const settings = parseDiagnosisSettings({ ...REQUIRED, DIAGNOSIS_MODEL_API_KEY: key });
+    expect([settings.DIAGNOSIS_MODEL_API_KEY, settings.SEMANTIC_GUARD_MODEL_API_KEY]).toEqual([key, key]);
+  });
+
   it('sets the input byte limits from DIAGNOSIS_MAX_QUERY_BYTES, _PREVIOUS_TURN_BYTES and _INPUT_BYTES', () => {
     const settings = parseDiagnosisSettings({
       ...REQUIRED,
