@@ -8,6 +8,8 @@ export const PROGRESS_WRITE_MS = 1_000;
 /**
  * Writes a running run's progress for readers: at most one write in flight and one every `minIntervalMs`, always the
  * newest snapshot (older ones are dropped, never queued), never failing the run. `drain` waits for the last write.
+ * NOTE: after `drain` nothing is written: a tool call that ends after its run (its round was abandoned) still reports
+ * progress, which would otherwise set a timer and write a running run's progress onto a completed one.
  */
 export function createProgressPublisher(
   store: Pick<RunStore, 'updateProgress'>,
@@ -18,6 +20,7 @@ export function createProgressPublisher(
   let writing: Promise<void> | undefined;
   let lastWriteAt = Number.NEGATIVE_INFINITY;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let drained = false;
 
   const write = () => {
     timer = undefined;
@@ -41,11 +44,13 @@ export function createProgressPublisher(
   return {
     /** The usage is read now, with the snapshot, so readers never see the two disagree. */
     publish(progress: ProgressSnapshot) {
+      if (drained) return;
       latest = { progress, usage: run.usage() };
       schedule();
     },
     /** Stops publishing and waits for a write in flight (the run's completion comes next). */
     async drain() {
+      drained = true;
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       latest = undefined;
