@@ -14,8 +14,22 @@ const propertySeedSetup = 'test/support/fast-check-seed.ts';
 const strayRecordsGuard = 'test/support/stray-records-guard.ts';
 
 /**
- * Three projects, run together by `npm test`: `unit` (no Java, no database, no network: `vitest run --project unit`),
- * `integration` (DynamoDB Local, MariaDB, real HTTP on 127.0.0.1) and `e2e` (the real handlers with Lambda events,
+ * The unit test files (or a pattern of them) that keep a worker process and module graph of their own (vitest's
+ * default isolation), each with the reason. Every other unit file shares one (the `unit` project), and fails if it leaves process state
+ * behind (test/support/shared-worker.ts): a file goes here only when what it changes cannot be undone.
+ */
+export const ISOLATED_UNIT_TESTS: Record<string, string> = {
+  'test/unit/core/agent/run-diagnosis.telemetry.test.ts':
+    'registers an AI SDK telemetry integration: process-wide, and the SDK has no way to remove one',
+  'test/unit/core/release/semantic-guard.telemetry.test.ts':
+    'registers an AI SDK telemetry integration: process-wide, and the SDK has no way to remove one',
+  'test/unit/deploy/sst-config*.test.ts':
+    "evaluate sst.config.ts under a stand-in of SST's globals, which SST's modules read as they are evaluated",
+};
+
+/**
+ * The projects, run together by `npm test`: `unit` and `unit-isolated` (no Java, no database, no network: `npm run
+ * test:unit`), `integration` (DynamoDB Local, MariaDB, real HTTP on 127.0.0.1) and `e2e` (the real handlers with Lambda events,
  * the local runner in child processes). The root's global setup runs once and starts one DynamoDB Local, only when
  * an integration or e2e project is selected.
  */
@@ -27,6 +41,18 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          exclude: Object.keys(ISOLATED_UNIT_TESTS),
+          // NOTE: one module graph for every unit file (isolate: false): a module is imported once per worker, not
+          // once per file. The setup file fails a file that leaves process state behind for the next one.
+          isolate: false,
+          setupFiles: [propertySeedSetup, strayRecordsGuard, 'test/support/shared-worker.ts'],
+          ...timeouts,
+        },
+      },
+      {
+        test: {
+          name: 'unit-isolated',
+          include: Object.keys(ISOLATED_UNIT_TESTS),
           setupFiles: [propertySeedSetup, strayRecordsGuard],
           ...timeouts,
         },

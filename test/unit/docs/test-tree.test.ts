@@ -15,6 +15,7 @@ const SOURCES: Record<string, string> = {
   functions: 'functions',
   scripts: 'scripts',
   deploy: 'deploy',
+  support: 'test/support', // the test run's own machinery: what a file leaves behind, the shared worker's check
 };
 
 /**
