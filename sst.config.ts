@@ -227,8 +227,8 @@ export default $config({
         },
       },
     });
-    const ingressRoute = (routeKey: string, handler: $util.Input<string>) => {
-      ingressRoutes.push({ routeKey, route: ingress.route(routeKey, handler).nodes.route });
+    const ingressRoute = (routeKey: string, target: $util.Input<string>) => {
+      ingressRoutes.push({ routeKey, route: ingress.route(routeKey, target).nodes.route });
     };
 
     // Both state machines are built by one module (`@diagnosis/functions/workflows`) that the tests check
