@@ -365,9 +365,18 @@ export default $config({
     api.route('POST /diagnoses', startDiagnosis.arn, { auth: { iam: true } });
     api.route('POST /runs/{runId}/cancel', cancelRun.arn, { auth: { iam: true } });
 
-    // A responder's verdict on a run: it may read run items (the tenant check), write feedback items, and read and add
-    // to runs' pseudonym maps (a rating is masked with its run's pseudonyms; new ones join the map so the reveal shows
-    // them), nothing else, so it can never change a run or its audit. It never answers with a map's values.
+    // A responder's verdict on a run (functions/ratings/): it may read run items (the tenant check) and do what a
+    // rating does of the table — write feedback items, read and add to runs' pseudonym maps (a rating is masked with
+    // its run's pseudonyms; new ones join the map so the reveal shows them), remember or retract the run's past
+    // incident — nothing else, so it can never change a run or its audit. It never answers with a map's values.
+    // SlackWork records ratings too, with the same grants and settings.
+    const { RATING_SETTING_NAMES, RATING_TABLE_ACCESS } = await import('@diagnosis/functions/infrastructure');
+    const ratingGrants = RATING_TABLE_ACCESS.map(({ actions, partitions }) =>
+      tableGrant([...actions], [...partitions]),
+    );
+    const ratingEnvironment = Object.fromEntries(
+      RATING_SETTING_NAMES.filter((key) => environment[key] !== undefined).map((key) => [key, environment[key]]),
+    );
     const runFeedback = new sst.aws.Function('RunFeedback', {
       ...functionCode('RunFeedback', $cli.paths.root),
       runtime: 'nodejs24.x',
@@ -379,25 +388,12 @@ export default $config({
       environment: {
         DIAGNOSIS_TABLE_NAME: table.name,
         ...(environment.TENANT_ACCESS === undefined ? {} : { TENANT_ACCESS: environment.TENANT_ACCESS }),
-        // The masking the runs were masked with, so a rating is masked the same way.
-        ...Object.fromEntries(
-          [
-            'MASKING',
-            'MASKING_PATTERNS',
-            'MASKING_EXCLUSIONS',
-            'REASONING_RETENTION_DAYS',
-            'PSEUDONYM_RETENTION_DAYS',
-            'PAST_INCIDENT_RETENTION_DAYS',
-          ]
-            .filter((key) => environment[key] !== undefined)
-            .map((key) => [key, environment[key]]),
-        ),
+        // The masking the runs were masked with, so a rating is masked the same way, and the memory's retention.
+        ...ratingEnvironment,
       },
       permissions: [
         tableGrant(['GetItem'], ['RUN#*']),
-        tableGrant(['Query', 'PutItem'], ['FEEDBACK#*', 'PSEUDONYMS#*']),
-        // A rating remembers or retracts the run's past incident (a transaction of the state and memory items).
-        tableGrant(['GetItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], ['PAST#*']),
+        ...ratingGrants,
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ],
     });
@@ -747,20 +743,19 @@ export default $config({
           TENANT_MAX_OPEN_RUNS: String(settings.TENANT_MAX_OPEN_RUNS),
           RETENTION_DAYS: String(settings.RETENTION_DAYS),
           MASKING: settings.MASKING,
-          ...(environment.MASKING_PATTERNS === undefined ? {} : { MASKING_PATTERNS: environment.MASKING_PATTERNS }),
-          ...(environment.MASKING_EXCLUSIONS === undefined
-            ? {}
-            : { MASKING_EXCLUSIONS: environment.MASKING_EXCLUSIONS }),
           ...(environment.DIAGNOSIS_MAX_QUERY_BYTES === undefined
             ? {}
             : { DIAGNOSIS_MAX_QUERY_BYTES: environment.DIAGNOSIS_MAX_QUERY_BYTES }),
+          // The rating's settings, as RunFeedback gets them (the masking's patterns, the retentions).
+          ...ratingEnvironment,
         },
         permissions: [
-          // Runs (admission included) as the triggers start them; ratings as RunFeedback writes them; its own cards.
+          // Runs (admission included) as the triggers start them; its own cards; ratings as RunFeedback records them.
           tableGrant(
             ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
             ['RUN#*', 'TENANT#*#OPEN', 'FEEDBACK#*', 'PSEUDONYMS#*', 'SLACKCARD#*', 'SLACKMSG#*'],
           ),
+          ...ratingGrants,
           { actions: ['states:StartExecution'], resources: [workflow.arn] },
           {
             actions: ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],

@@ -17,9 +17,9 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import { DEVELOPMENT_MASKING_SECRET, emptyRunUsage } from '@diagnosis/core';
-import { createDynamoFeedbackStore, createDynamoRunStore, diagnosisTableDefinition } from '@diagnosis/core/store';
+import { createDynamoRunStore, diagnosisTableDefinition } from '@diagnosis/core/store';
 import { lambdaContext, startDynamoDbLocal, startLoopbackSlack } from '@diagnosis/devkit';
-import { createObservability } from '@diagnosis/functions';
+import { composeRating, createObservability } from '@diagnosis/functions';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { createDynamoCardStore } from '../functions/slack/dynamo-card-store.ts';
 import { createSlackApi } from '../functions/slack/slack-api.ts';
@@ -79,8 +79,12 @@ export async function benchSlackCard(): Promise<void> {
           store: runs,
           workflow: { executionArnOf: (id) => id, start: async () => undefined, stop: async () => undefined },
         },
-        feedback: createDynamoFeedbackStore({ client, tableName }),
-        masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' },
+        rate: composeRating({
+          client,
+          tableName,
+          masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' },
+          pastIncidentRetentionDays: 730,
+        }),
         now: () => now,
         slackTimeoutMs: 5_000,
       },

@@ -6,7 +6,8 @@
  *   batch runner and the eval run the deployed chain, typed, without casts);
  * - the handlers the command line's local runtime drives with Lambda-shaped events (triggers, webhooks, the
  *   workflow's status-change events);
- * - the function's observability (Powertools logger and metrics) with a log destination of the caller's choice.
+ * - the function's observability (Powertools logger and metrics) with a log destination of the caller's choice;
+ * - the rating use case (`composeRating`), which `diagnosis feedback` records ratings with, as the API and Slack do.
  * The workflow definitions are the subpath `@diagnosis/functions/workflows`; what the infrastructure code reads
  * (metric names, the delivery settings) is `@diagnosis/functions/infrastructure`.
  */
@@ -44,6 +45,7 @@ export {
   type LocalDiagnoseOptions,
 } from './local/local-diagnose.ts';
 export { composeLocalSlack, type LocalSlack, type LocalSlackOptions } from './local/local-slack.ts';
+export { composeRating } from './ratings/rating-setup.ts';
 export { advanceCard, type CardOutcome } from './slack/advance-card.ts';
 export { createDynamoCardStore } from './slack/dynamo-card-store.ts';
 export { createMemoryCardStore } from './slack/memory-card-store.ts';

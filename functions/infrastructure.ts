@@ -1,7 +1,8 @@
 /**
  * `@diagnosis/functions/infrastructure`: what the infrastructure code (`sst.config.ts`, `deploy/`) reads of the
  * functions, so an alarm, a dashboard widget or a queue setting names exactly what the code emits and parses: the
- * metric names and dimensions, the delivery retry limits, the delivery and Slack settings, destination and secret names.
+ * metric names and dimensions, the delivery retry limits, the delivery and Slack settings, destination and secret names,
+ * and what a rating needs of the table and the settings (the functions that record ratings get exactly that).
  */
 export * from './delivery/delivery-metric-names.ts';
 export { DELIVERY_SETTING_NAMES } from './delivery/delivery-settings.ts';
@@ -19,6 +20,7 @@ export {
   snsTopicResourceName,
 } from './delivery/destinations.ts';
 export * from './lambda/metric-names.ts';
+export { RATING_SETTING_NAMES, RATING_TABLE_ACCESS } from './ratings/rating-access.ts';
 export { SLACK_FUNCTION_SETTING_NAMES } from './slack/slack-function-settings.ts';
 export {
   parseStageSlack,

@@ -1,16 +1,13 @@
 /**
  * `POST /runs/{runId}/feedback` on the IAM-only InternalApi: a responder's verdict on an ended run, idempotent per IAM
- * caller, re-ratings kept, its texts masked with the run's masking. It may read run items, write feedback items, and
- * read and add to runs' pseudonym maps, and remember or retract the run's past incident (sst.config.ts).
+ * caller, re-ratings kept, its texts masked with the run's masking, the run's past incident remembered or retracted
+ * (functions/ratings/). It may read run items and do what a rating does of the table, nothing else (sst.config.ts).
  */
 
 import { createFeedbackHandler } from './api/feedback-handler.ts';
+import { loadRunFeedback } from './api/run-feedback.ts';
 import { createObservability } from './lambda/observability.ts';
-import { loadFeedbackStore } from './ratings/feedback-store.ts';
 
-const { store, feedback, policy, masking, memory } = await loadFeedbackStore();
+const { store, policy, rate } = await loadRunFeedback();
 
-export const handler = createFeedbackHandler(
-  { store, feedback, masking, memory },
-  { ...createObservability('RunFeedback'), policy },
-);
+export const handler = createFeedbackHandler({ store, rate }, { ...createObservability('RunFeedback'), policy });

@@ -21,6 +21,7 @@ import {
 import { createStartDiagnosisHandler } from '../api/start-handler.ts';
 import { createDynamoDeliveryStore } from '../delivery/delivery-store.ts';
 import { createObservability, type LogDestination } from '../lambda/observability.ts';
+import { composeRating } from '../ratings/rating-setup.ts';
 import { buildTriggerDeps } from '../triggers/trigger-setup.ts';
 import { createWebhookHandler } from '../triggers/webhook-handler.ts';
 
@@ -106,11 +107,14 @@ export async function composeLocalApi(options: LocalApiOptions): Promise<Record<
     RunFeedback: createFeedbackHandler(
       {
         store,
-        feedback: createDynamoFeedbackStore(table),
-        masking: options.feedbackMasking,
-        memory: { incidents: pastIncidents, retentionDays: options.pastIncidentRetentionDays },
+        rate: composeRating({
+          ...table,
+          masking: options.feedbackMasking,
+          pastIncidentRetentionDays: options.pastIncidentRetentionDays,
+          ...(options.now === undefined ? {} : { now: options.now }),
+        }),
       },
-      { ...observe('RunFeedback'), policy, ...(options.now === undefined ? {} : { now: options.now }) },
+      { ...observe('RunFeedback'), policy },
     ) as ApiHandler,
     PastIncidents: createPastIncidentsHandler(pastIncidents, { ...observe('PastIncidents'), policy }) as ApiHandler,
     TriggerWebhook: createWebhookHandler(

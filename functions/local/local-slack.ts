@@ -3,6 +3,7 @@ import type { DiagnosisWorkflow, FeedbackMasking } from '@diagnosis/core';
 import type { RunStore } from '@diagnosis/core/store';
 import type { Context, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createObservability, type LogDestination } from '../lambda/observability.ts';
+import { composeRating } from '../ratings/rating-setup.ts';
 import { createDynamoCardStore } from '../slack/dynamo-card-store.ts';
 import { createSlackRequestHandler } from '../slack/slack-request-handler.ts';
 import { buildSlackRequestDeps } from '../slack/slack-requests-setup.ts';
@@ -36,6 +37,8 @@ export interface LocalSlackOptions {
   maxQueryBytes: number | undefined;
   /** The masking a rating gets (the runs' own). */
   masking: Omit<FeedbackMasking, 'pseudonyms'>;
+  /** PAST_INCIDENT_RETENTION_DAYS: how long a rating's past incident is kept, as the API's ratings keep it. */
+  pastIncidentRetentionDays: number;
   /** Where the two functions' log lines and EMF records go. */
   log: LogDestination;
   /** Hands work to the SlackWork queue's stand-in. */
@@ -106,7 +109,11 @@ export function composeLocalSlack(options: LocalSlackOptions): LocalSlack {
       runs: options.runs,
       workflow: options.workflow,
       maxQueryBytes: options.maxQueryBytes,
-      masking: options.masking,
+      rate: composeRating({
+        ...table,
+        masking: options.masking,
+        pastIncidentRetentionDays: options.pastIncidentRetentionDays,
+      }),
       runLinksTo: null,
     }),
     { ...createObservability('SlackWork', options.log), requeue: options.requeue },

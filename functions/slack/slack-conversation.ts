@@ -1,8 +1,8 @@
 /**
  * The SlackWork queue's work: a mention or `/diagnose` starts a run and posts its card; a mention in a card's thread
  * starts a follow-up in the card's session (`continueSession`: the previous published result is its previous turn);
- * a rating is recorded through the API's own feedback path; and the card follows its run (`advanceCard`, the card's
- * state machine).
+ * a rating is recorded by the rating use case the API's feedback route runs too (functions/ratings/); and the card
+ * follows its run (`advanceCard`, the card's state machine).
  * NOTE: the tenant is bound here, on the server, from configuration and our own records only: the enterprise is the
  * app's channel mapping's; the run a click or a thread reply means is the card found by (app, channel, message ts),
  * whose enterprise must be the channel's and whose run must be the one the button names — otherwise nothing happens.
@@ -11,24 +11,20 @@ import { createHash } from 'node:crypto';
 import {
   DiagnosisError,
   DiagnosisTenantBusyError,
-  type FeedbackMasking,
-  type FeedbackStore,
   parseFeedbackInput,
-  type RunStore,
-  recordFeedback,
   type StartDiagnosisDeps,
   startDiagnosis,
 } from '@diagnosis/core';
+import type { Rating } from '../ratings/rating.ts';
 import { advanceCard, type CallBudget, type CardDeps, type CardOutcome, startCard } from './advance-card.ts';
 import { buildNoticeMessage } from './run-card.ts';
 import { enterpriseOfChannel, type ResolvedSlackApp } from './slack-settings.ts';
 import type { SlackWork } from './slack-work.ts';
 
 export interface ConversationDeps extends CardDeps {
-  runs: Pick<RunStore, 'getRun' | 'listPseudonyms' | 'appendPseudonyms'>;
   start: StartDiagnosisDeps;
-  feedback: FeedbackStore;
-  masking: Omit<FeedbackMasking, 'pseudonyms'>;
+  /** The rating use case, as the API's feedback route records ratings (the run's memory included). */
+  rate: Rating;
 }
 
 export type ConversationOutcome =
@@ -156,17 +152,14 @@ async function rate(
   if (run === null || run.enterpriseId !== enterpriseId || run.sessionId !== ref.sessionId) {
     return ignored('ENTERPRISE_MISMATCH');
   }
-  let result: Awaited<ReturnType<typeof recordFeedback>>;
+  let result: Awaited<ReturnType<Rating>>;
   try {
     const input = parseFeedbackInput({
       verdict: work.verdict,
       ...(work.rootCause === null ? {} : { rootCause: work.rootCause }),
       ...(work.note === null ? {} : { note: work.note }),
     });
-    result = await recordFeedback(
-      { run, caller: slackRater(work.userTeamId ?? work.teamId, work.userId), input },
-      { feedback: deps.feedback, masking: { ...deps.masking, pseudonyms: deps.runs }, now: deps.now },
-    );
+    result = await deps.rate({ run, caller: slackRater(work.userTeamId ?? work.teamId, work.userId), input });
   } catch (error) {
     if (error instanceof DiagnosisError && error.name === 'DiagnosisInputError') return ignored(error.code);
     throw error;

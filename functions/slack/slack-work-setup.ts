@@ -1,17 +1,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { type DiagnosisWorkflow, loadCustomRules } from '@diagnosis/core';
+import type { DiagnosisWorkflow } from '@diagnosis/core';
 import { parseFeedbackSettings, parseTriggerSettings } from '@diagnosis/core/config';
-import {
-  createDynamoClient,
-  createDynamoFeedbackStore,
-  createDynamoRunStore,
-  type RunStore,
-} from '@diagnosis/core/store';
+import { createDynamoClient, createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
 import { createDeployedWorkflow } from '../diagnose/deployed-workflow.ts';
 import { coldStart } from '../lambda/cold-start.ts';
 import { readLinkedEnvironment } from '../lambda/linked-environment.ts';
-import { resolveMaskingSecret } from '../lambda/masking-secret.ts';
+import type { Rating } from '../ratings/rating.ts';
+import { loadRating } from '../ratings/rating-setup.ts';
 import { createDynamoCardStore } from './dynamo-card-store.ts';
 import { createSlackApi, type SlackApi } from './slack-api.ts';
 import type { ConversationDeps } from './slack-conversation.ts';
@@ -33,7 +29,10 @@ function slackClients(apiUrl: string | undefined, timeoutMs: number) {
   };
 }
 
-/** The SlackWork function's cold start: the run store and workflow (to start runs), feedback, cards and Slack. */
+/**
+ * The SlackWork function's cold start: the run store and workflow (to start runs), the rating use case as the
+ * feedback function composes it (`loadRating`: masking, ratings, past incidents), cards and Slack.
+ */
 export function loadSlackWork(
   environment = readLinkedEnvironment(),
   secretOf: (name: string) => string | undefined = slackSecretOf,
@@ -60,12 +59,8 @@ export function loadSlackWork(
         runs,
         workflow: createDeployedWorkflow(trigger),
         maxQueryBytes: trigger.DIAGNOSIS_MAX_QUERY_BYTES,
-        masking: {
-          // NOTE: as the feedback route: the development key only against DynamoDB Local, else the MaskingKey or none.
-          secret: resolveMaskingSecret(feedbackSettings),
-          mode: feedbackSettings.MASKING,
-          rules: await loadCustomRules(feedbackSettings.MASKING_PATTERNS, feedbackSettings.MASKING_EXCLUSIONS),
-        },
+        // NOTE: composed as the feedback function composes it, from the same settings (functions/ratings/).
+        rate: await loadRating(feedbackSettings, client),
         runLinksTo: slack.DIAGNOSIS_API_URL ?? null,
         retentionDays: trigger.RETENTION_DAYS,
       }),
@@ -76,8 +71,8 @@ export function loadSlackWork(
 
 /**
  * The SlackWork function's dependencies from its parts: the resolved apps and their Web API clients, the cards, the
- * run store and the workflow runs start in (the deployed one; `diagnosis serve`: its local stand-in), the feedback
- * store and the masking a rating gets, and the API URL the result card links to (null: no link).
+ * run store and the workflow runs start in (the deployed one; `diagnosis serve`: its local stand-in), the rating use
+ * case (`composeRating`), and the API URL the result card links to (null: no link).
  */
 export function buildConversationDeps(parts: {
   apps: SlackAppDirectory;
@@ -88,7 +83,7 @@ export function buildConversationDeps(parts: {
   runs: RunStore;
   workflow: DiagnosisWorkflow;
   maxQueryBytes: number | undefined;
-  masking: ConversationDeps['masking'];
+  rate: Rating;
   runLinksTo: string | null;
   /** Days a card and its message item are kept (RETENTION_DAYS: the run's own). */
   retentionDays?: number;
@@ -108,8 +103,7 @@ export function buildConversationDeps(parts: {
       workflow: parts.workflow,
       ...(parts.maxQueryBytes === undefined ? {} : { limits: { maxQueryBytes: parts.maxQueryBytes } }),
     },
-    feedback: createDynamoFeedbackStore({ client, tableName }),
-    masking: parts.masking,
+    rate: parts.rate,
     now: Date.now,
     event: { apiUrl: parts.runLinksTo, price: null },
     slackTimeoutMs: parts.timeoutMs,

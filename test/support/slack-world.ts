@@ -8,10 +8,11 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEVELOPMENT_MASKING_SECRET, type ProgressSnapshot } from '@diagnosis/core';
-import { createDynamoFeedbackStore, createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
+import { createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
 import { type LoopbackSlack, type SlackFault, startLoopbackSlack } from '@diagnosis/devkit';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createObservability } from '../../functions/lambda/observability.ts';
+import { composeRating } from '../../functions/ratings/rating-setup.ts';
 import { createDynamoCardStore } from '../../functions/slack/dynamo-card-store.ts';
 import { createSlackApi } from '../../functions/slack/slack-api.ts';
 import type { ConversationDeps } from '../../functions/slack/slack-conversation.ts';
@@ -136,8 +137,13 @@ export async function startSlackWorld(options: SlackWorldOptions = {}): Promise<
     cards,
     runs,
     start: { store: runs, workflow: recorded.workflow },
-    feedback: createDynamoFeedbackStore({ client: dynamo, tableName: table.tableName }),
-    masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' },
+    rate: composeRating({
+      client: dynamo,
+      tableName: table.tableName,
+      masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' },
+      pastIncidentRetentionDays: 730,
+      now: () => now,
+    }),
     now: () => now,
     slackTimeoutMs: timeoutMs,
   };

@@ -15,12 +15,14 @@ import {
 import {
   createDynamoRunStore,
   createMemoryFeedbackStore,
+  createMemoryPastIncidentStore,
   createMemoryRunStore,
   createMemoryStores,
 } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeedbackHandler } from '../../../functions/api/feedback-handler.ts';
 import { createObservability } from '../../../functions/lambda/observability.ts';
+import { createRating } from '../../../functions/ratings/rating.ts';
 import { localDynamoClient } from '../../support/dynamodb.ts';
 import { startE2eWorld } from '../../support/e2e-world.ts';
 import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../../support/lambda-events.ts';
@@ -184,8 +186,13 @@ describe('createFeedbackHandler without a tenant policy', () => {
     await store.startRun({ runId: 'r1', sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
     await store.completeRun('r1', cancelled(emptyRunUsage()).outcome);
     const feedback = createMemoryFeedbackStore();
+    const rate = createRating({
+      feedback,
+      masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers', pseudonyms: store },
+      memory: { incidents: createMemoryPastIncidentStore(), retentionDays: 730 },
+    });
     const handler = createFeedbackHandler(
-      { store, feedback, masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' } },
+      { store, rate },
       { ...createObservability('RunFeedback', () => undefined), policy: null },
     );
     const response = (await handler(
@@ -310,8 +317,13 @@ describe('createFeedbackHandler when the run’s masking cannot be had', () => {
   };
   const rate = async (store: Awaited<ReturnType<typeof ended>>, secret: string | null) => {
     const feedback = createMemoryFeedbackStore();
+    const rating = createRating({
+      feedback,
+      masking: { secret, mode: 'identifiers', pseudonyms: store },
+      memory: { incidents: createMemoryPastIncidentStore(), retentionDays: 730 },
+    });
     const handler = createFeedbackHandler(
-      { store, feedback, masking: { secret, mode: 'identifiers' } },
+      { store, rate: rating },
       { ...createObservability('RunFeedback', () => undefined), policy: null },
     );
     const response = (await handler(

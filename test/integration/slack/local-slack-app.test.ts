@@ -56,6 +56,7 @@ describe('startLocalSlackApp', () => {
       workflow,
       maxQueryBytes: undefined,
       masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' },
+      pastIncidentRetentionDays: 730,
       log: () => undefined,
       say: (line) => lines.push(line),
     });

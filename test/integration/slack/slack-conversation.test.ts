@@ -9,11 +9,12 @@
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEVELOPMENT_MASKING_SECRET, emptyRunUsage, type ProgressSnapshot } from '@diagnosis/core';
-import { createDynamoFeedbackStore, createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
+import { createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
 import { type LoopbackSlack, startLoopbackSlack } from '@diagnosis/devkit';
 import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createObservability } from '../../../functions/lambda/observability.ts';
+import { composeRating } from '../../../functions/ratings/rating-setup.ts';
 import { createDynamoCardStore } from '../../../functions/slack/dynamo-card-store.ts';
 import { createRatingModalOpener } from '../../../functions/slack/rating-modal.ts';
 import { createSlackApi } from '../../../functions/slack/slack-api.ts';
@@ -90,8 +91,13 @@ beforeAll(async () => {
     cards,
     runs,
     start: { store: runs, workflow: recorded.workflow },
-    feedback: createDynamoFeedbackStore({ client: dynamo, tableName: table.tableName }),
-    masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' },
+    rate: composeRating({
+      client: dynamo,
+      tableName: table.tableName,
+      masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' },
+      pastIncidentRetentionDays: 730,
+      now: () => now,
+    }),
     now: () => now,
     slackTimeoutMs: 5_000,
   };

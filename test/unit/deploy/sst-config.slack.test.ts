@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RATING_SETTING_NAMES, RATING_TABLE_ACCESS } from '../../../functions/ratings/rating-access.ts';
 import { type FakePlatform, runSstConfigOn } from '../../support/fake-sst-platform.ts';
 
 const roots: string[] = [];
@@ -50,6 +51,40 @@ describe('sst.config.ts with a Slack app', async () => {
     );
     expect(table).toEqual([expect.objectContaining({ actions: ['dynamodb:PutItem'] })]);
     expect(table[0]?.conditions?.[0]?.values).toEqual(['SLACKREQ#*']);
+  });
+
+  it('lets SlackWork do to the table all a rating does, as RunFeedback may: a Slack rating keeps the memory too', () => {
+    const feedback = functions.find((fn) => fn.name === 'RunFeedback');
+    const covers = (fn: typeof work, action: string, partition: string) =>
+      ((fn?.args.permissions ?? []) as { actions: string[]; conditions?: { values: string[] }[] }[]).some(
+        (permission) =>
+          permission.actions.includes(`dynamodb:${action}`) &&
+          (permission.conditions?.[0]?.values ?? []).includes(partition),
+      );
+    const rating = RATING_TABLE_ACCESS.flatMap(({ actions, partitions }) =>
+      actions.flatMap((action) => partitions.map((partition) => `${action} ${partition}`)),
+    );
+    expect(rating).toContain('DeleteItem PAST#*');
+    const missing = (fn: typeof work) =>
+      rating.filter((access) => !covers(fn, ...(access.split(' ') as [string, string])));
+    expect({ SlackWork: missing(work), RunFeedback: missing(feedback) }).toEqual({ SlackWork: [], RunFeedback: [] });
+  });
+
+  it('gives SlackWork every rating setting the stage file sets, as RunFeedback gets it', async () => {
+    const retentions = {
+      REASONING_RETENTION_DAYS: 20,
+      PSEUDONYM_RETENTION_DAYS: 25,
+      PAST_INCIDENT_RETENTION_DAYS: 30,
+      MASKING: 'identifiers',
+      MASKING_PATTERNS: [{ kind: 'customer_id', pattern: 'CUST-[0-9]{6}' }],
+    };
+    const configured = await runConfig({ settings: retentions, slack: { apps: [app] } });
+    const environmentOf = (name: string) =>
+      configured.ofType('sst.aws.Function').find((fn) => fn.name === name)?.args.environment as Record<string, string>;
+    const ratingSettings = (name: string) =>
+      Object.fromEntries(RATING_SETTING_NAMES.map((key) => [key, environmentOf(name)[key]]));
+    expect(ratingSettings('RunFeedback')).toMatchObject({ PAST_INCIDENT_RETENTION_DAYS: '30' });
+    expect(ratingSettings('SlackWork')).toEqual(ratingSettings('RunFeedback'));
   });
 
   it('creates no Slack function, route or secret for a stage without apps', async () => {

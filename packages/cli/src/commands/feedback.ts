@@ -64,13 +64,7 @@ export const feedbackCommand: Command = {
     if (runId === undefined) throw usageError('no run id: diagnosis feedback <runId> --verdict <verdict>');
     if (positionals.length > 1) throw usageError(`one run id only, not also '${printable(positionals[1] ?? '')}'`);
     if (!isRunId(runId)) throw usageError(`'${printable(runId)}' is not a run id (${RUN_ID_FORM})`);
-    const {
-      DiagnosisInputError,
-      feedbackView,
-      parseFeedbackInput,
-      printable: clean,
-      recordFeedback,
-    } = await import('@diagnosis/core');
+    const { DiagnosisInputError, feedbackView, parseFeedbackInput, printable: clean } = await import('@diagnosis/core');
     const given = values.verdict !== undefined || values['root-cause'] !== undefined || values.note !== undefined;
     let input: ReturnType<typeof parseFeedbackInput> | null = null;
     if (given) {
@@ -93,8 +87,10 @@ export const feedbackCommand: Command = {
     // those settings are checked before DynamoDB Local starts.
     const { localFeedbackMasking } = await import('../local/local-settings.ts');
     const masking = await localFeedbackMasking(io.env);
-    const { createDynamoRunStore, createDynamoFeedbackStore, createDynamoPastIncidentStore, PAST_INCIDENT_LIMITS } =
-      await import('@diagnosis/core/store');
+    const { createDynamoRunStore, createDynamoFeedbackStore, PAST_INCIDENT_LIMITS } = await import(
+      '@diagnosis/core/store'
+    );
+    const { composeRating } = await import('@diagnosis/functions');
     const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const runtime = await startLocalRuntime(io.env);
     try {
@@ -110,18 +106,15 @@ export const feedbackCommand: Command = {
         return EXIT.OK;
       }
       try {
-        const { created, entry } = await recordFeedback(
-          { run, caller: localCaller(io.env), input },
-          {
-            feedback,
-            masking: { ...masking, pseudonyms: store },
-            // NOTE: a local rating keeps the local enterprise's past incidents as the deployed route does.
-            memory: {
-              incidents: createDynamoPastIncidentStore({ client: runtime.client, tableName: runtime.tableName }),
-              retentionDays: PAST_INCIDENT_LIMITS.retentionDays,
-            },
-          },
-        );
+        // NOTE: the rating use case the deployed route runs: a local rating keeps the local enterprise's past
+        // incidents as a deployed one does.
+        const rate = composeRating({
+          client: runtime.client,
+          tableName: runtime.tableName,
+          masking,
+          pastIncidentRetentionDays: PAST_INCIDENT_LIMITS.retentionDays,
+        });
+        const { created, entry } = await rate({ run, caller: localCaller(io.env), input });
         const [view] = feedbackView([entry]);
         if (values.json === true) io.stdout(`${JSON.stringify({ runId, created, feedback: view }, null, 2)}\n`);
         else

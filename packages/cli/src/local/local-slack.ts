@@ -14,6 +14,7 @@ import {
   printable as printableLine,
   type RunStore,
 } from '@diagnosis/core';
+import { PAST_INCIDENT_LIMITS } from '@diagnosis/core/store';
 import { type LoopbackSlackMessage, lambdaContext, type SlackCall, startLoopbackSlack } from '@diagnosis/devkit';
 import { createDynamoCardStore, signSlackRequest, slackRunId } from '@diagnosis/functions';
 import { startLocalSlackApp } from './local-slack-app.ts';
@@ -102,6 +103,7 @@ export async function startLocalSlack(options: {
     workflow: options.workflow,
     maxQueryBytes: undefined,
     masking: { secret: options.maskingSecret ?? DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' },
+    pastIncidentRetentionDays: PAST_INCIDENT_LIMITS.retentionDays,
     log: () => undefined,
     say: options.print,
   });

@@ -115,6 +115,8 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
             workflow,
             maxQueryBytes: settings.DIAGNOSIS_MAX_QUERY_BYTES,
             masking: feedbackMasking,
+            // NOTE: the default retention, as the local `feedback` command keeps a rating's past incident.
+            pastIncidentRetentionDays: PAST_INCIDENT_LIMITS.retentionDays,
             log: log.write,
             say: (line) => say(terminalSafe(line)),
           });

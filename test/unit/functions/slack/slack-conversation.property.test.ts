@@ -6,9 +6,10 @@
  * card's own thread, in that card's session. Memory stores (the same conditions as the DynamoDB adapters).
  */
 import { DEVELOPMENT_MASKING_SECRET, FEEDBACK_VERDICTS } from '@diagnosis/core';
-import { createMemoryFeedbackStore, createMemoryRunStore } from '@diagnosis/core/store';
+import { createMemoryFeedbackStore, createMemoryPastIncidentStore, createMemoryRunStore } from '@diagnosis/core/store';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createRating } from '../../../../functions/ratings/rating.ts';
 import { UNBOUNDED } from '../../../../functions/slack/advance-card.ts';
 import { createMemoryCardStore } from '../../../../functions/slack/memory-card-store.ts';
 import type { SlackApi } from '../../../../functions/slack/slack-api.ts';
@@ -98,8 +99,12 @@ async function world() {
     cards,
     runs,
     start: { store: runs, workflow: recorded.workflow },
-    feedback,
-    masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers' as const },
+    rate: createRating({
+      feedback,
+      masking: { secret: DEVELOPMENT_MASKING_SECRET, mode: 'identifiers', pseudonyms: runs },
+      memory: { incidents: createMemoryPastIncidentStore(), retentionDays: 730 },
+      now: () => now,
+    }),
     now: () => now,
     slackTimeoutMs: 5_000,
   };
