@@ -17,6 +17,16 @@ export interface BinOptions {
   cwd?: string;
   /** Node's own arguments, before the bin's script (`--import <hook>`). */
   nodeArguments?: string[];
+  /**
+   * How a user starts it, instead of `node main.ts`: `['npx', 'diagnosis']`, `['npm', 'run', 'serve', '--']`,
+   * `['node_modules/.bin/diagnosis']` (the arguments follow).
+   */
+  launcher?: readonly string[];
+  /**
+   * Started as a terminal starts a job: in a process group of its own, which `interrupt()` signals whole, as Ctrl-C
+   * does (npm, its shell and the bin all receive it).
+   */
+  processGroup?: boolean;
 }
 
 /** A `diagnosis` bin started in a child process. */
@@ -30,6 +40,8 @@ export interface RunningBin {
   matches(stream: 'stdout' | 'stderr', pattern: RegExp, from?: number): Promise<RegExpExecArray>;
   /** Resolves with `event` (a request the bin makes, say); rejects if the process ends first. */
   until<T>(event: Promise<T>): Promise<T>;
+  /** Ctrl-C: SIGINT to the process group (`processGroup`), else to the process. */
+  interrupt(): void;
 }
 
 /**
@@ -38,9 +50,11 @@ export interface RunningBin {
  * process shows (exit codes, signals, stdout and stderr, what a fresh process loads) starts it here.
  */
 export function startBin(args: string[], environment: Record<string, string>, options: BinOptions = {}): RunningBin {
-  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), CLI, ...args], {
+  const [command, ...launch] = options.launcher ?? [process.execPath, ...(options.nodeArguments ?? []), CLI];
+  const child = spawn(command as string, [...launch, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment },
+    detached: options.processGroup === true,
   });
   const written = { stdout: '', stderr: '' };
   const waiters = new Set<() => void>();
@@ -82,7 +96,12 @@ export function startBin(args: string[], environment: Record<string, string>, op
         throw new Error(`the bin ended (exit ${finished.code}) before the awaited event: ${finished.stderr}`);
       }),
     ]);
-  return { child, done, output: () => ({ ...written }), matches, until };
+  const interrupt = () => {
+    if (exited || child.pid === undefined) return;
+    if (options.processGroup === true) process.kill(-child.pid, 'SIGINT');
+    else child.kill('SIGINT');
+  };
+  return { child, done, output: () => ({ ...written }), matches, until, interrupt };
 }
 
 /** `startBin`, resolved when the process has exited. */

@@ -161,7 +161,7 @@ export function printable(text: string): string {
  * What the exit codes every command can return mean, unless the command says it more precisely: 0 when it did its
  * work; 64 for the arguments the bin parses (an unknown option, a missing value); 70 for an error nobody planned;
  * 74 when its output fails; 78 for a `.env` the bin refuses before any command runs (too large, unreadable, `KEY=`
- * with no value) and, for a command that reads settings, a misspelt or invalid one.
+ * with no value) and, for a command that reads settings, a misspelt or invalid one; 130 for Ctrl-C (interrupts.ts).
  */
 const BIN_EXIT_MEANINGS: Readonly<Record<number, string>> = Object.freeze({
   [EXIT.OK]: 'done',
@@ -170,6 +170,7 @@ const BIN_EXIT_MEANINGS: Readonly<Record<number, string>> = Object.freeze({
   [EXIT.IO]: 'stdout or stderr failed (a reader that stops early, `| head`, is not a failure)',
   [EXIT.CONFIG]:
     'a .env that cannot be read or has a KEY= line, or a misspelt or invalid setting (named, never its value)',
+  [EXIT.INTERRUPTED]: 'stopped with Ctrl-C (or SIGTERM)',
 });
 
 /** The width a help wraps its two-column entries at: no line of a help but an example is wider. */

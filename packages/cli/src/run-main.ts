@@ -6,6 +6,7 @@ import { runCli } from './cli.ts';
 import { CliError, EXIT } from './command-line.ts';
 import { COMMANDS } from './commands/index.ts';
 import { withDotEnv } from './environment.ts';
+import { createInterrupts } from './interrupts.ts';
 
 // NOTE: a reader that stops early (`diagnosis runs | head -1`) closes the pipe: that ends the command quietly,
 // never with a stack trace.
@@ -25,6 +26,12 @@ try {
   process.exit(error.exitCode);
 }
 
+// NOTE: one listener per signal for the process's whole life (interrupts.ts): the repeats of one Ctrl-C that npm
+// forwards are one interrupt, and no signal finds the process without a listener between two commands' handlers.
+const interrupts = createInterrupts({ now: () => performance.now(), exit: (code) => process.exit(code) });
+process.on('SIGINT', interrupts.receive);
+process.on('SIGTERM', interrupts.receive);
+
 process.exitCode = await runCli(
   process.argv.slice(2),
   {
@@ -33,14 +40,7 @@ process.exitCode = await runCli(
     env: environment.env,
     dotEnvKeys: environment.fileKeys,
     stderrIsTTY: process.stderr.isTTY === true,
-    onInterrupt(handler) {
-      process.on('SIGINT', handler);
-      process.on('SIGTERM', handler);
-      return () => {
-        process.off('SIGINT', handler);
-        process.off('SIGTERM', handler);
-      };
-    },
+    onInterrupt: interrupts.onInterrupt,
   },
   COMMANDS,
 );

@@ -94,7 +94,7 @@ export const serveCommand: Command = {
       EXIT.CONFIG,
       'an invalid or misspelt setting (a Slack or webhook secret too), or invalid triggers or Slack apps in the stage file',
     ],
-    [EXIT.INTERRUPTED, 'a second Ctrl-C: stopped at once, without waiting for the runs'],
+    [EXIT.INTERRUPTED, 'Ctrl-C again, a second or more after the first: stopped at once, not waiting for the runs'],
   ],
   settings: [
     ...DIAGNOSIS_SETTINGS,

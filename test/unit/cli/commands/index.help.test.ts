@@ -171,7 +171,9 @@ describe('COMMANDS --help', () => {
   it('sees what it is shown: a command that can end FALLBACK, and the bin that refuses a .env', () => {
     const demo = COMMANDS.find((command) => command.name === 'demo') as Command;
     expect(exitCodesOf(reach(moduleOf(demo)).values())).toContain(EXIT.FALLBACK);
-    expect(exitCodesOf(BIN.values())).toEqual(new Set([EXIT.OK, EXIT.USAGE, EXIT.INTERNAL, EXIT.IO, EXIT.CONFIG]));
+    expect(exitCodesOf(BIN.values())).toEqual(
+      new Set([EXIT.OK, EXIT.USAGE, EXIT.INTERNAL, EXIT.IO, EXIT.CONFIG, EXIT.INTERRUPTED]),
+    );
   });
 
   it.each(COMMANDS.map((command) => [command.name, command] as const))(
