@@ -692,6 +692,66 @@ export default $config({
       }
     }
 
+    // What changed (docs/changes.md), only when the stage file maps change sources: `POST /changes/{source}` on the
+    // IngressApi → ChangeWebhook (change webhooks, GitHub `deployment_status`; each source's own secret), and an
+    // EventBridge rule on CloudTrail write calls of the mapped accounts → ChangeEvents. Both may only put items of the
+    // enterprises' change partitions (CHANGES#*); Diagnose reads them through `query_logs` (service `changes`).
+    const changeFunctions: Record<string, { name: $util.Output<string> }> = {};
+    const changeSources = stageConfig.changes.sources;
+    if (changeSources.length > 0) {
+      const { CHANGE_PARTITIONS, changeSecretNames, cloudTrailRulePattern, hasChangeWebhooks } = await import(
+        './deploy/changes.ts'
+      );
+      const changeFunction = (name: 'ChangeWebhook' | 'ChangeEvents', link: sst.Secret[]) =>
+        new sst.aws.Function(name, {
+          ...functionCode(name, $cli.paths.root),
+          runtime: 'nodejs24.x',
+          architecture: 'arm64',
+          timeout: '10 seconds',
+          memory: '256 MB',
+          concurrency: { reserved: stageConfig.reservedConcurrency.api },
+          link,
+          environment: {
+            DIAGNOSIS_TABLE_NAME: table.name,
+            CHANGE_SOURCES: JSON.stringify(changeSources),
+            CHANGE_RETENTION_DAYS: String(settings.CHANGE_RETENTION_DAYS),
+          },
+          permissions: [
+            tableGrant(['PutItem'], [...CHANGE_PARTITIONS]),
+            ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
+          ],
+        });
+      if (hasChangeWebhooks(changeSources)) {
+        // "none": that source's requests are refused until the secret is set (`sst secret set …`).
+        const changeWebhook = changeFunction(
+          'ChangeWebhook',
+          changeSecretNames(changeSources).map((name) => new sst.Secret(name, 'none')),
+        );
+        changeFunctions.ChangeWebhook = changeWebhook;
+        // NOTE: on the IngressApi, no `auth`: the senders cannot sign AWS requests; the function checks each one's own
+        // secret.
+        ingressRoute('POST /changes/{source}', changeWebhook.arn);
+      }
+      const pattern = cloudTrailRulePattern(changeSources);
+      if (pattern !== null) {
+        const changeEvents = changeFunction('ChangeEvents', []);
+        changeFunctions.ChangeEvents = changeEvents;
+        const cloudTrailRule = new aws.cloudwatch.EventRule('CloudTrailWriteCalls', {
+          eventPattern: JSON.stringify(pattern),
+        });
+        new aws.cloudwatch.EventTarget('CloudTrailWriteCallsTarget', {
+          rule: cloudTrailRule.name,
+          arn: changeEvents.arn,
+        });
+        new aws.lambda.Permission('CloudTrailWriteCallsInvoke', {
+          action: 'lambda:InvokeFunction',
+          function: changeEvents.name,
+          principal: 'events.amazonaws.com',
+          sourceArn: cloudTrailRule.arn,
+        });
+      }
+    }
+
     // The Slack apps (docs/chat.md), only when the stage file has some: `POST /slack/{appId}/{kind}` on the IngressApi
     // (not behind IAM: Slack's signature is the authentication) → SlackRequests acknowledges within 3 s and queues the work on
     // SlackWorkQueue → SlackWork starts runs and follow-ups, records ratings and keeps each run's card up to date
@@ -813,6 +873,7 @@ export default $config({
         SweepRuns: sweepRuns,
         ...triggerFunctions,
         ...slackFunctions,
+        ...changeFunctions,
       }).map(([id, fn]) => ({ id, name: fn.name })),
       runFunctionId: 'Diagnose',
       tableName: table.name,

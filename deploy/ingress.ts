@@ -1,13 +1,17 @@
 /**
- * The ingress edge as data (docs/security.md, "Every route"): the routes that senders outside AWS call — chat apps and
- * incident webhooks — live on an API of their own, `IngressApi`, never on the IAM-only
+ * The ingress edge as data (docs/security.md, "Every route"): the routes that senders outside AWS call — chat apps,
+ * incident webhooks, change webhooks — live on an API of their own, `IngressApi`, never on the IAM-only
  * `InternalApi`, and each has its own throttle. Pure functions of the stage file's `ingress` section, so the tests
  * read exactly what `sst.config.ts` deploys.
  */
 import * as v from 'valibot';
 
 /** The IngressApi's routes, by route key as API Gateway writes it: the only routes not behind IAM. */
-export const INGRESS_ROUTE_KEYS = Object.freeze(['POST /triggers/{source}', 'POST /slack/{appId}/{kind}'] as const);
+export const INGRESS_ROUTE_KEYS = Object.freeze([
+  'POST /triggers/{source}',
+  'POST /slack/{appId}/{kind}',
+  'POST /changes/{source}',
+] as const);
 export type IngressRouteKey = (typeof INGRESS_ROUTE_KEYS)[number];
 
 /**
@@ -24,11 +28,14 @@ export type RouteThrottle = v.InferOutput<typeof throttleSchema>;
 /**
  * The default throttle of each ingress route. Why these: a webhook sender sends an event per incident change or
  * notification group (tens a minute in a storm), Slack a request per mention, click or modal (a channel's people at
- * once); each function's reserved concurrency (`reservedConcurrency.api`) is the second bound behind it.
+ * once), a deploy pipeline a change per service and environment (a release train of many services at once, Flux an
+ * event per object each interval); each function's reserved concurrency (`reservedConcurrency.api`) is the second
+ * bound behind it.
  */
 export const DEFAULT_INGRESS_THROTTLING: Readonly<Record<IngressRouteKey, Readonly<RouteThrottle>>> = Object.freeze({
   'POST /triggers/{source}': Object.freeze({ rateLimit: 10, burstLimit: 20 }),
   'POST /slack/{appId}/{kind}': Object.freeze({ rateLimit: 20, burstLimit: 40 }),
+  'POST /changes/{source}': Object.freeze({ rateLimit: 20, burstLimit: 50 }),
 });
 
 /**

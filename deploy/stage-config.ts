@@ -31,6 +31,7 @@ import {
 import { unusableMaskingKeys } from '../packages/core/src/config/linear-pattern.ts';
 import { DEFAULT_RUN_LIMITS } from '../packages/core/src/run/run-limits.ts';
 import { type AlarmSettings, alarmSettingsSchema } from './alarms.ts';
+import { type ChangesSettings, changesSettingsSchema } from './changes.ts';
 import { type IngressSettings, ingressSettingsSchema } from './ingress.ts';
 
 /** The stage that holds real tenants' data (its table is retained and protected, see `sst.config.ts`). */
@@ -108,6 +109,8 @@ const stageFileSchema = v.strictObject({
   // NOTE: written as objects with a `source` first (a JSON import widens `"cloudwatch"` to string, and the committed
   // files type-check against this input type), then checked by the Trigger functions' own schema.
   triggers: v.optional(v.pipe(v.array(v.looseObject({ source: v.string() })), triggerMappingsSchema), []),
+  /** Where changes (deploys, configuration, flags, infrastructure) come from, for which enterprise (docs/changes.md). */
+  changes: v.optional(changesSettingsSchema, {}),
   /** Where each enterprise's results are delivered (docs/delivery.md); secrets by SST secret name only. */
   delivery: v.optional(deliverySettingsSchema, {}),
   /** The Slack apps, one per enterprise that has one: workspace, channels, secrets by name (docs/chat.md). */
@@ -141,6 +144,8 @@ export interface StageConfig {
   triggers: TriggerMapping[];
   /** The SST secrets the webhook mappings name (`secret`), each linked to TriggerWebhook. */
   webhookSecrets: string[];
+  /** The change sources, checked; the change functions get them as `CHANGE_SOURCES`. */
+  changes: ChangesSettings;
   delivery: DeliverySettings;
   slack: SlackSettings;
   ingress: IngressSettings;
@@ -263,6 +268,7 @@ export function parseStageConfig(root: string, stage: string, file: string, json
     alarms: parsed.output.alarms,
     triggers: parsed.output.triggers,
     webhookSecrets: webhookSecretNames(parsed.output.triggers),
+    changes: { sources: parsed.output.changes.sources ?? [] },
     delivery: parsed.output.delivery,
     slack: parsed.output.slack,
     ingress: parsed.output.ingress,

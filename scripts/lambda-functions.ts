@@ -24,6 +24,8 @@ export const LAMBDA_FUNCTIONS = {
   TriggerWebhook: 'functions/trigger-webhook.ts',
   SlackRequests: 'functions/slack-requests.ts',
   SlackWork: 'functions/slack-work.ts',
+  ChangeWebhook: 'functions/change-webhook.ts',
+  ChangeEvents: 'functions/change-events.ts',
 } as const;
 
 export type LambdaFunctionName = keyof typeof LAMBDA_FUNCTIONS;

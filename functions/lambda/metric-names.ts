@@ -78,6 +78,16 @@ export const SLACK_METRICS = Object.freeze({
   cardAbandoned: 'SlackCardAbandoned',
 } as const);
 
+/** The change functions' metrics (docs/changes.md, "Operations"): per event, by `outcome`; refused webhooks. */
+export const CHANGE_METRICS = Object.freeze({
+  events: 'ChangeEvents',
+  webhookRefused: 'ChangeWebhookRefused',
+  failures: 'ChangeFailures',
+} as const);
+
+/** The outcomes of a change event (the `outcome` dimension of `ChangeEvents`). */
+export const CHANGE_OUTCOMES = Object.freeze(['RECORDED', 'DUPLICATE', 'IGNORED', 'FAILED'] as const);
+
 export const TRIGGER_OUTCOMES = Object.freeze(['STARTED', 'ATTACHED', 'IGNORED', 'DUPLICATE', 'FAILED'] as const);
 
 /**

@@ -42,12 +42,36 @@ export function pagerDutySignatureMatches(
   rawBody: Buffer,
   secrets: readonly string[],
 ): 'VALID' | 'MISSING' | 'INVALID' {
+  return hmacSignatureMatches(header, rawBody, secrets, /^v1=([0-9a-f]{64})$/, MAX_SIGNATURES);
+}
+
+/**
+ * GitHub's `X-Hub-Signature-256` and Flux's `generic-hmac` `X-Signature`: one `sha256=<hex HMAC-SHA256 of the raw
+ * body>`; authentic when it is the HMAC with any of our secrets (several during a rotation). Compared in constant
+ * time, over the raw bytes as received.
+ */
+export function sha256SignatureMatches(
+  header: string | undefined,
+  rawBody: Buffer,
+  secrets: readonly string[],
+): 'VALID' | 'MISSING' | 'INVALID' {
+  return hmacSignatureMatches(header, rawBody, secrets, /^sha256=([0-9a-f]{64})$/, 1);
+}
+
+/** Whether one of a header's first `most` comma-separated signatures (`form`'s hex group) is the body's HMAC. */
+function hmacSignatureMatches(
+  header: string | undefined,
+  rawBody: Buffer,
+  secrets: readonly string[],
+  form: RegExp,
+  most: number,
+): 'VALID' | 'MISSING' | 'INVALID' {
   if (header === undefined || header.trim() === '') return 'MISSING';
   if (header.length > MAX_SIGNATURE_HEADER_CHARS) return 'INVALID';
   const given = header
     .split(',')
-    .slice(0, MAX_SIGNATURES)
-    .map((part) => /^v1=([0-9a-f]{64})$/.exec(part.trim())?.[1])
+    .slice(0, most)
+    .map((part) => form.exec(part.trim())?.[1])
     .filter((hex): hex is string => hex !== undefined)
     .map((hex) => Buffer.from(hex, 'hex'));
   if (given.length === 0) return 'INVALID';

@@ -143,7 +143,7 @@ const duplicate = () => json(200, { outcome: 'DUPLICATE' } satisfies WebhookAnsw
  * content type it treats as binary); the size is checked on the encoded length first, so no oversized body is
  * decoded.
  */
-function rawBodyOf(event: v.InferOutput<typeof unsignedEventShape>): Buffer {
+export function rawBodyOf(event: v.InferOutput<typeof unsignedEventShape>): Buffer {
   const body = event.body ?? '';
   if (event.isBase64Encoded === true) {
     if (body.length > Math.ceil(MAX_WEBHOOK_BODY_BYTES / 3) * 4) throw refuse('WEBHOOK_BODY_TOO_LARGE', 'too large');
@@ -158,7 +158,8 @@ function rawBodyOf(event: v.InferOutput<typeof unsignedEventShape>): Buffer {
   return bytes;
 }
 
-function parseJson(raw: Buffer): unknown {
+/** The raw body as JSON, or a 400 `BODY_NOT_JSON` refusal. */
+export function parseJson(raw: Buffer): unknown {
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {

@@ -17,6 +17,40 @@ export { prepareDiagnosisInput, validateQuery } from './agent/diagnosis-input.ts
 export { buildDiagnosisInstructions } from './agent/diagnosis-prompt.ts';
 export type { DiagnosisDeps, DiagnosisExecution, DiagnosisRequest } from './agent/run-diagnosis.ts';
 export { runDiagnosis } from './agent/run-diagnosis.ts';
+/** Changes: what each source sends, mapped to an enterprise by the stage file; where each landed against a symptom. */
+export {
+  CHANGE_PLACEMENTS,
+  type ChangeIncident,
+  type ChangePlacement,
+  placeChange,
+} from './change/change-placement.ts';
+export {
+  boundChangeText,
+  boundChangeUrl,
+  CHANGE_ID_PATTERN,
+  CHANGE_KINDS,
+  CHANGE_SOURCES,
+  CHANGE_TEXT_CAPS,
+  type ChangeKind,
+  type ChangeRecord,
+  type ChangeSource,
+  changeIdOf,
+} from './change/change-record.ts';
+export {
+  CHANGE_SECRET_NAME_PATTERN,
+  CHANGE_SERVICE_PATTERN,
+  CHANGE_WEBHOOK_ID_PATTERN,
+  type ChangeSourceMapping,
+  type CloudTrailChangeSource,
+  changeSecretNames,
+  changeSourcesSchema,
+  findCloudTrailSource,
+  findGithubSource,
+  findWebhookSource,
+  GITHUB_REPOSITORY_PATTERN,
+  type GithubChangeSource,
+  type WebhookChangeSource,
+} from './change/change-sources.ts';
 export { SEMANTIC_GUARD_MODES, type SemanticGuardMode } from './config/semantic-guard-mode.ts';
 export type { AnalysisItem, DiagnosisDraft } from './draft/diagnosis-draft.ts';
 export { diagnosisDraftJsonSchema } from './draft/diagnosis-draft.ts';

@@ -11,7 +11,7 @@ const SRC = resolve(import.meta.dirname, '../../../packages/core/src');
  */
 const LAYERS = [
   ['run'],
-  ['errors', 'access', 'trigger'],
+  ['errors', 'access', 'trigger', 'change'],
   ['config'],
   ['tools', 'draft'],
   ['store'],

@@ -12,7 +12,7 @@ afterAll(() => {
 /** `sst.config.ts`'s real `run()` on a stage file (see sst-config.test.ts for the stand-in). */
 const runConfig = (stageFile: unknown): Promise<FakePlatform> => runSstConfigOn(stageFile, roots);
 
-/** A stage that deploys every route: webhook mappings (Alertmanager, PagerDuty) and a Slack app. */
+/** A stage that deploys every route: webhook mappings (Alertmanager, PagerDuty), a change webhook and a Slack app. */
 const everyRoute = {
   settings: {},
   triggers: [
@@ -20,6 +20,11 @@ const everyRoute = {
     { source: 'alertmanager', labels: { team: 'payments' }, enterpriseId: 'E1001' },
     { source: 'pagerduty', serviceId: 'PF9KMXH', enterpriseId: 'E1001' },
   ],
+  changes: {
+    sources: [
+      { source: 'webhook', id: 'argocd-e1001', enterpriseId: 'E1001', secret: 'ChangeArgoE1001', services: ['web'] },
+    ],
+  },
   slack: {
     apps: [
       {
@@ -95,6 +100,7 @@ describe('sst.config.ts: the InternalApi and the IngressApi', async () => {
     const ingress = routes.filter((route) => route.api === 'IngressApi');
     expect(ingress.map((route) => [route.route, route.function, route.iam])).toEqual([
       ['POST /triggers/{source}', 'TriggerWebhook', false],
+      ['POST /changes/{source}', 'ChangeWebhook', false],
       ['POST /slack/{appId}/{kind}', 'SlackRequests', false],
     ]);
     expect(routes.every((route) => route.api === 'InternalApi' || route.api === 'IngressApi')).toBe(true);
@@ -118,6 +124,7 @@ describe('sst.config.ts: the InternalApi and the IngressApi', async () => {
     const dependsOn = (await opts.dependsOn) as { api: string; routeKey: string }[];
     expect(dependsOn.map((route) => [route.api, route.routeKey])).toEqual([
       ['IngressApi', 'POST /triggers/{source}'],
+      ['IngressApi', 'POST /changes/{source}'],
       ['IngressApi', 'POST /slack/{appId}/{kind}'],
     ]);
     const routeSettings = (await args.routeSettings) as Record<string, unknown>[];

@@ -33,6 +33,7 @@ const OF_NO_SINGLE_FILE = new Set([
   'deploy/sst-config.triggers.test.ts',
   'deploy/sst-config.slack.test.ts',
   'deploy/sst-config.routes.test.ts',
+  'deploy/sst-config.changes.test.ts',
   'deploy/delivery-config.test.ts', // the stage file's delivery section (deploy/stage-config.ts, deploy/delivery.ts)
   'eval/corpus.test.ts', // the corpus in eval/scenarios
   'eval/corpus-format.test.ts',

@@ -11,7 +11,7 @@ const ROOT = resolve(import.meta.dirname, '../../../functions');
  * imported by the package's entry (`index.ts`) alone. The files at the top of the package are the deployed entries,
  * `index.ts` and `infrastructure.ts`: they may import any folder but `local/`.
  */
-const LAYERS = [['lambda'], ['diagnose', 'delivery', 'ratings'], ['triggers', 'api', 'slack'], ['local']];
+const LAYERS = [['lambda'], ['diagnose', 'delivery', 'ratings'], ['triggers', 'api', 'slack'], ['changes'], ['local']];
 const rank = new Map(LAYERS.flatMap((folders, index) => folders.map((folder) => [folder, index] as const)));
 const TOP = '.';
 

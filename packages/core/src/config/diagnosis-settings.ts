@@ -19,6 +19,7 @@ import {
 import { DEFAULT_TIME_ZONE, isTimeZone } from '../run/zoned-time.ts';
 import { mappingsOverQueryLimit, triggerMappingsSchema } from '../trigger/trigger-mappings.ts';
 import { builtOnce } from './built-once.ts';
+import { CHANGE_RETENTION_FIELD } from './change-settings.ts';
 import {
   badKeys,
   type EvidenceSettings,
@@ -219,6 +220,7 @@ const serviceSettingsSchema = /* @__PURE__ */ builtOnce(() => {
     ),
     RETENTION_DAYS: shared.RETENTION_DAYS,
     ...PAST_INCIDENT_SETTING_FIELDS,
+    ...CHANGE_RETENTION_FIELD,
     REASONING_RETENTION_DAYS: shared.REASONING_RETENTION_DAYS,
     PSEUDONYM_RETENTION_DAYS: shared.PSEUDONYM_RETENTION_DAYS,
     MASKING: shared.MASKING,

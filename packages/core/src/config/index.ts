@@ -5,6 +5,7 @@ export {
   type TenantAccessPolicy,
   type TenantAccessRule,
 } from '../access/tenant-access.ts';
+export { type ChangeSourceMapping, changeSecretNames, changeSourcesSchema } from '../change/change-sources.ts';
 export { findTriggerMappingFaults } from '../trigger/trigger-mapping-faults.ts';
 export {
   mappingsOverQueryLimit,
@@ -12,6 +13,7 @@ export {
   triggerMappingsSchema,
   webhookSecretNames,
 } from '../trigger/trigger-mappings.ts';
+export { type ChangeSettings, parseChangeSettings } from './change-settings.ts';
 /** `@diagnosis/core/config`: one valibot schema for all settings, parsed by the handlers and handed in. */
 export {
   DEFAULT_MODEL_BASE_URL,

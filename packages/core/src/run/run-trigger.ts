@@ -59,3 +59,20 @@ export function boundTriggerTitle(title: string): string {
   if (text.length <= TRIGGER_TEXT_CAPS.title) return text;
   return `${truncateChars(text, TRIGGER_TEXT_CAPS.title - CUT_MARK.length)}${CUT_MARK}`;
 }
+
+/**
+ * A sender's text on one line, well-formed, within `maxChars` UTF-16 units (a cut one ends with {@link CUT_MARK}):
+ * an alarm's name and reason, a change's summary. NOTE: one bound for every text a sender chooses, so no text can make
+ * an event fail forever, and none spans lines where it is shown.
+ */
+export function boundSenderText(text: string, maxChars: number): string {
+  const clean = text
+    .toWellFormed()
+    // NOTE: the control characters (`\p{Cc}`: C0, DEL and C1) written out: a `\p{…}` makes V8 ask ICU for the
+    // property's set at every cold start that loads this module (see decimalDigitClass); a test holds the two equal.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this replaces
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .trim();
+  if (clean.length <= maxChars) return clean;
+  return `${truncateChars(clean, maxChars - CUT_MARK.length)}${CUT_MARK}`;
+}

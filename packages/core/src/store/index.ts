@@ -15,9 +15,11 @@ export {
 export * from '../errors.ts';
 export { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
 export type { AuditWriter } from './audit-writer.ts';
+export * from './change-store.ts';
 export { diagnosisTableDefinition, ensureDiagnosisTable } from './diagnosis-table.ts';
 export { createDynamoClient, type DynamoClientEnvironment } from './dynamo/create-dynamo-client.ts';
 export { createDynamoAuditWriter, type DynamoAuditWriterOptions } from './dynamo/dynamo-audit-writer.ts';
+export { createDynamoChangeStore, type DynamoChangeStoreOptions } from './dynamo/dynamo-change-store.ts';
 export { createDynamoFeedbackStore, type DynamoFeedbackStoreOptions } from './dynamo/dynamo-feedback-store.ts';
 export { createDynamoIncidentStore, type DynamoIncidentStoreOptions } from './dynamo/dynamo-incident-store.ts';
 export {
@@ -42,6 +44,7 @@ export {
   type StoredIncident,
   webhookEventKey,
 } from './incident-store.ts';
+export { changePartitionKey } from './items/change-item.ts';
 export { completionAttributes } from './items/completion-attributes.ts';
 export { feedbackItem, feedbackOf, feedbackPartitionKey, feedbackSortKey } from './items/feedback-item.ts';
 export {
@@ -68,6 +71,7 @@ export { recordOf } from './items/run-record.ts';
 export { stepSortKey } from './items/step-item.ts';
 export { createToolSortKeys, toolItem, toolSortKey } from './items/tool-item.ts';
 export { createMemoryAuditWriter, type MemoryAuditWriterOptions } from './memory/memory-audit-writer.ts';
+export { createMemoryChangeStore, type MemoryChangeStore } from './memory/memory-change-store.ts';
 export { createMemoryFeedbackStore, type MemoryFeedbackStore } from './memory/memory-feedback-store.ts';
 export { createMemoryIncidentStore, type MemoryIncidentStore } from './memory/memory-incident-store.ts';
 export {

@@ -1,5 +1,5 @@
-import { CUT_MARK, type TriggerSource } from '../run/run-trigger.ts';
-import { truncateChars, truncateUtf8, utf8Bytes } from '../run/utf8.ts';
+import { boundSenderText, CUT_MARK, type TriggerSource } from '../run/run-trigger.ts';
+import { truncateUtf8, utf8Bytes } from '../run/utf8.ts';
 import { formatZonedIso } from '../run/zoned-time.ts';
 
 /** The placeholders a question template may name. */
@@ -61,9 +61,9 @@ export function buildIncidentQuery(
     const values: Record<Placeholder, string> = { ...fixed, alarm, reason };
     return source.replace(PLACEHOLDER, (_, name: Placeholder) => values[name]);
   };
-  const alarm = cleanText(facts.alarm, QUERY_TEXT_CAPS.alarm);
+  const alarm = boundSenderText(facts.alarm, QUERY_TEXT_CAPS.alarm);
   // NOTE: without its own closing full stop: the template ends the sentence.
-  const reason = cleanText(facts.reason, QUERY_TEXT_CAPS.reason).replace(/[.。]+$/u, '') || '（无）';
+  const reason = boundSenderText(facts.reason, QUERY_TEXT_CAPS.reason).replace(/[.。]+$/u, '') || '（无）';
   const whole = fill(alarm, reason);
   if (utf8Bytes(whole) <= maxBytes) return whole;
   const count = (name: Placeholder) => source.split(`{${name}}`).length - 1;
@@ -103,17 +103,4 @@ function cutToBytes(text: string, maxBytes: number): string {
   const markBytes = utf8Bytes(CUT_MARK);
   if (maxBytes < markBytes) return '';
   return `${truncateUtf8(text, maxBytes - markBytes)}${CUT_MARK}`;
-}
-
-/** A sender's text on one line, well-formed, within `maxChars` UTF-16 units (a cut one ends with {@link CUT_MARK}). */
-function cleanText(text: string, maxChars: number): string {
-  const clean = text
-    .toWellFormed()
-    // NOTE: the control characters (`\p{Cc}`: C0, DEL and C1) written out: a `\p{…}` makes V8 ask ICU for the
-    // property's set at every cold start that loads this module (see decimalDigitClass); a test holds the two equal.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this replaces
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
-    .trim();
-  if (clean.length <= maxChars) return clean;
-  return `${truncateChars(clean, maxChars - CUT_MARK.length)}${CUT_MARK}`;
 }

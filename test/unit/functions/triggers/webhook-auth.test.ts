@@ -4,6 +4,7 @@ import {
   bearerTokenMatches,
   isJsonContentType,
   pagerDutySignatureMatches,
+  sha256SignatureMatches,
 } from '../../../../functions/triggers/webhook-auth.ts';
 
 // The webhook routes are not behind IAM: these two checks are their authentication. Every accepted and refused form
@@ -98,6 +99,56 @@ describe('pagerDutySignatureMatches', () => {
     const junk = (count: number) => Array.from({ length: count }, () => other);
     expect(pagerDutySignatureMatches([...junk(7), sign('s1')].join(','), body, ['s1'])).toBe('VALID');
     expect(pagerDutySignatureMatches([...junk(8), sign('s1')].join(','), body, ['s1'])).toBe('INVALID');
+  });
+});
+
+describe('sha256SignatureMatches', () => {
+  // GitHub's documented example ("Validating webhook deliveries"): the secret "It's a Secret to Everybody" and the body
+  // "Hello, World!" give this X-Hub-Signature-256.
+  const GITHUB_EXAMPLE = 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17';
+  const body = Buffer.from('{"deployment_status":{"state":"success"}}');
+  const sign = (secret: string, bytes = body) => `sha256=${createHmac('sha256', secret).update(bytes).digest('hex')}`;
+
+  it('accepts GitHub’s documented example signature', () => {
+    expect(sha256SignatureMatches(GITHUB_EXAMPLE, Buffer.from('Hello, World!'), ["It's a Secret to Everybody"])).toBe(
+      'VALID',
+    );
+  });
+
+  it('accepts the HMAC with any one of several secrets (a rotation)', () => {
+    expect(sha256SignatureMatches(sign('s1'), body, ['s0', 's1'])).toBe('VALID');
+    expect(sha256SignatureMatches(` ${sign('s0')} `, body, ['s0', 's1'])).toBe('VALID');
+  });
+
+  it.each([
+    ['no header', undefined],
+    ['an empty header', ''],
+    ['a blank header', '  '],
+  ])('answers MISSING for %s', (_label, header) => {
+    expect(sha256SignatureMatches(header, body, ['s1'])).toBe('MISSING');
+  });
+
+  it.each([
+    ['a signature with another secret', () => sign('s2')],
+    ['the signature of another body', () => sign('s1', Buffer.from('{}'))],
+    ['GitHub’s legacy SHA-1 form', () => `sha1=${createHmac('sha1', 's1').update(body).digest('hex')}`],
+    ['an upper-case hex digest', () => `sha256=${sign('s1').slice(7).toUpperCase()}`],
+    ['PagerDuty’s form', () => `v1=${sign('s1').slice(7)}`],
+    ['text before the scheme', () => `xsha256=${sign('s1').slice(7)}`],
+    ['a digest one digit short', () => sign('s1').slice(0, -1)],
+    ['a second signature after a wrong first', () => `${sign('s2')},${sign('s1')}`],
+  ])('answers INVALID for %s', (_label, header) => {
+    expect(sha256SignatureMatches(header(), body, ['s1'])).toBe('INVALID');
+  });
+
+  it('answers INVALID when no secret is configured', () => {
+    expect(sha256SignatureMatches(sign('s1'), body, [])).toBe('INVALID');
+  });
+
+  it('reads a header of exactly 1,024 characters and refuses one character more', () => {
+    const padded = `${sign('s1')}${' '.repeat(1_024 - sign('s1').length)}`;
+    expect(sha256SignatureMatches(padded, body, ['s1'])).toBe('VALID');
+    expect(sha256SignatureMatches(`${padded} `, body, ['s1'])).toBe('INVALID');
   });
 });
 
