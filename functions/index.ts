@@ -12,6 +12,7 @@
  * (metric names, the delivery settings) is `@diagnosis/functions/infrastructure`.
  */
 
+export { parseChangeSecrets } from './changes/change-secrets.ts';
 export {
   createDynamoDeliveryStore,
   type DeliveryRecord,

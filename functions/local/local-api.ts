@@ -1,7 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DiagnosisWorkflow, FeedbackMasking } from '@diagnosis/core';
+import type { ChangeSourceMapping, DiagnosisWorkflow, FeedbackMasking } from '@diagnosis/core';
 import type { TenantAccessPolicy, TriggerSettings } from '@diagnosis/core/config';
 import {
+  createDynamoChangeStore,
   createDynamoFeedbackStore,
   createDynamoIncidentStore,
   createDynamoPastIncidentStore,
@@ -19,6 +20,7 @@ import {
   createGetRunRevealHandler,
 } from '../api/run-queries.ts';
 import { createStartDiagnosisHandler } from '../api/start-handler.ts';
+import { createChangeWebhookHandler } from '../changes/change-webhook-handler.ts';
 import { createDynamoDeliveryStore } from '../delivery/delivery-store.ts';
 import { createObservability, type LogDestination } from '../lambda/observability.ts';
 import { composeRating } from '../ratings/rating-setup.ts';
@@ -35,7 +37,8 @@ export type ApiFunctionName =
   | 'CancelRun'
   | 'RunFeedback'
   | 'PastIncidents'
-  | 'TriggerWebhook';
+  | 'TriggerWebhook'
+  | 'ChangeWebhook';
 
 /** A route's handler as Lambda invokes it: an API Gateway HTTP API (v2) event and a context. */
 export type ApiHandler = (event: unknown, context: Context) => Promise<unknown>;
@@ -57,6 +60,16 @@ export interface LocalApiOptions {
    * its linked SST secrets at cold start; a mapping whose secret is absent refuses its requests.
    */
   mappingSecrets?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * The change webhook's sources (the stage file's `changes.sources`), the values of their secrets by name (as
+   * ChangeWebhook reads them from its linked SST secrets; a source whose secret is absent refuses its requests) and
+   * CHANGE_RETENTION_DAYS.
+   */
+  changes?: {
+    sources: readonly ChangeSourceMapping[];
+    secrets: ReadonlyMap<string, readonly string[]>;
+    retentionDays: number;
+  };
   /** The masking a rating gets (the runs' own: mode, patterns, secret). */
   feedbackMasking: Omit<FeedbackMasking, 'pseudonyms'>;
   /** The secret the reveal route opens pseudonym maps with. */
@@ -127,6 +140,15 @@ export async function composeLocalApi(options: LocalApiOptions): Promise<Record<
         },
       },
       observe('TriggerWebhook'),
+    ) as ApiHandler,
+    ChangeWebhook: createChangeWebhookHandler(
+      {
+        sources: options.changes?.sources ?? [],
+        secrets: options.changes?.secrets ?? new Map(),
+        store: createDynamoChangeStore({ ...table, retentionDays: options.changes?.retentionDays ?? 30 }),
+        now: options.now ?? Date.now,
+      },
+      observe('ChangeWebhook'),
     ) as ApiHandler,
   };
 }

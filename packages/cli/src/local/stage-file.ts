@@ -1,7 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SettingsError, type TriggerMapping, WEBHOOK_SECRET_NAME_PATTERN } from '@diagnosis/core';
-import { findTriggerMappingFaults, parseTriggerSettings } from '@diagnosis/core/config';
+import {
+  CHANGE_SECRET_NAME_PATTERN,
+  type ChangeSourceMapping,
+  SettingsError,
+  type TriggerMapping,
+  WEBHOOK_SECRET_NAME_PATTERN,
+} from '@diagnosis/core';
+import { findTriggerMappingFaults, parseChangeSettings, parseTriggerSettings } from '@diagnosis/core/config';
 import { type DestinationConfig, parseStageDelivery } from '@diagnosis/functions';
 import { parseStageSlack, type SlackAppConfig, slackSecretNames } from '@diagnosis/functions/infrastructure';
 import { CliError, EXIT, printable } from '../command-line.ts';
@@ -23,7 +29,7 @@ export function stageFileName(stage: string): string {
 export function readStageFile(
   stage: string,
   root: string = REPO_ROOT,
-): { triggers?: unknown; delivery?: unknown; slack?: unknown } {
+): { triggers?: unknown; delivery?: unknown; slack?: unknown; changes?: unknown } {
   if (!isStagePath(stage) && !/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/.test(stage)) {
     throw new CliError(EXIT.USAGE, 'bad stage name');
   }
@@ -87,6 +93,20 @@ export function loadStageTriggers(stage: string, root: string = REPO_ROOT): Trig
   }
 }
 
+/** The stage file's change sources (`changes.sources`), checked with the change functions' own parse (docs/changes.md). */
+export function loadStageChangeSources(stage: string, root: string = REPO_ROOT): ChangeSourceMapping[] {
+  const { changes } = readStageFile(stage, root);
+  const sources = (changes as { sources?: unknown } | undefined)?.sources ?? [];
+  try {
+    return parseChangeSettings({ DIAGNOSIS_TABLE_NAME: 'stage-check', CHANGE_SOURCES: JSON.stringify(sources) })
+      .CHANGE_SOURCES;
+  } catch (error) {
+    if (error instanceof SettingsError)
+      throw new CliError(EXIT.CONFIG, `${stageFileName(stage)}: its change sources are invalid`);
+    throw error;
+  }
+}
+
 /** The stage file's Slack apps (`slack.apps`), checked with the deploy's own schema (secrets by name; docs/chat.md). */
 export function loadStageSlackApps(stage: string, root: string = REPO_ROOT): SlackAppConfig[] {
   const parsed = parseStageSlack(readStageFile(stage, root).slack);
@@ -140,4 +160,18 @@ export function webhookSecretNamesOfStageFiles(root: string = REPO_ROOT): string
       return typeof secret === 'string' && WEBHOOK_SECRET_NAME_PATTERN.test(secret) ? [secret] : [];
     }),
   );
+}
+
+/**
+ * The change sources' secret names (`changes.sources[].secret`, `Change…`) every stage file in deploy/ names, read
+ * leniently: as for the Slack and webhook secrets, another stage's is known.
+ */
+export function changeSecretNamesOfStageFiles(root: string = REPO_ROOT): string[] {
+  return namesOfStageFiles(root, (stage) => {
+    const sources = (stage.changes as { sources?: unknown } | undefined)?.sources;
+    return (Array.isArray(sources) ? (sources as unknown[]) : []).flatMap((source) => {
+      const secret = (source as { secret?: unknown } | null)?.secret;
+      return typeof secret === 'string' && CHANGE_SECRET_NAME_PATTERN.test(secret) ? [secret] : [];
+    });
+  });
 }

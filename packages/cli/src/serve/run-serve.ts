@@ -24,9 +24,10 @@ import {
   settingsRefusal,
 } from '../local/local-settings.ts';
 import { type LocalSlackApp, startLocalSlackApp } from '../local/local-slack-app.ts';
-import { loadStageSlackApps, loadStageTriggers, stageFileName } from '../local/stage-file.ts';
+import { loadStageChangeSources, loadStageSlackApps, loadStageTriggers, stageFileName } from '../local/stage-file.ts';
 import { refuseUnknownStageSecrets } from '../setting-names.ts';
 import type { IamAuthorizerContext } from './local-principal.ts';
+import { changeSecretKind, describeChangeSources, planServeChangeSecrets } from './serve-change-secrets.ts';
 import { buildServeRoutes, type ServeRoute } from './serve-routes.ts';
 import { isLoopbackAddress, startServeServer } from './serve-server.ts';
 import { describeServeSlack, planServeSlack, slackSecretKind } from './serve-slack.ts';
@@ -61,13 +62,15 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
   checkLocalSettings(io.env, options.settings);
   const mappings = loadStageTriggers(options.stage);
   const slackApps = loadStageSlackApps(options.stage);
+  const changeSources = loadStageChangeSources(options.stage);
   refuseUnknownStageSecrets(
     io.env,
     io.dotEnvKeys,
-    [webhookSecretKind(mappings), slackSecretKind(slackApps)],
+    [webhookSecretKind(mappings), slackSecretKind(slackApps), changeSecretKind(changeSources)],
     stageFileName(options.stage),
   );
   const mappingSecrets = planServeMappingSecrets(mappings, io);
+  const changeSecrets = planServeChangeSecrets(changeSources, io);
   const slackPlan = await planServeSlack(slackApps, io);
   const feedbackMasking = await localFeedbackMasking(io.env);
   const runtime = await startLocalRuntime(io.env, say);
@@ -129,6 +132,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
       workflow: slack === null ? workflow : slack.watch(workflow),
       trigger,
       mappingSecrets: mappingSecrets.values,
+      changes: { sources: changeSources, secrets: changeSecrets, retentionDays: settings.CHANGE_RETENTION_DAYS },
       feedbackMasking,
       maskingSecret: feedbackMasking.secret ?? '',
       // NOTE: the default retention, as the local `feedback` command keeps a rating's past incident.
@@ -174,6 +178,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
         dataDir: localDataDir(io.env),
         slack: describeServeSlack(options.stage, slackPlan, slack),
         mappingSecrets: describeMappingSecrets(mappingSecrets),
+        changes: describeChangeSources(changeSources, changeSecrets),
       }),
     );
     options.onListening?.(server.url);
@@ -217,6 +222,7 @@ function describeServe(context: {
   dataDir: string;
   slack: string[];
   mappingSecrets: string | null;
+  changes: string | null;
 }): string {
   const { url, routes, options, settings, trigger, loopback } = context;
   const policy = settings.TENANT_ACCESS;
@@ -235,6 +241,7 @@ function describeServe(context: {
     `TENANT_ACCESS: ${policy === undefined ? 'unset — every caller may use every enterprise' : `${policy.length} rule(s), matched against that ARN as deployed`}`,
     `webhooks (${stageFileName(options.stage)} maps ${mapped.size === 0 ? 'no source' : [...mapped].join(', ')}): alertmanager token ${secretWord(trigger.ALERTMANAGER_WEBHOOK_TOKEN !== undefined, 'ALERTMANAGER_WEBHOOK_TOKEN')}; pagerduty secrets ${secretWord(trigger.PAGERDUTY_WEBHOOK_SECRETS !== undefined, 'PAGERDUTY_WEBHOOK_SECRETS')}`,
     ...(context.mappingSecrets === null ? [] : [context.mappingSecrets]),
+    ...(context.changes === null ? [] : [context.changes]),
     ...context.slack,
     `runs: the local DiagnosisWorkflow → Diagnose, model ${settings.DIAGNOSIS_MODEL_BASE_URL}; DynamoDB at ${context.runtime.endpoint}, table ${context.runtime.tableName}; knowledge and logs from examples/; ${settings.MYSQL_URL === undefined ? 'query_mysql answers NOT_CONFIGURED' : 'MySQL from MYSQL_URL'}`,
     `the functions' log lines: ${context.logPath}`,

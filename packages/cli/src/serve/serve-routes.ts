@@ -48,6 +48,14 @@ export function buildServeRoutes(
       functionName: 'TriggerWebhook',
       handler: handlers.TriggerWebhook,
     },
+    // NOTE: the IngressApi's too: a change source's own secret is the authentication (docs/changes.md).
+    {
+      method: 'POST',
+      path: '/changes/{source}',
+      auth: 'none',
+      functionName: 'ChangeWebhook',
+      handler: handlers.ChangeWebhook,
+    },
     ...extraRoutes,
   ];
   const keys = routes.map((route) => `${route.method} ${route.path}`);
