@@ -136,6 +136,7 @@ describe('sha256SignatureMatches', () => {
     ['PagerDuty’s form', () => `v1=${sign('s1').slice(7)}`],
     ['text before the scheme', () => `xsha256=${sign('s1').slice(7)}`],
     ['a digest one digit short', () => sign('s1').slice(0, -1)],
+    ['a digest one digit too long', () => `${sign('s1')}0`],
     ['a second signature after a wrong first', () => `${sign('s2')},${sign('s1')}`],
   ])('answers INVALID for %s', (_label, header) => {
     expect(sha256SignatureMatches(header(), body, ['s1'])).toBe('INVALID');
