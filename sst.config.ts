@@ -723,10 +723,8 @@ export default $config({
         });
       if (hasChangeWebhooks(changeSources)) {
         // "none": that source's requests are refused until the secret is set (`sst secret set …`).
-        const changeWebhook = changeFunction(
-          'ChangeWebhook',
-          changeSecretNames(changeSources).map((name) => new sst.Secret(name, 'none')),
-        );
+        const changeSecrets = changeSecretNames(changeSources).map((name) => new sst.Secret(name, 'none'));
+        const changeWebhook = changeFunction('ChangeWebhook', changeSecrets);
         changeFunctions.ChangeWebhook = changeWebhook;
         // NOTE: on the IngressApi, no `auth`: the senders cannot sign AWS requests; the function checks each one's own
         // secret.

@@ -211,6 +211,30 @@ function taskOf(
         if (name === 'SlackWork')
           links.MaskingKey = { value: 'bench-masking-key-0123456789abcdef0123', type: 'sst.sst.Secret' };
       }
+      // sst.config.ts: the change sources (a webhook with its secret linked, GitHub, a CloudTrail account).
+      if (name === 'ChangeWebhook' || name === 'ChangeEvents') {
+        functionEnv.CHANGE_SOURCES = JSON.stringify([
+          {
+            source: 'webhook',
+            id: 'argocd-e1001',
+            enterpriseId: 'E1001',
+            secret: 'ChangeArgoE1001',
+            services: ['web'],
+          },
+          {
+            source: 'github',
+            repository: 'acme/web',
+            service: 'web',
+            enterpriseId: 'E1001',
+            secret: 'ChangeGithubAcme',
+          },
+          { source: 'cloudtrail', accountId: '123456789012', enterpriseId: 'E1001' },
+        ]);
+        if (name === 'ChangeWebhook') {
+          links.ChangeArgoE1001 = { value: 'bench-change-secret-0123456789', type: 'sst.sst.Secret' };
+          links.ChangeGithubAcme = { value: 'bench-github-secret-0123456789', type: 'sst.sst.Secret' };
+        }
+      }
     }
     functionEnv.SST_KEY = writeResourceFile(taskRoot, links);
     functionEnv.SST_KEY_FILE = 'resource.enc';
