@@ -1,8 +1,8 @@
 /**
  * The committed JSON Schemas of docs/schemas/ compiled with Ajv (draft 2020-12, formats checked), for tests that
  * validate real output against them: `--json` of diagnose/demo, `runs --json`, `diagnose --batch --json` and the API's
- * run resource, `eval --json`, `feedback --json`, `reveal --json`, `trigger --json` (and `demo --alarm --json`) and
- * `eval compare --json`.
+ * run resource, `eval --json`, `feedback --json`, `reveal --json`, `trigger --json` (and `demo --alarm --json`),
+ * `eval compare --json`, and `eval cloud-opsbench --json` with its comparison.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -20,6 +20,8 @@ export const SCHEMA_FILES = [
   'reveal-entries',
   'trigger-report',
   'eval-comparison',
+  'cloud-opsbench-report',
+  'cloud-opsbench-comparison',
 ] as const;
 export type SchemaName = (typeof SCHEMA_FILES)[number];
 

@@ -315,6 +315,8 @@ export type {
   ToolName,
 } from './tools/evidence-adapter.ts';
 export { EVIDENCE_ERROR_CODES, TOOL_NAMES } from './tools/evidence-adapter.ts';
+/** What the model may see of one result: each field's bound (a log message's characters, the lines of a result). */
+export { PROJECTION_LIMITS } from './tools/evidence-projection.ts';
 /**
  * Masking at the tool boundary (docs/masking.md): secrets redacted, identifiers pseudonymised per run, the way back
  * for tool arguments, and the sealed pseudonym map that only the reveal route opens.

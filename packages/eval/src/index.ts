@@ -8,6 +8,13 @@ export {
 } from './capture-run.ts';
 export { createCaptureSource } from './capture-source.ts';
 export { EVAL_HELP, type EvalIo, evalMain } from './cli.ts';
+export { opsbenchMain } from './cloud-opsbench/opsbench-cli.ts';
+export {
+  compareOpsbenchReports,
+  isOpsbenchReport,
+  parseOpsbenchReport,
+  renderOpsbenchComparison,
+} from './cloud-opsbench/opsbench-compare.ts';
 export {
   type Comparison,
   compareReports,

@@ -13,7 +13,7 @@ import { loadDeepSeekTokenizer, startDynamoDbLocal } from '@diagnosis/devkit';
 import { createConnection } from 'mysql2/promise';
 import { ulid } from 'ulid';
 import type { Price } from './price.ts';
-import { type EvalMode, emptyRun, runScenario, type ScenarioRun } from './run-scenario.ts';
+import { type EvalMode, emptyRun, runScenario, type ScenarioContext, type ScenarioRun } from './run-scenario.ts';
 import type { Scenario } from './scenario.ts';
 import { type EvalSummary, summarize } from './summary.ts';
 
@@ -34,6 +34,11 @@ export interface EvalOptions {
   dynamoEndpoint?: string | undefined;
   /** Called when a scenario starts and when it ends. */
   onProgress?: (event: { kind: 'start' | 'end'; scenario: Scenario; run?: ScenarioRun; done: number }) => void;
+  /**
+   * Runs one scenario (default: `runScenario`). A corpus imported from elsewhere builds each scenario's world just
+   * before its run and measures what it adds around it (cloud-opsbench/run-cloud-opsbench.ts).
+   */
+  runScenario?: (scenario: Scenario, context: ScenarioContext) => Promise<ScenarioRun>;
 }
 
 export interface EvalReport {
@@ -96,7 +101,7 @@ export async function runEval(scenarios: readonly Scenario[], options: EvalOptio
           };
         } else {
           options.onProgress?.({ kind: 'start', scenario, done });
-          runs[index] = await runScenario(scenario, {
+          runs[index] = await (options.runScenario ?? runScenario)(scenario, {
             mode: options.mode,
             dynamoEndpoint: endpoint,
             tableName,

@@ -186,10 +186,13 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     ...(scripted?.previousTurn?.judge ?? []),
     ...(scripted?.judge ?? []),
   ] as unknown as DeepSeekResponse[];
+  const replay = context.mode === 'offline' ? scenario.replayModel : undefined;
   const server =
-    context.mode === 'offline' && scripted !== undefined
-      ? await startDeepSeekServer([...agentScript], [...judgeScript])
-      : undefined;
+    replay !== undefined
+      ? await startDeepSeekServer([...replay.agent], [...replay.judge])
+      : context.mode === 'offline' && scripted !== undefined
+        ? await startDeepSeekServer([...agentScript], [...judgeScript])
+        : undefined;
   let evidence: Awaited<ReturnType<typeof createEvidenceAdapters>> | undefined;
   let dynamoOfRun: { destroy(): void } | undefined;
   // NOTE: a scenario with past incidents gets a table of its own, so no other scenario's lookups meet them.
@@ -201,20 +204,27 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       : createDynamoClient({ DIAGNOSIS_TABLE_NAME: ownTable, DYNAMODB_ENDPOINT: context.dynamoEndpoint }, process.env);
   try {
     if (tableClient !== undefined) await seedPastIncidents(scenario, tableClient, tableName);
-    const probesOnly = context.mode === 'offline' && scripted === undefined;
+    const probesOnly = context.mode === 'offline' && scripted === undefined && replay === undefined;
     const model: Record<string, string> = probesOnly
       ? // NOTE: no model is called for a scenario without scripted.json; the settings still need a key to parse.
         { DIAGNOSIS_MODEL_API_KEY: 'eval-probes-only-no-model', SEMANTIC_GUARD: 'off' }
       : server === undefined
         ? context.liveSettings
-        : {
-            DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
-            DIAGNOSIS_MODEL_API_KEY: 'eval-scripted-replay-no-key',
-            DIAGNOSIS_MODEL_ID: String(scripted?.responses[0]?.model ?? 'deepseek-v4-flash'),
-            // NOTE: without a scripted judge there is nothing to answer the SemanticGuard: it is off, and said so.
-            SEMANTIC_GUARD:
-              scripted?.judge === undefined && scripted?.previousTurn?.judge === undefined ? 'off' : 'enforce',
-          };
+        : replay !== undefined
+          ? {
+              DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
+              DIAGNOSIS_MODEL_API_KEY: 'eval-replay-no-key',
+              DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash',
+              SEMANTIC_GUARD: 'enforce',
+            }
+          : {
+              DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
+              DIAGNOSIS_MODEL_API_KEY: 'eval-scripted-replay-no-key',
+              DIAGNOSIS_MODEL_ID: String(scripted?.responses[0]?.model ?? 'deepseek-v4-flash'),
+              // NOTE: without a scripted judge there is nothing to answer the SemanticGuard: it is off, and said so.
+              SEMANTIC_GUARD:
+                scripted?.judge === undefined && scripted?.previousTurn?.judge === undefined ? 'off' : 'enforce',
+            };
     const settings = parseDiagnosisSettings({
       ...(scenario.timeZone === undefined ? {} : { DIAGNOSIS_TIMEZONE: scenario.timeZone }),
       DIAGNOSIS_TABLE_NAME: tableName,
@@ -303,8 +313,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         ? null
         : measureRunTokens(
             context.tokenCounter,
-            { requests: server.requests, responses: agentScript },
-            { requests: server.judgeRequests, responses: judgeScript },
+            { requests: server.requests, responses: replay?.responses.agent ?? agentScript },
+            { requests: server.judgeRequests, responses: replay?.responses.judge ?? judgeScript },
           );
     const stored = await createDynamoRunStore({ client: composed.dynamo, tableName }).getRun(runId);
     const notRecorded = recorded?.asked.filter((call) => !call.recorded).length ?? 0;

@@ -9,7 +9,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ENTERPRISE_ID_PATTERN, FEEDBACK_VERDICTS, isTimeZone, STATUS_WORDS, TOOL_NAMES } from '@diagnosis/core';
-import { parseMysqlSeed } from '@diagnosis/devkit';
+import { type DeepSeekResponse, parseMysqlSeed, type WireScript } from '@diagnosis/devkit';
 import * as v from 'valibot';
 import { loadRecordedWorld, type RecordedWorld } from './recorded-world.ts';
 
@@ -207,6 +207,18 @@ export interface Scenario extends ScenarioSpec {
   generatedLogs: GeneratedLogFile[];
   /** `world/recorded.json`: a captured run's recorded evidence, answered instead of the world's adapters. */
   recording: RecordedWorld | undefined;
+  /**
+   * Offline, instead of `scripted`: a model that answers each request from what it carries (an imported benchmark
+   * case's replay, cloud-opsbench/replay-model.ts). Never read from a scenario folder.
+   */
+  replayModel?: ReplayModel | undefined;
+}
+
+/** A scripted model whose answers are functions of the requests, and the responses it gave, in order. */
+export interface ReplayModel {
+  agent: WireScript;
+  judge: WireScript;
+  responses: { agent: DeepSeekResponse[]; judge: DeepSeekResponse[] };
 }
 
 /** A scenario folder that could not be read: its name and the fields at fault (never file contents). */

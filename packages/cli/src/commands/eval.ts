@@ -4,6 +4,10 @@ import { STORE_SETTINGS } from '../setting-keys.ts';
 
 /** The options of `eval capture`; refused on a scorecard run, which has none of them. */
 const CAPTURE_OPTIONS = ['out', 'table', 'time-zone', 'category'] as const;
+/** The options of `eval cloud-opsbench` alone (its `--category` is the benchmark's fault category). */
+const OPSBENCH_OPTIONS = ['system', 'case', 'limit'] as const;
+/** The scorecard's and capture's options, refused on `eval cloud-opsbench`. */
+const NOT_OPSBENCH_OPTIONS = ['scenarios', 'only', 'html', 'mysql', 'out', 'table', 'time-zone'] as const;
 
 /**
  * `diagnosis eval`: the scorecard of a scenario corpus (packages/eval). This entry gives the bin its help and strict
@@ -12,7 +16,8 @@ const CAPTURE_OPTIONS = ['out', 'table', 'time-zone', 'category'] as const;
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'score a corpus of incident scenarios (offline replays, or --live against your model)',
-  synopsis: '[options]  |  capture <runId> [capture options]  |  compare <a.json> <b.json> [--json]',
+  synopsis:
+    '[options]  |  capture <runId> [capture options]  |  compare <a.json> <b.json> [--json]  |  cloud-opsbench <dataset-dir> [options]',
   description: [
     'Offline (the default): every probe calls the real adapters on the scenario’s world with its tenant, and every',
     'scenario with a scripted.json replays its hand-written conversation through the real provider, Diagnose',
@@ -23,6 +28,10 @@ export const evalCommand: Command = {
     'feedback, a recorded world (what each tool call saw; anything else NOT_RECORDED) and, where the audit holds the',
     'model responses, a recorded scripted.json (read-only: Get and Query only; --table reads a deployed table with',
     'your AWS credentials). `eval compare a.json b.json` shows what regressed between two --json scorecards.',
+    '`eval cloud-opsbench <dataset-dir>` runs the public Cloud-OpsBench cases (docs/evaluation.md): each case imported',
+    'as a scenario (its container logs and Kubernetes state as log streams), offline replaying its golden trajectory',
+    '(expert evidence recall, PUBLISHED/FALLBACK, tokens), or --live against your model (component, fault and joint',
+    'accuracy as the benchmark scores them); `eval compare` compares two of its --json reports too.',
   ],
   options: [
     {
@@ -83,8 +92,28 @@ export const evalCommand: Command = {
       name: 'category',
       type: 'string',
       value: '<category>',
-      description: 'capture: the scenario’s corpus category',
-      default: 'inferred from the run',
+      description: 'capture: the scenario’s corpus category; cloud-opsbench: the fault categories to run',
+      default: 'inferred from the run; cloud-opsbench: all',
+    },
+    {
+      name: 'system',
+      type: 'string',
+      value: '<system,…>',
+      description: 'cloud-opsbench: the systems to run (boutique, trainticket)',
+      default: 'all',
+    },
+    {
+      name: 'case',
+      type: 'string',
+      value: '<system/category/id,…>',
+      description: 'cloud-opsbench: only these cases',
+    },
+    {
+      name: 'limit',
+      type: 'string',
+      value: '<n>',
+      description: 'cloud-opsbench: the first n cases the filters keep',
+      range: [1, 100_000],
     },
     {
       name: 'time-zone',
@@ -100,10 +129,17 @@ export const evalCommand: Command = {
     'DIAGNOSIS_MODEL_API_KEY=sk-… npx diagnosis eval --live --concurrency 2 --total-tokens 1000000',
     'npx diagnosis eval capture 01KB3…   # after diagnosis feedback 01KB3… --verdict WRONG --root-cause "…"',
     'npx diagnosis eval --json > after.json && npx diagnosis eval compare before.json after.json',
+    'npx diagnosis eval cloud-opsbench ~/Cloud-OpsBench --system trainticket --category runtime --json > replay.json',
   ],
   exitCodes: [
-    [EXIT.OK, 'every scenario scored as expected and every probe passed; capture: written; compare: no regression'],
-    [EXIT.FAILED, 'a scenario did not score as expected, or a probe failed; compare: a scenario regressed'],
+    [
+      EXIT.OK,
+      'every scenario scored as expected and every probe passed; capture: written; compare: no regression; cloud-opsbench: every case ran or was skipped with its reason',
+    ],
+    [
+      EXIT.FAILED,
+      'a scenario did not score as expected, or a probe failed; compare: a scenario or case regressed; cloud-opsbench: a case ended in an error',
+    ],
     [EXIT.NOT_FOUND, 'capture: no run with that id in the table'],
     [EXIT.USAGE, 'a bad option value or a bad corpus (named in one line)'],
     [EXIT.UNAVAILABLE, 'capture: no DynamoDB (Java 17+ starts DynamoDB Local), or no such table'],
@@ -126,18 +162,18 @@ export const evalCommand: Command = {
     const [action, ...rest] = positionals;
     if (action === 'capture') return capture(rest, values, io);
     if (action === 'compare') return compare(rest, values, io);
+    if (action === 'cloud-opsbench') return cloudOpsbench(rest, values, io);
     if (action !== undefined) {
-      throw usageError(`unknown eval action '${printable(action)}' (capture <runId>, compare <a.json> <b.json>)`);
+      throw usageError(
+        `unknown eval action '${printable(action)}' (capture <runId>, compare <a.json> <b.json>, cloud-opsbench <dir>)`,
+      );
     }
     const captureOnly = CAPTURE_OPTIONS.find((name) => values[name] !== undefined);
     if (captureOnly !== undefined) throw usageError(`--${captureOnly} is an option of eval capture`);
-    const argv: string[] = [];
-    for (const [name, value] of Object.entries(values)) {
-      if (value === true) argv.push(`--${name}`);
-      else if (typeof value === 'string') argv.push(`--${name}`, value);
-    }
+    const opsbenchOnly = OPSBENCH_OPTIONS.find((name) => values[name] !== undefined);
+    if (opsbenchOnly !== undefined) throw usageError(`--${opsbenchOnly} is an option of eval cloud-opsbench`);
     const { evalMain } = await import('@diagnosis/eval');
-    const code = await evalMain(argv, {
+    const code = await evalMain(optionArgs(values), {
       stdout: io.stdout,
       stderr: io.stderr,
       interactive: io.stderrIsTTY,
@@ -148,6 +184,33 @@ export const evalCommand: Command = {
     return code === EXIT.OK ? EXIT.OK : code === EXIT.USAGE ? EXIT.USAGE : EXIT.FAILED;
   },
 };
+
+/** The parsed options as the eval package's own parsers take them (`--name value`, `--flag`). */
+function optionArgs(values: ParsedArgs['values']): string[] {
+  const argv: string[] = [];
+  for (const [name, value] of Object.entries(values)) {
+    if (value === true) argv.push(`--${name}`);
+    else if (typeof value === 'string') argv.push(`--${name}`, value);
+  }
+  return argv;
+}
+
+async function cloudOpsbench(args: string[], values: ParsedArgs['values'], io: CliIo): Promise<number> {
+  const [dataset, extra] = args;
+  if (dataset === undefined) throw usageError('no dataset folder: diagnosis eval cloud-opsbench <dataset-dir>');
+  if (extra !== undefined) throw usageError(`one dataset folder only, not also '${printable(extra)}'`);
+  const refused = NOT_OPSBENCH_OPTIONS.find((name) => values[name] !== undefined);
+  if (refused !== undefined) throw usageError(`--${refused} is not an option of eval cloud-opsbench`);
+  const { opsbenchMain } = await import('@diagnosis/eval');
+  const code = await opsbenchMain([dataset, ...optionArgs(values)], {
+    stdout: io.stdout,
+    stderr: io.stderr,
+    interactive: io.stderrIsTTY,
+    env: io.env,
+    name: 'diagnosis eval',
+  });
+  return code === EXIT.OK ? EXIT.OK : code === EXIT.USAGE ? EXIT.USAGE : EXIT.FAILED;
+}
 
 async function capture(args: string[], values: ParsedArgs['values'], io: CliIo): Promise<number> {
   const [runId, extra] = args;
@@ -199,10 +262,17 @@ async function capture(args: string[], values: ParsedArgs['values'], io: CliIo):
 
 async function compare(args: string[], values: ParsedArgs['values'], io: CliIo): Promise<number> {
   if (args.length !== 2) throw usageError('two scorecards: diagnosis eval compare <a.json> <b.json>');
-  const { compareReports, parseComparableReport, parseScorecardText, renderComparison } = await import(
-    '@diagnosis/eval'
-  );
-  const reports = args.map((path) => {
+  const {
+    compareOpsbenchReports,
+    compareReports,
+    isOpsbenchReport,
+    parseComparableReport,
+    parseOpsbenchReport,
+    parseScorecardText,
+    renderComparison,
+    renderOpsbenchComparison,
+  } = await import('@diagnosis/eval');
+  const files = args.map((path) => {
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
@@ -213,6 +283,20 @@ async function compare(args: string[], values: ParsedArgs['values'], io: CliIo):
     if (value === null) {
       throw usageError(`${printable(path)} is not a JSON scorecard (write one with: npx diagnosis eval --json > file)`);
     }
+    return { path, value };
+  });
+  if (files.some((file) => isOpsbenchReport(file.value))) {
+    const reports = files.map(({ path, value }) => {
+      const parsed = parseOpsbenchReport(value);
+      if (!parsed.ok)
+        throw usageError(`${printable(path)} is not a cloud-opsbench report: ${parsed.problems.join('; ')}`);
+      return parsed.report;
+    });
+    const comparison = compareOpsbenchReports(reports[0] as never, reports[1] as never);
+    io.stdout(values.json === true ? `${JSON.stringify(comparison, null, 2)}\n` : renderOpsbenchComparison(comparison));
+    return comparison.regressions > 0 ? 1 : EXIT.OK;
+  }
+  const reports = files.map(({ path, value }) => {
     const parsed = parseComparableReport(value);
     if (!parsed.ok) throw usageError(`${printable(path)} is not a scorecard: ${parsed.problems.join('; ')}`);
     return parsed.report;

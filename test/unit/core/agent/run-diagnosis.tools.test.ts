@@ -1,4 +1,4 @@
-import { MAX_OBSERVATION_BYTES } from '@diagnosis/core';
+import { MAX_OBSERVATION_BYTES, PROJECTION_LIMITS } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../../support/diagnose.ts';
 import { knowledgeHit } from '../../../support/fake-evidence.ts';
@@ -208,7 +208,7 @@ describe('runDiagnosis — Requirement: evidence tools execute through the harne
       timestamp: `2026-11-30T14:${String(index).padStart(2, '0')}:00+08:00`,
       level: 'ERROR',
       service: 'order-service',
-      message: `timeout ${index} ${'x'.repeat(500)}`,
+      message: `timeout ${index} ${'x'.repeat(PROJECTION_LIMITS.logMessageChars)}`,
       host_ip: '10.1.2.3',
     }));
     const rows = Array.from({ length: 25 }, (_, index) =>
@@ -252,7 +252,11 @@ describe('runDiagnosis — Requirement: evidence tools execute through the harne
     const message = logData.columns.indexOf('message');
     expect(message).toBeGreaterThanOrEqual(0);
     expect(
-      logData.rows.every((row) => row.length === logData.columns.length && (row[message] as string).length <= 400),
+      logData.rows.every(
+        (row) =>
+          row.length === logData.columns.length &&
+          (row[message] as string).length === PROJECTION_LIMITS.logMessageChars,
+      ),
     ).toBe(true);
     expect(JSON.stringify(logData)).not.toContain('10.1.2.3');
     const mysqlData = mysql?.data as { columns: string[]; rows: unknown[][]; truncated: boolean };
