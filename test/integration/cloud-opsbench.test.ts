@@ -89,6 +89,7 @@ describe.skipIf(DATASET === undefined || DATASET === '')(
         wallMs: 0,
         concurrency: 2,
         price: DEFAULT_PRICE,
+        priceSource: '--price',
         filter: { systems: null, categories: null, cases: null, limit: null },
         cases,
       });

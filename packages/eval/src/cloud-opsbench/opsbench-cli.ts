@@ -7,8 +7,9 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { MODEL_PROFILE_NAMES, MODEL_PROFILES, type ModelProfileName } from '@diagnosis/core/config';
 import type { EvalIo } from '../cli.ts';
-import { PriceError, parsePrice } from '../price.ts';
+import { type Price, PriceError, parsePrice } from '../price.ts';
 import { DatasetError } from './opsbench-dataset.ts';
 import { buildOpsbenchReport, type OpsbenchReport, type OpsbenchTotals } from './opsbench-report.ts';
 import { runCloudOpsbench } from './run-cloud-opsbench.ts';
@@ -54,6 +55,21 @@ function whole(value: string | undefined, name: string, max: number): number | u
   return Number(value);
 }
 
+/**
+ * The price of the run's tokens: `--price` / EVAL_PRICE when given, else the model profile's list price (live: the
+ * one DIAGNOSIS_MODEL_PROFILE names, DeepSeek's by default; offline: DeepSeek's, whose wire the replay speaks).
+ */
+function priceOf(given: string | undefined, profileName: string | undefined): { price: Price; source: string } {
+  if (given !== undefined && given.trim() !== '') return { price: parsePrice(given), source: '--price' };
+  const name = profileName === undefined || profileName === '' ? 'deepseek' : profileName;
+  if (!MODEL_PROFILE_NAMES.includes(name as ModelProfileName)) {
+    throw new UsageError(`DIAGNOSIS_MODEL_PROFILE must be one of ${MODEL_PROFILE_NAMES.join(', ')}`);
+  }
+  const price = MODEL_PROFILES[name as ModelProfileName].price;
+  if (price === null) throw new UsageError(`the ${name} profile has no list price: set --price (or EVAL_PRICE)`);
+  return { price, source: `profile ${name}` };
+}
+
 /** Runs the command; the bin's `diagnosis eval cloud-opsbench` hands its arguments on as given. */
 export async function opsbenchMain(argv: readonly string[], io: EvalIo): Promise<number> {
   const name = `${io.name ?? 'eval'} cloud-opsbench`;
@@ -86,6 +102,7 @@ export async function opsbenchMain(argv: readonly string[], io: EvalIo): Promise
   const { values, positionals } = parsed;
   const live = values.live;
   let options: Parameters<typeof runCloudOpsbench>[0];
+  let priceSource: string;
   try {
     const [dataset, extra] = positionals;
     if (dataset === undefined) throw new UsageError('no dataset folder: diagnosis eval cloud-opsbench <dataset-dir>');
@@ -104,6 +121,8 @@ export async function opsbenchMain(argv: readonly string[], io: EvalIo): Promise
       const tokens = whole(values['scenario-tokens'], '--scenario-tokens', 10_000_000);
       if (tokens !== undefined) liveSettings.DIAGNOSIS_MAX_TOTAL_TOKENS = String(tokens);
     }
+    const priced = priceOf(values.price ?? io.env.EVAL_PRICE, live ? io.env.DIAGNOSIS_MODEL_PROFILE : undefined);
+    priceSource = priced.source;
     options = {
       datasetDir: resolve(dataset),
       filter: {
@@ -114,7 +133,7 @@ export async function opsbenchMain(argv: readonly string[], io: EvalIo): Promise
       },
       mode: live ? 'live' : 'offline',
       concurrency: whole(values.concurrency, '--concurrency', 16) ?? 2,
-      price: parsePrice(values.price ?? io.env.EVAL_PRICE),
+      price: priced.price,
       liveSettings,
       totalTokenCap: whole(values['total-tokens'], '--total-tokens', 1_000_000_000) ?? 2_000_000,
       runTimeoutMs: (whole(values.timeout, '--timeout', 900) ?? (live ? 300 : 120)) * 1_000,
@@ -150,6 +169,7 @@ export async function opsbenchMain(argv: readonly string[], io: EvalIo): Promise
     wallMs: performance.now() - started,
     concurrency: options.concurrency,
     price: options.price,
+    priceSource,
     filter: {
       systems: options.filter.systems === undefined ? null : [...options.filter.systems],
       categories: options.filter.categories === undefined ? null : [...options.filter.categories],

@@ -84,7 +84,8 @@ export interface OpsbenchReport {
   started_at: string;
   wall_ms: number;
   concurrency: number;
-  price: { input: number; cached: number; output: number };
+  /** USD per million tokens, and where the figures come from (`profile deepseek`, `--price`). */
+  price: { input: number; cached: number; output: number; source: string };
   filter: { systems: string[] | null; categories: string[] | null; cases: string[] | null; limit: number | null };
   totals: OpsbenchTotals;
   groups: (OpsbenchTotals & { system: string; category: string })[];
@@ -249,6 +250,7 @@ export interface ReportInput {
   wallMs: number;
   concurrency: number;
   price: Price;
+  priceSource: string;
   filter: OpsbenchReport['filter'];
   cases: readonly OpsbenchCase[];
 }
@@ -267,7 +269,12 @@ export function buildOpsbenchReport(input: ReportInput): OpsbenchReport {
     started_at: input.startedAt,
     wall_ms: input.wallMs,
     concurrency: input.concurrency,
-    price: { input: input.price.input, cached: input.price.cachedInput, output: input.price.output },
+    price: {
+      input: input.price.input,
+      cached: input.price.cachedInput,
+      output: input.price.output,
+      source: input.priceSource,
+    },
     filter: input.filter,
     totals: totalsOf(input.cases, input.mode),
     groups: [...groups.entries()].map(([key, cases]) => {

@@ -123,6 +123,7 @@ describe('totalsOf', () => {
       wallMs: 5,
       concurrency: 2,
       price: { input: 0.28, cachedInput: 0.028, output: 0.42 },
+      priceSource: '--price',
       filter: { systems: null, categories: null, cases: null, limit: null },
       cases,
     });
