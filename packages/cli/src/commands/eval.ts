@@ -16,8 +16,7 @@ const NOT_OPSBENCH_OPTIONS = ['scenarios', 'only', 'html', 'mysql', 'out', 'tabl
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'score a corpus of incident scenarios (offline replays, or --live against your model)',
-  synopsis:
-    '[options]  |  capture <runId> [capture options]  |  compare <a.json> <b.json> [--json]  |  cloud-opsbench <dataset-dir> [options]',
+  synopsis: '[options]  |  capture <runId>  |  compare <a.json> <b.json> [--json]  |  cloud-opsbench <dir>',
   description: [
     'Offline (the default): every probe calls the real adapters on the scenario’s world with its tenant, and every',
     'scenario with a scripted.json replays its hand-written conversation through the real provider, Diagnose',
@@ -294,7 +293,7 @@ async function compare(args: string[], values: ParsedArgs['values'], io: CliIo):
     });
     const comparison = compareOpsbenchReports(reports[0] as never, reports[1] as never);
     io.stdout(values.json === true ? `${JSON.stringify(comparison, null, 2)}\n` : renderOpsbenchComparison(comparison));
-    return comparison.regressions > 0 ? 1 : EXIT.OK;
+    return comparison.regressions > 0 ? EXIT.FAILED : EXIT.OK;
   }
   const reports = files.map(({ path, value }) => {
     const parsed = parseComparableReport(value);

@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runBin } from '../support/cli-process.ts';
-import { startDeepSeekServer, wireText, wireToolCalls } from '../support/deepseek-server.ts';
-import { schemaErrors } from '../support/json-schemas.ts';
+import { runBin } from '../../support/cli-process.ts';
+import { startDeepSeekServer, wireText, wireToolCalls } from '../../support/deepseek-server.ts';
+import { schemaErrors } from '../../support/json-schemas.ts';
 
 const endpoint = inject('dynamodbEndpoint');
-const DATASET = resolve(import.meta.dirname, '../fixtures/cloud-opsbench');
+const DATASET = resolve(import.meta.dirname, '../../fixtures/cloud-opsbench');
 const scratch = mkdtempSync(join(tmpdir(), 'cli-opsbench-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
