@@ -129,6 +129,22 @@ export function describePastIncidentStoreContract(
       expect(await incidents.recent('E1001', { limit: 50, now: NOW })).toEqual([]);
     });
 
+    it('writes nothing when a forget names a run the enterprise never remembered', async () => {
+      const { incidents, rawItems } = await open();
+      const kept = incident();
+      await incidents.remember(kept);
+      const before = await rawItems('E1001');
+      for (let made = 0; made < 3; made += 1) {
+        expect(await incidents.retract('E1001', `made-up-${counter}-${made}`, 'FORGOTTEN', kept.ratedAt)).toBe(false);
+      }
+      expect(await incidents.retract('E2002', kept.runId, 'FORGOTTEN', kept.ratedAt)).toBe(false);
+      expect(await rawItems('E1001')).toEqual(before);
+      expect(await rawItems('E2002')).toEqual([]);
+      // A forget of a remembered run still leaves its tombstone, so a later rating cannot bring it back.
+      expect(await incidents.retract('E1001', kept.runId, 'FORGOTTEN', kept.ratedAt)).toBe(true);
+      expect(await incidents.remember(kept)).toBe(false);
+    });
+
     it('replaces a memory with its newer rating and keeps one item for the run', async () => {
       const { incidents, rawItems } = await open();
       const memory = incident();

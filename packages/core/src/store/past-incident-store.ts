@@ -70,7 +70,9 @@ export interface PastIncidentStore {
   remember(incident: PastIncident): Promise<boolean>;
   /**
    * Retracts the run's memory for good (a tombstone stays, so a later rating cannot bring it back); true when a
-   * memory existed and was removed.
+   * memory existed and was removed. NOTE: a `FORGOTTEN` retraction of a run the enterprise never remembered writes
+   * nothing: its run id is the caller's word, and a tombstone per made-up id would let a caller with the grant fill
+   * the partition for two years. A rating's retraction (its run was read first) leaves a tombstone even then.
    */
   retract(enterpriseId: string, runId: string, reason: RetractionReason, at: string): Promise<boolean>;
   /** The enterprise's newest unexpired past incidents, newest first: at most `limit` (≤ `recentWindow`) read. */

@@ -125,6 +125,8 @@ export function createDynamoPastIncidentStore(options: DynamoPastIncidentStoreOp
       withRetries(async () => {
         const state = await readState(enterpriseId, runId);
         if (state?.state === 'RETRACTED') return false;
+        // NOTE: a caller's forget of a run never remembered writes nothing (see the port): no tombstone per made-up id.
+        if (state === null && reason === 'FORGOTTEN') return false;
         const tombstone = pastIncidentStateItem(
           enterpriseId,
           runId,

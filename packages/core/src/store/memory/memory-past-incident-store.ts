@@ -71,6 +71,7 @@ export function createMemoryPastIncidentStore(options: { table?: MemoryTable } =
       await Promise.resolve();
       const state = stateOf(enterpriseId, runId);
       if (state?.state === 'RETRACTED') return false;
+      if (state === null && reason === 'FORGOTTEN') return false;
       put(
         pastIncidentStateItem(enterpriseId, runId, { retracted: reason, expiresAt: Date.parse(at) + TOMBSTONE_MS }, at),
       );
