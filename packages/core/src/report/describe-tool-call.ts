@@ -51,7 +51,10 @@ export function describeInput(toolName: string, input: unknown): string {
   return [...head, ...rest].filter(Boolean).join(' ');
 }
 
-/** What came back, from the observation the model saw: `3 runbooks: …`, `no match`, `ERROR TIMEOUT`. */
+/**
+ * What came back, from the observation the model saw: `3 runbook hits: …`, `1 runbook hit, 1 past incident (a lead,
+ * not evidence): …`, `no match`, `ERROR TIMEOUT`.
+ */
 export function describeObservation(observation: unknown): string {
   if (!isRecord(observation))
     return observation === null || observation === undefined ? 'no observation' : 'unreadable';
@@ -64,7 +67,14 @@ export function describeObservation(observation: unknown): string {
   const data = observation.data;
   if (Array.isArray(data.hits)) {
     const titles = data.hits.map((hit) => (isRecord(hit) && typeof hit.title === 'string' ? value(hit.title) : '?'));
-    return `${plural(data.hits.length, 'runbook hit')}: ${titles.join('; ')}`;
+    // NOTE: a past incident is a lead, never evidence (docs/memory.md): counted apart from the runbooks, and said so.
+    const past = data.hits.filter((hit) => isRecord(hit) && hit.source === 'past_incident').length;
+    const runbooks = data.hits.length - past;
+    const counts = [
+      runbooks > 0 || past === 0 ? plural(runbooks, 'runbook hit') : null,
+      past === 0 ? null : `${plural(past, 'past incident')} (${past === 1 ? 'a lead' : 'leads'}, not evidence)`,
+    ].filter((part) => part !== null);
+    return `${counts.join(', ')}: ${titles.join('; ')}`;
   }
   if (Array.isArray(data.lines)) {
     const matched = typeof data.matched === 'number' ? data.matched : data.lines.length;
