@@ -113,8 +113,8 @@ const MAX_LIMITATION_CHARS = 300;
 /**
  * The Draft without its items that rest on past incidents alone, or null when it has none. An item is removed when it
  * claims something about today (a SUPPORTED FINDING or NEGATIVE_OBSERVATION; a HYPOTHESIS may rest on a past
- * incident: that is what one is for), every id it cites is a READY check, and each of its non-empty checks returned
- * past incidents. NOTE: a lookup that returned runbooks and past incidents together cannot tell which of its hits an
+ * incident: that is what one is for), every id it cites is a READY check, and its only usable support is past
+ * incidents (`restsOnPastIncidentsAlone`). NOTE: a lookup that returned runbooks and past incidents together cannot tell which of its hits an
  * item rests on, so it counts as past incidents: such an item needs today's logs or data beside it.
  */
 function removePastIncidentOnly(
@@ -132,8 +132,7 @@ function removePastIncidentOnly(
     if (item.type === 'HYPOTHESIS' || item.evidence_status !== 'SUPPORTED') continue;
     const checks = item.tool_call_ids.map((id) => ready.get(id));
     if (!checks.every((check) => check !== undefined)) continue;
-    const evidence = checks.filter((check) => !check.empty);
-    if (evidence.length > 0 && evidence.every((check) => pastIncidentChecks.has(check.toolCallId))) {
+    if (restsOnPastIncidentsAlone(checks, pastIncidentChecks)) {
       removed.push({ index, code: 'GUARD_PAST_INCIDENT_ONLY' });
       lines.push(
         truncateChars(
@@ -179,4 +178,20 @@ export function citationsOf(draft: DiagnosisDraft, verified: readonly VerifiedCi
     }
   }
   return [...citations.values()];
+}
+
+/**
+ * Whether an item citing `checks` rests on past incidents alone: the guard's two rules composed, so that neither is
+ * passed by leaning on the other. An item cites past incidents, and no check of today's that it cites is usable
+ * (non-empty and not judged `NO_GAIN` by the model itself). NOTE: a check judged NO_GAIN beside a past incident is no
+ * support about today, so the item is removed; an item with no past incident at all is the other rule's to judge.
+ */
+function restsOnPastIncidentsAlone(
+  checks: readonly ProgressSnapshot['checks'][number][],
+  pastIncidentChecks: ReadonlySet<string>,
+): boolean {
+  const evidence = checks.filter((check) => !check.empty);
+  const past = evidence.filter((check) => pastIncidentChecks.has(check.toolCallId));
+  if (past.length === 0) return false;
+  return !evidence.some((check) => !pastIncidentChecks.has(check.toolCallId) && check.evaluation !== 'NO_GAIN');
 }

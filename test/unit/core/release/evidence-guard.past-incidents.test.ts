@@ -112,6 +112,42 @@ describe('verifyDraftEvidence with past incidents', () => {
     expect(decision.outcome.draft).toEqual(draft);
   });
 
+  it('removes a FINDING whose only usable support is a past incident, also when it cites a check judged NO_GAIN', () => {
+    const judged: ProgressSnapshot = {
+      ...progress,
+      checks: [check('k1', 'lookup_knowledge'), { ...check('l1', 'query_logs'), evaluation: 'NO_GAIN' }],
+    };
+    const draft = draftOf(null, [item('FINDING', ['k1', 'l1']), item('HYPOTHESIS', ['k1'])]);
+    const result = verifyDraftEvidence(draft, judged, PAST);
+    expect(result).toMatchObject({ ok: true, removed: [{ index: 0, code: 'GUARD_PAST_INCIDENT_ONLY' }] });
+    if (!result.ok) throw new Error('expected a verified Draft');
+    expect(result.draft?.analysis).toEqual([draft.analysis[1]]);
+  });
+
+  it('withdraws a conclusion whose finding rests on a past incident and a NO_GAIN check: FALLBACK', () => {
+    const judged: ProgressSnapshot = {
+      ...progress,
+      checks: [check('k1', 'lookup_knowledge'), { ...check('l1', 'query_logs'), evaluation: 'NO_GAIN' }],
+    };
+    const draft = draftOf('和上次一样', [item('FINDING', ['l1', 'k1'])]);
+    expect(verifyDraftEvidence(draft, judged, PAST)).toStrictEqual({
+      ok: false,
+      code: 'GUARD_CONCLUSION_UNSUPPORTED',
+      analysisIndex: null,
+      removed: [{ index: 0, code: 'GUARD_PAST_INCIDENT_ONLY' }],
+    });
+  });
+
+  it('keeps a FINDING that rests on today’s usable check beside the past incident and a NO_GAIN check', () => {
+    const judged: ProgressSnapshot = {
+      ...progress,
+      checks: [...progress.checks, { ...check('l3', 'query_logs'), evaluation: 'NO_GAIN' }],
+    };
+    const draft = draftOf('x', [item('FINDING', ['k1', 'l3', 'l1'])]);
+    expect(verifyDraftEvidence(draft, judged, PAST)).not.toHaveProperty('removed');
+    expect(verifyDraftEvidence(draft, judged, PAST)).toMatchObject({ ok: true });
+  });
+
   it('changes nothing without past incidents', () => {
     const draft = draftOf('x', [item('FINDING', ['k1'])]);
     expect(verifyDraftEvidence(draft, progress, new Set())).toEqual(verifyDraftEvidence(draft, progress));
