@@ -23,3 +23,10 @@ export const STORE_SETTINGS = ['DYNAMODB_ENDPOINT', 'DIAGNOSIS_TABLE_NAME', 'DIA
 
 /** The settings a command that masks what it stores reads (the local runs' masking: a rating is masked the same). */
 export const MASKING_SETTINGS = ['MASKING', 'MASKING_PATTERNS', 'MASKING_EXCLUSIONS', 'MASKING_SECRET'] as const;
+
+/** The settings of what a rating keeps beside the rating itself (its past incident, its new pseudonyms). */
+export const RATING_SETTINGS = [
+  'PAST_INCIDENT_RETENTION_DAYS',
+  'PSEUDONYM_RETENTION_DAYS',
+  'REASONING_RETENTION_DAYS',
+] as const;

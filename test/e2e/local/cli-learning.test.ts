@@ -8,7 +8,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDynamoRunStore } from '@diagnosis/core/store';
+import { createDynamoPastIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Finished, runBin } from '../../support/cli-process.ts';
 import { localDynamoClient } from '../../support/dynamodb.ts';
@@ -104,6 +104,36 @@ describe('diagnosis feedback', () => {
     expect(finished.code).toBe(code);
     expect(finished.stderr).toMatch(message);
   });
+});
+
+describe('diagnosis feedback, remembered', () => {
+  it("keeps a CORRECT run's past incident for PAST_INCIDENT_RETENTION_DAYS, and refuses a bad value before starting", async () => {
+    const demo = await diagnosis(['demo', '--json']);
+    expect(demo.code).toBe(0);
+    const rememberedId = String(JSON.parse(demo.stdout).runId);
+    const rated = await diagnosis(['feedback', rememberedId, '--verdict', 'CORRECT', '--json'], {
+      PAST_INCIDENT_RETENTION_DAYS: '7',
+    });
+    expect(rated.code).toBe(0);
+    const ratedAt = Date.parse(String(JSON.parse(rated.stdout).feedback.createdAt));
+    const client = localDynamoClient();
+    try {
+      const run = await createDynamoRunStore({ client, tableName }).getRun(rememberedId);
+      const memory = await createDynamoPastIncidentStore({ client, tableName }).get(
+        String(run?.enterpriseId),
+        rememberedId,
+        Date.now(),
+      );
+      expect(memory?.expiresAt).toBe(ratedAt + 7 * 86_400_000);
+    } finally {
+      client.destroy();
+    }
+    const bad = await diagnosis(['feedback', rememberedId, '--verdict', 'CORRECT'], {
+      PAST_INCIDENT_RETENTION_DAYS: '731',
+    });
+    expect(bad.code).toBe(78);
+    expect(bad.stderr).toMatch(/invalid settings: PAST_INCIDENT_RETENTION_DAYS \(/);
+  }, 120_000);
 });
 
 describe('diagnosis reveal --json', () => {

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { isRunId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, RUN_ID_FORM, usageError } from '../command-line.ts';
-import { MASKING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
+import { MASKING_SETTINGS, RATING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
 
 /** The caller the command line records: this machine's user (the HTTP route records the IAM identity instead). */
 export function localCaller(env: Readonly<Record<string, string | undefined>>): string {
@@ -31,7 +31,7 @@ export const feedbackCommand: Command = {
     'the run into a regression scenario. Without --verdict it lists the run’s ratings.',
   ],
   arguments: [['<runId>', 'the run to rate, as printed by diagnose, demo and runs']],
-  settings: [...STORE_SETTINGS, ...MASKING_SETTINGS],
+  settings: [...STORE_SETTINGS, ...MASKING_SETTINGS, ...RATING_SETTINGS],
   options: [
     {
       name: 'verdict',
@@ -83,13 +83,12 @@ export const feedbackCommand: Command = {
         throw error;
       }
     }
-    // NOTE: a rating is masked as the local runs were (the mode, the stage's patterns and exclusions, the secret), and
-    // those settings are checked before DynamoDB Local starts.
-    const { localFeedbackMasking } = await import('../local/local-settings.ts');
-    const masking = await localFeedbackMasking(io.env);
-    const { createDynamoRunStore, createDynamoFeedbackStore, PAST_INCIDENT_LIMITS } = await import(
-      '@diagnosis/core/store'
-    );
+    // NOTE: a rating is masked as the local runs were (the mode, the stage's patterns and exclusions, the secret) and
+    // keeps its past incident as a deployed rating does (PAST_INCIDENT_RETENTION_DAYS); those settings are checked
+    // before DynamoDB Local starts.
+    const { localRatingSettings } = await import('../local/local-settings.ts');
+    const rating = await localRatingSettings(io.env);
+    const { createDynamoRunStore, createDynamoFeedbackStore } = await import('@diagnosis/core/store');
     const { composeRating } = await import('@diagnosis/functions');
     const { startLocalRuntime } = await import('../local/local-runtime.ts');
     const runtime = await startLocalRuntime(io.env);
@@ -108,12 +107,7 @@ export const feedbackCommand: Command = {
       try {
         // NOTE: the rating use case the deployed route runs: a local rating keeps the local enterprise's past
         // incidents as a deployed one does.
-        const rate = composeRating({
-          client: runtime.client,
-          tableName: runtime.tableName,
-          masking,
-          pastIncidentRetentionDays: PAST_INCIDENT_LIMITS.retentionDays,
-        });
+        const rate = composeRating({ client: runtime.client, tableName: runtime.tableName, ...rating });
         const { created, entry } = await rate({ run, caller: localCaller(io.env), input });
         const [view] = feedbackView([entry]);
         if (values.json === true) io.stdout(`${JSON.stringify({ runId, created, feedback: view }, null, 2)}\n`);

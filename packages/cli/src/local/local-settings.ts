@@ -47,12 +47,22 @@ export function checkStoreSettings(env: Environment): void {
   parseOrRefuse(() => parseStoreSettings({ DIAGNOSIS_TABLE_NAME: 'diagnosis-local', ...nonEmpty(env) }));
 }
 
+/** What a local rating is recorded with, as the deployed rating's `loadRating` reads it from its settings. */
+export interface LocalRatingSettings {
+  masking: Omit<FeedbackMasking, 'pseudonyms'>;
+  /** PAST_INCIDENT_RETENTION_DAYS: how long a rating's past incident is kept. */
+  pastIncidentRetentionDays: number;
+  /** PSEUDONYM_RETENTION_DAYS, else REASONING_RETENTION_DAYS: how long a rating's new pseudonyms are kept. */
+  pseudonymRetentionDays: number;
+}
+
 /**
- * The masking a local rating gets — the local runs' own: MASKING, MASKING_PATTERNS, MASKING_EXCLUSIONS and
- * MASKING_SECRET (unset: the development key of local runs) — checked, and the stage's patterns compiled, before
- * anything slow starts.
+ * The settings a local rating gets, as a deployed rating reads them: the local runs' own masking (MASKING,
+ * MASKING_PATTERNS, MASKING_EXCLUSIONS and MASKING_SECRET; unset: the development key of local runs) and the
+ * retention of what a rating keeps (PAST_INCIDENT_RETENTION_DAYS, PSEUDONYM_RETENTION_DAYS), checked, and the stage's
+ * patterns compiled, before anything slow starts.
  */
-export async function localFeedbackMasking(env: Environment): Promise<Omit<FeedbackMasking, 'pseudonyms'>> {
+export async function localRatingSettings(env: Environment): Promise<LocalRatingSettings> {
   const settings = parseOrRefuse(() =>
     parseFeedbackSettings({
       DIAGNOSIS_TABLE_NAME: 'diagnosis-local',
@@ -64,9 +74,13 @@ export async function localFeedbackMasking(env: Environment): Promise<Omit<Feedb
   const { DEVELOPMENT_MASKING_SECRET, loadCustomRules } = await import('@diagnosis/core');
   try {
     return {
-      secret: settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
-      mode: settings.MASKING,
-      rules: await loadCustomRules(settings.MASKING_PATTERNS, settings.MASKING_EXCLUSIONS),
+      masking: {
+        secret: settings.MASKING_SECRET ?? DEVELOPMENT_MASKING_SECRET,
+        mode: settings.MASKING,
+        rules: await loadCustomRules(settings.MASKING_PATTERNS, settings.MASKING_EXCLUSIONS),
+      },
+      pastIncidentRetentionDays: settings.PAST_INCIDENT_RETENTION_DAYS,
+      pseudonymRetentionDays: settings.PSEUDONYM_RETENTION_DAYS ?? settings.REASONING_RETENTION_DAYS,
     };
   } catch (error) {
     if (error instanceof SettingsError) throw settingsRefusal(error);

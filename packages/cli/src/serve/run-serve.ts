@@ -11,7 +11,7 @@
  */
 import type { TriggerSettings } from '@diagnosis/core/config';
 import { parseTriggerSettings, SettingsError } from '@diagnosis/core/config';
-import { createDynamoRunStore, PAST_INCIDENT_LIMITS } from '@diagnosis/core/store';
+import { createDynamoRunStore } from '@diagnosis/core/store';
 import { createLocalDiagnosisWorkflow, lambdaContext } from '@diagnosis/devkit';
 import { composeLocalApi, createLocalDiagnose, createObservability } from '@diagnosis/functions';
 import { type CliIo, EXIT, terminalSafe } from '../command-line.ts';
@@ -20,7 +20,7 @@ import { startLocalRuntime } from '../local/local-runtime.ts';
 import {
   buildLocalSettings,
   checkLocalSettings,
-  localFeedbackMasking,
+  localRatingSettings,
   settingsRefusal,
 } from '../local/local-settings.ts';
 import { type LocalSlackApp, startLocalSlackApp } from '../local/local-slack-app.ts';
@@ -72,7 +72,8 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
   const mappingSecrets = planServeMappingSecrets(mappings, io);
   const changeSecrets = planServeChangeSecrets(changeSources, io);
   const slackPlan = await planServeSlack(slackApps, io);
-  const feedbackMasking = await localFeedbackMasking(io.env);
+  const rating = await localRatingSettings(io.env);
+  const feedbackMasking = rating.masking;
   const runtime = await startLocalRuntime(io.env, say);
   let close: (() => Promise<void>) | undefined;
   let slack: LocalSlackApp | null = null;
@@ -118,8 +119,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
             workflow,
             maxQueryBytes: settings.DIAGNOSIS_MAX_QUERY_BYTES,
             masking: feedbackMasking,
-            // NOTE: the default retention, as the local `feedback` command keeps a rating's past incident.
-            pastIncidentRetentionDays: PAST_INCIDENT_LIMITS.retentionDays,
+            pastIncidentRetentionDays: rating.pastIncidentRetentionDays,
             log: log.write,
             say: (line) => say(terminalSafe(line)),
           });
@@ -135,8 +135,7 @@ export async function runServe(options: ServeOptions, io: CliIo): Promise<number
       changes: { sources: changeSources, secrets: changeSecrets, retentionDays: settings.CHANGE_RETENTION_DAYS },
       feedbackMasking,
       maskingSecret: feedbackMasking.secret ?? '',
-      // NOTE: the default retention, as the local `feedback` command keeps a rating's past incident.
-      pastIncidentRetentionDays: PAST_INCIDENT_LIMITS.retentionDays,
+      pastIncidentRetentionDays: rating.pastIncidentRetentionDays,
       log: log.write,
     });
     const slackRoutes: ServeRoute[] =
