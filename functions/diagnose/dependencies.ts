@@ -1,6 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  createChangeStreamLogs,
   createDraftFormatMiddleware,
   createPastIncidentKnowledge,
   type DiagnosisServiceDeps,
@@ -9,7 +10,12 @@ import {
 } from '@diagnosis/core';
 import { type DiagnosisSettings, limitsOf, modelProfile, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
-import { createDynamoClient, createDynamoPastIncidentStore, createDynamoStores } from '@diagnosis/core/store';
+import {
+  createDynamoChangeStore,
+  createDynamoClient,
+  createDynamoPastIncidentStore,
+  createDynamoStores,
+} from '@diagnosis/core/store';
 import { wrapLanguageModel } from 'ai';
 import { resolveMaskingSecret } from '../lambda/masking-secret.ts';
 
@@ -55,12 +61,18 @@ export async function buildDiagnosisDependencies(
       ? agentModel
       : createOpenAICompatible(judgeOptions).chatModel(settings.SEMANTIC_GUARD_MODEL_ID);
   const sources = prebuiltEvidence ?? (await createEvidenceAdapters(settings)).evidence;
+  // NOTE: the run's enterprise's change stream behind `query_logs` (service `changes`), read from the run's own table.
+  const logs = createChangeStreamLogs({
+    logs: sources.query_logs,
+    changes: createDynamoChangeStore({ client: dynamo, tableName: settings.DIAGNOSIS_TABLE_NAME }),
+  });
   // NOTE: the enterprise's past incidents ranked beside the runbooks, read from the run's own table (PAST_INCIDENTS).
   const evidence: EvidenceAdapters =
     settings.PAST_INCIDENTS === 'off'
-      ? sources
+      ? { ...sources, query_logs: logs }
       : {
           ...sources,
+          query_logs: logs,
           lookup_knowledge: createPastIncidentKnowledge({
             runbooks: sources.lookup_knowledge,
             incidents: createDynamoPastIncidentStore({ client: dynamo, tableName: settings.DIAGNOSIS_TABLE_NAME }),

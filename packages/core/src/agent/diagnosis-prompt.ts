@@ -33,6 +33,7 @@ export function buildDiagnosisInstructions(): string {
 - 一次只发起一个工具调用，拿到结果后再发起下一个。
 - REJECTED 表示工具没有执行：按 message 修正后再调用，或停止收集。ERROR 表示证据源失败，系统不会自动重试。
 - 不要重复与已执行调用等价的查询，不要为了显得忙碌而调用工具。
+- query_logs 的 service 写 changes[/<服务>[/<kind>]] 查变更流；placement 为 AFTER_SYMPTOM（症状后落地）的变更不是原因；归因于变更的 FINDING 写出 change_id。
 
 ## 分析与引用规则
 - analysis 中每一条都必须在 tool_call_ids 中引用本次运行中工具结果的 tool_call_id（原样复制）。

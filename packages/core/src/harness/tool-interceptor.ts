@@ -1,3 +1,4 @@
+import type { ChangeIncident } from '../change/change-placement.ts';
 import type { RunContext } from '../run/run-context.ts';
 import { utf8Bytes } from '../run/utf8.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
@@ -115,6 +116,7 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
         toolName,
         input: admitted.input,
         signal: collectionSignal,
+        ...incidentOf(run),
       },
       collectionSignal,
     );
@@ -122,4 +124,13 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
     recordToolExecution(run, tracker, collection, { toolCallId, toolName, canonical: admitted.canonical }, outcome);
     return outcome;
   }
+}
+
+/**
+ * The run's incident as the change stream places changes against it: the window's start and when the symptom began,
+ * both set by code (the trigger); nothing for a run without both.
+ */
+function incidentOf(run: RunContext): { incident?: ChangeIncident } {
+  if (run.window === null || run.symptomAt === null) return {};
+  return { incident: { windowFromMs: Date.parse(run.window.from), symptomAtMs: Date.parse(run.symptomAt) } };
 }

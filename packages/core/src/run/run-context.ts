@@ -32,6 +32,8 @@ export interface RunContextInit extends RunIdentity {
   timeZone?: string;
   /** The incident window every time range of a tool call must overlap; absent: no window. */
   window?: IncidentWindow;
+  /** When the run's incident began as its trigger reports it (an ISO instant); absent: the run was not triggered. */
+  symptomAt?: string;
 }
 
 /**
@@ -60,6 +62,8 @@ export interface RunContext {
   readonly timeZone: string;
   /** The incident window (UTC) set by code: the tool boundary refuses time ranges outside it; null: none. */
   readonly window: Readonly<IncidentWindow> | null;
+  /** When the incident's symptom began (UTC ISO), set by code from the run's trigger; null: not triggered. */
+  readonly symptomAt: string | null;
   readonly limits: Readonly<RunLimits>;
   readonly signal: AbortSignal | undefined;
   readonly now: () => number;
@@ -96,6 +100,10 @@ export function createRunContext(init: RunContextInit): RunContext {
   const now = init.now ?? Date.now;
   const startedAt = init.startedAt ?? now();
   if (!Number.isFinite(startedAt)) throw new TypeError('RunContext startedAt must be a finite epoch ms');
+  const symptomAtMs = init.symptomAt === undefined ? null : Date.parse(init.symptomAt);
+  if (symptomAtMs !== null && !Number.isFinite(symptomAtMs)) {
+    throw new TypeError('RunContext symptomAt must be an ISO instant');
+  }
   const ledger: RunLedger = { usage: emptyRunUsage(), claimed: false };
   return Object.freeze({
     runId: init.runId,
@@ -105,6 +113,7 @@ export function createRunContext(init: RunContextInit): RunContext {
     startedAt,
     timeZone,
     window: init.window === undefined ? null : Object.freeze({ from: init.window.from, to: init.window.to }),
+    symptomAt: symptomAtMs === null ? null : new Date(symptomAtMs).toISOString(),
     limits: buildRunLimits(init.limits),
     signal: init.signal,
     now,

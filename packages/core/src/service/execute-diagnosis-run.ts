@@ -155,6 +155,7 @@ export async function executeCheckedDiagnosisRun(
     limits,
     ...(deps.timeZone === undefined ? {} : { timeZone: deps.timeZone }),
     ...(taken.run.window === null ? {} : { window: taken.run.window }),
+    ...(taken.run.trigger === null ? {} : { symptomAt: taken.run.trigger.startedAt }),
     now,
     startedAt,
     signal,

@@ -1,3 +1,5 @@
+import type { ChangeIncident, ChangePlacement } from '../change/change-placement.ts';
+import type { ChangeKind } from '../change/change-record.ts';
 import type { ToolName } from '../run/tool-name.ts';
 
 export { TOOL_NAMES, type ToolName } from '../run/tool-name.ts';
@@ -57,6 +59,24 @@ export interface LogLine {
   service: string;
   message: string;
   trace_id?: string;
+  /**
+   * Set only on a row of the change stream (`query_logs` of the service `changes`): the line is one change — its
+   * `timestamp` when it landed, `level` its kind, `service` the service it changed, `message` its summary — and this
+   * says what else a responder needs, with where code placed it against the run's symptom.
+   */
+  change?: ChangeLineFields;
+}
+
+/** The fields of a change-stream row beside a log line's (see `LogLine.change`). */
+export interface ChangeLineFields {
+  /** The change's id (`chg_…`): how a finding names the change it blames. */
+  change_id: string;
+  kind: ChangeKind;
+  ref: string | null;
+  actor: string | null;
+  url: string | null;
+  /** Where the change landed against the run's incident, placed by code; null when the run has no incident. */
+  placement: ChangePlacement | null;
 }
 export interface LogsData {
   /** Total number of matching lines, of which `lines` is the newest `limit`. */
@@ -117,6 +137,11 @@ export interface ToolCallRequest<I> {
   input: I;
   /** Aborts at cancellation and when the collection window closes; adapters stop work and release resources. */
   signal: AbortSignal;
+  /**
+   * The run's incident (its window's start and when its symptom began), set by code from the run's trigger: what the
+   * change stream places each change against. Absent: the run has none (it was not triggered).
+   */
+  incident?: ChangeIncident;
 }
 
 /**

@@ -1,5 +1,8 @@
+import { CHANGE_PLACEMENTS } from '../change/change-placement.ts';
+import { CHANGE_ID_PATTERN, CHANGE_KINDS, CHANGE_TEXT_CAPS } from '../change/change-record.ts';
 import { truncateChars } from '../run/utf8.ts';
 import {
+  type ChangeLineFields,
   type KnowledgeData,
   type KnowledgeHit,
   type LogsData,
@@ -110,10 +113,12 @@ function projectLogs(data: Record<string, unknown>, mask: EvidenceMasker): Proje
   const lines: LogsData['lines'] = [];
   for (const line of data.lines.slice(0, PROJECTION_LIMITS.logLines)) {
     if (!isRecord(line)) return { ok: false };
-    const { timestamp, level, service, message, trace_id } = line;
+    const { timestamp, level, service, message, trace_id, change } = line;
     if (typeof timestamp !== 'string' || typeof level !== 'string') return { ok: false };
     if (typeof service !== 'string' || typeof message !== 'string') return { ok: false };
     if (trace_id !== undefined && typeof trace_id !== 'string') return { ok: false };
+    const changeFields = change === undefined ? undefined : projectChangeFields(change, mask);
+    if (changeFields === null) return { ok: false };
     lines.push({
       timestamp: truncateChars(mask.text(timestamp), PROJECTION_LIMITS.timestampChars),
       level: truncateChars(mask.text(level), PROJECTION_LIMITS.levelChars),
@@ -122,9 +127,39 @@ function projectLogs(data: Record<string, unknown>, mask: EvidenceMasker): Proje
       ...(trace_id === undefined
         ? {}
         : { trace_id: truncateChars(mask.text(trace_id), PROJECTION_LIMITS.traceIdChars) }),
+      ...(changeFields === undefined ? {} : { change: changeFields }),
     });
   }
   return { ok: true, data: { matched: Math.max(matched, lines.length), lines }, empty: lines.length === 0 };
+}
+
+/**
+ * A change-stream row's own fields, checked exactly where they have a fixed form (the id, the kind, the placement:
+ * never masked) and masked and bounded where a sender wrote them (ref, actor, link); null when malformed.
+ */
+function projectChangeFields(change: unknown, mask: EvidenceMasker): ChangeLineFields | null {
+  if (!isRecord(change)) return null;
+  const { change_id, kind, ref, actor, url, placement } = change;
+  if (typeof change_id !== 'string' || !CHANGE_ID_PATTERN.test(change_id)) return null;
+  const knownKind = CHANGE_KINDS.find((candidate) => candidate === kind);
+  const knownPlacement = placement === null ? null : CHANGE_PLACEMENTS.find((candidate) => candidate === placement);
+  if (knownKind === undefined || knownPlacement === undefined) return null;
+  const text = (value: unknown, cap: number) =>
+    value === null ? null : typeof value === 'string' ? truncateChars(mask.text(value), cap) : undefined;
+  const fields = {
+    ref: text(ref, CHANGE_TEXT_CAPS.ref),
+    actor: text(actor, CHANGE_TEXT_CAPS.actor),
+    url: text(url, CHANGE_TEXT_CAPS.url),
+  };
+  if (fields.ref === undefined || fields.actor === undefined || fields.url === undefined) return null;
+  return {
+    change_id,
+    kind: knownKind,
+    ref: fields.ref,
+    actor: fields.actor,
+    url: fields.url,
+    placement: knownPlacement,
+  };
 }
 
 function projectMysql(data: Record<string, unknown>, mask: EvidenceMasker): Projection {

@@ -23,6 +23,9 @@ const LOG_COLUMNS = [
 export function toModelObservation(observation: Observation): Record<string, unknown> {
   const data = observation.data;
   if (data === undefined || !('lines' in data)) return { ...observation };
+  if (data.lines.length > 0 && data.lines.every((line) => line.change !== undefined)) {
+    return { ...observation, data: changeTable(data.matched, data.lines) };
+  }
   const service = sharedValue(data.lines.map((line) => line.service));
   const level = sharedValue(data.lines.map((line) => line.level));
   const kept = LOG_COLUMNS.filter(
@@ -68,4 +71,31 @@ function sharedDate(timestamps: readonly string[]): string | undefined {
   const date = first.slice(0, DATE_PREFIX - 1);
   const same = timestamps.every((stamp) => ISO_DATE_TIME.test(stamp) && stamp.startsWith(`${date}T`));
   return same ? date : undefined;
+}
+
+/** The columns of a change-stream row in the model's tabular form, in order. */
+const CHANGE_COLUMNS = ['time', 'service', 'kind', 'ref', 'actor', 'summary', 'url', 'placement', 'change_id'] as const;
+
+/**
+ * The change stream's rows as a table: one row per change, `columns` once, the date said once when every change
+ * landed the same day (as for log lines), `placement` as code set it.
+ */
+function changeTable(matched: number, lines: readonly LogLine[]): Record<string, unknown> {
+  const date = sharedDate(lines.map((line) => line.timestamp));
+  return {
+    matched,
+    ...(date === undefined ? {} : { date }),
+    columns: CHANGE_COLUMNS,
+    rows: lines.map((line) => [
+      date === undefined ? line.timestamp : line.timestamp.slice(DATE_PREFIX),
+      line.service === '' ? null : line.service,
+      line.change?.kind ?? line.level,
+      line.change?.ref ?? null,
+      line.change?.actor ?? null,
+      line.message,
+      line.change?.url ?? null,
+      line.change?.placement ?? null,
+      line.change?.change_id ?? null,
+    ]),
+  };
 }
