@@ -4,7 +4,7 @@
  * metric names and dimensions, the delivery retry limits, the delivery and Slack settings, destination and secret names,
  * and what a rating needs of the table and the settings (the functions that record ratings get exactly that).
  */
-export { CLOUDTRAIL_NOISE_SOURCES } from './changes/cloudtrail-change.ts';
+export { CLOUDTRAIL_NOISE_SOURCES } from './changes/cloudtrail-noise-sources.ts';
 export * from './delivery/delivery-metric-names.ts';
 export { DELIVERY_SETTING_NAMES } from './delivery/delivery-settings.ts';
 export {

@@ -8,6 +8,7 @@ import {
 } from '@diagnosis/core';
 import * as v from 'valibot';
 import { boundedEventId, type ChangeDecision, ISO_INSTANT, utcInstant } from './change-decision.ts';
+import { CLOUDTRAIL_NOISE_SOURCES } from './cloudtrail-noise-sources.ts';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max));
 
@@ -50,20 +51,6 @@ export const cloudTrailEventSchema = v.object({
   }),
 });
 export type CloudTrailEvent = v.InferOutput<typeof cloudTrailEventSchema>;
-
-/**
- * The services whose write calls are noise, not changes (credentials, keys, log streams, sign-ins): the EventBridge
- * rule leaves them out, and the function again (the rule is an optimisation, never the rule).
- */
-export const CLOUDTRAIL_NOISE_SOURCES = Object.freeze([
-  'sts.amazonaws.com',
-  'kms.amazonaws.com',
-  'logs.amazonaws.com',
-  'signin.amazonaws.com',
-  'sso.amazonaws.com',
-  'cloudtrail.amazonaws.com',
-  'notifications.amazonaws.com',
-] as const);
 
 /**
  * The request parameters kept of a call: the names, ids and ARNs that say what it changed (`functionName`,
