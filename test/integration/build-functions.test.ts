@@ -15,8 +15,9 @@ import {
   NODE_HTTP_HANDLER_INDEX,
   withTokenizeBuiltLate,
 } from '../../scripts/unused-code-plugin.ts';
+import { readDeploymentSource } from '../support/deployment-source.ts';
 
-const config = readFileSync('sst.config.ts', 'utf8');
+const config = readDeploymentSource();
 
 /** The names of the functions sst.config.ts creates: directly, or through a helper that passes on its `name`. */
 function functionsOfConfig(): string[] {

@@ -1,6 +1,7 @@
 import type { ApiFunctionName, ApiHandler } from '@diagnosis/functions';
 import { describe, expect, it } from 'vitest';
 import { buildServeRoutes, matchRoute } from '../../../../packages/cli/src/serve/serve-routes.ts';
+import { readDeploymentSource } from '../../../support/deployment-source.ts';
 
 const handler: ApiHandler = async () => ({ statusCode: 200 });
 const handlers = Object.fromEntries(
@@ -18,8 +19,7 @@ const handlers = Object.fromEntries(
 
 describe('buildServeRoutes', () => {
   it('declares every route of the deployed InternalApi and IngressApi, IAM except the webhook route', async () => {
-    const { readFileSync } = await import('node:fs');
-    const config = readFileSync(new URL('../../../../sst.config.ts', import.meta.url), 'utf8');
+    const config = readDeploymentSource();
     const deployed = [
       ...config.matchAll(/(?:api\.route|ingressRoute)\('([A-Z]+ [^']+)', \w+\.arn(, \{ auth: \{ iam: true \} \})?\)/g),
     ]
