@@ -3,7 +3,7 @@ import {
   type FeedbackMasking,
   type FeedbackStore,
   type PastIncidentRetention,
-  type RunFeedback,
+  type RecordedFeedback,
   recordFeedback,
   type StoredRun,
 } from '@diagnosis/core';
@@ -31,9 +31,10 @@ export interface RatingRequest {
 /**
  * The rating use case: `recordFeedback` (idempotent per caller, re-ratings kept, the texts masked with the run's
  * masking) with the memory always applied — CORRECT and PARTIALLY_CORRECT remember the run as a past incident of its
- * enterprise, WRONG and UNHELPFUL retract it for good. The caller authorizes the run first.
+ * enterprise, WRONG and UNHELPFUL retract it for good (its answer says which: `memory`). The caller authorizes the run
+ * first.
  */
-export type Rating = (request: RatingRequest) => Promise<{ created: boolean; entry: RunFeedback }>;
+export type Rating = (request: RatingRequest) => Promise<RecordedFeedback>;
 
 export function createRating(deps: RatingDeps): Rating {
   return (request) => recordFeedback(request, deps);

@@ -242,6 +242,7 @@ export {
   callerKeyOf,
   feedbackView,
   parseFeedbackInput,
+  type RecordedFeedback,
   type RecordFeedbackDeps,
   recordFeedback,
 } from './service/record-feedback.ts';

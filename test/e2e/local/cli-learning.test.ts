@@ -45,9 +45,27 @@ describe('diagnosis feedback', () => {
     expect(none).toMatchObject({ code: 0, stdout: '[]\n' });
     expect(schemaErrors('run-feedback', JSON.parse(none.stdout))).toEqual([]);
     const first = await diagnosis(['feedback', runId, '--verdict', 'CORRECT']);
-    expect(first).toMatchObject({ code: 0, stdout: `run ${runId}: rated CORRECT (rating 1 by local:responder)\n` });
+    const remembered = `memory: remembered as a past incident of E1001: its later runs meet it as a lead to check, never as evidence (diagnosis memory list --enterprise E1001)\n`;
+    expect(first).toMatchObject({
+      code: 0,
+      stdout: `run ${runId}: rated CORRECT (rating 1 by local:responder)\n${remembered}`,
+    });
     const again = await diagnosis(['feedback', runId, '--verdict', 'CORRECT']);
-    expect(again.stdout).toBe(`run ${runId}: already rated CORRECT (rating 1 by local:responder)\n`);
+    expect(again.stdout).toBe(`run ${runId}: already rated CORRECT (rating 1 by local:responder)\n${remembered}`);
+    const memory = await diagnosis(['memory', 'list', '--enterprise', 'E1001']);
+    expect(memory.code, memory.stderr).toBe(0);
+    const [header, row, ...more] = memory.stdout.split('\n');
+    expect(header).toMatch(/^DIAGNOSED \(UTC\) +RATING +RUN +CONCLUSION$/);
+    expect(row).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} +CORRECT +${runId} +\\S`));
+    // The columns line up under their names.
+    expect(row?.indexOf(runId)).toBe(header?.indexOf('RUN'));
+    expect(more).toEqual(['']);
+    // Another responder's WRONG retracts the memory, and says so.
+    const retracted = await diagnosis(['feedback', runId, '--verdict', 'WRONG'], { USER: 'second' });
+    expect(retracted).toMatchObject({
+      code: 0,
+      stdout: `run ${runId}: rated WRONG (rating 1 by local:second)\nmemory: the run's past incident is retracted for good: E1001's later runs no longer meet it\n`,
+    });
     const wrong = await diagnosis([
       'feedback',
       runId,
@@ -65,6 +83,10 @@ describe('diagnosis feedback', () => {
       feedback: { verdict: 'WRONG', rootCause: 'payment-gateway 的 TLS 证书过期', sequence: 2, current: true },
     });
     expect(schemaErrors('run-feedback', recorded)).toEqual([]);
+    expect(await diagnosis(['memory', 'list', '--enterprise', 'E1001'])).toMatchObject({
+      code: 0,
+      stdout: 'E1001: no past incidents\n',
+    });
     const list = await diagnosis(['feedback', runId]);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^ {2}CORRECT +local:responder #1 /m);
@@ -73,7 +95,8 @@ describe('diagnosis feedback', () => {
     const listed = await diagnosis(['feedback', runId, '--json']);
     expect(listed.code, listed.stderr).toBe(0);
     const entries = JSON.parse(listed.stdout) as Record<string, unknown>[];
-    expect(entries.map((entry) => [entry.verdict, entry.sequence, entry.current])).toEqual([
+    const responders = entries.filter((entry) => entry.caller === 'local:responder');
+    expect(responders.map((entry) => [entry.verdict, entry.sequence, entry.current])).toEqual([
       ['CORRECT', 1, false],
       ['WRONG', 2, true],
     ]);

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os';
+import type { PastIncidentChange } from '@diagnosis/core';
 import { isRunId } from '@diagnosis/core/ids';
 import { CliError, type Command, EXIT, printable, RUN_ID_FORM, usageError } from '../command-line.ts';
 import { MASKING_SETTINGS, RATING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
@@ -108,13 +109,15 @@ export const feedbackCommand: Command = {
         // NOTE: the rating use case the deployed route runs: a local rating keeps the local enterprise's past
         // incidents as a deployed one does.
         const rate = composeRating({ client: runtime.client, tableName: runtime.tableName, ...rating });
-        const { created, entry } = await rate({ run, caller: localCaller(io.env), input });
+        const { created, entry, memory } = await rate({ run, caller: localCaller(io.env), input });
         const [view] = feedbackView([entry]);
         if (values.json === true) io.stdout(`${JSON.stringify({ runId, created, feedback: view }, null, 2)}\n`);
-        else
+        else {
           io.stdout(
             `run ${runId}: ${created ? 'rated' : 'already rated'} ${entry.verdict} (rating ${entry.sequence} by ${printable(entry.caller)})\n`,
           );
+          if (memory !== null) io.stdout(`memory: ${describeMemoryChange(memory, entry.verdict, run.enterpriseId)}\n`);
+        }
         return EXIT.OK;
       } catch (error) {
         if (error instanceof DiagnosisInputError) throw usageError(`run ${runId}: ${error.message} (${error.code})`);
@@ -125,6 +128,26 @@ export const feedbackCommand: Command = {
     }
   },
 };
+
+/**
+ * What a rating did to the run's memory (docs/memory.md), in the words a responder uses: remembered as a past incident
+ * that later runs meet as a lead, retracted, or why not.
+ */
+export function describeMemoryChange(change: PastIncidentChange, verdict: string, enterpriseId: string): string {
+  const remembering = verdict === 'CORRECT' || verdict === 'PARTIALLY_CORRECT';
+  switch (change) {
+    case 'REMEMBERED':
+      return `remembered as a past incident of ${enterpriseId}: its later runs meet it as a lead to check, never as evidence (diagnosis memory list --enterprise ${enterpriseId})`;
+    case 'RETRACTED':
+      return `the run's past incident is retracted for good: ${enterpriseId}'s later runs no longer meet it`;
+    case 'ALREADY_RETRACTED':
+      return remembering
+        ? 'not remembered: a WRONG or UNHELPFUL rating (or a forget) retracted this run for good'
+        : 'not remembered, and no later rating will remember it';
+    case 'NOT_ELIGIBLE':
+      return 'not remembered: only a published diagnosis with a conclusion becomes a past incident';
+  }
+}
 
 function describeEntry(
   entry: {

@@ -89,10 +89,11 @@ export const memoryCommand: Command = {
       } else if (listed.length === 0) {
         io.stdout(`${enterpriseId}: no past incidents\n`);
       } else {
+        io.stdout(`${memoryRow(['DIAGNOSED (UTC)', 'RATING', 'RUN', 'CONCLUSION'])}\n`);
         for (const incident of listed) {
-          io.stdout(
-            `${incident.occurredAt.slice(0, 16).replace('T', ' ')}  ${incident.rating.padEnd(17)} ${incident.runId}  ${printable(incident.conclusion).slice(0, 80)}\n`,
-          );
+          const diagnosed = incident.occurredAt.slice(0, 16).replace('T', ' ');
+          const conclusion = printable(incident.conclusion).slice(0, 80);
+          io.stdout(`${memoryRow([diagnosed, incident.rating, incident.runId, conclusion])}\n`);
         }
       }
       return EXIT.OK;
@@ -101,3 +102,8 @@ export const memoryCommand: Command = {
     }
   },
 };
+
+/** One row of `memory list`, its header's included: the columns aligned (a run id is 26 characters). */
+function memoryRow([diagnosed, rating, runId, conclusion]: readonly [string, string, string, string]): string {
+  return `${diagnosed.padEnd(16)}  ${rating.padEnd(17)}  ${runId.padEnd(26)}  ${conclusion}`;
+}

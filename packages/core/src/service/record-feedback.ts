@@ -11,7 +11,7 @@ import {
 } from '../store/feedback-store.ts';
 import { isEnded, type StoredRun } from '../store/run-store.ts';
 import { type FeedbackMasking, maskFeedback } from './mask-feedback.ts';
-import { applyRatingToMemory, type PastIncidentRetention } from './remember-past-incident.ts';
+import { applyRatingToMemory, type PastIncidentChange, type PastIncidentRetention } from './remember-past-incident.ts';
 
 const feedbackText = (max: number) =>
   v.pipe(
@@ -63,6 +63,16 @@ export interface RecordFeedbackDeps {
   memory?: PastIncidentRetention;
 }
 
+/**
+ * A recorded rating: whether it is new (`created: false` for the caller's same rating again), the stored entry, and
+ * what it did to the run's memory (`applyRatingToMemory`; null when the deps hold no memory), so a caller can say it.
+ */
+export interface RecordedFeedback {
+  created: boolean;
+  entry: RunFeedback;
+  memory: PastIncidentChange | null;
+}
+
 /** How many times a rating is tried again when another rating of the same caller took its place meanwhile. */
 const MAX_PUT_ATTEMPTS = 3;
 
@@ -78,7 +88,7 @@ const MAX_PUT_ATTEMPTS = 3;
 export async function recordFeedback(
   request: { run: StoredRun; caller: string; input: FeedbackInput },
   deps: RecordFeedbackDeps,
-): Promise<{ created: boolean; entry: RunFeedback }> {
+): Promise<RecordedFeedback> {
   const { run, caller } = request;
   if (!isEnded(run.status)) throw new DiagnosisInputError('RUN_NOT_ENDED', 'only an ended run can be rated');
   if (caller.length === 0 || caller.length > FEEDBACK_LIMITS.callerChars || !caller.isWellFormed()) {
@@ -88,9 +98,9 @@ export async function recordFeedback(
   const callerKey = callerKeyOf(caller);
   const now = deps.now ?? Date.now;
   // NOTE: also for the caller's same rating again: a retry after a failed memory write completes it (both idempotent).
-  const remembered = async (result: { created: boolean; entry: RunFeedback }) => {
-    if (deps.memory !== undefined) await applyRatingToMemory(run, result.entry, deps.memory);
-    return result;
+  const remembered = async (result: { created: boolean; entry: RunFeedback }): Promise<RecordedFeedback> => {
+    const memory = deps.memory === undefined ? null : await applyRatingToMemory(run, result.entry, deps.memory);
+    return { ...result, memory };
   };
   for (let attempt = 0; attempt < MAX_PUT_ATTEMPTS; attempt += 1) {
     const history = await deps.feedback.listCallerFeedback(run.runId, callerKey);
