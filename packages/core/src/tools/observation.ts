@@ -106,7 +106,7 @@ function rejectionMessage(code: RejectionCode, detail: RejectionDetail) {
     case 'OUTSIDE_INCIDENT_WINDOW':
       return `工具未执行：查询的时间范围与本次事件的时间窗不重叠。允许的时间窗：${detail.window?.from ?? ''} 至 ${detail.window?.to ?? ''}。请在此时间窗内重新查询。`;
     case 'INVALID_TOOL_CALL_ID':
-      return '工具未执行：tool_call_id 过长或含有不允许的字符（最多 200 个字母、数字或 _ . : -）。';
+      return '工具未执行：tool_call_id 过长或含有不允许的字符（只能由字母、数字和 _ . : - 组成）。';
   }
 }
 
