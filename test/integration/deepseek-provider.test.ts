@@ -123,6 +123,28 @@ describe('runDiagnosis over the real openai-compatible provider and DeepSeek wir
     });
   });
 
+  it('captures the provider’s own `thinking` key when the SDK’s reasoning field is empty', async () => {
+    const reply = wireText(JSON.stringify(noConclusionDraft()), { reasoning: '' });
+    const choice = reply.choices[0];
+    if (choice === undefined) throw new Error('the wire reply has no choice');
+    Object.assign(choice.message, { thinking: '先确认企业与时间窗，再查日志。' });
+    const { audit } = await diagnoseOverHttp([reply]);
+    expect(audit.steps[0]).toMatchObject({
+      reasoningContent: '先确认企业与时间窗，再查日志。',
+      reasoningAvailable: true,
+      contentSource: 'PROVIDER_REASONING+ASSISTANT_TEXT',
+    });
+  });
+
+  it('prefers the SDK’s reasoning field over the provider’s `thinking` key when both are set', async () => {
+    const reply = wireText(JSON.stringify(noConclusionDraft()), { reasoning: '看日志。' });
+    const choice = reply.choices[0];
+    if (choice === undefined) throw new Error('the wire reply has no choice');
+    Object.assign(choice.message, { thinking: '另一段文字' });
+    const { audit } = await diagnoseOverHttp([reply]);
+    expect(audit.steps[0]?.reasoningContent).toBe('看日志。');
+  });
+
   it('fails closed after exactly one request when the API answers HTTP 500', async () => {
     const { outcome, server } = await diagnoseOverHttp([
       { status: 500, body: { error: { message: 'Internal error on host api-7 with key sk-test' } } },

@@ -64,7 +64,7 @@ function buildStepEvent(
     'sessionId' | 'runId' | 'stepNumber' | 'role' | 'modelId' | 'usage' | 'usageEstimated' | 'startedAt' | 'endedAt'
   >,
 ): ModelStepEvent {
-  const reasoning = joinParts(result.content, 'reasoning');
+  const reasoning = joinParts(result.content, 'reasoning') || providerReasoning(result.response?.body);
   const plan = result.content
     .filter((part) => part.type === 'tool-call')
     .map((part) => `[tool_call ${part.toolCallId}] ${part.toolName} ${part.input}`);
@@ -91,6 +91,33 @@ function joinParts(content: LanguageModelV4Content[], type: 'reasoning' | 'text'
   const joined = content.flatMap((part) => (part.type === type ? [part.text] : [])).join('');
   // NOTE: whitespace-only output counts as none; otherwise the provider's text is kept exactly as returned.
   return joined.trim().length === 0 ? '' : joined;
+}
+
+/** The provider's own reasoning keys, read from its answer when the SDK's reasoning field came back empty. */
+const PROVIDER_REASONING_KEYS = ['reasoning_content', 'thinking'] as const;
+
+/**
+ * The reasoning a provider returned under a key of its own (`message.reasoning_content`, `message.thinking`) in the
+ * answer's body as the provider sent it; '' when none holds non-blank text. NOTE: the SDK reads only the keys it
+ * knows (and an empty `reasoning_content` hides the rest), so a provider that says `thinking` would otherwise be
+ * audited as giving no reasoning.
+ */
+function providerReasoning(body: unknown): string {
+  const message = firstMessage(body);
+  if (message === null) return '';
+  for (const key of PROVIDER_REASONING_KEYS) {
+    const value = message[key];
+    if (typeof value === 'string' && value.trim().length > 0) return value;
+  }
+  return '';
+}
+
+function firstMessage(body: unknown): Record<string, unknown> | null {
+  if (typeof body !== 'object' || body === null || !('choices' in body) || !Array.isArray(body.choices)) return null;
+  const choice: unknown = body.choices[0];
+  if (typeof choice !== 'object' || choice === null || !('message' in choice)) return null;
+  const message: unknown = choice.message;
+  return typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : null;
 }
 
 function contentSource(hasReasoning: boolean, hasAssistant: boolean): ContentSource {

@@ -50,6 +50,24 @@ describe('runDiagnosis — Requirement: internal execution is auditable', () => 
     });
   });
 
+  it('falls back to the answer body’s `reasoning_content` when the SDK’s reasoning field is empty', async () => {
+    const round = textRound(JSON.stringify(noConclusionDraft()));
+    const body = { choices: [{ message: { content: 'x', reasoning_content: '先确认时间窗。', thinking: '另一段' } }] };
+    const { audit } = await diagnose([{ ...round, response: { ...round.response, body } }]);
+    expect(audit.steps[0]).toMatchObject({
+      reasoningContent: '先确认时间窗。',
+      reasoningAvailable: true,
+      contentSource: 'PROVIDER_REASONING+ASSISTANT_TEXT',
+    });
+  });
+
+  it('counts a blank provider key as no reasoning', async () => {
+    const round = textRound(JSON.stringify(noConclusionDraft()));
+    const body = { choices: [{ message: { reasoning_content: ' ', thinking: 42 } }] };
+    const { audit } = await diagnose([{ ...round, response: { ...round.response, body } }]);
+    expect(audit.steps[0]).toMatchObject({ reasoningContent: '', reasoningAvailable: false });
+  });
+
   it('caps each raw text at 32,000 characters and reports the capped UTF-8 size', async () => {
     const reasoning = '推'.repeat(40_000);
     const { audit } = await diagnose([textRound(JSON.stringify(noConclusionDraft()), { reasoning })]);
