@@ -1,13 +1,14 @@
 /**
- * How a run's input grows with its tool calls (issue #37), measured on the request bodies a run really sends: the
+ * How a run's input grows with its tool calls, measured on the request bodies a run really sends: the
  * Lambda's own composition root (`buildDiagnosisDependencies`: the DeepSeek profile's provider and Draft middleware)
  * against the scripted DeepSeek server on loopback, and evidence adapters that answer every `query_logs` with 20
  * synthetic log lines of ~400 characters (an 8 KB observation; `--small` gives ~1 KB ones). The scripted model calls
  * `query_logs` N times (each call judging the one before, `GAINED` or, with `--no-gain`, alternately `NO_GAIN`)
  * until the tool budget (N) stops collection, then writes the Draft in the forced final round. Every body is counted
  * with DeepSeek-V3's tokenizer, its prompt-cache hits estimated by DeepSeek's prefix rule
- * (packages/devkit/src/request-tokens.ts). Prints, per run: rounds, input tokens, estimated cache hits, the last
- * round's hits against the previous round's whole prompt, and the cost at the DeepSeek profile's list price.
+ * (packages/devkit/src/request-tokens.ts); the output is the answers the server really sent. Prints, per run: rounds,
+ * input tokens, estimated cache hits, output tokens, the last round's hits against the previous round's whole prompt,
+ * and the cost at the DeepSeek profile's list price. A run that measured no input or no output fails the bench.
  *
  *   node bench/run-growth.ts [--small] [--no-gain] [--calls 6,12]
  */
@@ -92,14 +93,14 @@ async function measureRun(counter: TokenCounter, calls: number, small: boolean, 
       },
       { model: deps.model, evidence },
     );
-    const measured = measureConversation(counter, server.requests, script);
+    const measured = measureConversation(counter, server.requests, server.responses);
     if (process.env.RUN_GROWTH_ROUNDS === '1') {
       for (const request of measured.requests)
         console.log(`  round prompt ${request.prompt} cached ${request.cachedEstimate}`);
     }
     const last = measured.requests.at(-1);
     const previous = measured.requests.at(-2);
-    return {
+    const run = {
       calls,
       stopReason: result.stopReason,
       draft: result.draft !== null,
@@ -111,6 +112,9 @@ async function measureRun(counter: TokenCounter, calls: number, small: boolean, 
       previousPrompt: previous?.prompt ?? 0,
       lastPrompt: last?.prompt ?? 0,
     };
+    if (run.input === 0 || run.output === 0)
+      throw new Error(`run-growth measured nothing: input ${run.input}, output ${run.output}`);
+    return run;
   } finally {
     await server.close();
   }
@@ -127,7 +131,7 @@ export async function benchRunGrowth(argv: readonly string[] = process.argv.slic
   );
   const counter = await loadDeepSeekTokenizer();
   console.log(
-    'calls  stop               rounds   input  cached (est.)  last round: prompt / cached / previous prompt   cost',
+    'calls  stop               rounds   input  cached (est.)  output  last round: prompt / cached / previous prompt   cost',
   );
   for (const calls of counts) {
     const run = await measureRun(counter, calls, small, noGain);
@@ -136,7 +140,7 @@ export async function benchRunGrowth(argv: readonly string[] = process.argv.slic
         ? 0
         : ((run.input - run.cached) * price.input + run.cached * price.cachedInput + run.output * price.output) / 1e6;
     console.log(
-      `${String(calls).padStart(5)}  ${String(run.stopReason).padEnd(17)}  ${String(run.rounds).padStart(6)}  ${String(run.input).padStart(6)}  ${String(run.cached).padStart(13)}  ${String(run.lastPrompt).padStart(10)} / ${String(run.lastCached).padStart(6)} / ${String(run.previousPrompt).padStart(6)}${run.lastCached === run.previousPrompt ? ' (prefix-stable)' : ''}   $${cost.toFixed(5)}${run.draft ? '' : ' (no Draft)'}`,
+      `${String(calls).padStart(5)}  ${String(run.stopReason).padEnd(17)}  ${String(run.rounds).padStart(6)}  ${String(run.input).padStart(6)}  ${String(run.cached).padStart(13)}  ${String(run.output).padStart(6)}  ${String(run.lastPrompt).padStart(10)} / ${String(run.lastCached).padStart(6)} / ${String(run.previousPrompt).padStart(6)}${run.lastCached === run.previousPrompt ? ' (prefix-stable)' : ''}   $${cost.toFixed(5)}${run.draft ? '' : ' (no Draft)'}`,
     );
   }
 }

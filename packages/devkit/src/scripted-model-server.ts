@@ -121,14 +121,17 @@ export function isJudgeRequest(body: Record<string, unknown>): boolean {
 
 /**
  * A loopback OpenAI-compatible server that answers `POST /v1/chat/completions` from a queue, one entry per request
- * (tests may push more entries at any time), and records every request body. The judge's requests
- * ({@link isJudgeRequest}) are answered from a queue of their own, `judgeScript`, so a conversation's agent rounds
- * and its judge answer never take each other's turn. An empty queue answers 599, so a test never passes on an
+ * (tests may push more entries at any time), and records every request body and the chat completion it answered
+ * with (`undefined` for an error reply), by position: a measure of a run's output reads what was really answered,
+ * not the script the server consumed. The judge's requests ({@link isJudgeRequest}) are answered from a queue of
+ * their own, `judgeScript`, so a conversation's agent rounds and its judge answer never take each other's turn. An empty queue answers 599, so a test never passes on an
  * unplanned call (an unplanned judge call then fails closed).
  */
 export async function startDeepSeekServer(script: WireScript = [], judgeScript: WireScript = []) {
   const requests: Record<string, unknown>[] = [];
   const judgeRequests: Record<string, unknown>[] = [];
+  const responses: (DeepSeekResponse | undefined)[] = [];
+  const judgeResponses: (DeepSeekResponse | undefined)[] = [];
   const headers: IncomingMessage['headers'][] = [];
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -138,8 +141,12 @@ export async function startDeepSeekServer(script: WireScript = [], judgeScript: 
       const judge = isJudgeRequest(body);
       (judge ? judgeRequests : requests).push(body);
       headers.push(request.headers);
+      const answered = judge ? judgeResponses : responses;
+      // NOTE: the slot is taken before a scripted function is awaited, so the i-th request keeps the i-th answer.
+      const slot = answered.push(undefined) - 1;
       const entry = (judge ? judgeScript : script).shift();
       const reply = typeof entry === 'function' ? await entry(body) : entry;
+      if (reply !== undefined && !('status' in reply)) answered[slot] = reply;
       if (response.destroyed) return;
       if (reply === undefined) return send(response, 599, { error: { message: 'script exhausted' } });
       if ('status' in reply && 'raw' in reply) return sendRaw(response, reply.status, reply.raw, reply.contentType);
@@ -155,6 +162,10 @@ export async function startDeepSeekServer(script: WireScript = [], judgeScript: 
     requests,
     /** The SemanticGuard judge's requests. */
     judgeRequests,
+    /** The chat completion each agent request got, by position (`undefined`: an error reply or none). */
+    responses,
+    /** The chat completion each judge request got, by position. */
+    judgeResponses,
     headers,
     script,
     judgeScript,

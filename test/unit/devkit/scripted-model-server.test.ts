@@ -1,0 +1,49 @@
+import { startDeepSeekServer, wireText } from '@diagnosis/devkit';
+import { describe, expect, it } from 'vitest';
+
+const ask = (baseURL: string, system: string) =>
+  fetch(`${baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'deepseek-v4-flash', messages: [{ role: 'system', content: system }] }),
+  });
+
+describe('startDeepSeekServer', () => {
+  it('records the completion each request got by position, after the script it came from is consumed', async () => {
+    const first = wireText('{"a":1}');
+    const second = wireText('{"b":2}');
+    const server = await startDeepSeekServer([
+      first,
+      { status: 429, body: { error: { message: 'slow down' } } },
+      second,
+    ]);
+    try {
+      for (let index = 0; index < 4; index += 1) await ask(server.baseURL, 'agent');
+
+      expect(server.script).toHaveLength(0);
+      expect(server.requests).toHaveLength(4);
+      expect(server.responses).toEqual([first, undefined, second, undefined]);
+      expect(server.judgeResponses).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps a slow scripted answer in its own request’s place', async () => {
+    let release: () => void = () => undefined;
+    const slow = wireText('{"slow":true}');
+    const fast = wireText('{"fast":true}');
+    const server = await startDeepSeekServer([() => new Promise((resolve) => (release = () => resolve(slow))), fast]);
+    try {
+      const pending = ask(server.baseURL, 'agent');
+      await expect.poll(() => server.requests.length).toBe(1);
+      await ask(server.baseURL, 'agent');
+      release();
+      await pending;
+
+      expect(server.responses).toEqual([slow, fast]);
+    } finally {
+      await server.close();
+    }
+  });
+});
