@@ -26,6 +26,8 @@ export { SLACK_FUNCTION_SETTING_NAMES } from './slack/slack-function-settings.ts
 export {
   parseStageSlack,
   runtimeSlackAppsSchema,
+  SLACK_APP_ID_PATTERN,
+  SLACK_CHANNEL_ID_PATTERN,
   SLACK_SECRET_NAME_PATTERN,
   type SlackAppConfig,
   type SlackSettings,

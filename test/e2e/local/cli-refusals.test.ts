@@ -3,7 +3,7 @@
  * what to do next, and each example works as printed. Every test here failed before its fix: a `.env` made from
  * `.env.example` with its secret lines uncommented was refused without naming `--stage <file>`; a key copied as
  * `sk-…` failed the run with a TypeError instead of a settings refusal; a stage file's alertChannel outside its
- * channels was refused naming only `slack.apps[0]`; `serve --help`'s curl had no content-type (415); `runs` with a
+ * channels was refused naming neither the app nor the channel; `serve --help`'s curl had no content-type (415); `runs` with a
  * filter that matched nothing said "no runs yet"; a second `demo --alarm` printed nothing on stdout and told the
  * user to add `--now`, an option demo does not have.
  */
@@ -107,14 +107,14 @@ describe('a model key copied with characters HTTP cannot carry', () => {
 });
 
 describe("a stage file's alertChannel outside its channels", () => {
-  it('is refused naming its path exactly (exit 78)', async () => {
+  it('is refused naming its path, the app and the channel, and the fix (exit 78)', async () => {
     const stage = join(folder, 'alert-channel.json');
     const app = { ...STAGE_NAMING_THE_EXAMPLE_SECRETS.slack.apps[0], alertChannel: 'C0NOTMINE' };
     writeFileSync(stage, JSON.stringify({ slack: { apps: [app] } }));
     const finished = await runBin(['serve', '--scripted-model', '--stage', stage], environment());
     expect(finished).toMatchObject({
       code: 78,
-      stderr: `diagnosis serve: ${stage}: invalid Slack app setting: slack.apps[0].alertChannel (not one of the app’s channels)\n`,
+      stderr: `diagnosis serve: ${stage}: invalid Slack app setting: slack.apps[0].alertChannel (app e1001's alertChannel C0NOTMINE is not one of its channels C0E1001AA: add it to channels, or name one of them)\n`,
     });
   });
 });

@@ -9,7 +9,13 @@ import {
 } from '@diagnosis/core';
 import { findTriggerMappingFaults, parseChangeSettings, parseTriggerSettings } from '@diagnosis/core/config';
 import { type DestinationConfig, parseStageDelivery } from '@diagnosis/functions';
-import { parseStageSlack, type SlackAppConfig, slackSecretNames } from '@diagnosis/functions/infrastructure';
+import {
+  parseStageSlack,
+  SLACK_APP_ID_PATTERN,
+  SLACK_CHANNEL_ID_PATTERN,
+  type SlackAppConfig,
+  slackSecretNames,
+} from '@diagnosis/functions/infrastructure';
 import { CliError, EXIT, printable } from '../command-line.ts';
 import { REPO_ROOT } from './local-data.ts';
 
@@ -109,14 +115,37 @@ export function loadStageChangeSources(stage: string, root: string = REPO_ROOT):
 
 /** The stage file's Slack apps (`slack.apps`), checked with the deploy's own schema (secrets by name; docs/chat.md). */
 export function loadStageSlackApps(stage: string, root: string = REPO_ROOT): SlackAppConfig[] {
-  const parsed = parseStageSlack(readStageFile(stage, root).slack);
+  const { slack } = readStageFile(stage, root);
+  const parsed = parseStageSlack(slack);
   if ('apps' in parsed) return parsed.apps;
-  // NOTE: the field at fault by its path only (`slack.apps[0].teamId`), never the value.
-  const reason = parsed.reason === undefined ? '' : ` (${parsed.reason})`;
+  // NOTE: the field at fault by its path only (`slack.apps[0].teamId`), never the value; an alertChannel outside its
+  // channels is the one fault whose values are checked ids (the schema's patterns), named so it can be fixed.
+  const reason = alertChannelFault(slack, parsed.fault) ?? (parsed.reason === undefined ? '' : ` (${parsed.reason})`);
   throw new CliError(
     EXIT.CONFIG,
     `${stageFileName(stage)}: invalid Slack app setting: slack${printable(parsed.fault)}${reason}`,
   );
+}
+
+/**
+ * `(app e2002's alertChannel C0OTHER00 is not one of its channels C0E2002AA: add it to channels, or name one of
+ * them)` for a fault at `.apps[N].alertChannel`; null for any other. NOTE: only values matching the Slack schema's
+ * own id patterns are named (the check that refused them ran after the patterns passed); anything else stays unnamed.
+ */
+function alertChannelFault(slack: unknown, fault: string): string | null {
+  const index = /^\.apps\[(\d+)\]\.alertChannel$/.exec(fault)?.[1];
+  if (index === undefined) return null;
+  const apps = (slack as { apps?: unknown } | undefined)?.apps;
+  const app = Array.isArray(apps) ? (apps[Number(index)] as Record<string, unknown> | undefined) : undefined;
+  const id = (value: unknown, pattern: RegExp) =>
+    typeof value === 'string' && pattern.test(value) ? printable(value) : null;
+  const name = id(app?.id, SLACK_APP_ID_PATTERN);
+  const alert = id(app?.alertChannel, SLACK_CHANNEL_ID_PATTERN);
+  const channels = Array.isArray(app?.channels)
+    ? app.channels.map((channel) => id(channel, SLACK_CHANNEL_ID_PATTERN))
+    : [];
+  if (name === null || alert === null || channels.length === 0 || channels.includes(null)) return null;
+  return ` (app ${name}'s alertChannel ${alert} is not one of its channels ${channels.join(', ')}: add it to channels, or name one of them)`;
 }
 
 /** The names `namesOf` finds in each stage file of deploy/ (a file that does not read as one is skipped), sorted. */

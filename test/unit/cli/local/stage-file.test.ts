@@ -107,7 +107,7 @@ describe('loadStageSlackApps', () => {
     expect(refusal.message).toBe('deploy/dev.json: invalid Slack app setting: slack.apps[0].teamId');
   });
 
-  it('refuses an alertChannel outside its channels naming its path exactly, and why (exit 78)', () => {
+  it('refuses an alertChannel outside its channels naming its path, the app, the channel and the fix (exit 78)', () => {
     stageFile(
       JSON.stringify({
         slack: {
@@ -129,7 +129,7 @@ describe('loadStageSlackApps', () => {
     const refusal = refusalOf(() => loadStageSlackApps('dev', root));
     expect(refusal.exitCode).toBe(EXIT.CONFIG);
     expect(refusal.message).toBe(
-      'deploy/dev.json: invalid Slack app setting: slack.apps[1].alertChannel (not one of the app’s channels)',
+      "deploy/dev.json: invalid Slack app setting: slack.apps[1].alertChannel (app e2002's alertChannel C0OTHER00 is not one of its channels C0E1001AA: add it to channels, or name one of them)",
     );
   });
 
