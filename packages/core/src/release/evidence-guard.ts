@@ -3,6 +3,7 @@ import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { truncateChars } from '../run/utf8.ts';
 import type { VerifiedCitation } from '../store/run-store.ts';
+import { blamesChangeAfterSymptom, type ChangeChecks } from './change-after-symptom.ts';
 
 export type EvidenceGuardCode =
   | 'GUARD_UNKNOWN_CITATION'
@@ -14,9 +15,10 @@ export type EvidenceGuardCode =
 /**
  * Why the EvidenceGuard took an item out of a Draft before checking the rest: `GUARD_PAST_INCIDENT_ONLY`, a FINDING or
  * NEGATIVE_OBSERVATION whose only non-empty evidence is lookups that returned past incidents (a past incident is a
- * lead to check with today's data, never evidence about today).
+ * lead to check with today's data, never evidence about today); `GUARD_CHANGE_AFTER_SYMPTOM`, a FINDING that blames a
+ * change which landed after the symptom began (placed by code; see `blamesChangeAfterSymptom`).
  */
-export type EvidenceGuardRemovalCode = 'GUARD_PAST_INCIDENT_ONLY';
+export type EvidenceGuardRemovalCode = 'GUARD_PAST_INCIDENT_ONLY' | 'GUARD_CHANGE_AFTER_SYMPTOM';
 
 /** One item the EvidenceGuard removed: its index in the agent's Draft and the stable reason. */
 export interface EvidenceGuardRemoval {
@@ -48,8 +50,9 @@ export function verifyDraftEvidence(
   draft: DiagnosisDraft,
   progress: ProgressSnapshot,
   pastIncidentChecks: ReadonlySet<string> = new Set(),
+  changeChecks: ChangeChecks = new Map(),
 ): EvidenceGuardResult {
-  const removal = removePastIncidentOnly(draft, progress, pastIncidentChecks);
+  const removal = removePastIncidentOnly(draft, progress, pastIncidentChecks, changeChecks);
   if (removal === null) return verifyCitations(draft, progress);
   const result = verifyCitations(removal.draft, progress);
   if (!result.ok) return { ...result, removed: removal.removed };
@@ -102,8 +105,11 @@ function verifyCitations(draft: DiagnosisDraft, progress: ProgressSnapshot): Evi
 export function verifyExecutionEvidence(
   execution: Pick<DiagnosisExecution, 'draft' | 'progress'>,
   pastIncidentChecks: ReadonlySet<string> = new Set(),
+  changeChecks: ChangeChecks = new Map(),
 ): EvidenceGuardResult | null {
-  return execution.draft === null ? null : verifyDraftEvidence(execution.draft, execution.progress, pastIncidentChecks);
+  return execution.draft === null
+    ? null
+    : verifyDraftEvidence(execution.draft, execution.progress, pastIncidentChecks, changeChecks);
 }
 
 /** The most limitation lines a Draft may hold, and their length (the Draft schema's bounds). */
@@ -115,14 +121,16 @@ const MAX_LIMITATION_CHARS = 300;
  * claims something about today (a SUPPORTED FINDING or NEGATIVE_OBSERVATION; a HYPOTHESIS may rest on a past
  * incident: that is what one is for), every id it cites is a READY check, and its only usable support is past
  * incidents (`restsOnPastIncidentsAlone`). NOTE: a lookup that returned runbooks and past incidents together cannot tell which of its hits an
- * item rests on, so it counts as past incidents: such an item needs today's logs or data beside it.
+ * item rests on, so it counts as past incidents: such an item needs today's logs or data beside it. A FINDING that
+ * blames a change which landed after the symptom began is removed too (`blamesChangeAfterSymptom`), with its own code.
  */
 function removePastIncidentOnly(
   draft: DiagnosisDraft,
   progress: ProgressSnapshot,
   pastIncidentChecks: ReadonlySet<string>,
+  changeChecks: ChangeChecks,
 ): { draft: DiagnosisDraft; removed: EvidenceGuardRemoval[] } | null {
-  if (pastIncidentChecks.size === 0) return null;
+  if (pastIncidentChecks.size === 0 && changeChecks.size === 0) return null;
   const ready = new Map(
     progress.checks.filter((check) => check.status === 'READY').map((check) => [check.toolCallId, check]),
   );
@@ -137,6 +145,14 @@ function removePastIncidentOnly(
       lines.push(
         truncateChars(
           `证据校验已移除：“${truncateChars(item.statement, 100)}”——它只引用了历史事件（past_incident），历史事件只是待用本次日志与数据核实的线索，不是本次故障的证据。`,
+          MAX_LIMITATION_CHARS,
+        ),
+      );
+    } else if (blamesChangeAfterSymptom(item, changeChecks)) {
+      removed.push({ index, code: 'GUARD_CHANGE_AFTER_SYMPTOM' });
+      lines.push(
+        truncateChars(
+          `证据校验已移除：“${truncateChars(item.statement, 100)}”——它归咎的变更在症状开始之后才落地（AFTER_SYMPTOM），不可能是本次症状的原因。`,
           MAX_LIMITATION_CHARS,
         ),
       );

@@ -214,7 +214,7 @@ export async function executeCheckedDiagnosisRun(
         nextPseudonymBatch,
       },
     );
-    const evidenceGuard = verifyExecutionEvidence(execution, recorder.pastIncidentChecks());
+    const evidenceGuard = verifyExecutionEvidence(execution, recorder.pastIncidentChecks(), recorder.changeChecks());
     const semantic =
       deps.semanticGuard === undefined
         ? null

@@ -1,3 +1,4 @@
+import type { ChangeCheckRow } from '../release/change-after-symptom.ts';
 import type { SeenBefore } from '../release/diagnosis-result.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
 import type { Observation } from '../tools/observation.ts';
@@ -41,6 +42,13 @@ export function createObservationRecorder(audit: AuditHook) {
       new Set(
         [...observations].filter(([, observation]) => pastIncidentHits(observation).length > 0).map(([id]) => id),
       ),
+    /** The change-stream checks and the changes each returned (the EvidenceGuard's input), as the model saw them. */
+    changeChecks: (): ReadonlyMap<string, readonly ChangeCheckRow[]> =>
+      new Map(
+        [...observations]
+          .map(([id, observation]) => [id, changeRows(observation)] as const)
+          .filter(([, rows]) => rows.length > 0),
+      ),
     /** The past runs the lookups returned, first seen first, each with the lookups that returned it. */
     seenBefore: (): SeenBefore[] => {
       const byRun = new Map<string, SeenBefore>();
@@ -73,6 +81,24 @@ function pastIncidentHits(observation: Observation) {
     hit.rating !== undefined
       ? [{ run_id: hit.run_id, occurred_at: hit.occurred_at, rating: hit.rating }]
       : [],
+  );
+}
+
+/** The change-stream rows of an observation (as the projection checked them), none for any other. */
+function changeRows(observation: Observation): ChangeCheckRow[] {
+  const data = observation.data;
+  if (data === undefined || !('lines' in data)) return [];
+  return data.lines.flatMap((line) =>
+    line.change === undefined
+      ? []
+      : [
+          {
+            changeId: line.change.change_id,
+            service: line.service,
+            ref: line.change.ref,
+            placement: line.change.placement,
+          },
+        ],
   );
 }
 
