@@ -61,7 +61,12 @@ export function createPastIncidentsHandler(
       if (runId === undefined) {
         if (method !== 'GET') throw new DiagnosisInputError('METHOD_NOT_ALLOWED', 'this route answers GET only');
         const page = pageOf(event);
-        const listed = await incidents.list(enterpriseId, { ...page, now: now() });
+        const listed = await incidents.list(enterpriseId, {
+          ...page,
+          now: now(),
+          onUnreadable: (errorClass, code) =>
+            options.logger.warn('past incident unreadable: skipped from the listing', { errorClass, code }),
+        });
         return json(200, {
           enterpriseId,
           pastIncidents: listed.incidents.map(pastIncidentView),

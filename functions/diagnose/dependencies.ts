@@ -7,6 +7,7 @@ import {
   type DiagnosisServiceDeps,
   type EvidenceAdapters,
   loadCustomRules,
+  type PastIncidentKnowledgeOptions,
 } from '@diagnosis/core';
 import { type DiagnosisSettings, limitsOf, modelProfile, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
@@ -30,8 +31,11 @@ export async function buildDiagnosisDependencies(
   dynamo: DynamoDBClient = createDynamoClient(settings, process.env),
   /** Adapters built by the caller from the same settings (a local runner that must close its MySQL pool). */
   prebuiltEvidence?: EvidenceAdapters,
-  /** Told when a lookup answered without the past incidents (their read failed or timed out): cause and class only. */
-  onPastIncidentsUnavailable?: (cause: 'TIMEOUT' | 'UNAVAILABLE', errorClass: string) => void,
+  /**
+   * Told when a lookup answered without the past incidents (their read failed or timed out), or without one memory
+   * it could not read: cause, class and code only.
+   */
+  pastIncidentNotices: Pick<PastIncidentKnowledgeOptions, 'onRetrievalFailure' | 'onUnreadableItem'> = {},
 ): Promise<DiagnosisServiceDeps> {
   // NOTE: never the public development key on a deployed table (see resolveMaskingSecret): no run starts instead.
   const maskingSecret = resolveMaskingSecret(settings);
@@ -76,7 +80,7 @@ export async function buildDiagnosisDependencies(
           lookup_knowledge: createPastIncidentKnowledge({
             runbooks: sources.lookup_knowledge,
             incidents: createDynamoPastIncidentStore({ client: dynamo, tableName: settings.DIAGNOSIS_TABLE_NAME }),
-            ...(onPastIncidentsUnavailable === undefined ? {} : { onRetrievalFailure: onPastIncidentsUnavailable }),
+            ...pastIncidentNotices,
           }),
         };
   return {

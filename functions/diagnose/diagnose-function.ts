@@ -40,12 +40,18 @@ export async function composeDiagnoseFunction(settings: DiagnosisSettings, optio
     options.evidence === undefined
       ? await createEvidenceAdapters(settings)
       : { evidence: options.evidence, close: async () => undefined };
-  const built = await buildDiagnosisDependencies(settings, dynamo, adapters.evidence, (cause, errorClass) =>
-    options.logger.warn('past incidents unavailable: the lookup answered with the runbooks alone', {
-      cause,
-      errorClass,
-    }),
-  );
+  const built = await buildDiagnosisDependencies(settings, dynamo, adapters.evidence, {
+    onRetrievalFailure: (cause, errorClass) =>
+      options.logger.warn('past incidents unavailable: the lookup answered with the runbooks alone', {
+        cause,
+        errorClass,
+      }),
+    onUnreadableItem: (errorClass, code) =>
+      options.logger.warn('past incident unreadable: skipped, the enterprise’s other memories used', {
+        errorClass,
+        code,
+      }),
+  });
   const dependencies = {
     ...built,
     ...(options.now === undefined ? {} : { now: options.now }),

@@ -2,6 +2,7 @@ import {
   applyRatingToMemory,
   callerKeyOf,
   DiagnosisInputError,
+  PAST_INCIDENT_LIMITS,
   type PastIncident,
   type PastIncidentStore,
   type RunFeedback,
@@ -15,6 +16,8 @@ export interface PastIncidentStoreUnderTest {
   incidents: PastIncidentStore;
   /** The raw items of an enterprise's partition, as persisted. */
   rawItems(enterpriseId: string): Promise<Record<string, unknown>[]>;
+  /** Stores an item as given, unchecked (what an older version, a bug or a hand edit could have left). */
+  putRawItem(item: Record<string, unknown> & { pk: string; sk: string }): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -143,6 +146,40 @@ export function describePastIncidentStoreContract(
       // A forget of a remembered run still leaves its tombstone, so a later rating cannot bring it back.
       expect(await incidents.retract('E1001', kept.runId, 'FORGOTTEN', kept.ratedAt)).toBe(true);
       expect(await incidents.remember(kept)).toBe(false);
+    });
+
+    it('skips an unreadable item among the newest memories, tells its class and code only, and keeps the rest', async () => {
+      const { incidents, rawItems, putRawItem } = await open();
+      const older = incident({ occurredAt: '2026-11-01T00:00:00.000Z' });
+      const newer = incident({ occurredAt: '2026-11-20T00:00:00.000Z' });
+      for (const memory of [older, newer]) await incidents.remember(memory);
+      const stored = (await rawItems('E1001')).find((item) => item.run_id === newer.runId);
+      const canary = 'canary-unreadable-conclusion';
+      // Between the two by its key: a memory whose conclusion outgrew its bound, and one of another partition.
+      for (const [at, overrides] of [
+        ['2026-11-10T00:00:00.000Z', { conclusion: `${canary}${'x'.repeat(PAST_INCIDENT_LIMITS.conclusionChars)}` }],
+        ['2026-11-11T00:00:00.000Z', { enterprise_id: 'E2002', conclusion: canary }],
+      ] as const) {
+        const runId = `run-unreadable-${at.slice(8, 10)}`;
+        await putRawItem({
+          ...stored,
+          ...overrides,
+          pk: 'PAST#E1001',
+          sk: `AT#${at}#${runId}`,
+          run_id: runId,
+          occurred_at: at,
+        });
+      }
+      const notices: unknown[][] = [];
+      const onUnreadable = (...notice: unknown[]) => notices.push(notice);
+      const recent = await incidents.recent('E1001', { limit: 50, now: NOW, onUnreadable });
+      expect(recent.map((memory) => memory.runId)).toEqual([newer.runId, older.runId]);
+      const listed = await incidents.list('E1001', { limit: 50, now: NOW, onUnreadable });
+      expect(listed.incidents.map((memory) => memory.runId)).toEqual([newer.runId, older.runId]);
+      expect(notices).toEqual(Array.from({ length: 4 }, () => ['RunStoreError', 'CORRUPT_ITEM']));
+      expect(JSON.stringify(notices)).not.toContain(canary);
+      // Without a listener the read still skips it.
+      expect(await incidents.recent('E1001', { limit: 50, now: NOW })).toHaveLength(2);
     });
 
     it('replaces a memory with its newer rating and keeps one item for the run', async () => {

@@ -1,5 +1,10 @@
 import { truncateChars } from '../run/utf8.ts';
-import { PAST_INCIDENT_LIMITS, type PastIncident, type PastIncidentStore } from '../store/past-incident-store.ts';
+import {
+  PAST_INCIDENT_LIMITS,
+  type PastIncident,
+  type PastIncidentStore,
+  type UnreadablePastIncident,
+} from '../store/past-incident-store.ts';
 import { tokenizeMixedText } from '../tools/adapters/cjk-tokenizer.ts';
 import type {
   AdapterResult,
@@ -33,6 +38,8 @@ export interface PastIncidentKnowledgeOptions {
   now?: () => number;
   /** Told when the read failed or timed out (the lookup then answers with the runbooks alone): class or code only. */
   onRetrievalFailure?: (cause: 'TIMEOUT' | 'UNAVAILABLE', errorClass: string) => void;
+  /** Told of a memory the read skipped as unreadable (the others are used): its error's class and code only. */
+  onUnreadableItem?: UnreadablePastIncident;
 }
 
 /**
@@ -55,7 +62,12 @@ export function createPastIncidentKnowledge(
     const timeout = AbortSignal.timeout(retrieval.timeoutMs);
     const signal = AbortSignal.any([call.signal, timeout]);
     try {
-      return await options.incidents.recent(call.enterpriseId, { limit: retrieval.window, now: now(), signal });
+      return await options.incidents.recent(call.enterpriseId, {
+        limit: retrieval.window,
+        now: now(),
+        signal,
+        ...(options.onUnreadableItem === undefined ? {} : { onUnreadable: options.onUnreadableItem }),
+      });
     } catch (error) {
       const errorClass = error instanceof Error ? error.name : typeof error;
       options.onRetrievalFailure?.(timeout.aborted ? 'TIMEOUT' : 'UNAVAILABLE', errorClass);

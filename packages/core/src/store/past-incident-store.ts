@@ -51,12 +51,19 @@ export interface PastIncident {
   expiresAt: number;
 }
 
+/**
+ * Told of a stored memory a read skipped because it could not be read (it fails its schema, or is not of its
+ * partition): the error's class and code only, never the item or its text.
+ */
+export type UnreadablePastIncident = (errorClass: string, code: string) => void;
+
 /** How a page of an enterprise's past incidents is asked for. */
 export interface PastIncidentPageOptions {
   cursor?: string;
   limit?: number;
   /** The reading instant (epoch ms): an expired memory is never returned, whether or not TTL deleted it yet. */
   now: number;
+  onUnreadable?: UnreadablePastIncident;
 }
 
 /**
@@ -75,8 +82,15 @@ export interface PastIncidentStore {
    * the partition for two years. A rating's retraction (its run was read first) leaves a tombstone even then.
    */
   retract(enterpriseId: string, runId: string, reason: RetractionReason, at: string): Promise<boolean>;
-  /** The enterprise's newest unexpired past incidents, newest first: at most `limit` (≤ `recentWindow`) read. */
-  recent(enterpriseId: string, options: { limit: number; now: number; signal?: AbortSignal }): Promise<PastIncident[]>;
+  /**
+   * The enterprise's newest unexpired past incidents, newest first: at most `limit` (≤ `recentWindow`) read. NOTE: an
+   * unreadable item among them is skipped and told to `onUnreadable` (so is one on a listing page): one bad item must
+   * not take the enterprise's other memories away.
+   */
+  recent(
+    enterpriseId: string,
+    options: { limit: number; now: number; signal?: AbortSignal; onUnreadable?: UnreadablePastIncident },
+  ): Promise<PastIncident[]>;
   /** A page of the enterprise's unexpired past incidents, newest first, and the cursor of the next page. */
   list(
     enterpriseId: string,

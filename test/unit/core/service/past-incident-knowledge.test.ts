@@ -6,7 +6,7 @@ import {
   type PastIncident,
   type ToolCallRequest,
 } from '@diagnosis/core';
-import { createMemoryPastIncidentStore } from '@diagnosis/core/store';
+import { createMemoryPastIncidentStore, type MemoryTable } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { projectEvidence } from '../../../../packages/core/src/tools/evidence-projection.ts';
 
@@ -96,6 +96,35 @@ describe('createPastIncidentKnowledge', () => {
     expect(JSON.stringify(result)).not.toContain('run-inventory');
     const other = await adapter.execute(call({ query: '订单失败 支付渠道' }, 'E2002'));
     expect(JSON.stringify(other)).toContain('past-incident:run-e2002');
+  });
+
+  it('uses the other memories when one of the newest is unreadable, and says so by class and code only', async () => {
+    const table: MemoryTable = new Map();
+    const store = createMemoryPastIncidentStore({ table });
+    await store.remember(incident('run-readable'));
+    const [readable] = [...table.values()].filter((item) => item.run_id === 'run-readable');
+    if (readable === undefined) throw new Error('the memory was not stored');
+    table.set('PAST#E1001|AT#2026-11-03T06:00:00.000Z#run-bad', {
+      ...readable,
+      sk: 'AT#2026-11-03T06:00:00.000Z#run-bad',
+      run_id: 'run-bad',
+      occurred_at: '2026-11-03T06:00:00.000Z',
+      rating: 'SECRET-RATING',
+    });
+    const notices: string[][] = [];
+    const failures: string[] = [];
+    const adapter = createPastIncidentKnowledge({
+      runbooks,
+      incidents: store,
+      now: () => NOW,
+      onRetrievalFailure: (cause) => failures.push(cause),
+      onUnreadableItem: (errorClass, code) => notices.push([errorClass, code]),
+    });
+    const result = JSON.stringify(await adapter.execute(call({ query: '订单失败 支付渠道' })));
+    expect(result).toContain('past-incident:run-readable');
+    expect(result).not.toContain('run-bad');
+    expect(notices).toEqual([['RunStoreError', 'CORRUPT_ITEM']]);
+    expect(failures).toEqual([]);
   });
 
   it('answers with the runbooks alone when the memory read fails or outlasts its time, and says which', async () => {

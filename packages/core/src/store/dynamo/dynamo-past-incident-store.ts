@@ -13,9 +13,10 @@ import {
   pastIncidentStateItem,
   pastIncidentStateOf,
   pastIncidentStateSortKey,
+  readablePastIncidents,
   TOMBSTONE_MS,
 } from '../items/past-incident-item.ts';
-import { PAST_INCIDENT_LIMITS, type PastIncidentStore } from '../past-incident-store.ts';
+import { PAST_INCIDENT_LIMITS, type PastIncidentStore, type UnreadablePastIncident } from '../past-incident-store.ts';
 
 export interface DynamoPastIncidentStoreOptions {
   client: DynamoDBClient;
@@ -80,7 +81,17 @@ export function createDynamoPastIncidentStore(options: DynamoPastIncidentStoreOp
     throw new RunStoreError('CORRUPT_ITEM', 'the past incident kept changing while it was written');
   }
 
-  async function page(enterpriseId: string, limit: number, now: number, startSk?: string, signal?: AbortSignal) {
+  async function page(
+    enterpriseId: string,
+    limit: number,
+    now: number,
+    read: {
+      startSk?: string | undefined;
+      signal?: AbortSignal | undefined;
+      onUnreadable?: UnreadablePastIncident | undefined;
+    },
+  ) {
+    const { startSk, signal } = read;
     const pk = pastIncidentPartitionKey(enterpriseId);
     const result = await documents().send(
       new QueryCommand({
@@ -94,9 +105,7 @@ export function createDynamoPastIncidentStore(options: DynamoPastIncidentStoreOp
       signal === undefined ? {} : { abortSignal: signal },
     );
     // NOTE: TTL deletes within days, not at once: an expired memory is dropped here, at read time.
-    const incidents = (result.Items ?? [])
-      .map((stored) => pastIncidentOf(stored, enterpriseId))
-      .filter((incident) => incident.expiresAt > now);
+    const incidents = readablePastIncidents(result.Items ?? [], enterpriseId, now, read.onUnreadable);
     const last = result.LastEvaluatedKey?.sk;
     return { incidents, lastSk: typeof last === 'string' ? last : null };
   }
@@ -154,15 +163,15 @@ export function createDynamoPastIncidentStore(options: DynamoPastIncidentStoreOp
         return memorySk !== null;
       }),
 
-    async recent(enterpriseId, { limit, now, signal }) {
+    async recent(enterpriseId, { limit, now, signal, onUnreadable }) {
       const bounded = Math.max(1, Math.min(limit, PAST_INCIDENT_LIMITS.recentWindow));
-      return (await page(enterpriseId, bounded, now, undefined, signal)).incidents;
+      return (await page(enterpriseId, bounded, now, { signal, onUnreadable })).incidents;
     },
 
-    async list(enterpriseId, { cursor, limit, now }) {
+    async list(enterpriseId, { cursor, limit, now, onUnreadable }) {
       const bounded = Math.max(1, Math.min(limit ?? PAST_INCIDENT_LIMITS.pageSize, PAST_INCIDENT_LIMITS.pageSize));
-      const start = cursor === undefined ? undefined : decodePastIncidentCursor(cursor);
-      const { incidents, lastSk } = await page(enterpriseId, bounded, now, start);
+      const startSk = cursor === undefined ? undefined : decodePastIncidentCursor(cursor);
+      const { incidents, lastSk } = await page(enterpriseId, bounded, now, { startSk, onUnreadable });
       return { incidents, cursor: lastSk === null ? null : encodePastIncidentCursor(lastSk) };
     },
 

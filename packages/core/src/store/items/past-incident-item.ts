@@ -12,6 +12,7 @@ import {
   REMEMBERED_VERDICTS,
   RETRACTION_REASONS,
   type RetractionReason,
+  type UnreadablePastIncident,
 } from '../past-incident-store.ts';
 import { type Item, SCHEMA_VERSION, validatedItem } from './item.ts';
 
@@ -123,6 +124,31 @@ export function pastIncidentOf(item: Record<string, unknown>, enterpriseId: stri
     ratedAt: stored.rated_at,
     expiresAt: stored.expires_at,
   };
+}
+
+/**
+ * The readable, unexpired memories among `items`, in their order. NOTE: an item that fails `pastIncidentOf` is
+ * skipped and told by its error's class and code (never its content); an error that is not an item's fault is thrown.
+ */
+export function readablePastIncidents(
+  items: readonly Record<string, unknown>[],
+  enterpriseId: string,
+  now: number,
+  onUnreadable?: UnreadablePastIncident,
+): PastIncident[] {
+  const incidents: PastIncident[] = [];
+  for (const item of items) {
+    let incident: PastIncident;
+    try {
+      incident = pastIncidentOf(item, enterpriseId);
+    } catch (error) {
+      if (!(error instanceof RunStoreError)) throw error;
+      onUnreadable?.(error.name, error.code);
+      continue;
+    }
+    if (incident.expiresAt > now) incidents.push(incident);
+  }
+  return incidents;
 }
 
 /** The run's state item: its active memory, or a tombstone (kept as long as the longest memory could be). */

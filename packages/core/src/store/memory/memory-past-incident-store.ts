@@ -9,9 +9,10 @@ import {
   pastIncidentStateItem,
   pastIncidentStateOf,
   pastIncidentStateSortKey,
+  readablePastIncidents,
   TOMBSTONE_MS,
 } from '../items/past-incident-item.ts';
-import { PAST_INCIDENT_LIMITS, type PastIncidentStore } from '../past-incident-store.ts';
+import { PAST_INCIDENT_LIMITS, type PastIncidentStore, type UnreadablePastIncident } from '../past-incident-store.ts';
 import { type MemoryTable, memoryKeyOf } from './memory-table.ts';
 
 export type MemoryPastIncidentStore = PastIncidentStore & {
@@ -33,7 +34,13 @@ export function createMemoryPastIncidentStore(options: { table?: MemoryTable } =
     return stored === undefined ? null : pastIncidentStateOf(stored);
   };
   const put = (item: Item) => items.set(memoryKeyOf(item), structuredClone(item));
-  const page = (enterpriseId: string, limit: number, now: number, beforeSk?: string) => {
+  const page = (
+    enterpriseId: string,
+    limit: number,
+    now: number,
+    beforeSk?: string,
+    onUnreadable?: UnreadablePastIncident,
+  ) => {
     const pk = pastIncidentPartitionKey(enterpriseId);
     const keys = [...items.values()]
       .filter((item) => item.pk === pk && item.sk.startsWith(PAST_INCIDENT_SORT_KEY_PREFIX))
@@ -41,9 +48,12 @@ export function createMemoryPastIncidentStore(options: { table?: MemoryTable } =
       .sort((a, b) => (a.sk < b.sk ? 1 : -1));
     const taken = keys.slice(0, limit);
     read += taken.length;
-    const incidents = taken
-      .map((item) => pastIncidentOf(structuredClone(item), enterpriseId))
-      .filter((incident) => incident.expiresAt > now);
+    const incidents = readablePastIncidents(
+      taken.map((item) => structuredClone(item)),
+      enterpriseId,
+      now,
+      onUnreadable,
+    );
     // NOTE: like DynamoDB's LastEvaluatedKey: a full page has a cursor, even when nothing follows it.
     const last = taken.at(-1);
     return { incidents, lastSk: taken.length === limit && last !== undefined ? last.sk : null };
@@ -79,15 +89,16 @@ export function createMemoryPastIncidentStore(options: { table?: MemoryTable } =
       items.delete(`${pastIncidentPartitionKey(enterpriseId)}|${state.memory_sk}`);
       return true;
     },
-    async recent(enterpriseId, { limit, now }) {
+    async recent(enterpriseId, { limit, now, onUnreadable }) {
       await Promise.resolve();
-      return page(enterpriseId, Math.max(1, Math.min(limit, PAST_INCIDENT_LIMITS.recentWindow)), now).incidents;
+      const bounded = Math.max(1, Math.min(limit, PAST_INCIDENT_LIMITS.recentWindow));
+      return page(enterpriseId, bounded, now, undefined, onUnreadable).incidents;
     },
-    async list(enterpriseId, { cursor, limit, now }) {
+    async list(enterpriseId, { cursor, limit, now, onUnreadable }) {
       await Promise.resolve();
       const bounded = Math.max(1, Math.min(limit ?? PAST_INCIDENT_LIMITS.pageSize, PAST_INCIDENT_LIMITS.pageSize));
       const start = cursor === undefined ? undefined : decodePastIncidentCursor(cursor);
-      const { incidents, lastSk } = page(enterpriseId, bounded, now, start);
+      const { incidents, lastSk } = page(enterpriseId, bounded, now, start, onUnreadable);
       return { incidents, cursor: lastSk === null ? null : encodePastIncidentCursor(lastSk) };
     },
     async get(enterpriseId, runId, now) {
