@@ -43,7 +43,7 @@ export function createFeedbackHandler(
 }
 
 /** One count of a new rating, by the run's enterprise and the verdict (a metric of its own, published at once). */
-export function recordFeedbackMetric(metrics: Metrics, entry: RunFeedback): void {
+function recordFeedbackMetric(metrics: Metrics, entry: RunFeedback): void {
   const single = metrics.singleMetric();
   single.addDimension(ENTERPRISE_DIMENSION, entry.enterpriseId);
   single.addDimension(VERDICT_DIMENSION, entry.verdict);

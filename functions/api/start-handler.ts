@@ -28,7 +28,7 @@ export function runLinks(runId: string) {
 }
 
 /** The answer for a run: 200 with its result once it ended, else 202 with its status and links. */
-export function runAnswer(run: StoredRun): APIGatewayProxyStructuredResultV2 {
+function runAnswer(run: StoredRun): APIGatewayProxyStructuredResultV2 {
   if (isEnded(run.status)) return json(200, { ...resultOfStoredRun(run), links: runLinks(run.runId) });
   return json(202, { runId: run.runId, status: run.status, links: runLinks(run.runId) });
 }

@@ -9,7 +9,7 @@ import { CHANGE_TEXT_CAPS, type ChangeRecord } from '@diagnosis/core';
  */
 export type ChangeDecision = { kind: 'change'; change: ChangeRecord } | { kind: 'ignored'; code: ChangeIgnoredCode };
 
-export const CHANGE_IGNORED_CODES = Object.freeze(['NOT_A_CHANGE', 'UNMAPPED'] as const);
+const CHANGE_IGNORED_CODES = Object.freeze(['NOT_A_CHANGE', 'UNMAPPED'] as const);
 export type ChangeIgnoredCode = (typeof CHANGE_IGNORED_CODES)[number];
 
 /** An instant as a change keeps it: UTC ISO with milliseconds. */

@@ -35,7 +35,7 @@ export interface ChangeWebhookDeps {
 
 /** How old a change may be when it arrives (its landing time to now), and how far ahead of our clock. */
 export const CHANGE_MAX_AGE_MS = 60 * 60_000;
-export const CHANGE_MAX_SKEW_MS = 5 * 60_000;
+const CHANGE_MAX_SKEW_MS = 5 * 60_000;
 
 const refuse = (code: WebhookRefusal, message: string) => new Refused(WEBHOOK_REFUSALS[code], code, message);
 

@@ -37,7 +37,7 @@ export interface DeliveryDeps {
   reveal?: DeliveryReveal;
 }
 
-export type DestinationOutcome = 'DELIVERED' | 'ALREADY_DELIVERED' | 'BUSY' | 'RETRYING' | 'DEAD_LETTERED';
+type DestinationOutcome = 'DELIVERED' | 'ALREADY_DELIVERED' | 'BUSY' | 'RETRYING' | 'DEAD_LETTERED';
 
 export type DeliveryReport =
   | { kind: 'DROPPED'; code: 'BAD_MESSAGE' | 'RUN_NOT_FOUND' | 'RUN_NOT_ENDED' | 'ENTERPRISE_MISMATCH' }

@@ -12,7 +12,7 @@ import { buildSnsMessage } from './sns-message.ts';
 import { buildTeamsMessage } from './teams-card.ts';
 import { buildWebhookRequest } from './webhook-request.ts';
 
-export type SendResult = { ok: true } | { ok: false; code: string };
+type SendResult = { ok: true } | { ok: false; code: string };
 
 /** Sends one result to one destination. */
 export type DestinationSender = (

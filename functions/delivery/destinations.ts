@@ -15,12 +15,12 @@ export type DestinationType = (typeof DESTINATION_TYPES)[number];
 
 /** At most this many destinations per enterprise, and enterprises per stage: a loop over them is bounded. */
 export const MAX_DESTINATIONS_PER_ENTERPRISE = 10;
-export const MAX_DELIVERY_ENTERPRISES = 200;
+const MAX_DELIVERY_ENTERPRISES = 200;
 
 /** A destination id: unique within its enterprise, safe in a DynamoDB sort key and a resource name. */
 export const DESTINATION_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,39}$/;
 /** An SST secret's name: `Destination…`, so it can never be the name of another resource of the app (`ModelApiKey`, a queue). */
-export const SECRET_NAME_PATTERN = /^Destination[A-Z0-9][A-Za-z0-9]{0,52}$/;
+const SECRET_NAME_PATTERN = /^Destination[A-Z0-9][A-Za-z0-9]{0,52}$/;
 
 const destinationId = v.pipe(v.string(), v.regex(DESTINATION_ID_PATTERN));
 const secretName = v.pipe(v.string(), v.regex(SECRET_NAME_PATTERN));

@@ -11,7 +11,7 @@ import { buildSnsMessage } from './sns-message.ts';
 
 export const PAGERDUTY_NOTE_CHARS = 10_000;
 /** A PagerDuty incident id: upper-case letters and digits (`Q1R2…`, `PT4KHLK`). */
-export const PAGERDUTY_INCIDENT_ID_PATTERN = /^[A-Z0-9]{4,32}$/;
+const PAGERDUTY_INCIDENT_ID_PATTERN = /^[A-Z0-9]{4,32}$/;
 /** PagerDuty's REST API, the only host a note is sent to. */
 export const PAGERDUTY_API_URL = 'https://api.pagerduty.com';
 

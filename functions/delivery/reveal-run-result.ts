@@ -46,10 +46,7 @@ export type RevealOutcome = (typeof REVEAL_OUTCOMES)[number];
 const MAX_BATCHES = 20;
 
 /** `detail` with the pseudonyms of `entries` replaced by their values, in every text the destinations render. */
-export function revealDetail(
-  detail: RunFinishedDetail,
-  entries: ReadonlyMap<string, PseudonymEntry>,
-): RunFinishedDetail {
+function revealDetail(detail: RunFinishedDetail, entries: ReadonlyMap<string, PseudonymEntry>): RunFinishedDetail {
   const reveal = (text: string) => revealText(text, entries);
   return {
     ...detail,

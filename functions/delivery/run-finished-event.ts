@@ -12,7 +12,7 @@ import * as v from 'valibot';
 
 export const RUN_FINISHED_SOURCE = 'diagnosis-agent';
 export const RUN_FINISHED_DETAIL_TYPE = 'Diagnosis Run Finished';
-export const RUN_FINISHED_SCHEMA_VERSION = 1;
+const RUN_FINISHED_SCHEMA_VERSION = 1;
 
 /** The release's vocabulary, which the event speaks: a run stored as SUCCEEDED is PUBLISHED. */
 export const RESULT_STATUSES = Object.freeze(['PUBLISHED', 'FALLBACK', 'FAILED', 'CANCELLED'] as const);
@@ -26,7 +26,7 @@ export const RESULT_STATUS_OF_RUN: Readonly<Record<EndedRunStatus, ResultStatus>
 });
 
 /** What started the run: null for a run started through the API or the CLI. */
-export interface RunTrigger {
+interface RunTrigger {
   /** `cloudwatch`, `alertmanager`, `pagerduty`, … */
   source: string;
   /** The incident the run belongs to, computed by code from the alarm or webhook. */
@@ -54,7 +54,7 @@ export interface RunFinishedInput {
   trigger?: unknown;
 }
 
-export interface ResultCitation {
+interface ResultCitation {
   toolCallId: string;
   toolName: string;
   /** The check answered READY with no rows: evidence of absence. */
@@ -218,7 +218,7 @@ const triggerSchema = v.object({
  * null for a run started through the API (or a trigger of another shape). Other fields of the item's trigger are not
  * part of schema version 1.
  */
-export function triggerOf(trigger: unknown): RunTrigger | null {
+function triggerOf(trigger: unknown): RunTrigger | null {
   const parsed = v.safeParse(triggerSchema, trigger);
   return parsed.success ? { source: parsed.output.source, incidentKey: parsed.output.incidentKey } : null;
 }

@@ -17,14 +17,14 @@ export const TIMESTAMP_HEADER = 'x-diagnosis-timestamp';
 export const DELIVERY_ID_HEADER = 'x-diagnosis-delivery-id';
 export const SIGNATURE_VERSION = 'v1';
 /** How far a receiver should accept a timestamp from its own clock. */
-export const SIGNATURE_TOLERANCE_SECONDS = 300;
+const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 export interface WebhookRequest {
   body: string;
   headers: Record<string, string>;
 }
 
-export function signWebhookBody(key: string, timestampSeconds: number, body: string): string {
+function signWebhookBody(key: string, timestampSeconds: number, body: string): string {
   const mac = createHmac('sha256', key).update(`${SIGNATURE_VERSION}:${timestampSeconds}:`).update(body).digest('hex');
   return `${SIGNATURE_VERSION}=${mac}`;
 }

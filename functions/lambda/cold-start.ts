@@ -2,7 +2,7 @@ import { safeErrorName } from '@diagnosis/core';
 import { SettingsError } from '@diagnosis/core/config';
 
 /** A cold start that failed: names the setting keys or the error class, never a value, a URL or a cause. */
-export class ColdStartError extends Error {
+class ColdStartError extends Error {
   override readonly name = 'ColdStartError';
 }
 

@@ -20,7 +20,7 @@ export function isHttpApiEvent(event: unknown): event is HttpApiEvent {
  * The IAM caller the authorizer vouches for, or null. NOTE: the route must never work without IAM, even if
  * mis-wired: the authorizer's IAM context must be there and be an object with something in it.
  */
-export function iamCallerOf(event: HttpApiEvent): IamCaller | null {
+function iamCallerOf(event: HttpApiEvent): IamCaller | null {
   if (typeof event !== 'object' || event === null) return null;
   const context: unknown = (event as { requestContext?: unknown }).requestContext;
   if (typeof context !== 'object' || context === null) return null;

@@ -9,7 +9,7 @@ import type middy from '@middy/core';
 import { errorResponse, isHttpApiEvent } from './http-api-event.ts';
 
 /** Thrown to Step Functions for failures that are not the caller's: a state machine may Retry on this name. */
-export class DiagnosisServiceError extends Error {
+class DiagnosisServiceError extends Error {
   override readonly name = 'DiagnosisServiceError';
   readonly code = 'INTERNAL';
 
@@ -45,7 +45,7 @@ const CALLER_STATUS: Partial<Record<DiagnosisInputErrorCode, number>> = {
  * `DiagnosisTenantBusyError`), and anything else is `DiagnosisServiceError`, which the workflow may retry (a retry of
  * the same runId never runs the agent twice).
  */
-export function answerFor(error: unknown, http: boolean) {
+function answerFor(error: unknown, http: boolean) {
   const known = error instanceof DiagnosisError && (error.kind === 'caller' || error.kind === 'conflict');
   if (http) {
     if (!known) return { response: errorResponse(500, 'INTERNAL', 'the diagnosis failed; see the run for details') };

@@ -22,7 +22,7 @@ export interface RatingDeps {
 }
 
 /** A verdict on an ended run by one caller: the IAM identity the route was given, or `slack:<team>:<user>`. */
-export interface RatingRequest {
+interface RatingRequest {
   run: StoredRun;
   caller: string;
   input: FeedbackInput;

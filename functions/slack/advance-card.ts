@@ -24,11 +24,11 @@ import type { SlackApi, SlackCallResult } from './slack-api.ts';
 import type { ResolvedSlackApp, SlackAppDirectory } from './slack-settings.ts';
 
 /** The least time between two progress updates of one card: 12 a minute, well inside `chat.update`'s tier 3. */
-export const CARD_UPDATE_INTERVAL_MS = 5_000;
+const CARD_UPDATE_INTERVAL_MS = 5_000;
 /** `chat.postMessage` in one channel: one a second (Slack's own limit), paced by a slot per channel. */
-export const CHANNEL_POST_INTERVAL_MS = 1_000;
+const CHANNEL_POST_INTERVAL_MS = 1_000;
 /** Tries of a step that must happen before it is given up (about half an hour of backoff). */
-export const MAX_CARD_ATTEMPTS = 10;
+const MAX_CARD_ATTEMPTS = 10;
 /** The time kept free after a Slack call's own limit for the writes that record it. */
 export const DEFAULT_CALL_RESERVE_MS = 1_000;
 
@@ -73,7 +73,7 @@ const ignored = (code: string): CardOutcome => ({ outcome: 'IGNORED', code });
 const emptyProgress = { modelCalls: 0, toolCalls: 0, rejectedToolCalls: 0, totalTokens: 0, checks: [] };
 
 /** 2 s, 4 s, 8 s, … at most SQS's longest delay (15 minutes). */
-export const backoffSeconds = (attempt: number) => Math.min(900, 2 ** (attempt + 1));
+const backoffSeconds = (attempt: number) => Math.min(900, 2 ** (attempt + 1));
 
 /** Slack's answers that no retry changes (the message is gone, the bot left the channel, the blocks are refused). */
 const PERMANENT = new Set([
@@ -88,7 +88,7 @@ const PERMANENT = new Set([
   'SLACK_token_revoked',
 ]);
 
-export function leaseMsOf(deps: Pick<CardDeps, 'slackTimeoutMs'>) {
+function leaseMsOf(deps: Pick<CardDeps, 'slackTimeoutMs'>) {
   return 2 * deps.slackTimeoutMs + 5_000;
 }
 

@@ -16,7 +16,7 @@ export const messageKey = (appId: string, channelId: string, ts: string) => ({
   pk: `SLACKMSG#${appId}#${channelId}#${ts}`,
   sk: 'CARD',
 });
-export const claimKey = (key: string) => ({ pk: `SLACKREQ#${key}`, sk: 'CLAIM' });
+const claimKey = (key: string) => ({ pk: `SLACKREQ#${key}`, sk: 'CLAIM' });
 export const channelKey = (appId: string, channelId: string) => ({
   pk: `SLACKCHAN#${appId}#${channelId}`,
   sk: 'POSTS',

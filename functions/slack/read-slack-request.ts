@@ -13,7 +13,7 @@ export const SLACK_REQUEST_KINDS = Object.freeze(['events', 'interactivity', 'co
 export type SlackRequestKind = (typeof SLACK_REQUEST_KINDS)[number];
 
 /** Why a verified request starts nothing (answered 200 with an empty body, counted by code). */
-export const SLACK_IGNORED = Object.freeze([
+const SLACK_IGNORED = Object.freeze([
   'UNMAPPED_CHANNEL',
   'BOT_MESSAGE',
   'NOT_A_MENTION',
@@ -21,7 +21,7 @@ export const SLACK_IGNORED = Object.freeze([
   'UNSUPPORTED_ACTION',
   'INVALID_FIELDS',
 ] as const);
-export type SlackIgnored = (typeof SLACK_IGNORED)[number];
+type SlackIgnored = (typeof SLACK_IGNORED)[number];
 
 /** The rating buttons' action ids → verdicts; `rate_note` opens the modal for a note or the true cause. */
 export const RATING_ACTIONS: Readonly<Record<string, FeedbackVerdict>> = Object.freeze({
@@ -107,7 +107,7 @@ const commandSchema = v.object({
 });
 
 /** A mention's question: the leading mentions of the app removed, spaces trimmed, bounded. */
-export function questionOfMention(text: string): string {
+function questionOfMention(text: string): string {
   return text
     .replace(/^(\s*<@[UW][A-Z0-9]{2,20}>)+/, '')
     .trim()

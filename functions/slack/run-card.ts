@@ -25,7 +25,7 @@ type ButtonElement = {
   value: string;
   style?: 'primary' | 'danger';
 };
-export type CardBlock = SlackBlock | { type: 'actions'; block_id: string; elements: ButtonElement[] };
+type CardBlock = SlackBlock | { type: 'actions'; block_id: string; elements: ButtonElement[] };
 export interface CardMessage {
   text: string;
   blocks: CardBlock[];

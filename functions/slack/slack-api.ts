@@ -7,7 +7,7 @@
  */
 import { type WebAPICallError, WebClient } from '@slack/web-api';
 
-export interface SlackMessagePayload {
+interface SlackMessagePayload {
   text: string;
   blocks: readonly unknown[];
 }

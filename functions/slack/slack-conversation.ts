@@ -46,7 +46,7 @@ export function slackRunId(appId: string, slackId: string): string {
  * The rater's identity as stored with a rating: the Slack user's own workspace and the user, never a name. NOTE: in
  * a Slack Connect channel the user's workspace is not the app's; the tenant is still the app's channel mapping's.
  */
-export const slackRater = (userTeamId: string, userId: string) => `slack:${userTeamId}:${userId}`;
+const slackRater = (userTeamId: string, userId: string) => `slack:${userTeamId}:${userId}`;
 
 export async function handleSlackWork(
   work: SlackWork,

@@ -9,8 +9,8 @@ import { ENTERPRISE_ID_PATTERN } from '@diagnosis/core/ids';
 import * as v from 'valibot';
 
 /** At most this many apps a stage and channels an app: every lookup and loop over them is bounded. */
-export const MAX_SLACK_APPS = 50;
-export const MAX_SLACK_CHANNELS_PER_APP = 50;
+const MAX_SLACK_APPS = 50;
+const MAX_SLACK_CHANNELS_PER_APP = 50;
 
 /** The app's id in the stage file and its routes (`/slack/{appId}/events`): lower case, safe in a URL path. */
 export const SLACK_APP_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,39}$/;

@@ -9,11 +9,11 @@ import * as v from 'valibot';
 import { SLACK_APP_ID_PATTERN, SLACK_CHANNEL_ID_PATTERN, SLACK_TEAM_ID_PATTERN } from './slack-settings.ts';
 
 /** A Slack message timestamp (`1712345678.123456`): a message's id within its channel. */
-export const SLACK_TS_PATTERN = /^[0-9]{9,11}\.[0-9]{6}$/;
+const SLACK_TS_PATTERN = /^[0-9]{9,11}\.[0-9]{6}$/;
 /** A Slack user id (`U…`, `W…` for Enterprise Grid). */
-export const SLACK_USER_ID_PATTERN = /^[UW][A-Z0-9]{2,20}$/;
+const SLACK_USER_ID_PATTERN = /^[UW][A-Z0-9]{2,20}$/;
 /** An Events API event id (`Ev…`). */
-export const SLACK_EVENT_ID_PATTERN = /^Ev[A-Za-z0-9]{4,40}$/;
+const SLACK_EVENT_ID_PATTERN = /^Ev[A-Za-z0-9]{4,40}$/;
 /** The longest text of a mention or a slash command a run is started with (the query's own bound applies too). */
 export const SLACK_MAX_TEXT_CHARS = 4_000;
 

@@ -32,7 +32,7 @@ export const SLACK_REFUSALS = Object.freeze({
   SLACK_FROM_THE_FUTURE: 401,
   SLACK_BAD_SIGNATURE: 401,
 } as const);
-export type SlackRefusal = keyof typeof SLACK_REFUSALS;
+type SlackRefusal = keyof typeof SLACK_REFUSALS;
 
 export type SlackVerification = { ok: true } | { ok: false; code: SlackRefusal; status: number };
 

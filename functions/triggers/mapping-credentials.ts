@@ -3,12 +3,12 @@ import { SettingsError } from '@diagnosis/core/config';
 import { bearerTokenMatches, pagerDutySignatureMatches } from './webhook-auth.ts';
 
 /** The credential of the webhook mappings that name no secret of their own: the source's shared SST secret. */
-export const SHARED_CREDENTIAL = 'shared';
+const SHARED_CREDENTIAL = 'shared';
 
 type WebhookSource = 'alertmanager' | 'pagerduty';
 
 /** The credential that authenticates a webhook mapping: its own secret's name, or {@link SHARED_CREDENTIAL}. */
-export function credentialOf(mapping: TriggerMapping): string | null {
+function credentialOf(mapping: TriggerMapping): string | null {
   return mapping.source === 'cloudwatch' ? null : (mapping.secret ?? SHARED_CREDENTIAL);
 }
 

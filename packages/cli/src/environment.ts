@@ -10,7 +10,7 @@ import { parseEnv } from 'node:util';
 import { CliError, EXIT } from './command-line.ts';
 
 /** A `.env` larger than this is refused rather than read (it is a settings file, not data). */
-export const MAX_DOT_ENV_BYTES = 64 * 1024;
+const MAX_DOT_ENV_BYTES = 64 * 1024;
 
 type Environment = Readonly<Record<string, string | undefined>>;
 

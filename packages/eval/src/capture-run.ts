@@ -162,7 +162,7 @@ export function buildCapturedScenario(audit: CapturedAudit, options: CaptureOpti
  * (missing-context); else by the tool its published analysis cites first (logs, runbook, mysql); else logs.
  * `--category` overrides it.
  */
-export function inferCategory(audit: CapturedAudit): Category {
+function inferCategory(audit: CapturedAudit): Category {
   if (audit.previous !== null) return 'follow-up';
   const published = audit.run.publishedResult;
   if (published === null || published.draft.conclusion === null) return 'missing-context';
@@ -173,7 +173,7 @@ export function inferCategory(audit: CapturedAudit): Category {
 }
 
 /** The newest rating of the run: each caller's newest entry, then the newest of those. */
-export function currentVerdict(feedback: readonly RunFeedback[]): RunFeedback | null {
+function currentVerdict(feedback: readonly RunFeedback[]): RunFeedback | null {
   let newest: RunFeedback | null = null;
   for (const entry of feedback) {
     if (!FEEDBACK_VERDICTS.includes(entry.verdict)) continue;

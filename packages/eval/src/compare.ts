@@ -79,7 +79,7 @@ export const PROCESS_CHANGE_FIGURES = Object.freeze([
 ] as const);
 type ProcessChangeFigure = (typeof PROCESS_CHANGE_FIGURES)[number];
 
-export interface ScenarioComparison {
+interface ScenarioComparison {
   id: string;
   category: string;
   before: ScenarioVerdict | NoVerdictState;

@@ -19,7 +19,7 @@ export interface ProbeResult {
 
 const PROBE_TIMEOUT_MS = 30_000;
 
-export function probeLabel(probe: Probe): string {
+function probeLabel(probe: Probe): string {
   const input = probe.input as Record<string, unknown>;
   const parts: string[] = [probe.tool];
   for (const key of ['service', 'query_name', 'query', 'keyword', 'trace_id']) {

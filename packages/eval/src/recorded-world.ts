@@ -25,10 +25,10 @@ import {
 } from '@diagnosis/core';
 import * as v from 'valibot';
 
-export const RECORDING_FILE = 'recorded.json';
-export const MAX_RECORDING_BYTES = 4 * 1024 * 1024;
+const RECORDING_FILE = 'recorded.json';
+const MAX_RECORDING_BYTES = 4 * 1024 * 1024;
 /** A run executes at most a few dozen calls; a follow-up's previous turn adds its own. */
-export const MAX_RECORDED_CALLS = 200;
+const MAX_RECORDED_CALLS = 200;
 
 const recordedCallSchema = v.strictObject({
   toolName: v.picklist(TOOL_NAMES),
@@ -43,7 +43,7 @@ const recordedCallSchema = v.strictObject({
   }),
 });
 
-export const recordedWorldSchema = v.strictObject({
+const recordedWorldSchema = v.strictObject({
   version: v.literal(1),
   /** A recording of what a real run of this deployment saw: never hand-written. */
   kind: v.literal('recorded'),

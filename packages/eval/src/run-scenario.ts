@@ -59,7 +59,7 @@ export interface ScenarioContext extends WorldOptions {
   tokenCounter?: TokenCounter | undefined;
 }
 
-export type ScenarioStatus = 'RAN' | 'PROBES_ONLY' | 'SKIPPED' | 'ERROR';
+type ScenarioStatus = 'RAN' | 'PROBES_ONLY' | 'SKIPPED' | 'ERROR';
 
 export interface ScenarioRun {
   id: string;

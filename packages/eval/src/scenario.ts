@@ -44,8 +44,8 @@ const MAX_SEED_BYTES = 8 * 1024 * 1024;
 /** The most files and folders one scenario folder may hold (its world included). */
 const MAX_SCENARIO_ENTRIES = 20_000;
 /** The most scenario folders one corpus may hold, and the most lines one generated log file may have. */
-export const MAX_SCENARIOS = 500;
-export const MAX_GENERATED_LINES = 2_000_000;
+const MAX_SCENARIOS = 500;
+const MAX_GENERATED_LINES = 2_000_000;
 
 const text = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max));
 const keyword = text(200);
@@ -118,7 +118,6 @@ const pastIncidentSchema = v.strictObject({
   rootCause: v.nullable(text(600)),
   rating: v.picklist(['CORRECT', 'PARTIALLY_CORRECT']),
 });
-export type ScenarioPastIncident = v.InferOutput<typeof pastIncidentSchema>;
 
 const scenarioSchema = v.strictObject({
   id: v.pipe(v.string(), v.regex(SCENARIO_ID_PATTERN, 'lower-case letters, digits and dashes, at most 48')),
@@ -142,7 +141,7 @@ const scenarioSchema = v.strictObject({
   /** The scenario this one is the recurrence of: the summary reports the rounds a past incident saved against it. */
   baseline: v.optional(v.pipe(v.string(), v.regex(SCENARIO_ID_PATTERN))),
 });
-export type ScenarioSpec = v.InferOutput<typeof scenarioSchema>;
+type ScenarioSpec = v.InferOutput<typeof scenarioSchema>;
 
 // NOTE: a wire response is checked only for its shape here; the real provider parses it as it would DeepSeek's.
 const wireResponse = v.looseObject({
@@ -163,7 +162,7 @@ const scriptedSchema = v.strictObject({
 });
 /** A wire response in DeepSeek's chat-completions format, as replayed (only its shape is checked on load). */
 export type WireResponse = v.InferOutput<typeof wireResponse>;
-export type ScriptedConversation = v.InferOutput<typeof scriptedSchema>;
+type ScriptedConversation = v.InferOutput<typeof scriptedSchema>;
 
 const templateEvent = v.strictObject({
   from: isoWithOffset,
@@ -215,7 +214,7 @@ export interface Scenario extends ScenarioSpec {
 }
 
 /** A scripted model whose answers are functions of the requests, and the responses it gave, in order. */
-export interface ReplayModel {
+interface ReplayModel {
   agent: WireScript;
   judge: WireScript;
   responses: { agent: DeepSeekResponse[]; judge: DeepSeekResponse[] };

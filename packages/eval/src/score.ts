@@ -29,7 +29,7 @@ export interface RunObservation {
   pastIncidents: { seen: number; removed: number };
 }
 
-export interface ScoreChecks {
+interface ScoreChecks {
   outcome: boolean;
   rootCause: boolean | null;
   requiredEvidence: boolean;
@@ -127,7 +127,7 @@ export function observeResult(result: DiagnosisResult): RunObservation {
 }
 
 /** Case-insensitive, width-insensitive text for keyword matching (full-width Ｈｉｋａｒｉ matches Hikari). */
-export function normalizeText(text: string): string {
+function normalizeText(text: string): string {
   return text.normalize('NFKC').toLowerCase();
 }
 

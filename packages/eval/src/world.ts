@@ -32,7 +32,7 @@ export interface PreparedWorld {
 }
 
 /** `eval_<id>_<random>`: a database name that cannot collide with another run's (64 characters at most). */
-export function databaseName(scenarioId: string): string {
+function databaseName(scenarioId: string): string {
   return `eval_${scenarioId.replace(/-/g, '_')}_${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}`;
 }
 
@@ -120,7 +120,7 @@ export async function prepareWorld(scenario: Scenario, options: WorldOptions): P
 }
 
 /** A world that could not be built; carries the driver's error code only (never its text: it may hold the URL). */
-export class WorldError extends Error {
+class WorldError extends Error {
   readonly code: string;
   constructor(scenario: string, what: string, cause: unknown) {
     const code = (cause as { code?: unknown } | null)?.code;

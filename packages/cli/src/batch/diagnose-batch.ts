@@ -27,7 +27,7 @@ export interface BatchCommandOptions {
 }
 
 /** The requests of a JSON Lines file; a line that is not a JSON object is refused with its number. */
-export function parseRequestLines(text: string): Record<string, unknown>[] {
+function parseRequestLines(text: string): Record<string, unknown>[] {
   const requests: Record<string, unknown>[] = [];
   for (const [index, line] of text.split('\n').entries()) {
     if (line.trim() === '') continue;
@@ -90,7 +90,7 @@ export function renderBatchResults(results: readonly unknown[]): string {
 
 const seconds = (milliseconds: number) => `${(milliseconds / 1000).toFixed(2)} s`;
 
-export function renderBatchReport(report: LocalBatchReport, options: BatchCommandOptions, cap: string): string {
+function renderBatchReport(report: LocalBatchReport, options: BatchCommandOptions, cap: string): string {
   const outcomes = Object.entries(report.outcomes)
     .map(([outcome, count]) => `${count} ${outcome}`)
     .join(', ');

@@ -35,7 +35,7 @@ export interface LocalBatchReport {
 const LOCAL_ARN = 'arn:aws:lambda:local:000000000000:function:Diagnose';
 
 /** The nearest-rank percentile of a list of durations. */
-export function percentile(values: readonly number[], fraction: number): number {
+function percentile(values: readonly number[], fraction: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? 0;

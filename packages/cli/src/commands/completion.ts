@@ -22,7 +22,7 @@ const shellWord = (word: string) => (/^[A-Za-z0-9_.:=-]+$/.test(word) ? word : "
  * Generated from the command table, so it cannot drift. NOTE: it is registered for `npx` too (the bin is not on
  * PATH); any other `npx` line completes file names, as bash does when nothing is registered.
  */
-export function bashCompletion(all: readonly Command[]): string {
+function bashCompletion(all: readonly Command[]): string {
   const names = all.map((command) => command.name);
   const cases = all
     .map((command) => `    ${command.name}) words="${wordsOf(command).map(shellWord).join(' ')}" ;;`)
@@ -63,7 +63,7 @@ complete -F _diagnosis diagnosis npx
 }
 
 /** The zsh completion script (native `compdef`, for `diagnosis` and `npx diagnosis`; source it after `compinit`). */
-export function zshCompletion(all: readonly Command[]): string {
+function zshCompletion(all: readonly Command[]): string {
   const names = all.map((command) => command.name);
   const cases = all
     .map((command) => `    ${command.name}) compadd -- ${wordsOf(command).map(shellWord).join(' ')} ;;`)

@@ -5,7 +5,7 @@ import { CliError, type Command, EXIT, printable, RUN_ID_FORM, usageError } from
 import { MASKING_SETTINGS, RATING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
 
 /** The caller the command line records: this machine's user (the HTTP route records the IAM identity instead). */
-export function localCaller(env: Readonly<Record<string, string | undefined>>): string {
+function localCaller(env: Readonly<Record<string, string | undefined>>): string {
   let name = env.USER ?? env.LOGNAME;
   try {
     name ??= userInfo().username;

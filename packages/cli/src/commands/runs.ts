@@ -12,7 +12,7 @@ import { STORE_SETTINGS } from '../setting-keys.ts';
  * runs), and bounded everywhere: at most this many items are read, and the listing says when it stopped early. With
  * both --enterprise and --session the session index is queried instead: newest first, no scan.
  */
-export const MAX_SCANNED_ITEMS = 5_000;
+const MAX_SCANNED_ITEMS = 5_000;
 
 /** One line of the listing. */
 export interface RunSummary {
@@ -120,7 +120,7 @@ export const runsCommand: Command = {
 };
 
 /** The newest runs: from the session index when both ids are given, else a bounded scan. */
-export async function listRuns(
+async function listRuns(
   documents: DynamoDBDocumentClient,
   tableName: string,
   filter: { enterpriseId?: string | undefined; sessionId?: string | undefined; limit: number },
@@ -213,7 +213,7 @@ function processScorecardOf(value: unknown): ProcessScorecard | null {
 }
 
 /** Each run's delivery records (one query of its own small partition per listed run; at most 200). */
-export async function attachDeliveries(
+async function attachDeliveries(
   runs: RunSummary[],
   store: {
     listDeliveries: (
@@ -253,7 +253,7 @@ export async function attachIncidents(
 }
 
 /** `alertmanager · 3 events · RESOLVED`, `cloudwatch · no later event`, `—` for a caller's run. */
-export function incidentSummary(incident: RunSummary['incident']): string {
+function incidentSummary(incident: RunSummary['incident']): string {
   if (incident === undefined) return '—';
   if (incident.events === 0) return `${incident.source} · no later event`;
   const count = `${incident.events}${incident.events >= 100 ? '+' : ''} event${incident.events === 1 ? '' : 's'}`;
@@ -261,7 +261,7 @@ export function incidentSummary(incident: RunSummary['incident']): string {
 }
 
 /** `2/3 delivered`, `1/2 delivered, 1 DEAD_LETTERED`, `—` when nothing was to be delivered. */
-export function deliverySummary(delivery: RunSummary['delivery']): string {
+function deliverySummary(delivery: RunSummary['delivery']): string {
   if (delivery === undefined || delivery.length === 0) return '—';
   const delivered = delivery.filter((record) => record.status === 'DELIVERED').length;
   const dead = delivery.filter((record) => record.status === 'DEAD_LETTERED').length;

@@ -82,7 +82,7 @@ export function createLiveView(options: LiveViewOptions): LiveView {
 }
 
 /** `▸ round 2  1,234 in / 56 out tokens  2.3 s  → query_logs` */
-export function describeStep(event: ModelStepEvent): string {
+function describeStep(event: ModelStepEvent): string {
   const who = event.role === 'JUDGE' ? 'judge (SemanticGuard)' : 'round';
   const cached = event.usage.cachedInputTokens ? `, ${number(event.usage.cachedInputTokens)} cached` : '';
   const estimated = event.usageEstimated === true ? ' (estimated)' : '';
@@ -96,7 +96,7 @@ export function describeStep(event: ModelStepEvent): string {
 }
 
 /** `⚙ query_logs payment-gateway 14:00–15:00 kw=HikariPool → 67 matches  4 ms  call_00_…` */
-export function describeTool(event: ToolInvocationEvent): string {
+function describeTool(event: ToolInvocationEvent): string {
   return `    ⚙ ${describeToolCall(event.toolName, envelopeInput(event.input), event.observation)}  ${duration(event.endedAt - event.startedAt)}  ${printableId(event.toolCallId)}`;
 }
 

@@ -26,7 +26,7 @@ const START_WAIT_MS = 45_000;
 const POLL_MS = 100;
 const LOOPBACK_ENDPOINT = /^http:\/\/127\.0\.0\.1:\d{1,5}$/;
 
-export const engineDbPath = (dataDir: string) => resolve(dataDir, 'dynamodb');
+const engineDbPath = (dataDir: string) => resolve(dataDir, 'dynamodb');
 const noteFile = (dbPath: string) => resolve(dbPath, 'engine.json');
 const lockFile = (dbPath: string) => resolve(dbPath, 'engine.lock');
 

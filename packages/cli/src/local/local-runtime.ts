@@ -13,7 +13,7 @@ import { localDataDir, REPO_ROOT } from './local-data.ts';
 import { acquireEngine, EngineNotAnswering } from './local-engine.ts';
 import { checkStoreSettings } from './local-settings.ts';
 
-export const DEFAULT_TABLE_NAME = 'diagnosis-local';
+const DEFAULT_TABLE_NAME = 'diagnosis-local';
 
 type Environment = Readonly<Record<string, string | undefined>>;
 

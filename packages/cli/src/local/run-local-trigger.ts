@@ -41,8 +41,6 @@ import { loadStageDelivery, loadStageTriggers, stageFileName } from './stage-fil
 import { loadEventFile, sentAt } from './trigger-event-file.ts';
 
 export { parseSlackPostUrl } from './post-slack.ts';
-export { loadStageDestinations, loadStageTriggers } from './stage-file.ts';
-export { type EventSource, loadEventFile, sentAt, sourceOf } from './trigger-event-file.ts';
 
 export interface LocalTriggerOptions {
   eventPath: string;

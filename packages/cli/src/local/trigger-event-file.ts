@@ -36,7 +36,7 @@ export function loadEventFile(path: string): { raw: string; json: Record<string,
   return { raw, json: json as Record<string, unknown>, source };
 }
 
-export function sourceOf(json: unknown): EventSource | null {
+function sourceOf(json: unknown): EventSource | null {
   if (typeof json !== 'object' || json === null) return null;
   const event = json as Record<string, unknown>;
   if (event['detail-type'] === 'CloudWatch Alarm State Change') return 'cloudwatch';

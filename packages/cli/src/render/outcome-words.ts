@@ -47,12 +47,12 @@ const CODE_TEXT: Record<string, string> = {
 };
 
 /** One English sentence for a stop reason, or `null` for one this CLI does not know. */
-export function explainStop(stopReason: string): string | null {
+function explainStop(stopReason: string): string | null {
   return STOP_TEXT[stopReason] ?? null;
 }
 
 /** One English sentence for an error code, or `null` for one this CLI does not know. */
-export function explainCode(code: string): string | null {
+function explainCode(code: string): string | null {
   return CODE_TEXT[code] ?? null;
 }
 

@@ -180,7 +180,7 @@ function describeModelFailure(failure: ModelFailureReport): string {
  * What to check for a failed model request, from its kind, status and network code only. NOTE: the endpoint is named
  * by its host (from the settings), never by a path, a query or a key; nothing the endpoint sent is shown.
  */
-export function modelFailureHint(
+function modelFailureHint(
   failure: ModelFailureReport,
   context: RenderContext = {},
   names: ModelSettingNames = AGENT_SETTINGS,

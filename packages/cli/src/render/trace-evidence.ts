@@ -21,14 +21,14 @@ export function escapeHtml(text: string): string {
 }
 
 /** `HTTP 401 · APICallError`, `CONNECTION · APICallError · ECONNREFUSED`: identifiers only. */
-export function modelFailureText(failure: ModelFailureReport): string {
+function modelFailureText(failure: ModelFailureReport): string {
   const status = failure.http_status === null ? null : `HTTP ${failure.http_status}`;
   const parts = [failure.kind === 'HTTP' ? null : failure.kind, status, failure.error_class, failure.network_code];
   return parts.filter((part) => part !== null).join(' · ');
 }
 
 /** The cause of a run that did not succeed, in one line: status, code, stop, the model endpoint's failure. */
-export function causeLine(cause: RunFailureCause): string {
+function causeLine(cause: RunFailureCause): string {
   const parts = [
     statusWord(cause.status),
     cause.error_code,
@@ -78,7 +78,7 @@ function traceEvidenceLines(citation: CitationEvidence): string[] {
 }
 
 /** A JSON text indented by two, or the text as it is when it does not parse (or was cut). */
-export function prettyJson(text: string, truncated = false): string {
+function prettyJson(text: string, truncated = false): string {
   if (truncated) return text;
   try {
     return JSON.stringify(JSON.parse(text), null, 2);

@@ -190,7 +190,7 @@ ${renderEvidenceHtml(trace.evidence)}
  * (firing again, updated, acknowledged, resolved, reopened). Nothing for a caller's run. Every text the sender chose is
  * escaped.
  */
-export function renderIncidentHtml(
+function renderIncidentHtml(
   run: Pick<RunTrace['run'], 'trigger' | 'window'>,
   events: readonly IncidentEventRecord[],
 ): string {

@@ -19,7 +19,7 @@ import { type IamAuthorizerContext, PRINCIPAL_HEADER, parseLocalPrincipal } from
 import { matchRoute, type ServeRoute } from './serve-routes.ts';
 
 /** API Gateway HTTP API's payload limit. */
-export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 /** API Gateway HTTP API's integration timeout: a function's context counts down from it. */
 const INTEGRATION_TIMEOUT_MS = 30_000;
 

@@ -19,7 +19,7 @@ const previousTurnSchema = v.strictObject({
 export type { PreviousTurn };
 
 /** What the model is told of an incident window (the tool boundary enforces it whatever the model does). */
-export const INCIDENT_WINDOW_RULE =
+const INCIDENT_WINDOW_RULE =
   '本次诊断的事件时间窗由系统设定：query_logs 的时间范围和 query_mysql 的时间参数必须与此时间窗重叠，否则工具不会执行。';
 
 /** The validated user message of a run and its UTF-8 size. */

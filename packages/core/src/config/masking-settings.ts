@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 
 /** Bounds of what a deployer may write in `MASKING_PATTERNS` / `MASKING_EXCLUSIONS`. */
-export const CUSTOM_PATTERN_LIMITS = Object.freeze({ patterns: 32, exclusions: 64, patternChars: 256 });
+const CUSTOM_PATTERN_LIMITS = Object.freeze({ patterns: 32, exclusions: 64, patternChars: 256 });
 
 /** The kind a pseudonym names (`<customer_id:k3f2a>`). */
 export const PSEUDONYM_KIND_PATTERN = /^[a-z][a-z0-9_]{0,23}$/;

@@ -10,7 +10,7 @@ import { utf8Bytes } from '../run/utf8.ts';
 export const COMPACT_OBSERVATIONS_AT_BYTES = 24 * 1024;
 
 /** Observations kept in full when the history is compacted: the newest, which the model has not judged yet. */
-export const OBSERVATIONS_KEPT_IN_FULL = 1;
+const OBSERVATIONS_KEPT_IN_FULL = 1;
 
 /** What the model reads in place of a compacted observation's data (its tool_call_id stays citable). */
 export const COMPACTED_OBSERVATION_NOTE =

@@ -109,5 +109,3 @@ export function createJudgeHarness(options: {
     dispose: () => clearTimeout(timer),
   };
 }
-
-export type JudgeHarness = NonNullable<ReturnType<typeof createJudgeHarness>>;

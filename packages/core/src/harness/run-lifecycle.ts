@@ -6,8 +6,6 @@ import { createLinkedAbort } from './linked-abort.ts';
 /** setTimeout cannot wait longer; such deadlines are still checked before every round. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export type RunLifecycle = ReturnType<typeof createRunLifecycle>;
-
 /**
  * The run's signals and timers: `runSignal` aborts at the deadline, on outside cancellation and on an audit failure;
  * `collectionSignal` also aborts when the final round's reserve begins (`reserveSignal`), so a hanging adapter cannot

@@ -25,7 +25,7 @@ export interface PublishedReport extends PublishedResult {
 }
 
 /** What the EvidenceGuard removed: each item's index in the agent's Draft and the stable reason. */
-export interface EvidenceGuardReport {
+interface EvidenceGuardReport {
   removed: EvidenceGuardRemoval[];
 }
 

@@ -18,7 +18,7 @@ export type EvidenceGuardCode =
  * lead to check with today's data, never evidence about today); `GUARD_CHANGE_AFTER_SYMPTOM`, a FINDING that blames a
  * change which landed after the symptom began (placed by code; see `blamesChangeAfterSymptom`).
  */
-export type EvidenceGuardRemovalCode = 'GUARD_PAST_INCIDENT_ONLY' | 'GUARD_CHANGE_AFTER_SYMPTOM';
+type EvidenceGuardRemovalCode = 'GUARD_PAST_INCIDENT_ONLY' | 'GUARD_CHANGE_AFTER_SYMPTOM';
 
 /** One item the EvidenceGuard removed: its index in the agent's Draft and the stable reason. */
 export interface EvidenceGuardRemoval {

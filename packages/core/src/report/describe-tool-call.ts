@@ -3,7 +3,7 @@ import { truncateChars } from '../run/utf8.ts';
 import { isRecord } from '../tools/evidence-projection.ts';
 
 /** The longest one-line description of a tool call (what was asked → what came back), in characters. */
-export const MAX_TOOL_CALL_SUMMARY_CHARS = 240;
+const MAX_TOOL_CALL_SUMMARY_CHARS = 240;
 const MAX_VALUE_CHARS = 60;
 
 /**

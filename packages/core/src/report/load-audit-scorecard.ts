@@ -9,7 +9,7 @@ import { buildProcessScorecard, type ScoredRun } from './process-scorecard.ts';
 export const MAX_SCORED_RECORDS = 2_000;
 
 /** What the scorecard reads of a run that is about to be stored with `outcome` (its ISO deadline, as read back). */
-export function scoredRunOf(outcome: RunOutcome): ScoredRun {
+function scoredRunOf(outcome: RunOutcome): ScoredRun {
   return {
     status: outcome.status,
     draft: outcome.draft,

@@ -131,5 +131,5 @@ export function runLimitMaximum(limit: keyof RunLimits): number | null {
  * A previous turn cut to its smallest form (a run id of at most 128 characters, items of 15 characters, no list
  * entries) serializes to well under this many bytes, whatever its characters.
  */
-export const MIN_PREVIOUS_TURN_BYTES = 512;
+const MIN_PREVIOUS_TURN_BYTES = 512;
 const MAX_QUERY_BYTES_SETTING = 32_768;

@@ -21,7 +21,7 @@ export interface AbandonmentRule {
 /** The margin kept for clock skew on top of a run's own deadline and flush reserve. */
 export const ABANDON_MARGIN_MS = 60_000;
 /** Runs stored before they carried a deadline: abandoned this long after they were made (Lambda's limit is 15 min). */
-export const LEGACY_STALE_RUN_MS = 16 * 60_000;
+const LEGACY_STALE_RUN_MS = 16 * 60_000;
 /** How often a running invocation shows a sign of life (`heartbeat_at`) besides its progress writes. */
 export const HEARTBEAT_MS = 30_000;
 

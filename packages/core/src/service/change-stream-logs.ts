@@ -111,7 +111,7 @@ async function readChanges(
 }
 
 /** A stored change as a change-stream row, placed against the call's incident. */
-export function changeLine(change: StoredChange, call: Pick<ToolCallRequest<unknown>, 'incident'>): LogLine {
+function changeLine(change: StoredChange, call: Pick<ToolCallRequest<unknown>, 'incident'>): LogLine {
   return {
     timestamp: change.at,
     level: change.kind,

@@ -23,7 +23,7 @@ import type { StoredRun } from '../store/run-store.ts';
 declare const idsChecked: unique symbol;
 
 /** Carried, in the type only, by a request whose run, session and enterprise ids were checked at its boundary. */
-export interface IdsChecked {
+interface IdsChecked {
   readonly [idsChecked]: true;
 }
 
@@ -39,7 +39,7 @@ export type CheckedWorkflowRequest = Checked<DiagnosisRunRequest & { executionAr
  * The execution the Diagnose task runs in (`$states.context.Execution.Id`): a DiagnosisWorkflow execution, or a child
  * execution of the DiagnosisBatch's Distributed Map (`…:execution:<batch>/<map run>:<name>`).
  */
-export const EXECUTION_ARN_PATTERN = /^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[A-Za-z0-9_.:/-]{1,400}$/;
+const EXECUTION_ARN_PATTERN = /^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[A-Za-z0-9_.:/-]{1,400}$/;
 
 const runIdSchema = v.pipe(v.string(), v.regex(RUN_ID_PATTERN));
 const fields = {

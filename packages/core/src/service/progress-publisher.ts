@@ -3,7 +3,7 @@ import type { RunContext, RunUsage } from '../run/run-context.ts';
 import type { RunStore } from '../store/run-store.ts';
 
 /** The least time between two progress writes of one run. */
-export const PROGRESS_WRITE_MS = 1_000;
+const PROGRESS_WRITE_MS = 1_000;
 
 /**
  * Writes a running run's progress for readers: at most one write in flight and one every `minIntervalMs`, always the

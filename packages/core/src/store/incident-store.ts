@@ -41,7 +41,7 @@ export interface IncidentEventRecord {
 export const MAX_STORED_INCIDENT_EVENTS = 100;
 
 /** What {@link IncidentStore.openIncident} answers: the claim is this caller's, or the incident existed already. */
-export type IncidentClaim = { opened: true } | { opened: false; incident: StoredIncident | null };
+type IncidentClaim = { opened: true } | { opened: false; incident: StoredIncident | null };
 
 /**
  * Port: one run per incident, and each webhook event once. Every write is conditional, so concurrent trigger

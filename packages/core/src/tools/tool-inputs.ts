@@ -80,7 +80,7 @@ export interface PreviousObservation {
   evaluation: 'GAINED' | 'NO_GAIN';
 }
 
-export type ToolEnvelope<I> = { previous_observation?: PreviousObservation; input: I };
+type ToolEnvelope<I> = { previous_observation?: PreviousObservation; input: I };
 
 /**
  * The closed time range a call names (epoch ms): a `query_logs` window, or the span of a catalog query's datetime

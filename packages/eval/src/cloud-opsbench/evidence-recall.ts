@@ -16,7 +16,7 @@
 import { PROJECTION_LIMITS } from '@diagnosis/core';
 
 /** Root causes with a signature line, and the pattern that finds it. */
-export const SIGNATURES: Readonly<Record<string, RegExp>> = Object.freeze({
+const SIGNATURES: Readonly<Record<string, RegExp>> = Object.freeze({
   mysql_invalid_credentials: /Access denied for user/,
   mysql_invalid_port: /Communications link failure|Connection refused/,
   db_connection_exhaustion: /Too many connections/,
@@ -26,7 +26,7 @@ export const SIGNATURES: Readonly<Record<string, RegExp>> = Object.freeze({
 export const LOSS_PLACES = ['parser', 'budget', 'window', 'level', 'limit', 'cut', 'masking'] as const;
 export type LossPlace = (typeof LOSS_PLACES)[number];
 
-export interface RecallCount {
+interface RecallCount {
   expert: number;
   found: number;
 }

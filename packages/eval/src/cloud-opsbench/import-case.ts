@@ -11,7 +11,7 @@ import { buildKubernetesState, KUBERNETES_STREAM } from './kubernetes-state.ts';
 import type { CaseFiles } from './opsbench-dataset.ts';
 
 /** The minutes of the case's window before its newest record. */
-export const WINDOW_MINUTES = 60;
+const WINDOW_MINUTES = 60;
 
 export interface ImportedCase {
   namespace: string;

@@ -55,7 +55,7 @@ export function parseOpsbenchReport(
   };
 }
 
-export interface OpsbenchCaseChange {
+interface OpsbenchCaseChange {
   case: string;
   before: string;
   after: string;

@@ -11,11 +11,11 @@ import * as v from 'valibot';
 import { type ExpertStep, parseGoldenPath } from './golden-trajectory.ts';
 
 /** The largest file of a case read (the real `logs.json` and `k8s_states.json` are 1–4 MB). */
-export const MAX_CASE_FILE_BYTES = 48 * 1024 * 1024;
+const MAX_CASE_FILE_BYTES = 48 * 1024 * 1024;
 /** The largest golden path read (the real ones reach about 0.5 MB). */
-export const MAX_GOLDEN_PATH_BYTES = 16 * 1024 * 1024;
+const MAX_GOLDEN_PATH_BYTES = 16 * 1024 * 1024;
 /** The most cases one dataset may list. */
-export const MAX_CASES = 5_000;
+const MAX_CASES = 5_000;
 
 export interface CaseRef {
   system: string;
@@ -102,7 +102,7 @@ const metadataSchema = v.looseObject({
     root_cause: v.pipe(text(100), v.minLength(1)),
   }),
 });
-export type CaseMetadata = v.InferOutput<typeof metadataSchema>;
+type CaseMetadata = v.InferOutput<typeof metadataSchema>;
 
 const alertSchema = v.looseObject({
   alerts: v.optional(
@@ -145,7 +145,7 @@ export interface CaseFiles {
   pathNotes: string[];
 }
 
-export type SkipCode = 'LOGS_ABSENT' | 'METADATA_ABSENT' | 'TOO_LARGE' | 'MALFORMED' | 'NO_TIMESTAMPS';
+type SkipCode = 'LOGS_ABSENT' | 'METADATA_ABSENT' | 'TOO_LARGE' | 'MALFORMED' | 'NO_TIMESTAMPS';
 export interface CaseSkip {
   code: SkipCode;
   /** The file or the rule at fault, in a few words. */

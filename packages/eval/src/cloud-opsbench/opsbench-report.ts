@@ -10,7 +10,7 @@ import { percentile } from '../summary.ts';
 import { LOSS_PLACES, type LossPlace } from './evidence-recall.ts';
 import type { OpsbenchCase } from './run-cloud-opsbench.ts';
 
-export interface RecallFigure {
+interface RecallFigure {
   expert: number;
   found: number;
   recall: number | null;
@@ -38,14 +38,14 @@ export interface OpsbenchTotals {
   accuracy: { scored: number; component: number | null; fault: number | null; joint: number | null } | null;
 }
 
-export interface TimeFigure {
+interface TimeFigure {
   total: number;
   p50: number | null;
   p95: number | null;
   max: number | null;
 }
 
-export interface OpsbenchCaseReport {
+interface OpsbenchCaseReport {
   case: string;
   system: string;
   category: string;

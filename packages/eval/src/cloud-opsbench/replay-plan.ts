@@ -16,7 +16,7 @@ import type { LogsInput } from '@diagnosis/core';
 import type { ExpertStep } from './golden-trajectory.ts';
 import { KUBERNETES_STREAM, recordKind } from './kubernetes-state.ts';
 
-export const REPLAY_LINE_LIMIT = 20;
+const REPLAY_LINE_LIMIT = 20;
 
 export interface PlannedCall {
   toolCallId: string;

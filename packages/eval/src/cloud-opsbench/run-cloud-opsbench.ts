@@ -32,9 +32,9 @@ import { createReplayModel, type GroundTruth, observationMessages, parseObservat
 import { buildReplayPlan, type PlannedCall, type ReplayPlan } from './replay-plan.ts';
 
 /** The enterprise every imported case runs as (the logs' records carry it; the adapter filters by it). */
-export const OPSBENCH_ENTERPRISE = 'OPSBENCH';
+const OPSBENCH_ENTERPRISE = 'OPSBENCH';
 
-export type OpsbenchCaseStatus = 'REPLAYED' | 'RAN' | 'IMPORTED' | 'SKIPPED' | 'ERROR';
+type OpsbenchCaseStatus = 'REPLAYED' | 'RAN' | 'IMPORTED' | 'SKIPPED' | 'ERROR';
 
 export interface OpsbenchCase {
   case: string;

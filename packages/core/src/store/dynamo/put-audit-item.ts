@@ -6,10 +6,10 @@ import { safeErrorName } from '../../errors.ts';
 import type { Item } from '../items/item.ts';
 
 /** How often the writer itself tries an audit put (each try is the SDK's own attempts, with its backoff). */
-export const AUDIT_PUT_TRIES = 3;
+const AUDIT_PUT_TRIES = 3;
 
 /** The writer's own waits between tries (after the SDK's retries gave up): a throttled partition gets time. */
-export const AUDIT_PUT_BACKOFF_MS = [200, 800] as const;
+const AUDIT_PUT_BACKOFF_MS = [200, 800] as const;
 
 export interface AuditPutOptions {
   /** Waits `ms` (a test hands a clock's own; default a timer). */
@@ -29,7 +29,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  *   it is exactly this item the put is done. NOTE: only after a retry — the SDK's or ours: a first attempt that finds
  *   its key taken is another event's item (a duplicate tool call id), an integrity error as before, never success.
  */
-export async function putAuditItem(
+async function putAuditItem(
   documents: DynamoDBDocumentClient,
   tableName: string,
   item: Item,
@@ -160,7 +160,7 @@ const TRANSIENT_SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', '
  * SDK's `$retryable` mark), a request timeout, a dropped or refused connection. A refused condition, a validation
  * error, a missing table or bad credentials are not: sending them again changes nothing.
  */
-export function isTransientWriteError(error: unknown): boolean {
+function isTransientWriteError(error: unknown): boolean {
   if (error === null || typeof error !== 'object') return false;
   const shape = error as {
     name?: unknown;

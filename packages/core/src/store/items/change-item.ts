@@ -23,9 +23,9 @@ export function changePartitionKey(enterpriseId: string): string {
   if (!ENTERPRISE_ID_PATTERN.test(enterpriseId)) throw new RunStoreError('CORRUPT_ITEM', 'invalid enterprise id');
   return `CHANGES#${enterpriseId}`;
 }
-export const CHANGE_SORT_KEY_PREFIX = 'AT#';
-export const changeSortKey = (at: string, id: string) => `${CHANGE_SORT_KEY_PREFIX}${at}#${id}`;
-export const changeClaimSortKey = (id: string) => `ID#${id}`;
+const CHANGE_SORT_KEY_PREFIX = 'AT#';
+const changeSortKey = (at: string, id: string) => `${CHANGE_SORT_KEY_PREFIX}${at}#${id}`;
+const changeClaimSortKey = (id: string) => `ID#${id}`;
 /** The sort key below every change that landed at or after `atMs` (and the one above all before it). */
 export const changeSortKeyFrom = (atMs: number) => `${CHANGE_SORT_KEY_PREFIX}${new Date(atMs).toISOString()}`;
 /** The sort key above every change that landed at or before `atMs`. */

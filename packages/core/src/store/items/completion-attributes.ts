@@ -14,14 +14,14 @@ import { ITEM_CAPS, iso, validatedItem } from './item.ts';
 import { modelFailureSchema, runItemSchema, runLimitsSchema, runServicesSchema, runUsageSchema } from './run-item.ts';
 
 /** The attributes a progress write sets on the run item. */
-export const liveProgressSchema = v.object({
+const liveProgressSchema = v.object({
   usage: runUsageSchema,
   progress: runItemSchema.entries.progress,
   deadline_at: v.optional(v.string()),
 });
 
 /** The attributes a completion sets on the run item. */
-export const completionSchema = v.object({
+const completionSchema = v.object({
   status: v.picklist(['SUCCEEDED', 'FALLBACK', 'FAILED', 'CANCELLED']),
   stop_reason: runItemSchema.entries.stop_reason,
   collection_stop_reason: runItemSchema.entries.stop_reason,

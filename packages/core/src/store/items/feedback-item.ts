@@ -13,7 +13,7 @@ export const feedbackSortKey = (callerKey: string, sequence: number) =>
   `${callerSortKeyPrefix(callerKey)}${String(sequence).padStart(3, '0')}`;
 
 const text = (max: number) => v.nullable(v.pipe(v.string(), v.minLength(1), v.maxLength(max)));
-export const feedbackItemSchema = v.object({
+const feedbackItemSchema = v.object({
   pk: v.string(),
   sk: v.pipe(v.string(), v.regex(/^CALLER#[A-Za-z0-9_-]{1,64}#\d{3}$/)),
   entity: v.literal('run_feedback'),

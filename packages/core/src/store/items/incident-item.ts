@@ -9,7 +9,6 @@ import {
   incidentEventSortKey,
   incidentEventsPartitionKey,
   incidentKey,
-  incidentSessionId,
   type StoredIncident,
 } from '../incident-store.ts';
 import { type Item, SCHEMA_VERSION, wellFormed } from './item.ts';
@@ -142,5 +141,3 @@ export function incidentEventOf(item: Record<string, unknown>): IncidentEventRec
     receivedAt: event.received_at,
   };
 }
-
-export { incidentSessionId };

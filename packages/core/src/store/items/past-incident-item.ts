@@ -24,11 +24,11 @@ export function pastIncidentPartitionKey(enterpriseId: string): string {
 export const PAST_INCIDENT_SORT_KEY_PREFIX = 'AT#';
 /** How long a tombstone is kept: past the longest a memory it keeps out could have lived (two years). */
 export const TOMBSTONE_MS = 2 * 365 * 86_400_000;
-export const pastIncidentSortKey = (occurredAt: string, runId: string) =>
+const pastIncidentSortKey = (occurredAt: string, runId: string) =>
   `${PAST_INCIDENT_SORT_KEY_PREFIX}${occurredAt}#${runId}`;
 export const pastIncidentStateSortKey = (runId: string) => `RUN#${runId}`;
 /** A memory item's sort key: the run's creation (ISO, UTC) and its id. */
-export const PAST_INCIDENT_SORT_KEY_PATTERN =
+const PAST_INCIDENT_SORT_KEY_PATTERN =
   /^AT#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/;
 
 /** A value built by `build` on the first call, then the same one. */

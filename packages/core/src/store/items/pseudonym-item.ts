@@ -16,7 +16,7 @@ export const pseudonymSortKey = (sequence: number) => `MAP#${String(sequence).pa
 export const PSEUDONYM_SORT_KEY_PATTERN = /MAP#\d{4}/;
 
 /** One sealed batch of a run's pseudonym map, in the run's pseudonym partition. */
-export const pseudonymItemSchema = v.object({
+const pseudonymItemSchema = v.object({
   ...ITEM_BASE_ENTRIES,
   entity: v.literal('pseudonym_map'),
   run_id: v.string(),

@@ -16,7 +16,7 @@ export const reasoningPartitionKey = (runId: string) => `REASONING#${runId}`;
 /** The sort key of reasoning items written in the run's own partition, before it had one of its own (never listed). */
 export const LEGACY_REASONING_SORT_KEY_PATTERN = /REASONING#\d{4}/;
 
-export const reasoningItemSchema = v.object({
+const reasoningItemSchema = v.object({
   ...ITEM_BASE_ENTRIES,
   entity: v.literal('agent_reasoning_audit'),
   run_id: v.string(),

@@ -20,7 +20,7 @@ export const contentSourceSchema = v.picklist([
   'NONE',
 ]);
 
-export const stepItemSchema = v.object({
+const stepItemSchema = v.object({
   ...ITEM_BASE_ENTRIES,
   entity: v.literal('agent_step'),
   run_id: v.string(),

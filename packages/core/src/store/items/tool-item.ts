@@ -54,7 +54,7 @@ export function createToolSortKeys() {
   };
 }
 
-export const toolItemSchema = v.object({
+const toolItemSchema = v.object({
   ...ITEM_BASE_ENTRIES,
   entity: v.literal('tool_invocation'),
   run_id: v.string(),

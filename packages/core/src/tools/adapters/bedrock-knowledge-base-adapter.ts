@@ -87,7 +87,7 @@ export function createBedrockKnowledgeBaseAdapter(
  * the model (and the audit trail) bucket names, folder layouts, and any credentials or tokens in a URL: only the last
  * path segment is kept, with a short hash of the whole location so two documents of the same name stay apart.
  */
-export function documentIdOf(location: string): string {
+function documentIdOf(location: string): string {
   const path = location.replace(/[?#].*$/s, '');
   const segment = decodeSafely(
     path

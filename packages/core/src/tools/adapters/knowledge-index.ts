@@ -2,7 +2,7 @@ import type { KnowledgeHit } from '../evidence-adapter.ts';
 import { tokenizeMixedText } from './cjk-tokenizer.ts';
 
 /** What the index keeps of one runbook to rank, filter and cite it. */
-export interface IndexedRunbook {
+interface IndexedRunbook {
   docId: string;
   title: string;
   /** Lower-cased; '' when the runbook names none. */
@@ -12,7 +12,7 @@ export interface IndexedRunbook {
 }
 
 /** The fields searched, in this order everywhere (postings, field lengths, boosts). */
-export const INDEXED_FIELDS = ['title', 'tags', 'text'] as const;
+const INDEXED_FIELDS = ['title', 'tags', 'text'] as const;
 const FIELD_COUNT = INDEXED_FIELDS.length;
 const FIELD_BOOSTS = [3, 2, 1] as const;
 const SERVICE_BOOST = 2;
@@ -135,7 +135,7 @@ function grow(array: Uint32Array, length: number): Uint32Array<ArrayBuffer> {
   return grown;
 }
 
-export interface KnowledgeSearch {
+interface KnowledgeSearch {
   query: string;
   /** The run's tenant: runbooks of another enterprise are never scored into the results. */
   enterpriseId: string;

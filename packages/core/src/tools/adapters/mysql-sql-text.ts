@@ -5,7 +5,7 @@
 
 export type StrippedSql = { ok: true; sql: string } | { ok: false; fault: string };
 
-export const EXECUTABLE_COMMENT_FAULT = 'sql must not contain executable comments or optimizer hints';
+const EXECUTABLE_COMMENT_FAULT = 'sql must not contain executable comments or optimizer hints';
 
 /**
  * The SQL with every comment replaced by a space, trimmed. The catalog check reads this text and the adapter runs

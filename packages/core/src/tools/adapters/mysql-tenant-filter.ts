@@ -14,7 +14,7 @@ type AstNode = Record<string, unknown>;
 
 const isNode = (value: unknown): value is AstNode => typeof value === 'object' && value !== null;
 
-export const MISSING_TENANT_FILTER_FAULT = 'sql must filter on :enterprise_id';
+const MISSING_TENANT_FILTER_FAULT = 'sql must filter on :enterprise_id';
 
 /** Faults of the tenant rule; `textCount` is how many `:enterprise_id` placeholders the SQL text holds. */
 export function tenantFilterFaults(ast: unknown, placeholder: string, textCount: number): string[] {

@@ -20,7 +20,7 @@ export const IDENTIFIER_KINDS = Object.freeze([
   'aws_id',
   'iam_user',
 ] as const);
-export type IdentifierKind = (typeof IDENTIFIER_KINDS)[number];
+type IdentifierKind = (typeof IDENTIFIER_KINDS)[number];
 
 /** One value found in a text: `[start, end)` is the part that becomes a pseudonym. */
 export interface IdentifierMatch {
