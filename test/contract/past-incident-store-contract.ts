@@ -229,9 +229,11 @@ export function describePastIncidentStoreContract(
       const { incidents } = await open();
       const deps = { incidents, retentionDays: 180 };
       const run = publishedRun();
-      expect(await applyRatingToMemory(run, rating(run, 'PARTIALLY_CORRECT', '渠道被误停\n于 14:05'), deps)).toBe(
-        'REMEMBERED',
-      );
+      // The run's texts as the rating's masking hands them on (nothing in them to mask here).
+      const texts = { conclusion: '支付渠道 WXPAY 被停用', services: ['order-service'] };
+      expect(
+        await applyRatingToMemory(run, rating(run, 'PARTIALLY_CORRECT', '渠道被误停\n于 14:05'), deps, texts),
+      ).toBe('REMEMBERED');
       expect(await incidents.get('E1001', run.runId, NOW)).toEqual({
         enterpriseId: 'E1001',
         runId: run.runId,
@@ -243,11 +245,13 @@ export function describePastIncidentStoreContract(
         ratedAt: new Date(NOW).toISOString(),
         expiresAt: NOW + 180 * DAY,
       });
-      expect(await applyRatingToMemory(run, rating(run, 'WRONG'), deps)).toBe('RETRACTED');
-      expect(await applyRatingToMemory(run, rating(run, 'CORRECT'), deps)).toBe('ALREADY_RETRACTED');
+      expect(await applyRatingToMemory(run, rating(run, 'WRONG'), deps, texts)).toBe('RETRACTED');
+      expect(await applyRatingToMemory(run, rating(run, 'CORRECT'), deps, texts)).toBe('ALREADY_RETRACTED');
       expect(await incidents.get('E1001', run.runId, NOW)).toBeNull();
       const fallback = publishedRun({ status: 'FALLBACK', publishedResult: null });
-      expect(await applyRatingToMemory(fallback, rating(fallback, 'CORRECT'), deps)).toBe('NOT_ELIGIBLE');
+      expect(
+        await applyRatingToMemory(fallback, rating(fallback, 'CORRECT'), deps, { conclusion: null, services: [] }),
+      ).toBe('NOT_ELIGIBLE');
     });
 
     it('never returns, lists, counts or reveals one enterprise’s memory to another (fast-check, fixed seed)', async () => {

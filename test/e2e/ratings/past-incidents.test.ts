@@ -62,13 +62,16 @@ const draft = (conclusion: string, analysis: object[]) => ({
   limitations: { checked_scope: ['知识库与 order-service 日志'], missing_info: [] },
 });
 
-async function diagnose(responses: unknown[]): Promise<{ runId: string; result: DiagnosisResult; sent: string }> {
+async function diagnose(
+  responses: unknown[],
+  query = conversation.query,
+): Promise<{ runId: string; result: DiagnosisResult; sent: string }> {
   counter += 1;
   const runId = `past-incident-${Date.now().toString(36)}-${counter}`;
   const before = world.server.requests.length;
   world.server.script.push(...(structuredClone(responses) as typeof world.server.script));
   const result = (await world.handlers.diagnose(
-    { runId, sessionId: `s-${runId}`, enterpriseId: 'E1001', query: conversation.query, continueSession: false },
+    { runId, sessionId: `s-${runId}`, enterpriseId: 'E1001', query, continueSession: false },
     lambdaContext(60_000),
   )) as DiagnosisResult;
   return { runId, result, sent: JSON.stringify(world.server.requests.slice(before)) };
@@ -202,5 +205,50 @@ describe('past incidents through the real Diagnose path', () => {
     expect(sent).not.toContain('past-incident:');
     expect(sent).not.toContain(remembered);
     expect(result.report).not.toHaveProperty('seen_before');
+  }, 60_000);
+});
+
+describe('a memory’s texts are masked before they are stored', () => {
+  it('keeps no phone the caller typed and the model echoed into the conclusion: list route and GET /runs/{id}', async () => {
+    const phone = '13800138000';
+    const { runId, result } = await diagnose(
+      [
+        lookupRound,
+        logsRound,
+        draftRound(
+          draft(`客户 ${phone} 反馈的订单失败是因为调用 payment-gateway 超时`, [
+            finding(`14:05 之后客户 ${phone} 的订单调用 payment-gateway 返回 503 超时`, [LOGS_ID]),
+          ]),
+        ),
+      ],
+      `客户 ${phone} 说 E1001 的订单从 14:05 开始大量失败，为什么？`,
+    );
+    expect(result.status).toBe('PUBLISHED');
+    expect((await rate(runId, 'CORRECT', ALICE)).statusCode).toBe(201);
+    const shown = (await getRun(runId)).pastIncident as Record<string, unknown>;
+    expect(shown).toMatchObject({ runId, rating: 'CORRECT' });
+    expect(String(shown.conclusion)).not.toContain(phone);
+    expect(String(shown.conclusion)).toMatch(/<phone:[^>]+>/);
+    const client = localDynamoClient();
+    const store = createDynamoPastIncidentStore({ client, tableName: world.tableName });
+    const handler = createPastIncidentsHandler(store, {
+      ...createObservability('PastIncidents'),
+      policy: [{ principal: ALICE.userArn, enterprises: ['E1001'] }],
+    });
+    const listed = (await handler(
+      httpEvent({
+        method: 'GET',
+        path: '/enterprises/E1001/past-incidents',
+        pathParameters: { enterpriseId: 'E1001' },
+        iam: ALICE,
+      }),
+      lambdaContext(5_000),
+    )) as { statusCode: number; body: string };
+    expect(listed.statusCode).toBe(200);
+    expect(listed.body).toContain(runId);
+    expect(listed.body).not.toContain(phone);
+    const stored = await store.recent('E1001', { limit: 50, now: Date.now() });
+    expect(JSON.stringify(stored)).not.toContain(phone);
+    client.destroy();
   }, 60_000);
 });

@@ -1,10 +1,11 @@
 import type { MaskingMode } from '../config/masking-mode.ts';
 import { DiagnosisInputError } from '../errors.ts';
 import { FEEDBACK_LIMITS, type FeedbackInput } from '../store/feedback-store.ts';
-import type { RunStore, StoredPseudonymBatch, StoredRun } from '../store/run-store.ts';
+import { isPublishedDiagnosis, type RunStore, type StoredPseudonymBatch, type StoredRun } from '../store/run-store.ts';
 import type { CustomRules } from '../tools/masking/custom-patterns.ts';
 import { createMaskingSession } from '../tools/masking/masking-session.ts';
 import { chunkNewPseudonyms, openPseudonymBatches, sealPseudonymBatch } from '../tools/masking/pseudonym-map.ts';
+import type { RememberedTexts } from './remember-past-incident.ts';
 
 /** How feedback is masked: the deployment's masking, and the run's pseudonym map it reads and adds to. */
 export interface FeedbackMasking {
@@ -24,6 +25,8 @@ export interface FeedbackMasking {
 /** A rating masked with its run's masking, and what its new pseudonyms need written before it is stored. */
 export interface MaskedFeedback {
   input: FeedbackInput;
+  /** The run's texts a memory of it would keep, masked with the same masking (`applyRatingToMemory` stores them). */
+  memory: RememberedTexts;
   /** Adds the rating's new pseudonyms to the run's map (nothing when it has none); call before storing the rating. */
   savePseudonyms: () => Promise<void>;
 }
@@ -41,7 +44,7 @@ const unavailable = () =>
   new DiagnosisInputError('MASKING_UNAVAILABLE', 'the feedback cannot be masked for this run; nothing was stored');
 
 /**
- * A responder's rating masked like everything else of its run (issue 24): secrets always redacted (irreversible
+ * A responder's rating masked like everything else of its run: secrets always redacted (irreversible
  * markers), identifiers — when the run ran with `identifiers` — replaced by the run's own pseudonyms, the ones its
  * observations got (the run's map is opened and taken in first, so a value the run saw keeps its pseudonym), and new
  * ones added to the run's map, so `GET /runs/{id}/reveal` shows them to those who may see customer data. NOTE: fails
@@ -74,6 +77,13 @@ export async function maskFeedback(
     rootCause: input.rootCause === null ? null : session.maskText(input.rootCause),
     note: input.note === null ? null : session.maskText(input.note),
   };
+  // NOTE: the run's own texts too: the question is sent as written, so the model may echo a value the caller typed
+  // into the conclusion (or a tool's service), and a memory keeps them for months and hands them to later runs.
+  const conclusion = isPublishedDiagnosis(run) ? run.publishedResult.draft.conclusion : null;
+  const memory: RememberedTexts = {
+    conclusion: conclusion === null ? null : session.maskText(conclusion),
+    services: (run.services ?? []).map((service) => session.maskText(service)),
+  };
   const tooLong = [
     ...((masked.rootCause?.length ?? 0) > FEEDBACK_LIMITS.maskedRootCauseChars ? ['rootCause'] : []),
     ...((masked.note?.length ?? 0) > FEEDBACK_LIMITS.maskedNoteChars ? ['note'] : []),
@@ -98,7 +108,7 @@ export async function maskFeedback(
       if (!stored) throw new DiagnosisInputError('FEEDBACK_CONFLICT', 'the rating changed meanwhile; try again');
     }
   };
-  return { input: masked, savePseudonyms };
+  return { input: masked, memory, savePseudonyms };
 }
 
 async function readMap(store: Pick<RunStore, 'listPseudonyms'>, runId: string): Promise<StoredPseudonymBatch[]> {

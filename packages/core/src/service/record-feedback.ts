@@ -94,12 +94,12 @@ export async function recordFeedback(
   if (caller.length === 0 || caller.length > FEEDBACK_LIMITS.callerChars || !caller.isWellFormed()) {
     throw new DiagnosisInputError('CALLER_UNKNOWN', 'the caller has no usable IAM identity');
   }
-  const { input, savePseudonyms } = await maskFeedback(run, request.input, deps.masking);
+  const { input, memory: texts, savePseudonyms } = await maskFeedback(run, request.input, deps.masking);
   const callerKey = callerKeyOf(caller);
   const now = deps.now ?? Date.now;
   // NOTE: also for the caller's same rating again: a retry after a failed memory write completes it (both idempotent).
   const remembered = async (result: { created: boolean; entry: RunFeedback }): Promise<RecordedFeedback> => {
-    const memory = deps.memory === undefined ? null : await applyRatingToMemory(run, result.entry, deps.memory);
+    const memory = deps.memory === undefined ? null : await applyRatingToMemory(run, result.entry, deps.memory, texts);
     return { ...result, memory };
   };
   for (let attempt = 0; attempt < MAX_PUT_ATTEMPTS; attempt += 1) {

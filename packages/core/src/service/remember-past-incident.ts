@@ -18,13 +18,22 @@ export interface PastIncidentRetention {
   retentionDays: number;
 }
 
+/**
+ * The run's own texts a memory of it keeps, masked with the run's masking before anything stores them
+ * (`maskFeedback`): its published conclusion (null when it published none) and the services its logs checks asked.
+ */
+export interface RememberedTexts {
+  conclusion: string | null;
+  services: string[];
+}
+
 const isRemembered = (verdict: string): verdict is RememberedVerdict =>
   REMEMBERED_VERDICTS.some((remembered) => remembered === verdict);
 
 /**
  * What a stored rating does to the run's memory. CORRECT or PARTIALLY_CORRECT on a run that published a conclusion
- * makes (or refreshes) its past incident: the conclusion as published and the responder's stated cause, both as
- * stored (masked), bounded, tagged with the run id, its services, its time and the rating; WRONG or UNHELPFUL retracts
+ * makes (or refreshes) its past incident: the conclusion as published and the responder's stated cause, both masked
+ * (`texts` and the stored rating), bounded, tagged with the run id, its services, its time and the rating; WRONG or UNHELPFUL retracts
  * it for good (a tombstone, so a later rating cannot bring it back). NOTE: the enterprise is the run's, which the
  * route authorised for the caller; the rating is the stored one (`recordFeedback`'s entry), never the request body.
  */
@@ -32,6 +41,7 @@ export async function applyRatingToMemory(
   run: StoredRun,
   rating: RunFeedback,
   deps: PastIncidentRetention,
+  texts: RememberedTexts,
 ): Promise<PastIncidentChange> {
   if (rating.runId !== run.runId || rating.enterpriseId !== run.enterpriseId) return 'NOT_ELIGIBLE';
   if (!isRemembered(rating.verdict)) {
@@ -39,13 +49,13 @@ export async function applyRatingToMemory(
     const removed = await deps.incidents.retract(run.enterpriseId, run.runId, reason, rating.createdAt);
     return removed ? 'RETRACTED' : 'ALREADY_RETRACTED';
   }
-  const conclusion = isPublishedDiagnosis(run) ? run.publishedResult.draft.conclusion : null;
+  const conclusion = isPublishedDiagnosis(run) ? texts.conclusion : null;
   if (conclusion === null) return 'NOT_ELIGIBLE';
   const incident: PastIncident = {
     enterpriseId: run.enterpriseId,
     runId: run.runId,
     occurredAt: run.createdAt,
-    services: (run.services ?? []).slice(0, PAST_INCIDENT_LIMITS.services),
+    services: texts.services.slice(0, PAST_INCIDENT_LIMITS.services),
     conclusion: oneLine(conclusion, PAST_INCIDENT_LIMITS.conclusionChars),
     rootCause: rating.rootCause === null ? null : oneLine(rating.rootCause, PAST_INCIDENT_LIMITS.rootCauseChars),
     rating: rating.verdict,

@@ -17,7 +17,7 @@ export type RetractionReason = (typeof RETRACTION_REASONS)[number];
 
 /** The bounds of past incidents: each text as stored, what one retrieval reads, and what a listing page holds. */
 export const PAST_INCIDENT_LIMITS = Object.freeze({
-  /** The run's published conclusion as remembered (already masked: the run's own text). */
+  /** The run's published conclusion as remembered (masked with the run's masking before it is stored). */
   conclusionChars: 600,
   /** The responder's stated cause as remembered (masked by the feedback path before it gets here). */
   rootCauseChars: 600,
@@ -40,7 +40,7 @@ export interface PastIncident {
   occurredAt: string;
   /** The services the run queried (`query_logs`), lower-cased, at most five; empty when it queried none. */
   services: string[];
-  /** What the run concluded (its published conclusion, as stored: masked). */
+  /** What the run concluded (its published conclusion, masked with the run's masking). */
   conclusion: string;
   /** What the responder said the cause was, when they said it (masked like every rating). */
   rootCause: string | null;
