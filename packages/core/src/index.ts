@@ -96,6 +96,7 @@ export type {
   FallbackReport,
   PublishedReport,
   ReleaseStatus,
+  SeenBefore,
 } from './release/diagnosis-result.ts';
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
 /** The EvidenceGuard, taken once per run: its result is what the SemanticGuard judges and the release publishes. */

@@ -60,6 +60,18 @@ describe('diagnosis feedback', () => {
     // The columns line up under their names.
     expect(row?.indexOf(runId)).toBe(header?.indexOf('RUN'));
     expect(more).toEqual(['']);
+    // The next run of the enterprise meets it: its report and its trace page show it as a lead, not evidence.
+    const next = await diagnosis(['demo']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toContain('1 past incident (a lead, not evidence)');
+    expect(next.stdout).toMatch(
+      new RegExp(`^见过的历史事件 Seen before \\(.*never evidence\\)\\n  - run ${runId} · diagnosed `, 'm'),
+    );
+    const nextRunId = /^run (\w{26}) {3}status/m.exec(next.stdout)?.[1] ?? '';
+    const traced = await diagnosis(['trace', nextRunId]);
+    expect(traced.code, traced.stderr).toBe(0);
+    const page = readFileSync(join(dataDir, 'traces', `${nextRunId}.html`), 'utf8');
+    expect(page).toMatch(new RegExp(`<ul id="seen-before"><li>run ${runId} · diagnosed [^<]+ · rated CORRECT`));
     // Another responder's WRONG retracts the memory, and says so.
     const retracted = await diagnosis(['feedback', runId, '--verdict', 'WRONG'], { USER: 'second' });
     expect(retracted).toMatchObject({

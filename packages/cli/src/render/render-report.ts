@@ -9,6 +9,7 @@ import type {
   RunEvidence,
   SemanticGuardReport,
 } from '@diagnosis/core';
+import { describeSeenBefore, SEEN_BEFORE_HEADING, SEEN_BEFORE_NOTE } from './describe-seen-before.ts';
 import { explainOutcome, statusWord } from './outcome-words.ts';
 
 /** What the renderer knows of the local settings, to say what to check: never a key, never a URL's path. */
@@ -109,6 +110,10 @@ function renderPublished(report: PublishedReport, lines: string[], context: Rend
   if (draft.recommendations.length > 0) {
     lines.push('', '建议 Recommendations');
     for (const recommendation of draft.recommendations) lines.push(`  - ${recommendation}`);
+  }
+  if (report.seen_before !== undefined && report.seen_before.length > 0) {
+    lines.push('', `${SEEN_BEFORE_HEADING} (${SEEN_BEFORE_NOTE})`);
+    for (const item of report.seen_before) lines.push(`  - ${describeSeenBefore(item)}`);
   }
   renderLimitations(draft.limitations, lines);
   if (report.semantic_guard !== undefined) renderSemanticGuard(report.semantic_guard, lines, context);

@@ -1,5 +1,6 @@
 import { type DiagnosisReport, describeStoredToolCall, type RunEvidence } from '@diagnosis/core';
 import type { IncidentEventRecord } from '@diagnosis/core/store';
+import { describeSeenBefore, SEEN_BEFORE_HEADING, SEEN_BEFORE_NOTE } from './describe-seen-before.ts';
 import type { RunTrace } from './load-run-trace.ts';
 import { statusWord } from './outcome-words.ts';
 import { describeProcessScorecard } from './process-summary.ts';
@@ -251,6 +252,13 @@ ${draft.analysis
   .join('\n')}
 <h3>Action plan</h3>${list(draft.action_plan.map((step) => `${step.step} — ${step.purpose}`))}
 <h3>Recommendations</h3>${list(draft.recommendations)}
+${
+  report.seen_before === undefined || report.seen_before.length === 0
+    ? ''
+    : `<h3>${escapeHtml(SEEN_BEFORE_HEADING)}</h3>
+<p class="muted">${escapeHtml(SEEN_BEFORE_NOTE)}</p>
+<ul id="seen-before">${report.seen_before.map((item) => `<li>${escapeHtml(describeSeenBefore(item))}</li>`).join('')}</ul>`
+}
 <h3>Checked</h3>${list(draft.limitations.checked_scope)}
 <h3>Missing</h3>${list(draft.limitations.missing_info)}`;
 }

@@ -1,7 +1,8 @@
-import type { DiagnosisResult, FailedReport, ModelFailureReport } from '@diagnosis/core';
+import type { DiagnosisResult, FailedReport, ModelFailureReport, PublishedReport } from '@diagnosis/core';
 import { emptyRunUsage } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../../../packages/cli/src/render/render-report.ts';
+import { supportedDraft } from '../../../support/run-fixtures.ts';
 
 const context = {
   modelBaseUrl: 'https://user:pw@models.example.com:8443/v1/secret-path?key=sk-1',
@@ -100,5 +101,44 @@ describe('renderReport — estimated usage', () => {
     const result: DiagnosisResult = { ...base, usage: { ...base.usage, totalTokens: 5_329, estimatedTokenRounds: 1 } };
     expect(renderReport(result)).toContain('tokens 5,329 (0 in / 0 out), estimated for 1 round without provider usage');
     expect(renderReport(base)).not.toContain('estimated');
+  });
+});
+
+describe('renderReport — the past incidents a run met', () => {
+  const published = (seenBefore?: PublishedReport['seen_before']): DiagnosisResult => ({
+    runId: 'run-2',
+    status: 'PUBLISHED',
+    report: {
+      kind: 'DIAGNOSIS',
+      draft: supportedDraft(['call_1']),
+      citations: [],
+      ...(seenBefore === undefined ? {} : { seen_before: seenBefore }),
+    },
+    stopReason: null,
+    progress: null,
+    usage: emptyRunUsage(),
+  });
+
+  it('shows each past incident the lookups returned, marked as a lead, never evidence', () => {
+    const text = renderReport(
+      published([
+        {
+          run_id: '01KB3AAAAAAAAAAAAAAAAAAAAA',
+          occurred_at: '2026-11-02T06:10:00.000Z',
+          rating: 'CORRECT',
+          tool_call_ids: ['call_0'],
+        },
+      ]),
+    );
+    expect(text).toContain(
+      '见过的历史事件 Seen before (past incidents of this enterprise the lookups returned: leads the agent was to check with this run’s logs and data, never evidence)\n  - run 01KB3AAAAAAAAAAAAAAAAAAAAA · diagnosed 2026-11-02 06:10 UTC · rated CORRECT · returned by call_0\n',
+    );
+    // After the plan and before the limits: part of what the run met, apart from the findings' evidence.
+    expect(text.indexOf('Seen before')).toBeGreaterThan(text.indexOf('建议 Recommendations'));
+    expect(text.indexOf('Seen before')).toBeLessThan(text.indexOf('限制 Limitations'));
+  });
+
+  it('has no such section when the run met none', () => {
+    expect(renderReport(published())).not.toContain('Seen before');
   });
 });

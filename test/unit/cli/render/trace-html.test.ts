@@ -1,8 +1,9 @@
-import { buildRunEvidence } from '@diagnosis/core';
+import { buildRunEvidence, type PublishedReport } from '@diagnosis/core';
 import type { IncidentEventRecord } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import type { RunTrace } from '../../../../packages/cli/src/render/load-run-trace.ts';
 import { renderHtml } from '../../../../packages/cli/src/render/trace-html.ts';
+import { supportedDraft } from '../../../support/run-fixtures.ts';
 import { storedRun } from '../../../support/stored-run.ts';
 
 const HOSTILE = '<img src=x onerror=alert(1)>支付网关';
@@ -55,5 +56,41 @@ describe('renderHtml', () => {
     expect(renderHtml(trace([]))).toContain('No later event of the incident was recorded on this run.');
     const callers = renderHtml({ ...trace(), run: { ...run, trigger: null, window: null } });
     expect(callers).not.toContain('<h2>Incident</h2>');
+  });
+});
+
+describe('renderHtml — the past incidents a run met', () => {
+  const published = (seenBefore?: PublishedReport['seen_before']): RunTrace => {
+    const report: PublishedReport = {
+      kind: 'DIAGNOSIS',
+      draft: supportedDraft(['call_1']),
+      citations: [],
+      ...(seenBefore === undefined ? {} : { seen_before: seenBefore }),
+    };
+    const finished = storedRun({ runId: 'run-seen-1', status: 'SUCCEEDED', report });
+    return { run: finished, steps: [], tools: [], reasoning: [], evidence: buildRunEvidence(finished, []) };
+  };
+
+  it('lists each past incident in the report, marked as a lead, never evidence, every value escaped', () => {
+    const html = renderHtml(
+      published([
+        {
+          run_id: '<b>01KB3</b>',
+          occurred_at: '2026-11-02T06:10:00.000Z',
+          rating: 'CORRECT',
+          tool_call_ids: ['call_0'],
+        },
+      ]),
+    );
+    expect(html).toContain('<h3>见过的历史事件 Seen before</h3>');
+    expect(html).toContain('leads the agent was to check with this run’s logs and data, never evidence');
+    expect(html).toContain(
+      '<ul id="seen-before"><li>run &#60;b&#62;01KB3&#60;/b&#62; · diagnosed 2026-11-02 06:10 UTC · rated CORRECT · returned by call_0</li></ul>',
+    );
+    expect(html).not.toContain('<b>01KB3');
+  });
+
+  it('has no such section when the run met none', () => {
+    expect(renderHtml(published())).not.toContain('Seen before');
   });
 });
