@@ -41,6 +41,7 @@ describe('runCloudOpsbench', () => {
     expect(cases.map((entry) => [entry.case, entry.status, entry.reason, entry.release?.status])).toEqual([
       ['trainticket/runtime/1', 'REPLAYED', null, 'PUBLISHED'],
       ['trainticket/runtime/2', 'SKIPPED', 'MALFORMED: logs.json is not JSON', undefined],
+      ['trainticket/service/1', 'REPLAYED', null, 'PUBLISHED'],
     ]);
   }, 120_000);
 });

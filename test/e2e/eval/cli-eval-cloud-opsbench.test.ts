@@ -44,15 +44,16 @@ describe('diagnosis eval cloud-opsbench (offline replay)', () => {
       ['boutique/startup/3', 'SKIPPED', 'LOGS_ABSENT: raw_data/logs.json is not in the dataset'],
       ['trainticket/runtime/1', 'REPLAYED', null],
       ['trainticket/runtime/2', 'REPLAYED', null],
+      ['trainticket/service/1', 'REPLAYED', null],
     ]);
     expect(offline.totals).toMatchObject({
-      cases: 5,
-      imported: 4,
+      cases: 6,
+      imported: 5,
       skipped: 1,
       skip_reasons: { LOGS_ABSENT: 1 },
       not_replayed: 1,
-      replayed: 3,
-      published: 3,
+      replayed: 4,
+      published: 4,
       errors: 0,
     });
   });
@@ -74,6 +75,17 @@ describe('diagnosis eval cloud-opsbench (offline replay)', () => {
       replay: { skipped_steps: { 'GetErrorLogs (no log stream)': 1 } },
     });
     expect((offline.totals.tokens as { per_case: number }).per_case).toBeGreaterThan(5_000);
+  });
+
+  it('finds a restarted container’s lines in the window when its clock’s zone is not the case’s', () => {
+    // trainticket/service/1: the previous container's lines carry no prefix and a UTC clock; the case is +08:00.
+    expect(caseOf(offline, 'trainticket/service/1')).toMatchObject({
+      release: { status: 'PUBLISHED', cause: null },
+      evidence_recall: {
+        messages: { expert: 2, found: 2, recall: 1 },
+        lost: { parser: 0, budget: 0, window: 0, level: 0, limit: 0, cut: 0, masking: 0 },
+      },
+    });
   });
 });
 

@@ -54,7 +54,7 @@ export function importCase(files: CaseFiles): { ok: true; imported: ImportedCase
     const service = previous ? key.slice(0, -'.previous'.length) : key;
     const current = parsedCurrent.get(service);
     const log = previous
-      ? parseContainerLog(files.logs[key] as string | unknown[], { zone, year, learnedZone: current?.learnedZone })
+      ? parsePreviousLog(files.logs[key] as string | unknown[], service, parsedCurrent, { zone, year })
       : (parsedCurrent.get(key) as ContainerLog);
     lines += log.stats.lines;
     kubectlNotes += log.stats.kubectlNotes;
@@ -135,6 +135,57 @@ export function importCase(files: CaseFiles): { ok: true; imported: ImportedCase
       },
     },
   };
+}
+
+/** How far a previous container's lines may lie outside its pod's life: clocks and collection are not exact. */
+const POD_LIFE_SLACK_MS = 2 * 60_000;
+
+/**
+ * A `.previous` container's log. Its lines have no runtime prefix, so a time without a zone is read in the zone its
+ * service's current container taught. When that one taught none (it wrote nothing yet, as a container that keeps
+ * restarting), the zone is the first of the case's zone, the zones the case's other containers taught, and UTC that
+ * places the lines inside the pod's life: not before its sidecar's first line (the pod's start), not after the case's
+ * newest prefixed line (the snapshot). The applications of one case write their clocks in different zones, so the
+ * case's zone alone can put a restarted service's lines hours away from the incident, outside the window.
+ */
+function parsePreviousLog(
+  log: string | unknown[],
+  service: string,
+  current: ReadonlyMap<string, ContainerLog>,
+  options: { zone: string; year: number },
+): ContainerLog {
+  const taught = current.get(service)?.learnedZone;
+  if (taught !== undefined) return parseContainerLog(log, { ...options, learnedZone: taught });
+  let newest = Number.NEGATIVE_INFINITY;
+  let podStart = Number.POSITIVE_INFINITY;
+  for (const [key, parsed] of current) {
+    const sidecar = key.startsWith(`${service}.`);
+    for (const event of parsed.events) {
+      if (!Number.isFinite(event.time)) continue;
+      newest = Math.max(newest, event.time);
+      if (sidecar) podStart = Math.min(podStart, event.time);
+    }
+  }
+  const candidates = new Set([
+    options.zone,
+    ...[...current.values()].flatMap((parsed) => parsed.learnedZone ?? []),
+    'Z',
+  ]);
+  let first: ContainerLog | undefined;
+  for (const zone of candidates) {
+    const parsed = parseContainerLog(log, { ...options, learnedZone: zone });
+    first ??= parsed;
+    const times = parsed.events.map((event) => event.time).filter((time) => Number.isFinite(time));
+    if (times.length === 0) return parsed;
+    const inside = times.every(
+      (time) =>
+        (!Number.isFinite(newest) || time <= newest + POD_LIFE_SLACK_MS) &&
+        (!Number.isFinite(podStart) || time >= podStart - POD_LIFE_SLACK_MS),
+    );
+    if (inside) return parsed;
+  }
+  // NOTE: no zone places the lines inside the pod's life (a clock that was wrong): the case's zone, as before.
+  return first ?? parseContainerLog(log, options);
 }
 
 /** `2026-03-12T17:43:00+08:00`: a window bound to the minute, in the case's zone. */

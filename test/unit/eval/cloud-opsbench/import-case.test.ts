@@ -54,6 +54,29 @@ describe('importCase', () => {
     expect(imported?.streams.get('kubernetes')?.length).toBe(imported?.stats.kubernetesRecords);
   });
 
+  it('reads a restarted container’s times without a zone in the zone that places them inside its pod’s life', () => {
+    // trainticket/service/1: the current container wrote nothing, its previous one's clock is UTC, the case's +08:00.
+    const files = filesOf('trainticket/service/1');
+    const refund = importCase(files);
+    if (!refund.ok) throw new Error('import');
+    expect(refund.imported.window).toEqual({ start: '2031-05-08T10:09:00+08:00', end: '2031-05-08T10:13:00+08:00' });
+    expect(refund.imported.streams.get('ts-refund-service')?.map((event) => event.timestamp)).toEqual([
+      '2031-05-08T02:10:05.100Z',
+      '2031-05-08T02:10:07.300Z',
+      '2031-05-08T02:10:08.900Z',
+    ]);
+    // The same lines written by a clock in the case's zone stay in it: UTC would put them after the snapshot.
+    const previous = files.logs['ts-refund-service.previous'] as string;
+    const local = importCase({
+      ...files,
+      logs: { ...files.logs, 'ts-refund-service.previous': previous.replaceAll('2031-05-08 02:', '2031-05-08 10:') },
+    });
+    if (!local.ok) throw new Error('import');
+    expect(local.imported.streams.get('ts-refund-service')?.map((event) => event.time)).toEqual(
+      ['10:10:05.100', '10:10:07.300', '10:10:08.900'].map((time) => Date.parse(`2031-05-08T${time}+08:00`)),
+    );
+  });
+
   it('places a stream without any time at the window’s start', () => {
     const boutique = importCase(filesOf('boutique/runtime/1'));
     expect(boutique.ok).toBe(true);

@@ -21,6 +21,7 @@ describe('listCases', () => {
       'boutique/startup/3',
       'trainticket/runtime/1',
       'trainticket/runtime/2',
+      'trainticket/service/1',
     ]);
   });
 
@@ -28,6 +29,7 @@ describe('listCases', () => {
     expect(listCases(FIXTURES, { systems: ['trainticket'] }).map((ref) => ref.key)).toEqual([
       'trainticket/runtime/1',
       'trainticket/runtime/2',
+      'trainticket/service/1',
     ]);
     expect(listCases(FIXTURES, { categories: ['startup'], limit: 1 }).map((ref) => ref.key)).toEqual([
       'boutique/startup/1',
@@ -92,7 +94,11 @@ describe('loadCaseFiles', () => {
 
 describe('systemLabels', () => {
   it('lists the root-cause labels of a system’s cases', () => {
-    expect(systemLabels(FIXTURES, 'trainticket')).toEqual(['mysql_invalid_credentials', 'mysql_invalid_port']);
+    expect(systemLabels(FIXTURES, 'trainticket')).toEqual([
+      'mysql_invalid_credentials',
+      'mysql_invalid_port',
+      'service_dns_resolution_failure',
+    ]);
     expect(systemLabels(FIXTURES, 'nowhere')).toEqual([]);
   });
 });
