@@ -17,6 +17,8 @@
  * as this bench did before 2026-12-03 17:30 UTC); `BENCH_DYNAMODB_ENDPOINT` uses an engine already running instead.
  *
  *   node bench/alarm-to-message.ts [runs]     (default 5)
+ * NOTE: over 300 lines on purpose: one bench, alarm to Slack message on this machine: the proxies that count, the
+ * warm-up and the spans are one measurement.
  */
 import { spawn } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';

@@ -10,6 +10,8 @@
  *
  * `node bench/knowledge-index.ts` (or `npm run bench`); `BENCH_KNOWLEDGE_SIZES=1000` for a quick run,
  * `BENCH_KNOWLEDGE_CANDIDATES='inverted index'` for one candidate.
+ * NOTE: over 300 lines on purpose: one bench, the knowledge index at scale: the synthetic corpus, each candidate
+ * measured in a child process and the figures are one measurement.
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';

@@ -19,6 +19,8 @@
  * - first invocation: a fresh process, import + the first handler call, then a second call (warm), against DynamoDB
  *   Local and (Diagnose) a loopback model server replaying the E1001 conversation: so work moved out of init and
  *   into the first call shows up as a larger first-minus-warm gap.
+ * NOTE: over 300 lines on purpose: one bench, the deployed functions measured as deployed: the build, each task root
+ * laid out as its Lambda zip and each cold start share the same folders and figures.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';

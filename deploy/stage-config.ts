@@ -5,6 +5,8 @@
  * would refuse fails the deploy instead, naming the key. A production stage refuses the example world (the sample
  * runbooks, logs and MySQL catalog under `examples/`) unless its file says `"allowExampleEvidence": true`, and
  * refuses to deploy without a TENANT_ACCESS policy.
+ * NOTE: over 300 lines on purpose: one parse of a stage file, the functions' settings parse included, and what the
+ * deploy derives from it; every module of deploy/ reads it.
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';

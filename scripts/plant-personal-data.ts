@@ -16,6 +16,8 @@
  * is left as it is (run once; `--force` is not offered: re-planting would plant twice).
  *
  * Run: `node scripts/plant-personal-data.ts` (then `npm run eval` must score as before).
+ * NOTE: over 300 lines on purpose: one planting of synthetic personal data: the generators, templates and the manifest
+ * they write must agree, so they live together.
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -9,6 +9,8 @@
  *   answer, the card busy, the channel's post slot later, too little time left in the invocation — comes back as
  *   DEFERRED with the delay after which a `card` work item will try again (a 429's `Retry-After`, a backoff); only
  *   progress is dropped (a newer record, or the result, draws the card again).
+ * NOTE: over 300 lines on purpose: one state machine, the card's: its states, leases, intervals and backoff are one
+ * transition function.
  */
 import { isEnded, type RunStore, type StoredRun } from '@diagnosis/core/store';
 import { buildRunFinishedEvent, type RunFinishedOptions } from '../delivery/run-finished-event.ts';

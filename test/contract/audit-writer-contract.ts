@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: one port's contract suite (AuditWriter), run as a whole against DynamoDB Local and
+// the in-memory twin so the twin cannot drift; a port's suite stays one file.
 import { createRunContext, runDiagnosis } from '@diagnosis/core';
 import {
   AuditWriteError,

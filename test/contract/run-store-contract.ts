@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: one port's contract suite (RunStore), run as a whole against DynamoDB Local and the
+// in-memory twin so the twin cannot drift; a port's suite stays one file.
 import { buildPreviousTurn, DEFAULT_RUN_LIMITS } from '@diagnosis/core';
 import { type Item, type RunRecord, type RunStore, RunStoreError, type StoredReasoning } from '@diagnosis/core/store';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,8 @@
 /**
  * `npm run build:functions` is what `sst deploy` ships (sst.config.ts gives every function its folder through
  * `functionCode`): one handler per function of sst.config.ts, and none of the code the unused-code plugin drops.
+ * NOTE: over 300 lines on purpose: one build of every function, made once (the slow part) and checked for what each
+ * one ships.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -5,6 +5,8 @@
  * demand; the SlackWork queue as SQS behaves (a delayed message becomes visible at its time, a failed one comes back);
  * and one virtual clock for all of them (the runs, the cards, Slack's windows and `Retry-After`, the queue's delays,
  * and the Lambda invocations' remaining time), so no test waits on a real timer.
+ * NOTE: over 300 lines on purpose: one world for the card's tests: the handlers, the table and its stream, the
+ * loopback Slack API with its rate tiers and limits start and stop together.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEVELOPMENT_MASKING_SECRET, type ProgressSnapshot } from '@diagnosis/core';

@@ -1,6 +1,8 @@
 /**
  * `@diagnosis/core`: one Diagnosis Agent on the AI SDK loop, the harness that enforces its budget and tool protocol
  * whatever the model does, and the strict DiagnosisDraft. `functions/` and `test/` import only from here.
+ * NOTE: over 300 lines on purpose: the package's public surface as one list of exports, grouped by folder; splitting
+ * it would make two surfaces.
  */
 
 export {

@@ -5,6 +5,8 @@
  * the body Argo CD's notification template writes (a bearer token: Argo CD cannot sign) — on DynamoDB Local. Every
  * refusal leaves the table as it was; a duplicate is answered 2xx and stored once, also when it reaches two
  * invocations at the same time.
+ * NOTE: over 300 lines on purpose: POST /changes/{source} through the real handler for each sender kind, on one table
+ * and one set of signed fixtures.
  */
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the evidence behind each citation through the Diagnose Lambda on one world, one
+// citation kind per case.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -6,6 +6,8 @@
  * stored audit, and it equals the one anyone recomputes from the stored records. Through the real handlers (sweeper,
  * workflow events, CancelRun, GetRun) on DynamoDB Local; the run that dies is a real run through the service whose
  * table went away at its completion, after its audit was flushed.
+ * NOTE: over 300 lines on purpose: one rule (a scorecard for every closed run) checked on each path that closes a run,
+ * over one world.
  */
 import {
   buildProcessScorecard,

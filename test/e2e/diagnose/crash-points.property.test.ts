@@ -10,6 +10,8 @@
  * scheduled sweeper. Afterwards the run has ended (PUBLISHED when no invocation died holding it, FAILED RUN_ABANDONED
  * otherwise), holds a process scorecard equal to one recomputed from its stored audit (issue 24: whichever path
  * closed it), and has left its enterprise's open runs; a sweep while a healthy run works closes nothing.
+ * NOTE: over 300 lines on purpose: one property over crash points: its generators, the crash injection and the
+ * invariant are one argument.
  */
 import {
   buildProcessScorecard,

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the Diagnose Lambda end to end on one world: Step Functions events and POST
+// /diagnoses with its workflow.
 import type { DiagnosisResult, PublishedReport } from '@diagnosis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeepSeekResponse, wireText, wireToolCalls } from '../../support/deepseek-server.ts';

@@ -10,6 +10,9 @@
  * NOTE: one world, one table, one set of handlers and one MariaDB database for all runs (the machine is shared);
  * the runbooks are written before the Diagnose cold start (its knowledge index is built then), so their canaries are
  * drawn once from the same arbitraries; the log file and the MySQL rows are planted anew for every run.
+ * NOTE: over 300 lines on purpose: one property over one world (runbook, logs, MySQL rows with planted canaries)
+ * through the real Diagnose handler; the world's set-up and the checks of every place a canary could reach belong
+ * together.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

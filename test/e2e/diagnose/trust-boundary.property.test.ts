@@ -3,6 +3,8 @@
  * hostile scripted model whose tool calls aim at another tenant, through the real handlers, DynamoDB Local, the local
  * adapters on the example world (and MariaDB when reachable). Whatever happens, no response, observation, audit item
  * or log line of E1001's caller ever holds E2002's data or a secret, and no malformed event writes or answers 500.
+ * NOTE: over 300 lines on purpose: one property over the whole trust boundary: its generators, hostile model and
+ * invariants are one argument.
  */
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DiagnosisResult } from '@diagnosis/core';

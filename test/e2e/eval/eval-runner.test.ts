@@ -3,6 +3,8 @@
  * the real handler, provider (loopback replay), guards, DynamoDB Local and MariaDB; the scorecard's verdicts, exit
  * codes, probes, worlds of the scenario's own (MySQL database made and dropped, logs generated), live mode against a
  * loopback model with its total token cap.
+ * NOTE: over 300 lines on purpose: the eval runner end to end on one corpus built here, offline and live; both share
+ * the corpus, the loopback servers and the scorecard checks.
  */
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

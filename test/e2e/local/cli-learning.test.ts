@@ -4,6 +4,8 @@
  * and two scorecards compared with `diagnosis eval compare`; the pseudonyms behind it shown by `diagnosis reveal`. The
  * `--json` of feedback, reveal and eval compare matches its committed JSON Schema (docs/schemas/run-feedback,
  * reveal-entries and eval-comparison .schema.json, issue 23), and each schema refuses what the output never is.
+ * NOTE: over 300 lines on purpose: the learning loop as one story: a run rated, captured, replayed and compared, each
+ * step using the one before.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the diagnosis bin's commands, in child processes and in process, on the one DynamoDB
+// Local table and demo world set up at its start.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the local runner in child processes on one shared table: diagnose, then the trace
+// and the demo of those runs.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

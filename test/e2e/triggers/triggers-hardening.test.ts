@@ -4,6 +4,8 @@
  * E2002's runs; the shared secret reaches neither), rotation included; a CloudWatch mapping that names an account and
  * region takes only alarms of that account and region (a cross-account bus cannot name an alarm into it). The
  * workflow is a recorder.
+ * NOTE: over 300 lines on purpose: who may start which mapping's runs, each rule through the real handlers on one
+ * table with its mappings and credentials.
  */
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';

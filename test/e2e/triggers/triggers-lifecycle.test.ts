@@ -5,6 +5,8 @@
  * resolution and a later re-fire; PagerDuty's acknowledged / resolved / reopened and its retried deliveries; a
  * CloudWatch alarm's ALARM → ALARM update; bodies that are not JSON. The workflow is a recorder (which runs were started
  * is what is asserted); a run is ended by the store as the workflow would end it. The clock is injected.
+ * NOTE: over 300 lines on purpose: what each sender sends after the first event, one sender per describe, over one
+ * table and its recorders.
  */
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -4,6 +4,8 @@
  * (HMAC-SHA256 of the raw body, several during a rotation), on DynamoDB Local. Every refusal leaves the table as it
  * was. The workflow is a recorder: which runs were started is what is asserted here (the run itself is the
  * CloudWatch test's).
+ * NOTE: over 300 lines on purpose: POST /triggers/{source} for each sender through the real handler on one table and
+ * one set of signed fixtures.
  */
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';

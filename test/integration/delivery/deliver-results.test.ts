@@ -3,6 +3,8 @@
  * loopback HTTP receivers. SNS and SQS have no local engine here: `aws-sdk-client-mock` stands in for them (SNS's
  * Publish, SQS's ChangeMessageVisibility for the backoff); SQS's redelivery is each receive handed to the handler
  * again with the next `ApproximateReceiveCount`, as Lambda's event source mapping does.
+ * NOTE: over 300 lines on purpose: delivery through the real queue handler with its loopback receivers and stand-ins
+ * built once; the reveal case reuses them.
  */
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';

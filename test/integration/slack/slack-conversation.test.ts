@@ -6,6 +6,8 @@
  * session, answered in the thread; a plain reply starts nothing; a storm of progress stays within the throttle and
  * Slack's 429s are honoured; a retried event is one run. The runs themselves are not executed (a recording
  * workflow): their lifecycle is written with the run store's own writes, as the Diagnose function writes it.
+ * NOTE: over 300 lines on purpose: one Slack conversation through the real handlers on DynamoDB Local and a loopback
+ * Slack Web API, step after step on the same card.
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEVELOPMENT_MASKING_SECRET, emptyRunUsage, type ProgressSnapshot } from '@diagnosis/core';

@@ -2,6 +2,8 @@
  * One run per incident on DynamoDB Local (issue 21): the incident claimed with a conditional write, later events of
  * it attached as incident events, a re-fire after the run ended and the quiet period passed continuing the session.
  * The workflow is a recorder (no diagnosis runs here); time is a fake clock.
+ * NOTE: over 300 lines on purpose: one incident's sessions on DynamoDB Local with one fake clock: the claim, the
+ * attached events, the continued session and what each event says share the table and the clock.
  */
 import {
   DEVELOPMENT_MASKING_SECRET,

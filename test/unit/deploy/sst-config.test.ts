@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the deployment's wiring run once per stage file under the stand-in platform
+// (test/support/fake-sst-platform.ts); each describe is one stage file's deployment.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the stage file's one parse and what the deploy derives from it (paths, log
+// permissions, ignored shell settings), over the committed stage files.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the corpus's format as one contract: scenario folders, what they link to, generated
+// logs and scorecard pieces.
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCorpus, loadScenario, parsePrice, priceOf, ScenarioError } from '@diagnosis/eval';

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: one command (diagnosis eval) with its subcommands (run, capture, compare, cloud-
+// opsbench) sharing one option table.
 import { readFileSync } from 'node:fs';
 import { CliError, type CliIo, type Command, EXIT, type ParsedArgs, printable, usageError } from '../command-line.ts';
 import { STORE_SETTINGS } from '../setting-keys.ts';

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: one command (diagnosis runs): reading the runs and what is attached to them
+// (deliveries, incidents, scorecards) and rendering them as one table.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IncidentEventKind, ProcessScorecard } from '@diagnosis/core';
 import { isEnterpriseId, isSessionId } from '@diagnosis/core/ids';

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: one report in the terminal: each outcome (published, failed, fallback) and its hints
+// over one set of shared renderers.
 import { STATUS_CODES } from 'node:http';
 import type {
   CitationEvidence,

@@ -2,6 +2,8 @@
  * NOTE: the release is one decision (published, fallback, failed, cancelled) whose branches stay side by side in this
  * module; the shapes they answer live in diagnosis-result.ts, their fixed texts in release-texts.ts, and reading a
  * stored run back as a result in result-of-stored-run.ts.
+ * NOTE: over 300 lines on purpose: one release decision and each outcome it can produce (published, fallback, failed,
+ * cancelled).
  */
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';

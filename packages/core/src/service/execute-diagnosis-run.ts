@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: one use case, a diagnosis run from its claim to its close; its steps share the run's
+// context and stores.
 import type { LanguageModel } from 'ai';
 import {
   assertTimeForARound,

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: one port, the run store, with the types of what it stores; a port and its records
+// stay together.
 import type { OpenRuns } from '../access/tenant-admission.ts';
 import type { MaskingMode } from '../config/masking-mode.ts';
 import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';

@@ -13,6 +13,8 @@
  * unavailable replicas, no endpoints, cordoned, a Warning event) WARN; the rest INFO.
  * NOTE: ConfigMaps, Secrets, ServiceAccounts and role bindings are configuration, not state, and are left out (a
  * missing ServiceAccount shows in its ReplicaSet's `FailedCreate` event).
+ * NOTE: over 300 lines on purpose: one case's Kubernetes state as one log stream: each kubectl table's records share
+ * one reader.
  */
 import { formatInstant } from './container-log.ts';
 import {

@@ -4,6 +4,8 @@
  * Diagnose function, harness, guards and release against DynamoDB Local), and measured for what the benchmark adds:
  * offline, the replay of its golden trajectory with the expert evidence recall and the logs adapter's time on the
  * case's files; live, the benchmark's scores of the conclusion (benchmark-labels.ts).
+ * NOTE: over 300 lines on purpose: one run of the benchmark: each case imported, run as a scenario and measured for
+ * what the benchmark adds, the steps sharing the case's scratch folder and figures.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: one requirement of the spec (evidence tools execute through the harness boundary),
+// each of its scenarios a named test.
 import { MAX_OBSERVATION_BYTES, PROJECTION_LIMITS } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../../support/diagnose.ts';

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the SemanticGuard in its three modes and the verdict parse it relies on, over one
+// scripted judge and one set of drafts.
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import {
   type DiagnosisDraft,

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the evidence behind a citation: buildRunEvidence and describeToolCall, which it
+// renders with, over one set of audit fixtures.
 import {
   buildRunEvidence,
   CITATION_EVIDENCE_LIMITS,

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: one function (buildProcessScorecard) and every figure of its scorecard over one set
+// of stored runs.
 import type { DiagnosisDraft, StoredRun } from '@diagnosis/core';
 import { buildProcessScorecard, type ScoredRun } from '@diagnosis/core';
 import type { StoredStep, StoredToolInvocation } from '@diagnosis/core/store';

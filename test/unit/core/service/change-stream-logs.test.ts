@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the change stream read through query_logs: its service name's parse, the reader and
+// the rows at the tool boundary, over one set of change records.
 import {
   type ChangeRecord,
   createChangeStreamLogs,

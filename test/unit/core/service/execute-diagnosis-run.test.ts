@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: one use case (executeDiagnosisRun) and its outcomes (cancellation, previous turn,
+// stop reasons, failed audits) over the same in-memory stores.
 import { cancelDiagnosis, cancelled, type DiagnosisDraft, emptyRunUsage, executeDiagnosisRun } from '@diagnosis/core';
 import { createMemoryStores, RunStoreError } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the acknowledging Slack handler: signature, retries, dedupe and queueing of each
+// request kind, over one set of signed fixtures.
 import { describe, expect, it, vi } from 'vitest';
 import { createObservability } from '../../../../functions/lambda/observability.ts';
 import { createSlackRequestHandler, type SlackRequestDeps } from '../../../../functions/slack/slack-request-handler.ts';

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the webhook handler's refusals and windows with its fakes built once: each describe
+// is one sender's rule on the same handler.
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';

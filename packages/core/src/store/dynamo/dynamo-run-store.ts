@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: one adapter, the run store on DynamoDB: every method of the port over one table
+// layout.
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS } from '../../access/tenant-admission.ts';

@@ -19,6 +19,8 @@
  *   UTF-16 units each) dropped, so a value split by them is one value again.
  * NOTE: the view is only for finding values: the original's span `[sourceStart[start], sourceEnd[end - 1])` is what
  * is replaced, so an invisible character inside a value goes with it and nothing around it changes. Linear: one pass.
+ * NOTE: over 300 lines on purpose: one view of a text with each character mapped back to the original; the encodings
+ * it undoes share one position map.
  */
 export interface NormalisedView {
   text: string;

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: one masking session's behaviour, live, replayed and on hostile text; a masking
+// module under mutation testing whose killing tests this file holds.
 import { describe, expect, it } from 'vitest';
 import { loadCustomRules } from '../../../../../packages/core/src/tools/masking/custom-patterns.ts';
 import {

@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: the normalised view's cases, each encoding at the edges of its Unicode ranges; a
+// masking module under mutation testing, whose cases are listed by this file in test/mutation/mutation-targets.ts.
 import { describe, expect, it } from 'vitest';
 import {
   buildNormalisedView,

@@ -2,6 +2,8 @@
  * The secrets layer on its own (issue 33): each pattern at the edges of what it takes (lengths, alphabets, prefixes,
  * boundaries), the kind each key name stands for, and the markers it keeps. A surviving mutant here is a secret that
  * reaches the model, or text around it that no longer does. Every secret is synthetic.
+ * NOTE: over 300 lines on purpose: the secrets layer's cases, each pattern at its edges; a masking module under
+ * mutation testing whose killing tests test/mutation/mutation-targets.ts names by this file.
  */
 import { describe, expect, it, vi } from 'vitest';
 import {
