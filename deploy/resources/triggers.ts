@@ -54,6 +54,8 @@ export function createTriggers(
     ),
     // NOTE: a new run's pseudonym map (its question's values), put only: a trigger never reads a map.
     tableGrant(['PutItem'], ['PSEUDONYMS#*']),
+    // NOTE: the enterprises' changes, queried only: a new run's question says how many landed in its lookback.
+    tableGrant(['Query'], ['CHANGES#*']),
     { actions: ['states:StartExecution'], resources: [workflow.arn] },
     ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
   ];

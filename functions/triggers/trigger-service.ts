@@ -8,7 +8,7 @@ import {
   type StartDiagnosisDeps,
   safeErrorName,
 } from '@diagnosis/core';
-import type { IncidentStore, RunStatus } from '@diagnosis/core/store';
+import type { ChangeStore, IncidentStore, RunStatus } from '@diagnosis/core/store';
 import { OUTCOME_DIMENSION, TRIGGER_METRICS } from '../lambda/metric-names.ts';
 import type { Observability } from '../lambda/observability.ts';
 import type { IgnoredCode, TriggerConfig, TriggerDecision } from './incident-facts.ts';
@@ -23,6 +23,8 @@ export interface TriggerDeps {
   newRunId: () => string;
   /** The masking of the sender's texts: the runs' own, and the table's pseudonym maps. */
   masking: IncidentMasking;
+  /** The enterprises' changes, counted in a new run's lookback for its question. */
+  changes?: Pick<ChangeStore, 'list'>;
 }
 
 /** What a trigger answers for one event: ids, outcome and codes only. */
@@ -58,6 +60,7 @@ export async function answerTriggerDecision(
     now: deps.now,
     newRunId: deps.newRunId,
     masking: deps.masking,
+    ...(deps.changes === undefined ? {} : { changes: deps.changes }),
   };
   let outcome: IncidentOutcome;
   try {

@@ -1,7 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_RUN_LIMITS, type DiagnosisWorkflow, loadCustomRules } from '@diagnosis/core';
 import { parseTriggerSettings, SettingsError, type TriggerSettings } from '@diagnosis/core/config';
-import { createDynamoClient, createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
+import {
+  createDynamoChangeStore,
+  createDynamoClient,
+  createDynamoIncidentStore,
+  createDynamoRunStore,
+} from '@diagnosis/core/store';
 import { ulid } from 'ulid';
 import { createDeployedWorkflow } from '../diagnose/deployed-workflow.ts';
 import { coldStart } from '../lambda/cold-start.ts';
@@ -52,6 +57,8 @@ export async function buildTriggerDeps(
         : { limits: { maxQueryBytes: settings.DIAGNOSIS_MAX_QUERY_BYTES } }),
     },
     quietPeriodMs: settings.TRIGGER_QUIET_PERIOD_SECONDS * 1_000,
+    // NOTE: read only to count a new run's lookback changes for its question (the change stream's own partitions).
+    changes: createDynamoChangeStore({ client: dynamo, tableName: settings.DIAGNOSIS_TABLE_NAME }),
     now,
     newRunId: () => ulid(),
     masking: {

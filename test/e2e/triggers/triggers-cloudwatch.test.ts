@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseTriggerSettings } from '@diagnosis/core/config';
-import { createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
+import { createDynamoChangeStore, createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { createLocalDiagnosisWorkflow } from '@diagnosis/devkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createObservability } from '../../../functions/lambda/observability.ts';
@@ -26,6 +26,10 @@ const ALARM = fixture('examples/triggers/cloudwatch-alarm.json');
 const COMPOSITE = fixture('test/fixtures/triggers/cloudwatch-composite-alarm.json');
 const RECOVERED = fixture('test/fixtures/triggers/cloudwatch-alarm-ok.json');
 const UNMAPPED = fixture('test/fixtures/triggers/cloudwatch-alarm-unmapped.json');
+
+/** The question's hint: how many of the enterprise's changes landed in the lookback. */
+const changesHint = (count: number) =>
+  `\n（提示，不是证据：回看窗口内到告警开始，本企业记录了 ${count} 条变更；可用 query_logs 的 service changes 查看。）`;
 
 const MAPPINGS = [
   { source: 'cloudwatch', alarmNamePattern: 'E1001-payment-*', enterpriseId: 'E1001', service: 'payment-gateway' },
@@ -70,6 +74,27 @@ const fire = async (event: unknown) =>
 
 describe('the Trigger function on CloudWatch alarm events', () => {
   it('starts a run for a mapped alarm: the tenant and question from the mapping, the window from the alarm, and enforces it', async () => {
+    // The enterprise's changes: one in the lookback, one after the alarm began, and another enterprise's.
+    const changes = createDynamoChangeStore({ client: dynamo, tableName: world.tableName });
+    const recorded = (enterpriseId: string, eventId: string, at: string) =>
+      changes.record({
+        enterpriseId,
+        source: 'webhook',
+        origin: 'argocd',
+        eventId,
+        at,
+        service: 'payment-gateway',
+        environment: null,
+        kind: 'deploy',
+        ref: eventId,
+        actor: null,
+        summary: 'Argo CD synced payment-gateway',
+        url: null,
+        receivedAt: at,
+      });
+    await recorded('E1001', 'in-lookback', '2026-11-30T06:01:40.000Z');
+    await recorded('E1001', 'after-start', '2026-11-30T06:06:00.000Z');
+    await recorded('E1002', 'other-enterprise', '2026-11-30T06:02:00.000Z');
     world.server.script.push(
       // Yesterday's logs: refused at the tool boundary.
       wireToolCalls([
@@ -124,7 +149,7 @@ describe('the Trigger function on CloudWatch alarm events', () => {
     });
     const detail = ALARM.detail as { state: { reason: string } };
     expect(run?.query).toBe(
-      `CloudWatch 告警「E1001-payment-gateway-5xx」于 2026-11-30T14:05:12+08:00（Asia/Shanghai）进入 ALARM 状态。状态原因：${detail.state.reason.replace(/\.$/, '')}。相关服务：payment-gateway。请诊断原因，并给出证据。`,
+      `CloudWatch 告警「E1001-payment-gateway-5xx」于 2026-11-30T14:05:12+08:00（Asia/Shanghai）进入 ALARM 状态。状态原因：${detail.state.reason.replace(/\.$/, '')}。相关服务：payment-gateway。请诊断原因，并给出证据。${changesHint(1)}`,
     );
     // The model was given exactly that query, and the window beside now.
     const messages = world.server.requests[before]?.messages as { role: string; content: string }[];
@@ -162,7 +187,8 @@ describe('the Trigger function on CloudWatch alarm events', () => {
     // The sender's text is masked with the run's key like any evidence (issue 32, item 10): the account of the ARN
     // in the reason is a pseudonym, the rest as the alarm wrote it.
     const reason = (COMPOSITE.detail as { state: { reason: string } }).state.reason;
-    const literal = `组合告警「E1001-checkout-degraded」于 2026-11-30T14:06:30+08:00 触发：${reason}`;
+    const literal = `组合告警「E1001-checkout-degraded」于 2026-11-30T14:06:30+08:00 触发：${reason}${changesHint(2)}`;
+    // (both of E1001's changes above landed in this alarm's lookback, 05:56:30–06:06:30)
     expect(run?.query).toMatch(
       new RegExp(
         `^${literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('123456789012', '<aws_account:[a-z2-7]{5}>')}$`,

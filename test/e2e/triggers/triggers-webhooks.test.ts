@@ -142,7 +142,8 @@ describe('POST /triggers/alertmanager', () => {
       window: { from: '2026-11-30T05:34:58.402Z', to: '2026-11-30T06:06:35.000Z' },
     });
     expect(run?.query).toBe(
-      'Alertmanager 告警「PaymentGatewayHighErrorRate」于 2026-11-30T14:04:58+08:00（Asia/Shanghai）开始触发。告警摘要：payment-gateway 5xx 比例超过 5%。相关服务：payment-gateway。请诊断原因，并给出证据。',
+      'Alertmanager 告警「PaymentGatewayHighErrorRate」于 2026-11-30T14:04:58+08:00（Asia/Shanghai）开始触发。告警摘要：payment-gateway 5xx 比例超过 5%。相关服务：payment-gateway。请诊断原因，并给出证据。' +
+        '\n（提示，不是证据：回看窗口内到告警开始，本企业记录了 0 条变更；可用 query_logs 的 service changes 查看。）',
     );
     expect(started).toContain(answer.body.runId);
   });

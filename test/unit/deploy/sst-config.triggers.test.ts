@@ -49,7 +49,7 @@ describe('sst.config.ts with trigger mappings', async () => {
     });
   });
 
-  it('lets the trigger functions touch only run, open-runs, incident and webhook-event items, and start only the workflow', () => {
+  it('lets the trigger functions touch only run, open-runs, incident and webhook-event items, query changes, and start only the workflow', () => {
     for (const fn of [trigger, webhook]) {
       const permissions = fn?.args.permissions as { actions: string[]; resources: string[]; conditions?: unknown }[];
       const table = permissions.find((permission) => permission.actions.includes('dynamodb:PutItem'));
@@ -69,6 +69,17 @@ describe('sst.config.ts with trigger mappings', async () => {
         [
           ['dynamodb:PutItem'],
           [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['PSEUDONYMS#*'] }],
+        ],
+      ]);
+      // The enterprises' changes, queried only (a new run's question counts its lookback's changes).
+      expect(
+        permissions
+          .filter((permission) => JSON.stringify(permission.conditions ?? []).includes('CHANGES#'))
+          .map((permission) => [permission.actions, permission.conditions]),
+      ).toEqual([
+        [
+          ['dynamodb:Query'],
+          [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: ['CHANGES#*'] }],
         ],
       ]);
       expect(permissions.find((permission) => permission.actions.includes('states:StartExecution'))?.resources).toEqual(

@@ -1,5 +1,7 @@
 import type { IncidentWindow } from '../run/incident-window.ts';
+import { buildRunLimits } from '../run/run-limits.ts';
 import { type IncidentEventKind, isFiringKind, type RunTrigger } from '../run/run-trigger.ts';
+import type { ChangeStore } from '../store/change-store.ts';
 import {
   type IncidentRef,
   type IncidentStore,
@@ -7,6 +9,7 @@ import {
   type StoredIncident,
 } from '../store/incident-store.ts';
 import { isEnded, type StoredRun } from '../store/run-store.ts';
+import { countLookbackChanges, withLookbackChangesHint } from './lookback-changes.ts';
 import { type IncidentMasking, maskAttachedTitle, maskNewRunTexts } from './mask-incident-texts.ts';
 import { type StartDiagnosisDeps, startDiagnosis } from './start-diagnosis.ts';
 
@@ -46,6 +49,11 @@ export interface IncidentDeps {
   newRunId: () => string;
   /** The sender's texts are masked with the run's key before anything stores or shows them (issue 32, item 10). */
   masking: IncidentMasking;
+  /**
+   * The enterprises' changes: a new run's question says how many landed in its lookback (a hint, never evidence).
+   * Absent: the question says nothing of changes.
+   */
+  changes?: Pick<ChangeStore, 'list'>;
 }
 
 /** The error code of a run whose workflow could not be started (see `startDiagnosis`). */
@@ -167,9 +175,20 @@ async function startRun(
   previous?: StoredIncident,
 ): Promise<IncidentOutcome> {
   try {
+    const query =
+      deps.changes === undefined
+        ? event.query
+        : withLookbackChangesHint(
+            event.query,
+            await countLookbackChanges(deps.changes, event.ref.enterpriseId, {
+              fromMs: Date.parse(event.window.from),
+              toMs: event.startedAt,
+            }),
+            buildRunLimits(deps.start.limits).maxQueryBytes,
+          );
     // NOTE: inside the try: a map that could not be written gives the claim back like any start that stored no run.
     const masked = await maskNewRunTexts(
-      { query: event.query, title: event.title },
+      { query, title: event.title },
       { runId: claim.runId, sessionId: claim.sessionId, createdAt: new Date(deps.now()).toISOString() },
       deps.masking,
       deps.start.limits,
