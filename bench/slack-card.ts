@@ -17,7 +17,7 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import { DEVELOPMENT_MASKING_SECRET, emptyRunUsage } from '@diagnosis/core';
-import { createDynamoRunStore, diagnosisTableDefinition } from '@diagnosis/core/store';
+import { createDynamoFeedbackStore, createDynamoRunStore, diagnosisTableDefinition } from '@diagnosis/core/store';
 import { lambdaContext, startDynamoDbLocal, startLoopbackSlack } from '@diagnosis/devkit';
 import { composeRating, createObservability } from '@diagnosis/functions';
 import type { DynamoDBRecord } from 'aws-lambda';
@@ -75,6 +75,7 @@ export async function benchSlackCard(): Promise<void> {
         slackOf: () => api,
         cards: createDynamoCardStore({ client, tableName }),
         runs,
+        feedback: createDynamoFeedbackStore({ client, tableName }),
         start: {
           store: runs,
           workflow: { executionArnOf: (id) => id, start: async () => undefined, stop: async () => undefined },

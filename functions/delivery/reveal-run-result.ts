@@ -58,6 +58,8 @@ function revealDetail(detail: RunFinishedDetail, entries: ReadonlyMap<string, Ps
       statement: reveal(finding.statement),
       scope: finding.scope === null ? null : reveal(finding.scope),
     })),
+    actionPlan: detail.actionPlan.map((item) => ({ step: reveal(item.step), purpose: reveal(item.purpose) })),
+    recommendations: detail.recommendations.map(reveal),
     limitations: {
       checkedScope: detail.limitations.checkedScope.map(reveal),
       missingInfo: detail.limitations.missingInfo.map(reveal),
@@ -113,6 +115,8 @@ function mapHoldsEvery(detail: RunFinishedDetail, entries: ReadonlyMap<string, P
     detail.conclusion ?? '',
     detail.message ?? '',
     ...detail.findings.flatMap((finding) => [finding.statement, finding.scope ?? '']),
+    ...detail.actionPlan.flatMap((item) => [item.step, item.purpose]),
+    ...detail.recommendations,
     ...detail.limitations.checkedScope,
     ...detail.limitations.missingInfo,
   ];

@@ -52,6 +52,8 @@ export interface RunFinishedInput {
   endedAt: string | null;
   /** What the run item records of its trigger (issue #21's triggers); only `source` and `incidentKey` are read. */
   trigger?: unknown;
+  /** The run continues its session: a follow-up question (absent: a first question). */
+  continueSession?: boolean;
 }
 
 interface ResultCitation {
@@ -67,6 +69,23 @@ export interface ResultFinding {
   evidenceStatus: 'SUPPORTED' | 'NO_EVIDENCE';
   scope: string | null;
   citations: ResultCitation[];
+}
+
+/** One step of the published action plan: what to do, and why. */
+interface ResultPlanStep {
+  step: string;
+  purpose: string;
+}
+
+/**
+ * A past incident the run's lookups returned ("seen before"): a lead the agent looked at, never evidence. Dates and
+ * the remembered verdict only; the past run is linked, never quoted.
+ */
+export interface ResultPastIncident {
+  runId: string;
+  occurredAt: string;
+  rating: 'CORRECT' | 'PARTIALLY_CORRECT';
+  link: string | null;
 }
 
 /** A price per million tokens (USD), from the stage file's `delivery.price`, to state a run's cost. */
@@ -95,6 +114,14 @@ export interface RunFinishedDetail {
   /** The system's fixed text for a run that published nothing (FALLBACK, FAILED, CANCELLED); null when PUBLISHED. */
   message: string | null;
   findings: ResultFinding[];
+  /** The published Draft's action plan, in order (empty when nothing was published). */
+  actionPlan: ResultPlanStep[];
+  /** The published Draft's recommendations (empty when nothing was published). */
+  recommendations: string[];
+  /** The run answers a follow-up question in its session. */
+  followUp: boolean;
+  /** Past incidents the run's lookups met, shown as leads (empty when none, and when nothing was published). */
+  seenBefore: ResultPastIncident[];
   limitations: { checkedScope: string[]; missingInfo: string[] };
   usage: {
     modelCalls: number;
@@ -144,6 +171,22 @@ const systemReportSchema = v.object({
   limitations: v.optional(v.object({ checked_scope: systemTexts, missing_info: systemTexts })),
 });
 
+/** The published report's `seen_before` (PublishedReport): the fields the event reads, bounded. */
+const seenBeforeSchema = v.object({
+  seen_before: v.optional(
+    v.pipe(
+      v.array(
+        v.object({
+          run_id: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+          occurred_at: v.pipe(v.string(), v.maxLength(64)),
+          rating: v.picklist(['CORRECT', 'PARTIALLY_CORRECT']),
+        }),
+      ),
+      v.maxLength(20),
+    ),
+  ),
+});
+
 /** Builds the event of an ended run from its stored fields (see the module's NOTE). */
 export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishedOptions = {}): RunFinishedEvent {
   const status = RESULT_STATUS_OF_RUN[run.status];
@@ -169,7 +212,16 @@ export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishe
   const limitations = draft?.limitations ?? systemReport?.limitations ?? { checked_scope: [], missing_info: [] };
   const usage = run.usage;
   const base = options.apiUrl?.replace(/\/+$/, '') ?? null;
-  const runLink = base === null ? null : `${base}/runs/${encodeURIComponent(run.runId)}`;
+  const linkOf = (runId: string) => (base === null ? null : `${base}/runs/${encodeURIComponent(runId)}`);
+  const runLink = linkOf(run.runId);
+  // NOTE: past incidents only of a published run (the release writes them into the published report alone).
+  const seen = published === null ? null : v.safeParse(seenBeforeSchema, run.report);
+  const seenBefore = (seen?.success === true ? (seen.output.seen_before ?? []) : []).map((past) => ({
+    runId: past.run_id,
+    occurredAt: past.occurred_at,
+    rating: past.rating,
+    link: linkOf(past.run_id),
+  }));
   return {
     source: RUN_FINISHED_SOURCE,
     detailType: RUN_FINISHED_DETAIL_TYPE,
@@ -188,6 +240,10 @@ export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishe
       abstained: conclusion === null,
       message: published === null ? (systemReport?.message ?? null) : null,
       findings,
+      actionPlan: (draft?.action_plan ?? []).map((item) => ({ step: item.step, purpose: item.purpose })),
+      recommendations: [...(draft?.recommendations ?? [])],
+      followUp: run.continueSession === true,
+      seenBefore,
       limitations: { checkedScope: [...limitations.checked_scope], missingInfo: [...limitations.missing_info] },
       usage:
         usage === null

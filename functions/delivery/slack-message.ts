@@ -1,7 +1,9 @@
 /**
- * The Slack message of a result (incoming webhook, Block Kit): a header with the status, the "AI-generated, review
- * before acting" line, the conclusion or "no conclusion", up to five findings each with a one-line description of
- * its evidence, the limitations and open questions, the trigger, usage and a link to the run.
+ * The Slack message of a result (incoming webhook, Block Kit; the card and its thread are made of the same parts):
+ * a header with the status in a responder's words (no run or session id), the "AI-generated, review before acting"
+ * line with who asked and the run's link, the question, the conclusion or "no conclusion", the first steps of the
+ * published action plan; then how the run started, the whole plan, recommendations, up to five findings each with a
+ * one-line description of its evidence, past incidents as leads, the limitations and open questions, usage.
  * NOTE: every text we did not write (the query, the Draft's text, the system's messages, ids) is escaped (`&`, `<`,
  * `>`), so no `<!channel>`, `<@U…>` or `<url|text>` in evidence or a Draft becomes live; and every mrkdwn text is
  * `verbatim`, so Slack does not turn bare URLs or channel names into links either. Within Slack's limits (50 blocks,
@@ -9,7 +11,7 @@
  */
 import { printable } from '@diagnosis/core';
 import { fitText } from './fit-text.ts';
-import type { ResultFinding, RunFinishedDetail } from './run-finished-event.ts';
+import type { ResultFinding, ResultPastIncident, RunFinishedDetail } from './run-finished-event.ts';
 
 export const SLACK_LIMITS = Object.freeze({ blocks: 50, sectionText: 3_000, headerText: 150, fallbackText: 3_000 });
 /** Findings shown one by one; the rest are counted. */
@@ -48,14 +50,48 @@ function escapeCodeSpan(text: string): string {
   return escapeSlack(text).replaceAll('`', 'ˋ');
 }
 
-const STATUS_LINE: Record<RunFinishedDetail['status'], string> = {
-  PUBLISHED: 'Diagnosis published',
-  FALLBACK: 'Diagnosis without a verified conclusion',
-  FAILED: 'Diagnosis failed',
-  CANCELLED: 'Diagnosis cancelled',
-};
+/**
+ * The status in the words a responder uses (the header of every result's message and card). NOTE: FALLBACK is the
+ * release's honest "no conclusion": what the run found did not carry a verified one.
+ */
+const RESPONDER_STATUS: Readonly<Record<RunFinishedDetail['status'], string>> = Object.freeze({
+  PUBLISHED: 'Diagnosed',
+  FALLBACK: 'No conclusion — evidence insufficient',
+  FAILED: 'Failed',
+  CANCELLED: 'Cancelled',
+});
+
+/** The first steps of the action plan the message shows before everything else; the rest follow (or the thread). */
+export const FIRST_PLAN_STEPS = 3;
+
+/**
+ * Who or what started the run, as a message says it: a Slack user (the card knows which), an alarm or a webhook
+ * (the run's trigger), or a caller of the API or the command line.
+ */
+export type RunOrigin =
+  | { kind: 'slack'; userId: string | null }
+  | { kind: 'alarm'; source: string; incidentKey: string; title: string | null }
+  | { kind: 'caller' };
+
+/** A Slack user id as Slack writes it (`U…`, `W…`): only such an id becomes a mention. */
+const SLACK_USER = /^[UW][A-Z0-9]{2,20}$/;
+
+/** The origin a result event tells by itself: its trigger, or a caller of the API or the command line. */
+function originOf(detail: Pick<RunFinishedDetail, 'trigger'>): RunOrigin {
+  return detail.trigger === null
+    ? { kind: 'caller' }
+    : { kind: 'alarm', source: detail.trigger.source, incidentKey: detail.trigger.incidentKey, title: null };
+}
+
+/** A count with thousands separators (`38,230`), the same on every machine (no locale). */
+function formatCount(value: number): string {
+  const [whole = '0', fraction] = String(value).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
 
 const mrkdwn = (text: string): SlackTextObject => ({ type: 'mrkdwn', text, verbatim: true });
+const plural = (count: number, word: string) => `${formatCount(count)} ${word}${count === 1 ? '' : 's'}`;
 
 /** A section of our own label and escaped, fitted text of others. */
 function section(label: string, raw: string): SlackBlock {
@@ -72,6 +108,30 @@ function listSection(label: string, items: readonly string[]): SlackBlock {
   const shown = items.slice(0, LIST_ITEMS).map((item) => `• ${fitText(item, LIST_ITEM_CHARS, escapeSlack).text}`);
   if (items.length > LIST_ITEMS) shown.push(`_…and ${items.length - LIST_ITEMS} more in the run_`);
   return { type: 'section', text: mrkdwn(head + shown.join('\n')) };
+}
+
+/**
+ * Numbered steps of the action plan, `from` on, each step and its purpose fitted so that all of them (at most the
+ * Draft's 8) stay within one section; `more` says where the steps not shown are.
+ */
+function planSection(
+  label: string,
+  steps: RunFinishedDetail['actionPlan'],
+  from: number,
+  count: number,
+  more = '',
+): SlackBlock {
+  const head = `*${label}*\n`;
+  const shown = steps.slice(from, from + count);
+  const room = Math.floor((SLACK_LIMITS.sectionText - head.length - more.length - 1) / Math.max(shown.length, 1));
+  const lines = shown.map((item, index) => {
+    const number = `${from + index + 1}. `;
+    const stepChars = Math.floor((room - number.length - 6) * 0.6);
+    const step = fitText(item.step, stepChars, escapeSlack).text;
+    const purpose = fitText(item.purpose, room - number.length - 6 - step.length, escapeSlack).text;
+    return `${number}${step} — _${purpose}_`;
+  });
+  return { type: 'section', text: mrkdwn(head + lines.join('\n') + (more === '' ? '' : `\n${more}`)) };
 }
 
 /** A finding's evidence in one line: the checks it cites by tool, with how many answered with no rows. */
@@ -97,66 +157,132 @@ function findingBlock(finding: ResultFinding, index: number): SlackBlock {
   return { type: 'section', text: mrkdwn(`*${label}*\n${statement}${scope}${evidence}`) };
 }
 
-/** The Block Kit message of a result event's detail. */
-export function buildSlackMessage(detail: RunFinishedDetail): SlackMessage {
-  const statusLine = STATUS_LINE[detail.status];
-  const header = fitText(`${statusLine} · ${detail.enterpriseId}`, SLACK_LIMITS.headerText).text;
-  const blocks: SlackBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: header } },
-    {
-      type: 'context',
-      elements: [
-        mrkdwn(
-          `:warning: *${AI_NOTICE}* Run \`${escapeSlack(detail.runId)}\` · session \`${escapeSlack(detail.sessionId)}\` · ${detail.status}${detail.stopReason === null ? '' : ` · ${detail.stopReason}`}${detail.errorCode === null ? '' : ` · ${escapeSlack(detail.errorCode)}`}`,
-        ),
-      ],
-    },
-    section('Question', detail.query),
-  ];
-  if (detail.conclusion !== null) blocks.push(section('Conclusion', detail.conclusion));
-  else blocks.push(section('No conclusion', detail.message ?? 'The diagnosis published no conclusion.'));
+/** The header: the status in a responder's words, a follow-up named as one, the enterprise. No run or session id. */
+function resultHeadline(detail: Pick<RunFinishedDetail, 'status' | 'followUp' | 'enterpriseId'>): string {
+  return `${detail.followUp ? 'Follow-up · ' : ''}${RESPONDER_STATUS[detail.status]} · ${detail.enterpriseId}`;
+}
 
+/** Who asked, in the notice line (mrkdwn we wrote; the rest escaped). */
+export function askedBy(origin: RunOrigin): string {
+  if (origin.kind === 'slack') {
+    return origin.userId !== null && SLACK_USER.test(origin.userId) ? `Asked by <@${origin.userId}>` : 'Asked in Slack';
+  }
+  if (origin.kind === 'alarm') {
+    const name = origin.title === null || origin.title === '' ? origin.incidentKey : origin.title;
+    const source = `Alarm (${fitText(origin.source, 64, escapeSlack).text})`;
+    return name === '' ? source : `${source}: ${fitText(name, 300, escapeSlack).text}`;
+  }
+  return 'Asked through the API or the command line';
+}
+
+/** How the run started, as the details say it (the thread's first line). */
+function describeOrigin(origin: RunOrigin, followUp: boolean): string {
+  const follow = followUp ? ' · it answers a follow-up question in this conversation' : '';
+  if (origin.kind === 'slack') {
+    const who = origin.userId !== null && SLACK_USER.test(origin.userId) ? ` by <@${origin.userId}>` : '';
+    return `Started from Slack${who}${follow}`;
+  }
+  if (origin.kind === 'alarm') {
+    return `Triggered by ${fitText(origin.source, 100, escapeSlack).text} · incident \`${fitText(origin.incidentKey, 200, escapeCodeSpan).text}\`${follow}`;
+  }
+  return `Started through the API or the command line${follow}`;
+}
+
+/** The link to the run (ours: the API's URL with the run id percent-encoded), as mrkdwn. */
+function runLinkText(url: string, label = 'Open the run (GET /runs)'): string {
+  const safe = url.replaceAll('|', '%7C').replaceAll('<', '%3C').replaceAll('>', '%3E').replaceAll('&', '&amp;');
+  return `<${safe}|${label}>`;
+}
+
+const RATING_WORDS: Record<ResultPastIncident['rating'], string> = {
+  CORRECT: 'rated correct',
+  PARTIALLY_CORRECT: 'rated partially correct',
+};
+
+/**
+ * A result as Slack shows it, in two parts: the summary a responder reads first (the status, the AI notice with who
+ * asked and the run's link, the question, the conclusion or "no conclusion", the first steps of the action plan), and
+ * the details (how the run started, the whole plan, recommendations, findings with their evidence, past incidents as
+ * leads, limitations, usage). `more` is where the summary says the rest of the plan is.
+ */
+export interface SlackResult {
+  summary: SlackBlock[];
+  details: SlackBlock[];
+  /** The notification's text. */
+  text: string;
+}
+
+export function buildSlackResult(
+  detail: RunFinishedDetail,
+  origin: RunOrigin = originOf(detail),
+  more: 'thread' | 'below' = 'below',
+): SlackResult {
+  const headline = resultHeadline(detail);
+  const link = detail.links.run === null ? '' : ` · ${runLinkText(detail.links.run)}`;
+  const summary: SlackBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: fitText(headline, SLACK_LIMITS.headerText).text } },
+    { type: 'context', elements: [mrkdwn(`:warning: *${AI_NOTICE}* ${askedBy(origin)}${link}`)] },
+    section(detail.followUp ? 'Follow-up question' : 'Question', detail.query),
+  ];
+  if (detail.conclusion !== null) summary.push(section('Conclusion', detail.conclusion));
+  else summary.push(section('No conclusion', detail.message ?? 'The diagnosis published no conclusion.'));
+  const plan = detail.actionPlan;
+  if (plan.length > 0) {
+    const rest = plan.length - FIRST_PLAN_STEPS;
+    const note = rest > 0 ? `_…and ${plural(rest, 'more step')} ${more === 'thread' ? 'in the thread' : 'below'}_` : '';
+    summary.push(planSection('First steps', plan, 0, FIRST_PLAN_STEPS, note));
+  }
+
+  const details: SlackBlock[] = [{ type: 'context', elements: [mrkdwn(describeOrigin(origin, detail.followUp))] }];
+  if (plan.length > FIRST_PLAN_STEPS) details.push(planSection('Action plan', plan, 0, plan.length));
+  if (detail.recommendations.length > 0) details.push(listSection('Recommendations', detail.recommendations));
   if (detail.findings.length > 0) {
-    blocks.push({ type: 'divider' });
     detail.findings.slice(0, SLACK_MAX_FINDINGS).forEach((finding, index) => {
-      blocks.push(findingBlock(finding, index));
+      details.push(findingBlock(finding, index));
     });
     if (detail.findings.length > SLACK_MAX_FINDINGS) {
-      const more = detail.findings.length - SLACK_MAX_FINDINGS;
-      blocks.push({
-        type: 'context',
-        elements: [mrkdwn(`…and ${more} more finding${more === 1 ? '' : 's'} in the run.`)],
-      });
+      const rest = detail.findings.length - SLACK_MAX_FINDINGS;
+      details.push({ type: 'context', elements: [mrkdwn(`…and ${plural(rest, 'more finding')} in the run.`)] });
     }
   }
-  if (detail.limitations.checkedScope.length > 0) blocks.push(listSection('Checked', detail.limitations.checkedScope));
-  if (detail.limitations.missingInfo.length > 0) {
-    blocks.push(listSection('Open questions', detail.limitations.missingInfo));
+  if (detail.seenBefore.length > 0) {
+    const lines = detail.seenBefore.slice(0, LIST_ITEMS).map((past) => {
+      // NOTE: the day alone, and only when it is one (the stored text is bounded, not trusted to be a date).
+      const when = /^[0-9]{4}-[0-9]{2}-[0-9]{2}/.exec(past.occurredAt)?.[0] ?? 'an unknown day';
+      const open = past.link === null ? '' : ` · ${runLinkText(past.link, 'open it')}`;
+      return `• A past incident of ${when}, ${RATING_WORDS[past.rating]}${open}`;
+    });
+    if (detail.seenBefore.length > LIST_ITEMS) lines.push(`_…and ${detail.seenBefore.length - LIST_ITEMS} more_`);
+    details.push({
+      type: 'section',
+      text: mrkdwn(`*Seen before — a lead the run looked at, not evidence*\n${lines.join('\n')}`),
+    });
   }
-  blocks.push({ type: 'divider' });
-  const trigger =
-    detail.trigger === null
-      ? 'Started through the API'
-      : `Triggered by ${fitText(detail.trigger.source, 100, escapeSlack).text} · incident \`${fitText(detail.trigger.incidentKey, 200, escapeCodeSpan).text}\``;
+  if (detail.limitations.checkedScope.length > 0) details.push(listSection('Checked', detail.limitations.checkedScope));
+  if (detail.limitations.missingInfo.length > 0) {
+    details.push(listSection('Open questions', detail.limitations.missingInfo));
+  }
   const usage =
     detail.usage === null
       ? 'no model calls'
-      : `${detail.usage.modelCalls} model calls · ${detail.usage.toolCalls} checks · ${detail.usage.totalTokens} tokens${detail.cost === null ? '' : ` · $${detail.cost.amount.toFixed(4)}`}`;
-  blocks.push({ type: 'context', elements: [mrkdwn(trigger), mrkdwn(usage)] });
+      : `${plural(detail.usage.modelCalls, 'model call')} · ${plural(detail.usage.toolCalls, 'check')} · ${plural(detail.usage.totalTokens, 'token')}${detail.cost === null ? '' : ` · $${detail.cost.amount.toFixed(4)}`}`;
+  details.push({ type: 'context', elements: [mrkdwn(usage), mrkdwn(`Run \`${escapeCodeSpan(detail.runId)}\``)] });
   // NOTE: the one link is ours: the API's URL from the deploy with the run id percent-encoded.
-  if (detail.links.run !== null) blocks.push(linkBlock(detail.links.run));
+  if (detail.links.run !== null) details.push({ type: 'section', text: mrkdwn(runLinkText(detail.links.run)) });
 
-  const fallback = fitText(
-    `${statusLine} (${detail.enterpriseId}): ${detail.conclusion ?? 'no conclusion'} — ${AI_NOTICE}`,
+  const text = fitText(
+    `${headline}: ${detail.conclusion ?? 'no conclusion'} — ${AI_NOTICE}`,
     SLACK_LIMITS.fallbackText,
     escapeSlack,
   ).text;
-  return { text: fallback, blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
+  return { summary, details, text };
 }
 
-function linkBlock(url: string): SlackBlock {
-  const safe = url.replaceAll('|', '%7C').replaceAll('<', '%3C').replaceAll('>', '%3E').replaceAll('&', '&amp;');
-  return { type: 'section', text: mrkdwn(`<${safe}|Open the run (GET /runs)>`) };
+/** The Block Kit message of a result event's detail (an incoming webhook): the summary, then the details. */
+export function buildSlackMessage(detail: RunFinishedDetail, origin: RunOrigin = originOf(detail)): SlackMessage {
+  const result = buildSlackResult(detail, origin, 'below');
+  const blocks: SlackBlock[] = [...result.summary, { type: 'divider' }, ...result.details];
+  return { text: result.text, blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
 }
 
 /**

@@ -12,15 +12,24 @@
  * NOTE: over 300 lines on purpose: one state machine, the card's: its states, leases, intervals and backoff are one
  * transition function.
  */
+import type { FeedbackStore } from '@diagnosis/core';
 import { isEnded, type RunStore, type StoredRun } from '@diagnosis/core/store';
 import { buildRunFinishedEvent, type RunFinishedOptions } from '../delivery/run-finished-event.ts';
-import { type CardLease, type CardStore, leaseAllows, type NewSlackCard, resultPending } from './card-store.ts';
+import {
+  type CardLease,
+  type CardStore,
+  leaseAllows,
+  type NewSlackCard,
+  resultPending,
+  type SlackCard,
+} from './card-store.ts';
 import {
   buildDetailsReply,
   buildProgressCard,
   buildResultCard,
   buildStartedCard,
   type CardSubject,
+  originOfCard,
 } from './run-card.ts';
 import type { SlackApi, SlackCallResult } from './slack-api.ts';
 import type { ResolvedSlackApp, SlackAppDirectory } from './slack-settings.ts';
@@ -39,6 +48,8 @@ export interface CardDeps {
   slackOf(app: ResolvedSlackApp): SlackApi;
   cards: CardStore;
   runs: Pick<RunStore, 'getRun'>;
+  /** The one rating store (every path records there): the result card shows each rater's verdict. */
+  feedback: Pick<FeedbackStore, 'listFeedback'>;
   now: () => number;
   event?: RunFinishedOptions;
   /** Each Slack call's limit (SLACK_TIMEOUT_MS): a lease lasts two calls and a margin. */
@@ -246,6 +257,7 @@ class CardStep {
         threadTs: null,
         query: run.trigger.title === '' ? run.query : `${run.trigger.title}\n${run.query}`,
         startedBy: run.trigger.source,
+        requesterId: null,
         followUp: false,
       },
       this.deps.now(),
@@ -319,55 +331,51 @@ class CardStep {
     }
     const slack = this.deps.slackOf(app);
     const detail = buildRunFinishedEvent({ ...run, status: run.status }, this.deps.event).detail;
+    const origin = originOfCard(card, run);
     if (card.face !== 'FINAL' || card.faceRatings !== card.ratings) {
       if (!this.budget.canCall()) {
         await this.deps.cards.releaseLease(lease);
         return this.deferred('NO_TIME', 0, false);
       }
+      // NOTE: the run's own ratings only (a store entry of another enterprise is never shown on this card).
+      const ratings = (await this.deps.feedback.listFeedback(run.runId)).filter(
+        (entry) => entry.enterpriseId === run.enterpriseId,
+      );
       const replaced = await slack.updateMessage({
         channel: card.channelId,
         ts: card.ts,
-        ...buildResultCard(detail, { count: card.ratings }),
+        ...buildResultCard(detail, { origin, ratings }),
       });
       if (!replaced.ok) return this.failed(lease, replaced);
       await this.deps.cards.recordDrawn(lease, 'FINAL', card.ratings, !card.detailsPosted);
       this.attempt = 0;
     }
     if (card.detailsPosted) return { outcome: 'UPDATED', runId: this.runId, final: true };
-    const details = buildDetailsReply(detail);
-    if (details !== null) {
-      if (!this.budget.canCall()) {
-        await this.deps.cards.releaseLease(lease);
-        return this.deferred('NO_TIME', 0, false);
-      }
-      if (!(await this.postSlot(app, card.channelId))) {
-        await this.deps.cards.releaseLease(lease);
-        return this.deferred('CHANNEL_PACED', (this.slotAt ?? 0) - this.deps.now(), false);
-      }
-      const posted = await slack.postMessage({
-        channel: card.channelId,
-        threadTs: card.threadTs ?? card.ts,
-        ...details,
-      });
-      if (!posted.ok) return this.failed(lease, posted);
+    if (!this.budget.canCall()) {
+      await this.deps.cards.releaseLease(lease);
+      return this.deferred('NO_TIME', 0, false);
     }
+    if (!(await this.postSlot(app, card.channelId))) {
+      await this.deps.cards.releaseLease(lease);
+      return this.deferred('CHANNEL_PACED', (this.slotAt ?? 0) - this.deps.now(), false);
+    }
+    const posted = await slack.postMessage({
+      channel: card.channelId,
+      threadTs: card.threadTs ?? card.ts,
+      ...buildDetailsReply(detail, origin),
+    });
+    if (!posted.ok) return this.failed(lease, posted);
     await this.deps.cards.recordDetailsPosted(lease);
     return { outcome: 'UPDATED', runId: this.runId, final: true };
   }
 }
 
-function subjectOf(card: {
-  runId: string;
-  enterpriseId: string;
-  query: string;
-  startedBy: string;
-  followUp: boolean;
-}): CardSubject {
+function subjectOf(card: SlackCard): CardSubject {
   return {
     runId: card.runId,
     enterpriseId: card.enterpriseId,
     query: card.query,
-    startedBy: card.startedBy,
+    origin: originOfCard(card, null),
     followUp: card.followUp,
   };
 }

@@ -10,6 +10,7 @@
 import { type Item, RunStoreError, SCHEMA_VERSION, ttlFor, validatedItem, wellFormed } from '@diagnosis/core/store';
 import * as v from 'valibot';
 import { CARD_FACES, type CardFace, type CardMessageRef, type NewSlackCard, type SlackCard } from './card-store.ts';
+import { SLACK_USER_ID_PATTERN } from './slack-work.ts';
 
 export const cardKey = (runId: string) => ({ pk: `SLACKCARD#${runId}`, sk: 'CARD' });
 export const messageKey = (appId: string, channelId: string, ts: string) => ({
@@ -59,6 +60,8 @@ const cardItemSchema = lazily(() =>
     thread_ts: v.optional(v.nullable(v.string()), null),
     query: v.pipe(v.string(), v.maxLength(MAX_QUERY_CHARS)),
     started_by: v.string(),
+    // NOTE: cards written before the requester was kept read as null (the card then says "Asked in Slack").
+    requester_id: v.optional(v.nullable(v.pipe(v.string(), v.regex(SLACK_USER_ID_PATTERN))), null),
     follow_up: v.boolean(),
     // NOTE: cards written before the faces were kept carry `final`: a posted card then shows STARTED or FINAL.
     face: v.optional(v.picklist(CARD_FACES)),
@@ -114,6 +117,7 @@ export function newCardItem(
       thread_ts: card.threadTs,
       query: card.query.slice(0, MAX_QUERY_CHARS),
       started_by: card.startedBy,
+      requester_id: card.requesterId,
       follow_up: card.followUp,
       face: 'NONE',
       face_ratings: 0,
@@ -146,6 +150,7 @@ export function cardOf(item: unknown): SlackCard & { leaseId: string } {
     threadTs: card.thread_ts,
     query: card.query,
     startedBy: card.started_by,
+    requesterId: card.requester_id,
     followUp: card.follow_up,
     face,
     faceRatings: card.face_ratings,

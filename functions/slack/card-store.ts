@@ -26,6 +26,8 @@ export interface SlackCard {
   /** What the card says of its run while it works (the started card's subject). */
   query: string;
   startedBy: string;
+  /** The Slack user who asked (a mention or `/diagnose`); null for an alarm's card and cards kept before it was. */
+  requesterId: string | null;
   followUp: boolean;
   /** What the message shows now. */
   face: CardFace;
@@ -66,6 +68,7 @@ export type NewSlackCard = Pick<
   | 'threadTs'
   | 'query'
   | 'startedBy'
+  | 'requesterId'
   | 'followUp'
 >;
 

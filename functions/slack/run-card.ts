@@ -1,21 +1,26 @@
 /**
- * The run's card in Slack: one message per run, edited in place — started (what is investigated, for whom), progress
- * (rounds, checks, which evidence is being read), then the result (the judged conclusion, the honest "no conclusion",
- * or the failure in words) with the rating buttons; the details (each finding's evidence, limitations, the run's link)
- * go as a reply in the card's thread. NOTE: built from delivery's own Block Kit builder (`buildSlackMessage`), so the
+ * The run's card in Slack: one message per run, edited in place — started (what is investigated, who asked or which
+ * alarm), progress (rounds, checks, which evidence is being read), then the result (the judged conclusion and the
+ * first steps of its action plan, the honest "no conclusion", or the failure in words) with the rating buttons and
+ * every rating; the details (how it started, the whole plan, each finding's evidence, past incidents as leads,
+ * limitations, the run's link) go as a reply in the card's thread. No run or session id in the card's header. NOTE: built from delivery's own Block Kit builder (`buildSlackMessage`), so the
  * escaping (`&`, `<`, `>`; `verbatim` mrkdwn), the AI notice and the limits are the incoming webhook's exactly.
  */
-import type { ProgressSnapshot } from '@diagnosis/core';
+import type { ProgressSnapshot, RunFeedback, StoredRun } from '@diagnosis/core';
 import { fitText } from '../delivery/fit-text.ts';
 import type { RunFinishedDetail } from '../delivery/run-finished-event.ts';
 import {
   AI_NOTICE,
-  buildSlackMessage,
+  askedBy,
+  buildSlackResult,
   escapeSlack,
+  type RunOrigin,
   SLACK_LIMITS,
   type SlackBlock,
   type SlackTextObject,
 } from '../delivery/slack-message.ts';
+import { buildRatingLine } from './card-ratings.ts';
+import type { SlackCard } from './card-store.ts';
 import { RATE_WITH_NOTE_ACTION, RATING_ACTIONS, RATING_MODAL_ID } from './read-slack-request.ts';
 
 type ButtonElement = {
@@ -36,9 +41,27 @@ export interface CardSubject {
   runId: string;
   enterpriseId: string;
   query: string;
-  /** `cloudwatch`, `pagerduty`, `slack` (a mention or `/diagnose`), …; `followUp` for a question in a thread. */
-  startedBy: string;
+  /** Who asked (a Slack user) or which alarm. */
+  origin: RunOrigin;
+  /** A question asked in a card's thread. */
   followUp: boolean;
+}
+
+/**
+ * Who asked, or which alarm, as the card says it: the run's trigger when it has one (its source, title and incident
+ * key), the Slack user the card recorded for a run started from Slack, else the alarm's source the card was claimed with.
+ */
+export function originOfCard(
+  card: Pick<SlackCard, 'startedBy' | 'requesterId'>,
+  run: Pick<StoredRun, 'trigger'> | null,
+): RunOrigin {
+  if (run?.trigger) {
+    const { source, incidentKey, title } = run.trigger;
+    return { kind: 'alarm', source, incidentKey, title };
+  }
+  if (card.startedBy === 'Slack') return { kind: 'slack', userId: card.requesterId };
+  // NOTE: a triggered run's card before its run is read: the source it was claimed with.
+  return { kind: 'alarm', source: card.startedBy, incidentKey: '', title: null };
 }
 
 const mrkdwn = (text: string): SlackTextObject => ({ type: 'mrkdwn', text, verbatim: true });
@@ -46,9 +69,9 @@ const header = (text: string): SlackBlock => ({
   type: 'header',
   text: { type: 'plain_text', text: fitText(text, SLACK_LIMITS.headerText).text },
 });
-const notice = (runId: string, extra: string): SlackBlock => ({
+const notice = (text: string): SlackBlock => ({
   type: 'context',
-  elements: [mrkdwn(`:warning: *${AI_NOTICE}* Run \`${escapeSlack(runId)}\`${extra}`)],
+  elements: [mrkdwn(`:warning: *${AI_NOTICE}* ${text}`)],
 });
 const question = (query: string): SlackBlock => {
   const head = '*Investigating*\n';
@@ -65,7 +88,7 @@ export function buildStartedCard(subject: CardSubject): CardMessage {
     text: fitText(`${what} for ${subject.enterpriseId} — ${AI_NOTICE}`, SLACK_LIMITS.fallbackText).text,
     blocks: [
       header(`${what} · ${subject.enterpriseId}`),
-      notice(subject.runId, ` · started by ${escapeSlack(subject.startedBy)}`),
+      notice(askedBy(subject.origin)),
       question(subject.query),
       { type: 'context', elements: [mrkdwn('Queued: waiting for the first round…')] },
     ],
@@ -84,9 +107,11 @@ export function buildProgressCard(subject: CardSubject, progress: ProgressSnapsh
   };
 }
 
-/** How the card shows that it was rated: counts by verdict, never who (the rater is kept in the store). */
-export interface CardRatings {
-  count: number;
+/** What the card knows of its run beyond the result event: who asked, and every rating the run has. */
+export interface CardContext {
+  origin: RunOrigin;
+  /** The run's ratings from the one rating store (every path: API, command line, Slack). */
+  ratings: readonly RunFeedback[];
 }
 
 const RATING_LABELS: Record<string, string> = {
@@ -97,15 +122,14 @@ const RATING_LABELS: Record<string, string> = {
 };
 
 /**
- * The card once the run ended: the result's header, notice, question and conclusion (or "no conclusion", or the
- * failure) from `buildSlackMessage`, then the rating buttons (each carries the run id as its value, which the server
- * only compares with the card's own run), and a line once rated. The rest of the result goes to the thread.
+ * The card once the run ended: the result's summary (`buildSlackResult`: the status in words, the notice with who
+ * asked and the run's link, the question, the conclusion or "no conclusion" or the failure, the first steps of the
+ * action plan), then the rating buttons (each carries the run id as its value, which the server only compares with
+ * the card's own run), and the rating line: each rater's verdict and who gave it. The rest goes to the thread.
  */
-export function buildResultCard(detail: RunFinishedDetail, ratings: CardRatings): CardMessage {
-  const message = buildSlackMessage(detail);
-  const divider = message.blocks.findIndex((block) => block.type === 'divider');
-  const summary = divider === -1 ? message.blocks : message.blocks.slice(0, divider);
-  const blocks: CardBlock[] = [...summary];
+export function buildResultCard(detail: RunFinishedDetail, context: CardContext): CardMessage {
+  const result = buildSlackResult(detail, context.origin, 'thread');
+  const blocks: CardBlock[] = [...result.summary];
   // NOTE: only an ended run can be rated (recordFeedback refuses others); a cancelled run has nothing to rate.
   if (detail.status !== 'CANCELLED') {
     blocks.push({
@@ -129,29 +153,19 @@ export function buildResultCard(detail: RunFinishedDetail, ratings: CardRatings)
       ],
     });
   }
-  blocks.push({
-    type: 'context',
-    elements: [
-      mrkdwn(
-        ratings.count === 0
-          ? 'Not rated yet. Details in the thread; mention the app in the thread to ask a follow-up.'
-          : `Rated ${ratings.count} time${ratings.count === 1 ? '' : 's'} · thank you. Details in the thread.`,
-      ),
-    ],
-  });
-  return { text: message.text, blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
+  blocks.push({ type: 'context', elements: [mrkdwn(buildRatingLine(context.ratings))] });
+  return { text: result.text, blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
 }
 
-/** The thread reply with the details: findings with their evidence, limitations, usage and the run's link. */
-export function buildDetailsReply(detail: RunFinishedDetail): CardMessage | null {
-  const message = buildSlackMessage(detail);
-  const divider = message.blocks.findIndex((block) => block.type === 'divider');
-  if (divider === -1) return null;
-  const rest = message.blocks.slice(divider + 1).filter((block) => block.type !== 'divider');
-  if (rest.length === 0) return null;
+/**
+ * The thread reply with the details: how the run started (Slack, an alarm, the API), the whole action plan,
+ * recommendations, findings with their evidence, past incidents as leads, limitations, usage and the run's link.
+ */
+export function buildDetailsReply(detail: RunFinishedDetail, origin: RunOrigin): CardMessage {
+  const { details } = buildSlackResult(detail, origin, 'thread');
   return {
-    text: fitText(`Details of run ${detail.runId} — ${AI_NOTICE}`, SLACK_LIMITS.fallbackText, escapeSlack).text,
-    blocks: [notice(detail.runId, ' · details'), ...rest].slice(0, SLACK_LIMITS.blocks),
+    text: fitText(`Details of the diagnosis — ${AI_NOTICE}`, SLACK_LIMITS.fallbackText, escapeSlack).text,
+    blocks: [notice('The details of this diagnosis'), ...details].slice(0, SLACK_LIMITS.blocks),
   };
 }
 

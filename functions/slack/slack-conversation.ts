@@ -128,6 +128,7 @@ export async function handleSlackWork(
       threadTs,
       query: work.text,
       startedBy: 'Slack',
+      requesterId: work.userId,
       followUp,
     },
     deps,

@@ -2,7 +2,12 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DiagnosisWorkflow } from '@diagnosis/core';
 import { parseFeedbackSettings, parseTriggerSettings } from '@diagnosis/core/config';
-import { createDynamoClient, createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
+import {
+  createDynamoClient,
+  createDynamoFeedbackStore,
+  createDynamoRunStore,
+  type RunStore,
+} from '@diagnosis/core/store';
 import { createDeployedWorkflow } from '../diagnose/deployed-workflow.ts';
 import { coldStart } from '../lambda/cold-start.ts';
 import { readLinkedEnvironment } from '../lambda/linked-environment.ts';
@@ -98,6 +103,7 @@ export function buildConversationDeps(parts: {
       ...(parts.retentionDays === undefined ? {} : { retentionDays: parts.retentionDays }),
     }),
     runs: parts.runs,
+    feedback: createDynamoFeedbackStore({ client, tableName }),
     start: {
       store: parts.runs,
       workflow: parts.workflow,

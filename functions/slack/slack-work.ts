@@ -11,7 +11,7 @@ import { SLACK_APP_ID_PATTERN, SLACK_CHANNEL_ID_PATTERN, SLACK_TEAM_ID_PATTERN }
 /** A Slack message timestamp (`1712345678.123456`): a message's id within its channel. */
 const SLACK_TS_PATTERN = /^[0-9]{9,11}\.[0-9]{6}$/;
 /** A Slack user id (`U…`, `W…` for Enterprise Grid). */
-const SLACK_USER_ID_PATTERN = /^[UW][A-Z0-9]{2,20}$/;
+export const SLACK_USER_ID_PATTERN = /^[UW][A-Z0-9]{2,20}$/;
 /** An Events API event id (`Ev…`). */
 const SLACK_EVENT_ID_PATTERN = /^Ev[A-Za-z0-9]{4,40}$/;
 /** The longest text of a mention or a slash command a run is started with (the query's own bound applies too). */

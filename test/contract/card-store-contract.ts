@@ -27,6 +27,7 @@ export function describeCardStoreContract(name: string, create: () => Promise<Ca
         threadTs: null,
         query: 'E1001-payment-5xx',
         startedBy: 'cloudwatch',
+        requesterId: null,
         followUp: false,
         ...over,
       };

@@ -10,7 +10,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEVELOPMENT_MASKING_SECRET, type ProgressSnapshot } from '@diagnosis/core';
-import { createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
+import { createDynamoFeedbackStore, createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
 import { type LoopbackSlack, type SlackFault, startLoopbackSlack } from '@diagnosis/devkit';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createObservability } from '../../functions/lambda/observability.ts';
@@ -138,6 +138,7 @@ export async function startSlackWorld(options: SlackWorldOptions = {}): Promise<
     slackOf: () => api,
     cards,
     runs,
+    feedback: createDynamoFeedbackStore({ client: dynamo, tableName: table.tableName }),
     start: { store: runs, workflow: recorded.workflow },
     rate: composeRating({
       client: dynamo,

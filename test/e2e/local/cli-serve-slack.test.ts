@@ -182,7 +182,7 @@ describe('diagnosis serve with Slack apps (a child process, Slack requests over 
       async () => {
         const rated = JSON.stringify(await fetch(`${url}/runs/${runId}`).then((response) => response.json()));
         expect(rated).toContain(`slack:${SLACK_TEAM}:${SLACK_USER}`);
-        expect(JSON.stringify(card.blocks)).toContain('Rated 1 time · thank you');
+        expect(JSON.stringify(card.blocks)).toContain(`Rated *Correct* by <@${SLACK_USER}> · thank you`);
       },
       { timeout: 10_000, interval: 100 },
     );

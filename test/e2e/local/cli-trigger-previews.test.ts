@@ -42,7 +42,7 @@ describe('diagnosis trigger: delivery previews', () => {
     expect(finished.code, finished.stderr).toBe(0);
     expect(finished.stderr).toContain('deploy/default.json names no destination for E1001');
     expect(finished.stdout).toContain('── slack destination "slack-preview": Slack message ──');
-    expect(finished.stdout).toContain('# Diagnosis published · E1001');
+    expect(finished.stdout).toContain('# Diagnosed · E1001');
     expect(finished.stdout).toContain('AI-generated, review before acting.');
     expect(finished.stderr).toContain(`posted the Slack message to ${new URL(receiver.url('/')).origin}: HTTP 200`);
     expect(finished.stdout + finished.stderr).not.toContain('hook-path-secret-4f1c');

@@ -33,7 +33,7 @@ describe('diagnosis trigger --slack', () => {
     const lines = finished.stderr.split('\n');
     const index = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
     const posted = index(/^slack ▸ chat\.postMessage #C0LOCAL000 ts \S+: Diagnosing · E1001/);
-    const result = index(/^slack ▸ chat\.update #C0LOCAL000 ts \S+: Diagnosis published · E1001 /);
+    const result = index(/^slack ▸ chat\.update #C0LOCAL000 ts \S+: Diagnosed · E1001 /);
     const details = index(/^slack ▸ chat\.postMessage #C0LOCAL000 \(thread \S+\) ts \S+: .* details/);
     const click = index(/^you ▸ click rate_correct on the card of /);
     const followUp = index(/^slack ▸ chat\.postMessage #C0LOCAL000 \(thread \S+\) ts \S+: Follow-up question · E1001/);

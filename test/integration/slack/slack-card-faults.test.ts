@@ -122,7 +122,7 @@ describe("an alarm-started run's first post", () => {
     await world.runs.completeRun('first-post-run', outcomeOf('FAILED'));
     await world.settle();
     expect(world.cardsIn()).toHaveLength(1);
-    expect(blocksText(cards[0])).toContain('Diagnosis failed');
+    expect(blocksText(cards[0])).toContain('Failed · E1001');
   });
 
   it('spaces several alarms in one alert channel a second apart, with no 429', async () => {
@@ -189,7 +189,7 @@ describe('a stream batch during a Slack outage', () => {
     await world.settle();
     const cards = world.cardsIn();
     expect(cards).toHaveLength(20);
-    for (const card of cards) expect(blocksText(card)).toContain('Diagnosis failed');
+    for (const card of cards) expect(blocksText(card)).toContain('Failed · E1001');
   });
 });
 
@@ -202,7 +202,7 @@ describe('a rating', () => {
     return card;
   }
 
-  it("redraws 'Rated 1 time' after a 429 on the card's update", async () => {
+  it("redraws the rating line after a 429 on the card's update", async () => {
     const card = await ratedCard('rated-run');
     world.advance(10_000);
     world.failNext('chat.update', { kind: 'rate-limited', retryAfterSeconds: 4 });
@@ -212,7 +212,7 @@ describe('a rating', () => {
       'application/x-www-form-urlencoded',
     );
     await world.settle();
-    expect(blocksText(card)).toContain('Rated 1 time');
+    expect(blocksText(card)).toContain(`Rated *Correct* by <@${SLACK_USER}>`);
   });
 
   it("records a rater in a Slack Connect channel with the user's own workspace", async () => {
@@ -227,7 +227,7 @@ describe('a rating', () => {
     const documents = DynamoDBDocumentClient.from(world.dynamo);
     const feedback = await partitionItems(documents, world.table.tableName, ['FEEDBACK#connect-run']);
     expect(feedback).toMatchObject([{ caller: `slack:T0GUEST01:${SLACK_USER}` }]);
-    expect(blocksText(card)).toContain('Rated 1 time');
+    expect(blocksText(card)).toContain(`Rated *Wrong* by <@${SLACK_USER}>`);
     expect(SLACK_CHANNEL).toBe(card.channel);
   });
 });

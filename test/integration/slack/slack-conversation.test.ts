@@ -11,7 +11,7 @@
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEVELOPMENT_MASKING_SECRET, emptyRunUsage, type ProgressSnapshot } from '@diagnosis/core';
-import { createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
+import { createDynamoFeedbackStore, createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
 import { type LoopbackSlack, startLoopbackSlack } from '@diagnosis/devkit';
 import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,6 +92,7 @@ beforeAll(async () => {
     slackOf: () => api,
     cards,
     runs,
+    feedback: createDynamoFeedbackStore({ client: dynamo, tableName: table.tableName }),
     start: { store: runs, workflow: recorded.workflow },
     rate: composeRating({
       client: dynamo,
@@ -252,7 +253,7 @@ describe('the Slack conversation', () => {
     expect(feedback).toHaveLength(1);
     expect(feedback[0]).toMatchObject({ verdict: 'PARTIALLY_CORRECT', caller: `slack:${SLACK_TEAM}:${SLACK_USER}` });
     const card = slack.messages.get(`${SLACK_CHANNEL}/${cardTs}`);
-    expect(texts(card as never)).toContain('Rated 1 time');
+    expect(texts(card as never)).toContain(`Rated *Partially correct* by <@${SLACK_USER}>`);
     expect(slack.calls.slice(before).map((call) => call.method)).toEqual(['chat.update']);
   });
 
@@ -373,7 +374,9 @@ describe('the Slack conversation', () => {
       { executionArn: recorded.workflow.executionArnOf(runId) },
     );
     await drainStream();
-    const card = [...slack.messages.values()].find((message) => texts(message).includes(runId));
+    // The card names its alarm and question, never its run id: found by the question it shows.
+    const question = JSON.stringify('*Investigating*\nstorm\nstorm').slice(1, -1);
+    const card = [...slack.messages.values()].find((message) => texts(message).includes(question));
     if (card === undefined) throw new Error('no storm card');
     await runs.claimQueuedRun(runId, now + 600_000);
     const updatesBefore = slack.calls.filter((call) => call.method === 'chat.update').length;

@@ -62,10 +62,7 @@ describe('buildSlackMessage', () => {
   it('shows the header status, the AI notice, the conclusion, five findings with their evidence, and summarises the rest', async () => {
     const run = await finishedRun('PUBLISHED', { draft: hostileDraft() });
     const message = buildSlackMessage(buildRunFinishedEvent(run, { apiUrl: API }).detail);
-    expect(message.blocks[0]).toEqual({
-      type: 'header',
-      text: { type: 'plain_text', text: 'Diagnosis published · E1001' },
-    });
+    expect(message.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Diagnosed · E1001' } });
     const texts = message.blocks.map((block) => JSON.stringify(block));
     expect(texts.some((text) => text.includes(AI_NOTICE))).toBe(true);
     expect(texts.some((text) => text.includes('*Conclusion*'))).toBe(true);
@@ -73,7 +70,17 @@ describe('buildSlackMessage', () => {
     expect(texts.some((text) => text.includes('query_logs ×1, query_mysql ×1'))).toBe(true);
     expect(texts.some((text) => text.includes('…and 5 more findings in the run.'))).toBe(true);
     expect(texts.some((text) => text.includes('…and 5 more in the run'))).toBe(true);
-    expect(texts.some((text) => text.includes('Started through the API'))).toBe(true);
+    expect(texts.some((text) => text.includes('Started through the API or the command line'))).toBe(true);
+    expect(texts.some((text) => text.includes('21,500 tokens'))).toBe(true);
+    // No run or session id before the details: the run is linked, not printed.
+    const summary = JSON.stringify(
+      message.blocks.slice(
+        0,
+        message.blocks.findIndex((block) => block.type === 'divider'),
+      ),
+    );
+    expect(summary.replaceAll(`${API}/runs/${run.runId}`, '')).not.toContain(run.runId);
+    expect(summary).not.toContain(run.sessionId);
     expect(message.blocks.at(-1)).toEqual({
       type: 'section',
       text: { type: 'mrkdwn', text: runLink(run.runId), verbatim: true },
@@ -109,8 +116,8 @@ describe('buildSlackMessage', () => {
       trigger: { source: 'alertmanager', incidentKey: 'k` *bold* ~strike~ `` _it_ `x' },
     };
     const message = buildSlackMessage(buildRunFinishedEvent(run).detail);
-    const line = JSON.stringify(message)
-      .split('\\n')
+    const line = message.blocks
+      .flatMap((block) => (block.type === 'context' ? block.elements.map((element) => element.text) : []))
       .find((text) => text.includes('Triggered by'));
     // Exactly the two backticks of our own span; the key's own are shown as a look-alike (ˋ), never as Slack's.
     expect(line?.split('`')).toHaveLength(3);
@@ -128,7 +135,7 @@ describe('renderSlackMessageForTerminal', () => {
   it('reads as text, with escapes undone and control characters replaced', async () => {
     const run = await finishedRun('PUBLISHED', { draft: hostileDraft() });
     const text = renderSlackMessageForTerminal(buildSlackMessage(buildRunFinishedEvent(run).detail));
-    expect(text).toContain('# Diagnosis published · E1001');
+    expect(text).toContain('# Diagnosed · E1001');
     expect(text).toContain('<!channel> 立即回滚');
     expect(text).not.toContain('\u001b');
     expect(text).not.toContain('\u202e');

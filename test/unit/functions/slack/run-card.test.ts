@@ -1,4 +1,5 @@
-import type { DiagnosisDraft } from '@diagnosis/core';
+import { readFileSync } from 'node:fs';
+import type { DiagnosisDraft, RunFeedback } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
 import { buildRunFinishedEvent } from '../../../../functions/delivery/run-finished-event.ts';
 import {
@@ -11,11 +12,60 @@ import {
   type CardMessage,
 } from '../../../../functions/slack/run-card.ts';
 import { blockKitViolations } from '../../../support/block-kit.ts';
+import { cardExample } from '../../../support/card-example.ts';
 import { finishedRun } from '../../../support/finished-runs.ts';
 
 const API = 'https://api.example.com';
+const EXAMPLE_LINK =
+  '<https://a1b2c3.execute-api.eu-west-1.amazonaws.com/runs/slack-5f0c2a9e41d7b3c8e6f1a0d9b2c4e7f8a1b3c5d7e9|Open the run (GET /runs)>';
 const HOSTILE = '<!channel> 回滚 <@U024BE7LH> <https://evil.example/login|点此> & <!here> *bold* `x`';
-const subject = { runId: 'run-1', enterpriseId: 'E1001', query: HOSTILE, startedBy: '<!channel>', followUp: false };
+const subject = {
+  runId: 'run-1',
+  enterpriseId: 'E1001',
+  query: HOSTILE,
+  origin: { kind: 'alarm' as const, source: '<!channel>', incidentKey: '', title: null },
+  followUp: false,
+};
+const ASKER = { kind: 'slack' as const, userId: 'U0ASKER01' };
+/** A run id and session id as Slack-started runs have them (46 characters each). */
+const RUN_ID = 'slack-0123456789abcdef0123456789abcdef01234567'.slice(0, 46);
+const SESSION_ID = 'slack.0123456789abcdef0123456789abcdef01234567'.slice(0, 46);
+
+function rating(caller: string, verdict: RunFeedback['verdict'], sequence = 1): RunFeedback {
+  return {
+    runId: RUN_ID,
+    enterpriseId: 'E1001',
+    caller,
+    callerKey: caller.replace(/\W/g, '').slice(-40),
+    sequence,
+    createdAt: `2026-12-01T00:00:0${sequence}.000Z`,
+    verdict,
+    rootCause: null,
+    note: null,
+  };
+}
+
+/** A plan of eight steps, the Draft's most. */
+function plannedDraft(): DiagnosisDraft {
+  return {
+    conclusion: 'payment-gateway 连接池缩小导致订单失败',
+    analysis: [
+      {
+        type: 'FINDING',
+        statement: '订单服务日志显示调用 payment-gateway 时连接池耗尽',
+        evidence_status: 'SUPPORTED',
+        tool_call_ids: ['call_logs_1'],
+        scope: null,
+      },
+    ],
+    action_plan: Array.from({ length: 8 }, (_, index) => ({
+      step: `第 ${index + 1} 步：恢复 payment-gateway 连接池配置`,
+      purpose: `目的 ${index + 1}`,
+    })),
+    recommendations: ['发布前检查连接池配置变更'],
+    limitations: { checked_scope: ['E1001 订单服务 14:00–15:00 日志'], missing_info: [] },
+  };
+}
 
 /** The card without its actions block (`blockKitViolations` checks text blocks; buttons are checked apart). */
 const textBlocks = (message: CardMessage) =>
@@ -38,11 +88,13 @@ function hostileDraft(): DiagnosisDraft {
 }
 
 describe('buildStartedCard', () => {
-  it('says what is investigated and for whom, marked AI-generated, every text of others escaped', () => {
+  it('says what is investigated and which alarm, marked AI-generated, every text of others escaped', () => {
     const card = buildStartedCard(subject);
     expect(blockKitViolations(textBlocks(card))).toEqual([]);
     const json = JSON.stringify(card.blocks);
     expect(json).toContain('Diagnosing · E1001');
+    expect(json).toContain('Alarm (&lt;!channel&gt;)');
+    expect(json).not.toContain('run-1');
     expect(json).toContain('AI-generated');
     expect(json).toContain('&lt;!channel&gt;');
     expect(json).not.toContain('<!channel>');
@@ -51,6 +103,12 @@ describe('buildStartedCard', () => {
 
   it('names a follow-up as one', () => {
     expect(JSON.stringify(buildStartedCard({ ...subject, followUp: true }).blocks)).toContain('Follow-up question');
+  });
+
+  it('names the Slack user who asked as a mention', () => {
+    const card = buildStartedCard({ ...subject, origin: ASKER });
+    expect(blockKitViolations(textBlocks(card), ['<@U0ASKER01>'])).toEqual([]);
+    expect(JSON.stringify(card.blocks)).toContain('Asked by <@U0ASKER01>');
   });
 });
 
@@ -88,8 +146,10 @@ describe('buildResultCard', () => {
   it('replaces the card with the result, the four rating buttons and the note button, within limits', async () => {
     const run = await finishedRun('PUBLISHED', { draft: hostileDraft(), query: HOSTILE });
     const { detail } = buildRunFinishedEvent(run, { apiUrl: API });
-    const card = buildResultCard(detail, { count: 0 });
-    expect(blockKitViolations(textBlocks(card))).toEqual([]);
+    const card = buildResultCard(detail, { origin: ASKER, ratings: [] });
+    expect(
+      blockKitViolations(textBlocks(card), ['<@U0ASKER01>', `<${API}/runs/${run.runId}|Open the run (GET /runs)>`]),
+    ).toEqual([]);
     const actions = card.blocks.find((block) => block.type === 'actions');
     expect(actions).toMatchObject({ type: 'actions', block_id: 'rating' });
     const elements = actions?.type === 'actions' ? actions.elements : [];
@@ -105,18 +165,52 @@ describe('buildResultCard', () => {
       expect(element.text.text.length).toBeLessThanOrEqual(75);
     }
     expect(JSON.stringify(card.blocks)).toContain('Not rated yet');
-    expect(JSON.stringify(buildResultCard(detail, { count: 2 }).blocks)).toContain('Rated 2 times');
+  });
+
+  it("shows every rater's latest verdict and who gave it, from the API, the command line and Slack", async () => {
+    const { detail } = buildRunFinishedEvent(await finishedRun('PUBLISHED', { runId: RUN_ID }), { apiUrl: API });
+    const ratings = [
+      rating('slack:T0E1001AA:U0RATER01', 'WRONG', 1),
+      rating('arn:aws:sts::123456789012:assumed-role/OnCall/alice', 'CORRECT', 2),
+      rating('local:<!channel>bob', 'PARTIALLY_CORRECT', 3),
+      rating('slack:T0E1001AA:U0RATER01', 'CORRECT', 4),
+      rating('something-else', 'UNHELPFUL', 5),
+    ];
+    const card = buildResultCard(detail, { origin: ASKER, ratings });
+    const line = card.blocks.at(-1);
+    expect(line).toEqual({
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          verbatim: true,
+          text:
+            'Rated *Correct* by alice (API), <@U0RATER01> · *Partially correct* by &lt;!channel&gt;bob (command line)' +
+            ' · *Unhelpful* by an API caller · thank you. Details in the thread.',
+        },
+      ],
+    });
+    expect(JSON.stringify(card.blocks)).not.toContain('123456789012');
   });
 
   it('says "no conclusion" honestly for a FALLBACK, and the failure in words for a FAILED run', async () => {
-    const fallback = buildResultCard(buildRunFinishedEvent(await finishedRun('FALLBACK')).detail, { count: 0 });
+    const fallback = buildResultCard(buildRunFinishedEvent(await finishedRun('FALLBACK')).detail, {
+      origin: ASKER,
+      ratings: [],
+    });
     expect(JSON.stringify(fallback.blocks)).toContain('No conclusion');
-    const failed = buildResultCard(buildRunFinishedEvent(await finishedRun('FAILED')).detail, { count: 0 });
+    const failed = buildResultCard(buildRunFinishedEvent(await finishedRun('FAILED')).detail, {
+      origin: ASKER,
+      ratings: [],
+    });
     expect(JSON.stringify(failed.blocks)).toContain('模型服务调用失败');
   });
 
   it('offers no rating on a cancelled run', async () => {
-    const cancelled = buildResultCard(buildRunFinishedEvent(await finishedRun('CANCELLED')).detail, { count: 0 });
+    const cancelled = buildResultCard(buildRunFinishedEvent(await finishedRun('CANCELLED')).detail, {
+      origin: ASKER,
+      ratings: [],
+    });
     expect(cancelled.blocks.some((block) => block.type === 'actions')).toBe(false);
   });
 });
@@ -125,13 +219,56 @@ describe('buildDetailsReply', () => {
   it('puts each finding with its evidence, the limitations and the run link in the thread reply, escaped', async () => {
     const run = await finishedRun('PUBLISHED', { draft: hostileDraft() });
     const { detail } = buildRunFinishedEvent(run, { apiUrl: API });
-    const reply = buildDetailsReply(detail);
-    if (reply === null) throw new Error('no reply');
-    expect(blockKitViolations(reply as never, [`<${API}/runs/${run.runId}|Open the run (GET /runs)>`])).toEqual([]);
+    const reply = buildDetailsReply(detail, ASKER);
+    const allowed = [`<${API}/runs/${run.runId}|Open the run (GET /runs)>`, '<@U0ASKER01>'];
+    expect(blockKitViolations(reply as never, allowed)).toEqual([]);
     const json = JSON.stringify(reply.blocks);
     expect(json).toContain('Evidence');
     expect(json).toContain('Open questions');
     expect(json).toContain('AI-generated');
+  });
+
+  it('names how the run started: Slack and who, an alarm and its incident, or the API', async () => {
+    const run = await finishedRun('PUBLISHED');
+    const { detail } = buildRunFinishedEvent(run);
+    const first = (origin: Parameters<typeof buildDetailsReply>[1]) =>
+      JSON.stringify(buildDetailsReply(detail, origin).blocks[1]);
+    expect(first(ASKER)).toContain('Started from Slack by <@U0ASKER01>');
+    expect(first(ASKER)).not.toContain('API');
+    expect(first({ kind: 'alarm', source: 'cloudwatch', incidentKey: 'order-5xx', title: 'order 5xx' })).toContain(
+      'Triggered by cloudwatch · incident `order-5xx`',
+    );
+    expect(first({ kind: 'caller' })).toContain('Started through the API or the command line');
+  });
+
+  it('shows the whole action plan, the recommendations, and a past incident marked as a lead, numbers formatted', async () => {
+    const run = await finishedRun('PUBLISHED', { draft: plannedDraft() });
+    const report = {
+      ...(run.report as object),
+      seen_before: [
+        {
+          run_id: 'run-past-1',
+          occurred_at: '2026-11-02T03:04:05.000Z',
+          rating: 'CORRECT',
+          tool_call_ids: ['call_logs_1'],
+        },
+      ],
+    };
+    const usage = { ...(run.usage as NonNullable<typeof run.usage>), totalTokens: 38_230 };
+    const { detail } = buildRunFinishedEvent({ ...run, report, usage }, { apiUrl: API });
+    const reply = buildDetailsReply(detail, ASKER);
+    const allowed = [
+      `<${API}/runs/${run.runId}|Open the run (GET /runs)>`,
+      `<${API}/runs/run-past-1|open it>`,
+      '<@U0ASKER01>',
+    ];
+    expect(blockKitViolations(reply as never, allowed)).toEqual([]);
+    const json = JSON.stringify(reply.blocks);
+    for (let step = 1; step <= 8; step += 1) expect(json).toContain(`${step}. 第 ${step} 步`);
+    expect(json).toContain('*Recommendations*');
+    expect(json).toContain('Seen before — a lead the run looked at, not evidence');
+    expect(json).toContain('A past incident of 2026-11-02, rated correct');
+    expect(json).toContain('38,230 tokens');
   });
 });
 
@@ -153,5 +290,83 @@ describe('buildRatingModal', () => {
     });
     expect(JSON.stringify(modal.blocks)).toContain('"max_length":1000');
     expect(JSON.stringify(modal.blocks)).toContain('"max_length":2000');
+  });
+});
+
+describe('the result card a responder reads', () => {
+  /** The header and the notice line under it: what a responder reads first. */
+  const top = (card: CardMessage) => JSON.stringify(card.blocks.slice(0, 2));
+  const build = async (kind: 'PUBLISHED' | 'FALLBACK' | 'FAILED', followUp = false) => {
+    const run = await finishedRun(kind, { runId: RUN_ID, sessionId: SESSION_ID, draft: plannedDraft() });
+    const { detail } = buildRunFinishedEvent({ ...run, continueSession: followUp }, { apiUrl: API });
+    return buildResultCard(detail, { origin: ASKER, ratings: [] });
+  };
+
+  it('of a published run: "Diagnosed", who asked, the conclusion, the first steps of the plan, the run linked', async () => {
+    const card = await build('PUBLISHED');
+    expect(card.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Diagnosed · E1001' } });
+    expect(top(card)).toContain('Asked by <@U0ASKER01>');
+    expect(top(card)).toContain(`<${API}/runs/${RUN_ID}|Open the run (GET /runs)>`);
+    const json = JSON.stringify(card.blocks);
+    expect(json).toContain('*Conclusion*\\npayment-gateway 连接池缩小导致订单失败');
+    expect(json).toContain('*First steps*\\n1. 第 1 步：恢复 payment-gateway 连接池配置 — _目的 1_');
+    expect(json).toContain('3. 第 3 步');
+    expect(json).not.toContain('4. 第 4 步');
+    expect(json).toContain('…and 5 more steps in the thread');
+  });
+
+  it('of a fallback: the honest "no conclusion" in words, and no plan (nothing was published)', async () => {
+    const card = await build('FALLBACK');
+    expect(card.blocks[0]).toMatchObject({ text: { text: 'No conclusion — evidence insufficient · E1001' } });
+    expect(top(card)).toContain('Asked by <@U0ASKER01>');
+    const json = JSON.stringify(card.blocks);
+    expect(json).toContain('*No conclusion*');
+    expect(json).not.toContain('First steps');
+    expect(json).not.toContain('第 1 步');
+  });
+
+  it('of a failed run: "Failed", the failure in words, no plan', async () => {
+    const card = await build('FAILED');
+    expect(card.blocks[0]).toMatchObject({ text: { text: 'Failed · E1001' } });
+    expect(JSON.stringify(card.blocks)).toContain('模型服务调用失败');
+    expect(JSON.stringify(card.blocks)).not.toContain('First steps');
+  });
+
+  it('of a follow-up: says it answers a follow-up, with its plan and who asked', async () => {
+    const card = await build('PUBLISHED', true);
+    expect(card.blocks[0]).toMatchObject({ text: { text: 'Follow-up · Diagnosed · E1001' } });
+    const json = JSON.stringify(card.blocks);
+    expect(json).toContain('*Follow-up question*');
+    expect(json).toContain('1. 第 1 步');
+    expect(top(card)).toContain('Asked by <@U0ASKER01>');
+  });
+
+  it.each([
+    ['PUBLISHED', false],
+    ['FALLBACK', false],
+    ['FAILED', false],
+    ['PUBLISHED', true],
+  ] as const)(
+    'of a %s run (follow-up: %s) prints no run or session id, nor a raw status word',
+    async (kind, followUp) => {
+      const card = await build(kind, followUp);
+      const header = JSON.stringify(card.blocks[0]);
+      const withoutLinks = top(card).replaceAll(`${API}/runs/${RUN_ID}`, '');
+      for (const raw of [RUN_ID, SESSION_ID, 'PUBLISHED', 'FALLBACK', 'FAILED', 'SUCCEEDED']) {
+        expect(header).not.toContain(raw);
+        expect(withoutLinks).not.toContain(raw);
+      }
+      expect(
+        blockKitViolations(textBlocks(card), ['<@U0ASKER01>', `<${API}/runs/${RUN_ID}|Open the run (GET /runs)>`]),
+      ).toEqual([]);
+    },
+  );
+});
+
+describe('the documented example docs/examples/slack-card.json', () => {
+  it('is exactly the card and thread reply the builders make of its scripted run', async () => {
+    const example = JSON.parse(readFileSync('docs/examples/slack-card.json', 'utf8'));
+    expect(example).toEqual(JSON.parse(JSON.stringify(await cardExample())));
+    expect(blockKitViolations(textBlocks(example.card), ['<@U0ASKER01>', '<@U0RATER01>', EXAMPLE_LINK])).toEqual([]);
   });
 });

@@ -83,6 +83,7 @@ async function world() {
         threadTs: null,
         query: 'q',
         startedBy: 'cloudwatch',
+        requesterId: null,
         followUp: false,
       },
       now,
@@ -98,6 +99,7 @@ async function world() {
     slackOf: () => api,
     cards,
     runs,
+    feedback,
     start: { store: runs, workflow: recorded.workflow },
     rate: createRating({
       feedback,
