@@ -59,6 +59,7 @@ export {
   type TokenCounter,
 } from './request-tokens.ts';
 export {
+  E1001_ALARM_SCRIPTED_CONVERSATION,
   E1001_SCRIPTED_CONVERSATION,
   loadScriptedConversation,
   type ScriptedConversation,

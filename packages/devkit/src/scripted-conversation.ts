@@ -21,6 +21,16 @@ export const E1001_SCRIPTED_CONVERSATION = new URL(
   import.meta.url,
 );
 
+/**
+ * The same incident's scripted conversation for a run an alarm starts (examples/demo/e1001-alarm-scripted-conversation
+ * .json): the demo's checks, with claims that hold for logs clamped to the incident window, which ends when the alarm
+ * arrived (only the failure's first seconds are there).
+ */
+export const E1001_ALARM_SCRIPTED_CONVERSATION = new URL(
+  '../../../examples/demo/e1001-alarm-scripted-conversation.json',
+  import.meta.url,
+);
+
 /** Reads a scripted conversation (by default the demo's), a fresh copy each time. */
 export function loadScriptedConversation(path: URL | string = E1001_SCRIPTED_CONVERSATION): ScriptedConversation {
   return JSON.parse(readFileSync(path, 'utf8')) as ScriptedConversation;

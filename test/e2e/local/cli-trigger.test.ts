@@ -26,6 +26,11 @@ const diagnosis = (args: string[]) =>
 
 const ALARM = 'examples/triggers/cloudwatch-alarm.json';
 
+interface JudgeVerdict {
+  analysis_index: number;
+  reason: string;
+}
+
 /** The first test's output: the started run in full, which later tests compare to and mutate for the schema. */
 let first: {
   trigger: { runId: string; sessionId: string };
@@ -48,6 +53,31 @@ describe('diagnosis trigger', () => {
       /^CloudWatch 告警「E1001-payment-gateway-5xx」于 2026-11-30T14:05:12\+08:00/,
     );
     expect(first.result.status).toBe('PUBLISHED');
+  });
+
+  it('claims only what its observations show, clamped to the window: every count and value of a finding or a verdict', () => {
+    // NOTE: the scripted alarm conversation is an example: a count of lines (`10 条`) or a `key=value` it states, in a
+    // finding or in the judge's reason for it, must be in what the checks it cites returned inside the window.
+    const { result, evidence } = first as unknown as {
+      result: { report: { draft: { analysis: { statement: string; tool_call_ids: string[] }[] } } };
+      evidence: { citations: { tool_call_id: string; observation: string | null; verdicts: JudgeVerdict[] }[] };
+    };
+    const observations = new Map(evidence.citations.map((citation) => [citation.tool_call_id, citation.observation]));
+    const reasons = evidence.citations.flatMap((citation) => citation.verdicts);
+    const claims = result.report.draft.analysis.map((item, index) => {
+      const seen = item.tool_call_ids.map((id) => observations.get(id) ?? '');
+      const lines = seen.reduce((sum, text) => sum + (JSON.parse(text || '{}').data?.lines?.length ?? 0), 0);
+      const said = [
+        item.statement,
+        ...reasons.filter((verdict) => verdict.analysis_index === index).map((v) => v.reason),
+      ];
+      return { said: said.join(' '), seen: seen.join(' '), lines };
+    });
+    expect(claims.length).toBeGreaterThan(0);
+    for (const claim of claims) {
+      for (const [, count] of claim.said.matchAll(/(\d+) 条/g)) expect(Number(count)).toBeLessThanOrEqual(claim.lines);
+      for (const [pair] of claim.said.matchAll(/\b[a-z_.]+=\d+/g)) expect(claim.seen).toContain(pair);
+    }
   });
 
   it('attaches the same alarm again within the quiet period and starts nothing', async () => {

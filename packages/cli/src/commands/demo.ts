@@ -21,7 +21,7 @@ export const demoCommand: Command = {
       name: 'alarm',
       type: 'boolean',
       description:
-        'start it from a CloudWatch alarm instead (examples/triggers/cloudwatch-alarm.json through the Trigger function); one incident per data folder: again, it attaches to the first run',
+        'start it from a CloudWatch alarm instead (examples/triggers/cloudwatch-alarm.json through the Trigger function, answered by examples/demo/e1001-alarm-scripted-conversation.json: its logs end at the alarm); one incident per data folder: again, it attaches to the first run',
     },
     {
       name: 'json',
@@ -41,7 +41,8 @@ export const demoCommand: Command = {
   settings: ['MYSQL_URL', 'DIAGNOSIS_TIMEZONE', ...MASKING_SETTINGS, ...STORE_SETTINGS],
   async run({ values }, io) {
     if (values.alarm === true) {
-      // The alarm-started variant: the same scripted conversation, started by the Trigger function from an alarm.
+      // The alarm-started variant: the alarm's scripted conversation (its claims fit the clamped window), started by
+      // the Trigger function from an alarm.
       const { runScriptedTrigger } = await import('../local/run-scripted-trigger.ts');
       const { REPO_ROOT } = await import('../local/local-data.ts');
       return runScriptedTrigger(

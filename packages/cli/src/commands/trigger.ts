@@ -42,7 +42,7 @@ export const triggerCommand: Command = {
     {
       name: 'scripted-model',
       type: 'boolean',
-      description: "answer with the demo's scripted conversation (no key needed)",
+      description: "answer with the demo's scripted alarm conversation (no key needed; its claims fit the window)",
     },
     TIMEOUT,
     {

@@ -1,7 +1,9 @@
 /**
  * An alarm or webhook event through the real Trigger functions with the demo's scripted model (`trigger
- * --scripted-model`, `demo --alarm`): a loopback server answers every model request from the hand-written
- * conversation of examples/demo/, in DeepSeek's wire format; everything else is real.
+ * --scripted-model`, `demo --alarm`): a loopback server answers every model request from the hand-written alarm
+ * conversation of examples/demo/, in DeepSeek's wire format; everything else is real. NOTE: the alarm's own
+ * conversation, not the demo's: a triggered run's logs are clamped to its incident window (to the alarm's arrival),
+ * and a scripted example claims only what its observations show.
  */
 import type { CliIo } from '../command-line.ts';
 import { type LocalTriggerOptions, runLocalTrigger } from './run-local-trigger.ts';
@@ -11,8 +13,10 @@ export async function runScriptedTrigger(
   options: Omit<LocalTriggerOptions, 'settings' | 'banner'>,
   io: CliIo,
 ): Promise<number> {
-  const { loadScriptedConversation, startDeepSeekServer } = await import('@diagnosis/devkit');
-  const conversation = loadScriptedConversation();
+  const { E1001_ALARM_SCRIPTED_CONVERSATION, loadScriptedConversation, startDeepSeekServer } = await import(
+    '@diagnosis/devkit'
+  );
+  const conversation = loadScriptedConversation(E1001_ALARM_SCRIPTED_CONVERSATION);
   // With --slack, a follow-up run asks the model too: the same scripted conversation answers it.
   const times = options.slack === true ? 2 : 1;
   const server = await startDeepSeekServer(
@@ -30,7 +34,7 @@ export async function runScriptedTrigger(
           SEMANTIC_GUARD: 'enforce',
         },
         banner:
-          "SCRIPTED model: a loopback server answers with the demo's hand-written conversation (examples/demo/e1001-scripted-conversation.json); everything else is real.",
+          "SCRIPTED model: a loopback server answers with the hand-written alarm conversation (examples/demo/e1001-alarm-scripted-conversation.json): the agent's rounds and the judge's verdicts; everything else is real.",
       },
       io,
     );
