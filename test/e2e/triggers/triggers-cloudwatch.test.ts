@@ -76,22 +76,16 @@ describe('the Trigger function on CloudWatch alarm events', () => {
   it('starts a run for a mapped alarm: the tenant and question from the mapping, the window from the alarm, and enforces it', async () => {
     // The enterprise's changes: one in the lookback, one after the alarm began, and another enterprise's.
     const changes = createDynamoChangeStore({ client: dynamo, tableName: world.tableName });
-    const recorded = (enterpriseId: string, eventId: string, at: string) =>
-      changes.record({
-        enterpriseId,
-        source: 'webhook',
+    const recorded = (enterpriseId: string, eventId: string, at: string) => {
+      const texts = { environment: null, ref: eventId, actor: null, summary: 'Argo CD synced', url: null };
+      const origin = {
+        source: 'webhook' as const,
         origin: 'argocd',
-        eventId,
-        at,
         service: 'payment-gateway',
-        environment: null,
-        kind: 'deploy',
-        ref: eventId,
-        actor: null,
-        summary: 'Argo CD synced payment-gateway',
-        url: null,
-        receivedAt: at,
-      });
+        kind: 'deploy' as const,
+      };
+      return changes.record({ enterpriseId, eventId, at, receivedAt: at, ...origin, ...texts });
+    };
     await recorded('E1001', 'in-lookback', '2026-11-30T06:01:40.000Z');
     await recorded('E1001', 'after-start', '2026-11-30T06:06:00.000Z');
     await recorded('E1002', 'other-enterprise', '2026-11-30T06:02:00.000Z');
