@@ -68,6 +68,7 @@ export {
   type DeepSeekResponse,
   isJudgeRequest,
   loadWireFixture,
+  scriptedRound,
   startDeepSeekServer,
   type WireReply,
   type WireScript,

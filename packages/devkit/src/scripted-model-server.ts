@@ -102,6 +102,25 @@ export function wireText(content: string, options: { reasoning?: string; usage?:
   };
 }
 
+/**
+ * Which round of a scripted conversation a request asks for: the round after the one whose tool call the request's
+ * newest tool result answers (0 when it carries none). NOTE: read from the newest call, not from a count of assistant
+ * messages: once a run's history passes the harness's bound its judged rounds are folded away, and the count no
+ * longer says how far the run is. A call no round made falls back to that count.
+ */
+export function scriptedRound(request: Record<string, unknown>, rounds: readonly DeepSeekResponse[]): number {
+  const messages = (Array.isArray(request.messages) ? request.messages : []) as {
+    role?: unknown;
+    tool_call_id?: unknown;
+  }[];
+  const newest = messages.findLast((message) => message.role === 'tool');
+  if (newest === undefined) return 0;
+  const index = rounds.findIndex((round) =>
+    round.choices[0]?.message.tool_calls?.some((call) => call.id === newest.tool_call_id),
+  );
+  return index === -1 ? messages.filter((message) => message.role === 'assistant').length : index + 1;
+}
+
 /** A response: a chat completion (200), any JSON body with a status, or raw text with its content type (an HTML page). */
 export type WireReply =
   | DeepSeekResponse

@@ -1,6 +1,7 @@
 import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { DiagnosisResult } from '@diagnosis/core';
 import { createDynamoTenantLeaseStore, leasePartitionKey, leaseSortKey } from '@diagnosis/core/store';
+import { scriptedRound } from '@diagnosis/devkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalBatch } from '../../../packages/cli/src/batch/run-local-batch.ts';
 import type { DeepSeekResponse } from '../../support/deepseek-server.ts';
@@ -67,7 +68,7 @@ async function sample(prefix: string, enterpriseId: string): Promise<{ running: 
 function answerEveryConversation(responses: DeepSeekResponse[], count: number, observe: () => Promise<void>) {
   const answer = async (request: Record<string, unknown>) => {
     await observe();
-    const round = (request.messages as { role: string }[]).filter((message) => message.role === 'assistant').length;
+    const round = scriptedRound(request, responses);
     return structuredClone(responses[Math.min(round, responses.length - 1)] as DeepSeekResponse);
   };
   world.server.script.push(...Array.from({ length: count }, () => answer));

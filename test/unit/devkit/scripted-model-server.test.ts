@@ -1,4 +1,4 @@
-import { startDeepSeekServer, wireText } from '@diagnosis/devkit';
+import { scriptedRound, startDeepSeekServer, wireText, wireToolCalls } from '@diagnosis/devkit';
 import { describe, expect, it } from 'vitest';
 
 const ask = (baseURL: string, system: string) =>
@@ -45,5 +45,35 @@ describe('startDeepSeekServer', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('scriptedRound', () => {
+  const rounds = [
+    wireToolCalls([{ id: 'call_a', name: 'query_logs', arguments: {} }]),
+    wireToolCalls([{ id: 'call_b', name: 'query_logs', arguments: {} }]),
+    wireText('{}'),
+  ];
+  const call = (id: string) => ({ role: 'assistant', tool_calls: [{ id, type: 'function' }] });
+  const result = (id: string) => ({ role: 'tool', tool_call_id: id, content: '{}' });
+
+  it('answers the first round to a request that carries no tool result', () => {
+    expect(scriptedRound({ messages: [{ role: 'system' }, { role: 'user' }] }, rounds)).toBe(0);
+  });
+
+  it('answers the round after the one whose call the newest tool result answers, whatever was folded before it', () => {
+    const whole = [{ role: 'user' }, call('call_a'), result('call_a'), call('call_b'), result('call_b')];
+    // Folded: the judged rounds are gone, the newest stays.
+    const folded = [{ role: 'user' }, call('call_a'), result('call_a'), call('call_b'), result('call_b')].filter(
+      (_, index) => index !== 1 && index !== 2,
+    );
+
+    expect(scriptedRound({ messages: whole }, rounds)).toBe(2);
+    expect(scriptedRound({ messages: folded }, rounds)).toBe(2);
+    expect(scriptedRound({ messages: [{ role: 'user' }, call('call_a'), result('call_a')] }, rounds)).toBe(1);
+  });
+
+  it('falls back to the count of assistant messages for a call no round made', () => {
+    expect(scriptedRound({ messages: [{ role: 'user' }, call('other'), result('other')] }, rounds)).toBe(1);
   });
 });

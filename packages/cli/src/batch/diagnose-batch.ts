@@ -6,7 +6,13 @@
  * E1001 conversation from a loopback server (no key), each model round after `--model-latency` milliseconds.
  */
 import { readFileSync } from 'node:fs';
-import { type DeepSeekResponse, lambdaContext, loadScriptedConversation, startDeepSeekServer } from '@diagnosis/devkit';
+import {
+  type DeepSeekResponse,
+  lambdaContext,
+  loadScriptedConversation,
+  scriptedRound,
+  startDeepSeekServer,
+} from '@diagnosis/devkit';
 import { createLocalDiagnose, createObservability } from '@diagnosis/functions';
 import { ulid } from 'ulid';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
@@ -53,8 +59,7 @@ async function startScriptedModel(count: number, latencyMs: number) {
   const conversation = loadScriptedConversation();
   const answer = async (request: Record<string, unknown>) => {
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-    const messages = Array.isArray(request.messages) ? (request.messages as { role?: unknown }[]) : [];
-    const round = messages.filter((message) => message.role === 'assistant').length;
+    const round = scriptedRound(request, conversation.responses as DeepSeekResponse[]);
     return structuredClone(
       conversation.responses[Math.min(round, conversation.responses.length - 1)] as DeepSeekResponse,
     );

@@ -1,21 +1,17 @@
 /**
  * The demo's scripted model for a server that runs many diagnoses: the loopback DeepSeek-format server answers each
- * request with the round of the demo's hand-written E1001 conversation that the request's own history asks for (its
- * count of assistant messages), and each judge request with the demo's judge answer. So every run gets the same
+ * request with the round of the demo's hand-written E1001 conversation that the request's own history asks for (the
+ * round after the one whose call its newest tool result answers: `scriptedRound`), and each judge request with the demo's judge answer. So every run gets the same
  * scripted conversation, however many run and in whatever order. NOTE: scripted, never a model: a run on another
  * incident gets E1001's tool calls, which its own window or enterprise may refuse (the run then ends FALLBACK).
  */
 import {
   type DeepSeekResponse,
   loadScriptedConversation,
+  scriptedRound,
   startDeepSeekServer,
   type WireScript,
 } from '@diagnosis/devkit';
-
-function assistantTurns(request: Record<string, unknown>): number {
-  const messages = Array.isArray(request.messages) ? (request.messages as { role?: unknown }[]) : [];
-  return messages.filter((message) => message.role === 'assistant').length;
-}
 
 export async function startScriptedModel() {
   const conversation = loadScriptedConversation();
@@ -26,7 +22,7 @@ export async function startScriptedModel() {
   // NOTE: each entry puts itself back: the server's queues never run dry.
   const agentEntry = (request: Record<string, unknown>) => {
     agent.push(agentEntry);
-    const round = rounds[Math.min(assistantTurns(request), rounds.length - 1)];
+    const round = rounds[Math.min(scriptedRound(request, rounds), rounds.length - 1)];
     return round ?? { status: 599, body: { error: { message: 'no scripted round' } } };
   };
   const judgeEntry = () => {

@@ -26,7 +26,7 @@ import { createAuditMiddleware } from './audit-middleware.ts';
 import { createBudgetMiddleware } from './budget-middleware.ts';
 import { maxRounds, softStopBeforeRound } from './budget-policy.ts';
 import { createCollectionState, stopCollection } from './collection-state.ts';
-import { createObservationCompactor } from './compact-observations.ts';
+import { compactHistory } from './compact-history.ts';
 import { AuditFailure, HarnessStop, ModelCallFailure } from './harness-signals.ts';
 import { createProgressTracker } from './progress-tracker.ts';
 import { createRequestTimeoutMiddleware } from './request-timeout-middleware.ts';
@@ -76,7 +76,6 @@ export function createHarness(options: HarnessOptions) {
   // a millisecond before `now()` reaches the same instant, and the next round must still be the final one.
   lifecycle.reserveSignal.addEventListener('abort', () => stopCollection(collection, 'DEADLINE'), { once: true });
   const catalog = evidence.query_mysql.catalog;
-  const compactor = createObservationCompactor();
   const masking =
     options.masking ?? createMaskingSession({ mode: 'identifiers', secret: DEVELOPMENT_MASKING_SECRET }, run.runId);
   let batches = 0;
@@ -141,7 +140,7 @@ export function createHarness(options: HarnessOptions) {
       await options.beforeRound?.().catch(() => undefined);
       const softStop = softStopBeforeRound(run, collection);
       if (softStop !== null) stopCollection(collection, softStop);
-      const sent = compactor.compact(boundErrorResults(messages));
+      const sent = compactHistory(boundErrorResults(messages));
       if (collection.stopReason === null) return sent === messages ? {} : { messages: sent };
       collection.finalRound = true;
       return {

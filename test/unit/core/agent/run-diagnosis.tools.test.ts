@@ -18,6 +18,17 @@ const final = (ids: string[] = []) =>
 const lastObservations = (model: Awaited<ReturnType<typeof diagnose>>['model']) =>
   observationsIn(model.doGenerateCalls.at(-1)?.prompt ?? []);
 
+/** Every observation in full as the model first read it, in call order (a later request may fold it). */
+const observationsRead = (model: Awaited<ReturnType<typeof diagnose>>['model']) => {
+  const byId = new Map<unknown, Record<string, unknown>>();
+  for (const call of model.doGenerateCalls) {
+    for (const observation of observationsIn(call.prompt)) {
+      if (!byId.has(observation.tool_call_id)) byId.set(observation.tool_call_id, observation);
+    }
+  }
+  return [...byId.values()];
+};
+
 describe('runDiagnosis — Requirement: evidence tools execute through the harness boundary', () => {
   it('gives the RAG adapter only the unwrapped request and the exact framework id when it requests first evidence', async () => {
     const { outcome, adapterCalls, audit } = await diagnose([
@@ -241,7 +252,7 @@ describe('runDiagnosis — Requirement: evidence tools execute through the harne
         },
       },
     );
-    const [logs, mysql] = lastObservations(model);
+    const [logs, mysql] = observationsRead(model);
     // The model reads log lines as a table (issue 25): the whitelisted columns only, each message bounded.
     const logData = logs?.data as { matched: number; columns: string[]; rows: unknown[][] };
     expect(logData.matched).toBe(30);

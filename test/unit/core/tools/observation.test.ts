@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMPACTED_OBSERVATION_NOTE } from '../../../../packages/core/src/harness/compact-observations.ts';
+import { CALL_RECORD_NOTE } from '../../../../packages/core/src/harness/compact-history.ts';
 import { EVIDENCE_ERROR_CODES } from '../../../../packages/core/src/tools/evidence-adapter.ts';
 import {
   emptyObservation,
@@ -70,7 +70,7 @@ describe('control observations', () => {
       emptyObservation('call_x').message,
       stopRequiredObservation('call_x').message,
       STOP_REQUIRED_MESSAGE,
-      COMPACTED_OBSERVATION_NOTE,
+      CALL_RECORD_NOTE,
     ]) {
       expect(fixedText(message)).not.toMatch(FIGURE);
     }

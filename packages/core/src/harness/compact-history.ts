@@ -1,0 +1,143 @@
+import type { JSONValue } from '@ai-sdk/provider';
+import type { AssistantModelMessage, ModelMessage, ToolModelMessage, ToolResultPart } from 'ai';
+import { utf8Bytes } from '../run/utf8.ts';
+
+/**
+ * When the history a round would re-send (every message after the instructions: the prompt, the tool calls, their
+ * observations) passes this many UTF-8 bytes, the judged rounds are folded into the call record. NOTE: about 2,000
+ * of DeepSeek's tokens of JSON: with the instructions and tool schemas (about 2,200) a request stays near 4–5k tokens
+ * whatever the observations' size, so a run's input grows linearly with its tool calls, not with their square.
+ */
+export const COMPACT_HISTORY_AT_BYTES = 6 * 1024;
+
+/** The `evidence_status` of the call record (the first call's result once the history is folded). */
+export const CALL_RECORD_STATUS = 'COMPACTED';
+
+/** What the model reads at the head of the call record. */
+export const CALL_RECORD_NOTE =
+  '本次运行较早的工具调用（你已读过并评价过它们的观察结果）：观察数据已从对话中压缩，完整数据保存在审计中，仍可按 tool_call_id 引用。';
+
+/** A call's input larger than this is listed without it (a refused call's input may be anything the model wrote). */
+export const CALL_RECORD_MAX_INPUT_BYTES = 1024;
+
+/** One folded call as the record lists it: what was asked and what came back, never the data itself. */
+interface CallRecordEntry {
+  tool_call_id: string;
+  tool: string;
+  input: JSONValue;
+  evidence_status: JSONValue;
+  rows?: number;
+}
+
+/** A tool round: the assistant message that asked for calls and the tool messages answering them. */
+interface ToolRound {
+  assistant: AssistantModelMessage;
+  results: ModelMessage[];
+}
+
+/**
+ * Keeps a run's input linear in its tool calls at every observation size: every message is re-sent in every later
+ * round, so without this the input grows with the square of the calls (twenty 1 KB observations: ~157k tokens).
+ * Once the history a round would send passes {@link COMPACT_HISTORY_AT_BYTES}, every tool round but the first and the
+ * newest is dropped, and the first round's result becomes the call record ({@link CALL_RECORD_STATUS}): per folded
+ * call its `tool_call_id` (still citable), tool, business input (so the model does not ask again),
+ * `evidence_status` and row count. The newest round (its observation not yet judged by the model) stays as sent.
+ * NOTE: prompt cache. The first round's call stays in place, so a folded request still begins with the first
+ * request's whole input (the instructions, tools and prompt: a cache unit of the provider's); the record only grows
+ * at its end (`calls` is its last field), so a fold keeps the prefix up to the calls recorded before.
+ * NOTE: the SDK keeps what a round was sent, so the history given here already holds this run's record: it is read
+ * back from there and extended, never rebuilt. NOTE: nothing is hidden from the guards: the audit, the EvidenceGuard
+ * and the SemanticGuard's judge read the observations as recorded, never this history. Written by the harness, not by
+ * a model: no summary of what an observation said. Returns the same array when nothing is folded.
+ */
+export function compactHistory(messages: ModelMessage[]): ModelMessage[] {
+  const head: ModelMessage[] = [];
+  const rounds: ToolRound[] = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') rounds.push({ assistant: message, results: [] });
+    else if (rounds.length === 0) head.push(message);
+    else rounds.at(-1)?.results.push(message);
+  }
+  const [first, ...rest] = rounds;
+  const newest = rest.at(-1);
+  if (first === undefined || newest === undefined || toolCallsOf(first.assistant).length === 0) return messages;
+  const recorded = readCallRecord(first);
+  const folded = recorded === null ? [first, ...rest.slice(0, -1)] : rest.slice(0, -1);
+  if (folded.length === 0 || utf8Bytes(JSON.stringify(messages)) <= COMPACT_HISTORY_AT_BYTES) return messages;
+  const entries = [...(recorded ?? []), ...folded.flatMap(recordEntries)];
+  return [...head, first.assistant, callRecord(first.assistant, entries), newest.assistant, ...newest.results];
+}
+
+const toolCallsOf = (assistant: AssistantModelMessage) =>
+  typeof assistant.content === 'string' ? [] : assistant.content.filter((part) => part.type === 'tool-call');
+
+/** The entries of the record a first round holds, or null when its result is still the observation. */
+function readCallRecord(round: ToolRound): CallRecordEntry[] | null {
+  const [message] = round.results;
+  if (message?.role !== 'tool') return null;
+  const [part] = message.content;
+  if (part?.type !== 'tool-result' || part.output.type !== 'json') return null;
+  const value = part.output.value as { evidence_status?: unknown; calls?: unknown } | null;
+  return value?.evidence_status === CALL_RECORD_STATUS && Array.isArray(value.calls)
+    ? (value.calls as CallRecordEntry[])
+    : null;
+}
+
+/**
+ * The first round's answer once folded: its first call's result is the record; any other call it made gets a bare
+ * COMPACTED result (every call of an assistant message needs its result), its entry being in the record.
+ */
+function callRecord(assistant: AssistantModelMessage, entries: readonly CallRecordEntry[]): ToolModelMessage {
+  return {
+    role: 'tool',
+    content: toolCallsOf(assistant).map(
+      (call, index): ToolResultPart => ({
+        type: 'tool-result',
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: {
+          type: 'json',
+          // NOTE: `calls` last: the record grows only at its end, so the provider's cache keeps its earlier part.
+          value:
+            index === 0
+              ? {
+                  tool_call_id: call.toolCallId,
+                  evidence_status: CALL_RECORD_STATUS,
+                  message: CALL_RECORD_NOTE,
+                  calls: entries as unknown as JSONValue[],
+                }
+              : { tool_call_id: call.toolCallId, evidence_status: CALL_RECORD_STATUS },
+        },
+      }),
+    ),
+  };
+}
+
+/** The record's entries for one tool round: each call of its assistant message with the result it got. */
+function recordEntries(round: ToolRound): CallRecordEntry[] {
+  const results = new Map<string, JSONValue>();
+  for (const message of round.results) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) {
+      if (part.type === 'tool-result' && part.output.type === 'json') results.set(part.toolCallId, part.output.value);
+    }
+  }
+  return toolCallsOf(round.assistant).map((call) => {
+    const observation = (results.get(call.toolCallId) ?? null) as {
+      evidence_status?: JSONValue;
+      data?: { rows?: unknown[]; lines?: unknown[]; hits?: unknown[] };
+    } | null;
+    const envelope = call.input as { input?: JSONValue } | null;
+    const input =
+      envelope !== null && typeof envelope === 'object' && 'input' in envelope ? (envelope.input ?? null) : null;
+    const data = observation?.data;
+    const rows = data?.rows ?? data?.lines ?? data?.hits;
+    return {
+      tool_call_id: call.toolCallId,
+      tool: call.toolName,
+      input: utf8Bytes(JSON.stringify(input)) > CALL_RECORD_MAX_INPUT_BYTES ? null : input,
+      evidence_status: observation?.evidence_status ?? null,
+      ...(Array.isArray(rows) ? { rows: rows.length } : {}),
+    };
+  });
+}
