@@ -69,11 +69,24 @@ describe('diagnosis feedback', () => {
     expect(next.stdout).toMatch(
       new RegExp(`^见过的历史事件 Seen before \\(.*never evidence\\)\\n  - run ${runId} · diagnosed `, 'm'),
     );
+    // The scripted judge's verdicts are marked scripted wherever they are printed: the report, its evidence, the page.
+    expect(next.stdout).toContain(
+      "语义校验 SemanticGuard (enforce, judge scripted-judge: SCRIPTED, hand-written verdicts, not a model's judgement)",
+    );
+    const verdicts = next.stdout.match(/^ {2}(结论 conclusion|分析 \d+): .*$/gm) ?? [];
+    expect(verdicts.length).toBeGreaterThan(1);
+    for (const line of verdicts) expect(line).toMatch(/: (SUPPORTED|UNCLEAR|UNSUPPORTED) \(scripted\) — /);
+    const judged = next.stdout.match(/judge 分析 \d+: [A-Z]+[^·\n]*/g) ?? [];
+    expect(judged.length).toBeGreaterThan(0);
+    for (const verdict of judged) expect(verdict).toContain(' (scripted)');
     const nextRunId = /^run (\w{26}) {3}status/m.exec(next.stdout)?.[1] ?? '';
     const traced = await diagnosis(['trace', nextRunId]);
     expect(traced.code, traced.stderr).toBe(0);
     const page = readFileSync(join(dataDir, 'traces', `${nextRunId}.html`), 'utf8');
     expect(page).toMatch(new RegExp(`<ul id="seen-before"><li>run ${runId} · diagnosed [^<]+ · rated CORRECT`));
+    expect(page).toContain('<p class="muted" id="scripted-judge">The judge\'s verdicts here are SCRIPTED');
+    expect(page).not.toMatch(/judge on finding \d+: [A-Z]+ —/);
+    expect(page).toMatch(/judge on finding \d+: [A-Z]+ \(scripted\) —/);
     // Another responder's WRONG retracts the memory, and says so.
     const retracted = await diagnosis(['feedback', runId, '--verdict', 'WRONG'], { USER: 'second' });
     expect(retracted).toMatchObject({

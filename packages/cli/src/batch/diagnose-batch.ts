@@ -19,6 +19,7 @@ import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';
 import { localLogDestination } from '../local/local-data.ts';
 import { startLocalRuntime } from '../local/local-runtime.ts';
 import { buildLocalSettings, checkLocalSettings } from '../local/local-settings.ts';
+import { SCRIPTED_JUDGE_MODEL_ID } from '../render/scripted-judge.ts';
 import { type LocalBatchReport, runLocalBatch } from './run-local-batch.ts';
 
 export interface BatchCommandOptions {
@@ -127,6 +128,11 @@ export async function runBatchCommand(options: BatchCommandOptions, io: CliIo): 
           DIAGNOSIS_MODEL_BASE_URL: model.baseURL,
           DIAGNOSIS_MODEL_API_KEY: 'scripted-model-no-key',
           DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash',
+          // NOTE: the judge is the scripted one too, whatever the environment names: its verdicts are hand-written.
+          SEMANTIC_GUARD_MODEL_PROFILE: 'deepseek',
+          SEMANTIC_GUARD_MODEL_BASE_URL: model.baseURL,
+          SEMANTIC_GUARD_MODEL_API_KEY: 'scripted-model-no-key',
+          SEMANTIC_GUARD_MODEL_ID: SCRIPTED_JUDGE_MODEL_ID,
         }),
     ...(options.cap === undefined ? {} : { TENANT_MAX_CONCURRENT_RUNS: String(options.cap) }),
   };

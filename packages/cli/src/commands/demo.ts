@@ -1,4 +1,5 @@
 import { type Command, EXIT } from '../command-line.ts';
+import { SCRIPTED_JUDGE_MODEL_ID } from '../render/scripted-judge.ts';
 import { MASKING_SETTINGS, STORE_SETTINGS } from '../setting-keys.ts';
 
 /**
@@ -84,7 +85,8 @@ export const demoCommand: Command = {
             SEMANTIC_GUARD_MODEL_PROFILE: 'deepseek',
             SEMANTIC_GUARD_MODEL_BASE_URL: server.baseURL,
             SEMANTIC_GUARD_MODEL_API_KEY: 'scripted-demo-no-key',
-            SEMANTIC_GUARD_MODEL_ID: 'deepseek-v4-flash',
+            // NOTE: the verdicts are hand-written: the report names the judge so (render/scripted-judge.ts).
+            SEMANTIC_GUARD_MODEL_ID: SCRIPTED_JUDGE_MODEL_ID,
           },
           banner: [
             "DEMO — the model is SCRIPTED: a loopback server answers with a hand-written conversation in DeepSeek's wire",

@@ -6,6 +6,7 @@
  * and a scripted example claims only what its observations show.
  */
 import type { CliIo } from '../command-line.ts';
+import { SCRIPTED_JUDGE_MODEL_ID } from '../render/scripted-judge.ts';
 import { type LocalTriggerOptions, runLocalTrigger } from './run-local-trigger.ts';
 
 /** The trigger with the demo's scripted model on a loopback server (the SemanticGuard in enforce, as deployed). */
@@ -32,6 +33,12 @@ export async function runScriptedTrigger(
           DIAGNOSIS_MODEL_API_KEY: 'scripted-demo-no-key',
           DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash',
           SEMANTIC_GUARD: 'enforce',
+          // NOTE: the judge too, whatever the user's environment or .env names for it; its verdicts are hand-written,
+          // and the report names the judge so (render/scripted-judge.ts).
+          SEMANTIC_GUARD_MODEL_PROFILE: 'deepseek',
+          SEMANTIC_GUARD_MODEL_BASE_URL: server.baseURL,
+          SEMANTIC_GUARD_MODEL_API_KEY: 'scripted-demo-no-key',
+          SEMANTIC_GUARD_MODEL_ID: SCRIPTED_JUDGE_MODEL_ID,
         },
         banner:
           "SCRIPTED model: a loopback server answers with the hand-written alarm conversation (examples/demo/e1001-alarm-scripted-conversation.json): the agent's rounds and the judge's verdicts; everything else is real.",

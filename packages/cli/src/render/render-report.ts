@@ -13,6 +13,7 @@ import type {
 } from '@diagnosis/core';
 import { describeSeenBefore, SEEN_BEFORE_HEADING, SEEN_BEFORE_NOTE } from './describe-seen-before.ts';
 import { explainOutcome, statusWord } from './outcome-words.ts';
+import { hasScriptedJudge, SCRIPTED_JUDGE_MODEL_ID, scriptedMark } from './scripted-judge.ts';
 
 /** What the renderer knows of the local settings, to say what to check: never a key, never a URL's path. */
 export interface RenderContext {
@@ -62,7 +63,7 @@ export function renderReport(result: DiagnosisResult, context: RenderContext = {
   else if (result.report.kind === 'FALLBACK') renderFallback(result.report, lines, context);
   else if (result.report.kind === 'CANCELLED') lines.push('诊断已取消 (CANCELLED)', `  ${result.report.message}`);
   else renderFailed(result.report, context, lines);
-  if (evidence !== undefined) renderEvidence(evidence, lines);
+  if (evidence !== undefined) renderEvidence(evidence, lines, hasScriptedJudge(result.report));
   lines.push(
     '',
     `run ${result.runId}   status ${statusWord(result.status)}${result.stopReason === null ? '' : `   stop ${describeStop(result.stopReason, result.collectionStopReason)}`}`,
@@ -134,7 +135,11 @@ const FAILURE_TEXT: Record<string, string> = {
 
 /** The SemanticGuard's verdicts, one line per claim, with the judge's reason; or why it gave none. */
 function renderSemanticGuard(guard: SemanticGuardReport, lines: string[], context: RenderContext = {}): void {
-  lines.push('', `语义校验 SemanticGuard (${guard.mode}, judge ${guard.model_id})`);
+  const scripted = guard.model_id === SCRIPTED_JUDGE_MODEL_ID;
+  const judge = scripted
+    ? `judge ${guard.model_id}: SCRIPTED, hand-written verdicts, not a model's judgement`
+    : `judge ${guard.model_id}`;
+  lines.push('', `语义校验 SemanticGuard (${guard.mode}, ${judge})`);
   if (guard.outcome === 'FAILED') {
     const effect = guard.mode === 'enforce' ? 'nothing unchecked was published' : 'shadow mode: published unchanged';
     lines.push(`  未完成 ${guard.failure}: ${FAILURE_TEXT[guard.failure ?? ''] ?? guard.failure} (${effect})`);
@@ -146,11 +151,12 @@ function renderSemanticGuard(guard: SemanticGuardReport, lines: string[], contex
     }
     return;
   }
+  const mark = scriptedMark(scripted);
   if (guard.conclusion !== null)
-    lines.push(`  结论 conclusion: ${guard.conclusion.verdict} — ${guard.conclusion.reason}`);
+    lines.push(`  结论 conclusion: ${guard.conclusion.verdict}${mark} — ${guard.conclusion.reason}`);
   for (const item of guard.analysis) {
     const removed = guard.removed.includes(item.index) ? '  [已移除 removed]' : '';
-    lines.push(`  分析 ${item.index + 1}: ${item.verdict} — ${item.reason}${removed}`);
+    lines.push(`  分析 ${item.index + 1}: ${item.verdict}${mark} — ${item.reason}${removed}`);
   }
 }
 
@@ -255,7 +261,7 @@ export const OBSERVATION_PREVIEW_CHARS = 400;
  * The evidence behind each cited check: one line of what was asked and what came back, the canonical input, the
  * start of the observation the model saw, and how the agent and the judge rated it.
  */
-function renderEvidence(evidence: RunEvidence, lines: string[]): void {
+function renderEvidence(evidence: RunEvidence, lines: string[], scriptedJudge: boolean): void {
   if (evidence.citations.length === 0) return;
   const verified = evidence.citations.every((citation) => citation.verified);
   lines.push(
@@ -264,12 +270,17 @@ function renderEvidence(evidence: RunEvidence, lines: string[]): void {
       ? '证据 Evidence (what each cited check asked, and what the model saw)'
       : '草稿引用的证据 Evidence the Draft cited (not published)',
   );
-  for (const citation of evidence.citations) lines.push(...evidenceLines(citation, OBSERVATION_PREVIEW_CHARS));
+  for (const citation of evidence.citations)
+    lines.push(...evidenceLines(citation, OBSERVATION_PREVIEW_CHARS, scriptedJudge));
   if (evidence.omitted > 0) lines.push(`  … ${evidence.omitted} more citations not shown`);
 }
 
 /** One citation's evidence as indented lines; `previewChars` bounds the observation (null: all of it, as stored). */
-export function evidenceLines(citation: CitationEvidence, previewChars: number | null): string[] {
+export function evidenceLines(
+  citation: CitationEvidence,
+  previewChars: number | null,
+  scriptedJudge = false,
+): string[] {
   const lines = [`  ${citation.tool_call_id}  ${citation.summary}`];
   if (!citation.found) return lines;
   const state = [citation.disposition, citation.status, citation.code].filter((part) => part !== null).join(' ');
@@ -295,7 +306,7 @@ export function evidenceLines(citation: CitationEvidence, previewChars: number |
       : `agent ${citation.evaluation === 'PENDING' ? 'did not judge it (the Draft came next)' : citation.evaluation}`,
     ...citation.verdicts.map(
       (verdict) =>
-        `judge 分析 ${verdict.analysis_index + 1}: ${verdict.verdict}${verdict.removed ? ' [已移除 removed]' : ''}`,
+        `judge 分析 ${verdict.analysis_index + 1}: ${verdict.verdict}${scriptedMark(scriptedJudge)}${verdict.removed ? ' [已移除 removed]' : ''}`,
     ),
   ].filter((part) => part !== null);
   if (rated.length > 0) lines.push(`    ${rated.join(' · ')}`);

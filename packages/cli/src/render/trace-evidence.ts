@@ -6,6 +6,7 @@
 import type { CitationEvidence, ModelFailureReport, RunEvidence, RunFailureCause } from '@diagnosis/core';
 import { explainOutcome, statusWord } from './outcome-words.ts';
 import { describeStop, evidenceLines } from './render-report.ts';
+import { SCRIPTED_JUDGE_MODEL_ID, scriptedMark } from './scripted-judge.ts';
 
 /**
  * The page's font stacks. NOTE: Chinese needs a CJK font; a stock Debian machine has none, and Chromium then draws
@@ -39,7 +40,7 @@ function causeLine(cause: RunFailureCause): string {
 }
 
 /** The timeline's lines for the cause and the evidence: all of each observation, as stored (bounded). */
-export function renderEvidenceText(evidence: RunEvidence): string[] {
+export function renderEvidenceText(evidence: RunEvidence, scriptedJudge = false): string[] {
   const lines: string[] = [];
   if (evidence.failure !== null) {
     lines.push('', `cause: ${causeLine(evidence.failure)}`);
@@ -51,7 +52,7 @@ export function renderEvidenceText(evidence: RunEvidence): string[] {
   if (evidence.citations.length > 0) {
     const verified = evidence.citations.every((citation) => citation.verified);
     lines.push('', verified ? 'evidence behind the citations:' : 'evidence the Draft cited (not published):');
-    for (const citation of evidence.citations) lines.push(...traceEvidenceLines(citation));
+    for (const citation of evidence.citations) lines.push(...traceEvidenceLines(citation, scriptedJudge));
     if (evidence.omitted > 0) lines.push(`  … ${evidence.omitted} more citations not shown`);
   }
   return lines;
@@ -64,8 +65,8 @@ export const TRACE_WRAP_COLUMNS = 110;
  * One citation for the trace: the report's lines, with the observation pretty-printed (when it is JSON) and wrapped
  * at {@link TRACE_WRAP_COLUMNS}, indented under its heading, instead of one line of several KB.
  */
-function traceEvidenceLines(citation: CitationEvidence): string[] {
-  const lines = evidenceLines(citation, 0);
+function traceEvidenceLines(citation: CitationEvidence, scriptedJudge: boolean): string[] {
+  const lines = evidenceLines(citation, 0, scriptedJudge);
   const at = lines.findIndex((line) => line.startsWith('    observation ('));
   const observation = citation.observation;
   if (at === -1 || observation === null) return lines;
@@ -147,18 +148,19 @@ ${rows.map(([name, value]) => `  <span class="muted">${escapeHtml(name)}</span><
 export const evidenceAnchor = (index: number) => `evidence-${index + 1}`;
 
 /** One collapsible block per citation: the summary line, then the input and the observation the model saw. */
-export function renderEvidenceHtml(evidence: RunEvidence): string {
+export function renderEvidenceHtml(evidence: RunEvidence, scriptedJudge = false): string {
   if (evidence.citations.length === 0) return '';
   const verified = evidence.citations.every((citation) => citation.verified);
   const title = verified ? 'Evidence behind the citations' : 'Evidence the Draft cited (not published)';
-  const blocks = evidence.citations.map((citation, index) => citationHtml(citation, index)).join('\n');
+  const blocks = evidence.citations.map((citation, index) => citationHtml(citation, index, scriptedJudge)).join('\n');
   const omitted = evidence.omitted > 0 ? `<p class="muted">… ${evidence.omitted} more citations not shown</p>` : '';
   return `<h2>${title}</h2>
 <p class="muted">For each check the report cites: what the agent asked (canonical input) and the observation it saw, exactly as audited.</p>
-${blocks}${omitted}`;
+${scriptedJudge ? `<p class="muted" id="scripted-judge">The judge's verdicts here are SCRIPTED: hand-written (${SCRIPTED_JUDGE_MODEL_ID}), not a model's judgement.</p>\n` : ''}${blocks}${omitted}`;
 }
 
-function citationHtml(citation: CitationEvidence, index: number): string {
+function citationHtml(citation: CitationEvidence, index: number, scriptedJudge: boolean): string {
+  const mark = scriptedMark(scriptedJudge);
   const chips = [
     citation.found ? '' : '<span class="chip bad">not in this run’s audit</span>',
     citation.disposition === null || citation.disposition === 'EXECUTED'
@@ -169,13 +171,13 @@ function citationHtml(citation: CitationEvidence, index: number): string {
       : `<span class="chip">agent ${escapeHtml(citation.evaluation === 'PENDING' ? 'not judged' : citation.evaluation)}</span>`,
     ...citation.verdicts.map(
       (verdict) =>
-        `<span class="chip ${verdict.verdict === 'SUPPORTED' ? 'ok' : 'warn'}" title="${escapeHtml(verdict.reason)}">judge #${verdict.analysis_index + 1} ${escapeHtml(verdict.verdict)}${verdict.removed ? ' · removed' : ''}</span>`,
+        `<span class="chip ${verdict.verdict === 'SUPPORTED' ? 'ok' : 'warn'}" title="${escapeHtml(verdict.reason)}">judge #${verdict.analysis_index + 1} ${escapeHtml(verdict.verdict)}${mark}${verdict.removed ? ' · removed' : ''}</span>`,
     ),
   ].join(' ');
   const body = citation.found
     ? `<h4>input</h4>${preBlock(citation.input, citation.input_truncated)}
   <h4>observation the model saw</h4>${preBlock(citation.observation, citation.observation_truncated)}
-  ${citation.verdicts.map((verdict) => `<p class="cite">judge on finding ${verdict.analysis_index + 1}: ${escapeHtml(verdict.verdict)} — ${escapeHtml(verdict.reason)}</p>`).join('')}`
+  ${citation.verdicts.map((verdict) => `<p class="cite">judge on finding ${verdict.analysis_index + 1}: ${escapeHtml(verdict.verdict)}${mark} — ${escapeHtml(verdict.reason)}</p>`).join('')}`
     : '<p class="muted">The Draft cites an id that no tool call of this run had.</p>';
   return `<details class="evidence" id="${evidenceAnchor(index)}"><summary><code>${escapeHtml(citation.tool_call_id)}</code> ${escapeHtml(citation.summary)} ${chips}</summary>
   ${body}</details>`;

@@ -5,6 +5,7 @@ import type { RunTrace } from './load-run-trace.ts';
 import { statusWord } from './outcome-words.ts';
 import { describeProcessScorecard } from './process-summary.ts';
 import { describeStop } from './render-report.ts';
+import { hasScriptedJudge } from './scripted-judge.ts';
 import {
   emptyReason,
   escapeHtml,
@@ -179,7 +180,7 @@ ${chart}
 ${rounds.length === 0 ? `<p class="empty">${escapeHtml(emptyReason(trace.evidence, status))}</p>` : `<ol class="timeline">\n${timeline}\n</ol>`}
 <h2>Report</h2>
 ${renderReportHtml(run.report as DiagnosisReport | null, trace.evidence)}
-${renderEvidenceHtml(trace.evidence)}
+${renderEvidenceHtml(trace.evidence, hasScriptedJudge(run.report as DiagnosisReport | null))}
 </body>
 </html>
 `;

@@ -1,8 +1,9 @@
-import { describeStoredToolCall, type ModelFailure } from '@diagnosis/core';
+import { type DiagnosisReport, describeStoredToolCall, type ModelFailure } from '@diagnosis/core';
 import type { RunTrace } from './load-run-trace.ts';
 import { statusWord } from './outcome-words.ts';
 import { describeProcessScorecard } from './process-summary.ts';
 import { describeStop, estimatedNote } from './render-report.ts';
+import { hasScriptedJudge } from './scripted-judge.ts';
 import { emptyReason, renderEvidenceText } from './trace-evidence.ts';
 import { elapsedMs, formatCount, formatSeconds, judgedEvaluations, toolOutcome } from './trace-reading.ts';
 
@@ -41,7 +42,7 @@ export function renderTimeline(trace: RunTrace): string {
     if (reasoningText) lines.push(`  reasoning: ${reasoningText.replace(/\s+/g, ' ')}`);
   }
   if (trace.steps.length === 0) lines.push(emptyReason(trace.evidence, run.status, 'below'));
-  lines.push(...renderEvidenceText(trace.evidence));
+  lines.push(...renderEvidenceText(trace.evidence, hasScriptedJudge(trace.run.report as DiagnosisReport | null)));
   if (run.usage !== null) {
     lines.push(
       '',

@@ -12,6 +12,7 @@ import {
   startDeepSeekServer,
   type WireScript,
 } from '@diagnosis/devkit';
+import { SCRIPTED_JUDGE_MODEL_ID } from '../render/scripted-judge.ts';
 
 export async function startScriptedModel() {
   const conversation = loadScriptedConversation();
@@ -38,6 +39,12 @@ export async function startScriptedModel() {
       DIAGNOSIS_MODEL_API_KEY: 'scripted-demo-no-key',
       DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash',
       SEMANTIC_GUARD: 'enforce',
+      // NOTE: the judge too, whatever the user's environment or .env names for it; its verdicts are hand-written,
+      // and the report names the judge so (render/scripted-judge.ts).
+      SEMANTIC_GUARD_MODEL_PROFILE: 'deepseek',
+      SEMANTIC_GUARD_MODEL_BASE_URL: server.baseURL,
+      SEMANTIC_GUARD_MODEL_API_KEY: 'scripted-demo-no-key',
+      SEMANTIC_GUARD_MODEL_ID: SCRIPTED_JUDGE_MODEL_ID,
     },
     banner:
       "SCRIPTED model: a loopback server answers every run with the demo's hand-written E1001 conversation (examples/demo/e1001-scripted-conversation.json); everything else is real.",

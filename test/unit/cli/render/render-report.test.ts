@@ -142,3 +142,42 @@ describe('renderReport — the past incidents a run met', () => {
     expect(renderReport(published())).not.toContain('Seen before');
   });
 });
+
+describe('renderReport — the judge’s verdicts', () => {
+  const judged = (modelId: string): DiagnosisResult => ({
+    runId: 'run-3',
+    status: 'PUBLISHED',
+    report: {
+      kind: 'DIAGNOSIS',
+      draft: supportedDraft(['call_1']),
+      citations: [],
+      semantic_guard: {
+        mode: 'enforce',
+        model_id: modelId,
+        outcome: 'JUDGED',
+        conclusion: { verdict: 'SUPPORTED', reason: '由第 0 条推出' },
+        analysis: [{ index: 0, verdict: 'SUPPORTED', reason: '日志显示连接池耗尽' }],
+        failure: null,
+        removed: [],
+      },
+    },
+    stopReason: null,
+    progress: null,
+    usage: emptyRunUsage(),
+  });
+
+  it('marks every verdict of the scripted judge scripted, and names it so', () => {
+    const text = renderReport(judged('scripted-judge'));
+    expect(text).toContain(
+      "语义校验 SemanticGuard (enforce, judge scripted-judge: SCRIPTED, hand-written verdicts, not a model's judgement)",
+    );
+    expect(text).toContain('  结论 conclusion: SUPPORTED (scripted) — 由第 0 条推出');
+    expect(text).toContain('  分析 1: SUPPORTED (scripted) — 日志显示连接池耗尽');
+  });
+
+  it('marks nothing of a model’s verdicts', () => {
+    const text = renderReport(judged('deepseek-v4-flash'));
+    expect(text).toContain('语义校验 SemanticGuard (enforce, judge deepseek-v4-flash)\n');
+    expect(text).not.toContain('scripted');
+  });
+});
