@@ -94,8 +94,9 @@ export async function buildDiagnosisDependencies(
     // and the verified evidence (and never the agent's Draft-format middleware).
     semanticGuard: { mode: settings.SEMANTIC_GUARD, model: judgeModel },
     evidence,
-    createStore: () =>
+    createStore: (budget) =>
       createDynamoStores({
+        ...budget,
         client: dynamo,
         tableName: settings.DIAGNOSIS_TABLE_NAME,
         retentionDays: settings.RETENTION_DAYS,

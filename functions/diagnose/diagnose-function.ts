@@ -61,7 +61,7 @@ export async function composeDiagnoseFunction(settings: DiagnosisSettings, optio
   const handler = createDiagnoseHandler(
     wrapStore === undefined
       ? dependencies
-      : { ...dependencies, createStore: () => wrapStore(dependencies.createStore()) },
+      : { ...dependencies, createStore: (budget) => wrapStore(dependencies.createStore(budget)) },
     { logger, metrics, leases: buildTenantLeases(settings, dynamo) },
   );
   return {

@@ -270,7 +270,7 @@ export type {
   ToolInvocationEvent,
 } from './store/audit-hook.ts';
 export { MAX_AUDIT_TEXT_CHARS } from './store/audit-hook.ts';
-export type { AuditWriter } from './store/audit-writer.ts';
+export type { AuditWriter, RunWriteBudget } from './store/audit-writer.ts';
 export {
   FEEDBACK_LIMITS,
   FEEDBACK_VERDICTS,

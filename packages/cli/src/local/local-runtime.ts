@@ -7,7 +7,7 @@
 
 import { resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { ensureDiagnosisTable } from '@diagnosis/core/store';
+import { dynamoRequestHandler, ensureDiagnosisTable } from '@diagnosis/core/store';
 import { CliError, EXIT } from '../command-line.ts';
 import { localDataDir, REPO_ROOT } from './local-data.ts';
 import { acquireEngine, EngineNotAnswering } from './local-engine.ts';
@@ -60,6 +60,7 @@ function localClient(endpoint: string, maxAttempts: number): DynamoDBClient {
   return new DynamoDBClient({
     endpoint,
     maxAttempts,
+    requestHandler: dynamoRequestHandler(endpoint),
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
@@ -80,7 +81,9 @@ export async function startLocalRuntime(
   const engine = given === undefined || given === '' ? await localEngine(env, say) : undefined;
   const endpoint = engine?.endpoint ?? (given as string);
   const tableName = env.DIAGNOSIS_TABLE_NAME || DEFAULT_TABLE_NAME;
-  const client = LOOPBACK.test(endpoint) ? localClient(endpoint, 3) : new DynamoDBClient({ endpoint, maxAttempts: 3 });
+  const client = LOOPBACK.test(endpoint)
+    ? localClient(endpoint, 3)
+    : new DynamoDBClient({ endpoint, maxAttempts: 3, requestHandler: dynamoRequestHandler(endpoint) });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;

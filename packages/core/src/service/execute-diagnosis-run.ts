@@ -17,7 +17,7 @@ import type { ProcessScorecard } from '../run/process-scores.ts';
 import { createRunContext } from '../run/run-context.ts';
 import { buildRunLimits, type RunLimits } from '../run/run-limits.ts';
 import type { DiagnosisRunRequest } from '../run/run-request.ts';
-import type { AuditWriter } from '../store/audit-writer.ts';
+import type { AuditWriter, RunWriteBudget } from '../store/audit-writer.ts';
 import type { RunOutcome, RunStore, StoredPseudonymBatch } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
 import {
@@ -55,8 +55,11 @@ export interface DiagnoseCommand extends DiagnosisRunRequest {
 export interface DiagnosisServiceDeps {
   model: LanguageModel;
   evidence: EvidenceAdapters;
-  /** The run store and audit writer for this invocation: the writer's write-behind queue belongs to one run. */
-  createStore: () => RunStore & AuditWriter;
+  /**
+   * The run store and audit writer for this invocation: the writer's write-behind queue belongs to one run, and its
+   * retries end with the run's `writeBudget` (see {@link RunWriteBudget}).
+   */
+  createStore: (budget?: RunWriteBudget) => RunStore & AuditWriter;
   limits?: Partial<RunLimits>;
   /** The deployment's IANA time zone, in which the model reads the run's start time (default Asia/Shanghai). */
   timeZone?: string;
@@ -128,7 +131,10 @@ export async function executeCheckedDiagnosisRun(
     command.signal === undefined ? cancellation.signal : AbortSignal.any([command.signal, cancellation.signal]);
   // Everything the caller sent is checked here, once, before anything is written.
   const query = validateQuery(command.query, limits);
-  const store = deps.createStore();
+  // NOTE: the audit's writes (and their retries) may use the invocation's time until half the flush reserve is left;
+  // the other half is the completion's. A real-time timer: the run's clock may be a scenario's own (the eval).
+  const writeBudget = AbortSignal.timeout(Math.max(0, command.remainingMs - deps.flushReserveMs / 2));
+  const store = deps.createStore({ writeBudget });
   try {
     assertTimeForARound(limits, deadlineAt - startedAt);
   } catch (error) {

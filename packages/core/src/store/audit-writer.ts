@@ -18,6 +18,16 @@ export interface AuditWriter extends AuditHook {
   flush(): Promise<AuditFlushReport>;
 }
 
+/**
+ * What a run hands the store it writes with. NOTE: `writeBudget` aborts when the run's audit writes must be over (the
+ * invocation's end less the completion's share of the flush reserve): a write is not tried again after it, and one on
+ * the wire is abandoned, so retries against a stalled or refusing table never eat the time the run's completion needs.
+ * Until then a transient failure is tried again, however often.
+ */
+export interface RunWriteBudget {
+  writeBudget: AbortSignal;
+}
+
 /** What a successful `flush` tells: the writes that needed more than one attempt to land. */
 export interface AuditFlushReport {
   retriedWrites: RetriedAuditWrite[];

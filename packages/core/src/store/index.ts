@@ -14,10 +14,15 @@ export {
 } from '../access/tenant-admission.ts';
 export * from '../errors.ts';
 export { DEFAULT_AUDIT_WRITES_IN_FLIGHT, MAX_AUDIT_WRITES_IN_FLIGHT } from '../run/audit-write-limits.ts';
-export type { AuditWriter } from './audit-writer.ts';
+export type { AuditWriter, RunWriteBudget } from './audit-writer.ts';
 export * from './change-store.ts';
 export { diagnosisTableDefinition, ensureDiagnosisTable } from './diagnosis-table.ts';
-export { createDynamoClient, type DynamoClientEnvironment } from './dynamo/create-dynamo-client.ts';
+export {
+  createDynamoClient,
+  type DynamoClientEnvironment,
+  type DynamoClientTimeouts,
+  dynamoRequestHandler,
+} from './dynamo/create-dynamo-client.ts';
 export { createDynamoAuditWriter, type DynamoAuditWriterOptions } from './dynamo/dynamo-audit-writer.ts';
 export { createDynamoChangeStore, type DynamoChangeStoreOptions } from './dynamo/dynamo-change-store.ts';
 export { createDynamoFeedbackStore, type DynamoFeedbackStoreOptions } from './dynamo/dynamo-feedback-store.ts';

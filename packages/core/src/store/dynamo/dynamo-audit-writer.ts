@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AuditWriteError, safeErrorName } from '../../errors.ts';
 import { DEFAULT_AUDIT_WRITES_IN_FLIGHT } from '../../run/audit-write-limits.ts';
 import type { ModelStepEvent, PseudonymBatchEvent, ToolInvocationEvent } from '../audit-hook.ts';
-import type { AuditFlushReport, AuditWriter, RetriedAuditWrite } from '../audit-writer.ts';
+import type { AuditFlushReport, AuditWriter, RetriedAuditWrite, RunWriteBudget } from '../audit-writer.ts';
 import type { Item } from '../items/item.ts';
 import { stepItems } from '../items/model-step-items.ts';
 import { pseudonymItem } from '../items/pseudonym-item.ts';
@@ -29,6 +29,11 @@ export interface DynamoAuditWriterOptions {
   maxWritesInFlight?: number;
   /** The wait between the writer's own tries of a transiently failed put (a test's clock; default a timer). */
   sleep?: AuditPutOptions['sleep'];
+  /**
+   * Aborts when the run's writes must be over ({@link RunWriteBudget}): until then a transiently failed put is tried
+   * again however often; after it none is tried, and one in flight is abandoned. Absent: at most `AUDIT_PUT_TRIES`.
+   */
+  writeBudget?: AbortSignal;
 }
 
 /**
@@ -52,7 +57,10 @@ export function createDynamoAuditWriter(options: DynamoAuditWriterOptions): Audi
   const retried: RetriedAuditWrite[] = [];
   const writes = createWriteQueue(options.maxWritesInFlight ?? DEFAULT_AUDIT_WRITES_IN_FLIGHT);
   const toolSortKeyOf = createToolSortKeys();
-  const putOptions: AuditPutOptions = options.sleep === undefined ? {} : { sleep: options.sleep };
+  const putOptions: AuditPutOptions = {
+    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+    ...(options.writeBudget === undefined ? {} : { budget: options.writeBudget }),
+  };
 
   /** Queues the put of `items` (one, or a round's step and reasoning together), keyed by the first one's key. */
   function putBehind(...items: [Item, ...Item[]]): void {

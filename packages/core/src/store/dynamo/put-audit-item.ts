@@ -12,11 +12,26 @@ const AUDIT_PUT_TRIES = 3;
 const AUDIT_PUT_BACKOFF_MS = [200, 800] as const;
 
 export interface AuditPutOptions {
-  /** Waits `ms` (a test hands a clock's own; default a timer). */
+  /** Waits `ms` (a test hands a clock's own; default a timer, ended early by `budget`). */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * The run's write time (`RunWriteBudget`): while it lasts, a transient failure is tried again however often (not
+   * {@link AUDIT_PUT_TRIES} times); once it aborts, nothing is tried again and a request on the wire is abandoned.
+   */
+  budget?: AbortSignal;
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+function defaultSleep(ms: number, budget?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    budget?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      budget?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
 
 /**
  * Puts one audit item once, conditionally (`attribute_not_exists(pk)`: nothing written is ever overwritten), and
@@ -36,7 +51,7 @@ async function putAuditItem(
   options: AuditPutOptions = {},
 ): Promise<AuditPutResult> {
   return writeOnce(
-    () =>
+    (abortSignal) =>
       documents.send(
         new PutCommand({
           TableName: tableName,
@@ -44,6 +59,7 @@ async function putAuditItem(
           ConditionExpression: 'attribute_not_exists(pk)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
+        abortSignal === undefined ? {} : { abortSignal },
       ),
     (error) => isConditionFailure(error) && holdsItem(error, item),
     options,
@@ -70,7 +86,7 @@ export async function putAuditItemsTogether(
   if (items.length === 1 && only !== undefined) return putAuditItem(documents, tableName, only, options);
   const token = randomUUID();
   return writeOnce(
-    () =>
+    (abortSignal) =>
       documents.send(
         new TransactWriteCommand({
           ClientRequestToken: token,
@@ -83,6 +99,7 @@ export async function putAuditItemsTogether(
             },
           })),
         }),
+        abortSignal === undefined ? {} : { abortSignal },
       ),
     (error) => {
       const reasons = cancellationReasons(error);
@@ -104,23 +121,28 @@ export async function putAuditItemsTogether(
  * this write's own items (an earlier attempt landed and its answer was lost), which counts as done only after a retry.
  */
 async function writeOnce(
-  send: () => Promise<unknown>,
+  send: (abortSignal: AbortSignal | undefined) => Promise<unknown>,
   landedEarlier: (error: unknown) => boolean,
   options: AuditPutOptions,
 ): Promise<AuditPutResult> {
-  const sleep = options.sleep ?? defaultSleep;
+  const { budget } = options;
+  const sleep = options.sleep ?? ((ms: number) => defaultSleep(ms, budget));
+  const tries = budget === undefined ? AUDIT_PUT_TRIES : Number.POSITIVE_INFINITY;
+  const ended = () => budget?.aborted === true;
   let attempts = 0;
   const errorCodes: string[] = [];
   for (let tryNumber = 1; ; tryNumber += 1) {
     try {
-      const answer = await send();
+      // NOTE: a write queued after the budget ended is refused at once (the SDK checks the signal before it sends).
+      const answer = await send(budget);
       return { attempts: attempts + sdkAttempts(answer), errorCodes };
     } catch (error) {
       attempts += sdkAttempts(error);
       errorCodes.push(safeErrorName(error));
       if ((tryNumber > 1 || sdkAttempts(error) > 1) && landedEarlier(error)) return { attempts, errorCodes };
-      if (tryNumber >= AUDIT_PUT_TRIES || !isTransientWriteError(error)) throw error;
+      if (tryNumber >= tries || ended() || !isTransientWriteError(error)) throw error;
       await sleep(AUDIT_PUT_BACKOFF_MS[Math.min(tryNumber, AUDIT_PUT_BACKOFF_MS.length) - 1] ?? 0);
+      if (ended()) throw error;
     }
   }
 }

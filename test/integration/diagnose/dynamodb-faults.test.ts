@@ -1,0 +1,154 @@
+/**
+ * A run whose DynamoDB fails in the middle of it, through a proxy on a real socket in front of DynamoDB Local: the
+ * engine stalled (every request held unanswered), every connection reset, every write refused with the engine's
+ * lock-timeout 500. Each run ends within its invocation's time with an honest status, every audit item of every
+ * finished round is in the table, and the run is not left RUNNING.
+ *
+ * Times are scaled 1:5 from the deployed client's (docs/architecture.md, "DynamoDB faults"): its 3 s request timeout
+ * and 1 s connection timeout are 600 ms and 200 ms here, the 3 s flush reserve 600 ms, and so a 20 s stall is 4 s.
+ * The lock timeout lasts its full 5 s. The invocation has 12 s (the deployed 60 s).
+ */
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DiagnosisResult, executeDiagnosisRun } from '@diagnosis/core';
+import { createDynamoClient, createDynamoStores } from '@diagnosis/core/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestTable, localDynamoClient, partitionItems } from '../../support/dynamodb.ts';
+import { type DynamoFault, loadDynamoWireAnswer, startDynamoFaultWindows } from '../../support/dynamodb-fault-proxy.ts';
+import { createFakeEvidence } from '../../support/fake-evidence.ts';
+import { envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
+import { scriptedModel, textRound, toolRound } from '../../support/scripted-model.ts';
+
+const SCALED_TIMEOUTS = { requestTimeoutMs: 600, connectionTimeoutMs: 200 };
+const FLUSH_RESERVE_MS = 600;
+const INVOCATION_MS = 12_000;
+
+const client = localDynamoClient();
+const documents = DynamoDBDocumentClient.from(client);
+let table: Awaited<ReturnType<typeof createTestTable>>;
+
+beforeAll(async () => {
+  table = await createTestTable(client);
+});
+afterAll(async () => {
+  await table.drop();
+  client.destroy();
+});
+
+interface FaultRun {
+  result: DiagnosisResult | 'STILL RUNNING';
+  durationMs: number;
+  faulted: number;
+  items: Record<string, unknown>[];
+}
+
+/**
+ * A three-round run (two tool rounds, then the Draft) on a client through the proxy; `fault` starts as the second
+ * round begins, for `faultMs`.
+ */
+async function runThrough(runId: string, fault: DynamoFault, faultMs: number): Promise<FaultRun> {
+  const proxy = await startDynamoFaultWindows();
+  const proxied = createDynamoClient(
+    { DIAGNOSIS_TABLE_NAME: table.tableName, DYNAMODB_ENDPOINT: proxy.endpoint },
+    {},
+    SCALED_TIMEOUTS,
+  );
+  const model = scriptedModel([
+    toolRound([{ id: 'call_first', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
+    () => {
+      proxy.inject(fault, faultMs);
+      return toolRound([
+        {
+          id: 'call_second',
+          name: 'query_logs',
+          input: envelope(
+            { ...LOGS_INPUT, service: 'payment-gateway' },
+            { tool_call_id: 'call_first', evaluation: 'GAINED' },
+          ),
+        },
+      ]);
+    },
+    textRound(JSON.stringify(supportedDraft(['call_first', 'call_second']))),
+  ]);
+  const startedAt = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const result = await Promise.race([
+      executeDiagnosisRun(
+        {
+          runId,
+          sessionId: `s-${runId}`,
+          enterpriseId: 'E1001',
+          query: 'E1001 的订单失败，为什么？',
+          continueSession: false,
+          remainingMs: INVOCATION_MS,
+        },
+        {
+          model,
+          evidence: createFakeEvidence().evidence,
+          createStore: (budget) =>
+            createDynamoStores({ client: proxied, tableName: table.tableName, ...(budget ?? {}) }),
+          flushReserveMs: FLUSH_RESERVE_MS,
+          limits: { finalRoundReserveMs: 1_000 },
+        },
+      ),
+      new Promise<'STILL RUNNING'>((resolve) => {
+        timer = setTimeout(() => resolve('STILL RUNNING'), INVOCATION_MS + 2_000);
+      }),
+    ]);
+    const durationMs = Date.now() - startedAt;
+    return {
+      result,
+      durationMs,
+      faulted: proxy.faulted()[fault.kind],
+      items: await partitionItems(documents, table.tableName, [`RUN#${runId}`]),
+    };
+  } finally {
+    clearTimeout(timer);
+    proxied.destroy();
+    await proxy.close();
+  }
+}
+
+/** The run's audit items of each kind, by what they record, and its stored status. */
+function audited(items: Record<string, unknown>[]) {
+  return {
+    steps: items
+      .filter((item) => item.entity === 'agent_step')
+      .map((item) => item.step_number)
+      .sort(),
+    tools: items
+      .filter((item) => item.entity === 'tool_invocation')
+      .map((item) => item.tool_call_id)
+      .sort(),
+    status: items.find((item) => item.entity === 'run')?.status,
+  };
+}
+
+describe('a run whose DynamoDB fails in the middle of it', () => {
+  it.for<[string, DynamoFault, number]>([
+    ['stalled for 4 s (a 20 s stall, scaled)', { kind: 'stall' }, 4_000],
+    ['resetting every connection for 3 s', { kind: 'reset' }, 3_000],
+    [
+      'refusing every write with its lock timeout (HTTP 500) for 5 s',
+      { kind: 'answer-writes', answer: loadDynamoWireAnswer('lock-timeout-500') },
+      5_000,
+    ],
+  ])(
+    'ends within its invocation’s time with every audit item of every round when %s',
+    { timeout: 30_000 },
+    async ([, fault, ms], { annotate }) => {
+      const run = await runThrough(`run-fault-${fault.kind}`, fault, ms);
+      const stored = audited(run.items);
+      await annotate(
+        `${typeof run.result === 'string' ? run.result : run.result.status} (stored ${String(stored.status)}) in ` +
+          `${run.durationMs} ms of ${INVOCATION_MS}; ${run.faulted} requests faulted; audit items: ` +
+          `${stored.steps.length} steps, ${stored.tools.length} tool calls`,
+      );
+      expect(run.result).not.toBe('STILL RUNNING');
+      expect(run.durationMs).toBeLessThan(INVOCATION_MS);
+      expect(run.faulted).toBeGreaterThan(0);
+      expect(run.result).toMatchObject({ status: 'PUBLISHED' });
+      expect(stored).toEqual({ steps: [1, 2, 3], tools: ['call_first', 'call_second'], status: 'SUCCEEDED' });
+    },
+  );
+});
