@@ -3,7 +3,8 @@
  * is skipped with its reason while the others replay; and, when CLOUD_OPSBENCH_DIR names the public dataset's folder,
  * the real thing — every case imports or is skipped with its reason, and the replay of the Train-Ticket database cases
  * brings the root causes' signature lines to the agent (expert evidence recall ≥ 0.9) with every run PUBLISHED or
- * honestly FALLBACK with its cause. Without it, that part is skipped and says so.
+ * honestly FALLBACK with its cause, and the replay of every case with a golden trajectory ends within an hour.
+ * Without it, that part is skipped and says so.
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,5 +103,19 @@ describe.skipIf(DATASET === undefined || DATASET === '')(
       }
       expect(report.totals.evidence_recall?.signatures.recall).toBeGreaterThanOrEqual(0.9);
     }, 1_800_000);
+
+    it('replays every case with a golden trajectory within an hour, each run PUBLISHED or FALLBACK with its cause', async () => {
+      const started = performance.now();
+      const { cases } = await runCloudOpsbench(options(dataset, {}));
+      const wallMs = performance.now() - started;
+      expect(cases.filter((entry) => entry.status === 'ERROR').map((entry) => entry.case)).toEqual([]);
+      for (const entry of cases) {
+        if (entry.status === 'SKIPPED' || entry.status === 'IMPORTED') expect(entry.reason).not.toBeNull();
+        else expect(['PUBLISHED', 'FALLBACK']).toContain(entry.release?.status);
+        if (entry.release?.status === 'FALLBACK') expect(entry.release.cause).not.toBeNull();
+      }
+      expect(cases.filter((entry) => entry.status === 'REPLAYED').length).toBeGreaterThan(0);
+      expect(wallMs).toBeLessThan(3_600_000);
+    }, 3_700_000);
   },
 );
