@@ -90,6 +90,10 @@ export function createSlack(
     ],
   });
   slackQueue.subscribe(slackWork.arn, { batch: { size: 10, partialResponses: true } });
+  // NOTE: no batching window: the first card (a run inserted) and the final one (a run ended) reach SlackWork at the
+  // mapping's next poll, not up to 2 s later. Not a second mapping for them: the table's stream already has two
+  // readers (this one and RunFinished), and Lambda documents two as the most a DynamoDB stream's shard serves before
+  // it throttles. Progress still coalesces in the function: a record within the card's 5 s interval costs one read.
   table.subscribe('SlackCards', slackWork.arn, {
     filters: [...SLACK_CARD_STREAM_FILTERS],
     transform: {
@@ -97,7 +101,6 @@ export function createSlack(
         args.functionResponseTypes = ['ReportBatchItemFailures'];
         args.bisectBatchOnFunctionError = true;
         args.maximumRetryAttempts = 3;
-        args.maximumBatchingWindowInSeconds = 2;
       },
     },
   });

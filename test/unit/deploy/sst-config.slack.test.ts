@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SLACK_CARD_STREAM_FILTERS } from '../../../deploy/slack.ts';
 import { RATING_SETTING_NAMES, RATING_TABLE_ACCESS } from '../../../functions/ratings/rating-access.ts';
 import { type FakePlatform, runSstConfigOn } from '../../support/fake-sst-platform.ts';
 
@@ -91,5 +92,33 @@ describe('sst.config.ts with a Slack app', async () => {
     const without = await runConfig({ settings: {} });
     expect(without.ofType('sst.aws.Function').map((fn) => fn.name)).not.toContain('SlackRequests');
     expect(without.routes.map((entry) => entry.route)).not.toContain('POST /slack/{appId}/{kind}');
+  });
+});
+
+describe('sst.config.ts: the Slack card on the table stream', async () => {
+  const platform = await runConfig({ settings: {}, slack: { apps: [app] } });
+  const streams = platform.subscriptions.filter(
+    (entry) => entry.source === 'DiagnosisTable' && entry.method === 'subscribe',
+  );
+  const cards = streams.find((entry) => entry.args[0] === 'SlackCards');
+
+  it('streams the run items into SlackWork with no batching window, so the first and final cards never wait on one', () => {
+    const options = cards?.args[2] as {
+      filters: unknown[];
+      transform: { eventSourceMapping: (args: Record<string, unknown>) => void };
+    };
+    expect(options.filters).toEqual([...SLACK_CARD_STREAM_FILTERS]);
+    const mapping: Record<string, unknown> = {};
+    options.transform.eventSourceMapping(mapping);
+    expect(mapping).toEqual({
+      functionResponseTypes: ['ReportBatchItemFailures'],
+      bisectBatchOnFunctionError: true,
+      maximumRetryAttempts: 3,
+    });
+    expect(mapping.maximumBatchingWindowInSeconds).toBeUndefined();
+  });
+
+  it('keeps the table stream at two readers (the most a shard serves before Lambda’s readers are throttled)', () => {
+    expect(streams.map((entry) => entry.args[0]).sort()).toEqual(['RunFinished', 'SlackCards']);
   });
 });
