@@ -39,7 +39,7 @@ const { deps, options } = await coldStart(() => {
   return {
     deps: {
       runs,
-      deliveries: createDynamoDeliveryStore({ client, tableName }),
+      deliveries: createDynamoDeliveryStore({ client, tableName, retentionDays: settings.RETENTION_DAYS }),
       destinations: resolveDestinations(settings.DELIVERY_DESTINATIONS, secretOf),
       send: createDestinationSender({
         sns: new SNSClient({ maxAttempts: 2 }),

@@ -97,6 +97,8 @@ export function createDelivery(stage: Stage, storage: Storage, secrets: Secrets,
       DELIVERY_QUEUE_URL: deliveryQueue.url,
       DELIVERY_DESTINATIONS: $jsonStringify(runtimeDestinations(deliverySettings, (name) => topics[name]?.arn)),
       ...(revealing.length === 0 ? {} : { DELIVERY_REVEAL: JSON.stringify(revealing) }),
+      // Its records are kept as long as the runs they deliver.
+      RETENTION_DAYS: String(stage.settings.RETENTION_DAYS),
       ...deliveryEvent,
     },
     permissions: [

@@ -32,6 +32,8 @@ const deliverSettingsSchema = v.object({
   MASKING_SECRET: v.optional(v.pipe(v.string(), v.minLength(32), v.maxLength(1_024))),
   /** The delivery queue's URL, to back a failed message off. */
   DELIVERY_QUEUE_URL: v.optional(v.pipe(v.string(), v.url(), v.startsWith('https://'))),
+  /** Days a delivery record is kept (its `ttl`): the runs' RETENTION_DAYS, so a run and its deliveries go together. */
+  RETENTION_DAYS: v.optional(v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,4}$/), v.transform(Number)), '90'),
   /** Each HTTP attempt's limit (default 10 s). */
   DELIVERY_TIMEOUT_MS: v.optional(
     v.pipe(v.string(), v.regex(/^[1-9][0-9]{2,4}$/), v.transform(Number), v.maxValue(25_000)),

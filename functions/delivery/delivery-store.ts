@@ -3,6 +3,8 @@
  * destination. Items live in their own partition, `DELIVERY#<runId>` (sort key `DEST#<destinationId>`), beside the
  * run's: the run's own item is written by its lifecycle only, so a delivery can never change a run's outcome, and
  * the audit trail's pages (`RUN#<runId>`) are unchanged. `GET /runs/{runId}` reads them back as the run's delivery.
+ * The items are `delivery-items.ts`'s (core's item conventions); the in-memory twin (`memory-delivery-store.ts`) keeps
+ * the same items, and one contract suite holds both (test/contract/delivery-store-contract.ts).
  */
 import {
   ConditionalCheckFailedException,
@@ -12,11 +14,18 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import * as v from 'valibot';
-import { DESTINATION_TYPES, type DestinationType } from './destinations.ts';
+import { RunStoreError } from '@diagnosis/core/store';
+import {
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  deliveryAttemptItem,
+  deliveryKey,
+  deliveryPartitionKey,
+  deliveryRecordOf,
+} from './delivery-items.ts';
+import type { DestinationType } from './destinations.ts';
 
-export const DELIVERY_STATUSES = Object.freeze(['SENDING', 'DELIVERED', 'RETRYING', 'DEAD_LETTERED'] as const);
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export { DELIVERY_STATUSES, type DeliveryStatus };
 
 export interface DeliveryKey {
   runId: string;
@@ -68,33 +77,19 @@ export interface DeliveryStore {
   listDeliveries(run: DeliveredRun): Promise<DeliveryRecord[]>;
 }
 
-export const deliveryPartitionKey = (runId: string) => `DELIVERY#${runId}`;
-const deliveryKey = (key: Pick<DeliveryKey, 'runId' | 'destinationId'>) => ({
-  pk: deliveryPartitionKey(key.runId),
-  sk: `DEST#${key.destinationId}`,
-});
-
-const deliveryItemSchema = v.object({
-  enterprise_id: v.string(),
-  destination_id: v.string(),
-  destination_type: v.picklist(DESTINATION_TYPES),
-  status: v.picklist(DELIVERY_STATUSES),
-  attempts: v.number(),
-  last_error: v.optional(v.nullable(v.string()), null),
-  updated_at: v.string(),
-  delivered_at: v.optional(v.nullable(v.string()), null),
-});
+/** Days a delivery record is kept when its store is given none: RETENTION_DAYS' default. */
+export const DEFAULT_DELIVERY_RETENTION_DAYS = 90;
 
 export interface DynamoDeliveryStoreOptions {
   client: DynamoDBClient;
   tableName: string;
-  /** Days a delivery record is kept (its `ttl`), like the run's items. */
+  /** Days a delivery record is kept (its `ttl`): RETENTION_DAYS, like the run's items. */
   retentionDays?: number;
 }
 
 export function createDynamoDeliveryStore(options: DynamoDeliveryStoreOptions): DeliveryStore {
   const { client, tableName } = options;
-  const retentionDays = options.retentionDays ?? 90;
+  const retentionDays = options.retentionDays ?? DEFAULT_DELIVERY_RETENTION_DAYS;
   const iso = (ms: number) => new Date(ms).toISOString();
 
   async function update(
@@ -128,30 +123,33 @@ export function createDynamoDeliveryStore(options: DynamoDeliveryStoreOptions): 
     leaseMs: number,
     clearStale: boolean,
   ): Promise<AttemptClaim> {
+    // NOTE: the item a first attempt writes, checked before anything is sent; a later attempt sets the same values.
+    const first = deliveryAttemptItem(key, nowMs, leaseMs, retentionDays);
     try {
       const result = await update(
         key,
         [
-          'SET #status = :sending, lease_until = :lease, entity = :entity, run_id = :run, enterprise_id = :enterprise,',
-          'destination_id = :destination, destination_type = :type, updated_at = :now, #ttl = if_not_exists(#ttl, :ttl)',
-          'ADD attempts :one',
+          'SET #status = :sending, lease_until = :lease, entity = :entity, schema_version = :version, run_id = :run,',
+          'enterprise_id = :enterprise, destination_id = :destination, destination_type = :type, updated_at = :now,',
+          '#ttl = if_not_exists(#ttl, :ttl) ADD attempts :one',
         ].join(' '),
         // NOTE: the enterprise and the run's creation are part of the condition: a record is only ever this run's.
         '(attribute_not_exists(pk) OR (enterprise_id = :enterprise AND updated_at >= :created)) AND ' +
           '(attribute_not_exists(#status) OR (#status <> :delivered AND (#status <> :sending OR lease_until < :nowMs)))',
         {
-          ':sending': 'SENDING',
+          ':sending': first.status,
           ':delivered': 'DELIVERED',
-          ':lease': nowMs + leaseMs,
+          ':lease': first.lease_until,
           ':nowMs': nowMs,
-          ':entity': 'delivery',
-          ':run': key.runId,
-          ':enterprise': key.enterpriseId,
+          ':entity': first.entity,
+          ':version': first.schema_version,
+          ':run': first.run_id,
+          ':enterprise': first.enterprise_id,
           ':created': key.runCreatedAt,
-          ':destination': key.destinationId,
-          ':type': key.destinationType,
-          ':now': iso(nowMs),
-          ':ttl': Math.floor(nowMs / 1_000) + retentionDays * 86_400,
+          ':destination': first.destination_id,
+          ':type': first.destination_type,
+          ':now': first.updated_at,
+          ':ttl': first.ttl,
           ':one': 1,
         },
         true,
@@ -231,22 +229,32 @@ export function createDynamoDeliveryStore(options: DynamoDeliveryStoreOptions): 
         }),
       );
       return (result.Items ?? []).flatMap((item) => {
-        const parsed = v.safeParse(deliveryItemSchema, unmarshall(item));
-        if (!parsed.success) return [];
-        const record = parsed.output;
-        if (!isRecordOfRun({ enterpriseId: record.enterprise_id, updatedAt: record.updated_at }, run)) return [];
-        return [
-          {
-            destinationId: record.destination_id,
-            destinationType: record.destination_type,
-            status: record.status,
-            attempts: record.attempts,
-            lastError: record.last_error,
-            updatedAt: record.updated_at,
-            deliveredAt: record.delivered_at,
-          },
-        ];
+        const record = readableRecord(unmarshall(item));
+        return record !== null && isRecordOfRun(record, run) ? [shownRecord(record)] : [];
       });
     },
+  };
+}
+
+/** A stored record, or null for one that fails its schema (NOTE: never shown, as a record of no run). */
+export function readableRecord(item: unknown): ReturnType<typeof deliveryRecordOf> | null {
+  try {
+    return deliveryRecordOf(item);
+  } catch (error) {
+    if (error instanceof RunStoreError && error.code === 'CORRUPT_ITEM') return null;
+    throw error;
+  }
+}
+
+/** A stored record as `GET /runs/{runId}` shows it. */
+export function shownRecord(record: ReturnType<typeof deliveryRecordOf>): DeliveryRecord {
+  return {
+    destinationId: record.destinationId,
+    destinationType: record.destinationType,
+    status: record.status,
+    attempts: record.attempts,
+    lastError: record.lastError,
+    updatedAt: record.updatedAt,
+    deliveredAt: record.deliveredAt,
   };
 }

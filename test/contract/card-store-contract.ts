@@ -12,7 +12,10 @@ export interface CardStoreUnderTest {
 }
 
 /** The contract of `CardStore`, run against the in-memory twin and the DynamoDB adapter alike. */
-export function describeCardStoreContract(name: string, create: () => Promise<CardStoreUnderTest>) {
+export function describeCardStoreContract(
+  name: string,
+  create: (options?: { retentionDays?: number }) => Promise<CardStoreUnderTest>,
+) {
   describe(`CardStore contract (${name})`, () => {
     let count = 0;
     const newCard = (over: Partial<NewSlackCard> = {}): NewSlackCard => {
@@ -180,6 +183,16 @@ export function describeCardStoreContract(name: string, create: () => Promise<Ca
       expect(items.slack_message).toMatchObject({ entity: 'slack_message', schema_version: 1, ttl: retention });
       expect(claim).toMatchObject({ entity: 'slack_claim', schema_version: 1, ttl: Math.ceil((T0 + 360_000) / 1_000) });
       expect(channel).toMatchObject({ entity: 'slack_channel', schema_version: 1, next_post_at: T0 + 1_000 });
+    });
+
+    it('keeps a card and its message item RETENTION_DAYS, as the run they show', async () => {
+      const { store, rawItem } = await create({ retentionDays: 7 });
+      const stored = await posted(store);
+      const kept = Math.floor(T0 / 1_000) + 7 * 86_400;
+      expect(await rawItem({ pk: `SLACKCARD#${stored.runId}`, sk: 'CARD' })).toMatchObject({ ttl: kept });
+      expect(await rawItem({ pk: 'SLACKMSG#e1001#C0E1001AA#1796000000.000100', sk: 'CARD' })).toMatchObject({
+        ttl: kept,
+      });
     });
   });
 }

@@ -3,8 +3,17 @@ import type { DeliveryKey, DeliveryStore } from '../../functions/delivery/delive
 
 const T0 = Date.parse('2026-11-30T06:10:00Z');
 
+/** A store under test (kept `retentionDays`, its default when unset) and the raw item it keeps at a key. */
+export interface DeliveryStoreUnderTest {
+  store: DeliveryStore;
+  rawItem(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined>;
+}
+
 /** The contract of `DeliveryStore`, run against the in-memory twin and the DynamoDB adapter alike. */
-export function describeDeliveryStoreContract(name: string, create: () => Promise<DeliveryStore>) {
+export function describeDeliveryStoreContract(
+  name: string,
+  create: (options?: { retentionDays?: number }) => Promise<DeliveryStoreUnderTest>,
+) {
   describe(`DeliveryStore contract (${name})`, () => {
     let count = 0;
     const key = (over: Partial<DeliveryKey> = {}): DeliveryKey => {
@@ -22,7 +31,7 @@ export function describeDeliveryStoreContract(name: string, create: () => Promis
     const runOf = (k: DeliveryKey) => ({ runId: k.runId, enterpriseId: k.enterpriseId, createdAt: k.runCreatedAt });
 
     it('takes an attempt, counts attempts, and refuses a new one once delivered', async () => {
-      const store = await create();
+      const { store } = await create();
       const k = key();
       expect(await store.beginAttempt(k, T0, 1_000)).toEqual({ taken: true, attempt: 1 });
       await store.recordFailure(k, 'HTTP_500', false, T0 + 10);
@@ -43,7 +52,7 @@ export function describeDeliveryStoreContract(name: string, create: () => Promis
     });
 
     it('holds an attempt until its lease ends, then lets another take it', async () => {
-      const store = await create();
+      const { store } = await create();
       const k = key();
       await store.beginAttempt(k, T0, 1_000);
       expect(await store.beginAttempt(k, T0 + 999, 1_000)).toEqual({ taken: false, reason: 'BUSY' });
@@ -51,7 +60,7 @@ export function describeDeliveryStoreContract(name: string, create: () => Promis
     });
 
     it('marks the last failure DEAD_LETTERED with its code and never overwrites a delivery', async () => {
-      const store = await create();
+      const { store } = await create();
       const k = key({ destinationId: 'itsm', destinationType: 'webhook' });
       await store.beginAttempt(k, T0, 1_000);
       await store.recordFailure(k, 'TIMEOUT', true, T0 + 1);
@@ -66,7 +75,7 @@ export function describeDeliveryStoreContract(name: string, create: () => Promis
     });
 
     it("keeps a run's records to its enterprise and lists only that run's", async () => {
-      const store = await create();
+      const { store } = await create();
       const k = key();
       await store.beginAttempt(k, T0, 1_000);
       await store.recordDelivered(k, T0);
@@ -82,7 +91,7 @@ export function describeDeliveryStoreContract(name: string, create: () => Promis
 
     // A run id is the caller's choice and free again once its run item expired; its delivery records may outlive it.
     it("gives a run id reused after expiry its own deliveries: never the earlier run's records, never refused by them", async () => {
-      const store = await create();
+      const { store } = await create();
       const earlier = key();
       await store.beginAttempt(earlier, T0, 1_000);
       await store.recordDelivered(earlier, T0 + 10);
@@ -103,7 +112,7 @@ export function describeDeliveryStoreContract(name: string, create: () => Promis
     });
 
     it("still refuses another enterprise a record written since the run's creation", async () => {
-      const store = await create();
+      const { store } = await create();
       const k = key();
       await store.beginAttempt(k, T0, 1_000);
       expect(await store.beginAttempt({ ...k, enterpriseId: 'E2002' }, T0 + 5_000, 1_000)).toEqual({
@@ -111,6 +120,38 @@ export function describeDeliveryStoreContract(name: string, create: () => Promis
         reason: 'BUSY',
       });
       expect(await store.listDeliveries(runOf(k))).toMatchObject([{ status: 'SENDING', attempts: 1 }]);
+    });
+
+    it('writes the record on the item conventions, kept RETENTION_DAYS from its first attempt', async () => {
+      const { store, rawItem } = await create({ retentionDays: 7 });
+      const k = key();
+      await store.beginAttempt(k, T0, 1_000);
+      await store.recordFailure(k, 'HTTP_500', false, T0 + 10);
+      await store.beginAttempt(k, T0 + 86_400_000, 1_000);
+      await store.recordDelivered(k, T0 + 86_400_010);
+      expect(await rawItem({ pk: `DELIVERY#${k.runId}`, sk: 'DEST#oncall' })).toMatchObject({
+        entity: 'delivery',
+        schema_version: 1,
+        ttl: Math.floor(T0 / 1_000) + 7 * 86_400,
+        run_id: k.runId,
+        enterprise_id: 'E1001',
+        status: 'DELIVERED',
+        attempts: 2,
+      });
+      const { store: byDefault, rawItem: rawByDefault } = await create();
+      const other = key();
+      await byDefault.beginAttempt(other, T0, 1_000);
+      expect(await rawByDefault({ pk: `DELIVERY#${other.runId}`, sk: 'DEST#oncall' })).toMatchObject({
+        ttl: Math.floor(T0 / 1_000) + 90 * 86_400,
+      });
+    });
+
+    it('refuses a record of the wrong shape whole, before anything is written', async () => {
+      const { store, rawItem } = await create();
+      const k = key({ destinationId: 'x'.repeat(300) });
+      await expect(store.beginAttempt(k, T0, 1_000)).rejects.toMatchObject({ code: 'CORRUPT_ITEM' });
+      expect(await rawItem({ pk: `DELIVERY#${k.runId}`, sk: `DEST#${k.destinationId}` })).toBeUndefined();
+      expect(await store.listDeliveries(runOf(k))).toEqual([]);
     });
   });
 }

@@ -1,16 +1,26 @@
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll } from 'vitest';
 import { createDynamoDeliveryStore } from '../../../functions/delivery/delivery-store.ts';
 import { describeDeliveryStoreContract } from '../../contract/delivery-store-contract.ts';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
 
 const client = localDynamoClient();
+const documents = DynamoDBDocumentClient.from(client);
 const drops: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const drop of drops) await drop();
 });
 
-describeDeliveryStoreContract('DynamoDB Local', async () => {
+describeDeliveryStoreContract('DynamoDB Local', async (options) => {
   const table = await createTestTable(client);
   drops.push(table.drop);
-  return createDynamoDeliveryStore({ client, tableName: table.tableName });
+  return {
+    store: createDynamoDeliveryStore({ client, tableName: table.tableName, ...options }),
+    rawItem: async (key) => {
+      const answer = await documents.send(
+        new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true }),
+      );
+      return answer.Item;
+    },
+  };
 });

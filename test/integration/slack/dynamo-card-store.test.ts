@@ -12,11 +12,11 @@ afterAll(async () => {
   client.destroy();
 });
 
-describeCardStoreContract('DynamoDB Local', async () => {
+describeCardStoreContract('DynamoDB Local', async (options) => {
   const table = await createTestTable(client);
   drops.push(table.drop);
   return {
-    store: createDynamoCardStore({ client, tableName: table.tableName }),
+    store: createDynamoCardStore({ client, tableName: table.tableName, ...options }),
     rawItem: async (key) => {
       const answer = await documents.send(
         new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true }),

@@ -198,6 +198,16 @@ describe('the delivery functions’ settings', () => {
       expect.objectContaining({ keys: ['DELIVERY_TIMEOUT_MS'] }),
     );
   });
+
+  it('keeps the delivery records RETENTION_DAYS (90 unset), refusing a value that is no number of days', () => {
+    expect(parseDeliverSettings({ DIAGNOSIS_TABLE_NAME: 'table' }).RETENTION_DAYS).toBe(90);
+    expect(parseDeliverSettings({ DIAGNOSIS_TABLE_NAME: 'table', RETENTION_DAYS: '30' }).RETENTION_DAYS).toBe(30);
+    for (const days of ['0', '-1', '1.5', 'ninety']) {
+      expect(() => parseDeliverSettings({ DIAGNOSIS_TABLE_NAME: 'table', RETENTION_DAYS: days })).toThrow(
+        expect.objectContaining({ keys: ['RETENTION_DAYS'] }),
+      );
+    }
+  });
   it('accept the schema’s own stage section type', () => {
     expect(v.is(deliverySettingsSchema, valid)).toBe(true);
   });

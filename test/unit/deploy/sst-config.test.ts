@@ -416,6 +416,13 @@ describe('sst.config.ts wiring the delivery of results', async () => {
     });
   });
 
+  it('keeps the delivery records as long as the runs: DeliverResults gets the stage file’s RETENTION_DAYS', async () => {
+    expect(byName('DeliverResults')?.args.environment).toMatchObject({ RETENTION_DAYS: '90' });
+    const kept = await runConfig('prod', { ...production, settings: { ...production.settings, RETENTION_DAYS: 30 } });
+    const deliver = kept.platform.ofType('sst.aws.Function').find((fn) => fn.name === 'DeliverResults');
+    expect(deliver?.args.environment).toMatchObject({ RETENTION_DAYS: '30' });
+  });
+
   it('routes the bus to the delivery queue (5 receives, then the dead-letter queue) and the queue to DeliverResults', () => {
     const queues = platform.ofType('sst.aws.Queue');
     expect(queues.find((queue) => queue.name === 'DeliveryQueue')?.args).toEqual({
