@@ -5,6 +5,7 @@
  * error code, the published Draft and its verified citations, the FALLBACK report's system-written limitations,
  * usage). Text the model wrote (the Draft's conclusion and statements) is carried as text, never as structure, and
  * nothing of an unpublished Draft is ever included.
+ * NOTE: over 300 lines on purpose: one versioned event, its schema and its one builder; every destination renders it.
  */
 import type { RunUsage, StopReason } from '@diagnosis/core';
 import type { EndedRunStatus, PublishedResult } from '@diagnosis/core/store';

@@ -8,6 +8,8 @@
  * `>`), so no `<!channel>`, `<@U…>` or `<url|text>` in evidence or a Draft becomes live; and every mrkdwn text is
  * `verbatim`, so Slack does not turn bare URLs or channel names into links either. Within Slack's limits (50 blocks,
  * 3,000 characters a section, 150 a header); what does not fit is summarised, never cut inside a word.
+ * NOTE: over 300 lines on purpose: one message made of the parts the card and its thread share, within one set of
+ * limits.
  */
 import { printable } from '@diagnosis/core';
 import { fitText } from './fit-text.ts';

@@ -2,7 +2,7 @@ import { utf8Bytes } from '../run/utf8.ts';
 import { CHANGE_LIMITS, type ChangeStore } from '../store/change-store.ts';
 
 /** The longest the count of a triggered run's lookback changes may take; past it the question says nothing of them. */
-export const LOOKBACK_CHANGES_TIMEOUT_MS = 500;
+const LOOKBACK_CHANGES_TIMEOUT_MS = 500;
 
 /**
  * How many changes of the enterprise landed in a triggered run's lookback — from its window's start to when the

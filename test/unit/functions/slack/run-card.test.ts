@@ -1,3 +1,5 @@
+// NOTE: over 300 lines on purpose: every message of the run's card (started, progress, result, details, notice, rating
+// modal) over one set of runs, and the documented example checked against them.
 import { readFileSync } from 'node:fs';
 import type { DiagnosisDraft, RunFeedback } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
