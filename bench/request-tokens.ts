@@ -117,6 +117,39 @@ export async function benchRequestTokens(): Promise<void> {
     ],
   ];
   for (const [label, met] of checks) console.log(`target: ${label}: ${met ? 'met' : 'MISSED'}`);
+  printOutputFields(counter, demo.conversation);
+}
+
+type Counter = Awaited<ReturnType<typeof loadDeepSeekTokenizer>>;
+type Conversation = Awaited<ReturnType<typeof demoRequests>>['conversation'];
+
+/**
+ * Where the output tokens go: the Draft's fields and the judge's answer, each as the JSON text it is written in
+ * (a field's key, its value and the punctuation around it), so a change to either format is measured, not guessed.
+ */
+function printOutputFields(counter: Counter, conversation: Conversation): void {
+  const count = (text: string) => counter.encode(text).length;
+  const message = (response: Conversation['responses'][number] | undefined) => response?.choices[0]?.message;
+  const draftText = message(conversation.responses.at(-1))?.content ?? '{}';
+  const draft = JSON.parse(draftText) as Record<string, unknown> & { analysis?: Record<string, unknown>[] };
+  const fields: [string, number][] = Object.entries(draft).map(([key, value]) => [
+    key,
+    count(JSON.stringify({ [key]: value })) - 2,
+  ]);
+  const items = draft.analysis ?? [];
+  const itemFields = [...new Set(items.flatMap((item) => Object.keys(item)))].map((key): [string, number] => [
+    `analysis[].${key}`,
+    items.reduce((sum, item) => sum + count(JSON.stringify({ [key]: item[key] })) - 2, 0),
+  ]);
+  console.log(`\nthe Draft's ${count(draftText)} output tokens by field (the field's key, value and punctuation):`);
+  for (const [label, tokens] of [...fields, ...itemFields])
+    console.log(`  ${label.padEnd(28)} ${String(tokens).padStart(5)}`);
+  const judge = message(conversation.judgeResponses[0]);
+  const verdicts = JSON.parse(judge?.content ?? '{}') as { analysis?: { reason?: string }[]; conclusion?: unknown };
+  const reasons = (verdicts.analysis ?? []).reduce((sum, item) => sum + count(JSON.stringify(item.reason ?? '')), 0);
+  console.log(
+    `the judge's answer: reasoning ${count(judge?.reasoning_content ?? '')}, verdicts ${count(judge?.content ?? '')} (of which the analysis items' reasons ${reasons}, the conclusion ${count(JSON.stringify(verdicts.conclusion ?? null))})`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchRequestTokens();
