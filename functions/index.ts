@@ -4,7 +4,7 @@
  * packages use of them, by name:
  * - the composition root of the Diagnose function for local callers (`createLocalDiagnose`: the command line, the
  *   batch runner and the eval run the deployed chain, typed, without casts);
- * - the handlers the command line's local runtime drives with Lambda-shaped events (triggers, webhooks, the
+ * - the handlers the command line's local runtime drives with Lambda-shaped events (triggers, webhooks, changes, the
  *   workflow's status-change events);
  * - the function's observability (Powertools logger and metrics) with a log destination of the caller's choice;
  * - the rating use case (`composeRating`), which `diagnosis feedback` records ratings with, as the API and Slack do.
@@ -12,7 +12,9 @@
  * (metric names, the delivery settings) is `@diagnosis/functions/infrastructure`.
  */
 
+export { type ChangeEventDeps, createChangeEventHandler } from './changes/change-event-handler.ts';
 export { parseChangeSecrets } from './changes/change-secrets.ts';
+export { type ChangeWebhookDeps, createChangeWebhookHandler } from './changes/change-webhook-handler.ts';
 export {
   createDynamoDeliveryStore,
   type DeliveryRecord,

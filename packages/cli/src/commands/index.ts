@@ -1,5 +1,6 @@
 import type { Command } from '../command-line.ts';
 import { cancelCommand } from './cancel.ts';
+import { changeCommand } from './change.ts';
 import { createCompletionCommand } from './completion.ts';
 import { demoCommand } from './demo.ts';
 import { diagnoseCommand } from './diagnose.ts';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   diagnoseCommand,
   demoCommand,
   triggerCommand,
+  changeCommand,
   serveCommand,
   traceCommand,
   revealCommand,
