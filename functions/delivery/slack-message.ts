@@ -13,7 +13,18 @@
  */
 import { printable } from '@diagnosis/core';
 import { fitText } from './fit-text.ts';
-import type { ResultFinding, ResultPastIncident, RunFinishedDetail } from './run-finished-event.ts';
+import {
+  CALLER_ORIGIN,
+  describePastIncident,
+  FIRST_PLAN_STEPS,
+  originOf,
+  plural,
+  type RunOrigin,
+  resultHeadline,
+  SEEN_BEFORE_LABEL,
+  usageLine,
+} from './result-words.ts';
+import type { ResultFinding, RunFinishedDetail } from './run-finished-event.ts';
 
 export const SLACK_LIMITS = Object.freeze({ blocks: 50, sectionText: 3_000, headerText: 150, fallbackText: 3_000 });
 /** Findings shown one by one; the rest are counted. */
@@ -52,48 +63,10 @@ function escapeCodeSpan(text: string): string {
   return escapeSlack(text).replaceAll('`', 'ˋ');
 }
 
-/**
- * The status in the words a responder uses (the header of every result's message and card). NOTE: FALLBACK is the
- * release's honest "no conclusion": what the run found did not carry a verified one.
- */
-const RESPONDER_STATUS: Readonly<Record<RunFinishedDetail['status'], string>> = Object.freeze({
-  PUBLISHED: 'Diagnosed',
-  FALLBACK: 'No conclusion — evidence insufficient',
-  FAILED: 'Failed',
-  CANCELLED: 'Cancelled',
-});
-
-/** The first steps of the action plan the message shows before everything else; the rest follow (or the thread). */
-export const FIRST_PLAN_STEPS = 3;
-
-/**
- * Who or what started the run, as a message says it: a Slack user (the card knows which), an alarm or a webhook
- * (the run's trigger), or a caller of the API or the command line.
- */
-export type RunOrigin =
-  | { kind: 'slack'; userId: string | null }
-  | { kind: 'alarm'; source: string; incidentKey: string; title: string | null }
-  | { kind: 'caller' };
-
 /** A Slack user id as Slack writes it (`U…`, `W…`): only such an id becomes a mention. */
 const SLACK_USER = /^[UW][A-Z0-9]{2,20}$/;
 
-/** The origin a result event tells by itself: its trigger, or a caller of the API or the command line. */
-function originOf(detail: Pick<RunFinishedDetail, 'trigger'>): RunOrigin {
-  return detail.trigger === null
-    ? { kind: 'caller' }
-    : { kind: 'alarm', source: detail.trigger.source, incidentKey: detail.trigger.incidentKey, title: null };
-}
-
-/** A count with thousands separators (`38,230`), the same on every machine (no locale). */
-function formatCount(value: number): string {
-  const [whole = '0', fraction] = String(value).split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
-}
-
 const mrkdwn = (text: string): SlackTextObject => ({ type: 'mrkdwn', text, verbatim: true });
-const plural = (count: number, word: string) => `${formatCount(count)} ${word}${count === 1 ? '' : 's'}`;
 
 /** A section of our own label and escaped, fitted text of others. */
 function section(label: string, raw: string): SlackBlock {
@@ -159,11 +132,6 @@ function findingBlock(finding: ResultFinding, index: number): SlackBlock {
   return { type: 'section', text: mrkdwn(`*${label}*\n${statement}${scope}${evidence}`) };
 }
 
-/** The header: the status in a responder's words, a follow-up named as one, the enterprise. No run or session id. */
-function resultHeadline(detail: Pick<RunFinishedDetail, 'status' | 'followUp' | 'enterpriseId'>): string {
-  return `${detail.followUp ? 'Follow-up · ' : ''}${RESPONDER_STATUS[detail.status]} · ${detail.enterpriseId}`;
-}
-
 /** Who asked, in the notice line (mrkdwn we wrote; the rest escaped). */
 export function askedBy(origin: RunOrigin): string {
   if (origin.kind === 'slack') {
@@ -174,7 +142,7 @@ export function askedBy(origin: RunOrigin): string {
     const source = `Alarm (${fitText(origin.source, 64, escapeSlack).text})`;
     return name === '' ? source : `${source}: ${fitText(name, 300, escapeSlack).text}`;
   }
-  return 'Asked through the API or the command line';
+  return 'Asked by a person through the API, the command line or Slack';
 }
 
 /** How the run started, as the details say it (the thread's first line). */
@@ -187,7 +155,7 @@ function describeOrigin(origin: RunOrigin, followUp: boolean): string {
   if (origin.kind === 'alarm') {
     return `Triggered by ${fitText(origin.source, 100, escapeSlack).text} · incident \`${fitText(origin.incidentKey, 200, escapeCodeSpan).text}\`${follow}`;
   }
-  return `Started through the API or the command line${follow}`;
+  return `${CALLER_ORIGIN}${follow}`;
 }
 
 /** The link to the run (ours: the API's URL with the run id percent-encoded), as mrkdwn. */
@@ -195,11 +163,6 @@ function runLinkText(url: string, label = 'Open the run (GET /runs)'): string {
   const safe = url.replaceAll('|', '%7C').replaceAll('<', '%3C').replaceAll('>', '%3E').replaceAll('&', '&amp;');
   return `<${safe}|${label}>`;
 }
-
-const RATING_WORDS: Record<ResultPastIncident['rating'], string> = {
-  CORRECT: 'rated correct',
-  PARTIALLY_CORRECT: 'rated partially correct',
-};
 
 /**
  * A result as Slack shows it, in two parts: the summary a responder reads first (the status, the AI notice with who
@@ -249,26 +212,23 @@ export function buildSlackResult(
   }
   if (detail.seenBefore.length > 0) {
     const lines = detail.seenBefore.slice(0, LIST_ITEMS).map((past) => {
-      // NOTE: the day alone, and only when it is one (the stored text is bounded, not trusted to be a date).
-      const when = /^[0-9]{4}-[0-9]{2}-[0-9]{2}/.exec(past.occurredAt)?.[0] ?? 'an unknown day';
       const open = past.link === null ? '' : ` · ${runLinkText(past.link, 'open it')}`;
-      return `• A past incident of ${when}, ${RATING_WORDS[past.rating]}${open}`;
+      return `• ${describePastIncident(past)}${open}`;
     });
     if (detail.seenBefore.length > LIST_ITEMS) lines.push(`_…and ${detail.seenBefore.length - LIST_ITEMS} more_`);
     details.push({
       type: 'section',
-      text: mrkdwn(`*Seen before — a lead the run looked at, not evidence*\n${lines.join('\n')}`),
+      text: mrkdwn(`*${SEEN_BEFORE_LABEL}*\n${lines.join('\n')}`),
     });
   }
   if (detail.limitations.checkedScope.length > 0) details.push(listSection('Checked', detail.limitations.checkedScope));
   if (detail.limitations.missingInfo.length > 0) {
     details.push(listSection('Open questions', detail.limitations.missingInfo));
   }
-  const usage =
-    detail.usage === null
-      ? 'no model calls'
-      : `${plural(detail.usage.modelCalls, 'model call')} · ${plural(detail.usage.toolCalls, 'check')} · ${plural(detail.usage.totalTokens, 'token')}${detail.cost === null ? '' : ` · $${detail.cost.amount.toFixed(4)}`}`;
-  details.push({ type: 'context', elements: [mrkdwn(usage), mrkdwn(`Run \`${escapeCodeSpan(detail.runId)}\``)] });
+  details.push({
+    type: 'context',
+    elements: [mrkdwn(escapeSlack(usageLine(detail))), mrkdwn(`Run \`${escapeCodeSpan(detail.runId)}\``)],
+  });
   // NOTE: the one link is ours: the API's URL from the deploy with the run id percent-encoded.
   if (detail.links.run !== null) details.push({ type: 'section', text: mrkdwn(runLinkText(detail.links.run)) });
 

@@ -8,13 +8,13 @@
  */
 import type { ProgressSnapshot, RunFeedback, StoredRun } from '@diagnosis/core';
 import { fitText } from '../delivery/fit-text.ts';
+import type { RunOrigin } from '../delivery/result-words.ts';
 import type { RunFinishedDetail } from '../delivery/run-finished-event.ts';
 import {
   AI_NOTICE,
   askedBy,
   buildSlackResult,
   escapeSlack,
-  type RunOrigin,
   SLACK_LIMITS,
   type SlackBlock,
   type SlackTextObject,

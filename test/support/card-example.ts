@@ -82,3 +82,25 @@ export async function cardExample(): Promise<{ card: CardMessage; thread: CardMe
   ];
   return { card: buildResultCard(detail, { origin, ratings }), thread: buildDetailsReply(detail, origin) };
 }
+
+/** A plan of eight steps, the Draft's most. */
+export function eightStepDraft(): DiagnosisDraft {
+  return {
+    conclusion: 'payment-gateway 连接池缩小导致订单失败',
+    analysis: [
+      {
+        type: 'FINDING',
+        statement: '订单服务日志显示调用 payment-gateway 时连接池耗尽',
+        evidence_status: 'SUPPORTED',
+        tool_call_ids: ['call_logs_1'],
+        scope: null,
+      },
+    ],
+    action_plan: Array.from({ length: 8 }, (_, index) => ({
+      step: `第 ${index + 1} 步：恢复 payment-gateway 连接池配置`,
+      purpose: `目的 ${index + 1}`,
+    })),
+    recommendations: ['发布前检查连接池配置变更'],
+    limitations: { checked_scope: ['E1001 订单服务 14:00–15:00 日志'], missing_info: [] },
+  };
+}

@@ -70,7 +70,9 @@ describe('buildSlackMessage', () => {
     expect(texts.some((text) => text.includes('query_logs ×1, query_mysql ×1'))).toBe(true);
     expect(texts.some((text) => text.includes('…and 5 more findings in the run.'))).toBe(true);
     expect(texts.some((text) => text.includes('…and 5 more in the run'))).toBe(true);
-    expect(texts.some((text) => text.includes('Started through the API or the command line'))).toBe(true);
+    expect(texts.some((text) => text.includes('Started by a person through the API, the command line or Slack'))).toBe(
+      true,
+    );
     expect(texts.some((text) => text.includes('21,500 tokens'))).toBe(true);
     // No run or session id before the details: the run is linked, not printed.
     const summary = JSON.stringify(

@@ -1,5 +1,6 @@
 /**
- * The card, its thread and the incoming webhook's message hold Block Kit's limits whatever the run published, as a
+ * The card, its thread and the incoming webhook's message hold Block Kit's limits whatever the run published (and
+ * the Teams card and the PagerDuty note, the same content, their own limits), as a
  * property (fast-check, fixed seed): every text at its schema's longest (the Draft's 1,000-character conclusion and
  * statements, eight 300-character plan steps and purposes, ten 300-character limitations, a 16 KB question, a
  * 256-character alarm title and a 1,024-character incident key, twenty past incidents, a hundred raters with 2 KB
@@ -8,8 +9,11 @@
 import type { DiagnosisDraft, RunFeedback } from '@diagnosis/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { buildPagerDutyNote, PAGERDUTY_NOTE_CHARS } from '../../../../functions/delivery/pagerduty-note.ts';
+import { FIRST_PLAN_STEPS, RESPONDER_STATUS, type RunOrigin } from '../../../../functions/delivery/result-words.ts';
 import { buildRunFinishedEvent } from '../../../../functions/delivery/run-finished-event.ts';
-import { buildSlackMessage, FIRST_PLAN_STEPS, type RunOrigin } from '../../../../functions/delivery/slack-message.ts';
+import { buildSlackMessage } from '../../../../functions/delivery/slack-message.ts';
+import { buildTeamsMessage, TEAMS_MAX_BYTES } from '../../../../functions/delivery/teams-card.ts';
 import { buildDetailsReply, buildResultCard, type CardMessage } from '../../../../functions/slack/run-card.ts';
 import { blockKitViolations } from '../../../support/block-kit.ts';
 import { finishedRun } from '../../../support/finished-runs.ts';
@@ -88,8 +92,8 @@ function ours(message: CardMessage, runIds: string[]): string[] {
 const textBlocks = (message: CardMessage) =>
   ({ text: message.text, blocks: message.blocks.filter((block) => block.type !== 'actions') }) as never;
 
-describe('buildResultCard, buildDetailsReply and buildSlackMessage', () => {
-  it('hold Block Kit limits with the longest texts a run can publish (property)', async () => {
+describe('buildResultCard, buildDetailsReply, buildSlackMessage, buildTeamsMessage and buildPagerDutyNote', () => {
+  it('hold their limits (Block Kit, Teams, PagerDuty) with the longest texts a run can publish (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('PUBLISHED' as const, 'FALLBACK' as const, 'FAILED' as const),
@@ -129,6 +133,15 @@ describe('buildResultCard, buildDetailsReply and buildSlackMessage', () => {
           expect(blockKitViolations(reply as never, ours(reply, runIds))).toEqual([]);
           const message = buildSlackMessage(detail, from);
           expect(blockKitViolations(message, ours(message, runIds))).toEqual([]);
+          // The same content in the Teams card and the PagerDuty note, each within its own limit.
+          const teams = JSON.stringify(buildTeamsMessage(detail));
+          expect(Buffer.byteLength(teams)).toBeLessThanOrEqual(TEAMS_MAX_BYTES);
+          expect(teams.isWellFormed()).toBe(true);
+          const note = buildPagerDutyNote({ ...detail, trigger: { source: 'pagerduty', incidentKey: 'PT4KHLK' } });
+          const content: string = JSON.parse(note?.body ?? '{}').note.content;
+          expect(content.length).toBeLessThanOrEqual(PAGERDUTY_NOTE_CHARS);
+          expect(content.isWellFormed()).toBe(true);
+          for (const text of [teams, content]) expect(text).toContain(RESPONDER_STATUS[detail.status]);
           // The plan's steps are all there: a short plan on the card, a longer one whole in the thread.
           const steps = detail.actionPlan.length;
           const whole = JSON.stringify((steps > FIRST_PLAN_STEPS ? reply : card).blocks);
