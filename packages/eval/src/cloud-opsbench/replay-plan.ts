@@ -5,7 +5,8 @@
  * - `GetRecentLogs(service)` → `query_logs` of that service in the window;
  * - `GetResources(kind)` → `query_logs` of the `kubernetes` stream, keyword `<kind>/`;
  * - `DescribeResource(kind, name)` → `query_logs` of the `kubernetes` stream, keyword `<kind>/<name>` (the object's
- *   state and its events).
+ *   state and its events);
+ * - `GetResources(events)` → `query_logs` of the `kubernetes` stream, keyword `event ` (every event record).
  * Steps with no counterpart (`GetAppYAML`, `GetAlerts`, `GetClusterConfiguration`, `CheckServiceConnectivity`,
  * `CheckNodeServiceStatus`, `GetServiceDependencies`, and any resource kind the stream does not hold) are skipped and
  * counted by tool; a step asking what an earlier one asked is asked once; past the run's tool-call budget the rest
@@ -57,6 +58,9 @@ function toolCallId(caseKey: string, index: number): string {
 
 type Mapped = Omit<PlannedCall, 'toolCallId'> | { skip: string };
 
+/** kubectl's words for events (`kubectl get events`, `event`, `ev`). */
+const EVENT_WORDS = new Set(['events', 'event', 'ev']);
+
 function mapStep(step: ExpertStep, context: PlanContext): Mapped {
   const window = { start_time: context.window.start, end_time: context.window.end, limit: REPLAY_LINE_LIMIT };
   const service = step.args.service_name ?? '';
@@ -73,7 +77,17 @@ function mapStep(step: ExpertStep, context: PlanContext): Mapped {
     }
     case 'GetResources':
     case 'DescribeResource': {
-      const kind = recordKind(step.args.resource_type ?? '');
+      const resource = step.args.resource_type ?? '';
+      if (step.tool === 'GetResources' && EVENT_WORDS.has(resource.toLowerCase())) {
+        if (!context.streams.has(KUBERNETES_STREAM)) return { skip: `${step.tool} (kind not in the stream)` };
+        // NOTE: every event record starts `event <kind>/<name>` (kubernetes-state.ts).
+        return {
+          input: { service: KUBERNETES_STREAM, ...window, keyword: 'event ' },
+          step: `${step.tool}(${resource})`,
+          purpose: 'kubernetes',
+        };
+      }
+      const kind = recordKind(resource);
       if (kind === undefined || !context.streams.has(KUBERNETES_STREAM))
         return { skip: `${step.tool} (kind not in the stream)` };
       const name = step.tool === 'DescribeResource' ? (step.args.name ?? '') : '';

@@ -84,6 +84,21 @@ describe('buildReplayPlan', () => {
     expect(plan.overBudget).toBe(1);
   });
 
+  it('maps a listing of the events onto the Kubernetes stream’s event records, whatever the word kubectl was given', () => {
+    const plan = buildReplayPlan(
+      [
+        [step('GetResources', { resource_type: 'events', namespace: 'train-ticket' })],
+        [step('GetResources', { resource_type: 'event' }), step('GetResources', { resource_type: 'ev' })],
+      ],
+      context,
+    );
+    expect(plan.calls.map(({ input, step: expert }) => ({ keyword: input.keyword, expert }))).toEqual([
+      { keyword: 'event ', expert: 'GetResources(events)' },
+    ]);
+    expect(plan.repeated).toBe(2);
+    expect(plan.skipped).toEqual({});
+  });
+
   it('derives the same ids for the same case, others for another', () => {
     const paths = [[step('GetErrorLogs', { service_name: 'ts-ledger-service' })]];
     const first = buildReplayPlan(paths, context).calls[0]?.toolCallId;
