@@ -62,6 +62,19 @@ function response(
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 
+/**
+ * The calls a folded history lists: once the history passes its bound, the harness drops the middle tool rounds and
+ * the first call's result becomes a record of the folded calls (`evidence_status: COMPACTED`, `calls: [{
+ * tool_call_id, … }]`, packages/core/src/harness/compact-history.ts). Empty for any other tool message.
+ */
+function recordedCalls(observation: Record<string, unknown> | undefined): string[] {
+  if (observation?.evidence_status !== 'COMPACTED' || !Array.isArray(observation.calls)) return [];
+  return observation.calls.flatMap((entry) => {
+    const id = (entry as { tool_call_id?: unknown } | null)?.tool_call_id;
+    return typeof id === 'string' ? [id] : [];
+  });
+}
+
 /** The observation a tool message carries, or undefined when its text is not one. */
 export function parseObservation(content: string): Record<string, unknown> | undefined {
   try {
@@ -186,8 +199,13 @@ export function createReplayModel(plan: ReplayPlan, truth: GroundTruth, counter?
     const messages = (Array.isArray(body.messages) ? body.messages : []) as WireMessage[];
     const issuedIds = new Set<string>();
     for (const message of messages) {
-      if (message.role === 'tool' && typeof message.tool_call_id === 'string' && !received.has(message.tool_call_id)) {
-        received.set(message.tool_call_id, text(message.content));
+      if (message.role === 'tool' && typeof message.tool_call_id === 'string') {
+        // NOTE: a call record is what the harness folded, not what a call returned: its calls count as issued.
+        const record = recordedCalls(parseObservation(text(message.content)));
+        for (const id of record) issuedIds.add(id);
+        if (record.length === 0 && !received.has(message.tool_call_id)) {
+          received.set(message.tool_call_id, text(message.content));
+        }
       }
       for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
         if (typeof call.id === 'string') issuedIds.add(call.id);

@@ -93,6 +93,43 @@ describe('createReplayModel', () => {
     expect(model.received.get('call_00_a')).toBe(ok('call_00_a', 'Access denied'));
   });
 
+  it('goes on with the next call once the harness folded earlier rounds into its call record', async () => {
+    const fourth = {
+      toolCallId: 'call_00_d',
+      input: { service: 'ts-ledger-service', ...range },
+      step: 'GetRecentLogs(ts-ledger-service)',
+      purpose: 'recent' as const,
+    };
+    const model = createReplayModel({ ...plan, calls: [...plan.calls, fourth] }, truth);
+    // The history as the harness sends it once folded: the first call's result is the record of the first two calls
+    // (the second round's messages are gone), then the newest round as sent.
+    const record = JSON.stringify({
+      tool_call_id: 'call_00_a',
+      evidence_status: 'COMPACTED',
+      message: '本次运行较早的工具调用',
+      calls: [
+        { tool_call_id: 'call_00_a', tool: 'query_logs', input: plan.calls[0]?.input, evidence_status: 'OK', rows: 1 },
+        { tool_call_id: 'call_00_b', tool: 'query_logs', input: plan.calls[1]?.input, evidence_status: 'OK', rows: 1 },
+      ],
+    });
+    const folded = [
+      { role: 'system', content: 'instructions' },
+      { role: 'user', content: '{}' },
+      call('call_00_a'),
+      { role: 'tool', tool_call_id: 'call_00_a', content: record },
+      call('call_00_c'),
+      { role: 'tool', tool_call_id: 'call_00_c', content: ok('call_00_c', 'GET /health 200') },
+    ];
+    const next = await answer(model.agent[3], { messages: folded, tools: [] });
+    expect(toolCall(next)?.id).toBe('call_00_d');
+    expect(JSON.parse(toolCall(next)?.function.arguments ?? '').previous_observation).toEqual({
+      tool_call_id: 'call_00_c',
+      evaluation: 'GAINED',
+    });
+    // The record is not an observation: what the first call returned is what its own round carried, or nothing.
+    expect(model.received.has('call_00_a')).toBe(false);
+  });
+
   it('writes the Draft from what came back: FINDINGs cite the calls with lines, the conclusion names the ground truth', async () => {
     const model = createReplayModel(plan, truth);
     const messages = [
