@@ -16,53 +16,88 @@ import {
   measureConversation,
   startDeepSeekServer,
 } from '@diagnosis/devkit';
+import { runCli } from '../packages/cli/src/cli.ts';
+import { COMMANDS } from '../packages/cli/src/commands/index.ts';
 import { stopEngine } from '../packages/cli/src/local/local-engine.ts';
 import { runLocalDiagnosis } from '../packages/cli/src/local/run-local-diagnosis.ts';
 import { DEFAULT_PRICE, priceOf } from '../packages/eval/src/price.ts';
 
 export const TOKEN_TARGETS = Object.freeze({ inputPerDiagnosis: 20_000, judgeRequest: 2_500, toolSchemas: 900 });
 
-/** Runs the demo once with its own data folder and returns the bodies the loopback model server received. */
-export async function demoRequests() {
+/**
+ * Runs the demo once with its own data folder and returns the bodies the loopback model server received. With
+ * `memory`, the demo runs twice on one table, the first run rated CORRECT in between (`diagnosis feedback`), and the
+ * bodies are the second run's: its lookup returns the first run as a past incident, which the judge's evidence holds.
+ */
+export async function demoRequests(options: { memory?: boolean } = {}) {
   const conversation = loadScriptedConversation();
-  const server = await startDeepSeekServer([...conversation.responses], [...conversation.judgeResponses]);
+  const runs = options.memory === true ? 2 : 1;
+  const server = await startDeepSeekServer(
+    Array.from({ length: runs }, () => conversation.responses).flat(),
+    Array.from({ length: runs }, () => conversation.judgeResponses).flat(),
+  );
   const data = mkdtempSync(join(tmpdir(), 'diagnosis-token-bench-'));
+  const env = { ...process.env, DIAGNOSIS_LOCAL_DATA: data };
   let output = '';
+  const io = {
+    stdout: (text: string) => {
+      output += text;
+    },
+    stderr: () => undefined,
+    env,
+    stderrIsTTY: false,
+    onInterrupt: () => () => undefined,
+  };
   try {
-    const code = await runLocalDiagnosis(
-      {
-        query: conversation.query,
-        enterpriseId: conversation.enterpriseId,
-        sessionId: 'demo',
-        continueSession: false,
-        timeoutSeconds: 120,
-        json: true,
-        settings: {
-          DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
-          DIAGNOSIS_MODEL_API_KEY: 'scripted-demo-no-key',
-          DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash',
-          SEMANTIC_GUARD: 'enforce',
-        },
-        banner: '',
-      },
-      {
-        stdout: (text) => {
-          output += text;
-        },
-        stderr: () => undefined,
-        env: { ...process.env, DIAGNOSIS_LOCAL_DATA: data },
-        stderrIsTTY: false,
-        onInterrupt: () => () => undefined,
-      },
-    );
+    if (runs === 2) {
+      await demoRun(conversation, server.baseURL, io);
+      const runId = (JSON.parse(output) as { runId?: string }).runId ?? '';
+      output = '';
+      const rated = await runCli(['feedback', runId, '--verdict', 'CORRECT'], io, COMMANDS);
+      if (rated !== 0) throw new Error(`the rating of ${runId} failed (exit ${rated})`);
+      output = '';
+    }
+    const first = { agent: server.requests.length, judge: server.judgeRequests.length };
+    const code = await demoRun(conversation, server.baseURL, io);
     const status = (JSON.parse(output) as { status?: string }).status;
-    return { code, status, conversation, requests: server.requests, judgeRequests: server.judgeRequests };
+    return {
+      code,
+      status,
+      conversation,
+      requests: server.requests.slice(runs === 2 ? first.agent : 0),
+      judgeRequests: server.judgeRequests.slice(runs === 2 ? first.judge : 0),
+    };
   } finally {
     await server.close();
     // NOTE: the local runtime leaves its DynamoDB Local running for the next command; this data folder has none.
     await stopEngine(data);
     rmSync(data, { recursive: true, force: true });
   }
+}
+
+function demoRun(
+  conversation: ReturnType<typeof loadScriptedConversation>,
+  baseURL: string,
+  io: Parameters<typeof runLocalDiagnosis>[1],
+) {
+  return runLocalDiagnosis(
+    {
+      query: conversation.query,
+      enterpriseId: conversation.enterpriseId,
+      sessionId: 'demo',
+      continueSession: false,
+      timeoutSeconds: 120,
+      json: true,
+      settings: {
+        DIAGNOSIS_MODEL_BASE_URL: baseURL,
+        DIAGNOSIS_MODEL_API_KEY: 'scripted-demo-no-key',
+        DIAGNOSIS_MODEL_ID: 'deepseek-v4-flash',
+        SEMANTIC_GUARD: 'enforce',
+      },
+      banner: '',
+    },
+    io,
+  );
 }
 
 const stable = (requests: readonly Record<string, unknown>[], pick: (body: Record<string, unknown>) => unknown) =>
@@ -103,9 +138,21 @@ export async function benchRequestTokens(): Promise<void> {
   );
   const toolsPerRequest = Math.max(...agent.requests.map((request) => request.parts.tools));
   const judgeLargest = Math.max(0, ...judge.requests.map((request) => request.prompt));
+  // NOTE: the judge's target holds with a past incident in its evidence: the demo again after a CORRECT rating.
+  const remembered = await demoRequests({ memory: true });
+  const judgeWithMemory = measureConversation(counter, remembered.judgeRequests, demo.conversation.judgeResponses);
+  const judgeMemoryLargest = Math.max(0, ...judgeWithMemory.requests.map((request) => request.prompt));
+  const pastIncident = remembered.judgeRequests.some((body) => JSON.stringify(body).includes('past_incident'));
+  console.log(
+    `judge request with a past incident: ${judgeMemoryLargest} tokens (run ${remembered.status}; a past incident in its evidence: ${pastIncident ? 'yes' : 'NO'})`,
+  );
   const checks: [string, boolean][] = [
     [`input ${input} ≤ ${TOKEN_TARGETS.inputPerDiagnosis}`, input <= TOKEN_TARGETS.inputPerDiagnosis],
     [`judge request ${judgeLargest} ≤ ${TOKEN_TARGETS.judgeRequest}`, judgeLargest <= TOKEN_TARGETS.judgeRequest],
+    [
+      `judge request with a past incident ${judgeMemoryLargest} ≤ ${TOKEN_TARGETS.judgeRequest}`,
+      pastIncident && judgeMemoryLargest <= TOKEN_TARGETS.judgeRequest,
+    ],
     [`tool schemas ${toolsPerRequest} ≤ ${TOKEN_TARGETS.toolSchemas}`, toolsPerRequest <= TOKEN_TARGETS.toolSchemas],
     [
       'instructions and tool schemas byte-identical in every agent round',

@@ -19,6 +19,8 @@ describe('the SemanticGuard over the real openai-compatible provider', () => {
     const verdicts = {
       analysis: [{ index: 0, verdict: 'SUPPORTED', reason: `${CALL_ID} 的日志显示连接池耗尽` }],
       conclusion: { verdict: 'SUPPORTED', reason: '由第 0 条推出' },
+      recommendations: [{ index: 0, verdict: 'SUPPORTED', reason: '依据第 0 条' }],
+      action_plan: [{ index: 0, verdict: 'SUPPORTED', reason: '依据第 0 条' }],
     };
     const server = await startDeepSeekServer(
       [

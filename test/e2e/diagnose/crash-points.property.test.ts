@@ -158,6 +158,8 @@ const judgeScript = () =>
         JSON.stringify({
           analysis: [{ index: 0, verdict: 'SUPPORTED', reason: '日志显示连接池耗尽' }],
           conclusion: { verdict: 'SUPPORTED', reason: '与日志一致' },
+          recommendations: [{ index: 0, verdict: 'SUPPORTED', reason: '依据日志' }],
+          action_plan: [{ index: 0, verdict: 'SUPPORTED', reason: '依据日志' }],
         }),
       ),
     ],

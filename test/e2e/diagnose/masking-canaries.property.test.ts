@@ -410,6 +410,7 @@ function script(tag: string, runbookIndex: number) {
       JSON.stringify({
         analysis: [{ index: 0, verdict: 'SUPPORTED', reason: '两条证据都指向同一个假名用户' }],
         conclusion: { verdict: 'SUPPORTED', reason: '由第 0 条发现推出' },
+        action_plan: [{ index: 0, verdict: 'SUPPORTED', reason: '为确认影响' }],
       }),
     ),
   );

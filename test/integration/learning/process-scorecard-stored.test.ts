@@ -74,6 +74,8 @@ async function runOnce(runId: string, createStore: () => RunStore & AuditWriter)
           { index: 1, verdict: 'UNSUPPORTED', reason: '证据里没有发布记录' },
         ],
         conclusion: { verdict: 'SUPPORTED', reason: '由第 0 条推出' },
+        recommendations: [{ index: 0, verdict: 'SUPPORTED', reason: '依据第 0 条' }],
+        action_plan: [{ index: 0, verdict: 'SUPPORTED', reason: '依据第 0 条' }],
       }),
     ),
   ]);

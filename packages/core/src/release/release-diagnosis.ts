@@ -103,7 +103,7 @@ function decideRelease(input: {
     }
     // NOTE: the trimmed Draft is not checked again: its citations are taken from the verified snapshot (`citationsOf`).
     const citations = citationsOf(decision.draft, guard.citations);
-    const report = semanticGuardReport(semantic, decision.removed);
+    const report = semanticGuardReport(semantic, decision);
     return published(usage, execution, decision.draft, citations, report, withGuard);
   }
   if (error instanceof DiagnosisAgentOutputError) {

@@ -14,7 +14,7 @@ import type { AuditHook } from '../store/audit-hook.ts';
 import type { Observation } from '../tools/observation.ts';
 import type { EvidenceGuardResult } from './evidence-guard.ts';
 import { DEFAULT_JUDGE_LIMITS, type JudgeLimits } from './judge/judge-limits.ts';
-import { type JudgeVerdicts, parseJudgeVerdicts, type Verdict } from './judge/judge-verdicts.ts';
+import { type IndexedVerdict, type JudgeVerdicts, parseJudgeVerdicts, type Verdict } from './judge/judge-verdicts.ts';
 import {
   buildJudgeEvidence,
   buildJudgePrompt,
@@ -51,14 +51,14 @@ const INSTRUCTIONS = buildSemanticGuardInstructions();
 
 /**
  * The SemanticGuard: one model call outside the agent's loop, with no tools and its own instructions, asking a judge
- * whether each analysis item and the conclusion of a Draft are supported by the evidence the Draft cites. It judges
- * only a Draft that passed the EvidenceGuard (anything else is not published anyway), and it sees only the query, the
- * Draft's conclusion and analysis and the verified evidence snapshot (the observations the agent saw, from the run's
+ * whether each claim a Draft would publish (its conclusion, analysis items, recommendations and action-plan steps) is
+ * supported by the evidence the Draft cites. It judges only a Draft that passed the EvidenceGuard (anything else is
+ * not published anyway), and it sees only the query, those claims and the verified evidence snapshot (the observations the agent saw, from the run's
  * audit events). NOTE: it is handed the EvidenceGuard's result (`verifyExecutionEvidence`, taken once per run, which
  * the release is handed too); it never checks the Draft itself. Its budget is its own (`JudgeLimits`, enforced by
  * `createJudgeHarness`); its call and tokens count in the run's usage and are audited as a JUDGE step. Returns null
  * when there is nothing to judge (mode off, no Draft, a Draft that failed the EvidenceGuard, or one with neither
- * conclusion nor analysis). Never throws for the judge's failures: they are a `FAILED` review, which the release
+ * conclusion, analysis nor advice). Never throws for the judge's failures: they are a `FAILED` review, which the release
  * turns into a fail-closed FALLBACK in enforce mode.
  */
 export async function reviewDraftSemantics(
@@ -77,7 +77,14 @@ export async function reviewDraftSemantics(
   if (guard.mode === 'off' || execution.draft === null || verified === null || !verified.ok) return null;
   // NOTE: the Draft the EvidenceGuard checked: without the items it removed (resting on past incidents alone).
   const draft = verified.draft ?? execution.draft;
-  if (draft.conclusion === null && draft.analysis.length === 0) return null;
+  if (
+    draft.conclusion === null &&
+    draft.analysis.length === 0 &&
+    draft.recommendations.length === 0 &&
+    draft.action_plan.length === 0
+  ) {
+    return null;
+  }
   const { mode } = guard;
   const limits = { ...DEFAULT_JUDGE_LIMITS, ...guard.limits };
   const modelId = typeof guard.model === 'string' ? guard.model : guard.model.modelId;
@@ -124,8 +131,16 @@ export async function reviewDraftSemantics(
   }
 }
 
-/** How an enforcing SemanticGuard's verdicts change a Draft. */
-export type SemanticDecision = { kind: 'REJECTED' } | { kind: 'ACCEPTED'; draft: DiagnosisDraft; removed: number[] };
+/** How an enforcing SemanticGuard's verdicts change a Draft: the indexes (in the Draft) of what it removed. */
+export type SemanticDecision =
+  | { kind: 'REJECTED' }
+  | {
+      kind: 'ACCEPTED';
+      draft: DiagnosisDraft;
+      removed: number[];
+      removedRecommendations: number[];
+      removedActionPlan: number[];
+    };
 
 /** The most limitation lines a Draft may hold (its schema's bound). */
 const MAX_LIMITATION_LINES = 10;
@@ -134,23 +149,41 @@ const MAX_LIMITATION_CHARS = 300;
 /**
  * Applies the verdicts as enforce mode does. A conclusion is published only when the judge calls it SUPPORTED and
  * every SUPPORTED FINDING (what a conclusion rests on) is SUPPORTED too; otherwise the Draft is REJECTED. Of the rest,
- * only items the judge calls SUPPORTED are published: each other item is removed and listed first in
- * `limitations.missing_info` with its verdict and the judge's reason (bounded to the Draft's own limits).
+ * only claims the judge calls SUPPORTED are published: each other analysis item, recommendation and action-plan step is
+ * removed and listed first in `limitations.missing_info` with its verdict and the judge's reason (bounded to the
+ * Draft's own limits). NOTE: advice is a claim too (it may restate a finding the judge removed): it is published only
+ * as the judge supports it.
  */
 export function applyVerdicts(draft: DiagnosisDraft, verdicts: JudgeVerdicts): SemanticDecision {
-  const verdictOf = (index: number): Verdict => verdicts.analysis[index]?.verdict ?? 'UNCLEAR';
+  const verdictOf = (list: readonly IndexedVerdict[], index: number): Verdict => list[index]?.verdict ?? 'UNCLEAR';
   if (draft.conclusion !== null) {
     const findingsHold = draft.analysis.every(
       (item, index) =>
-        !(item.type === 'FINDING' && item.evidence_status === 'SUPPORTED') || verdictOf(index) === 'SUPPORTED',
+        !(item.type === 'FINDING' && item.evidence_status === 'SUPPORTED') ||
+        verdictOf(verdicts.analysis, index) === 'SUPPORTED',
     );
     if (verdicts.conclusion?.verdict !== 'SUPPORTED' || !findingsHold) return { kind: 'REJECTED' };
   }
-  const removed = draft.analysis.flatMap((_item, index) => (verdictOf(index) === 'SUPPORTED' ? [] : [index]));
-  if (removed.length === 0) return { kind: 'ACCEPTED', draft, removed };
-  const lines = removed.map((index) =>
-    removedLine(draft.analysis[index] as AnalysisItem, verdictOf(index), verdicts.analysis[index]?.reason ?? ''),
-  );
+  const unsupported = (list: readonly IndexedVerdict[], count: number) =>
+    Array.from({ length: count }, (_item, index) => index).filter((index) => verdictOf(list, index) !== 'SUPPORTED');
+  const removed = unsupported(verdicts.analysis, draft.analysis.length);
+  const removedRecommendations = unsupported(verdicts.recommendations, draft.recommendations.length);
+  const removedActionPlan = unsupported(verdicts.action_plan, draft.action_plan.length);
+  const kept = { removed, removedRecommendations, removedActionPlan };
+  if (removed.length + removedRecommendations.length + removedActionPlan.length === 0) {
+    return { kind: 'ACCEPTED', draft, ...kept };
+  }
+  const line = (list: readonly IndexedVerdict[], index: number, what: string, text: string) =>
+    removedLine(what, text, verdictOf(list, index), list[index]?.reason ?? '');
+  const lines = [
+    ...removed.map((index) => line(verdicts.analysis, index, '', (draft.analysis[index] as AnalysisItem).statement)),
+    ...removedRecommendations.map((index) =>
+      line(verdicts.recommendations, index, '建议', draft.recommendations[index] ?? ''),
+    ),
+    ...removedActionPlan.map((index) =>
+      line(verdicts.action_plan, index, '行动步骤', draft.action_plan[index]?.step ?? ''),
+    ),
+  ];
   const combined = [...lines, ...draft.limitations.missing_info];
   const missing =
     combined.length <= MAX_LIMITATION_LINES
@@ -161,19 +194,21 @@ export function applyVerdicts(draft: DiagnosisDraft, verdicts: JudgeVerdicts): S
         ];
   return {
     kind: 'ACCEPTED',
-    removed,
+    ...kept,
     draft: {
       ...draft,
       analysis: draft.analysis.filter((_item, index) => !removed.includes(index)),
+      recommendations: draft.recommendations.filter((_item, index) => !removedRecommendations.includes(index)),
+      action_plan: draft.action_plan.filter((_item, index) => !removedActionPlan.includes(index)),
       limitations: { ...draft.limitations, missing_info: missing },
     },
   };
 }
 
-function removedLine(item: AnalysisItem, verdict: Verdict, reason: string): string {
+function removedLine(what: string, text: string, verdict: Verdict, reason: string): string {
   const label = verdict === 'UNSUPPORTED' ? '证据不支持' : '证据不足以判断';
-  const statement = truncateChars(item.statement, 100);
-  return truncateChars(`语义校验（${label}）已移除：“${statement}”——${reason}`, MAX_LIMITATION_CHARS);
+  const statement = truncateChars(text, 100);
+  return truncateChars(`语义校验（${label}）已移除${what}：“${statement}”——${reason}`, MAX_LIMITATION_CHARS);
 }
 
 /**
@@ -188,12 +223,25 @@ export interface SemanticGuardReport {
   /** For a MODEL_FAILED judge call: how its request failed (absent otherwise). */
   model_failure?: ModelFailureReport;
   conclusion: { verdict: Verdict; reason: string } | null;
-  analysis: { index: number; verdict: Verdict; reason: string }[];
+  analysis: IndexedVerdict[];
+  recommendations: IndexedVerdict[];
+  action_plan: IndexedVerdict[];
   /** Indexes (in the Draft) of the analysis items removed from the published result; always empty in shadow mode. */
   removed: number[];
+  /** Indexes (in the Draft) of the recommendations removed; always empty in shadow mode. */
+  removed_recommendations: number[];
+  /** Indexes (in the Draft) of the action-plan steps removed; always empty in shadow mode. */
+  removed_action_plan: number[];
 }
 
-export function semanticGuardReport(review: SemanticReview, removed: number[] = []): SemanticGuardReport {
+/** What an enforcing SemanticGuard removed of a Draft (`applyVerdicts`), by index; nothing when absent. */
+export interface SemanticRemovals {
+  removed: number[];
+  removedRecommendations: number[];
+  removedActionPlan: number[];
+}
+
+export function semanticGuardReport(review: SemanticReview, removals?: SemanticRemovals): SemanticGuardReport {
   return {
     mode: review.mode,
     model_id: review.modelId,
@@ -204,6 +252,10 @@ export function semanticGuardReport(review: SemanticReview, removed: number[] = 
       : {}),
     conclusion: review.outcome === 'JUDGED' ? review.verdicts.conclusion : null,
     analysis: review.outcome === 'JUDGED' ? review.verdicts.analysis : [],
-    removed,
+    recommendations: review.outcome === 'JUDGED' ? review.verdicts.recommendations : [],
+    action_plan: review.outcome === 'JUDGED' ? review.verdicts.action_plan : [],
+    removed: removals?.removed ?? [],
+    removed_recommendations: removals?.removedRecommendations ?? [],
+    removed_action_plan: removals?.removedActionPlan ?? [],
   };
 }

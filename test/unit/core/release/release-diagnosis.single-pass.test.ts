@@ -69,6 +69,12 @@ describe('releaseDiagnosis with the EvidenceGuard’s result handed in', () => {
           { index: 1, verdict: 'UNCLEAR', reason: '手册不能证明本次的配置' },
         ],
         conclusion: { verdict: 'SUPPORTED', reason: '由第 0 条推出' },
+        recommendations: draft.recommendations.map((_text, index) => ({
+          index,
+          verdict: 'SUPPORTED',
+          reason: '依据发现',
+        })),
+        action_plan: draft.action_plan.map((_step, index) => ({ index, verdict: 'SUPPORTED', reason: '依据发现' })),
       },
     };
     const decision = releaseDiagnosis({

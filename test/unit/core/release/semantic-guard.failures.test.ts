@@ -96,7 +96,17 @@ describe('semanticGuardReport', () => {
     failure: 'MODEL_FAILED',
     ...extra,
   });
-  const base = { mode: 'enforce', model_id: 'judge-model', conclusion: null, analysis: [], removed: [] };
+  const base = {
+    mode: 'enforce',
+    model_id: 'judge-model',
+    conclusion: null,
+    analysis: [],
+    recommendations: [],
+    action_plan: [],
+    removed: [],
+    removed_recommendations: [],
+    removed_action_plan: [],
+  };
 
   it('reports a failed judge request in wire names, without its message or body', () => {
     const modelFailure = { kind: 'HTTP', httpStatus: 401, errorClass: 'APICallError', networkCode: null } as const;
@@ -119,16 +129,22 @@ describe('semanticGuardReport', () => {
     const verdicts = {
       analysis: [{ index: 0, verdict: 'SUPPORTED' as const, reason: '理由' }],
       conclusion: { verdict: 'SUPPORTED' as const, reason: '结论理由' },
+      recommendations: [{ index: 0, verdict: 'UNSUPPORTED' as const, reason: '建议理由' }],
+      action_plan: [],
     };
     const judged: SemanticReview = { mode: 'shadow', modelId: 'judge-model', outcome: 'JUDGED', verdicts };
-    expect(semanticGuardReport(judged, [])).toStrictEqual({
+    expect(semanticGuardReport(judged)).toStrictEqual({
       mode: 'shadow',
       model_id: 'judge-model',
       outcome: 'JUDGED',
       failure: null,
       conclusion: verdicts.conclusion,
       analysis: verdicts.analysis,
+      recommendations: verdicts.recommendations,
+      action_plan: [],
       removed: [],
+      removed_recommendations: [],
+      removed_action_plan: [],
     });
   });
 });

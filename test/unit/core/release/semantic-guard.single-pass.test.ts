@@ -20,6 +20,8 @@ const progress = (...toolCallIds: string[]): ProgressSnapshot => ({
 const VERDICTS = JSON.stringify({
   analysis: [{ index: 0, verdict: 'SUPPORTED', reason: 'c1 显示连接池耗尽' }],
   conclusion: { verdict: 'SUPPORTED', reason: '由第 0 条推出' },
+  recommendations: [{ index: 0, verdict: 'SUPPORTED', reason: '依据第 0 条' }],
+  action_plan: [{ index: 0, verdict: 'SUPPORTED', reason: '依据第 0 条' }],
 });
 
 /** The JSON user message the judge received. */

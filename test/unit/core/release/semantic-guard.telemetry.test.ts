@@ -19,6 +19,8 @@ describe('reviewDraftSemantics — telemetry', () => {
     const verdicts = {
       analysis: [{ index: 0, verdict: 'SUPPORTED', reason: '理由' }],
       conclusion: { verdict: 'SUPPORTED', reason: '结论理由' },
+      recommendations: [{ index: 0, verdict: 'SUPPORTED', reason: '建议理由' }],
+      action_plan: [{ index: 0, verdict: 'SUPPORTED', reason: '步骤理由' }],
     };
     const review = await reviewDraftSemantics(
       {

@@ -61,8 +61,18 @@ const verdict = (verdictName: 'SUPPORTED' | 'UNSUPPORTED' | 'UNCLEAR', reason = 
   verdict: verdictName,
   reason,
 });
-const judgeText = (analysis: ReturnType<typeof verdict>[], conclusion: ReturnType<typeof verdict> | null) =>
-  JSON.stringify({ analysis: analysis.map((item, index) => ({ index, ...item })), conclusion });
+/** The judge's answer on a `supportedDraft` (one recommendation, one step: SUPPORTED unless said). */
+const judgeText = (
+  analysis: ReturnType<typeof verdict>[],
+  conclusion: ReturnType<typeof verdict> | null,
+  advice: { recommendations?: ReturnType<typeof verdict>[]; actionPlan?: ReturnType<typeof verdict>[] } = {},
+) =>
+  JSON.stringify({
+    analysis: analysis.map((item, index) => ({ index, ...item })),
+    conclusion,
+    recommendations: (advice.recommendations ?? [verdict('SUPPORTED')]).map((item, index) => ({ index, ...item })),
+    action_plan: (advice.actionPlan ?? [verdict('SUPPORTED')]).map((item, index) => ({ index, ...item })),
+  });
 
 const command = {
   runId: 'run-judge',
@@ -137,7 +147,11 @@ describe('the SemanticGuard (enforce)', () => {
       failure: null,
       conclusion: { verdict: 'SUPPORTED', reason: 'SUPPORTED 的理由' },
       analysis: [{ index: 0, verdict: 'SUPPORTED', reason: 'call-logs-1 显示连接池耗尽' }],
+      recommendations: [{ index: 0, verdict: 'SUPPORTED', reason: 'SUPPORTED 的理由' }],
+      action_plan: [{ index: 0, verdict: 'SUPPORTED', reason: 'SUPPORTED 的理由' }],
       removed: [],
+      removed_recommendations: [],
+      removed_action_plan: [],
     });
     // The judge's call is counted in the run's usage: two agent rounds (100 + 20 tokens each) and the judge's 980.
     expect(agent.doGenerateCalls).toHaveLength(2);
@@ -186,9 +200,9 @@ describe('the SemanticGuard (enforce)', () => {
     const input = JSON.parse(userText(call));
     expect(Object.keys(input)).toEqual(['query', 'draft', 'evidence']);
     expect(input.query).toBe(command.query);
-    // Only the parts it judges: the action plan, recommendations and limitations are never judged.
-    // Each item names its evidence by its index in the evidence, never by the model's ids, and without the agent's
-    // own evidence_status claim (issue 25).
+    // Every claim it would publish: the conclusion, the analysis, the recommendations and the action plan's steps
+    // (the limitations claim nothing about the incident). Each item names its evidence by its index in the evidence,
+    // never by the model's ids, and without the agent's own evidence_status claim.
     expect(input.draft).toEqual({
       conclusion: draft.conclusion,
       // A null scope is left out.
@@ -197,6 +211,8 @@ describe('the SemanticGuard (enforce)', () => {
         evidence: [0],
         ...(scope === null ? {} : { scope }),
       })),
+      recommendations: draft.recommendations,
+      action_plan: draft.action_plan.map((step) => [step.step, step.purpose]),
     });
     // The observation as a JSON value (not an escaped string), without the ids or the agent's protocol flag, its OK
     // status not said, log lines as a table; no `evaluation` or `truncated` beside it (issue 25); an OK observation
@@ -220,7 +236,12 @@ describe('the SemanticGuard (enforce)', () => {
   it('removes a finding the judge calls unsupported and lists it under limitations.missing_info', async () => {
     const draft = twoFindingsNoConclusion();
     const { result, stored } = await diagnose(draft, [
-      textRound(judgeText([verdict('SUPPORTED'), verdict('UNSUPPORTED', '日志中没有 CPU 指标')], null)),
+      textRound(
+        judgeText([verdict('SUPPORTED'), verdict('UNSUPPORTED', '日志中没有 CPU 指标')], null, {
+          recommendations: [],
+          actionPlan: [],
+        }),
+      ),
     ]);
 
     expect(result.status).toBe('PUBLISHED');

@@ -1,3 +1,5 @@
+// NOTE: a little over 300 lines: the verdicts' application to every kind of claim and the report of them, over one
+// set of drafts.
 import { applyVerdicts, type DiagnosisDraft, type ProgressSnapshot, reviewDraftSemantics } from '@diagnosis/core';
 import { describe, expect, it, vi } from 'vitest';
 import { semanticGuardReport } from '../../../../packages/core/src/release/semantic-guard.ts';
@@ -23,16 +25,26 @@ const draftOf = (conclusion: string | null, analysis: Item[], missing: string[] 
   analysis,
   limitations: { checked_scope: ['order-service 日志'], missing_info: missing },
 });
-const verdicts = (analysis: Verdict[], conclusion: Verdict | null) => ({
-  analysis: analysis.map((verdict, index) => ({ index, verdict, reason: `理由${index}` })),
+const indexed = (list: Verdict[], reason: string) =>
+  list.map((verdict, index) => ({ index, verdict, reason: `${reason}${index}` }));
+/** Verdicts on a Draft made by `draftOf` (one recommendation, one step: SUPPORTED unless said). */
+const verdicts = (
+  analysis: Verdict[],
+  conclusion: Verdict | null,
+  advice: { recommendations?: Verdict[]; actionPlan?: Verdict[] } = {},
+) => ({
+  analysis: indexed(analysis, '理由'),
   conclusion: conclusion === null ? null : { verdict: conclusion, reason: '结论理由' },
+  recommendations: indexed(advice.recommendations ?? ['SUPPORTED'], '建议理由'),
+  action_plan: indexed(advice.actionPlan ?? ['SUPPORTED'], '步骤理由'),
 });
+const nothingElse = { removedRecommendations: [], removedActionPlan: [] };
 
 describe('applyVerdicts', () => {
   it('accepts a fully supported Draft unchanged (the same object, nothing removed)', () => {
     const draft = draftOf('结论', [item('FINDING', '发现'), item('HYPOTHESIS', '假设')]);
     const decision = applyVerdicts(draft, verdicts(['SUPPORTED', 'SUPPORTED'], 'SUPPORTED'));
-    expect(decision).toEqual({ kind: 'ACCEPTED', draft, removed: [] });
+    expect(decision).toEqual({ kind: 'ACCEPTED', draft, removed: [], ...nothingElse });
     expect(decision.kind === 'ACCEPTED' && decision.draft).toBe(draft);
   });
 
@@ -49,9 +61,10 @@ describe('applyVerdicts', () => {
 
   it('treats an item without a verdict as unclear: removed, with an empty reason', () => {
     const draft = draftOf(null, [item('HYPOTHESIS', '连接池被调小')], ['原有限制']);
-    expect(applyVerdicts(draft, { analysis: [], conclusion: null })).toEqual({
+    expect(applyVerdicts(draft, { ...verdicts([], null), analysis: [] })).toEqual({
       kind: 'ACCEPTED',
       removed: [0],
+      ...nothingElse,
       draft: {
         ...draft,
         analysis: [],
@@ -69,12 +82,49 @@ describe('applyVerdicts', () => {
     expect(decision).toEqual({
       kind: 'ACCEPTED',
       removed: [1],
+      ...nothingElse,
       draft: {
         ...draft,
         analysis: [draft.analysis[0]],
         limitations: {
           checked_scope: ['order-service 日志'],
           missing_info: ['语义校验（证据不支持）已移除：“假设”——理由1'],
+        },
+      },
+    });
+  });
+
+  it('removes an unsupported recommendation and an unclear step, each with the judge’s reason', () => {
+    const draft = {
+      ...draftOf('结论', [item('FINDING', '连接池耗尽')]),
+      recommendations: ['为连接池 waiting 配置告警', '回滚 2.14.0 之前误删的索引'],
+      action_plan: [
+        { step: '恢复 db.pool.max_size', purpose: '恢复下单' },
+        { step: '核对发布记录', purpose: '确认变更人' },
+      ],
+    };
+    const decision = applyVerdicts(
+      draft,
+      verdicts(['SUPPORTED'], 'SUPPORTED', {
+        recommendations: ['SUPPORTED', 'UNSUPPORTED'],
+        actionPlan: ['UNCLEAR', 'SUPPORTED'],
+      }),
+    );
+    expect(decision).toEqual({
+      kind: 'ACCEPTED',
+      removed: [],
+      removedRecommendations: [1],
+      removedActionPlan: [0],
+      draft: {
+        ...draft,
+        recommendations: ['为连接池 waiting 配置告警'],
+        action_plan: [{ step: '核对发布记录', purpose: '确认变更人' }],
+        limitations: {
+          checked_scope: ['order-service 日志'],
+          missing_info: [
+            '语义校验（证据不支持）已移除建议：“回滚 2.14.0 之前误删的索引”——建议理由1',
+            '语义校验（证据不足以判断）已移除行动步骤：“恢复 db.pool.max_size”——步骤理由0',
+          ],
         },
       },
     });
@@ -120,7 +170,11 @@ describe('semanticGuardReport', () => {
       failure: 'NO_TIME',
       conclusion: null,
       analysis: [],
+      recommendations: [],
+      action_plan: [],
       removed: [],
+      removed_recommendations: [],
+      removed_action_plan: [],
     });
   });
 });
@@ -175,10 +229,21 @@ describe('reviewDraftSemantics', () => {
     expect([noDraft.judge.doGenerateCalls, noResult.judge.doGenerateCalls]).toEqual([[], []]);
   });
 
-  it('asks no judge about a Draft with neither conclusion nor analysis', async () => {
-    const { result, judge } = await review(draftOf(null, []), verified, []);
+  it('asks no judge about a Draft with neither conclusion, analysis nor advice', async () => {
+    const { result, judge } = await review(
+      { ...draftOf(null, []), recommendations: [], action_plan: [] },
+      verified,
+      [],
+    );
     expect(result).toBeNull();
     expect(judge.doGenerateCalls).toHaveLength(0);
+  });
+
+  it('judges the advice of a Draft with neither conclusion nor analysis: advice is published, so judged', async () => {
+    const text = JSON.stringify(verdicts([], null, { recommendations: ['UNSUPPORTED'] }));
+    const { result, judge } = await review(draftOf(null, []), verified, [text]);
+    expect(judge.doGenerateCalls).toHaveLength(1);
+    expect(result).toMatchObject({ outcome: 'JUDGED', verdicts: { recommendations: [{ verdict: 'UNSUPPORTED' }] } });
   });
 
   it('judges a conclusion even when the handed Draft has no analysis', async () => {
@@ -188,7 +253,7 @@ describe('reviewDraftSemantics', () => {
       mode: 'enforce',
       modelId: 'judge-model',
       outcome: 'JUDGED',
-      verdicts: { analysis: [], conclusion: { verdict: 'UNSUPPORTED', reason: '结论理由' } },
+      verdicts: { ...verdicts([], 'UNSUPPORTED'), analysis: [] },
     });
   });
 

@@ -1,3 +1,5 @@
+// NOTE: a little over 300 lines: the judge's instructions, its evidence and its prompt are built together and tested
+// over the same observations.
 import { buildSemanticGuardInstructions, SEMANTIC_GUARD_TITLE } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
 import {
@@ -99,7 +101,7 @@ describe('buildJudgeEvidence', () => {
     expect(sent.evidence[0].observation.rows).toEqual([['06:10:00.000Z', hostile]]);
   });
 
-  it('keeps a status that is not OK, and a runbook hit without its search score', () => {
+  it('keeps a status that is not OK, and a runbook hit without its search score or index id', () => {
     const empty: Observation = {
       tool_call_id: 'call-1',
       evidence_status: 'EMPTY',
@@ -128,7 +130,7 @@ describe('buildJudgeEvidence', () => {
       {
         tool_name: 'lookup_knowledge',
         observation: {
-          hits: [{ doc_id: 'db-pool', title: '连接池耗尽', snippet: '先看 waiting', service: 'payment-gateway' }],
+          hits: [{ title: '连接池耗尽', snippet: '先看 waiting', service: 'payment-gateway' }],
         },
       },
     ]);
@@ -243,7 +245,7 @@ describe('buildJudgeEvidence: trace ids', () => {
 });
 
 describe('buildJudgePrompt', () => {
-  it('sends only the conclusion and the analysis of the Draft', () => {
+  it('sends every claim the Draft would publish: conclusion, analysis, recommendations and action plan', () => {
     const draft = supportedDraft(['call-1']);
     const input = JSON.parse(buildJudgePrompt('q', draft, [], []));
     // NOTE: an id that is not in the evidence (the EvidenceGuard lets none through) would stay an id, never vanish;
@@ -257,9 +259,47 @@ describe('buildJudgePrompt', () => {
           evidence: tool_call_ids,
           ...(scope === null ? {} : { scope }),
         })),
+        recommendations: draft.recommendations,
+        action_plan: draft.action_plan.map((step) => [step.step, step.purpose]),
       },
       evidence: [],
     });
+  });
+
+  it('shows the judge a past incident as its mark, rating and text only', () => {
+    const lookup: Observation = {
+      tool_call_id: 'call-2',
+      evidence_status: 'OK',
+      data: {
+        hits: [
+          {
+            doc_id: 'past-incident:01KB0PAST',
+            title: '历史事件（2026-11-02，评为 CORRECT）——线索，不是本次的证据',
+            snippet: '2026-11-02 的诊断结论：连接池被调小',
+            score: 1,
+            service: 'payment-gateway',
+            source: 'past_incident',
+            run_id: '01KB0PAST',
+            occurred_at: '2026-11-02T06:10:00.000Z',
+            rating: 'CORRECT',
+          },
+        ],
+      },
+      requires_evaluation: true,
+    };
+    const evidence = buildJudgeEvidence(
+      [{ tool_call_id: 'call-2', tool_name: 'lookup_knowledge' as const, empty: false }],
+      new Map([['call-2', lookup]]),
+      { maxObservationBytes: 10_000, maxEvidenceBytes: 10_000 },
+    );
+    expect(evidence).toEqual([
+      {
+        tool_name: 'lookup_knowledge',
+        observation: {
+          hits: [{ source: 'past_incident', rating: 'CORRECT', snippet: '2026-11-02 的诊断结论：连接池被调小' }],
+        },
+      },
+    ]);
   });
 
   it('names each analysis item’s evidence by its index in the evidence, not by repeating the ids', () => {
