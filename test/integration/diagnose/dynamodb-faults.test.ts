@@ -9,8 +9,8 @@
  * The lock timeout lasts its full 5 s. The invocation has 12 s (the deployed 60 s).
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type DiagnosisResult, executeDiagnosisRun } from '@diagnosis/core';
-import { createDynamoClient, createDynamoStores } from '@diagnosis/core/store';
+import { abandonedAt, closeAbandonedRun, type DiagnosisResult, executeDiagnosisRun } from '@diagnosis/core';
+import { createDynamoClient, createDynamoRunStore, createDynamoStores } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestTable, localDynamoClient, partitionItems } from '../../support/dynamodb.ts';
 import { type DynamoFault, loadDynamoWireAnswer, startDynamoFaultWindows } from '../../support/dynamodb-fault-proxy.ts';
@@ -35,7 +35,8 @@ afterAll(async () => {
 });
 
 interface FaultRun {
-  result: DiagnosisResult | 'STILL RUNNING';
+  /** What the invocation answered: its result, the error it threw (its name), or that it had not ended. */
+  result: DiagnosisResult | { threw: string } | 'STILL RUNNING';
   durationMs: number;
   faulted: number;
   items: Record<string, unknown>[];
@@ -90,7 +91,7 @@ async function runThrough(runId: string, fault: DynamoFault, faultMs: number): P
           flushReserveMs: FLUSH_RESERVE_MS,
           limits: { finalRoundReserveMs: 1_000 },
         },
-      ),
+      ).catch((error: unknown) => ({ threw: error instanceof Error ? error.name : typeof error })),
       new Promise<'STILL RUNNING'>((resolve) => {
         timer = setTimeout(() => resolve('STILL RUNNING'), INVOCATION_MS + 2_000);
       }),
@@ -108,6 +109,9 @@ async function runThrough(runId: string, fault: DynamoFault, faultMs: number): P
     await proxy.close();
   }
 }
+
+const answerOf = (result: FaultRun['result']) =>
+  typeof result === 'string' ? result : 'threw' in result ? `threw ${result.threw}` : result.status;
 
 /** The run's audit items of each kind, by what they record, and its stored status. */
 function audited(items: Record<string, unknown>[]) {
@@ -140,7 +144,7 @@ describe('a run whose DynamoDB fails in the middle of it', () => {
       const run = await runThrough(`run-fault-${fault.kind}`, fault, ms);
       const stored = audited(run.items);
       await annotate(
-        `${typeof run.result === 'string' ? run.result : run.result.status} (stored ${String(stored.status)}) in ` +
+        `${answerOf(run.result)} (stored ${String(stored.status)}) in ` +
           `${run.durationMs} ms of ${INVOCATION_MS}; ${run.faulted} requests faulted; audit items: ` +
           `${stored.steps.length} steps, ${stored.tools.length} tool calls`,
       );
@@ -149,6 +153,42 @@ describe('a run whose DynamoDB fails in the middle of it', () => {
       expect(run.faulted).toBeGreaterThan(0);
       expect(run.result).toMatchObject({ status: 'PUBLISHED' });
       expect(stored).toEqual({ steps: [1, 2, 3], tools: ['call_first', 'call_second'], status: 'SUCCEEDED' });
+    },
+  );
+
+  it.for<[string, DynamoFault, string]>([
+    [
+      'every write is refused',
+      { kind: 'answer-writes', answer: loadDynamoWireAnswer('lock-timeout-500') },
+      'InternalServerError',
+    ],
+    ['the engine stalls', { kind: 'stall' }, 'AbortError'],
+  ])(
+    'ends within its invocation’s time when %s for longer than it lasts, and the run is closed once the table answers',
+    { timeout: 30_000 },
+    async ([, fault, thrown], { annotate }) => {
+      const runId = `run-outlasting-${fault.kind}`;
+      const run = await runThrough(runId, fault, 30_000);
+      const stored = audited(run.items);
+      await annotate(
+        `${answerOf(run.result)} (stored ${String(stored.status)}) in ` +
+          `${run.durationMs} ms of ${INVOCATION_MS}; ${run.faulted} requests faulted; audit items: ` +
+          `${stored.steps.length} steps, ${stored.tools.length} tool calls`,
+      );
+      // The audit's tries end with its budget, and the completion, refused or unanswered too, fails before the
+      // invocation's end: it answers with the table's error (the workflow's failure path), not a function cut off.
+      expect(run.durationMs).toBeLessThan(INVOCATION_MS);
+      expect(run.durationMs).toBeGreaterThanOrEqual(INVOCATION_MS - FLUSH_RESERVE_MS / 2);
+      expect(run.result).toEqual({ threw: thrown });
+      expect(stored.status).toBe('RUNNING');
+      // The path that finds a run nobody works on any more closes it, once no invocation can still be running it.
+      const runs = createDynamoRunStore({ client, tableName: table.tableName });
+      const left = await runs.getRun(runId);
+      if (left === null) throw new Error('the run is not in the table');
+      const abandoned = abandonedAt(left, { flushReserveMs: FLUSH_RESERVE_MS });
+      expect(abandoned).not.toBeNull();
+      expect(await closeAbandonedRun(runs, left, abandoned ?? 0)).toBe(true);
+      expect(await runs.getRun(runId)).toMatchObject({ status: 'FAILED', errorCode: 'RUN_ABANDONED' });
     },
   );
 });

@@ -1,5 +1,6 @@
 // NOTE: over 300 lines on purpose: one use case, a diagnosis run from its claim to its close; its steps share the run's
 // context and stores.
+import { setMaxListeners } from 'node:events';
 import type { LanguageModel } from 'ai';
 import {
   assertTimeForARound,
@@ -133,8 +134,11 @@ export async function executeCheckedDiagnosisRun(
   const query = validateQuery(command.query, limits);
   // NOTE: the audit's writes (and their retries) may use the invocation's time until half the flush reserve is left;
   // the other half is the completion's. A real-time timer: the run's clock may be a scenario's own (the eval).
-  const writeBudget = AbortSignal.timeout(Math.max(0, command.remainingMs - deps.flushReserveMs / 2));
-  const store = deps.createStore({ writeBudget });
+  const writeBudget = AbortSignal.timeout(Math.max(0, Math.floor(command.remainingMs - deps.flushReserveMs / 2)));
+  const callBudget = AbortSignal.timeout(Math.max(0, Math.floor(command.remainingMs - deps.flushReserveMs / 4)));
+  // NOTE: each request on the wire listens to them (16 audit writes, their waits, the run's own reads and writes).
+  setMaxListeners(0, writeBudget, callBudget);
+  const store = deps.createStore({ writeBudget, callBudget });
   try {
     assertTimeForARound(limits, deadlineAt - startedAt);
   } catch (error) {

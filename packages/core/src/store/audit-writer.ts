@@ -26,6 +26,12 @@ export interface AuditWriter extends AuditHook {
  */
 export interface RunWriteBudget {
   writeBudget: AbortSignal;
+  /**
+   * Aborts at the invocation's end (less a quarter of the flush reserve, for its answer): every request of the run's
+   * store still on the wire then is abandoned, so the completion of a run whose table does not answer fails in time
+   * (the workflow's failure path closes the run) instead of being cut off with the function.
+   */
+  callBudget: AbortSignal;
 }
 
 /** What a successful `flush` tells: the writes that needed more than one attempt to land. */

@@ -4,6 +4,7 @@ import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/c
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { checkMaxOpenRuns, DEFAULT_TENANT_MAX_OPEN_RUNS } from '../../access/tenant-admission.ts';
 import { RunStoreError } from '../../errors.ts';
+import type { RunWriteBudget } from '../audit-writer.ts';
 import { completionAttributes, progressAttributes } from '../items/completion-attributes.ts';
 import { pseudonymBatchOf, pseudonymItem, pseudonymPartitionKey } from '../items/pseudonym-item.ts';
 import { reasoningOf, reasoningPartitionKey } from '../items/reasoning-item.ts';
@@ -36,6 +37,8 @@ export interface DynamoRunStoreOptions {
   maxSessionPages?: number;
   /** Open (QUEUED or RUNNING) runs one enterprise may have (default {@link DEFAULT_TENANT_MAX_OPEN_RUNS}). */
   maxOpenRuns?: number;
+  /** Aborts when this store's requests must be over ({@link RunWriteBudget}'s `callBudget`): each is abandoned then. */
+  callBudget?: AbortSignal;
 }
 
 /**
@@ -44,7 +47,7 @@ export interface DynamoRunStoreOptions {
  * enterprise's open runs with the writes that start and end it (see `createDynamoRunAdmission`).
  */
 export function createDynamoRunStore(options: DynamoRunStoreOptions): RunStore {
-  const documents = createRunDocumentClient(options.client);
+  const documents = createRunDocumentClient(options.client, options.callBudget);
   const { tableName } = options;
   const retentionDays = options.retentionDays ?? 90;
   const now = options.now ?? Date.now;
