@@ -56,14 +56,23 @@ function faultyClient(sortKey: string, fault: Fault, times: number) {
   return { faulty, attempts: () => attempts };
 }
 
-async function writeRun(runId: string, faulty: ReturnType<typeof localDynamoClient>, waits: number[]) {
+async function writeRun(
+  runId: string,
+  faulty: ReturnType<typeof localDynamoClient>,
+  waits: number[],
+  writeBudget?: AbortSignal,
+  /** Called during each wait between tries (after it is recorded). */
+  duringWait?: () => void,
+) {
   const store = createDynamoStores({
     client: faulty,
     tableName: table.tableName,
     now: () => STORE_T0,
     sleep: async (ms) => {
       waits.push(ms);
+      duringWait?.();
     },
+    ...(writeBudget === undefined ? {} : { writeBudget }),
   });
   await store.startRun({ runId, sessionId: 's', enterpriseId: 'E1001', query: 'q', continueSession: false });
   await store.onModelStep(stepEvent(runId, 1));
@@ -125,6 +134,46 @@ describe('createDynamoAuditWriter under transient failures', () => {
     ]);
     expect(attempts()).toBe(9);
     expect(waits).toEqual([200, 800]);
+    faulty.destroy();
+  });
+
+  it('tries a throttled put again for as long as the run’s write budget lasts, past its three tries', async () => {
+    const { faulty, attempts } = faultyClient('TOOL#call_faulty', 'throttled', 12);
+    const waits: number[] = [];
+    const budget = new AbortController();
+    const store = await writeRun('run-throttled-budgeted', faulty, waits, budget.signal);
+    await expect(store.flush()).resolves.toMatchObject({
+      retriedWrites: [{ key: 'RUN#run-throttled-budgeted|TOOL#call_faulty', attempts: 13 }],
+    });
+    expect(attempts()).toBe(13);
+    expect(waits).toEqual([200, 800, 800, 800]);
+    expect(await toolItems('run-throttled-budgeted')).toHaveLength(1);
+    faulty.destroy();
+  });
+
+  it('tries nothing again once the write budget has ended, and a write queued after it is refused unsent', async () => {
+    const { faulty, attempts } = faultyClient('TOOL#call_faulty', 'throttled', 1_000);
+    const budget = new AbortController();
+    const waits: number[] = [];
+    const store = await writeRun('run-budget-ended', faulty, waits, budget.signal, () => budget.abort());
+    const failure = await store.flush().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((failure as AuditWriteError).failedItems).toEqual([
+      { key: 'RUN#run-budget-ended|TOOL#call_faulty', reason: 'ProvisionedThroughputExceededException' },
+    ]);
+    // One try (the SDK's three attempts), the budget ended during its wait: no second try.
+    expect(attempts()).toBe(3);
+    expect(waits).toEqual([200]);
+    await store.onToolInvocation(toolEvent('run-budget-ended', 'call_late'));
+    const late = await store.flush().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((late as AuditWriteError).failedItems).toEqual([
+      { key: 'RUN#run-budget-ended|TOOL#call_late', reason: 'AbortError' },
+    ]);
     faulty.destroy();
   });
 
