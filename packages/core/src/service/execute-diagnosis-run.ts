@@ -151,6 +151,11 @@ export async function executeCheckedDiagnosisRun(
     throw error;
   }
 
+  // NOTE: the session's previous run is read while the run is taken, not after: one round trip fewer before the
+  // first model request. Only a published run is ever selected (never this one), and the read is used only if this
+  // invocation takes the run; a replay or a refusal drops it (`catch`: its failure then concerns no one).
+  const previousRun = command.continueSession ? store.findPreviousRun(command.enterpriseId, command.sessionId) : null;
+  previousRun?.catch(() => undefined);
   const taken = await takeRun(store, command, {
     deadlineAt,
     abandonment: { flushReserveMs: deps.flushReserveMs },
@@ -201,12 +206,7 @@ export async function executeCheckedDiagnosisRun(
     }
     previousTurn = command.continueSession
       ? buildPreviousTurn(
-          await rekeyPreviousRun(
-            await store.findPreviousRun(command.enterpriseId, command.sessionId),
-            store,
-            masking,
-            maskingConfig.secret,
-          ),
+          await rekeyPreviousRun(await (previousRun ?? Promise.resolve(null)), store, masking, maskingConfig.secret),
           run.limits,
         )
       : null;
