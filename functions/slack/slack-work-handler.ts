@@ -4,7 +4,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { safeErrorName } from '@diagnosis/core';
-import { runOf, type StoredRun } from '@diagnosis/core/store';
+import { feedbackOf, runOf, type StoredRun } from '@diagnosis/core/store';
 import middy from '@middy/core';
 import type { Context, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { SLACK_METRICS } from '../lambda/metric-names.ts';
@@ -47,7 +47,8 @@ function cardOutcomeOf(outcome: ConversationOutcome): CardOutcome | null {
 /**
  * The SlackWork function, on two sources: the SlackWork queue (mentions, commands, ratings, card steps put back:
  * partial batch response) and the table's stream (run items that changed: each run's card advanced once per batch,
- * from the newest record of that run — older ones are coalesced away). NOTE: it ends before its deadline whatever
+ * from the newest record of that run — older ones are coalesced away; and new ratings given through the API or the
+ * command line, whose card draws its result again with every rating). NOTE: it ends before its deadline whatever
  * Slack does: work is handled a few at a time, a Slack call starts only when its whole limit and the writes after it
  * fit in the time left, and work that does not fit goes back on the queue at once. A card step that must happen and
  * could not (a 429, a failure, the channel's pace) goes back on the queue with its delay; any other failure is
@@ -101,28 +102,47 @@ export function createSlackWorkHandler(deps: ConversationDeps, options: SlackWor
       const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
       if (event.Records.length > 0 && 'dynamodb' in (event.Records[0] ?? {})) {
         // NOTE: one step per run per batch, from its newest image; the card's own item keeps the rest.
-        const newest = new Map<string, { run: StoredRun; sequence: string }>();
+        const newest = new Map<string, { run: StoredRun | undefined; rated: boolean; sequence: string }>();
         for (const record of (event as DynamoDBStreamEvent).Records) {
           const image = record.dynamodb?.NewImage;
           if (image === undefined) continue;
-          let run: StoredRun;
+          let item: Record<string, unknown>;
           try {
-            run = runOf(unmarshall(image as Record<string, AttributeValue>));
+            item = unmarshall(image as Record<string, AttributeValue>);
           } catch {
             continue;
           }
-          newest.set(run.runId, { run, sequence: record.dynamodb?.SequenceNumber ?? '' });
-        }
-        await eachLimited([...newest.values()], concurrency, async ({ run, sequence }) => {
-          const work: SlackWork = { kind: 'card', runId: run.runId };
+          const sequence = record.dynamodb?.SequenceNumber ?? '';
+          if (item.entity === FEEDBACK_ENTITY) {
+            const runId = ratedRunOf(item, record.eventName);
+            if (runId === null) continue;
+            newest.set(runId, { run: newest.get(runId)?.run, rated: true, sequence });
+            continue;
+          }
+          let run: StoredRun;
           try {
+            run = runOf(item);
+          } catch {
+            continue;
+          }
+          newest.set(run.runId, { run, rated: newest.get(run.runId)?.rated ?? false, sequence });
+        }
+        await eachLimited([...newest.entries()], concurrency, async ([runId, { run, rated, sequence }]) => {
+          const work: SlackWork = { kind: 'card', runId };
+          try {
+            // A rating given through the API or the command line: the card's result is drawn again with it.
+            if (rated && (await deps.cards.addRating(runId)) === 0 && run === undefined) return;
             if (!budget.canCall()) {
               await options.requeue(work, 0);
               return;
             }
-            await settle(await advanceCard(run.runId, deps, budget, { known: run }), 'card', work);
+            await settle(
+              await advanceCard(runId, deps, budget, run === undefined ? {} : { known: run }),
+              rated ? 'rating' : 'card',
+              work,
+            );
           } catch (error) {
-            failed(error, { runId: run.runId });
+            failed(error, { runId });
             batchItemFailures.push({ itemIdentifier: sequence });
           }
         });
@@ -147,6 +167,24 @@ export function createSlackWorkHandler(deps: ConversationDeps, options: SlackWor
       });
       return { batchItemFailures };
     });
+}
+
+/** The stored entity of a rating (`run_feedback`), which the table's stream brings beside the runs. */
+const FEEDBACK_ENTITY = 'run_feedback';
+
+/**
+ * The run a new rating's record is of, when its card must show it from the stream: a rating given through the API or
+ * the command line. NOTE: a Slack rating redraws its card where it is recorded (`handleSlackWork`), so its record is
+ * left alone here; a record that is no valid rating is ignored.
+ */
+function ratedRunOf(item: Record<string, unknown>, eventName: string | undefined): string | null {
+  if (eventName !== 'INSERT') return null;
+  try {
+    const entry = feedbackOf(item);
+    return entry.caller.startsWith('slack:') ? null : entry.runId;
+  } catch {
+    return null;
+  }
 }
 
 function codeOf(error: unknown): string | null {

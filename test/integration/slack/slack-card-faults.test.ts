@@ -1,11 +1,13 @@
 /**
  * The run's card under what really happens around it: Slack's retry of a mention handled beside the original, 429s
  * with `Retry-After`, 5xx and calls Slack never answers, on the first post, on a progress update, on the result and
- * on the "Rated N times" redraw; several alarms at once in one alert channel; a stream batch during a Slack outage
- * with little time left; a rater from another workspace in a Slack Connect channel. Each through the real handlers
+ * on the rating line's redraw; several alarms at once in one alert channel; a stream batch during a Slack outage
+ * with little time left; a rater from another workspace in a Slack Connect channel; ratings given through the API
+ * and the command line shown on the card with their raters. Each through the real handlers
  * on DynamoDB Local and its stream, against the loopback Slack Web API, on a virtual clock (test/support/slack-world).
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { parseFeedbackInput } from '@diagnosis/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { partitionItems } from '../../support/dynamodb.ts';
 import { outcomeOf } from '../../support/finished-runs.ts';
@@ -229,5 +231,37 @@ describe('a rating', () => {
     expect(feedback).toMatchObject([{ caller: `slack:T0GUEST01:${SLACK_USER}` }]);
     expect(blocksText(card)).toContain(`Rated *Wrong* by <@${SLACK_USER}>`);
     expect(SLACK_CHANNEL).toBe(card.channel);
+  });
+
+  it('shows a rating given through the API and one given on the command line, with who gave them', async () => {
+    const card = await ratedCard('api-rated-run');
+    world.advance(10_000);
+    const run = await world.runs.getRun('api-rated-run');
+    if (run === null) throw new Error('no run');
+    const updates = () => world.slack.calls.filter((call) => call.method === 'chat.update').length;
+    const before = updates();
+    await world.deps.rate({
+      run,
+      caller: 'arn:aws:sts::123456789012:assumed-role/OnCall/alice',
+      input: parseFeedbackInput({ verdict: 'WRONG' }),
+    });
+    await world.deps.rate({ run, caller: 'local:bob', input: parseFeedbackInput({ verdict: 'CORRECT' }) });
+    await world.settle();
+    expect(blocksText(card)).toContain('Rated *Correct* by bob (command line) · *Wrong* by alice (API)');
+    expect(blocksText(card)).not.toContain('123456789012');
+    // A Slack click after them: drawn once by its own path, not again from its stream record.
+    const afterApi = updates();
+    expect(afterApi).toBeGreaterThan(before);
+    await world.post(
+      'interactivity',
+      interactivityBody(buttonClick('rate_correct', 'api-rated-run', card.ts)),
+      'application/x-www-form-urlencoded',
+    );
+    await world.settle();
+    const line = blocksText(card).split('Rated ')[1] ?? '';
+    expect(line.split(' · *Wrong*')[0]).toMatch(
+      /^\*Correct\* by (bob \(command line\), <@U0PERSON1>|<@U0PERSON1>, bob)/,
+    );
+    expect(updates()).toBe(afterApi + 1);
   });
 });

@@ -4,7 +4,7 @@
  * Lambda applies them. The first card's record (the run inserted) and the final card's (the run ended) are among them;
  * the mapping has no batching window (test/unit/deploy/sst-config.slack.test.ts), so neither waits on one.
  */
-import { createDynamoRunStore, type RunOutcome } from '@diagnosis/core/store';
+import { createDynamoFeedbackStore, createDynamoRunStore, type RunOutcome } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_FINISHED_STREAM_FILTERS } from '../../../deploy/delivery.ts';
 import { SLACK_CARD_STREAM_FILTERS } from '../../../deploy/slack.ts';
@@ -49,10 +49,33 @@ describe('SLACK_CARD_STREAM_FILTERS', () => {
     expect(Records.filter((record) => streamFilterDelivers(RUN_FINISHED_STREAM_FILTERS, record)).map(describe)).toEqual(
       ['MODIFY SUCCEEDED'],
     );
-    // Nothing but run items reaches SlackWork from the stream.
+    // Nothing but run items reaches SlackWork from the stream (ratings below).
     for (const record of Records.filter((each) => each.dynamodb?.Keys?.sk?.S !== 'RUN')) {
       expect(streamFilterDelivers(SLACK_CARD_STREAM_FILTERS, record)).toBe(false);
     }
+  });
+
+  it('delivers a new rating of the run (its card shows every rating), not a rating item changed', async () => {
+    const feedback = createDynamoFeedbackStore({ client, tableName: table.tableName });
+    await table.readNewRecords();
+    const entry = {
+      runId: 'run-card-rated',
+      enterpriseId: 'E1001',
+      caller: 'arn:aws:sts::123456789012:assumed-role/OnCall/alice',
+      callerKey: 'alice0key',
+      sequence: 1,
+      createdAt: new Date(T0).toISOString(),
+      verdict: 'CORRECT' as const,
+      rootCause: null,
+      note: null,
+    };
+    expect(await feedback.putFeedback(entry, new Date(T0).toISOString())).toBe(true);
+    const { Records } = await table.readNewRecords();
+    expect(Records.map((record) => record.eventName)).toEqual(['INSERT']);
+    expect(streamFilterDelivers(SLACK_CARD_STREAM_FILTERS, Records[0])).toBe(true);
+    const modified = { ...Records[0], eventName: 'MODIFY' };
+    expect(streamFilterDelivers(SLACK_CARD_STREAM_FILTERS, modified)).toBe(false);
+    expect(streamFilterDelivers(RUN_FINISHED_STREAM_FILTERS, Records[0])).toBe(false);
   });
 });
 
