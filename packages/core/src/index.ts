@@ -100,6 +100,8 @@ export type {
   ReleaseStatus,
   SeenBefore,
 } from './release/diagnosis-result.ts';
+/** A change a published item names, shown with its link beside the citations (the report's `changes`). */
+export type { CitedChange } from './release/change-after-symptom.ts';
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
 /** The EvidenceGuard, taken once per run: its result is what the SemanticGuard judges and the release publishes. */
 export { verifyDraftEvidence, verifyExecutionEvidence } from './release/evidence-guard.ts';

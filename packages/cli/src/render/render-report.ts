@@ -11,6 +11,7 @@ import type {
   RunEvidence,
   SemanticGuardReport,
 } from '@diagnosis/core';
+import { CITED_CHANGES_HEADING, changeLink, describeCitedChange } from './describe-cited-change.ts';
 import { describeSeenBefore, SEEN_BEFORE_HEADING, SEEN_BEFORE_NOTE } from './describe-seen-before.ts';
 import { explainOutcome, statusWord } from './outcome-words.ts';
 import { hasScriptedJudge, SCRIPTED_JUDGE_MODEL_ID, scriptedMark } from './scripted-judge.ts';
@@ -117,6 +118,13 @@ function renderPublished(report: PublishedReport, lines: string[], context: Rend
   if (report.seen_before !== undefined && report.seen_before.length > 0) {
     lines.push('', `${SEEN_BEFORE_HEADING} (${SEEN_BEFORE_NOTE})`);
     for (const item of report.seen_before) lines.push(`  - ${describeSeenBefore(item)}`);
+  }
+  if (report.changes !== undefined && report.changes.length > 0) {
+    lines.push('', CITED_CHANGES_HEADING);
+    for (const change of report.changes) {
+      const link = changeLink(change);
+      lines.push(`  - ${describeCitedChange(change)}`, ...(link === null ? [] : [`    ${link}`]));
+    }
   }
   renderLimitations(draft.limitations, lines);
   if (report.semantic_guard !== undefined) renderSemanticGuard(report.semantic_guard, lines, context);

@@ -1,5 +1,6 @@
 import { type DiagnosisReport, describeStoredToolCall, type RunEvidence } from '@diagnosis/core';
 import type { IncidentEventRecord } from '@diagnosis/core/store';
+import { CITED_CHANGES_HEADING, changeLink, describeCitedChange } from './describe-cited-change.ts';
 import { describeSeenBefore, SEEN_BEFORE_HEADING, SEEN_BEFORE_NOTE } from './describe-seen-before.ts';
 import type { RunTrace } from './load-run-trace.ts';
 import { statusWord } from './outcome-words.ts';
@@ -260,6 +261,19 @@ ${
 <p class="muted">${escapeHtml(SEEN_BEFORE_NOTE)}</p>
 <ul id="seen-before">${report.seen_before.map((item) => `<li>${escapeHtml(describeSeenBefore(item))}</li>`).join('')}</ul>`
 }
+${
+  report.changes === undefined || report.changes.length === 0
+    ? ''
+    : `<h3>${escapeHtml(CITED_CHANGES_HEADING)}</h3>
+<ul id="changes">${report.changes.map((change) => `<li>${escapeHtml(describeCitedChange(change))}${linkHtml(changeLink(change))}</li>`).join('')}</ul>`
+}
 <h3>Checked</h3>${list(draft.limitations.checked_scope)}
 <h3>Missing</h3>${list(draft.limitations.missing_info)}`;
+}
+
+/** A change's link on the page: its own tab, no referrer; nothing when it has none. */
+function linkHtml(url: string | null): string {
+  return url === null
+    ? ''
+    : ` <a href="${escapeHtml(url)}" rel="noopener noreferrer" target="_blank">${escapeHtml(url)}</a>`;
 }

@@ -4,10 +4,62 @@ import type { AnalysisItem } from '../draft/diagnosis-draft.ts';
 /** One change a change-stream check returned, as the model saw it (masked): its id, its ref and where code placed it. */
 export interface ChangeCheckRow {
   changeId: string;
+  /** When it landed (as the row says). */
+  at: string;
   /** The service it changed ('' when its source names none): never taken as naming the change. */
   service: string;
+  kind: string;
   ref: string | null;
+  summary: string;
+  url: string | null;
   placement: ChangePlacement | null;
+}
+
+/**
+ * A change a published item names, as the report shows it beside the citations: when it landed, what, where to read
+ * more, where code placed it, and the checks that returned it. NOTE: its texts are as the model saw them (masked).
+ */
+export interface CitedChange {
+  change_id: string;
+  at: string;
+  service: string | null;
+  kind: string;
+  ref: string | null;
+  summary: string;
+  url: string | null;
+  placement: ChangePlacement | null;
+  tool_call_ids: string[];
+}
+
+/**
+ * The changes the Draft's items name among the change-stream checks each cites (by the same rule the EvidenceGuard
+ * reads blame with), first named first, each once with every check of it that an item cited.
+ */
+export function citedChangesOf(analysis: readonly AnalysisItem[], changeChecks: ChangeChecks): CitedChange[] {
+  const cited = new Map<string, CitedChange>();
+  for (const item of analysis) {
+    const statement = item.statement.toLowerCase();
+    for (const id of item.tool_call_ids) {
+      for (const row of changeChecks.get(id) ?? []) {
+        if (!namesChange(statement, row)) continue;
+        const known = cited.get(row.changeId);
+        if (known === undefined) {
+          cited.set(row.changeId, {
+            change_id: row.changeId,
+            at: row.at,
+            service: row.service === '' ? null : row.service,
+            kind: row.kind,
+            ref: row.ref,
+            summary: row.summary,
+            url: row.url,
+            placement: row.placement,
+            tool_call_ids: [id],
+          });
+        } else if (!known.tool_call_ids.includes(id)) known.tool_call_ids.push(id);
+      }
+    }
+  }
+  return [...cited.values()];
 }
 
 /** The run's change-stream checks: per tool call id, the changes it returned (only checks that returned some). */

@@ -4,6 +4,7 @@ import type { RunUsage } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import type { RememberedVerdict } from '../store/past-incident-store.ts';
 import type { PublishedResult } from '../store/run-store.ts';
+import type { CitedChange } from './change-after-symptom.ts';
 import type { EvidenceGuardRemoval } from './evidence-guard.ts';
 import type { SemanticGuardReport } from './semantic-guard.ts';
 
@@ -22,6 +23,11 @@ export interface PublishedReport extends PublishedResult {
    * rated. NOTE: leads the agent looked at, never evidence: kept apart from `citations`; absent when there were none.
    */
   seen_before?: SeenBefore[];
+  /**
+   * The changes the published items name among the change-stream checks they cite, each with its link and where code
+   * placed it against the symptom; absent when they name none.
+   */
+  changes?: CitedChange[];
 }
 
 /** What the EvidenceGuard removed: each item's index in the agent's Draft and the stable reason. */

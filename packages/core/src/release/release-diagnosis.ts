@@ -13,6 +13,7 @@ import type { ProgressSnapshot } from '../run/progress.ts';
 import type { RunUsage } from '../run/run-context.ts';
 import type { StopReason } from '../run/stop-reason.ts';
 import type { PublishedResult, RunOutcome, VerifiedCitation } from '../store/run-store.ts';
+import { type ChangeChecks, citedChangesOf } from './change-after-symptom.ts';
 import type {
   CancelledReport,
   DiagnosisReport,
@@ -53,6 +54,8 @@ export function releaseDiagnosis(input: {
   semantic?: SemanticReview | null;
   /** The past runs the agent looked at (past incidents its lookups returned): shown apart from the evidence. */
   seenBefore?: readonly SeenBefore[];
+  /** The run's change-stream checks and their changes: the published items' named changes are shown with links. */
+  changeChecks?: ChangeChecks;
 }): ReleaseDecision {
   const decision = decideRelease(input);
   // NOTE: passed through untouched, so the run item and the result keep why collection stopped, also when the final
@@ -72,8 +75,10 @@ function decideRelease(input: {
   usage: RunUsage;
   semantic?: SemanticReview | null | undefined;
   seenBefore?: readonly SeenBefore[] | undefined;
+  changeChecks?: ChangeChecks | undefined;
 }): ReleaseDecision {
   const { execution, error, usage } = input;
+  const changeChecks = input.changeChecks ?? new Map();
   const semantic = input.semantic ?? null;
   if (execution !== undefined) {
     const { draft, progress, stopReason } = execution;
@@ -85,11 +90,21 @@ function decideRelease(input: {
     // NOTE: the Draft without the items the EvidenceGuard removed (past incidents alone) is what is judged and published.
     const checked = guard.draft ?? draft;
     const withGuard = { ...removedByGuard, ...seenBeforeOf(input.seenBefore) };
-    if (semantic === null) return published(usage, execution, checked, guard.citations, undefined, withGuard);
+    if (semantic === null) {
+      return published(
+        usage,
+        execution,
+        checked,
+        guard.citations,
+        undefined,
+        withChanges(withGuard, checked, changeChecks),
+      );
+    }
     // NOTE: an unaudited judge call fails the run in every mode: the audit's completeness is not the guard's to waive.
     if (semantic.outcome === 'FAILED' && semantic.failure === 'AUDIT_FAILED') return failed(usage, 'AUDIT_FAILED');
     if (semantic.mode === 'shadow') {
-      return published(usage, execution, checked, guard.citations, semanticGuardReport(semantic), withGuard);
+      const extra = withChanges(withGuard, checked, changeChecks);
+      return published(usage, execution, checked, guard.citations, semanticGuardReport(semantic), extra);
     }
     if (semantic.outcome === 'FAILED') {
       if (semantic.failure === 'CANCELLED') return cancelled(usage, progress);
@@ -104,7 +119,14 @@ function decideRelease(input: {
     // NOTE: the trimmed Draft is not checked again: its citations are taken from the verified snapshot (`citationsOf`).
     const citations = citationsOf(decision.draft, guard.citations);
     const report = semanticGuardReport(semantic, decision);
-    return published(usage, execution, decision.draft, citations, report, withGuard);
+    return published(
+      usage,
+      execution,
+      decision.draft,
+      citations,
+      report,
+      withChanges(withGuard, decision.draft, changeChecks),
+    );
   }
   if (error instanceof DiagnosisAgentOutputError) {
     // NOTE: an invalid final Draft without verified checks stays FAILED (nothing to show, and nothing may be made up:
@@ -127,7 +149,7 @@ function published(
   draft: DiagnosisDraft,
   citations: VerifiedCitation[],
   semanticGuard?: SemanticGuardReport,
-  extra: Pick<PublishedReport, 'evidence_guard' | 'seen_before'> = {},
+  extra: Pick<PublishedReport, 'evidence_guard' | 'seen_before' | 'changes'> = {},
 ): ReleaseDecision {
   const publishedResult: PublishedResult = { draft, citations };
   const report: PublishedReport = {
@@ -151,6 +173,16 @@ function published(
       report,
     },
   };
+}
+
+/** The report's extras with its `changes`: the changes the published Draft's items name, present only when some. */
+function withChanges(
+  extra: Pick<PublishedReport, 'evidence_guard' | 'seen_before'>,
+  draft: DiagnosisDraft,
+  changeChecks: ChangeChecks,
+): Pick<PublishedReport, 'evidence_guard' | 'seen_before' | 'changes'> {
+  const changes = citedChangesOf(draft.analysis, changeChecks);
+  return changes.length === 0 ? extra : { ...extra, changes };
 }
 
 /** The report's `seen_before`, present only when the agent's lookups returned past incidents. */

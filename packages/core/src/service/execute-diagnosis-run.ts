@@ -245,7 +245,8 @@ export async function executeCheckedDiagnosisRun(
       });
     }
     const seenBefore = recorder.seenBefore();
-    decision = releaseDiagnosis({ execution, evidenceGuard, usage: run.usage(), semantic, seenBefore });
+    const changeChecks = recorder.changeChecks();
+    decision = releaseDiagnosis({ execution, evidenceGuard, usage: run.usage(), semantic, seenBefore, changeChecks });
   } catch (error) {
     decision = releaseDiagnosis({ error, usage: run.usage() });
     if (decision.outcome.errorCode === 'AUDIT_FAILED') {

@@ -94,8 +94,12 @@ function changeRows(observation: Observation): ChangeCheckRow[] {
       : [
           {
             changeId: line.change.change_id,
+            at: line.timestamp,
             service: line.service,
+            kind: line.change.kind,
             ref: line.change.ref,
+            summary: line.message,
+            url: line.change.url,
             placement: line.change.placement,
           },
         ],

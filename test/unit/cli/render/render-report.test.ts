@@ -185,3 +185,36 @@ describe('renderReport — the judge’s verdicts', () => {
     expect(text).not.toContain('scripted');
   });
 });
+
+describe('renderReport — the changes a run cites', () => {
+  it('shows each cited change with its placement and its link on the next line', () => {
+    const text = renderReport({
+      runId: 'run-3',
+      status: 'PUBLISHED',
+      report: {
+        kind: 'DIAGNOSIS',
+        draft: supportedDraft(['call_1']),
+        citations: [],
+        changes: [
+          {
+            change_id: 'chg_abcdefghijkl',
+            at: '2026-11-30T06:01:40.000Z',
+            service: 'payment-gateway',
+            kind: 'deploy',
+            ref: 'v3.8.0',
+            summary: 'Argo CD synced payment-gateway',
+            url: 'https://argocd.example.com/applications/payment-gateway',
+            placement: 'BEFORE_SYMPTOM',
+            tool_call_ids: ['call_2'],
+          },
+        ],
+      },
+      stopReason: null,
+      progress: null,
+      usage: emptyRunUsage(),
+    });
+    expect(text).toContain(
+      '相关变更 Changes cited\n  - deploy payment-gateway v3.8.0 · landed 2026-11-30 06:01 UTC, before the symptom began · Argo CD synced payment-gateway · chg_abcdefghijkl (call_2)\n    https://argocd.example.com/applications/payment-gateway\n',
+    );
+  });
+});

@@ -94,3 +94,47 @@ describe('renderHtml — the past incidents a run met', () => {
     expect(renderHtml(published())).not.toContain('Seen before');
   });
 });
+
+describe('renderHtml — the changes a run cites', () => {
+  const change: NonNullable<PublishedReport['changes']>[number] = {
+    change_id: 'chg_abcdefghijkl',
+    at: '2026-11-30T06:01:40.000Z',
+    service: 'payment-gateway',
+    kind: 'deploy',
+    ref: 'v3.8.0',
+    summary: 'Argo CD synced <script>x</script>',
+    url: "https://argocd.example.com/applications/payment-gateway?a=1&b='2'",
+    placement: 'BEFORE_SYMPTOM',
+    tool_call_ids: ['call_2'],
+  };
+  const published = (changes: PublishedReport['changes']): RunTrace => {
+    const report: PublishedReport = {
+      kind: 'DIAGNOSIS',
+      draft: supportedDraft(['call_1']),
+      citations: [],
+      ...(changes === undefined ? {} : { changes }),
+    };
+    const finished = storedRun({ runId: 'run-change-1', status: 'SUCCEEDED', report });
+    return { run: finished, steps: [], tools: [], reasoning: [], evidence: buildRunEvidence(finished, []) };
+  };
+
+  it('lists each cited change with its link and placement when the report names some, every value escaped', () => {
+    const html = renderHtml(published([change]));
+    expect(html).toContain('<h3>相关变更 Changes cited</h3>');
+    expect(html).toContain('deploy payment-gateway v3.8.0 · landed 2026-11-30 06:01 UTC, before the symptom began');
+    expect(html).toContain(
+      '<a href="https://argocd.example.com/applications/payment-gateway?a=1&#38;b=&#39;2&#39;" rel="noopener noreferrer"',
+    );
+    expect(html).not.toContain('<script>x');
+  });
+
+  it('shows no link when the change has none or it is not http(s)', () => {
+    const html = renderHtml(published([{ ...change, url: 'javascript:alert(1)' }]));
+    expect(html).toContain('<ul id="changes">');
+    expect(html).not.toContain('javascript:');
+  });
+
+  it('has no such section when the report names no change', () => {
+    expect(renderHtml(published(undefined))).not.toContain('id="changes"');
+  });
+});

@@ -4,6 +4,7 @@ import {
   blamesChangeAfterSymptom,
   type ChangeCheckRow,
   type ChangeChecks,
+  citedChangesOf,
 } from '../../../../packages/core/src/release/change-after-symptom.ts';
 
 const check = (toolCallId: string) => ({
@@ -22,8 +23,12 @@ const progress: ProgressSnapshot = {
 };
 const row = (changeId: string, ref: string | null, placement: ChangeCheckRow['placement']): ChangeCheckRow => ({
   changeId,
+  at: '2026-11-30T06:01:40.000Z',
   service: 'order-service',
+  kind: 'deploy',
   ref,
+  summary: `deploy ${ref}`,
+  url: `https://argocd.example.com/${changeId}`,
   placement,
 });
 const LATE = row('chg_lateaaaaaaaa', 'order-service@9c1e5b7d3a2f4e6b', 'AFTER_SYMPTOM');
@@ -116,5 +121,35 @@ describe('verifyDraftEvidence with a change that landed after the symptom', () =
       ok: true,
       citations: [{ tool_call_id: 'l1', tool_name: 'query_logs', empty: false }],
     });
+  });
+});
+
+describe('citedChangesOf', () => {
+  it('lists each change an item names once, with its link, placement and the checks that returned it', () => {
+    const cited = citedChangesOf(
+      [
+        item('FINDING', ['c1', 'l1'], 'v3.8.0 发布后出现空指针'),
+        item('HYPOTHESIS', ['c1', 'c2'], 'v3.8.0 与 9c1e5b7 都可能相关'),
+      ],
+      CHANGES,
+    );
+    expect(cited).toEqual([
+      {
+        change_id: 'chg_earlyaaaaaaa',
+        at: '2026-11-30T06:01:40.000Z',
+        service: 'order-service',
+        kind: 'deploy',
+        ref: 'v3.8.0',
+        summary: 'deploy v3.8.0',
+        url: 'https://argocd.example.com/chg_earlyaaaaaaa',
+        placement: 'BEFORE_SYMPTOM',
+        tool_call_ids: ['c1'],
+      },
+      expect.objectContaining({ change_id: 'chg_lateaaaaaaaa', tool_call_ids: ['c1', 'c2'] }),
+    ]);
+  });
+
+  it('lists nothing when no item names a change of the checks it cites', () => {
+    expect(citedChangesOf([item('FINDING', ['l1'], 'v3.8.0 发布后出现空指针')], CHANGES)).toEqual([]);
   });
 });

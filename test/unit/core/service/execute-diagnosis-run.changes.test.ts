@@ -100,9 +100,23 @@ describe('executeDiagnosisRun with the change stream', () => {
     expect(JSON.stringify(seen)).not.toContain('E1002');
   });
 
-  it('publishes a finding that blames the change which landed before the symptom', async () => {
+  it('publishes a finding that blames the change which landed before the symptom, the change with its link', async () => {
     const { result } = await triggeredRun('run-changes-early', 'E1001', () => JSON.stringify(blaming(EARLY)));
     expect(result.status).toBe('PUBLISHED');
+    expect(result.report).toMatchObject({
+      changes: [
+        {
+          change_id: idOf(EARLY),
+          at: EARLY.at,
+          service: 'inventory-service',
+          kind: 'deploy',
+          ref: 'v3.8.0',
+          url: EARLY.url,
+          placement: 'BEFORE_SYMPTOM',
+          tool_call_ids: ['call-changes'],
+        },
+      ],
+    });
   });
 
   it('removes a finding that blames the change which landed after the symptom, publishing no cause', async () => {
