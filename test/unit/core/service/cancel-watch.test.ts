@@ -56,4 +56,21 @@ describe('watchCancellation', () => {
     expect(watch.signal.aborted).toBe(true);
     watch.stop();
   });
+
+  it('goes on when the read before a round is not answered in time, and still cancels on its late answer', async () => {
+    let answer: (requested: boolean) => void = () => undefined;
+    const store = {
+      isCancelRequested: () =>
+        new Promise<boolean>((resolve) => {
+          answer = resolve;
+        }),
+    };
+    const watch = watchCancellation(store, 'run-stalled', 60_000, { checkWaitMs: 5 });
+    await watch.checkNow();
+    expect(watch.signal.aborted).toBe(false);
+    answer(true);
+    await Promise.resolve();
+    expect(watch.signal.aborted).toBe(true);
+    watch.stop();
+  });
 });
