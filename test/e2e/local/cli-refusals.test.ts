@@ -106,6 +106,21 @@ describe('a model key copied with characters HTTP cannot carry', () => {
   });
 });
 
+describe('a model key copied with characters HTTP cannot carry, for eval --live', () => {
+  it('is refused as a setting before any scenario starts (exit 78), not every scenario ending ERROR', async () => {
+    const finished = await runBin(
+      ['eval', '--live', '--only', 'cascade-migration-index'],
+      environment({ DIAGNOSIS_MODEL_API_KEY: 'sk-SECRET…' }),
+    );
+    expect(finished).toMatchObject({
+      code: 78,
+      stdout: '',
+      stderr:
+        'diagnosis eval: invalid settings: DIAGNOSIS_MODEL_API_KEY (printable ASCII, no spaces: what an HTTP header carries (a copied `…` is not)) (every setting and its form: docs/settings.md)\n',
+    });
+  });
+});
+
 describe("a stage file's alertChannel outside its channels", () => {
   it('is refused naming its path, the app and the channel, and the fix (exit 78)', async () => {
     const stage = join(folder, 'alert-channel.json');

@@ -173,6 +173,7 @@ export const evalCommand: Command = {
     if (captureOnly !== undefined) throw usageError(`--${captureOnly} is an option of eval capture`);
     const opsbenchOnly = OPSBENCH_OPTIONS.find((name) => values[name] !== undefined);
     if (opsbenchOnly !== undefined) throw usageError(`--${opsbenchOnly} is an option of eval cloud-opsbench`);
+    await refuseInvalidLiveSettings(values, io);
     const { evalMain } = await import('@diagnosis/eval');
     const code = await evalMain(optionArgs(values), {
       stdout: io.stdout,
@@ -185,6 +186,17 @@ export const evalCommand: Command = {
     return code === EXIT.OK ? EXIT.OK : code === EXIT.USAGE ? EXIT.USAGE : EXIT.FAILED;
   },
 };
+
+/**
+ * `--live` runs every scenario against the configured model: its settings are checked as `diagnose` checks them,
+ * before any scenario starts, so a key copied with a `…` (or any invalid setting) is one refusal, exit 78, naming the
+ * key and its form — not every scenario ending ERROR. Without a key the eval runner says what --live needs.
+ */
+async function refuseInvalidLiveSettings(values: ParsedArgs['values'], io: CliIo): Promise<void> {
+  if (values.live !== true || (io.env.DIAGNOSIS_MODEL_API_KEY ?? '') === '') return;
+  const { checkLocalSettings } = await import('../local/local-settings.ts');
+  checkLocalSettings(io.env);
+}
 
 /** The parsed options as the eval package's own parsers take them (`--name value`, `--flag`). */
 function optionArgs(values: ParsedArgs['values']): string[] {
@@ -202,6 +214,7 @@ async function cloudOpsbench(args: string[], values: ParsedArgs['values'], io: C
   if (extra !== undefined) throw usageError(`one dataset folder only, not also '${printable(extra)}'`);
   const refused = NOT_OPSBENCH_OPTIONS.find((name) => values[name] !== undefined);
   if (refused !== undefined) throw usageError(`--${refused} is not an option of eval cloud-opsbench`);
+  await refuseInvalidLiveSettings(values, io);
   const { opsbenchMain } = await import('@diagnosis/eval');
   const code = await opsbenchMain([dataset, ...optionArgs(values)], {
     stdout: io.stdout,
