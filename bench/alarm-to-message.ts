@@ -196,8 +196,14 @@ export async function benchAlarmToMessage(runs = Number(process.argv[2] ?? 5)): 
     process.env,
   );
   let slackAt = 0;
+  let cpuAtEvent: NodeJS.CpuUsage | null = null;
+  let cpuFromEvent = 0;
   const slack = createServer((incoming, outgoing) => {
     slackAt = performance.now();
+    if (cpuAtEvent !== null) {
+      const used = process.cpuUsage(cpuAtEvent);
+      cpuFromEvent = (used.user + used.system) / 1000;
+    }
     incoming.resume();
     incoming.on('end', () => outgoing.end('ok'));
   });
@@ -212,6 +218,8 @@ export async function benchAlarmToMessage(runs = Number(process.argv[2] ?? 5)): 
     /** The table checks after the event (none expected: the command checks the table before). */
     setupAfterEvent: number;
     requests: number;
+    /** This process's CPU (user + system) from the event to the Slack POST: the functions', the loopback servers'. */
+    cpuMs: number;
     operations: Map<string, number>;
     timeline: Span[];
   }[] = [];
@@ -225,6 +233,8 @@ export async function benchAlarmToMessage(runs = Number(process.argv[2] ?? 5)): 
         await ensureDiagnosisTable(setupClient, `bench-alarm-${process.pid}-${run}`);
         dynamo.take();
         slackAt = 0;
+        cpuAtEvent = null;
+        cpuFromEvent = 0;
         let eventAt = 0;
         const started = performance.now();
         if (process.env.BENCH_TIMELINE === '1') console.log(`run ${run} starts at ${started.toFixed(0)} ms`);
@@ -244,6 +254,7 @@ export async function benchAlarmToMessage(runs = Number(process.argv[2] ?? 5)): 
             banner: '',
             onEventSent: () => {
               eventAt = performance.now();
+              cpuAtEvent = process.cpuUsage();
             },
           },
           {
@@ -278,6 +289,7 @@ export async function benchAlarmToMessage(runs = Number(process.argv[2] ?? 5)): 
             .filter((span) => TABLE_SETUP.includes(span.name) && span.start >= eventAt)
             .reduce((sum, span) => sum + span.end - span.start, 0),
           requests: [...taken.operations.values()].reduce((sum, count) => sum + count, 0),
+          cpuMs: cpuFromEvent,
           operations: taken.operations,
           timeline: [
             ...taken.spans.map((span) =>
@@ -322,6 +334,11 @@ export async function benchAlarmToMessage(runs = Number(process.argv[2] ?? 5)): 
   const warm = rows.slice(1);
   console.log(
     `overhead, warm runs: median ${medianOf(warm.map(overhead)).toFixed(0)} ms from the command's start, ${medianOf(warm.map(fromEvent)).toFixed(0)} ms from the event`,
+  );
+  // NOTE: Lambda allots CPU by memory (1,769 MB is one vCPU): the same CPU time at a function's share of a vCPU.
+  const cpu = medianOf(warm.map((row) => row.cpuMs));
+  console.log(
+    `CPU from the event to the Slack POST, warm runs: median ${cpu.toFixed(0)} ms (this process: the Trigger, Diagnose and delivery functions, the loopback model and Slack servers); at 256 MB (${(256 / 1769).toFixed(3)} vCPU) ${(cpu / (256 / 1769)).toFixed(0)} ms, at 512 MB ${(cpu / (512 / 1769)).toFixed(0)} ms, at 1,024 MB ${(cpu / (1024 / 1769)).toFixed(0)} ms, at 1,769 MB ${cpu.toFixed(0)} ms`,
   );
   const last = rows.at(-1);
   // BENCH_TIMELINE=1: the last run's requests in order (ms since the trigger began), and the idle time before each
