@@ -90,6 +90,8 @@ export {
 export type { JudgeFailure } from './harness/create-judge-harness.ts';
 /** The Draft round's JSON mode (by the provider profile's `draftFormat`), for the composition root to wrap its model. */
 export { createDraftFormatMiddleware, draftResponseFormat } from './harness/draft-format-middleware.ts';
+/** A change a published item names, shown with its link beside the citations (the report's `changes`). */
+export type { CitedChange } from './release/change-after-symptom.ts';
 export type {
   CancelledReport,
   DiagnosisReport,
@@ -100,8 +102,6 @@ export type {
   ReleaseStatus,
   SeenBefore,
 } from './release/diagnosis-result.ts';
-/** A change a published item names, shown with its link beside the citations (the report's `changes`). */
-export type { CitedChange } from './release/change-after-symptom.ts';
 export type { EvidenceGuardCode, EvidenceGuardResult } from './release/evidence-guard.ts';
 /** The EvidenceGuard, taken once per run: its result is what the SemanticGuard judges and the release publishes. */
 export { verifyDraftEvidence, verifyExecutionEvidence } from './release/evidence-guard.ts';
