@@ -82,6 +82,9 @@ describe('diagnosis feedback', () => {
     const nextRunId = /^run (\w{26}) {3}status/m.exec(next.stdout)?.[1] ?? '';
     const traced = await diagnosis(['trace', nextRunId]);
     expect(traced.code, traced.stderr).toBe(0);
+    expect(traced.stdout).toMatch(
+      new RegExp(`^见过的历史事件 Seen before \\(.*never evidence\\):\\n  run ${runId} · diagnosed `, 'm'),
+    );
     const page = readFileSync(join(dataDir, 'traces', `${nextRunId}.html`), 'utf8');
     expect(page).toMatch(new RegExp(`<ul id="seen-before"><li>run ${runId} · diagnosed [^<]+ · rated CORRECT`));
     expect(page).toContain('<p class="muted" id="scripted-judge">The judge\'s verdicts here are SCRIPTED');

@@ -1,4 +1,5 @@
 import { type DiagnosisReport, describeStoredToolCall, type ModelFailure } from '@diagnosis/core';
+import { describeSeenBefore, SEEN_BEFORE_HEADING, SEEN_BEFORE_NOTE } from './describe-seen-before.ts';
 import type { RunTrace } from './load-run-trace.ts';
 import { statusWord } from './outcome-words.ts';
 import { describeProcessScorecard } from './process-summary.ts';
@@ -42,7 +43,12 @@ export function renderTimeline(trace: RunTrace): string {
     if (reasoningText) lines.push(`  reasoning: ${reasoningText.replace(/\s+/g, ' ')}`);
   }
   if (trace.steps.length === 0) lines.push(emptyReason(trace.evidence, run.status, 'below'));
-  lines.push(...renderEvidenceText(trace.evidence, hasScriptedJudge(trace.run.report as DiagnosisReport | null)));
+  const report = run.report as DiagnosisReport | null;
+  lines.push(...renderEvidenceText(trace.evidence, hasScriptedJudge(report)));
+  if (report?.kind === 'DIAGNOSIS' && report.seen_before !== undefined && report.seen_before.length > 0) {
+    lines.push('', `${SEEN_BEFORE_HEADING} (${SEEN_BEFORE_NOTE}):`);
+    for (const item of report.seen_before) lines.push(`  ${describeSeenBefore(item)}`);
+  }
   if (run.usage !== null) {
     lines.push(
       '',
