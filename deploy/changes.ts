@@ -20,9 +20,6 @@ export const changesSettingsSchema = v.strictObject({
 });
 export type ChangesSettings = v.InferOutput<typeof changesSettingsSchema>;
 
-/** The only partition the change functions may write: the enterprises' changes (`CHANGES#<enterpriseId>`). */
-export const CHANGE_PARTITIONS = Object.freeze(['CHANGES#*']);
-
 /** Whether the stage has a webhook or GitHub source (then the ChangeWebhook function and its route are deployed). */
 export const hasChangeWebhooks = (sources: readonly ChangeSourceMapping[]) =>
   sources.some((entry) => entry.source !== 'cloudtrail');

@@ -20,6 +20,14 @@ export {
   runtimeDestinationsSchema,
   snsTopicResourceName,
 } from './delivery/destinations.ts';
+export {
+  ITEM_KINDS,
+  type ItemGroup,
+  type ItemKind,
+  type PartitionName,
+  partitionPatterns,
+  TABLE_PARTITIONS,
+} from './lambda/item-kinds.ts';
 export * from './lambda/metric-names.ts';
 export { RATING_SETTING_NAMES, RATING_TABLE_ACCESS } from './ratings/rating-access.ts';
 export { SLACK_FUNCTION_SETTING_NAMES } from './slack/slack-function-settings.ts';

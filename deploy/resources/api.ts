@@ -4,7 +4,7 @@
  * past incidents) and the IngressApi, where each route that senders outside AWS call is authenticated by its handler
  * with the sender's own credential and throttled by its own route settings.
  */
-import { RATING_SETTING_NAMES, RATING_TABLE_ACCESS } from '@diagnosis/functions/infrastructure';
+import { type PartitionName, RATING_SETTING_NAMES, RATING_TABLE_ACCESS } from '@diagnosis/functions/infrastructure';
 import { functionCode } from '../../scripts/lambda-functions.ts';
 import { buildIngressStageSettings } from '../ingress.ts';
 import type { Secrets } from './diagnose.ts';
@@ -31,7 +31,7 @@ export function createApis(stage: Stage, storage: Storage, secrets: Secrets): Ap
   // access to each is granted separately too.
   const readOnlyFunction = (
     name: 'GetRun' | 'GetRunAudit' | 'GetRunReasoning' | 'GetRunReveal',
-    partitions: string[],
+    partitions: PartitionName[],
     link: sst.Secret[],
   ) =>
     new sst.aws.Function(name, {
@@ -47,10 +47,10 @@ export function createApis(stage: Stage, storage: Storage, secrets: Secrets): Ap
     });
   // GetRun also lists the run's deliveries and feedback (their own DELIVERY#<runId> and FEEDBACK#<runId>
   // partitions), read-only like the rest.
-  const getRun = readOnlyFunction('GetRun', ['RUN#*', 'DELIVERY#*', 'FEEDBACK#*', 'PAST#*'], []);
-  const getRunAudit = readOnlyFunction('GetRunAudit', ['RUN#*'], []);
-  const getRunReasoning = readOnlyFunction('GetRunReasoning', ['RUN#*', 'REASONING#*'], []);
-  const getRunReveal = readOnlyFunction('GetRunReveal', ['RUN#*', 'PSEUDONYMS#*'], [secrets.maskingKey]);
+  const getRun = readOnlyFunction('GetRun', ['RUN', 'DELIVERY', 'FEEDBACK', 'PAST'], []);
+  const getRunAudit = readOnlyFunction('GetRunAudit', ['RUN'], []);
+  const getRunReasoning = readOnlyFunction('GetRunReasoning', ['RUN', 'REASONING'], []);
+  const getRunReveal = readOnlyFunction('GetRunReveal', ['RUN', 'PSEUDONYMS'], [secrets.maskingKey]);
 
   // NOTE: the InternalApi is IAM-only: every route `auth: { iam: true }`. What senders outside AWS call (Slack, the
   // incident webhooks) is on the IngressApi below, each route authenticated by its sender's own credential.
@@ -146,7 +146,7 @@ export function createRunRoutes(
       permissions: [
         // Run items, and each enterprise's open-runs item (admission control: a new run is admitted in one
         // transaction with its run item; TransactWriteItems checks the actions of each of its items).
-        tableGrant(['GetItem', 'PutItem', 'UpdateItem'], ['RUN#*', 'TENANT#*#OPEN']),
+        tableGrant(['GetItem', 'PutItem', 'UpdateItem'], ['RUN', 'TENANT_OPEN']),
         ...workflowPermissions,
         ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ],
@@ -166,7 +166,7 @@ export function createRunRoutes(
   // incident — nothing else, so it can never change a run or its audit. It never answers with a map's values.
   // SlackWork records ratings too, with the same grants and settings.
   const rating: RatingAccess = {
-    grants: RATING_TABLE_ACCESS.map(({ actions, partitions }) => tableGrant([...actions], [...partitions])),
+    grants: RATING_TABLE_ACCESS.map(({ actions, names }) => tableGrant([...actions], [...names])),
     environment: pickSettings(stage, RATING_SETTING_NAMES),
   };
   const runFeedback = new sst.aws.Function('RunFeedback', {
@@ -184,7 +184,7 @@ export function createRunRoutes(
       ...rating.environment,
     },
     permissions: [
-      tableGrant(['GetItem'], ['RUN#*']),
+      tableGrant(['GetItem'], ['RUN']),
       ...rating.grants,
       ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
     ],
@@ -201,7 +201,7 @@ export function createRunRoutes(
     concurrency: { reserved: stage.config.reservedConcurrency.api },
     environment: { DIAGNOSIS_TABLE_NAME: table.name, ...stage.tenantAccess },
     permissions: [
-      tableGrant(['GetItem', 'Query', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], ['PAST#*']),
+      tableGrant(['GetItem', 'Query', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], ['PAST']),
       ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
     ],
   });

@@ -6,7 +6,7 @@
  * enterprises' change partitions (CHANGES#*); Diagnose reads them through `query_logs` (service `changes`).
  */
 import { functionCode } from '../../scripts/lambda-functions.ts';
-import { CHANGE_PARTITIONS, changeSecretNames, cloudTrailRulePattern, hasChangeWebhooks } from '../changes.ts';
+import { changeSecretNames, cloudTrailRulePattern, hasChangeWebhooks } from '../changes.ts';
 import type { Apis } from './api.ts';
 import type { Stage } from './stage.ts';
 import type { Storage } from './table.ts';
@@ -31,7 +31,7 @@ export function createChanges(stage: Stage, storage: Storage, { ingressRoute }: 
         CHANGE_RETENTION_DAYS: String(stage.settings.CHANGE_RETENTION_DAYS),
       },
       permissions: [
-        storage.tableGrant(['PutItem'], [...CHANGE_PARTITIONS]),
+        storage.tableGrant(['PutItem'], ['CHANGES']),
         ...storage.keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
       ],
     });

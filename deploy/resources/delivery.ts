@@ -103,9 +103,9 @@ export function createDelivery(stage: Stage, storage: Storage, secrets: Secrets,
     },
     permissions: [
       // It reads run items and writes only its own delivery records (their own partition, DELIVERY#<runId>).
-      tableGrant(['GetItem'], ['RUN#*']),
-      tableGrant(['UpdateItem', 'Query'], ['DELIVERY#*']),
-      ...(revealing.length === 0 ? [] : [tableGrant(['Query'], ['PSEUDONYMS#*'])]),
+      tableGrant(['GetItem'], ['RUN']),
+      tableGrant(['UpdateItem', 'Query'], ['DELIVERY']),
+      ...(revealing.length === 0 ? [] : [tableGrant(['Query'], ['PSEUDONYMS'])]),
       {
         actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'],
         resources: [deliveryQueue.arn],

@@ -50,7 +50,7 @@ export function createSlack(
     environment: slackEnvironment,
     permissions: [
       // It claims each signed request once (SLACKREQ#…) and queues the work; it reads nothing else.
-      tableGrant(['PutItem'], ['SLACKREQ#*']),
+      tableGrant(['PutItem'], ['SLACK_REQUEST']),
       { actions: ['sqs:SendMessage'], resources: [slackQueue.arn] },
       ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
     ],
@@ -75,10 +75,11 @@ export function createSlack(
       ...rating.environment,
     },
     permissions: [
-      // Runs (admission included) as the triggers start them; its own cards; ratings as RunFeedback records them.
+      // Runs (admission included) as the triggers start them; its own cards, their messages and the channels' post
+      // slots (a card's first post reserves its channel's); ratings as RunFeedback records them.
       tableGrant(
         ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
-        ['RUN#*', 'TENANT#*#OPEN', 'FEEDBACK#*', 'PSEUDONYMS#*', 'SLACKCARD#*', 'SLACKMSG#*'],
+        ['RUN', 'TENANT_OPEN', 'FEEDBACK', 'PSEUDONYMS', 'SLACK_CARD', 'SLACK_MESSAGE', 'SLACK_CHANNEL'],
       ),
       ...rating.grants,
       { actions: ['states:StartExecution'], resources: [workflow.arn] },

@@ -3,6 +3,7 @@
  * The table and its stream: one DynamoDB table for every item kind (runs, audit, reasoning, deliveries, Slack cards,
  * memory, …; docs/data-model.md), its key in production, and the one shape every function's grant on it takes.
  */
+import { type PartitionName, partitionPatterns } from '@diagnosis/functions/infrastructure';
 import type { Stage } from './stage.ts';
 
 export interface Storage {
@@ -11,8 +12,8 @@ export interface Storage {
   globalIndexNames: string[];
   /** The KMS actions on the table's key a function needs beside its table grant (none without a key of our own). */
   keyUse(actions: string[]): sst.aws.FunctionPermissionArgs[];
-  /** A grant on the table limited to the partitions a function serves. */
-  tableGrant(actions: string[], partitions: string[]): sst.aws.FunctionPermissionArgs;
+  /** A grant on the table limited to the partitions a function serves, named as the item registry names them. */
+  tableGrant(actions: string[], partitions: PartitionName[]): sst.aws.FunctionPermissionArgs;
 }
 
 export function createStorage(stage: Stage): Storage {
@@ -47,11 +48,14 @@ export function createStorage(stage: Stage): Storage {
     keyUse: (actions) =>
       tableKey === undefined ? [] : [{ actions: [...actions, 'kms:DescribeKey'], resources: [tableKey.arn] }],
     // NOTE: a grant on the table limited to the partitions a function serves (`dynamodb:LeadingKeys`): one shape for
-    // every function, so a function can never be given the table without naming its partitions.
+    // every function, so a function can never be given the table without naming its partitions, each by its name in
+    // the item registry (functions/lambda/item-kinds.ts, which docs/data-model.md's tables are generated from).
     tableGrant: (actions, partitions) => ({
       actions: actions.map((action) => `dynamodb:${action}`),
       resources: [table.arn],
-      conditions: [{ test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: partitions }],
+      conditions: [
+        { test: 'ForAllValues:StringLike', variable: 'dynamodb:LeadingKeys', values: partitionPatterns(partitions) },
+      ],
     }),
   };
 }

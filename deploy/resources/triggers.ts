@@ -50,12 +50,12 @@ export function createTriggers(
   const triggerPermissions: sst.aws.FunctionPermissionArgs[] = [
     tableGrant(
       ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
-      ['RUN#*', 'TENANT#*#OPEN', 'INCIDENT#*', 'WEBHOOK#*'],
+      ['RUN', 'TENANT_OPEN', 'INCIDENT', 'WEBHOOK'],
     ),
     // NOTE: a new run's pseudonym map (its question's values), put only: a trigger never reads a map.
-    tableGrant(['PutItem'], ['PSEUDONYMS#*']),
+    tableGrant(['PutItem'], ['PSEUDONYMS']),
     // NOTE: the enterprises' changes, queried only: a new run's question says how many landed in its lookback.
-    tableGrant(['Query'], ['CHANGES#*']),
+    tableGrant(['Query'], ['CHANGES']),
     { actions: ['states:StartExecution'], resources: [workflow.arn] },
     ...keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
   ];

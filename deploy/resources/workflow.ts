@@ -133,7 +133,7 @@ export function createWorkflowStopped(stage: Stage, storage: Storage, { workflow
     },
     permissions: [
       // NOTE: Query reads a run's audit (its own partition) to store the process scorecard of a run it closes.
-      storage.tableGrant(['GetItem', 'UpdateItem', 'Query'], ['RUN#*', 'TENANT#*#OPEN']),
+      storage.tableGrant(['GetItem', 'UpdateItem', 'Query'], ['RUN', 'TENANT_OPEN']),
       ...storage.keyUse(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']),
     ],
   });
@@ -177,7 +177,7 @@ export function createSweeper(stage: Stage, storage: Storage) {
     memory: '256 MB',
     environment: { DIAGNOSIS_TABLE_NAME: table.name, FLUSH_RESERVE_MS: String(stage.settings.FLUSH_RESERVE_MS) },
     permissions: [
-      tableGrant(['GetItem', 'UpdateItem', 'Query', 'DeleteItem'], ['RUN#*', 'TENANT#*#OPEN', 'TENANT#*#LEASE']),
+      tableGrant(['GetItem', 'UpdateItem', 'Query', 'DeleteItem'], ['RUN', 'TENANT_OPEN', 'TENANT_LEASE']),
       // NOTE: gsi1 is also the session index; LeadingKeys keeps the sweeper on the open-runs index key only.
       {
         actions: ['dynamodb:Query'],

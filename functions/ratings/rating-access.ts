@@ -1,9 +1,10 @@
 /**
  * What a rating needs of the deployment, in one place: the table items it reads and writes and the settings it
  * parses. The infrastructure code gives exactly these to every function that records ratings (RunFeedback and
- * SlackWork), so neither can be deployed without the grant or the setting the other has. Plain constants, no imports:
- * the SST config loads this file at deploy time.
+ * SlackWork), so neither can be deployed without the grant or the setting the other has. Plain constants and the item
+ * registry's partitions: the SST config loads this file at deploy time.
  */
+import { type PartitionName, partitionPatterns } from '../lambda/item-kinds.ts';
 
 /**
  * The table access of a rating, by partition: its entry (`FEEDBACK#<runId>`), the run's pseudonym map
@@ -12,11 +13,18 @@
  */
 export const RATING_TABLE_ACCESS: readonly {
   readonly actions: readonly string[];
+  /** The partitions by their name in the item registry (what the deploy's grants name them by). */
+  readonly names: readonly PartitionName[];
+  /** Their `dynamodb:LeadingKeys` patterns. */
   readonly partitions: readonly string[];
 }[] = Object.freeze([
-  { actions: ['Query', 'PutItem'], partitions: ['FEEDBACK#*', 'PSEUDONYMS#*'] },
-  { actions: ['GetItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], partitions: ['PAST#*'] },
+  access(['Query', 'PutItem'], ['FEEDBACK', 'PSEUDONYMS']),
+  access(['GetItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], ['PAST']),
 ]);
+
+function access(actions: readonly string[], names: readonly PartitionName[]) {
+  return Object.freeze({ actions, names, partitions: partitionPatterns(names) });
+}
 
 /** The settings a rating reads (`parseFeedbackSettings`) besides the table's: its masking and its retentions. */
 export const RATING_SETTING_NAMES = Object.freeze([

@@ -54,6 +54,21 @@ describe('sst.config.ts with a Slack app', async () => {
     expect(table[0]?.conditions?.[0]?.values).toEqual(['SLACKREQ#*']);
   });
 
+  it('lets SlackWork write every item its cards keep: the card, its message and the channel’s post slot', () => {
+    const grants = (work?.args.permissions ?? []) as { actions: string[]; conditions?: { values: string[] }[] }[];
+    const writable = (partition: string) =>
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'].every((action) =>
+        grants.some(
+          (grant) => grant.actions.includes(action) && (grant.conditions?.[0]?.values ?? []).includes(partition),
+        ),
+      );
+    expect(
+      Object.fromEntries(
+        ['SLACKCARD#*', 'SLACKMSG#*', 'SLACKCHAN#*'].map((partition) => [partition, writable(partition)]),
+      ),
+    ).toEqual({ 'SLACKCARD#*': true, 'SLACKMSG#*': true, 'SLACKCHAN#*': true });
+  });
+
   it('lets SlackWork do to the table all a rating does, as RunFeedback may: a Slack rating keeps the memory too', () => {
     const feedback = functions.find((fn) => fn.name === 'RunFeedback');
     const covers = (fn: typeof work, action: string, partition: string) =>
