@@ -2,6 +2,8 @@
  * Issue 32 item 13: an audit write that fails transiently — its answer lost after it landed (a timeout or a reset
  * under load), or throttled for longer than the SDK's own attempts — must not fail a run that has already spent its
  * model calls. Faults are injected by a middleware inside the SDK's retry loop, on real DynamoDB Local.
+ * NOTE: over 300 lines on purpose: one failure (a transient audit write) seen from the writer, the run and a real
+ * socket, over one fault-injecting middleware and one table.
  */
 import { DynamoDBClient, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
