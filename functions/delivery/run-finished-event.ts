@@ -89,6 +89,19 @@ export interface ResultPastIncident {
   link: string | null;
 }
 
+/** A change the published items name (the report's `changes`): what, when, where code placed it, its link. */
+export interface ResultChange {
+  changeId: string;
+  at: string;
+  service: string | null;
+  kind: string;
+  ref: string | null;
+  summary: string;
+  placement: 'BEFORE_WINDOW' | 'BEFORE_SYMPTOM' | 'AFTER_SYMPTOM' | null;
+  /** Where a responder reads more: an `https:`/`http:` URL without spaces, `|`, `<` or `>`, else null. */
+  url: string | null;
+}
+
 /** A price per million tokens (USD), from the stage file's `delivery.price`, to state a run's cost. */
 export interface TokenPrice {
   input: number;
@@ -123,6 +136,8 @@ export interface RunFinishedDetail {
   followUp: boolean;
   /** Past incidents the run's lookups met, shown as leads (empty when none, and when nothing was published). */
   seenBefore: ResultPastIncident[];
+  /** The changes the published items name, with their links (empty when none, and when nothing was published). */
+  changes: ResultChange[];
   limitations: { checkedScope: string[]; missingInfo: string[] };
   usage: {
     modelCalls: number;
@@ -188,6 +203,27 @@ const seenBeforeSchema = v.object({
   ),
 });
 
+/** The published report's `changes` (PublishedReport): the fields the event reads, bounded. */
+const changesSchema = v.object({
+  changes: v.optional(
+    v.pipe(
+      v.array(
+        v.object({
+          change_id: v.pipe(v.string(), v.regex(/^chg_[a-z2-7]{12}$/)),
+          at: v.pipe(v.string(), v.maxLength(64)),
+          service: v.nullable(v.pipe(v.string(), v.maxLength(100))),
+          kind: v.picklist(['deploy', 'config', 'flag', 'infra']),
+          ref: v.nullable(v.pipe(v.string(), v.maxLength(200))),
+          summary: v.pipe(v.string(), v.maxLength(1_000)),
+          url: v.nullable(v.pipe(v.string(), v.maxLength(1_000))),
+          placement: v.nullable(v.picklist(['BEFORE_WINDOW', 'BEFORE_SYMPTOM', 'AFTER_SYMPTOM'])),
+        }),
+      ),
+      v.maxLength(20),
+    ),
+  ),
+});
+
 /** Builds the event of an ended run from its stored fields (see the module's NOTE). */
 export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishedOptions = {}): RunFinishedEvent {
   const status = RESULT_STATUS_OF_RUN[run.status];
@@ -223,6 +259,18 @@ export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishe
     rating: past.rating,
     link: linkOf(past.run_id),
   }));
+  // NOTE: changes only of a published run; a link only when it cannot break a chat's link syntax.
+  const cited = published === null ? null : v.safeParse(changesSchema, run.report);
+  const changes = (cited?.success === true ? (cited.output.changes ?? []) : []).map((change) => ({
+    changeId: change.change_id,
+    at: change.at,
+    service: change.service,
+    kind: change.kind,
+    ref: change.ref,
+    summary: change.summary,
+    placement: change.placement,
+    url: change.url !== null && /^https?:\/\/[^\s|<>]+$/.test(change.url) ? change.url : null,
+  }));
   return {
     source: RUN_FINISHED_SOURCE,
     detailType: RUN_FINISHED_DETAIL_TYPE,
@@ -245,6 +293,7 @@ export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishe
       recommendations: [...(draft?.recommendations ?? [])],
       followUp: run.continueSession === true,
       seenBefore,
+      changes,
       limitations: { checkedScope: [...limitations.checked_scope], missingInfo: [...limitations.missing_info] },
       usage:
         usage === null

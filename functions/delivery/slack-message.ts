@@ -12,6 +12,7 @@
  * limits.
  */
 import { printable } from '@diagnosis/core';
+import { CHANGES_LABEL, describeChange } from './change-lines.ts';
 import { fitText } from './fit-text.ts';
 import {
   CALLER_ORIGIN,
@@ -24,7 +25,7 @@ import {
   SEEN_BEFORE_LABEL,
   usageLine,
 } from './result-words.ts';
-import type { ResultFinding, RunFinishedDetail } from './run-finished-event.ts';
+import type { ResultChange, ResultFinding, RunFinishedDetail } from './run-finished-event.ts';
 
 export const SLACK_LIMITS = Object.freeze({ blocks: 50, sectionText: 3_000, headerText: 150, fallbackText: 3_000 });
 /** Findings shown one by one; the rest are counted. */
@@ -221,6 +222,7 @@ export function buildSlackResult(
       text: mrkdwn(`*${SEEN_BEFORE_LABEL}*\n${lines.join('\n')}`),
     });
   }
+  if (detail.changes.length > 0) details.push(changesSection(detail.changes.slice(0, LIST_ITEMS)));
   if (detail.limitations.checkedScope.length > 0) details.push(listSection('Checked', detail.limitations.checkedScope));
   if (detail.limitations.missingInfo.length > 0) {
     details.push(listSection('Open questions', detail.limitations.missingInfo));
@@ -260,4 +262,11 @@ export function renderSlackMessageForTerminal(message: SlackMessage): string {
     return unescaped(block.text.text);
   });
   return printable(lines.join('\n\n'));
+}
+
+/** The changes the findings name, each with its link (the sender's URL, escaped for mrkdwn's link syntax). */
+function changesSection(changes: readonly ResultChange[]): SlackBlock {
+  const line = (change: ResultChange) =>
+    `• ${fitText(describeChange(change), 300, escapeSlack).text}${change.url === null ? '' : ` · ${runLinkText(change.url, 'open')}`}`;
+  return { type: 'section', text: mrkdwn(`*${CHANGES_LABEL}*\n${changes.map(line).join('\n')}`) };
 }

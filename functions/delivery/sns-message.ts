@@ -5,6 +5,7 @@
  * characters: the subject names only the status, the enterprise and the run, all of which are ours or checked ids.
  */
 import { printable } from '@diagnosis/core';
+import { CHANGES_LABEL, describeChange } from './change-lines.ts';
 import { fitText } from './fit-text.ts';
 import {
   describeOriginText,
@@ -64,6 +65,13 @@ export function buildSnsMessage(detail: RunFinishedDetail): SnsMessage {
   });
   if (detail.findings.length > SLACK_MAX_FINDINGS) {
     lines.push('', `…and ${detail.findings.length - SLACK_MAX_FINDINGS} more findings in the run.`);
+  }
+  if (detail.changes.length > 0) {
+    lines.push(
+      '',
+      `${CHANGES_LABEL}:`,
+      ...detail.changes.map((change) => `- ${describeChange(change)}${change.url === null ? '' : `: ${change.url}`}`),
+    );
   }
   if (detail.seenBefore.length > 0) {
     lines.push('', `${SEEN_BEFORE_LABEL}:`);
