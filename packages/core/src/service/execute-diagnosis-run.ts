@@ -21,12 +21,7 @@ import type { DiagnosisRunRequest } from '../run/run-request.ts';
 import type { AuditWriter, RunWriteBudget } from '../store/audit-writer.ts';
 import type { RunOutcome, RunStore, StoredPseudonymBatch } from '../store/run-store.ts';
 import type { EvidenceAdapters } from '../tools/evidence-adapter.ts';
-import {
-  createMaskingSession,
-  type MaskingConfig,
-  type MaskingSession,
-  type RecordedReplay,
-} from '../tools/masking/masking-session.ts';
+import { createMaskingSession, type MaskingConfig, type RecordedReplay } from '../tools/masking/masking-session.ts';
 import { DEVELOPMENT_MASKING_SECRET } from '../tools/masking/pseudonym-keys.ts';
 import { openPseudonymBatches, sealNewPseudonyms } from '../tools/masking/pseudonym-map.ts';
 import { auditFailureFields, retriedWriteFields } from './audit-failure-fields.ts';
@@ -38,7 +33,7 @@ import { startHeartbeat } from './heartbeat.ts';
 import { createObservationRecorder } from './observation-recorder.ts';
 import { createProcessRecorder } from './process-recorder.ts';
 import { createProgressPublisher } from './progress-publisher.ts';
-import { rekeyPreviousRun } from './rekey-previous-run.ts';
+import { readPreviousMap, rekeyPreviousRun } from './rekey-previous-run.ts';
 import { takeRun } from './take-run.ts';
 
 /** One request to diagnose, as the handler hands it over after validating the event. */
@@ -200,15 +195,20 @@ export async function executeCheckedDiagnosisRun(
   try {
     // NOTE: a triggered run's question was masked by its trigger with this run's key, its values sealed as the map's
     // first batches: taken in, so the model may pass them to a tool, and this run's batches numbered after them.
-    if (taken.run.trigger !== null) {
-      pseudonymBatches = await takeInOwnMap(store, command.runId, maskingConfig.secret, masking);
+    // NOTE: both maps are read together (one round trip before the first model request), then used in order: this
+    // run's own batches restored before the previous run's texts are masked again with this run's key.
+    const previous = await (previousRun ?? Promise.resolve(null));
+    const [ownBatches, previousMap] = await Promise.all([
+      taken.run.trigger === null ? null : readOwnMap(store, command.runId),
+      readPreviousMap(previous, store, maskingConfig.secret),
+    ]);
+    if (ownBatches !== null) {
+      masking.restoreEntries(openPseudonymBatches(maskingConfig.secret, command.runId, ownBatches));
+      pseudonymBatches = ownBatches.reduce((highest, batch) => Math.max(highest, batch.sequence), 0);
       masking.markShown(query);
     }
     previousTurn = command.continueSession
-      ? buildPreviousTurn(
-          await rekeyPreviousRun(await (previousRun ?? Promise.resolve(null)), store, masking, maskingConfig.secret),
-          run.limits,
-        )
+      ? buildPreviousTurn(rekeyPreviousRun(previous, previousMap, masking), run.limits)
       : null;
     const input = composeDiagnosisInput(query, previousTurn, run);
     // The previous turn's pseudonyms are this run's now: shown to the model, and stored before it sees them.
@@ -308,16 +308,11 @@ export async function executeCheckedDiagnosisRun(
 const MAX_OWN_MAP_BATCHES = 20;
 
 /**
- * The run's map as its trigger wrote it, opened and taken into the session; returns the highest sequence stored.
- * NOTE: fails the run when the map does not open (another secret, altered): its question's pseudonyms could not be
- * restored, and a batch this run wrote at a sequence already taken would overwrite the trigger's.
+ * The run's map as its trigger wrote it, read; the run opens it and takes it into its session. NOTE: a map that does
+ * not open (another secret, altered) fails the run (`openPseudonymBatches` throws): its question's pseudonyms could not
+ * be restored, and a batch this run wrote at a sequence already taken would overwrite the trigger's.
  */
-async function takeInOwnMap(
-  store: Pick<RunStore, 'listPseudonyms'>,
-  runId: string,
-  secret: string,
-  masking: MaskingSession,
-): Promise<number> {
+async function readOwnMap(store: Pick<RunStore, 'listPseudonyms'>, runId: string): Promise<StoredPseudonymBatch[]> {
   const batches: StoredPseudonymBatch[] = [];
   let cursor: string | undefined;
   do {
@@ -325,8 +320,7 @@ async function takeInOwnMap(
     batches.push(...page.records);
     cursor = page.cursor ?? undefined;
   } while (cursor !== undefined && batches.length < MAX_OWN_MAP_BATCHES);
-  masking.restoreEntries(openPseudonymBatches(secret, runId, batches));
-  return batches.reduce((highest, batch) => Math.max(highest, batch.sequence), 0);
+  return batches;
 }
 
 /**

@@ -14,20 +14,17 @@ type PseudonymReader = {
 };
 
 /**
- * The previous run as the follow-up's model may see it: its query and published Draft with the previous run's
- * pseudonyms replaced by this run's (read its map, restore the values, mask them again with this run's key), so the
- * model never sees a real identifier across turns either, and a pseudonym it carries over is one this run can
- * restore. A map that can no longer be read (expired, or sealed with another secret) leaves the old pseudonyms as
- * they are: this run refuses them as unknown.
+ * The previous run's pseudonym map, read for its follow-up (the entries by token; empty when the run has no published
+ * result, or its map can no longer be read: expired, or sealed with another secret). Only a read: it may go out
+ * together with the run's other reads; {@link rekeyPreviousRun} then uses it.
  */
-export async function rekeyPreviousRun(
+export async function readPreviousMap(
   run: StoredRun | null,
   store: PseudonymReader,
-  masking: MaskingSession,
   secret: string,
-): Promise<StoredRun | null> {
-  if (run === null || run.publishedResult === null) return run;
+): Promise<Map<string, PseudonymEntry>> {
   const entries = new Map<string, PseudonymEntry>();
+  if (run === null || run.publishedResult === null) return entries;
   try {
     const batches: StoredPseudonymBatch[] = [];
     let cursor: string | undefined;
@@ -43,6 +40,21 @@ export async function rekeyPreviousRun(
   } catch {
     // NOTE: without the old map the old pseudonyms stay; they carry no value and this run cannot restore them.
   }
+  return entries;
+}
+
+/**
+ * The previous run as the follow-up's model may see it: its query and published Draft with the previous run's
+ * pseudonyms replaced by this run's (restore the values from its map, {@link readPreviousMap}, mask them again with
+ * this run's key), so the model never sees a real identifier across turns either, and a pseudonym it carries over is
+ * one this run can restore. Pseudonyms the map does not hold stay as they are: this run refuses them as unknown.
+ */
+export function rekeyPreviousRun(
+  run: StoredRun | null,
+  entries: ReadonlyMap<string, PseudonymEntry>,
+  masking: MaskingSession,
+): StoredRun | null {
+  if (run === null || run.publishedResult === null) return run;
   const rekey = (text: string) => masking.maskText(revealText(text, entries));
   const { draft } = run.publishedResult;
   const rekeyedDraft = {

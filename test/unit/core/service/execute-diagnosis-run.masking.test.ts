@@ -167,3 +167,79 @@ describe('executeDiagnosisRun of a triggered run (issue 32, item 10)', () => {
     expect(openPseudonymBatches(SECRET, runId, records).map((entry) => entry.value)).toEqual(['13812345678', PHONE]);
   });
 });
+
+describe('executeDiagnosisRun of a triggered follow-up', () => {
+  it('reads its own map and the previous run’s together, then restores its own before it re-keys the previous turn', async () => {
+    const store = createMemoryStores();
+    const masking = { mode: 'identifiers' as const, secret: SECRET };
+    const sessionId = 'incident-s-2';
+    // A published first run of the session, naming the logs' phone.
+    const first = scriptedModel([
+      toolRound([{ id: 'call-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
+      (options) =>
+        textRound(
+          JSON.stringify(
+            draftNaming(
+              JSON.stringify(observationsIn(options.prompt)).match(/<phone:[a-z2-7]{5}>/)?.[0] ?? '',
+              'call-1',
+            ),
+          ),
+        ),
+    ]);
+    const base = {
+      evidence: createFakeEvidence(logs).evidence,
+      flushReserveMs: 100,
+      limits: { finalRoundReserveMs: 100 },
+      masking,
+    };
+    await executeDiagnosisRun(
+      { ...command, sessionId, runId: 'run-fire-1' },
+      { ...base, model: first, createStore: () => store },
+    );
+    // The alarm fires again: its trigger queues a follow-up whose question it masked with the new run's key.
+    const runId = 'run-fire-2';
+    const { query } = await maskNewRunTexts(
+      { query: '告警再次触发：客户 13812345678 支付失败', title: 'payment 5xx' },
+      { runId, sessionId, createdAt: new Date().toISOString() },
+      { config: masking, pseudonyms: store },
+    );
+    const trigger = {
+      source: 'cloudwatch' as const,
+      incidentKey: 'arn:aws:cloudwatch:cn-north-1:123456789012:alarm:x@2026-11-30T06:25:12.211Z',
+      eventId: 'evt-2',
+      title: 'payment 5xx',
+      startedAt: '2026-11-30T06:25:12.211Z',
+    };
+    await store.queueRun({ runId, sessionId, enterpriseId: 'E1001', query, continueSession: true, trigger });
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const reads: string[] = [];
+    const counted = {
+      ...store,
+      listPseudonyms: async (...args: Parameters<typeof store.listPseudonyms>) => {
+        reads.push(args[0]);
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight -= 1;
+        return store.listPseudonyms(...args);
+      },
+    };
+    const second = scriptedModel([textRound(JSON.stringify(noConclusionDraft()))]);
+    await executeDiagnosisRun(
+      { ...command, sessionId, runId, query, continueSession: true },
+      { ...base, model: second, createStore: () => counted as typeof store },
+    );
+
+    expect(reads.slice(0, 2).sort()).toEqual(['run-fire-1', 'run-fire-2']);
+    expect(mostInFlight).toBe(2);
+    // Both maps were used: the question's pseudonym is this run's first batch, the previous turn's phone re-keyed.
+    const message = userMessageOf(second);
+    expect(message).not.toMatch(/13812345678|13912345678/);
+    const turn = JSON.parse(message).previous_turn as { conclusion: string };
+    const rekeyed = turn.conclusion.match(/<phone:[a-z2-7]{5}>/)?.[0];
+    const map = openPseudonymBatches(SECRET, runId, (await store.listPseudonyms(runId)).records);
+    expect(map.map((entry) => entry.value)).toEqual(['13812345678', PHONE]);
+    expect(map).toContainEqual({ token: rekeyed, kind: 'phone', value: PHONE });
+  });
+});
