@@ -10,7 +10,13 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEVELOPMENT_MASKING_SECRET, type ProgressSnapshot } from '@diagnosis/core';
-import { createDynamoFeedbackStore, createDynamoRunStore, type RunStore } from '@diagnosis/core/store';
+import {
+  createDynamoClient,
+  createDynamoFeedbackStore,
+  createDynamoRunStore,
+  type DynamoClientTimeouts,
+  type RunStore,
+} from '@diagnosis/core/store';
 import { type LoopbackSlack, type SlackFault, startLoopbackSlack } from '@diagnosis/devkit';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createObservability } from '../../functions/lambda/observability.ts';
@@ -61,6 +67,11 @@ export interface SlackWorldOptions {
   limits?: Record<string, { calls: number; windowMs: number }>;
   /** Runs or messages a SlackWork invocation handles at once (the function's default: 4). */
   concurrency?: number;
+  /**
+   * The DynamoDB the handlers reach (their card store and run reads): a fault proxy's endpoint, with the client's
+   * timeouts (real time). Absent: the test run's DynamoDB Local, as the world's own `runs` always is.
+   */
+  handlerDynamo?: { endpoint: string; timeouts: DynamoClientTimeouts };
 }
 
 export interface SlackWorld {
@@ -129,7 +140,19 @@ export async function startSlackWorld(options: SlackWorldOptions = {}): Promise<
     },
   });
   const runs = createDynamoRunStore({ client: dynamo, tableName: table.tableName, now: () => now });
-  const cards = createDynamoCardStore({ client: dynamo, tableName: table.tableName });
+  const handlerDynamo =
+    options.handlerDynamo === undefined
+      ? dynamo
+      : createDynamoClient(
+          { DIAGNOSIS_TABLE_NAME: table.tableName, DYNAMODB_ENDPOINT: options.handlerDynamo.endpoint },
+          {},
+          options.handlerDynamo.timeouts,
+        );
+  const handlerRuns =
+    handlerDynamo === dynamo
+      ? runs
+      : createDynamoRunStore({ client: handlerDynamo, tableName: table.tableName, now: () => now });
+  const cards = createDynamoCardStore({ client: handlerDynamo, tableName: table.tableName });
   const timeoutMs = options.slackTimeoutMs ?? 5_000;
   const api = createSlackApi({ token: WORLD_TOKEN, timeoutMs, apiUrl: slack.apiUrl });
   const recorded = recordingWorkflow();
@@ -137,7 +160,7 @@ export async function startSlackWorld(options: SlackWorldOptions = {}): Promise<
     apps: worldApps,
     slackOf: () => api,
     cards,
-    runs,
+    runs: handlerRuns,
     feedback: createDynamoFeedbackStore({ client: dynamo, tableName: table.tableName }),
     start: { store: runs, workflow: recorded.workflow },
     rate: composeRating({
@@ -314,6 +337,7 @@ export async function startSlackWorld(options: SlackWorldOptions = {}): Promise<
       await slack.close();
       await table.drop();
       dynamo.destroy();
+      if (handlerDynamo !== dynamo) handlerDynamo.destroy();
     },
   };
 }

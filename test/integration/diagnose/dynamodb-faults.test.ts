@@ -15,8 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestTable, localDynamoClient, partitionItems } from '../../support/dynamodb.ts';
 import { type DynamoFault, loadDynamoWireAnswer, startDynamoFaultWindows } from '../../support/dynamodb-fault-proxy.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
+import { outcomeOf } from '../../support/finished-runs.ts';
 import { envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../../support/scripted-model.ts';
+import { blocksText, startSlackWorld } from '../../support/slack-world.ts';
 
 const SCALED_TIMEOUTS = { requestTimeoutMs: 600, connectionTimeoutMs: 200 };
 const FLUSH_RESERVE_MS = 600;
@@ -191,4 +193,38 @@ describe('a run whose DynamoDB fails in the middle of it', () => {
       expect(await runs.getRun(runId)).toMatchObject({ status: 'FAILED', errorCode: 'RUN_ABANDONED' });
     },
   );
+});
+
+describe('the Slack card of a run whose DynamoDB stalls', () => {
+  it('shows the run’s result once the table answers again, whatever the stall did to the card’s writes', async ({
+    annotate,
+  }) => {
+    const proxy = await startDynamoFaultWindows();
+    const world = await startSlackWorld({ handlerDynamo: { endpoint: proxy.endpoint, timeouts: SCALED_TIMEOUTS } });
+    try {
+      const runId = 'run-card-stalled';
+      await world.triggeredRun(runId);
+      await world.settle();
+      world.advance(1_000);
+      await world.runs.claimQueuedRun(runId, world.now() + 600_000);
+      await world.settle();
+      const card = world.cardsIn().find((message) => blocksText(message).includes(runId));
+      if (card === undefined) throw new Error('the run has no card');
+      // The run ends while the handlers' DynamoDB is stalled (a 20 s stall, scaled: 4 s of real time).
+      world.advance(6_000);
+      await world.runs.completeRun(runId, outcomeOf('PUBLISHED', supportedDraft(['call_0'])));
+      proxy.inject({ kind: 'stall' }, 4_000);
+      const startedAt = Date.now();
+      await world.settle();
+      const faulted = proxy.faulted().stall;
+      await annotate(`card redrawn ${Date.now() - startedAt} ms after the stall began; ${faulted} requests stalled`);
+      expect(faulted).toBeGreaterThan(0);
+      const shown = world.cardsIn().find((message) => message.ts === card.ts);
+      expect(blocksText(shown)).toContain('rate_correct');
+      expect(world.cardsIn().filter((message) => blocksText(message).includes(runId))).toHaveLength(1);
+    } finally {
+      await world.close();
+      await proxy.close();
+    }
+  }, 60_000);
 });
