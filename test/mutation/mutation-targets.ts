@@ -70,13 +70,15 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
       'test/unit/core/release/evidence-guard.cases.test.ts',
       'test/unit/core/release/evidence-guard.past-incidents.test.ts',
       'test/unit/core/release/evidence-guard.past-incidents.edges.test.ts',
+      'test/unit/core/release/change-after-symptom.test.ts',
     ],
     equivalent: [
       {
         mutator: 'ConditionalExpression',
-        original: 'if (pastIncidentChecks.size === 0) return null;',
+        original: 'if (pastIncidentChecks.size === 0 && changeChecks.size === 0) return null;',
         replacement: 'false',
-        reason: 'a shortcut: with no past-incident check no item has all its evidence among them, so none is removed',
+        reason:
+          'a shortcut: with no past-incident and no change-stream check no item rests on either, so none is removed',
       },
       {
         mutator: 'ConditionalExpression',
