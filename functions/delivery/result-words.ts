@@ -78,3 +78,10 @@ export function describeOriginText(origin: RunOrigin, followUp: boolean): string
   if (origin.kind === 'alarm') return `Triggered by ${origin.source} · incident ${origin.incidentKey}${follow}`;
   return `${CALLER_ORIGIN}${follow}`;
 }
+
+/** What the judge removed, counted (the claims themselves are never shown); null when it removed nothing. */
+export function removedClaimsLine(count: number): string | null {
+  if (count === 0) return null;
+  const what = count === 1 ? '1 claim was' : `${formatCount(count)} claims were`;
+  return `${what} removed: the judge did not find ${count === 1 ? 'it' : 'them'} supported by the evidence (the run's audit keeps what it said).`;
+}

@@ -138,6 +138,11 @@ export interface RunFinishedDetail {
   seenBefore: ResultPastIncident[];
   /** The changes the published items name, with their links (empty when none, and when nothing was published). */
   changes: ResultChange[];
+  /**
+   * Claims the SemanticGuard removed from the published Draft (findings, recommendations, plan steps), counted: their
+   * limitation lines (which quote them) are left out of `limitations.missingInfo`, so a removed claim is never sent.
+   */
+  removedClaims: number;
   limitations: { checkedScope: string[]; missingInfo: string[] };
   usage: {
     modelCalls: number;
@@ -224,6 +229,33 @@ const changesSchema = v.object({
   ),
 });
 
+const removedIndexes = v.optional(v.pipe(v.array(v.number()), v.maxLength(100)), []);
+/** The published report's `semantic_guard`: the analysis items, recommendations and plan steps the judge removed. */
+const judgeReportSchema = v.object({
+  semantic_guard: v.object({
+    removed: removedIndexes,
+    removed_recommendations: removedIndexes,
+    removed_action_plan: removedIndexes,
+  }),
+});
+
+function judgeRemovedOf(report: unknown): number {
+  const parsed = v.safeParse(judgeReportSchema, report);
+  if (!parsed.success) return 0;
+  const judged = parsed.output.semantic_guard;
+  return judged.removed.length + judged.removed_recommendations.length + judged.removed_action_plan.length;
+}
+
+/**
+ * The limitations without the SemanticGuard's lines for removed claims: `applyVerdicts` puts one per removed item
+ * first, each starting with its fixed words `语义校验（`, so the first `removed` lines that start so are left out.
+ */
+function withoutRemovedClaims(missing: readonly string[], removed: number): string[] {
+  let skip = 0;
+  while (skip < removed && skip < missing.length && (missing[skip] ?? '').startsWith('语义校验（')) skip += 1;
+  return missing.slice(skip);
+}
+
 /** Builds the event of an ended run from its stored fields (see the module's NOTE). */
 export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishedOptions = {}): RunFinishedEvent {
   const status = RESULT_STATUS_OF_RUN[run.status];
@@ -246,7 +278,10 @@ export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishe
         : [{ toolCallId: citation.tool_call_id, toolName: citation.tool_name, empty: citation.empty }];
     }),
   }));
-  const limitations = draft?.limitations ?? systemReport?.limitations ?? { checked_scope: [], missing_info: [] };
+  const stated = draft?.limitations ?? systemReport?.limitations ?? { checked_scope: [], missing_info: [] };
+  // NOTE: a claim the judge removed never leaves as text: its line (which quotes it) is counted, not carried.
+  const removedClaims = published === null ? 0 : judgeRemovedOf(run.report);
+  const limitations = { ...stated, missing_info: withoutRemovedClaims(stated.missing_info, removedClaims) };
   const usage = run.usage;
   const base = options.apiUrl?.replace(/\/+$/, '') ?? null;
   const linkOf = (runId: string) => (base === null ? null : `${base}/runs/${encodeURIComponent(runId)}`);
@@ -294,6 +329,7 @@ export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishe
       followUp: run.continueSession === true,
       seenBefore,
       changes,
+      removedClaims,
       limitations: { checkedScope: [...limitations.checked_scope], missingInfo: [...limitations.missing_info] },
       usage:
         usage === null

@@ -21,6 +21,7 @@ import {
   originOf,
   plural,
   type RunOrigin,
+  removedClaimsLine,
   resultHeadline,
   SEEN_BEFORE_LABEL,
   usageLine,
@@ -223,6 +224,8 @@ export function buildSlackResult(
     });
   }
   if (detail.changes.length > 0) details.push(changesSection(detail.changes.slice(0, LIST_ITEMS)));
+  const removed = removedClaimsLine(detail.removedClaims);
+  if (removed !== null) details.push({ type: 'context', elements: [mrkdwn(removed)] });
   if (detail.limitations.checkedScope.length > 0) details.push(listSection('Checked', detail.limitations.checkedScope));
   if (detail.limitations.missingInfo.length > 0) {
     details.push(listSection('Open questions', detail.limitations.missingInfo));

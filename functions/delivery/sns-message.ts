@@ -11,6 +11,7 @@ import {
   describeOriginText,
   describePastIncident,
   originOf,
+  removedClaimsLine,
   resultHeadline,
   SEEN_BEFORE_LABEL,
   usageLine,
@@ -79,6 +80,8 @@ export function buildSnsMessage(detail: RunFinishedDetail): SnsMessage {
       lines.push(`- ${describePastIncident(past)}${past.link === null ? '' : `: ${past.link}`}`);
     }
   }
+  const removed = removedClaimsLine(detail.removedClaims);
+  if (removed !== null) lines.push('', removed);
   if (detail.limitations.checkedScope.length > 0) {
     lines.push('', 'Checked:', ...detail.limitations.checkedScope.map((item) => `- ${plain(item)}`));
   }

@@ -15,6 +15,7 @@ import {
   describePastIncident,
   FIRST_PLAN_STEPS,
   originOf,
+  removedClaimsLine,
   resultHeadline,
   SEEN_BEFORE_LABEL,
   usageLine,
@@ -82,6 +83,8 @@ export function buildTeamsMessage(detail: RunFinishedDetail): Record<string, unk
     rest.push(label(SEEN_BEFORE_LABEL, bold));
     for (const past of detail.seenBefore.slice(0, 5)) rest.push(plain(`• ${describePastIncident(past)}`, ITEM_CHARS));
   }
+  const removed = removedClaimsLine(detail.removedClaims);
+  if (removed !== null) rest.push(label(removed, { isSubtle: true }));
   for (const [title, items] of [
     ['Checked', detail.limitations.checkedScope],
     ['Open questions', detail.limitations.missingInfo],

@@ -1,12 +1,15 @@
 /**
  * The result card for each outcome a responder meets — published, fallback, failed, a follow-up — and what each says
- * (the status in words, who asked, the plan's first steps, no run or session id in the header); and the example
- * docs/examples/slack-card.json is what the builders make.
+ * (the status in words, who asked, the plan's first steps, no run or session id in the header); what the judge removed
+ * never shown anywhere; and the example docs/examples/slack-card.json is what the builders make.
  */
 import { readFileSync } from 'node:fs';
+import { applyVerdicts } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
+import { buildPagerDutyNote } from '../../../../functions/delivery/pagerduty-note.ts';
 import { buildRunFinishedEvent } from '../../../../functions/delivery/run-finished-event.ts';
-import { buildResultCard, type CardMessage } from '../../../../functions/slack/run-card.ts';
+import { buildTeamsMessage } from '../../../../functions/delivery/teams-card.ts';
+import { buildDetailsReply, buildResultCard, type CardMessage } from '../../../../functions/slack/run-card.ts';
 import { blockKitViolations } from '../../../support/block-kit.ts';
 import { cardExample, eightStepDraft } from '../../../support/card-example.ts';
 import { finishedRun } from '../../../support/finished-runs.ts';
@@ -98,5 +101,57 @@ describe('the documented example docs/examples/slack-card.json', () => {
     const example = JSON.parse(readFileSync('docs/examples/slack-card.json', 'utf8'));
     expect(example).toEqual(JSON.parse(JSON.stringify(await cardExample())));
     expect(blockKitViolations(textBlocks(example.card), ['<@U0ASKER01>', '<@U0RATER01>', EXAMPLE_LINK])).toEqual([]);
+  });
+});
+
+describe('what the judge removed', () => {
+  it('never reaches the card, its thread, the Teams card or the PagerDuty note: it is counted, not quoted', async () => {
+    const draft = eightStepDraft();
+    const removedFinding = '支付网关的证书在 14:01 过期（无依据的说法）';
+    const removedAdvice = '立即重启全部数据库实例（无依据的建议）';
+    const [finding] = draft.analysis;
+    if (finding === undefined) throw new Error('no finding');
+    const judged = {
+      ...draft,
+      analysis: [...draft.analysis, { ...finding, type: 'HYPOTHESIS' as const, statement: removedFinding }],
+      recommendations: [...draft.recommendations, removedAdvice],
+    };
+    const supported = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({ index, verdict: 'SUPPORTED' as const, reason: '有证据' }));
+    const decision = applyVerdicts(judged, {
+      conclusion: { verdict: 'SUPPORTED', reason: '有证据' },
+      analysis: [...supported(1), { index: 1, verdict: 'UNSUPPORTED', reason: '证据不支持' }],
+      recommendations: [...supported(1), { index: 1, verdict: 'UNCLEAR', reason: '证据不足' }],
+      action_plan: supported(8),
+    });
+    if (decision.kind !== 'ACCEPTED') throw new Error('rejected');
+    // The run as the release stores it: the trimmed Draft published, the judge's removals in its report.
+    const run = await finishedRun('PUBLISHED', { runId: RUN_ID, draft: decision.draft });
+    expect(decision.draft.limitations.missing_info.join('\n')).toContain(removedFinding);
+    const report = {
+      ...(run.report as object),
+      semantic_guard: {
+        removed: decision.removed,
+        removed_recommendations: decision.removedRecommendations,
+        removed_action_plan: decision.removedActionPlan,
+      },
+    };
+    const { detail } = buildRunFinishedEvent(
+      { ...run, report, trigger: { source: 'pagerduty', incidentKey: 'PT4KHLK' } },
+      { apiUrl: API },
+    );
+    expect(detail.removedClaims).toBe(2);
+    const sent = [
+      JSON.stringify(buildResultCard(detail, { origin: ASKER, ratings: [] })),
+      JSON.stringify(buildDetailsReply(detail, ASKER)),
+      JSON.stringify(buildTeamsMessage(detail)),
+      JSON.parse(buildPagerDutyNote(detail)?.body ?? '{}').note.content as string,
+    ];
+    for (const text of sent) {
+      expect(text).not.toContain(removedFinding);
+      expect(text).not.toContain(removedAdvice);
+      expect(text).not.toContain('语义校验');
+    }
+    for (const text of sent.slice(1)) expect(text).toContain('2 claims were removed: the judge did not find them');
   });
 });
