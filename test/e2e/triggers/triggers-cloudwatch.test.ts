@@ -6,8 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { createDynamoChangeStore } from '@diagnosis/core/change-stream';
 import { parseTriggerSettings } from '@diagnosis/core/config';
-import { createDynamoChangeStore, createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
+import { createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { createLocalDiagnosisWorkflow } from '@diagnosis/devkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createObservability } from '../../../functions/lambda/observability.ts';
