@@ -5,7 +5,11 @@
  * conclusion it carried withdrawn (FALLBACK, as the release policy says of an unsupported conclusion); a finding that
  * cites today's logs beside it is published, with the past run under "seen before"; the responder's text reaches the
  * model masked; a WRONG rating retracts the memory for good.
+ * NOTE: over 300 lines on purpose: the cases build on one another's memories in one world (remembered, listed,
+ * retracted, masked, one unreadable among them), which a second file would have to build again.
  */
+
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DiagnosisResult } from '@diagnosis/core';
 import { createDynamoPastIncidentStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -250,5 +254,59 @@ describe('a memory’s texts are masked before they are stored', () => {
     const stored = await store.recent('E1001', { limit: 50, now: Date.now() });
     expect(JSON.stringify(stored)).not.toContain(phone);
     client.destroy();
+  }, 60_000);
+});
+
+describe('an unreadable memory among the newest', () => {
+  it('is skipped and logged by class and code, and the enterprise’s other memories still reach the lookup', async () => {
+    const client = localDynamoClient();
+    const documents = DynamoDBDocumentClient.from(client);
+    const [readable] = await createDynamoPastIncidentStore({ client, tableName: world.tableName }).recent('E1001', {
+      limit: 1,
+      now: Date.now(),
+    });
+    if (readable === undefined) throw new Error('the enterprise has no memory yet');
+    // Newer than every memory, its rating one this version never wrote: it fails its schema.
+    const canary = 'canary-unreadable-memory';
+    const at = new Date(Date.now()).toISOString();
+    await documents.send(
+      new PutCommand({
+        TableName: world.tableName,
+        Item: {
+          pk: 'PAST#E1001',
+          sk: `AT#${at}#run-unreadable`,
+          entity: 'past_incident',
+          schema_version: 1,
+          ttl: Math.ceil(readable.expiresAt / 1_000),
+          enterprise_id: 'E1001',
+          run_id: 'run-unreadable',
+          occurred_at: at,
+          services: [],
+          conclusion: canary,
+          root_cause: null,
+          rating: 'TRUSTED_BLINDLY',
+          rated_at: at,
+          expires_at: readable.expiresAt,
+        },
+      }),
+    );
+    client.destroy();
+    const before = world.logs.length;
+    const { result, sent } = await diagnose([
+      lookupRound,
+      draftRound({
+        ...draft('x', []),
+        conclusion: null,
+        limitations: { checked_scope: ['知识库'], missing_info: ['日志'] },
+      }),
+    ]);
+    expect(result.status).not.toBe('FAILED');
+    expect(sent).toContain(`past-incident:${readable.runId}`);
+    expect(sent).not.toContain(canary);
+    const logged = world.logs.slice(before).filter((line) => line.includes('past incident unreadable'));
+    expect(logged).toHaveLength(1);
+    expect(JSON.parse(logged[0] ?? '{}')).toMatchObject({ errorClass: 'RunStoreError', code: 'CORRUPT_ITEM' });
+    expect(logged.join('')).not.toContain(canary);
+    expect(logged.join('')).not.toContain('TRUSTED_BLINDLY');
   }, 60_000);
 });
