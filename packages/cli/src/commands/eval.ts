@@ -246,7 +246,8 @@ async function capture(args: string[], values: ParsedArgs['values'], io: CliIo):
   if (table !== undefined) {
     // NOTE: a deployed table, with the default AWS credentials and region; capture sends Get and Query only.
     const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-    const client = new DynamoDBClient({ maxAttempts: 3 });
+    const { dynamoRequestHandler } = await import('@diagnosis/core/store');
+    const client = new DynamoDBClient({ maxAttempts: 3, requestHandler: dynamoRequestHandler(undefined) });
     try {
       outcome = await captureRun({ ...common, client, tableName: table, sourceName: `table ${table}` });
     } finally {
