@@ -20,6 +20,8 @@ export default $config({
     };
   },
   async run() {
+    const { functionCode } = await import('./scripts/lambda-functions.ts');
+    const { writeKnowledgeIndex } = await import('./scripts/build-knowledge-index.ts');
     const { loadStage } = await import('./deploy/resources/stage.ts');
     const { createStorage } = await import('./deploy/resources/table.ts');
     const { createDiagnose, createSecrets } = await import('./deploy/resources/diagnose.ts');
@@ -31,7 +33,7 @@ export default $config({
     const { createSlack } = await import('./deploy/resources/slack.ts');
     const { createMonitoring } = await import('./deploy/resources/monitoring.ts');
 
-    const stage = loadStage($app.stage === 'prod');
+    const stage = loadStage($app.stage === 'prod', { functionCode, writeKnowledgeIndex });
     const storage = createStorage(stage);
     const secrets = createSecrets();
     const diagnose = await createDiagnose(stage, storage, secrets);

@@ -5,7 +5,6 @@
  * with the sender's own credential and throttled by its own route settings.
  */
 import { type PartitionName, RATING_SETTING_NAMES, RATING_TABLE_ACCESS } from '@diagnosis/functions/infrastructure';
-import { functionCode } from '../../scripts/lambda-functions.ts';
 import { buildIngressStageSettings } from '../ingress.ts';
 import type { Secrets } from './diagnose.ts';
 import { pickSettings, type Stage } from './stage.ts';
@@ -24,6 +23,7 @@ export interface Apis {
 
 /** The InternalApi with the run readers, and the IngressApi (its routes come from the capabilities that have some). */
 export function createApis(stage: Stage, storage: Storage, secrets: Secrets): Apis {
+  const { functionCode } = stage.build;
   const { tableGrant, keyUse, table } = storage;
   // The read functions may only read the table, and only the partitions they serve: `dynamodb:LeadingKeys` keeps
   // the run and audit readers out of the REASONING#<runId> and PSEUDONYMS#<runId> partitions; only the reasoning
@@ -119,6 +119,7 @@ export function createRunRoutes(
   { api }: Apis,
   { workflow }: Workflows,
 ): RunRoutes {
+  const { functionCode } = stage.build;
   const { tableGrant, keyUse, table } = storage;
   const { settings } = stage;
   // The asynchronous API: POST /diagnoses queues the run and starts its execution (named by the runId); the cancel

@@ -5,7 +5,6 @@
  * EventBridge rule on CloudTrail write calls of the mapped accounts → ChangeEvents. Both may only put items of the
  * enterprises' change partitions (CHANGES#*); Diagnose reads them through `query_logs` (service `changes`).
  */
-import { functionCode } from '../../scripts/lambda-functions.ts';
 import { changeSecretNames, cloudTrailRulePattern, hasChangeWebhooks } from '../changes.ts';
 import type { Apis } from './api.ts';
 import type { Stage } from './stage.ts';
@@ -13,6 +12,7 @@ import type { Storage } from './table.ts';
 
 /** The change functions the stage deploys (none, one or both), by name. */
 export function createChanges(stage: Stage, storage: Storage, { ingressRoute }: Apis) {
+  const { functionCode } = stage.build;
   const changeFunctions: Record<string, sst.aws.Function> = {};
   const changeSources = stage.config.changes.sources;
   if (changeSources.length === 0) return changeFunctions;

@@ -6,7 +6,6 @@
  * DeliveryDeadLetters. Destination secrets are SST secrets named in the stage file.
  */
 import { MAX_DELIVERY_RECEIVES } from '@diagnosis/functions/infrastructure';
-import { functionCode } from '../../scripts/lambda-functions.ts';
 import {
   deliveryTopics,
   destinationSecretNames,
@@ -26,6 +25,7 @@ export interface Delivery {
 }
 
 export function createDelivery(stage: Stage, storage: Storage, secrets: Secrets, api: sst.aws.ApiGatewayV2): Delivery {
+  const { functionCode } = stage.build;
   const { table, tableGrant, keyUse } = storage;
   const deliverySettings = stage.config.delivery;
   const resultsBus = new sst.aws.Bus('DiagnosisResults');

@@ -4,7 +4,6 @@
  * URL), its permissions beyond the table (Bedrock, CloudWatch Logs), the files it reads (the MySQL catalog, the
  * knowledge index built here, the logs folder) and the functions' build, which every function's code comes from.
  */
-import { functionCode } from '../../scripts/lambda-functions.ts';
 import { buildLogsQueryPermissions } from '../stage-config.ts';
 import type { Stage } from './stage.ts';
 import type { Storage } from './table.ts';
@@ -34,6 +33,7 @@ export function createSecrets(): Secrets {
 
 /** Builds the functions' code (`npm run build:functions`), then the Diagnose function. */
 export async function createDiagnose(stage: Stage, storage: Storage, secrets: Secrets): Promise<sst.aws.Function> {
+  const { functionCode } = stage.build;
   const { settings, account, region, partition } = stage;
   const environment = { ...stage.environment };
   const permissions: sst.aws.FunctionPermissionArgs[] = [
@@ -57,8 +57,7 @@ export async function createDiagnose(stage: Stage, storage: Storage, secrets: Se
   const copyFiles = [{ from: settings.MYSQL_CATALOG_PATH }];
   if (settings.KNOWLEDGE_BACKEND !== 'bedrock') {
     // The runbooks are indexed here, at deploy time: a cold start then loads one file instead of indexing them.
-    const { writeKnowledgeIndex } = await import('../../scripts/build-knowledge-index.ts');
-    await writeKnowledgeIndex(settings.KNOWLEDGE_DIR, '.data/knowledge-index.bin');
+    await stage.build.writeKnowledgeIndex(settings.KNOWLEDGE_DIR, '.data/knowledge-index.bin');
     environment.KNOWLEDGE_INDEX_PATH = '.data/knowledge-index.bin';
     copyFiles.push({ from: '.data/knowledge-index.bin' });
   }

@@ -5,7 +5,6 @@
  * work on SlackWorkQueue → SlackWork starts runs and follow-ups, records ratings and keeps each run's card up to date
  * from the table's stream. Each app's bot token and signing secret are SST secrets named in the stage file.
  */
-import { functionCode } from '../../scripts/lambda-functions.ts';
 import { SLACK_CARD_STREAM_FILTERS, slackSecretNames } from '../slack.ts';
 import type { Apis, RunRoutes } from './api.ts';
 import type { Secrets } from './diagnose.ts';
@@ -22,6 +21,7 @@ export function createSlack(
   { workflow }: Workflows,
   { rating }: RunRoutes,
 ) {
+  const { functionCode } = stage.build;
   const slackFunctions: Record<string, sst.aws.Function> = {};
   if (stage.config.slack.apps.length === 0) return slackFunctions;
   const { settings } = stage;

@@ -7,6 +7,16 @@
  */
 import { ignoredShellSettings, loadStageConfig, PRODUCTION_STAGE, type StageConfig } from '../stage-config.ts';
 
+/**
+ * What the deploy builds with, from scripts/ (sst.config.ts passes it in, so the resource modules import no script):
+ * each function's code from `npm run build:functions` (SST's `bundle` option; its only code) and the knowledge index.
+ */
+export interface StageBuild {
+  /** `scripts/lambda-functions.ts`'s `functionCode`: the `bundle` and `handler` options of a deployed function. */
+  functionCode(name: string, root: string): Record<'bundle' | 'handler', string>;
+  writeKnowledgeIndex(knowledgeDir: string, out: string): Promise<unknown>;
+}
+
 export interface Stage {
   production: boolean;
   config: StageConfig;
@@ -18,10 +28,11 @@ export interface Stage {
   account: $util.Output<string>;
   region: $util.Output<string>;
   partition: $util.Output<string>;
+  build: StageBuild;
 }
 
 /** Reads and checks the stage file, and says what the deployer should know (ignored shell settings, open access). */
-export function loadStage(production: boolean): Stage {
+export function loadStage(production: boolean, build: StageBuild): Stage {
   // NOTE: the app's root as SST resolves `copyFiles` against it (`$cli.paths.root`), whatever folder you deploy from.
   const stageConfig = loadStageConfig($cli.paths.root, $app.stage);
   if (production !== (PRODUCTION_STAGE === $app.stage)) throw new Error('app() and deploy/ disagree on prod');
@@ -58,6 +69,7 @@ export function loadStage(production: boolean): Stage {
     account: aws.getCallerIdentityOutput().accountId,
     region: aws.getRegionOutput().region,
     partition: aws.getPartitionOutput().partition,
+    build,
   };
 }
 

@@ -5,7 +5,6 @@
  * sender's bearer token or signature is its authentication; the secrets are SST secrets). Both may touch only run,
  * open-runs (admission), incident and webhook-event items, and start only this workflow.
  */
-import { functionCode } from '../../scripts/lambda-functions.ts';
 import type { Apis } from './api.ts';
 import type { Secrets } from './diagnose.ts';
 import { pickSettings, type Stage } from './stage.ts';
@@ -25,6 +24,7 @@ export function createTriggers(
   { ingressRoute }: Apis,
   { workflow }: Workflows,
 ): Triggers {
+  const { functionCode } = stage.build;
   if (stage.config.triggers.length === 0) return { functions: {} };
   const { settings } = stage;
   const { tableGrant, keyUse } = storage;

@@ -5,7 +5,6 @@
  * invocation can still be working on).
  */
 import { buildDiagnosisBatchDefinition, buildDiagnosisWorkflowDefinition } from '@diagnosis/functions/workflows';
-import { functionCode } from '../../scripts/lambda-functions.ts';
 import type { Stage } from './stage.ts';
 import type { Storage } from './table.ts';
 
@@ -119,6 +118,7 @@ export function createWorkflows(stage: Stage, diagnose: sst.aws.Function): Workf
  * One that failed or timed out closes its unfinished run as FAILED (nothing else would).
  */
 export function createWorkflowStopped(stage: Stage, storage: Storage, { workflow, batch }: Workflows) {
+  const { functionCode } = stage.build;
   const onWorkflowStopped = new sst.aws.Function('OnWorkflowStopped', {
     ...functionCode('OnWorkflowStopped', $cli.paths.root),
     runtime: 'nodejs24.x',
@@ -168,6 +168,7 @@ export function createWorkflowStopped(stage: Stage, storage: Storage, { workflow
  * FAILED RUN_ABANDONED and its lease slot freed — whatever started it. It reads the open-runs items through gsi1.
  */
 export function createSweeper(stage: Stage, storage: Storage) {
+  const { functionCode } = stage.build;
   const { table, tableGrant, keyUse } = storage;
   const sweepRuns = new sst.aws.Function('SweepRuns', {
     ...functionCode('SweepRuns', $cli.paths.root),
