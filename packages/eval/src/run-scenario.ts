@@ -21,6 +21,7 @@ import {
 import { parseDiagnosisSettings, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
 import {
+  createDynamoChangeStore,
   createDynamoClient,
   createDynamoPastIncidentStore,
   createDynamoRunStore,
@@ -195,8 +196,11 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         : undefined;
   let evidence: Awaited<ReturnType<typeof createEvidenceAdapters>> | undefined;
   let dynamoOfRun: { destroy(): void } | undefined;
-  // NOTE: a scenario with past incidents gets a table of its own, so no other scenario's lookups meet them.
-  const ownTable = scenario.pastIncidents === undefined ? undefined : `${context.tableName}-${scenario.id}`;
+  // NOTE: a scenario with past incidents or changes gets a table of its own, so no other scenario's run meets them.
+  const ownTable =
+    scenario.pastIncidents === undefined && scenario.changes === undefined
+      ? undefined
+      : `${context.tableName}-${scenario.id}`;
   const tableName = ownTable ?? context.tableName;
   const tableClient =
     ownTable === undefined
@@ -204,6 +208,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       : createDynamoClient({ DIAGNOSIS_TABLE_NAME: ownTable, DYNAMODB_ENDPOINT: context.dynamoEndpoint }, process.env);
   try {
     if (tableClient !== undefined) await seedPastIncidents(scenario, tableClient, tableName);
+    if (tableClient !== undefined) await seedChanges(scenario, tableClient, tableName);
     const probesOnly = context.mode === 'offline' && scripted === undefined && replay === undefined;
     const model: Record<string, string> = probesOnly
       ? // NOTE: no model is called for a scenario without scripted.json; the settings still need a key to parse.
@@ -367,6 +372,25 @@ async function seedPastIncidents(
       ratedAt: new Date(Date.parse(incident.occurredAt) + 3_600_000).toISOString(),
       // NOTE: the memory's expiry is checked against real time (the run's clock is the scenario's): kept a day.
       expiresAt: Date.now() + 86_400_000,
+    });
+  }
+}
+
+/** The scenario's changes, recorded for its enterprise in its own table before its run, as a change webhook would. */
+async function seedChanges(
+  scenario: Scenario,
+  client: ReturnType<typeof createDynamoClient>,
+  tableName: string,
+): Promise<void> {
+  const changes = createDynamoChangeStore({ client, tableName });
+  for (const change of scenario.changes ?? []) {
+    await changes.record({
+      ...change,
+      enterpriseId: scenario.enterpriseId,
+      source: 'webhook',
+      origin: 'argocd',
+      environment: 'production',
+      receivedAt: change.at,
     });
   }
 }

@@ -119,6 +119,21 @@ const pastIncidentSchema = v.strictObject({
   rating: v.picklist(['CORRECT', 'PARTIALLY_CORRECT']),
 });
 
+/**
+ * A change of the scenario's enterprise, recorded in its own table before its run (docs/changes.md): what a change
+ * webhook would have recorded, read by the run through `query_logs` (service `changes`).
+ */
+const changeSchema = v.strictObject({
+  eventId: text(256),
+  at: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'a UTC instant with ms')),
+  service: text(100),
+  kind: v.picklist(['deploy', 'config', 'flag', 'infra']),
+  ref: v.nullable(text(200)),
+  actor: v.nullable(text(200)),
+  summary: text(1_000),
+  url: v.nullable(text(1_000)),
+});
+
 const scenarioSchema = v.strictObject({
   id: v.pipe(v.string(), v.regex(SCENARIO_ID_PATTERN, 'lower-case letters, digits and dashes, at most 48')),
   title: text(200),
@@ -138,6 +153,7 @@ const scenarioSchema = v.strictObject({
   probes: v.optional(v.pipe(v.array(probeSchema), v.maxLength(50)), []),
   capture: v.optional(scenarioCaptureSchema),
   pastIncidents: v.optional(v.pipe(v.array(pastIncidentSchema), v.maxLength(20))),
+  changes: v.optional(v.pipe(v.array(changeSchema), v.maxLength(50))),
   /** The scenario this one is the recurrence of: the summary reports the rounds a past incident saved against it. */
   baseline: v.optional(v.pipe(v.string(), v.regex(SCENARIO_ID_PATTERN))),
 });
