@@ -71,6 +71,7 @@ export const MUTATION_TARGETS: readonly MutationTarget[] = [
       'test/unit/core/release/evidence-guard.past-incidents.test.ts',
       'test/unit/core/release/evidence-guard.past-incidents.edges.test.ts',
       'test/unit/core/release/change-after-symptom.test.ts',
+      'test/unit/core/release/evidence-guard.past-incident-citations.test.ts',
     ],
     equivalent: [
       {

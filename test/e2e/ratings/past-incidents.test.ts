@@ -117,7 +117,11 @@ describe('past incidents through the real Diagnose path', () => {
   it('removes a finding that rests on the past incident alone and withdraws its conclusion (FALLBACK)', async () => {
     const { result, sent } = await diagnose([
       lookupRound,
-      draftRound(draft('支付渠道被误停用导致订单失败', [finding('这次和上次一样，是支付渠道被误停用', [LOOKUP_ID])])),
+      draftRound(
+        draft('支付渠道被误停用导致订单失败', [
+          finding('这次和上次一样，是支付渠道被误停用', [`past-incident:${remembered}`]),
+        ]),
+      ),
     ]);
     // The model was shown the past incident, marked, with the responder's text masked.
     expect(sent).toContain(MARKED);
@@ -130,6 +134,26 @@ describe('past incidents through the real Diagnose path', () => {
       evidence_guard: { removed: [{ index: 0, code: 'GUARD_PAST_INCIDENT_ONLY' }] },
     });
     expect(JSON.stringify(result.report)).not.toContain('支付渠道被误停用导致订单失败');
+  }, 60_000);
+
+  it('publishes a finding grounded in the runbook the lookup returned beside the past incident', async () => {
+    const { result, sent } = await diagnose([
+      lookupRound,
+      draftRound(
+        draft('按运行手册，订单失败时先排查支付链路', [
+          finding('运行手册记载：订单大量失败时先检查 payment-gateway 的错误与超时', [LOOKUP_ID]),
+        ]),
+      ),
+    ]);
+    // The same lookup returned the past incident beside the runbook: the lookup's id stands for the runbook alone.
+    expect(sent).toContain(`past-incident:${remembered}`);
+    expect(result.status).toBe('PUBLISHED');
+    const report = result.report as unknown as Record<string, unknown>;
+    expect(report.evidence_guard).toBeUndefined();
+    expect(report.citations).toEqual([{ tool_call_id: LOOKUP_ID, tool_name: 'lookup_knowledge', empty: false }]);
+    expect(report.seen_before).toEqual([
+      { run_id: remembered, occurred_at: expect.any(String), rating: 'CORRECT', tool_call_ids: [LOOKUP_ID] },
+    ]);
   }, 60_000);
 
   it('publishes a finding that cites today’s logs beside the past incident, with the past run under seen_before', async () => {
@@ -206,7 +230,7 @@ describe('past incidents through the real Diagnose path', () => {
       }),
     ]);
     expect(sent).not.toContain(MARKED);
-    expect(sent).not.toContain('past-incident:');
+    expect(sent).not.toMatch(/past-incident:[A-Za-z0-9]/);
     expect(sent).not.toContain(remembered);
     expect(result.report).not.toHaveProperty('seen_before');
   }, 60_000);

@@ -38,7 +38,7 @@ export function buildDiagnosisInstructions(): string {
 ## 分析与引用规则
 - analysis 中每一条都必须在 tool_call_ids 中引用本次运行中工具结果的 tool_call_id（原样复制）。
 - FINDING 与 HYPOTHESIS 的 evidence_status 为 SUPPORTED，并引用支撑它的非空结果。
-- lookup_knowledge 中带 source: "past_incident" 的命中是本企业过去一次诊断（occurred_at 时的结论与 rating 评价），只是待用本次日志与数据核实的假设，不是关于本次故障的事实：可据以提出 HYPOTHESIS 并去核实；FINDING 必须引用本次的日志或数据，只引用历史事件的 FINDING 会被移除。
+- lookup_knowledge 中带 source: "past_incident" 的命中是本企业过去一次诊断（occurred_at 时的结论与 rating 评价），只是待用本次日志与数据核实的假设，不是关于本次故障的事实：可据以提出 HYPOTHESIS 并去核实；FINDING 必须引用本次的日志或数据，只引用历史事件的 FINDING 会被移除。引用历史事件时在 tool_call_ids 中写它的 doc_id（past-incident:…），该次 lookup_knowledge 的 tool_call_id 只代表其中的运行手册命中。
 - NO_EVIDENCE 只能用于 NEGATIVE_OBSERVATION，且必须填写 scope，说明在什么范围内没有发现（例如时间窗、服务、查询条件），并引用对应的空结果。
 - 没有找到根因是可以接受的。conclusion 非 null 时，至少要有一条 SUPPORTED 的 FINDING。
 - 证据不足以支撑诊断时，conclusion 必须为 null，并在 limitations.checked_scope 写明实际检查过的范围，在 limitations.missing_info 写明缺少的信息。

@@ -5,6 +5,48 @@ import { truncateChars } from '../run/utf8.ts';
 import type { VerifiedCitation } from '../store/run-store.ts';
 import { blamesChangeAfterSymptom, type ChangeChecks } from './change-after-symptom.ts';
 
+/**
+ * What of a run's lookups stands for past incidents, as the EvidenceGuard takes it. A past incident is citable by its
+ * own id (its hit's `doc_id`, `past-incident:<runId>`), and a lookup's tool call id stands for its runbook hits only,
+ * so each is judged as what it is. NOTE: a lookup that returned past incidents and no runbook hit has nothing else to
+ * stand for: its id counts as past incidents.
+ */
+export interface PastIncidentCitations {
+  /** Each past incident's own id → the lookup call that first returned it. */
+  incidents: ReadonlyMap<string, string>;
+  /** The lookups whose hits were past incidents alone. */
+  memoryOnlyLookups: ReadonlySet<string>;
+}
+
+const NO_PAST_INCIDENTS: PastIncidentCitations = Object.freeze({
+  incidents: new Map<string, string>(),
+  memoryOnlyLookups: new Set<string>(),
+});
+
+type Check = ProgressSnapshot['checks'][number];
+
+/**
+ * The run's READY checks by id, with each past incident a lookup returned as a check of its own: READY, not empty, the
+ * lookup's tool and the model's evaluation of that lookup. NOTE: a check the model itself named like a past incident
+ * keeps its entry, and the id still counts as a past incident (`pastIds`).
+ */
+function readyChecks(progress: ProgressSnapshot, pastIncidents: PastIncidentCitations): Map<string, Check> {
+  const ready = new Map(
+    progress.checks.filter((check) => check.status === 'READY').map((check) => [check.toolCallId, check]),
+  );
+  for (const [id, lookupId] of pastIncidents.incidents) {
+    const lookup = ready.get(lookupId);
+    if (lookup === undefined || ready.has(id)) continue;
+    ready.set(id, { ...lookup, toolCallId: id, empty: false });
+  }
+  return ready;
+}
+
+/** The ids that stand for past incidents: each past incident's own id, and every lookup that returned nothing else. */
+function pastIds(pastIncidents: PastIncidentCitations): ReadonlySet<string> {
+  return new Set([...pastIncidents.incidents.keys(), ...pastIncidents.memoryOnlyLookups]);
+}
+
 export type EvidenceGuardCode =
   | 'GUARD_UNKNOWN_CITATION'
   | 'GUARD_SUPPORTED_WITHOUT_EVIDENCE'
@@ -14,7 +56,7 @@ export type EvidenceGuardCode =
 
 /**
  * Why the EvidenceGuard took an item out of a Draft before checking the rest: `GUARD_PAST_INCIDENT_ONLY`, a FINDING or
- * NEGATIVE_OBSERVATION whose only non-empty evidence is lookups that returned past incidents (a past incident is a
+ * NEGATIVE_OBSERVATION whose only non-empty evidence is past incidents (a past incident is a
  * lead to check with today's data, never evidence about today); `GUARD_CHANGE_AFTER_SYMPTOM`, a FINDING that blames a
  * change which landed after the symptom began (placed by code; see `blamesChangeAfterSymptom`).
  */
@@ -36,7 +78,7 @@ export type EvidenceGuardResult =
 
 /**
  * Checks a Draft against the run's own canonical checks, deterministically: every cited `tool_call_id` is a READY
- * check of this run; a SUPPORTED item cites at least one non-empty READY check, and at least one of those is not a
+ * check of this run or a past incident one of its lookups returned (`pastIncidents`); a SUPPORTED item cites at least one non-empty READY check, and at least one of those is not a
  * check the model itself judged `NO_GAIN`; a NO_EVIDENCE item cites only empty READY checks; a non-null conclusion has
  * at least one verified FINDING. Returns the verified citations, in the order the Draft first cites them, or the first
  * failure.
@@ -49,20 +91,18 @@ export type EvidenceGuardResult =
 export function verifyDraftEvidence(
   draft: DiagnosisDraft,
   progress: ProgressSnapshot,
-  pastIncidentChecks: ReadonlySet<string> = new Set(),
+  pastIncidents: PastIncidentCitations = NO_PAST_INCIDENTS,
   changeChecks: ChangeChecks = new Map(),
 ): EvidenceGuardResult {
-  const removal = removePastIncidentOnly(draft, progress, pastIncidentChecks, changeChecks);
-  if (removal === null) return verifyCitations(draft, progress);
-  const result = verifyCitations(removal.draft, progress);
+  const ready = readyChecks(progress, pastIncidents);
+  const removal = removePastIncidentOnly(draft, ready, pastIds(pastIncidents), changeChecks);
+  if (removal === null) return verifyCitations(draft, ready);
+  const result = verifyCitations(removal.draft, ready);
   if (!result.ok) return { ...result, removed: removal.removed };
   return { ...result, draft: removal.draft, removed: removal.removed };
 }
 
-function verifyCitations(draft: DiagnosisDraft, progress: ProgressSnapshot): EvidenceGuardResult {
-  const ready = new Map(
-    progress.checks.filter((check) => check.status === 'READY').map((check) => [check.toolCallId, check]),
-  );
+function verifyCitations(draft: DiagnosisDraft, ready: ReadonlyMap<string, Check>): EvidenceGuardResult {
   const citations = new Map<string, VerifiedCitation>();
   let verifiedFinding = false;
   for (const [index, item] of draft.analysis.entries()) {
@@ -104,12 +144,12 @@ function verifyCitations(draft: DiagnosisDraft, progress: ProgressSnapshot): Evi
  */
 export function verifyExecutionEvidence(
   execution: Pick<DiagnosisExecution, 'draft' | 'progress'>,
-  pastIncidentChecks: ReadonlySet<string> = new Set(),
+  pastIncidents: PastIncidentCitations = NO_PAST_INCIDENTS,
   changeChecks: ChangeChecks = new Map(),
 ): EvidenceGuardResult | null {
   return execution.draft === null
     ? null
-    : verifyDraftEvidence(execution.draft, execution.progress, pastIncidentChecks, changeChecks);
+    : verifyDraftEvidence(execution.draft, execution.progress, pastIncidents, changeChecks);
 }
 
 /** The most limitation lines a Draft may hold, and their length (the Draft schema's bounds). */
@@ -120,20 +160,17 @@ const MAX_LIMITATION_CHARS = 300;
  * The Draft without its items that rest on past incidents alone, or null when it has none. An item is removed when it
  * claims something about today (a SUPPORTED FINDING or NEGATIVE_OBSERVATION; a HYPOTHESIS may rest on a past
  * incident: that is what one is for), every id it cites is a READY check, and its only usable support is past
- * incidents (`restsOnPastIncidentsAlone`). NOTE: a lookup that returned runbooks and past incidents together cannot tell which of its hits an
- * item rests on, so it counts as past incidents: such an item needs today's logs or data beside it. A FINDING that
+ * incidents (`restsOnPastIncidentsAlone`). NOTE: a past incident counts by its own id, applied per citation: a lookup
+ * that returned runbooks beside past incidents stands for its runbooks, so an item citing it rests on them. A FINDING that
  * blames a change which landed after the symptom began is removed too (`blamesChangeAfterSymptom`), with its own code.
  */
 function removePastIncidentOnly(
   draft: DiagnosisDraft,
-  progress: ProgressSnapshot,
+  ready: ReadonlyMap<string, Check>,
   pastIncidentChecks: ReadonlySet<string>,
   changeChecks: ChangeChecks,
 ): { draft: DiagnosisDraft; removed: EvidenceGuardRemoval[] } | null {
   if (pastIncidentChecks.size === 0 && changeChecks.size === 0) return null;
-  const ready = new Map(
-    progress.checks.filter((check) => check.status === 'READY').map((check) => [check.toolCallId, check]),
-  );
   const removed: EvidenceGuardRemoval[] = [];
   const lines: string[] = [];
   for (const [index, item] of draft.analysis.entries()) {
@@ -202,10 +239,7 @@ export function citationsOf(draft: DiagnosisDraft, verified: readonly VerifiedCi
  * (non-empty and not judged `NO_GAIN` by the model itself). NOTE: a check judged NO_GAIN beside a past incident is no
  * support about today, so the item is removed; an item with no past incident at all is the other rule's to judge.
  */
-function restsOnPastIncidentsAlone(
-  checks: readonly ProgressSnapshot['checks'][number][],
-  pastIncidentChecks: ReadonlySet<string>,
-): boolean {
+function restsOnPastIncidentsAlone(checks: readonly Check[], pastIncidentChecks: ReadonlySet<string>): boolean {
   const evidence = checks.filter((check) => !check.empty);
   const past = evidence.filter((check) => pastIncidentChecks.has(check.toolCallId));
   if (past.length === 0) return false;

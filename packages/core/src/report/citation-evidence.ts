@@ -10,6 +10,7 @@ import { canonicalJson } from '../tools/canonical-input.ts';
 import { isRecord } from '../tools/evidence-projection.ts';
 import { MAX_OBSERVATION_BYTES } from '../tools/observation.ts';
 import { describeToolCall, envelopeInput, printable } from './describe-tool-call.ts';
+import { pastIncidentRecord } from './past-incident-record.ts';
 
 export interface CitationEvidenceLimits {
   maxCitations: number;
@@ -122,7 +123,7 @@ export function buildRunEvidence(
   let budget = limits.maxTotalBytes;
   const citations = ids.slice(0, limits.maxCitations).map((rawId): CitationEvidence => {
     const id = truncateChars(String(rawId), 200);
-    const record = records.get(id);
+    const record = records.get(id) ?? pastIncidentRecord(id, records);
     const citedBy = analysis.flatMap((item, index) =>
       Array.isArray(item?.tool_call_ids) && item.tool_call_ids.includes(id) ? [index] : [],
     );
@@ -134,7 +135,8 @@ export function buildRunEvidence(
         reason: verdict.reason,
         removed: guard.removed.includes(verdict.index),
       }));
-    const base = { tool_call_id: id, verified: published !== null, evaluation: evaluations.get(id) ?? null };
+    const evaluation = evaluations.get(id) ?? (record === undefined ? undefined : evaluations.get(record.toolCallId));
+    const base = { tool_call_id: id, verified: published !== null, evaluation: evaluation ?? null };
     if (record === undefined) {
       return {
         ...base,

@@ -226,12 +226,12 @@ export async function executeCheckedDiagnosisRun(
         nextPseudonymBatch,
       },
     );
-    const evidenceGuard = verifyExecutionEvidence(execution, recorder.pastIncidentChecks(), recorder.changeChecks());
+    const evidenceGuard = verifyExecutionEvidence(execution, recorder.pastIncidentCitations(), recorder.changeChecks());
     const semantic =
       deps.semanticGuard === undefined
         ? null
         : await reviewDraftSemantics(
-            { run, query, execution, evidenceGuard, observations: recorder.observations },
+            { run, query, execution, evidenceGuard, observations: recorder.citableObservations() },
             deps.semanticGuard,
             processAudit.hook,
           );

@@ -1,6 +1,8 @@
 import type { ChangeCheckRow } from '../release/change-after-symptom.ts';
 import type { SeenBefore } from '../release/diagnosis-result.ts';
+import type { PastIncidentCitations } from '../release/evidence-guard.ts';
 import type { AuditHook } from '../store/audit-hook.ts';
+import { pastIncidentCitationId } from '../store/past-incident-store.ts';
 import type { Observation } from '../tools/observation.ts';
 
 /** The most services a run records (`RunOutcome.services`), and their length. */
@@ -13,7 +15,9 @@ const MAX_SERVICE_CHARS = 100;
  * from a second read of any source. Everything is passed on to the store unchanged. NOTE: the first record of an id
  * is the canonical one; a rejected reuse of the id never replaces it. From the same events it tells which checks
  * returned past incidents (the EvidenceGuard's input) and which past runs they were ("seen before"), and the services
- * the run's logs checks asked (what a past incident of this run will be tagged with).
+ * the run's logs checks asked (what a past incident of this run will be tagged with). A past incident is citable by its
+ * own id (`past-incident:<runId>`) and a lookup's id stands for its runbook hits: `citableObservations` is what each
+ * citable id shows the judge.
  */
 export function createObservationRecorder(audit: AuditHook) {
   const observations = new Map<string, Observation>();
@@ -34,14 +38,42 @@ export function createObservationRecorder(audit: AuditHook) {
   };
   return {
     hook,
-    observations: observations as ReadonlyMap<string, Observation>,
     /** The services the executed logs checks asked, lower-cased, first asked first (at most five). */
     services: (): string[] => [...services],
-    /** The checks whose observation holds a past incident. */
-    pastIncidentChecks: (): ReadonlySet<string> =>
-      new Set(
-        [...observations].filter(([, observation]) => pastIncidentHits(observation).length > 0).map(([id]) => id),
-      ),
+    /** Each past incident's own id with the lookup that first returned it, and the lookups that returned only those. */
+    pastIncidentCitations: (): PastIncidentCitations => {
+      const incidents = new Map<string, string>();
+      const memoryOnlyLookups = new Set<string>();
+      for (const [toolCallId, observation] of observations) {
+        const past = pastIncidentHits(observation);
+        for (const hit of past) if (!incidents.has(hit.id)) incidents.set(hit.id, toolCallId);
+        if (past.length > 0 && past.length === hitsOf(observation).length) memoryOnlyLookups.add(toolCallId);
+      }
+      return { incidents, memoryOnlyLookups };
+    },
+    /**
+     * The observation behind every citable id: a lookup that returned runbooks beside past incidents shows its runbook
+     * hits only, a past incident its own hit only (in the observation of the lookup that first returned it); every
+     * other check, and a lookup that returned past incidents alone, as the agent saw it.
+     */
+    citableObservations: (): ReadonlyMap<string, Observation> => {
+      const citable = new Map<string, Observation>();
+      for (const [toolCallId, observation] of observations) {
+        const hits = hitsOf(observation);
+        const runbooks = hits.filter((hit) => hit.source !== 'past_incident');
+        citable.set(
+          toolCallId,
+          runbooks.length === hits.length || runbooks.length === 0 ? observation : withHits(observation, runbooks),
+        );
+        for (const hit of hits) {
+          const past = pastIncidentHit(hit);
+          if (past !== null && !citable.has(past.id) && !observations.has(past.id)) {
+            citable.set(past.id, withHits(observation, [hit]));
+          }
+        }
+      }
+      return citable;
+    },
     /** The change-stream checks and the changes each returned (the EvidenceGuard's input), as the model saw them. */
     changeChecks: (): ReadonlyMap<string, readonly ChangeCheckRow[]> =>
       new Map(
@@ -70,18 +102,35 @@ export function createObservationRecorder(audit: AuditHook) {
   };
 }
 
-/** The past-incident hits of an observation (as the projection checked them), none for any other. */
-function pastIncidentHits(observation: Observation) {
+type KnowledgeHit = NonNullable<ReturnType<typeof hitsOf>[number]>;
+
+/** The knowledge hits of an observation (as the projection checked them), none for any other. */
+function hitsOf(observation: Observation) {
   const data = observation.data;
-  if (data === undefined || !('hits' in data)) return [];
-  return data.hits.flatMap((hit) =>
-    hit.source === 'past_incident' &&
+  return data === undefined || !('hits' in data) ? [] : data.hits;
+}
+
+/** The observation with only `hits` among its knowledge hits. */
+function withHits(observation: Observation, hits: readonly KnowledgeHit[]): Observation {
+  return { ...observation, data: { hits: [...hits] } };
+}
+
+/**
+ * A hit's past incident: its marks and its own citable id, `past-incident:<runId>` (from its checked run id, never
+ * from the `doc_id` a source wrote); null for a runbook hit.
+ */
+function pastIncidentHit(hit: KnowledgeHit) {
+  return hit.source === 'past_incident' &&
     hit.run_id !== undefined &&
     hit.occurred_at !== undefined &&
     hit.rating !== undefined
-      ? [{ run_id: hit.run_id, occurred_at: hit.occurred_at, rating: hit.rating }]
-      : [],
-  );
+    ? { id: pastIncidentCitationId(hit.run_id), run_id: hit.run_id, occurred_at: hit.occurred_at, rating: hit.rating }
+    : null;
+}
+
+/** The past-incident hits of an observation (as the projection checked them), none for any other. */
+function pastIncidentHits(observation: Observation) {
+  return hitsOf(observation).flatMap((hit) => pastIncidentHit(hit) ?? []);
 }
 
 /** The change-stream rows of an observation (as the projection checked them), none for any other. */

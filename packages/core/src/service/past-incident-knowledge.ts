@@ -3,6 +3,7 @@ import {
   PAST_INCIDENT_LIMITS,
   type PastIncident,
   type PastIncidentStore,
+  pastIncidentCitationId,
   type UnreadablePastIncident,
 } from '../store/past-incident-store.ts';
 import { tokenizeMixedText } from '../tools/adapters/cjk-tokenizer.ts';
@@ -129,7 +130,7 @@ export function pastIncidentHit(incident: PastIncident, score: number): Knowledg
   const day = incident.occurredAt.slice(0, 10);
   const cause = incident.rootCause === null ? '' : `；响应者给出的原因：${incident.rootCause}`;
   return {
-    doc_id: `past-incident:${incident.runId}`,
+    doc_id: pastIncidentCitationId(incident.runId),
     title: `历史事件（${day}，评为 ${incident.rating}）——线索，不是本次的证据`,
     snippet: truncateChars(`${day} 的诊断结论：${incident.conclusion}${cause}`, SNIPPET_CHARS),
     score,

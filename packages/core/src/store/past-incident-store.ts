@@ -99,3 +99,11 @@ export interface PastIncidentStore {
   /** The run's memory, when the enterprise has one for it and it has not expired. */
   get(enterpriseId: string, runId: string, now: number): Promise<PastIncident | null>;
 }
+
+/**
+ * A past incident's own citable id, its hit's `doc_id`: an analysis item cites it to rest on that memory, apart from
+ * the runbook hits the same lookup returned (whose tool call id stands for them).
+ */
+export function pastIncidentCitationId(runId: string): string {
+  return `past-incident:${runId}`;
+}

@@ -95,7 +95,7 @@ describe('verifyDraftEvidence with a change that landed after the symptom', () =
     const draft = draftOf('部署 chg_lateaaaaaaaa 导致下单失败', [
       item('FINDING', ['c1'], '部署 chg_lateaaaaaaaa 导致下单失败'),
     ]);
-    const result = verifyDraftEvidence(draft, progress, new Set(), CHANGES);
+    const result = verifyDraftEvidence(draft, progress, undefined, CHANGES);
     expect(result).toMatchObject({
       ok: false,
       code: 'GUARD_CONCLUSION_UNSUPPORTED',
@@ -108,7 +108,7 @@ describe('verifyDraftEvidence with a change that landed after the symptom', () =
       item('FINDING', ['c2'], 'chg_lateaaaaaaaa 导致下单失败'),
       item('FINDING', ['c1', 'l1'], 'v3.8.0 发布后出现空指针'),
     ]);
-    const result = verifyDraftEvidence(draft, progress, new Set(), CHANGES);
+    const result = verifyDraftEvidence(draft, progress, undefined, CHANGES);
     expect(result).toMatchObject({ ok: true, removed: [{ index: 0, code: 'GUARD_CHANGE_AFTER_SYMPTOM' }] });
     if (!result.ok) throw new Error('expected a verified Draft');
     expect(result.draft?.analysis).toEqual([draft.analysis[1]]);
@@ -117,7 +117,7 @@ describe('verifyDraftEvidence with a change that landed after the symptom', () =
 
   it('removes nothing when the change stream was not cited', () => {
     const draft = draftOf('v3.8.0 引入空指针', [item('FINDING', ['l1'], 'chg_lateaaaaaaaa 导致')]);
-    expect(verifyDraftEvidence(draft, progress, new Set(), CHANGES)).toEqual({
+    expect(verifyDraftEvidence(draft, progress, undefined, CHANGES)).toEqual({
       ok: true,
       citations: [{ tool_call_id: 'l1', tool_name: 'query_logs', empty: false }],
     });

@@ -21,7 +21,8 @@ const progress: ProgressSnapshot = {
   totalTokens: 1_200,
   checks: [check('k1'), check('k2'), check('l1'), check('l2', { empty: true }), check('e1', { status: 'ERROR' })],
 };
-const PAST = new Set(['k1', 'k2', 'e1']);
+/** Lookups that returned past incidents and no runbook hit: their ids stand for past incidents. */
+const PAST = { incidents: new Map<string, string>(), memoryOnlyLookups: new Set(['k1', 'k2', 'e1']) };
 
 type Item = DiagnosisDraft['analysis'][number];
 const item = (type: Item['type'], ids: string[], statement = `${type} ${ids.join(',')}`): Item => ({

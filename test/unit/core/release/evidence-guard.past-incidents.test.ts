@@ -15,7 +15,8 @@ const progress: ProgressSnapshot = {
   totalTokens: 900,
   checks: [check('k1', 'lookup_knowledge'), check('l1', 'query_logs'), check('l2', 'query_logs', true)],
 };
-const PAST = new Set(['k1']);
+/** k1: a lookup that returned past incidents and no runbook hit, so its id stands for past incidents. */
+const PAST = { incidents: new Map<string, string>(), memoryOnlyLookups: new Set(['k1']) };
 const usage = {
   modelCalls: 3,
   inputTokens: 800,
@@ -150,7 +151,9 @@ describe('verifyDraftEvidence with past incidents', () => {
 
   it('changes nothing without past incidents', () => {
     const draft = draftOf('x', [item('FINDING', ['k1'])]);
-    expect(verifyDraftEvidence(draft, progress, new Set())).toEqual(verifyDraftEvidence(draft, progress));
+    expect(verifyDraftEvidence(draft, progress, { incidents: new Map(), memoryOnlyLookups: new Set() })).toEqual(
+      verifyDraftEvidence(draft, progress),
+    );
     expect(verifyDraftEvidence(draft, progress)).toMatchObject({ ok: true });
   });
 });
