@@ -1,7 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDynamoChangeStore } from '@diagnosis/core/change-stream';
 import { type ChangeSettings, parseChangeSettings } from '@diagnosis/core/config';
-import { createDynamoClient } from '@diagnosis/core/store';
+import { createDynamoChangeStore, createDynamoClient } from '@diagnosis/core/store';
 import { coldStart } from '../lambda/cold-start.ts';
 import { readLinkedEnvironment, readLinkedSecret } from '../lambda/linked-environment.ts';
 import type { ChangeEventDeps } from './change-event-handler.ts';

@@ -1,19 +1,22 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  createChangeStreamLogs,
   createDraftFormatMiddleware,
   createPastIncidentKnowledge,
   type DiagnosisServiceDeps,
-  type EvidenceAdapter,
   type EvidenceAdapters,
-  type LogsData,
-  type LogsInput,
   loadCustomRules,
   type PastIncidentKnowledgeOptions,
 } from '@diagnosis/core';
 import { type DiagnosisSettings, limitsOf, modelProfile, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
-import { createDynamoClient, createDynamoPastIncidentStore, createDynamoStores } from '@diagnosis/core/store';
+import {
+  createDynamoChangeStore,
+  createDynamoClient,
+  createDynamoPastIncidentStore,
+  createDynamoStores,
+} from '@diagnosis/core/store';
 import { wrapLanguageModel } from 'ai';
 import { resolveMaskingSecret } from '../lambda/masking-secret.ts';
 
@@ -62,26 +65,11 @@ export async function buildDiagnosisDependencies(
       ? agentModel
       : createOpenAICompatible(judgeOptions).chatModel(settings.SEMANTIC_GUARD_MODEL_ID);
   const sources = prebuiltEvidence ?? (await createEvidenceAdapters(settings)).evidence;
-  // NOTE: the run's enterprise's change stream behind `query_logs` (service `changes`), read from the run's own table;
-  // its module is loaded on the first logs query of the container, not at the cold start.
-  let changeStream: Promise<EvidenceAdapter<LogsInput, LogsData>> | undefined;
-  const logs: EvidenceAdapter<LogsInput, LogsData> = {
-    async execute(call) {
-      changeStream ??= import('@diagnosis/core/change-stream').then(({ createDynamoChangeStreamLogs }) =>
-        createDynamoChangeStreamLogs({
-          logs: sources.query_logs,
-          client: dynamo,
-          tableName: settings.DIAGNOSIS_TABLE_NAME,
-        }),
-      );
-      // A failed load is not kept: the next query tries again.
-      const adapter = await changeStream.catch((error: unknown) => {
-        changeStream = undefined;
-        throw error;
-      });
-      return adapter.execute(call);
-    },
-  };
+  // NOTE: the run's enterprise's change stream behind `query_logs` (service `changes`), read from the run's own table.
+  const logs = createChangeStreamLogs({
+    logs: sources.query_logs,
+    changes: createDynamoChangeStore({ client: dynamo, tableName: settings.DIAGNOSIS_TABLE_NAME }),
+  });
   // NOTE: the enterprise's past incidents ranked beside the runbooks, read from the run's own table (PAST_INCIDENTS).
   const evidence: EvidenceAdapters =
     settings.PAST_INCIDENTS === 'off'

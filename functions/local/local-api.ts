@@ -1,8 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ChangeSourceMapping, DiagnosisWorkflow, FeedbackMasking } from '@diagnosis/core';
-import { createDynamoChangeStore } from '@diagnosis/core/change-stream';
 import type { TenantAccessPolicy, TriggerSettings } from '@diagnosis/core/config';
 import {
+  createDynamoChangeStore,
   createDynamoFeedbackStore,
   createDynamoIncidentStore,
   createDynamoPastIncidentStore,

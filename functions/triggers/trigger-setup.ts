@@ -1,8 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_RUN_LIMITS, type DiagnosisWorkflow, loadCustomRules } from '@diagnosis/core';
-import { createDynamoChangeStore } from '@diagnosis/core/change-stream';
 import { parseTriggerSettings, SettingsError, type TriggerSettings } from '@diagnosis/core/config';
-import { createDynamoClient, createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
+import {
+  createDynamoChangeStore,
+  createDynamoClient,
+  createDynamoIncidentStore,
+  createDynamoRunStore,
+} from '@diagnosis/core/store';
 import { ulid } from 'ulid';
 import { createDeployedWorkflow } from '../diagnose/deployed-workflow.ts';
 import { coldStart } from '../lambda/cold-start.ts';

@@ -192,6 +192,14 @@ export {
 export { buildPreviousTurn } from './service/build-previous-turn.ts';
 export { cancelDiagnosis } from './service/cancel-diagnosis.ts';
 export { CANCEL_POLL_MS } from './service/cancel-watch.ts';
+/** `query_logs` over the run's enterprise's change stream, the service `changes`: each change placed by code. */
+export {
+  CHANGE_STREAM_SERVICE,
+  type ChangeStreamFilter,
+  type ChangeStreamLogsOptions,
+  createChangeStreamLogs,
+  parseChangeStreamService,
+} from './service/change-stream-logs.ts';
 /**
  * The request to diagnose at a process boundary (the Diagnose task's payload, the `POST /diagnoses` body): parsed
  * and its ids checked once, then trusted downstream by its type (the service's `…Checked…` entries take it).

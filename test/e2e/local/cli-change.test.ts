@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDynamoChangeStore } from '@diagnosis/core/change-stream';
+import { createDynamoChangeStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runBin } from '../../support/cli-process.ts';
 import { localDynamoClient } from '../../support/dynamodb.ts';

@@ -6,9 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createDynamoChangeStore } from '@diagnosis/core/change-stream';
 import { parseTriggerSettings } from '@diagnosis/core/config';
-import { createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
+import { createDynamoChangeStore, createDynamoIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { createLocalDiagnosisWorkflow } from '@diagnosis/devkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createObservability } from '../../../functions/lambda/observability.ts';

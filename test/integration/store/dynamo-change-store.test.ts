@@ -1,5 +1,5 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDynamoChangeStore } from '@diagnosis/core/change-stream';
+import { createDynamoChangeStore } from '@diagnosis/core/store';
 import { describeChangeStoreContract } from '../../contract/change-store-contract.ts';
 import { createTestTable, localDynamoClient, partitionItems } from '../../support/dynamodb.ts';
 

@@ -9,7 +9,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ChangeSourceMapping, WebhookChangeSource } from '@diagnosis/core';
-import { createDynamoChangeStore } from '@diagnosis/core/change-stream';
+import { createDynamoChangeStore } from '@diagnosis/core/store';
 import { lambdaContext } from '@diagnosis/devkit';
 import { createChangeEventHandler, createChangeWebhookHandler, createObservability } from '@diagnosis/functions';
 import { CliError, type CliIo, EXIT, printable } from '../command-line.ts';

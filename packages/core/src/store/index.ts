@@ -24,6 +24,7 @@ export {
   dynamoRequestHandler,
 } from './dynamo/create-dynamo-client.ts';
 export { createDynamoAuditWriter, type DynamoAuditWriterOptions } from './dynamo/dynamo-audit-writer.ts';
+export { createDynamoChangeStore, type DynamoChangeStoreOptions } from './dynamo/dynamo-change-store.ts';
 export { createDynamoFeedbackStore, type DynamoFeedbackStoreOptions } from './dynamo/dynamo-feedback-store.ts';
 export { createDynamoIncidentStore, type DynamoIncidentStoreOptions } from './dynamo/dynamo-incident-store.ts';
 export {

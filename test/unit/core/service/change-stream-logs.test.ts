@@ -1,7 +1,14 @@
 // NOTE: over 300 lines on purpose: the change stream read through query_logs: its service name's parse, the reader and
 // the rows at the tool boundary, over one set of change records.
-import type { ChangeRecord, EvidenceAdapter, LogsData, LogsInput, ToolCallRequest } from '@diagnosis/core';
-import { createChangeStreamLogs, parseChangeStreamService } from '@diagnosis/core/change-stream';
+import {
+  type ChangeRecord,
+  createChangeStreamLogs,
+  type EvidenceAdapter,
+  type LogsData,
+  type LogsInput,
+  parseChangeStreamService,
+  type ToolCallRequest,
+} from '@diagnosis/core';
 import { createMemoryChangeStore } from '@diagnosis/core/store';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,10 @@
-import { type ChangeRecord, changeIdOf, type DiagnosisDraft, executeDiagnosisRun } from '@diagnosis/core';
-import { createChangeStreamLogs } from '@diagnosis/core/change-stream';
+import {
+  type ChangeRecord,
+  changeIdOf,
+  createChangeStreamLogs,
+  type DiagnosisDraft,
+  executeDiagnosisRun,
+} from '@diagnosis/core';
 import { createMemoryChangeStore, createMemoryStores } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { createFakeEvidence } from '../../../support/fake-evidence.ts';
