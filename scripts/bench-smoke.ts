@@ -32,6 +32,7 @@ export const SMOKE_RUNS: Readonly<Record<string, SmokeRun>> = {
   'harness-overhead.ts': { env: { BENCH_RUNS: '1' } },
   'knowledge-index.ts': { env: { BENCH_KNOWLEDGE_SIZES: '10' } },
   'lambda-bundle.ts': { env: { BENCH_COLD_RUNS: '1', BENCH_FIRST_RUNS: '1' } },
+  'lambda-cpu.ts': { env: { BENCH_CPU_INVOCATIONS: '1' } },
   'masking-accuracy.ts': {},
   'masking.ts': { env: { BENCH_MASKING_ITERATIONS: '1' } },
   'past-incident-retrieval.ts': { env: { BENCH_CALLS: '1' } },
