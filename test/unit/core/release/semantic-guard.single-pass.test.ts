@@ -26,8 +26,8 @@ const VERDICTS = JSON.stringify({
 
 /** The JSON user message the judge received. */
 function judgePrompt(call: LanguageModelV4CallOptions): {
-  draft: { analysis: { evidence: unknown[] }[] };
-  evidence: { tool_name: string }[];
+  draft: { analysis: [string, string, unknown[], string?][] };
+  evidence: [string, unknown][];
 } {
   const message = call.prompt.find((entry) => entry.role === 'user');
   const text = message?.role === 'user' ? message.content.map((part) => (part.type === 'text' ? part.text : '')) : [];
@@ -68,8 +68,8 @@ describe('reviewDraftSemantics', () => {
     const [call] = judge.doGenerateCalls;
     // The handed snapshot's one citation (c1) is the judge's one evidence entry, which the item names by index.
     const input = call === undefined ? undefined : judgePrompt(call);
-    expect(input?.evidence.map((entry) => entry.tool_name)).toEqual(['query_logs']);
-    expect(input?.draft.analysis.map((item) => item.evidence)).toEqual([[0]]);
+    expect(input?.evidence.map(([tool]) => tool)).toEqual(['query_logs']);
+    expect(input?.draft.analysis.map(([, , evidence]) => evidence)).toEqual([[0]]);
   });
 
   it('hands the judge the trace ids the Draft names and drops those that link nothing', async () => {

@@ -206,11 +206,12 @@ describe('the SemanticGuard (enforce)', () => {
     expect(input.draft).toEqual({
       conclusion: draft.conclusion,
       // A null scope is left out.
-      analysis: draft.analysis.map(({ tool_call_ids: _ids, evidence_status: _claim, scope, ...item }) => ({
-        ...item,
-        evidence: [0],
-        ...(scope === null ? {} : { scope }),
-      })),
+      analysis: draft.analysis.map((item) => [
+        item.type,
+        item.statement,
+        [0],
+        ...(item.scope === null ? [] : [item.scope]),
+      ]),
       recommendations: draft.recommendations,
       action_plan: draft.action_plan.map((step) => [step.step, step.purpose]),
     });
@@ -218,13 +219,10 @@ describe('the SemanticGuard (enforce)', () => {
     // status not said, log lines as a table; no `evaluation` or `truncated` beside it (issue 25); an OK observation
     // is its data.
     expect(input.evidence).toEqual([
-      {
-        tool_name: 'query_logs',
-        observation: expect.objectContaining({ columns: expect.arrayContaining(['time', 'message']) }),
-      },
+      ['query_logs', expect.objectContaining({ columns: expect.arrayContaining(['time', 'message']) })],
     ]);
     expect(userText(call)).not.toContain(CALL);
-    expect(JSON.stringify(input.evidence[0].observation.rows)).toContain('connection pool exhausted');
+    expect(JSON.stringify(input.evidence[0][1].rows)).toContain('connection pool exhausted');
     // Never the agent's conversation: none of its reasoning, and the agent's model is never asked to judge.
     expect(JSON.stringify(call?.prompt)).not.toContain(REASONING);
     for (const agentCall of agent.doGenerateCalls) {
