@@ -142,7 +142,10 @@ export async function benchRequestTokens(): Promise<void> {
   const remembered = await demoRequests({ memory: true });
   const judgeWithMemory = measureConversation(counter, remembered.judgeRequests, demo.conversation.judgeResponses);
   const judgeMemoryLargest = Math.max(0, ...judgeWithMemory.requests.map((request) => request.prompt));
-  const pastIncident = remembered.judgeRequests.some((body) => JSON.stringify(body).includes('past_incident'));
+  // NOTE: the judge's instructions name `past_incident` too: only its evidence (the last message) tells.
+  const pastIncident = remembered.judgeRequests.some((body) =>
+    JSON.stringify((body.messages as unknown[] | undefined)?.at(-1) ?? null).includes('past_incident'),
+  );
   console.log(
     `judge request with a past incident: ${judgeMemoryLargest} tokens (run ${remembered.status}; a past incident in its evidence: ${pastIncident ? 'yes' : 'NO'})`,
   );
