@@ -18,10 +18,10 @@ import {
   revealText,
   safeErrorName,
 } from '@diagnosis/core';
-import { createDynamoChangeStore } from '@diagnosis/core/change-stream';
 import { parseDiagnosisSettings, SettingsError } from '@diagnosis/core/config';
 import { createEvidenceAdapters } from '@diagnosis/core/evidence';
 import {
+  createDynamoChangeStore,
   createDynamoClient,
   createDynamoPastIncidentStore,
   createDynamoRunStore,
