@@ -66,6 +66,25 @@ function withoutPastIncidents(value: unknown): unknown {
 }
 
 describe('feedback is not evidence', () => {
+  it('shows the judge a lookup’s runbook hits for its id, never the past incident that came beside them', async () => {
+    const rated = await diagnose(`s-runbook-only-${counter}`, false);
+    const response = (await world.handlers.runFeedback(
+      httpEvent({ pathParameters: { runId: rated }, body: JSON.stringify({ verdict: 'CORRECT' }), iam: ALICE }),
+      lambdaContext(5_000),
+    )) as { statusCode: number };
+    expect(response.statusCode).toBe(201);
+    const requests = world.server.requests.length;
+    const judged = world.server.judgeRequests.length;
+    // The demo's Draft cites its lookup by the lookup's id, and no past incident by its own.
+    await diagnose(`s-runbook-only-${counter}`, false);
+    expect(JSON.stringify(world.server.requests.slice(requests))).toContain(`past-incident:${rated}`);
+    const evidence = JSON.stringify(
+      world.server.judgeRequests.slice(judged).map((body) => (body.messages as unknown[] | undefined)?.at(-1)),
+    );
+    expect(evidence).toContain('订单服务下单失败排查');
+    expect(evidence).not.toContain('past_incident');
+  }, 120_000);
+
   it('never reaches the model or the judge of a later run but as a marked past incident, even one that continues from the rated run', async () => {
     await fc.assert(
       fc.asyncProperty(
