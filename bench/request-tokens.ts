@@ -56,6 +56,11 @@ export async function demoRequests(options: { memory?: boolean } = {}) {
       const rated = await runCli(['feedback', runId, '--verdict', 'CORRECT'], io, COMMANDS);
       if (rated !== 0) throw new Error(`the rating of ${runId} failed (exit ${rated})`);
       output = '';
+      // NOTE: a past incident reaches the judge only when the Draft cites it by its own id: the second run's Draft
+      // cites it beside the checks its HYPOTHESIS rests on (the lookup's id stands for its runbook hits alone).
+      const last = server.script.length - 1;
+      const draft = server.script[last];
+      if (draft !== undefined) server.script[last] = citingPastIncident(draft, `past-incident:${runId}`);
     }
     const first = { agent: server.requests.length, judge: server.judgeRequests.length };
     const code = await demoRun(conversation, server.baseURL, io);
@@ -73,6 +78,18 @@ export async function demoRequests(options: { memory?: boolean } = {}) {
     await stopEngine(data);
     rmSync(data, { recursive: true, force: true });
   }
+}
+
+/** A scripted Draft whose HYPOTHESIS items cite `id` too (any other response as it is). */
+function citingPastIncident<T>(response: T, id: string): T {
+  const message = (response as { choices?: { message?: { content?: string } }[] }).choices?.[0]?.message;
+  if (message?.content === undefined) return response;
+  const draft = JSON.parse(message.content) as { analysis: { type: string; tool_call_ids: string[] }[] };
+  for (const item of draft.analysis) if (item.type === 'HYPOTHESIS') item.tool_call_ids.push(id);
+  const cited = structuredClone(response) as { choices: { message: { content: string } }[] };
+  const first = cited.choices[0];
+  if (first !== undefined) first.message.content = JSON.stringify(draft);
+  return cited as T;
 }
 
 function demoRun(
