@@ -50,7 +50,7 @@ async function harnessRun(index: number): Promise<void> {
       onProgress: (progress) => {
         published = { progress, usage: run.usage() };
       },
-      beforeRound: async () => undefined,
+      duringRound: async () => undefined,
     },
   );
   if (published === undefined) throw new Error('harness run published no progress');

@@ -32,8 +32,11 @@ export interface DiagnosisDeps {
   audit?: AuditHook;
   /** Receives the run's progress after every model round and tool call (live progress for readers). */
   onProgress?: (progress: ProgressSnapshot) => void;
-  /** Awaited before every model round (the service's cancel check); it may abort the run's signal, never throw. */
-  beforeRound?: () => Promise<void>;
+  /**
+   * Started with every model round's request, awaited before its answer is used (the service's cancel check); it may
+   * abort the run's signal, never throw.
+   */
+  duringRound?: () => Promise<void>;
   /** The run's masking session and its counter of pseudonym batches (see `HarnessOptions`). */
   masking?: MaskingSession;
   nextPseudonymBatch?: () => number;
@@ -84,7 +87,7 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
     onProgress: deps.onProgress,
     masking: deps.masking,
     nextPseudonymBatch: deps.nextPseudonymBatch,
-    beforeRound: deps.beforeRound,
+    duringRound: deps.duringRound,
   });
   const ended = (draft: DiagnosisDraft | null, stopReason: StopReason | null): DiagnosisExecution => {
     const collectionStopReason = harness.collection.stopReason;

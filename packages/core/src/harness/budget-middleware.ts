@@ -13,6 +13,11 @@ export interface BudgetMiddlewareOptions {
   runSignal: AbortSignal;
   /** Called after every counted round (live progress); must not throw. */
   onRound?: () => void;
+  /**
+   * Started with every round's provider request and awaited before the round's answer is used (the run's cancel
+   * read): it may abort `runSignal`, which aborts the request in flight; it must not throw.
+   */
+  duringRound?: () => Promise<void>;
 }
 
 /**
@@ -21,7 +26,8 @@ export interface BudgetMiddlewareOptions {
  * of model calls or tokens, and caps the output tokens at what is left; after the round it counts the usage (also
  * when the round's audit failed; estimated when the provider reported none) and discards a round that overran the token
  * budget or asked for more tool calls than a round may (both stop the run). It never retries and never lets a provider
- * failure pass as anything but a typed failure. Compose it outside the audit middleware.
+ * failure pass as anything but a typed failure. Compose it outside the audit middleware. `duringRound` runs alongside
+ * the provider request, so a round waits on no read before its request; an answer is used only once it has settled.
  */
 export function createBudgetMiddleware(options: BudgetMiddlewareOptions): LanguageModelMiddleware {
   const { run, collection, runSignal } = options;
@@ -47,10 +53,15 @@ export function createBudgetMiddleware(options: BudgetMiddlewareOptions): Langua
       const refusal = refuseRound(run);
       if (refusal !== null) throw new HarnessStop(refusal);
       usage.modelCalls += 1;
+      // NOTE: the check is started with the request, not before it (no sequential round trip per round); a cancel it
+      // finds aborts the request in flight, and an answer that came first is counted and audited but never used: no
+      // tool of it runs and no round follows it. It never throws (a failed read is ignored by its owner).
+      const check = options.duringRound?.().catch(() => undefined);
       let result: LanguageModelV4GenerateResult;
       try {
         result = await doGenerate();
       } catch (error) {
+        await check;
         if (error instanceof AuditFailure) {
           // NOTE: the provider answered and the round is counted; only its audit failed.
           if (error.roundResult !== undefined) account(params, error.roundResult);
@@ -62,6 +73,8 @@ export function createBudgetMiddleware(options: BudgetMiddlewareOptions): Langua
       }
       account(params, result);
       options.onRound?.();
+      await check;
+      if (runSignal.aborted) throw runSignal.reason;
       // A round that overran the token budget is discarded: no tool of it runs, no Draft of it is used.
       if (overranTokens(run)) throw new HarnessStop('TOKEN_BUDGET');
       // NOTE: so is a round that asked for more tool calls than a round may: none of them reaches the tool boundary,

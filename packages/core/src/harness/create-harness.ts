@@ -41,10 +41,10 @@ export interface HarnessOptions {
   /** Receives the run's progress after every model round and tool call, for readers while it runs. */
   onProgress?: ((progress: ProgressSnapshot) => void) | undefined;
   /**
-   * Awaited before every model round (the service reads the run's cancel flag there, so a cancelled run never starts
-   * another round); it may abort the run's signal, never throw.
+   * Started with every model round's request and awaited before its answer is used (the service reads the run's
+   * cancel flag there: in parallel with the request, not before it); it may abort the run's signal, never throw.
    */
-  beforeRound?: (() => Promise<void>) | undefined;
+  duringRound?: (() => Promise<void>) | undefined;
   /**
    * The run's masking session (the service builds it from the deployment's settings). Absent: identifiers masked
    * with the development key: masking is never off.
@@ -101,6 +101,7 @@ export function createHarness(options: HarnessOptions) {
     collection,
     runSignal: lifecycle.runSignal,
     ...(notify === undefined ? {} : { onRound: notify }),
+    ...(options.duringRound === undefined ? {} : { duringRound: options.duringRound }),
   });
   // NOTE: outermost first: the budget decides whether a round may run, the audit records the rounds that answered,
   // and the request time limit sits directly around the provider, so a late answer reaches neither.
@@ -137,7 +138,6 @@ export function createHarness(options: HarnessOptions) {
      * runs (`ToolChoiceViolationError`) and ends the run STOP_IGNORED.
      */
     prepareStep: async ({ messages }: { messages: ModelMessage[] }) => {
-      await options.beforeRound?.().catch(() => undefined);
       const softStop = softStopBeforeRound(run, collection);
       if (softStop !== null) stopCollection(collection, softStop);
       const sent = compactHistory(boundErrorResults(messages));

@@ -3,7 +3,7 @@ import type { RunStore } from '../store/run-store.ts';
 /** How often a running invocation reads its run's cancel flag (one small consistent read). */
 export const CANCEL_POLL_MS = 2_000;
 
-/** The longest a round waits for the read before it (a table that does not answer must not hold every round). */
+/** The longest a round waits for its read (a table that does not answer must not hold every round). */
 const CHECK_NOW_WAIT_MS = 1_000;
 
 /**
@@ -21,8 +21,8 @@ export function watchCancellation(
 ) {
   const controller = new AbortController();
   // NOTE: the claim that took the run refused it if a cancel had been asked for (its condition reads the same flag),
-  // so the check before the first round would read what the claim has just read: it is skipped (one request fewer
-  // per run, issue 37); every later round reads it, and the periodic read runs from the start.
+  // so the first round's check would read what the claim has just read: it is skipped (one request fewer per run);
+  // every later round reads it, and the periodic read runs from the start.
   let skipNext = options.justClaimed === true;
   let reading = false;
   const timer = setInterval(() => {
@@ -40,7 +40,10 @@ export function watchCancellation(
   }, intervalMs);
   return {
     signal: controller.signal,
-    /** One read now (before a model round): a cancelled run never starts another round. */
+    /**
+     * One read now, started with a model round's request and awaited before its answer is used: a cancel it finds
+     * aborts the request, so a cancelled run uses no answer of a new round and starts none after it.
+     */
     async checkNow() {
       if (controller.signal.aborted) return;
       if (skipNext) {

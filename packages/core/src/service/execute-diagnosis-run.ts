@@ -221,7 +221,7 @@ export async function executeCheckedDiagnosisRun(
         evidence: deps.evidence,
         audit: recorder.hook,
         onProgress: progress.publish,
-        beforeRound: watch.checkNow,
+        duringRound: watch.checkNow,
         masking,
         nextPseudonymBatch,
       },

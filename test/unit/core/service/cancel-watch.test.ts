@@ -16,7 +16,7 @@ function flagStore(requested: boolean) {
 }
 
 describe('watchCancellation', () => {
-  it('reads the flag before every round, and aborts when a cancel was asked for', async () => {
+  it('reads the flag for every round, and aborts when a cancel was asked for', async () => {
     const { store, reads } = flagStore(true);
     const watch = watchCancellation(store, 'run-1', 60_000);
     await watch.checkNow();

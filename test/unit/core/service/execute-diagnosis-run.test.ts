@@ -98,10 +98,11 @@ describe('executeDiagnosisRun and cancellation', () => {
     );
   });
 
-  it('reads the cancel flag before every model round, so a run cancelled between rounds starts no other', async () => {
+  it('reads the cancel flag with every model round, so a run cancelled between rounds uses no answer of another', async () => {
     const store = createMemoryStores();
     const model = scriptedModel([logsRound, textRound(JSON.stringify(noConclusionDraft()))]);
-    // NOTE: the periodic read never comes in this test: only the read before the next round can see the flag.
+    // NOTE: the periodic read never comes in this test: only the next round's read (sent with its request) can see
+    // the flag; that round's answer, a Draft, is never used.
     const evidence = createFakeEvidence({
       query_logs: async () => {
         await store.requestCancel(request.runId, cancelled(emptyUsage()).outcome);
@@ -116,8 +117,8 @@ describe('executeDiagnosisRun and cancellation', () => {
       limits: { finalRoundReserveMs: 100 },
       cancelPollMs: 3_600_000,
     });
-    expect(result).toMatchObject({ status: 'CANCELLED', stopReason: 'CANCELLED' });
-    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(result).toMatchObject({ status: 'CANCELLED', stopReason: 'CANCELLED', report: { kind: 'CANCELLED' } });
+    expect(model.doGenerateCalls).toHaveLength(2);
   });
 
   it('never starts a QUEUED run that was cancelled, and answers with the stored CANCELLED result', async () => {
