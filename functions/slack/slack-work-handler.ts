@@ -47,12 +47,12 @@ function cardOutcomeOf(outcome: ConversationOutcome): CardOutcome | null {
 /**
  * The SlackWork function, on two sources: the SlackWork queue (mentions, commands, ratings, card steps put back:
  * partial batch response) and the table's stream (run items that changed: each run's card advanced once per batch,
- * from the newest record of that run — older ones are coalesced away; and new ratings given through the API or the
- * command line, whose card draws its result again with every rating). NOTE: it ends before its deadline whatever
- * Slack does: work is handled a few at a time, a Slack call starts only when its whole limit and the writes after it
- * fit in the time left, and work that does not fit goes back on the queue at once. A card step that must happen and
- * could not (a 429, a failure, the channel's pace) goes back on the queue with its delay; any other failure is
- * logged by class and code and retried by the source.
+ * from the run's newest record by sequence number — older ones are coalesced away, wherever they are in the batch;
+ * and new ratings given through the API or the command line, whose card draws its result again with every rating).
+ * NOTE: it ends before its deadline whatever Slack does: work is handled a few at a time, a Slack call starts only
+ * when its whole limit and the writes after it fit in the time left, and work that does not fit goes back on the
+ * queue at once. A card step that must happen and could not (a 429, a failure, the channel's pace) goes back on the
+ * queue with its delay; any other failure is logged by class and code and retried by the source.
  */
 export function createSlackWorkHandler(deps: ConversationDeps, options: SlackWorkOptions) {
   const { logger, metrics } = options;
@@ -116,7 +116,12 @@ export function createSlackWorkHandler(deps: ConversationDeps, options: SlackWor
           if (item.entity === FEEDBACK_ENTITY) {
             const runId = ratedRunOf(item, record.eventName);
             if (runId === null) continue;
-            newest.set(runId, { run: newest.get(runId)?.run, rated: true, sequence });
+            const kept = newest.get(runId);
+            newest.set(runId, {
+              run: kept?.run,
+              rated: true,
+              sequence: kept?.run === undefined ? sequence : kept.sequence,
+            });
             continue;
           }
           let run: StoredRun;
@@ -125,7 +130,10 @@ export function createSlackWorkHandler(deps: ConversationDeps, options: SlackWor
           } catch {
             continue;
           }
-          newest.set(run.runId, { run, rated: newest.get(run.runId)?.rated ?? false, sequence });
+          const kept = newest.get(run.runId);
+          // NOTE: the newest by sequence number, not by place in the batch: an older image after it is not the run.
+          if (kept?.run !== undefined && !isLater(sequence, kept.sequence)) continue;
+          newest.set(run.runId, { run, rated: kept?.rated ?? false, sequence });
         }
         await eachLimited([...newest.entries()], concurrency, async ([runId, { run, rated, sequence }]) => {
           const work: SlackWork = { kind: 'card', runId };
@@ -167,6 +175,16 @@ export function createSlackWorkHandler(deps: ConversationDeps, options: SlackWor
       });
       return { batchItemFailures };
     });
+}
+
+/**
+ * Whether a record with stream sequence number `a` comes after one with `b` (decimal strings of up to 40 digits);
+ * when either is not one, the later in the batch (`a`) does.
+ */
+function isLater(a: string, b: string): boolean {
+  const digits = /^[0-9]{1,40}$/;
+  if (!digits.test(a) || !digits.test(b)) return true;
+  return BigInt(a) > BigInt(b);
 }
 
 /** The stored entity of a rating (`run_feedback`), which the table's stream brings beside the runs. */
