@@ -147,7 +147,7 @@ function lambdaEnvironment(name: string, taskRoot: string, extra: NodeJS.Process
     AWS_SECRET_ACCESS_KEY: 'bench',
     AWS_SESSION_TOKEN: 'bench',
     AWS_LAMBDA_FUNCTION_NAME: `diagnosis-agent-bench-${name}`,
-    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: name === 'Diagnose' ? '512' : '256',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: ['DeliverResults', 'RunFeedback', 'TriggerWebhook'].includes(name) ? '512' : '256',
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     LAMBDA_TASK_ROOT: taskRoot,

@@ -170,12 +170,14 @@ export function createRunRoutes(
     grants: RATING_TABLE_ACCESS.map(({ actions, names }) => tableGrant([...actions], [...names])),
     environment: pickSettings(stage, RATING_SETTING_NAMES),
   };
+  // NOTE: 512 MB: a rating masks its text and writes the past incident, about 10 ms of a vCPU warm, 66 ms at
+  // 256 MB's share (BENCHMARKS.md, "Warm CPU per function").
   const runFeedback = new sst.aws.Function('RunFeedback', {
     ...functionCode('RunFeedback', $cli.paths.root),
     runtime: 'nodejs24.x',
     architecture: 'arm64',
     timeout: '10 seconds',
-    memory: '256 MB',
+    memory: '512 MB',
     concurrency: { reserved: stage.config.reservedConcurrency.api },
     link: [secrets.maskingKey],
     environment: {

@@ -79,9 +79,10 @@ export async function createDiagnose(stage: Stage, storage: Storage, secrets: Se
     // A run is at most 8 model rounds; DeepSeek thinking rounds take 5–30 s each. The run's own deadline is the
     // remaining time minus FLUSH_RESERVE_MS, so the audit is always flushed before Lambda stops the function.
     timeout: '5 minutes',
-    // Peak RSS of a full end-to-end diagnosis is about 145 MB (BENCHMARKS.md at ab0baaf): 256 MB would fit, 512 MB
-    // buys CPU (Lambda allots CPU by memory) for the cold start and the JSON work of each round.
-    memory: '512 MB',
+    // Peak RSS of a full end-to-end diagnosis is about 145 MB (BENCHMARKS.md at ab0baaf). The warm CPU of a run
+    // (BENCHMARKS.md, "Warm CPU per function") is about 70 ms of a vCPU: 480 ms at 256 MB's share, 240 ms at 512 MB's,
+    // on a run that waits seconds on the model, billed by memory throughout: 512 MB would double the cost for < 7 %.
+    memory: '256 MB',
     // NOTE: reserved concurrency (deploy/<stage>.json's `reservedConcurrency`) is a floor and a ceiling: a flood of
     // diagnoses cannot take the account's concurrency from the API, nor the API's from the diagnoses.
     concurrency: { reserved: stage.config.reservedConcurrency.Diagnose },
