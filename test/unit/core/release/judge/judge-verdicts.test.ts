@@ -17,6 +17,36 @@ describe('parseJudgeVerdicts', () => {
   ])('answers exactly { ok: false } for %s', (_label, text) => {
     expect(parseJudgeVerdicts(text, draft)).toEqual({ ok: false });
   });
+
+  const verdict = (index: number) => ({ index, verdict: 'SUPPORTED', reason: 'r' });
+  const complete = {
+    analysis: [verdict(0)],
+    conclusion: { verdict: 'SUPPORTED', reason: 'r' },
+    recommendations: [verdict(0)],
+    action_plan: [verdict(0)],
+  };
+
+  it('reads a verdict on every claim, each list in the Draft’s order', () => {
+    expect(parseJudgeVerdicts(JSON.stringify(complete), draft)).toEqual({
+      ok: true,
+      verdicts: {
+        analysis: [verdict(0)],
+        conclusion: { verdict: 'SUPPORTED', reason: 'r' },
+        recommendations: [verdict(0)],
+        action_plan: [verdict(0)],
+      },
+    });
+  });
+
+  it.each([
+    ['an analysis item', { analysis: [] }],
+    ['a recommendation', { recommendations: [] }],
+    ['an action-plan step', { action_plan: [] }],
+    ['a recommendation, its list left out', { recommendations: undefined }],
+    ['an action-plan step, named twice instead', { action_plan: [verdict(0), verdict(0)] }],
+  ])('answers exactly { ok: false } when only the verdict on %s is missing', (_label, change) => {
+    expect(parseJudgeVerdicts(JSON.stringify({ ...complete, ...change }), draft)).toEqual({ ok: false });
+  });
 });
 
 describe('judgeVerdictsJsonSchema', () => {
@@ -26,6 +56,15 @@ describe('judgeVerdictsJsonSchema', () => {
       required: ['analysis', 'conclusion'],
       additionalProperties: false,
     });
+  });
+
+  it('bounds each list’s indexes by its length: 0–9 for the analysis, 0–7 for the advice', () => {
+    const schema = judgeVerdictsJsonSchema() as {
+      properties: Record<string, { items: { properties: { index: { minimum: number; maximum: number } } } }>;
+    };
+    expect(schema.properties.analysis?.items.properties.index).toMatchObject({ minimum: 0, maximum: 9 });
+    expect(schema.properties.recommendations?.items.properties.index).toMatchObject({ minimum: 0, maximum: 7 });
+    expect(schema.properties.action_plan?.items.properties.index).toMatchObject({ minimum: 0, maximum: 7 });
   });
 });
 
