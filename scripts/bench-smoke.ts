@@ -5,7 +5,7 @@
  *
  * A bench fails the smoke when it exits non-zero or times out, prints a figure that is not a number (`NaN`,
  * `Infinity`, a sample of `n=0`), or prints no non-zero figure at all. Every `bench/*.ts` must have an entry here (or
- * be named a helper), so a new bench is smoke-run from its first commit.
+ * be listed in BENCH_HELPERS as a module that measures nothing), so a new bench is smoke-run from its first commit.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
