@@ -22,6 +22,9 @@ import { stopEngine } from '../packages/cli/src/local/local-engine.ts';
 import { runLocalDiagnosis } from '../packages/cli/src/local/run-local-diagnosis.ts';
 import { DEFAULT_PRICE, priceOf } from '../packages/eval/src/price.ts';
 
+/** DeepSeek V4 Flash's list price read 2026-12-01 (USD per million tokens), the figure the cost goal is set in. */
+const V4_FLASH_LIST_PRICE = Object.freeze({ input: 0.3, cachedInput: 0.006, output: 1.2 });
+
 export const TOKEN_TARGETS = Object.freeze({ inputPerDiagnosis: 20_000, judgeRequest: 2_500, toolSchemas: 900 });
 
 /**
@@ -150,8 +153,9 @@ export async function benchRequestTokens(): Promise<void> {
   console.log(
     `per diagnosis: input ${input} (instructions ${agent.parts.instructions}, tool schemas ${agent.parts.tools}, history ${agent.parts.history}, judge ${judge.prompt}), output ${output}, cache hits ${cached} (estimated); the script's own usage claims ${scripted} input`,
   );
+  const usage = { inputTokens: input, cachedInputTokens: cached, outputTokens: output };
   console.log(
-    `cost at DeepSeek's list price: $${priceOf({ inputTokens: input, cachedInputTokens: cached, outputTokens: output }, DEFAULT_PRICE).toFixed(5)} measured`,
+    `output: agent ${agent.completion} + judge ${judge.completion}; cost: $${priceOf(usage, DEFAULT_PRICE).toFixed(5)} at the bench's price, $${priceOf(usage, V4_FLASH_LIST_PRICE).toFixed(5)} at DeepSeek V4 Flash's list price`,
   );
   const toolsPerRequest = Math.max(...agent.requests.map((request) => request.parts.tools));
   const judgeLargest = Math.max(0, ...judge.requests.map((request) => request.prompt));
@@ -212,10 +216,14 @@ function printOutputFields(counter: Counter, conversation: Conversation): void {
   for (const [label, tokens] of [...fields, ...itemFields])
     console.log(`  ${label.padEnd(28)} ${String(tokens).padStart(5)}`);
   const judge = message(conversation.judgeResponses[0]);
-  const verdicts = JSON.parse(judge?.content ?? '{}') as { analysis?: { reason?: string }[]; conclusion?: unknown };
-  const reasons = (verdicts.analysis ?? []).reduce((sum, item) => sum + count(JSON.stringify(item.reason ?? '')), 0);
+  // NOTE: the verdicts are positional, `[verdict, reason]` each (the conclusion one too).
+  const verdicts = JSON.parse(judge?.content ?? '{}') as Record<string, [string, string][] | [string, string] | null>;
+  const entries = Object.values(verdicts).flatMap((list) =>
+    list === null ? [] : Array.isArray(list[0]) ? (list as [string, string][]) : [list as [string, string]],
+  );
+  const reasons = entries.reduce((sum, entry) => sum + count(JSON.stringify(entry[1] ?? '')), 0);
   console.log(
-    `the judge's answer: reasoning ${count(judge?.reasoning_content ?? '')}, verdicts ${count(judge?.content ?? '')} (of which the analysis items' reasons ${reasons}, the conclusion ${count(JSON.stringify(verdicts.conclusion ?? null))})`,
+    `the judge's answer: reasoning ${count(judge?.reasoning_content ?? '')}, verdicts ${count(judge?.content ?? '')} (${entries.length} verdicts; of which their reasons ${reasons}, the conclusion ${count(JSON.stringify(verdicts.conclusion ?? null))})`,
   );
 }
 

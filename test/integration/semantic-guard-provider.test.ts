@@ -4,6 +4,7 @@ import { createMemoryStores } from '@diagnosis/core/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDeepSeekServer, wireText, wireToolCalls } from '../support/deepseek-server.ts';
 import { createFakeEvidence } from '../support/fake-evidence.ts';
+import { judgeAnswer } from '../support/judge-answer.ts';
 import { envelope, LOGS_INPUT, supportedDraft } from '../support/run-fixtures.ts';
 
 const CALL_ID = 'call_00_lCIkdHRa7AKmCG3TlxXz1061';
@@ -29,7 +30,7 @@ describe('the SemanticGuard over the real openai-compatible provider', () => {
         }),
         wireText(JSON.stringify(supportedDraft([CALL_ID]))),
       ],
-      [wireText(JSON.stringify(verdicts), { reasoning: '裁判逐条核对。', usage: { prompt: 2_100, completion: 90 } })],
+      [wireText(judgeAnswer(verdicts), { reasoning: '裁判逐条核对。', usage: { prompt: 2_100, completion: 90 } })],
     );
     closeServer = server.close;
     const provider = createOpenAICompatible({

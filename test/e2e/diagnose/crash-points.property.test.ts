@@ -43,6 +43,7 @@ import { createWorkflowEventsHandler } from '../../../functions/diagnose/workflo
 import { createObservability } from '../../../functions/lambda/observability.ts';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
+import { judgeAnswer } from '../../support/judge-answer.ts';
 import { lambdaContext } from '../../support/lambda-events.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 import { envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
@@ -155,7 +156,7 @@ const judgeScript = () =>
   scriptedModel(
     [
       textRound(
-        JSON.stringify({
+        judgeAnswer({
           analysis: [{ index: 0, verdict: 'SUPPORTED', reason: '日志显示连接池耗尽' }],
           conclusion: { verdict: 'SUPPORTED', reason: '与日志一致' },
           recommendations: [{ index: 0, verdict: 'SUPPORTED', reason: '依据日志' }],

@@ -26,6 +26,7 @@ import { passesLuhn } from '../../../packages/core/src/tools/masking/checksums.t
 import { wireText, wireToolCalls } from '../../support/deepseek-server.ts';
 import { localDynamoClient, partitionItems } from '../../support/dynamodb.ts';
 import { startE2eWorld } from '../../support/e2e-world.ts';
+import { judgeAnswer } from '../../support/judge-answer.ts';
 import { httpEvent, lambdaContext } from '../../support/lambda-events.ts';
 import { MYSQL_TEST_URL, mariadbAvailable, randomSuffix } from '../../support/mariadb.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
@@ -407,7 +408,7 @@ function script(tag: string, runbookIndex: number) {
   );
   world.server.judgeScript.push(
     wireText(
-      JSON.stringify({
+      judgeAnswer({
         analysis: [{ index: 0, verdict: 'SUPPORTED', reason: '两条证据都指向同一个假名用户' }],
         conclusion: { verdict: 'SUPPORTED', reason: '由第 0 条发现推出' },
         action_plan: [{ index: 0, verdict: 'SUPPORTED', reason: '为确认影响' }],

@@ -51,7 +51,7 @@ describe('the SemanticGuard through the Diagnose Lambda (enforce)', () => {
     expect(items.find((item) => item.entity === 'agent_step' && item.sk === 'STEP#0005')).not.toHaveProperty('role');
     expect(items.find((item) => item.pk === `REASONING#${id}` && item.sk === 'STEP#0006')).toMatchObject({
       role: 'JUDGE',
-      assistant_text: expect.stringContaining('"verdict"'),
+      assistant_text: expect.stringContaining('"analysis": [["SUPPORTED"'),
     });
     expect(items.find((item) => item.entity === 'run')).toMatchObject({
       status: 'SUCCEEDED',

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runBin } from '../../support/cli-process.ts';
 import { startDeepSeekServer, wireText, wireToolCalls } from '../../support/deepseek-server.ts';
 import { schemaErrors } from '../../support/json-schemas.ts';
+import { judgeAnswer } from '../../support/judge-answer.ts';
 
 const endpoint = inject('dynamodbEndpoint');
 const DATASET = resolve(import.meta.dirname, '../../fixtures/cloud-opsbench');
@@ -132,7 +133,7 @@ function liveModel(conclusion: string) {
   const judge = [
     () =>
       wireText(
-        JSON.stringify({
+        judgeAnswer({
           analysis: [{ index: 0, verdict: 'SUPPORTED', reason: '日志显示 Access denied' }],
           conclusion: { verdict: 'SUPPORTED', reason: '由第 0 条推出' },
         }),

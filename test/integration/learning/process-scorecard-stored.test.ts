@@ -15,6 +15,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
+import { judgeAnswer } from '../../support/judge-answer.ts';
 import { envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../../support/scripted-model.ts';
 
@@ -68,7 +69,7 @@ async function runOnce(runId: string, createStore: () => RunStore & AuditWriter)
   ]);
   const judge = scriptedModel([
     textRound(
-      JSON.stringify({
+      judgeAnswer({
         analysis: [
           { index: 0, verdict: 'SUPPORTED', reason: '日志显示连接池耗尽' },
           { index: 1, verdict: 'UNSUPPORTED', reason: '证据里没有发布记录' },

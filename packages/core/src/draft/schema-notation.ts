@@ -4,7 +4,8 @@
  * schemas use and throws on any other, so a schema can never lose a constraint silently on its way to the model.
  *
  * Notation: `{"a": T, "b"?: T}` (every object closed: no other fields), `string(1–1000)`, `string(≤300)`,
- * `string(/^…$/)`, `integer(0–9)`, `"X"|"Y"`, `T | null`, `[≤10 × T]`, `[1–6 × T]`.
+ * `string(/^…$/)`, `integer(0–9)`, `"X"|"Y"`, `T | null`, `[≤10 × T]`, `[1–6 × T]`, and a tuple `[A, B]` (exactly
+ * those entries, in that order).
  */
 type Schema = Record<string, unknown>;
 
@@ -15,6 +16,7 @@ const KNOWN = new Set([
   'required',
   'additionalProperties',
   'items',
+  'additionalItems',
   'enum',
   'anyOf',
   'minLength',
@@ -59,6 +61,7 @@ export function renderSchemaNotation(input: object): string {
       return bounds === '' ? String(schema.type) : `${schema.type}(${bounds})`;
     }
     case 'array': {
+      if (Array.isArray(schema.items)) return tupleNotation(schema);
       const count = range(schema.minItems, schema.maxItems);
       const item = renderSchemaNotation((schema.items ?? {}) as Schema);
       return `[${count === '' ? '' : `${count} × `}${item}]`;
@@ -74,6 +77,15 @@ export function renderSchemaNotation(input: object): string {
     default:
       throw new TypeError(`schema notation: unsupported type ${String(schema.type)}`);
   }
+}
+
+/** A closed tuple (`items` a list, no other entry, every one required) as `[A, B]`; any other list form throws. */
+function tupleNotation(schema: Schema): string {
+  const items = schema.items as Schema[];
+  if (schema.additionalItems !== false || schema.minItems !== items.length || schema.maxItems !== undefined) {
+    throw new TypeError('schema notation: tuples must be closed and complete');
+  }
+  return `[${items.map(renderSchemaNotation).join(', ')}]`;
 }
 
 /** One sentence that says how to read the notation, for the prompt that embeds it. */

@@ -269,8 +269,8 @@ export function createReplayModel(plan: ReplayPlan, truth: GroundTruth, counter?
     }
     const reason = '回放：引用已由 EvidenceGuard 核对，按其结论';
     const verdicts = {
-      analysis: Array.from({ length: count }, (_, index) => ({ index, verdict: 'SUPPORTED', reason })),
-      conclusion: hasConclusion ? { verdict: 'SUPPORTED', reason } : null,
+      analysis: Array.from({ length: count }, () => ['SUPPORTED', reason]),
+      conclusion: hasConclusion ? ['SUPPORTED', reason] : null,
     };
     const reply = response(
       `replay-judge-${responses.judge.length + 1}`,

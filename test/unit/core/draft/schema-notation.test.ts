@@ -35,7 +35,9 @@ describe('renderSchemaNotation', () => {
   it('writes the judge’s verdict schema with its pattern and integer bounds', () => {
     const notation = renderSchemaNotation(judgeVerdictsJsonSchema());
     for (const constraint of constraints(judgeVerdictsJsonSchema())) expect(notation).toMatch(constraint);
-    expect(notation).toContain('"index": integer(≤9)');
+    expect(notation).toContain(
+      '"analysis": [≤10 × ["SUPPORTED"|"UNSUPPORTED"|"UNCLEAR", string(1–120, /^[^\\r\\n]+$/)]]',
+    );
   });
 
   it('marks optional fields', () => {
@@ -52,6 +54,8 @@ describe('renderSchemaNotation', () => {
     ['an unknown keyword', { type: 'string', format: 'date-time' }],
     ['an open object', { type: 'object', properties: {} }],
     ['an unknown type', { type: 'boolean' }],
+    ['an open tuple', { type: 'array', items: [{ type: 'string' }], minItems: 1 }],
+    ['a tuple whose entries may be left out', { type: 'array', items: [{ type: 'string' }], additionalItems: false }],
   ])('refuses a schema with %s rather than drop a constraint', (_label, schema) => {
     expect(() => renderSchemaNotation(schema)).toThrow(TypeError);
   });

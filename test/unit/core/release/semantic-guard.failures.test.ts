@@ -3,6 +3,7 @@ import { type AuditHook, type ProgressSnapshot, reviewDraftSemantics } from '@di
 import { describe, expect, it } from 'vitest';
 import { AuditFailure } from '../../../../packages/core/src/harness/harness-signals.ts';
 import { type SemanticReview, semanticGuardReport } from '../../../../packages/core/src/release/semantic-guard.ts';
+import { judgeAnswer } from '../../../support/judge-answer.ts';
 import { supportedDraft, testRun } from '../../../support/run-fixtures.ts';
 import { type ScriptStep, scriptedModel, textRound } from '../../../support/scripted-model.ts';
 
@@ -13,7 +14,7 @@ const progress: ProgressSnapshot = {
   totalTokens: 500,
   checks: [{ toolCallId: 'c1', toolName: 'query_logs', status: 'READY', empty: false, evaluation: null }],
 };
-const VERDICTS = JSON.stringify({
+const VERDICTS = judgeAnswer({
   analysis: [{ index: 0, verdict: 'SUPPORTED', reason: 'c1 显示连接池耗尽' }],
   conclusion: { verdict: 'SUPPORTED', reason: '由第 0 条推出' },
 });

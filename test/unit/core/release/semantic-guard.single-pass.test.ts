@@ -1,6 +1,7 @@
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { type ProgressSnapshot, reviewDraftSemantics } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
+import { judgeAnswer } from '../../../support/judge-answer.ts';
 import { supportedDraft, testRun } from '../../../support/run-fixtures.ts';
 import { scriptedModel, textRound } from '../../../support/scripted-model.ts';
 
@@ -17,7 +18,7 @@ const progress = (...toolCallIds: string[]): ProgressSnapshot => ({
     evaluation: null,
   })),
 });
-const VERDICTS = JSON.stringify({
+const VERDICTS = judgeAnswer({
   analysis: [{ index: 0, verdict: 'SUPPORTED', reason: 'c1 显示连接池耗尽' }],
   conclusion: { verdict: 'SUPPORTED', reason: '由第 0 条推出' },
   recommendations: [{ index: 0, verdict: 'SUPPORTED', reason: '依据第 0 条' }],

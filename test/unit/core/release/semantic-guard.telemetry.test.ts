@@ -1,6 +1,7 @@
 import { type ProgressSnapshot, reviewDraftSemantics } from '@diagnosis/core';
 import { registerTelemetry } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { judgeAnswer } from '../../../support/judge-answer.ts';
 import { supportedDraft, testRun } from '../../../support/run-fixtures.ts';
 import { scriptedModel, textRound } from '../../../support/scripted-model.ts';
 
@@ -30,7 +31,7 @@ describe('reviewDraftSemantics — telemetry', () => {
         evidenceGuard: { ok: true, citations: [{ tool_call_id: 'c1', tool_name: 'query_logs', empty: false }] },
         observations: new Map(),
       },
-      { mode: 'enforce', model: scriptedModel([textRound(JSON.stringify(verdicts))], 'judge-model') },
+      { mode: 'enforce', model: scriptedModel([textRound(judgeAnswer(verdicts))], 'judge-model') },
     );
 
     expect(review).toMatchObject({ outcome: 'JUDGED' });

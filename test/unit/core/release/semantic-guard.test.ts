@@ -15,6 +15,7 @@ import {
 import { createMemoryStores } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { createFakeEvidence } from '../../../support/fake-evidence.ts';
+import { judgeAnswer } from '../../../support/judge-answer.ts';
 import { envelope, LOGS_INPUT, supportedDraft } from '../../../support/run-fixtures.ts';
 import { type ScriptStep, scriptedModel, textRound, toolRound } from '../../../support/scripted-model.ts';
 
@@ -67,11 +68,11 @@ const judgeText = (
   conclusion: ReturnType<typeof verdict> | null,
   advice: { recommendations?: ReturnType<typeof verdict>[]; actionPlan?: ReturnType<typeof verdict>[] } = {},
 ) =>
-  JSON.stringify({
-    analysis: analysis.map((item, index) => ({ index, ...item })),
+  judgeAnswer({
+    analysis,
     conclusion,
-    recommendations: (advice.recommendations ?? [verdict('SUPPORTED')]).map((item, index) => ({ index, ...item })),
-    action_plan: (advice.actionPlan ?? [verdict('SUPPORTED')]).map((item, index) => ({ index, ...item })),
+    recommendations: advice.recommendations ?? [verdict('SUPPORTED')],
+    action_plan: advice.actionPlan ?? [verdict('SUPPORTED')],
   });
 
 const command = {
@@ -167,7 +168,7 @@ describe('the SemanticGuard (enforce)', () => {
     expect(reasoning.find((record) => record.stepNumber === 3)).toMatchObject({
       role: 'JUDGE',
       reasoningContent: '裁判的推理',
-      assistantText: expect.stringContaining('"verdict":"SUPPORTED"'),
+      assistantText: expect.stringContaining('"analysis":[["SUPPORTED",'),
     });
   });
 
@@ -390,27 +391,32 @@ describe('the SemanticGuard (shadow and off)', () => {
 });
 
 describe('parseJudgeVerdicts', () => {
-  it('accepts verdicts in any order and returns them by index', () => {
+  it('reads positional verdicts in the Draft’s order, each with the index of its item', () => {
     const draft = twoFindingsNoConclusion();
     const text = JSON.stringify({
       analysis: [
-        { index: 1, verdict: 'UNCLEAR', reason: 'b' },
-        { index: 0, verdict: 'SUPPORTED', reason: 'a' },
+        ['UNCLEAR', 'b'],
+        ['SUPPORTED', 'a'],
       ],
       conclusion: null,
     });
     expect(parseJudgeVerdicts(text, draft)).toMatchObject({
       ok: true,
-      verdicts: { analysis: [{ index: 0 }, { index: 1 }] },
+      verdicts: {
+        analysis: [
+          { index: 0, verdict: 'UNCLEAR', reason: 'b' },
+          { index: 1, verdict: 'SUPPORTED', reason: 'a' },
+        ],
+      },
     });
   });
 
   it.each([
-    ['a repeated index', [0, 0]],
-    ['an index past the Draft', [0, 2]],
-  ])('refuses %s', (_label, indexes) => {
+    ['one verdict too few', 1],
+    ['one verdict too many', 3],
+  ])('refuses %s', (_label, count) => {
     const text = JSON.stringify({
-      analysis: indexes.map((index) => ({ index, verdict: 'SUPPORTED', reason: 'r' })),
+      analysis: Array.from({ length: count }, () => ['SUPPORTED', 'r']),
       conclusion: null,
     });
     expect(parseJudgeVerdicts(text, twoFindingsNoConclusion())).toEqual({ ok: false });

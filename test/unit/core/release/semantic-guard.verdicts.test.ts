@@ -3,6 +3,7 @@
 import { applyVerdicts, type DiagnosisDraft, type ProgressSnapshot, reviewDraftSemantics } from '@diagnosis/core';
 import { describe, expect, it, vi } from 'vitest';
 import { semanticGuardReport } from '../../../../packages/core/src/release/semantic-guard.ts';
+import { judgeAnswer } from '../../../support/judge-answer.ts';
 import { supportedDraft, testRun } from '../../../support/run-fixtures.ts';
 import { scriptedModel, textRound } from '../../../support/scripted-model.ts';
 
@@ -190,7 +191,7 @@ const verified = {
   ok: true as const,
   citations: [{ tool_call_id: 'c1', tool_name: 'query_logs' as const, empty: false }],
 };
-const SUPPORTED_TEXT = JSON.stringify(verdicts(['SUPPORTED'], 'SUPPORTED'));
+const SUPPORTED_TEXT = judgeAnswer(verdicts(['SUPPORTED'], 'SUPPORTED'));
 
 async function review(
   draft: DiagnosisDraft | null,
@@ -240,14 +241,14 @@ describe('reviewDraftSemantics', () => {
   });
 
   it('judges the advice of a Draft with neither conclusion nor analysis: advice is published, so judged', async () => {
-    const text = JSON.stringify(verdicts([], null, { recommendations: ['UNSUPPORTED'] }));
+    const text = judgeAnswer(verdicts([], null, { recommendations: ['UNSUPPORTED'] }));
     const { result, judge } = await review(draftOf(null, []), verified, [text]);
     expect(judge.doGenerateCalls).toHaveLength(1);
     expect(result).toMatchObject({ outcome: 'JUDGED', verdicts: { recommendations: [{ verdict: 'UNSUPPORTED' }] } });
   });
 
   it('judges a conclusion even when the handed Draft has no analysis', async () => {
-    const text = JSON.stringify(verdicts([], 'UNSUPPORTED'));
+    const text = judgeAnswer(verdicts([], 'UNSUPPORTED'));
     const { result } = await review(draftOf('结论', []), verified, [text]);
     expect(result).toEqual({
       mode: 'enforce',

@@ -194,10 +194,10 @@ describe('createReplayModel', () => {
     });
     expect(JSON.parse(judged.choices[0]?.message.content ?? '')).toEqual({
       analysis: [
-        { index: 0, verdict: 'SUPPORTED', reason: '回放：引用已由 EvidenceGuard 核对，按其结论' },
-        { index: 1, verdict: 'SUPPORTED', reason: '回放：引用已由 EvidenceGuard 核对，按其结论' },
+        ['SUPPORTED', '回放：引用已由 EvidenceGuard 核对，按其结论'],
+        ['SUPPORTED', '回放：引用已由 EvidenceGuard 核对，按其结论'],
       ],
-      conclusion: { verdict: 'SUPPORTED', reason: '回放：引用已由 EvidenceGuard 核对，按其结论' },
+      conclusion: ['SUPPORTED', '回放：引用已由 EvidenceGuard 核对，按其结论'],
     });
     expect(model.responses.agent).toHaveLength(1);
     expect(model.responses.judge).toHaveLength(1);

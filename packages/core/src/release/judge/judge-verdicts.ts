@@ -6,8 +6,12 @@ import type { DiagnosisDraft } from '../../draft/diagnosis-draft.ts';
 export const VERDICTS = Object.freeze(['SUPPORTED', 'UNSUPPORTED', 'UNCLEAR'] as const);
 export type Verdict = (typeof VERDICTS)[number];
 
-/** The longest reason the judge may give for one verdict, in characters (one line). */
-export const MAX_VERDICT_REASON_CHARS = 200;
+/**
+ * The longest reason the judge may give for one verdict, in characters (one line). NOTE: a reason is output the judge
+ * pays for at the output price on every claim; the report shows it and a removed claim's limitation line quotes it,
+ * and for both a short line naming the fact found or missing is enough.
+ */
+export const MAX_VERDICT_REASON_CHARS = 120;
 
 const verdictSchema = v.picklist(VERDICTS);
 const reasonSchema = v.pipe(
@@ -17,29 +21,24 @@ const reasonSchema = v.pipe(
   v.regex(/^[^\r\n]+$/, 'one line'),
 );
 
-/** Verdicts on a list of the Draft's claims, each by its 0-based index (at most `max` items). */
-const indexedVerdicts = (max: number) =>
-  v.pipe(
-    v.array(
-      v.strictObject({
-        index: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(max - 1)),
-        verdict: verdictSchema,
-        reason: reasonSchema,
-      }),
-    ),
-    v.maxLength(max),
-  );
+/** One verdict as the judge writes it: `[verdict, reason]`. */
+const positionalVerdict = v.strictTuple([verdictSchema, reasonSchema]);
+
+/** Verdicts on a list of the Draft's claims, positional: the i-th entry is the verdict on the i-th claim. */
+const positionalVerdicts = (max: number) => v.pipe(v.array(positionalVerdict), v.maxLength(max));
 
 /**
- * The judge's output: one verdict per analysis item of the Draft (by its 0-based index), one for the conclusion
- * (null when the Draft has none), and one per recommendation and per action-plan step (each list may be left out
- * only when the Draft has none of its kind). Strict objects: unknown keys are refused.
+ * The judge's output, positional: one `[verdict, reason]` per analysis item of the Draft, in its order; one for the
+ * conclusion (null when the Draft has none); and one per recommendation and per action-plan step (each list may be
+ * left out only when the Draft has none of its kind). NOTE: an entry's place names its claim, so it carries no
+ * `index` and no keys (about 9 tokens a verdict fewer than `{"index", "verdict", "reason"}`). Strict: unknown keys and
+ * longer tuples are refused.
  */
 export const judgeVerdictsSchema = v.strictObject({
-  analysis: indexedVerdicts(10),
-  conclusion: v.nullable(v.strictObject({ verdict: verdictSchema, reason: reasonSchema })),
-  recommendations: v.optional(indexedVerdicts(8)),
-  action_plan: v.optional(indexedVerdicts(8)),
+  analysis: positionalVerdicts(10),
+  conclusion: v.nullable(positionalVerdict),
+  recommendations: v.optional(positionalVerdicts(8)),
+  action_plan: v.optional(positionalVerdicts(8)),
 });
 
 /** One verdict on a claim of a list (an analysis item, a recommendation, an action-plan step). */
@@ -65,9 +64,9 @@ export function judgeVerdictsJsonSchema(): object {
 /**
  * Strictly parses the judge's final text as its verdicts on `draft`, like the Draft itself: `JSON.parse` of the text
  * as it is (no fence, no prefix, no repair), the schema, then the cross-checks a schema cannot say: exactly one
- * verdict per analysis item, per recommendation and per action-plan step (every index from 0 to n-1 once, in each
- * list) and a conclusion verdict exactly when the Draft has a conclusion. Anything else is garbage, and the guard
- * fails closed on it.
+ * verdict per analysis item, per recommendation and per action-plan step (each list as long as the Draft's) and a
+ * conclusion verdict exactly when the Draft has a conclusion. Anything else is garbage, and the guard fails closed on
+ * it. The verdicts come back in the report's form, each list's entries with their index.
  */
 export function parseJudgeVerdicts(
   text: string,
@@ -82,19 +81,18 @@ export function parseJudgeVerdicts(
   const result = v.safeParse(judgeVerdictsSchema, value);
   if (!result.success) return { ok: false };
   const output = result.output;
-  const analysis = eachOnce(output.analysis, draft.analysis.length);
-  const recommendations = eachOnce(output.recommendations ?? [], draft.recommendations.length);
-  const actionPlan = eachOnce(output.action_plan ?? [], draft.action_plan.length);
+  const analysis = onePerClaim(output.analysis, draft.analysis.length);
+  const recommendations = onePerClaim(output.recommendations ?? [], draft.recommendations.length);
+  const actionPlan = onePerClaim(output.action_plan ?? [], draft.action_plan.length);
   if (analysis === null || recommendations === null || actionPlan === null) return { ok: false };
   if ((output.conclusion === null) !== (draft.conclusion === null)) return { ok: false };
-  return {
-    ok: true,
-    verdicts: { analysis, conclusion: output.conclusion, recommendations, action_plan: actionPlan },
-  };
+  const conclusion =
+    output.conclusion === null ? null : { verdict: output.conclusion[0], reason: output.conclusion[1] };
+  return { ok: true, verdicts: { analysis, conclusion, recommendations, action_plan: actionPlan } };
 }
 
-/** `verdicts` in index order when they name every index from 0 to `count` - 1 exactly once; null otherwise. */
-function eachOnce(verdicts: readonly IndexedVerdict[], count: number): IndexedVerdict[] | null {
-  const sorted = [...verdicts].sort((a, b) => a.index - b.index);
-  return sorted.length === count && sorted.every((verdict, position) => verdict.index === position) ? sorted : null;
+/** The positional verdicts with their indexes when there is exactly one per claim (`count` of them); null otherwise. */
+function onePerClaim(verdicts: readonly (readonly [Verdict, string])[], count: number): IndexedVerdict[] | null {
+  if (verdicts.length !== count) return null;
+  return verdicts.map(([verdict, reason], index) => ({ index, verdict, reason }));
 }

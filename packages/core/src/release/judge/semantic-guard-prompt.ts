@@ -36,8 +36,8 @@ export function buildSemanticGuardInstructions(): string {
     '- UNCLEAR：证据被截断或不足以判断。',
     '只依据所引证据，不用常识补足；无关证据不算支持；运行手册（lookup_knowledge）只证明手册如此记载；带 source: "past_incident" 的命中是过去某次运行的结论，不能证明本次的任何事。',
     '',
-    `只输出一个 JSON 对象，无代码块、其他文字或字段：各列表按 index（从 0 起）给每一条恰好一个 verdict；draft 无 conclusion 时 "conclusion": null；reason 一行（≤${MAX_VERDICT_REASON_CHARS} 字），写明依据或缺少的事实。例如：`,
-    '{"analysis":[{"index":0,"verdict":"SUPPORTED","reason":"日志显示连接池耗尽"}],"conclusion":{"verdict":"UNCLEAR","reason":"第 1 条被截断"},"recommendations":[],"action_plan":[{"index":0,"verdict":"UNSUPPORTED","reason":"证据中没有发布记录"}]}',
+    `只输出一个 JSON 对象，无代码块、其他文字或字段：每条为 [verdict, reason]，各列表按 draft 中的顺序给每一条恰好一条；draft 无 conclusion 时 "conclusion": null；reason 一行、尽量短（≤${MAX_VERDICT_REASON_CHARS} 字），只写依据或缺少的事实。例如：`,
+    '{"analysis":[["SUPPORTED","日志显示连接池耗尽"]],"conclusion":["UNCLEAR","第 1 条被截断"],"recommendations":[],"action_plan":[["UNSUPPORTED","证据中没有发布记录"]]}',
   ].join('\n');
 }
 
