@@ -17,3 +17,14 @@ export const SLACK_CARD_STREAM_FILTERS = Object.freeze([
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: ['RUN'] } } } },
   { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['run_feedback'] } } } },
 ]);
+
+/**
+ * The SlackCards mapping's batching, stated rather than left to Lambda's defaults (for a DynamoDB stream: 100
+ * records, no window; docs.aws.amazon.com/lambda/latest/dg/services-ddb-params.html) so that bench/slack-card.ts
+ * simulates the mapping from the values deployed. NOTE: no batching window: the first card (a run inserted) and the
+ * final one (a run ended) reach SlackWork at the mapping's next poll of the shard, not up to a window later. Not a
+ * second mapping for them: the table's stream already has two readers (this one and RunFinished), and Lambda documents
+ * two as the most a DynamoDB stream's shard serves before it throttles. Progress still coalesces in the function: a
+ * record within the card's 5 s interval costs one read.
+ */
+export const SLACK_CARD_STREAM_BATCHING = Object.freeze({ batchSize: 100, maximumBatchingWindowInSeconds: 0 });

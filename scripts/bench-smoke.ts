@@ -13,8 +13,8 @@ import { join } from 'node:path';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
-/** Modules of bench/ that measure nothing themselves: shared figures, and `npm run bench`'s sequence. */
-export const BENCH_HELPERS: ReadonlySet<string> = new Set(['latency.ts', 'run-all.ts']);
+/** Modules of bench/ that measure nothing themselves: shared figures, a simulation, and `npm run bench`'s sequence. */
+export const BENCH_HELPERS: ReadonlySet<string> = new Set(['latency.ts', 'run-all.ts', 'simulated-stream-mapping.ts']);
 
 interface SmokeRun {
   args?: readonly string[];

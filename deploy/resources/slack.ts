@@ -5,7 +5,7 @@
  * work on SlackWorkQueue → SlackWork starts runs and follow-ups, records ratings and keeps each run's card up to date
  * from the table's stream. Each app's bot token and signing secret are SST secrets named in the stage file.
  */
-import { SLACK_CARD_STREAM_FILTERS, slackSecretNames } from '../slack.ts';
+import { SLACK_CARD_STREAM_BATCHING, SLACK_CARD_STREAM_FILTERS, slackSecretNames } from '../slack.ts';
 import type { Apis, RunRoutes } from './api.ts';
 import type { Secrets } from './diagnose.ts';
 import { pickSettings, type Stage } from './stage.ts';
@@ -91,14 +91,13 @@ export function createSlack(
     ],
   });
   slackQueue.subscribe(slackWork.arn, { batch: { size: 10, partialResponses: true } });
-  // NOTE: no batching window: the first card (a run inserted) and the final one (a run ended) reach SlackWork at the
-  // mapping's next poll, not up to 2 s later. Not a second mapping for them: the table's stream already has two
-  // readers (this one and RunFinished), and Lambda documents two as the most a DynamoDB stream's shard serves before
-  // it throttles. Progress still coalesces in the function: a record within the card's 5 s interval costs one read.
+  // NOTE: no batching window (SLACK_CARD_STREAM_BATCHING says why): the first and final cards wait on none.
   table.subscribe('SlackCards', slackWork.arn, {
     filters: [...SLACK_CARD_STREAM_FILTERS],
     transform: {
       eventSourceMapping: (args) => {
+        args.batchSize = SLACK_CARD_STREAM_BATCHING.batchSize;
+        args.maximumBatchingWindowInSeconds = SLACK_CARD_STREAM_BATCHING.maximumBatchingWindowInSeconds;
         args.functionResponseTypes = ['ReportBatchItemFailures'];
         args.bisectBatchOnFunctionError = true;
         args.maximumRetryAttempts = 3;

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SLACK_CARD_STREAM_FILTERS } from '../../../deploy/slack.ts';
+import { SLACK_CARD_STREAM_BATCHING, SLACK_CARD_STREAM_FILTERS } from '../../../deploy/slack.ts';
 import { RATING_SETTING_NAMES, RATING_TABLE_ACCESS } from '../../../functions/ratings/rating-access.ts';
 import { type FakePlatform, runSstConfigOn } from '../../support/fake-sst-platform.ts';
 
@@ -126,11 +126,12 @@ describe('sst.config.ts: the Slack card on the table stream', async () => {
     const mapping: Record<string, unknown> = {};
     options.transform.eventSourceMapping(mapping);
     expect(mapping).toEqual({
+      ...SLACK_CARD_STREAM_BATCHING,
       functionResponseTypes: ['ReportBatchItemFailures'],
       bisectBatchOnFunctionError: true,
       maximumRetryAttempts: 3,
     });
-    expect(mapping.maximumBatchingWindowInSeconds).toBeUndefined();
+    expect(mapping.maximumBatchingWindowInSeconds).toBe(0);
   });
 
   it('keeps the table stream at two readers (the most a shard serves before Lambda’s readers are throttled)', () => {
