@@ -30,8 +30,8 @@ export const ISOLATED_UNIT_TESTS: Record<string, string> = {
 /**
  * The projects, run together by `npm test`: `unit` and `unit-isolated` (no Java, no database, no network: `npm run
  * test:unit`), `integration` (DynamoDB Local, MariaDB, real HTTP on 127.0.0.1) and `e2e` (the real handlers with Lambda events,
- * the local runner in child processes). The root's global setup runs once and starts one DynamoDB Local, only when
- * an integration or e2e project is selected.
+ * the `diagnosis` bin's commands in process, and in child processes where the process is what is tested). The root's
+ * global setup runs once and starts one DynamoDB Local, only when an integration or e2e project is selected.
  */
 export default defineConfig({
   test: {

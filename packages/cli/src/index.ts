@@ -10,3 +10,4 @@ export { renderReport } from './render/render-report.ts';
 export { renderHtml } from './render/trace-html.ts';
 export { renderMermaid } from './render/trace-mermaid.ts';
 export { renderTimeline } from './render/trace-timeline.ts';
+export { type CommandLine, runCommandLine } from './run-command-line.ts';

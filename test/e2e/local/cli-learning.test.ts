@@ -1,5 +1,5 @@
 /**
- * The learning loop through the `diagnosis` bin in child processes, on the test run's DynamoDB Local: the demo's run
+ * The learning loop through the `diagnosis` bin's commands in process (runCommandLine), on the test run's DynamoDB Local: the demo's run
  * rated with `diagnosis feedback`, captured with `diagnosis eval capture`, replayed by `diagnosis eval --scenarios`,
  * and two scorecards compared with `diagnosis eval compare`; the pseudonyms behind it shown by `diagnosis reveal`. The
  * `--json` of feedback, reveal and eval compare matches its committed JSON Schema (docs/schemas/run-feedback,
@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDynamoPastIncidentStore, createDynamoRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Finished, runBin } from '../../support/cli-process.ts';
+import { runInProcess } from '../../support/cli-in-process.ts';
+import type { Finished } from '../../support/cli-process.ts';
 import { localDynamoClient } from '../../support/dynamodb.ts';
 import { schemaErrors } from '../../support/json-schemas.ts';
 
@@ -20,9 +21,9 @@ const tableName = `cli-learning-${Date.now()}-${Math.random().toString(36).slice
 let dataDir: string;
 let runId = '';
 
-/** The bin in a child process, as a responder named `responder`, on the test run's DynamoDB Local and this file's table. */
+/** The bin's command in process, as a responder named `responder`, on the test run's DynamoDB Local and this file's table. */
 function diagnosis(args: string[], extra: Record<string, string> = {}): Promise<Finished> {
-  return runBin(args, {
+  return runInProcess(args, {
     USER: 'responder',
     DIAGNOSIS_LOCAL_DATA: dataDir,
     DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),

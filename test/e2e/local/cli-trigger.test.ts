@@ -1,16 +1,16 @@
 /**
- * `diagnosis trigger <event.json>` in child processes (issue 21): the example alarm through the real Trigger function
- * and the Diagnose function with the demo's scripted model, on the test run's DynamoDB Local; the incident's rules
- * across commands (a repeat attaches, a re-fire after the quiet period continues the session); a PagerDuty event
- * through the webhook function, signed by the command; `demo --alarm`. Every `--json` it prints (the started run in
- * full, an attached event, an ignored one) matches its committed JSON Schema (docs/schemas/trigger-report.schema.json,
- * issue 23), and the schema refuses what the output never is.
+ * `diagnosis trigger <event.json>` run in process (runCommandLine; issue 21): the example alarm through the real
+ * Trigger function and the Diagnose function with the demo's scripted model, on the test run's DynamoDB Local; the
+ * incident's rules across commands (a repeat attaches, a re-fire after the quiet period continues the session); a
+ * PagerDuty event through the webhook function, signed by the command; `demo --alarm`. Every `--json` it prints (the
+ * started run in full, an attached event, an ignored one) matches its committed JSON Schema
+ * (docs/schemas/trigger-report.schema.json, issue 23), and the schema refuses what the output never is.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runBin } from '../../support/cli-process.ts';
+import { runInProcess } from '../../support/cli-in-process.ts';
 import { schemaErrors } from '../../support/json-schemas.ts';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -22,7 +22,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const diagnosis = (args: string[]) =>
-  runBin(args, { DIAGNOSIS_LOCAL_DATA: dataDir, DYNAMODB_ENDPOINT: endpoint, DIAGNOSIS_TABLE_NAME: tableName });
+  runInProcess(args, { DIAGNOSIS_LOCAL_DATA: dataDir, DYNAMODB_ENDPOINT: endpoint, DIAGNOSIS_TABLE_NAME: tableName });
 
 const ALARM = 'examples/triggers/cloudwatch-alarm.json';
 
@@ -133,7 +133,7 @@ describe('diagnosis trigger', () => {
     async (file) => {
       // NOTE: a table of its own: the PagerDuty example has the fixture's event id, which the table would take for a
       // replay.
-      const finished = await runBin(['trigger', `examples/triggers/${file}`, '--scripted-model', '--json'], {
+      const finished = await runInProcess(['trigger', `examples/triggers/${file}`, '--scripted-model', '--json'], {
         DIAGNOSIS_LOCAL_DATA: dataDir,
         DYNAMODB_ENDPOINT: endpoint,
         DIAGNOSIS_TABLE_NAME: `${tableName}-examples`,

@@ -1,5 +1,5 @@
-// NOTE: over 300 lines on purpose: the diagnosis bin's commands, in child processes and in process, on the one DynamoDB
-// Local table and demo world set up at its start.
+// NOTE: over 300 lines on purpose: the diagnosis bin's commands, in process (runCommandLine) and in child processes
+// for what only a process shows, on the one DynamoDB Local table and demo world set up at its start.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import type { RunRecord, StoredToolInvocation } from '@diagnosis/core/store';
 import { createDynamoRunStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type CliIo, COMMANDS, runCli } from '../../../packages/cli/src/index.ts';
+import { runInProcess } from '../../support/cli-in-process.ts';
 import { type Finished, runBin } from '../../support/cli-process.ts';
 import { schemaErrors } from '../../support/json-schemas.ts';
 
@@ -24,13 +25,29 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** The bin in a child process, on the test run's DynamoDB Local and this file's own table. */
+/** The bin's command in process, on the test run's DynamoDB Local and this file's own table. */
 function diagnosis(args: string[], environment: Record<string, string> = {}): Promise<Finished> {
   return diagnosisIn(ROOT, args, { DIAGNOSIS_TABLE_NAME: tableName, ...environment });
 }
 
-/** The bin in a child process started in `directory` (where it reads a .env), on the test run's DynamoDB Local. */
+/** The bin's command in process, its working directory `directory` (where it reads a .env), on the test run's DynamoDB Local. */
 function diagnosisIn(directory: string, args: string[], environment: Record<string, string> = {}): Promise<Finished> {
+  return runInProcess(
+    args,
+    { DIAGNOSIS_LOCAL_DATA: dataDir, DYNAMODB_ENDPOINT: endpoint, ...environment },
+    { cwd: directory },
+  );
+}
+
+/**
+ * The bin in a child process started in `directory`, on the test run's DynamoDB Local, for what only a process shows:
+ * its own streams and exit code, its working directory, what it reads from its environment.
+ */
+function diagnosisProcess(
+  args: string[],
+  environment: Record<string, string> = {},
+  directory = ROOT,
+): Promise<Finished> {
   return runBin(
     args,
     { DIAGNOSIS_LOCAL_DATA: dataDir, DYNAMODB_ENDPOINT: endpoint, ...environment },
@@ -38,15 +55,21 @@ function diagnosisIn(directory: string, args: string[], environment: Record<stri
   );
 }
 
-describe('the diagnosis bin (child processes)', () => {
-  it('prints its own help listing every command, exit 0', async () => {
-    const finished = await diagnosis(['--help']);
+describe('the diagnosis bin', () => {
+  it('prints its own help listing every command, exit 0 (a child process)', async () => {
+    const finished = await diagnosisProcess(['--help'], { DIAGNOSIS_TABLE_NAME: tableName });
     expect(finished.code).toBe(0);
     expect(finished.stdout).toMatch(/^usage: diagnosis <command> \[arguments\] \[options\]\n/);
     for (const name of ['diagnose', 'demo', 'trace', 'runs', 'cancel', 'eval']) {
       expect(finished.stdout).toMatch(new RegExp(`^ {2}${name} +\\S`, 'm'));
     }
     expect(finished.stderr).toBe('');
+  });
+
+  it('refuses an unknown command with one line on its stderr and exit 64, nothing on stdout (a child process)', async () => {
+    const finished = await diagnosisProcess(['diagnoze'], { DIAGNOSIS_TABLE_NAME: tableName });
+    expect(finished).toMatchObject({ code: 64, signal: null, stdout: '' });
+    expect(finished.stderr).toMatch(/^diagnosis: unknown command 'diagnoze' \(commands: [^\n]+\)\n$/);
   });
 
   it.each(['diagnose', 'demo', 'trace', 'runs', 'cancel', 'eval', 'local', 'completion'])(
@@ -138,8 +161,9 @@ describe('the diagnosis bin (child processes)', () => {
 
   it('says on one line that the table is missing at a DynamoDB not of this machine, exit 69, naming the setting', async () => {
     // 127.0.0.2 is this machine too, but not an address the bin takes for its own: the table is not created there.
+    // NOTE: a child process: such an endpoint gets the AWS SDK's credential chain, which reads the process environment.
     const elsewhere = endpoint.replace('127.0.0.1', '127.0.0.2');
-    const finished = await diagnosis(['runs'], {
+    const finished = await diagnosisProcess(['runs'], {
       DYNAMODB_ENDPOINT: elsewhere,
       DIAGNOSIS_TABLE_NAME: 'no-such-table',
       AWS_ACCESS_KEY_ID: 'local',
@@ -323,7 +347,7 @@ describe('the live view of the demo (in process, 20 runs)', () => {
   }, 240_000);
 });
 
-describe('the second hour (child processes)', () => {
+describe('the second hour', () => {
   let folder: string;
   beforeAll(() => {
     folder = mkdtempSync(join(tmpdir(), 'diagnosis-dotenv-'));
@@ -332,10 +356,10 @@ describe('the second hour (child processes)', () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  it('prints its version, the package’s, exit 0', async () => {
+  it('prints its version, the package’s, exit 0 (a child process)', async () => {
     const version = JSON.parse(readFileSync(join(ROOT, 'packages/cli/package.json'), 'utf8')).version;
     for (const flag of ['--version', '-V']) {
-      const finished = await diagnosis([flag]);
+      const finished = await diagnosisProcess([flag], { DIAGNOSIS_TABLE_NAME: tableName });
       expect(finished).toMatchObject({ code: 0, stderr: '' });
       expect(finished.stdout).toBe(`diagnosis ${version} (node ${process.version})\n`);
     }
@@ -343,7 +367,8 @@ describe('the second hour (child processes)', () => {
 
   it('reads a .env in the working directory, below the environment, and never prints its values', async () => {
     writeFileSync(join(folder, '.env'), `# settings of this folder\nDIAGNOSIS_TABLE_NAME="SECRET table!"\n`);
-    const fromFile = await diagnosisIn(folder, ['runs']);
+    // The first in a child process started in the folder: the process's own working directory is where it reads.
+    const fromFile = await diagnosisProcess(['runs'], {}, folder);
     expect(fromFile.code).toBe(78);
     expect(fromFile.stderr).toBe(
       'diagnosis runs: invalid settings: DIAGNOSIS_TABLE_NAME (3 to 255 letters, digits and _ . -) (every setting and its form: docs/settings.md)\n',

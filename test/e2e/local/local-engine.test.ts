@@ -1,13 +1,15 @@
 /**
  * The DynamoDB Local a data folder shares (packages/cli/src/local/local-engine.ts), through the `diagnosis` bin in
- * child processes with no DYNAMODB_ENDPOINT: the only CLI tests that start Java on purpose. Timing-free: they count
- * the JVMs that persist into this test's data folder and read its engine note, never the clock.
+ * child processes with no DYNAMODB_ENDPOINT (a refusal before anything starts: in process): the only CLI tests that
+ * start Java on purpose. Timing-free: they count the JVMs that persist into this test's data folder and read its
+ * engine note, never the clock.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../../support/cli-in-process.ts';
 import { startBin } from '../../support/cli-process.ts';
 import { startDeepSeekServer } from '../../support/deepseek-server.ts';
 
@@ -19,6 +21,9 @@ const start = (args: string[], environment: Record<string, string> = {}) =>
   startBin(args, { DIAGNOSIS_LOCAL_DATA: join(dataDir, 'data'), ...environment }, { cwd: dataDir });
 
 const diagnosis = (args: string[], environment?: Record<string, string>) => start(args, environment).done;
+/** The bin's command in process, its working directory and data folder this test's, with no DynamoDB endpoint. */
+const diagnosisInProcess = (args: string[], environment: Record<string, string> = {}) =>
+  runInProcess(args, { DIAGNOSIS_LOCAL_DATA: join(dataDir, 'data'), ...environment }, { cwd: dataDir });
 const notePath = () => join(dataDir, 'data', 'dynamodb', 'engine.json');
 const note = (): { pid: number; endpoint: string } | undefined =>
   existsSync(notePath()) ? JSON.parse(readFileSync(notePath(), 'utf8')) : undefined;
@@ -75,7 +80,7 @@ describe('the data folder’s shared DynamoDB Local', { timeout: 120_000 }, () =
       64,
     ],
   ])('refuses %s before anything starts: no engine, no note', async (_label, args, environment, code) => {
-    const finished = await diagnosis(args as string[], environment as Record<string, string>);
+    const finished = await diagnosisInProcess(args as string[], environment as Record<string, string>);
     expect(finished.code).toBe(code);
     expect(finished.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(jvms()).toEqual([]);
@@ -83,7 +88,7 @@ describe('the data folder’s shared DynamoDB Local', { timeout: 120_000 }, () =
   });
 
   it('names the refused setting and its form on one line, never its value', async () => {
-    const finished = await diagnosis(['diagnose', 'q'], {
+    const finished = await diagnosisInProcess(['diagnose', 'q'], {
       DIAGNOSIS_MODEL_API_KEY: 'sk-t',
       DIAGNOSIS_MODEL_PROFILE: 'SECRET-PROFILE',
       RETENTION_DAYS: 'SECRET-DAYS',

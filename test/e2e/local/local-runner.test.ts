@@ -1,11 +1,12 @@
-// NOTE: over 300 lines on purpose: the local runner in child processes on one shared table: diagnose, then the trace
-// and the demo of those runs.
+// NOTE: over 300 lines on purpose: the local runner on one shared table, in process (runCommandLine) and in child
+// processes for what only a process shows: diagnose, then the trace and the demo of those runs.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHROMIUM, distinctColours, inkShare, isCjkFontName, visitPage } from '../../support/chromium.ts';
-import { type RunningBin, startBin } from '../../support/cli-process.ts';
+import { startInProcess } from '../../support/cli-in-process.ts';
+import { startBin } from '../../support/cli-process.ts';
 import { startDeepSeekServer, wireText, wireToolCalls } from '../../support/deepseek-server.ts';
 import { schemaErrors } from '../../support/json-schemas.ts';
 import { e1001ScriptedConversation } from '../../support/lambda-events.ts';
@@ -15,7 +16,7 @@ if (CHROMIUM === undefined && !process.env.CI) {
   console.warn('\n!!! Chromium not found (apt-get install chromium): the trace page rendering test is SKIPPED !!!\n');
 }
 const conversation = e1001ScriptedConversation();
-// NOTE: every child process works on the suite's one DynamoDB Local (its own table), never starting Java itself;
+// NOTE: every command works on the suite's one DynamoDB Local (its own table), never starting Java itself;
 // the engine a data folder starts and shares is tested in local-engine.test.ts.
 const endpoint = inject('dynamodbEndpoint');
 const tableName = `runner-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
@@ -31,16 +32,24 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** The `diagnosis` bin with a command, as `npm run <command>` runs it. */
+/** The environment of every command here: this file's table and data folder, the loopback model. */
+const runnerEnvironment = (environment: Record<string, string>) => ({
+  DIAGNOSIS_LOCAL_DATA: dataDir,
+  DYNAMODB_ENDPOINT: endpoint,
+  DIAGNOSIS_TABLE_NAME: tableName,
+  DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
+  DIAGNOSIS_MODEL_API_KEY: 'sk-runner-test',
+  ...environment,
+});
+
+/** The `diagnosis` bin's command in process. */
 function start(command: string, args: string[], environment: Record<string, string> = {}) {
-  return startBin([command, ...args], {
-    DIAGNOSIS_LOCAL_DATA: dataDir,
-    DYNAMODB_ENDPOINT: endpoint,
-    DIAGNOSIS_TABLE_NAME: tableName,
-    DIAGNOSIS_MODEL_BASE_URL: server.baseURL,
-    DIAGNOSIS_MODEL_API_KEY: 'sk-runner-test',
-    ...environment,
-  });
+  return startInProcess([command, ...args], runnerEnvironment(environment));
+}
+
+/** The `diagnosis` bin with a command in a child process, as `npm run <command>` runs it: for its streams and signals. */
+function startProcess(command: string, args: string[], environment: Record<string, string> = {}) {
+  return startBin([command, ...args], runnerEnvironment(environment));
 }
 
 /** Whether a command started an engine of its own for this data folder (it never should: an endpoint is given). */
@@ -49,7 +58,7 @@ const engineStarted = () => existsSync(join(dataDir, 'dynamodb', 'engine.json'))
 const diagnose = (args: string[], environment?: Record<string, string>) => start('diagnose', args, environment).done;
 
 /** The run id a runner printed on stderr (it prints it before the first model call). */
-async function runIdOf(runner: RunningBin): Promise<string> {
+async function runIdOf(runner: Pick<ReturnType<typeof start>, 'matches'>): Promise<string> {
   return (await runner.matches('stderr', /run ([0-9A-Z]{26}) {2}enterprise/))[1] ?? '';
 }
 
@@ -58,18 +67,20 @@ async function runIdOf(runner: RunningBin): Promise<string> {
  * its cancel flag is polled every 100 ms, as the e2e world's handlers poll it, instead of the product's 2 s: the
  * cancel tests then wait for the cancel itself, not for a poll interval.
  */
-async function runnerWaitingForTheModel() {
+async function runnerWaitingForTheModel<Runner extends ReturnType<typeof start>>(
+  startWith: (command: string, args: string[], environment: Record<string, string>) => Runner,
+): Promise<Runner> {
   const { promise: reached, resolve: arrived } = Promise.withResolvers<void>();
   server.script.push(() => {
     arrived();
     return new Promise(() => undefined);
   });
-  const runner = start('diagnose', [conversation.query], { DIAGNOSIS_CANCEL_POLL_MS: '100' });
+  const runner = startWith('diagnose', [conversation.query], { DIAGNOSIS_CANCEL_POLL_MS: '100' });
   await runner.until(reached);
   return runner;
 }
 
-describe('diagnosis diagnose (the local runner, in a child process)', () => {
+describe('diagnosis diagnose (the local runner)', () => {
   let publishedRunId = '';
 
   it('publishes the E1001 diagnosis with --json, exit 0, and leaves the run in the table, on the given DynamoDB', async () => {
@@ -116,10 +127,10 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     expect(engineStarted()).toBe(false);
   });
 
-  it('shows a live timeline and the report for a person without --json', async () => {
+  it('shows a live timeline and the report for a person without --json (a child process: its own streams)', async () => {
     server.script.push(...structuredClone(conversation.responses));
     server.judgeScript.push(...structuredClone(conversation.judgeResponses));
-    const finished = await diagnose([conversation.query]);
+    const finished = await startProcess('diagnose', [conversation.query]).done;
     expect(finished.code).toBe(0);
     expect(finished.stderr).toMatch(
       /▸ round 1 {2}[\d,]+ in \/ [\d,]+ out tokens {2}\d+(\.\d)? m?s {2}→ lookup_knowledge/,
@@ -216,8 +227,8 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
     expect(finished.stdout).toBe('');
   });
 
-  it('ends the run CANCELLED in the table and exits 130 on Ctrl-C (SIGINT)', async () => {
-    const runner = await runnerWaitingForTheModel();
+  it('ends the run CANCELLED in the table and exits 130 on Ctrl-C (SIGINT, a child process)', async () => {
+    const runner = await runnerWaitingForTheModel(startProcess);
     runner.child.kill('SIGINT');
     const finished = await runner.done;
     expect(finished.code).toBe(130);
@@ -229,7 +240,7 @@ describe('diagnosis diagnose (the local runner, in a child process)', () => {
   });
 
   it('cancels a run started in another terminal with npm run cancel', async () => {
-    const runner = await runnerWaitingForTheModel();
+    const runner = await runnerWaitingForTheModel(start);
     const runId = await runIdOf(runner);
     const cancelled = await start('cancel', [runId]).done;
     expect(cancelled).toMatchObject({ code: 0 });
