@@ -1,5 +1,5 @@
 /**
- * `diagnosis diagnose --batch FILE --json` in a child process (issue 23): the report matches its committed JSON
+ * `diagnosis diagnose --batch FILE --json` run in process (issue 23): the report matches its committed JSON
  * Schema (docs/schemas/batch-report.schema.json), a good item and a refused one alike; and the schema refuses what the
  * report never is.
  */
@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runBin } from '../../support/cli-process.ts';
+import { runInProcess } from '../../support/cli-in-process.ts';
 import { schemaErrors } from '../../support/json-schemas.ts';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -29,11 +29,14 @@ describe('diagnosis diagnose --batch --json', () => {
         .map((request) => JSON.stringify(request))
         .join('\n'),
     );
-    const finished = await runBin(['diagnose', '--batch', file, '--concurrency', '2', '--scripted-model', '--json'], {
-      DIAGNOSIS_LOCAL_DATA: dataDir,
-      DYNAMODB_ENDPOINT: endpoint,
-      DIAGNOSIS_TABLE_NAME: `cli-batch-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
-    });
+    const finished = await runInProcess(
+      ['diagnose', '--batch', file, '--concurrency', '2', '--scripted-model', '--json'],
+      {
+        DIAGNOSIS_LOCAL_DATA: dataDir,
+        DYNAMODB_ENDPOINT: endpoint,
+        DIAGNOSIS_TABLE_NAME: `cli-batch-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
+      },
+    );
     const report = JSON.parse(finished.stdout);
     expect(schemaErrors('batch-report', report)).toEqual([]);
     expect(report).toMatchObject({

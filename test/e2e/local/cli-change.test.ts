@@ -1,5 +1,5 @@
 /**
- * `diagnosis change <event.json>` in child processes: every example of examples/changes/ through the real change
+ * `diagnosis change <event.json>` run in process: every example of examples/changes/ through the real change
  * functions (signed by the command as its sender signs), recorded once on the test run's DynamoDB Local in its
  * enterprise's partition; a repeat is a duplicate; a stale change and an ambiguous body are refused.
  */
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDynamoChangeStore } from '@diagnosis/core/store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runBin } from '../../support/cli-process.ts';
+import { runInProcess } from '../../support/cli-in-process.ts';
 import { localDynamoClient } from '../../support/dynamodb.ts';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -20,7 +20,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const diagnosis = (args: string[]) =>
-  runBin(args, { DIAGNOSIS_LOCAL_DATA: dataDir, DYNAMODB_ENDPOINT: endpoint, DIAGNOSIS_TABLE_NAME: tableName });
+  runInProcess(args, { DIAGNOSIS_LOCAL_DATA: dataDir, DYNAMODB_ENDPOINT: endpoint, DIAGNOSIS_TABLE_NAME: tableName });
 
 const EXAMPLES: [string, string[], string][] = [
   ['argocd-sync.json', [], 'payment-gateway'],

@@ -1,5 +1,5 @@
 /**
- * `diagnosis eval --json` in a child process (issue 23): the scorecard matches its committed JSON Schema
+ * `diagnosis eval --json` run in process (issue 23): the scorecard matches its committed JSON Schema
  * (docs/schemas/eval-report.schema.json) for a diagnosed, an abstaining and a deliberately wrong scenario, and for the
  * rows a run without a result has (skipped, error); the schema's word lists are the code's; and it refuses what the
  * report never is. The captured scenario's row is checked in capture-replay.test.ts.
@@ -7,7 +7,7 @@
 import { FEEDBACK_VERDICTS, STATUS_WORDS, TOOL_NAMES } from '@diagnosis/core';
 import { CATEGORIES, VERDICTS } from '@diagnosis/eval';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { runBin } from '../../support/cli-process.ts';
+import { runInProcess } from '../../support/cli-in-process.ts';
 import { loadSchema, schemaErrors } from '../../support/json-schemas.ts';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -15,7 +15,7 @@ const ONLY = ['cascade-migration-index', 'timezone-utc-misread', 'red-herring-ka
 let report: Record<string, unknown> & { scenarios: Record<string, unknown>[] };
 
 beforeAll(async () => {
-  const finished = await runBin(['eval', '--json', '--only', ONLY.join(','), '--concurrency', '3'], {
+  const finished = await runInProcess(['eval', '--json', '--only', ONLY.join(','), '--concurrency', '3'], {
     DYNAMODB_ENDPOINT: endpoint,
   });
   expect(finished.stderr).not.toContain('stopped by');

@@ -1,18 +1,19 @@
 /**
- * The command line's traps of a newcomer's second hour (#47), through the bin in child processes: each refusal says
- * what to do next, and each example works as printed. Every test here failed before its fix: a `.env` made from
- * `.env.example` with its secret lines uncommented was refused without naming `--stage <file>`; a key copied as
- * `sk-…` failed the run with a TypeError instead of a settings refusal; a stage file's alertChannel outside its
- * channels was refused naming neither the app nor the channel; `serve --help`'s curl had no content-type (415); `runs` with a
- * filter that matched nothing said "no runs yet"; a second `demo --alarm` printed nothing on stdout and told the
- * user to add `--now`, an option demo does not have.
+ * The command line's traps of a newcomer's second hour (#47), through the bin's commands in process (a serving `serve`
+ * in a child process): each refusal says what to do next, and each example works as printed. Every test here failed
+ * before its fix: a `.env` made from `.env.example` with its secret lines uncommented was refused without naming
+ * `--stage <file>`; a key copied as `sk-…` failed the run with a TypeError instead of a settings refusal; a stage
+ * file's alertChannel outside its channels was refused naming neither the app nor the channel; `serve --help`'s curl
+ * had no content-type (415); `runs` with a filter that matched nothing said "no runs yet"; a second `demo --alarm`
+ * printed nothing on stdout and told the user to add `--now`, an option demo does not have.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runBin, startServeBin } from '../../support/cli-process.ts';
+import { runInProcess } from '../../support/cli-in-process.ts';
+import { startServeBin } from '../../support/cli-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const endpoint = inject('dynamodbEndpoint');
@@ -68,7 +69,7 @@ describe('a .env made from .env.example with its secret lines uncommented', () =
     expect(dotEnv.match(/^(Slack|Webhook)\w+=/gm)).toHaveLength(3);
     writeFileSync(join(folder, '.env'), dotEnv);
     try {
-      const refused = await runBin(['serve', '--scripted-model', '--port', '0'], environment(), { cwd: folder });
+      const refused = await runInProcess(['serve', '--scripted-model', '--port', '0'], environment(), { cwd: folder });
       expect(refused).toMatchObject({
         code: 78,
         stdout: '',
@@ -93,7 +94,7 @@ describe('a .env made from .env.example with its secret lines uncommented', () =
 
 describe('a model key copied with characters HTTP cannot carry', () => {
   it('is refused as a setting before anything starts, naming the key, never its value (exit 78)', async () => {
-    const finished = await runBin(
+    const finished = await runInProcess(
       ['diagnose', 'E1001 的订单从 14:05 开始大量失败，为什么？'],
       environment({ DIAGNOSIS_MODEL_API_KEY: 'sk-SECRET…' }),
     );
@@ -108,7 +109,7 @@ describe('a model key copied with characters HTTP cannot carry', () => {
 
 describe('a model key copied with characters HTTP cannot carry, for eval --live', () => {
   it('is refused as a setting before any scenario starts (exit 78), not every scenario ending ERROR', async () => {
-    const finished = await runBin(
+    const finished = await runInProcess(
       ['eval', '--live', '--only', 'cascade-migration-index'],
       environment({ DIAGNOSIS_MODEL_API_KEY: 'sk-SECRET…' }),
     );
@@ -126,7 +127,7 @@ describe("a stage file's alertChannel outside its channels", () => {
     const stage = join(folder, 'alert-channel.json');
     const app = { ...STAGE_NAMING_THE_EXAMPLE_SECRETS.slack.apps[0], alertChannel: 'C0NOTMINE' };
     writeFileSync(stage, JSON.stringify({ slack: { apps: [app] } }));
-    const finished = await runBin(['serve', '--scripted-model', '--stage', stage], environment());
+    const finished = await runInProcess(['serve', '--scripted-model', '--stage', stage], environment());
     expect(finished).toMatchObject({
       code: 78,
       stderr: `diagnosis serve: ${stage}: invalid Slack app setting: slack.apps[0].alertChannel (app e1001's alertChannel C0NOTMINE is not one of its channels C0E1001AA: add it to channels, or name one of them)\n`,
@@ -136,7 +137,7 @@ describe("a stage file's alertChannel outside its channels", () => {
 
 describe("serve --help's example curl", () => {
   it('starts a run as printed (its content-type included): 202', async () => {
-    const help = await runBin(['serve', '--help'], environment());
+    const help = await runInProcess(['serve', '--help'], environment());
     const curl = help.stdout
       .split('\n')
       .map((line) => line.trim())
@@ -155,7 +156,7 @@ describe("serve --help's example curl", () => {
 
 describe('runs with a filter that matches nothing', () => {
   it('says the filter matched nothing, not that there are no runs yet', async () => {
-    const finished = await runBin(['runs', '--enterprise', 'E9999'], environment());
+    const finished = await runInProcess(['runs', '--enterprise', 'E9999'], environment());
     expect(finished).toMatchObject({
       code: 0,
       stdout: 'no run matches --enterprise E9999: diagnosis runs without it lists every run\n',
@@ -165,16 +166,16 @@ describe('runs with a filter that matches nothing', () => {
 
 describe('demo --alarm twice on the same data', () => {
   it('says the second time that the alarm attached to the first run, and what to do for a new one (exit 0)', async () => {
-    const first = await runBin(['demo', '--alarm'], environment());
+    const first = await runInProcess(['demo', '--alarm'], environment());
     expect(first.code, first.stderr).toBe(0);
-    const again = await runBin(['demo', '--alarm'], environment());
+    const again = await runInProcess(['demo', '--alarm'], environment());
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(
       /^no new run: the event attached to run \w{26} \(PUBLISHED\) of the same incident, as its event 1 \(TRIGGERED; 1 attached so far\)\n$/,
     );
     expect(again.stderr).toContain('DIAGNOSIS_LOCAL_DATA=$(mktemp -d) npm run demo -- --alarm');
     expect(again.stderr).not.toContain('add --now');
-    const help = await runBin(['demo', '--help'], environment());
+    const help = await runInProcess(['demo', '--help'], environment());
     expect(help.stdout).toMatch(/^ {2}0 +the diagnosis was published; --alarm again on the same data: .*attached/m);
   });
 });

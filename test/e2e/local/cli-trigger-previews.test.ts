@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SlackMessage } from '../../../functions/delivery/slack-message.ts';
 import { blockKitViolations } from '../../support/block-kit.ts';
-import { runBin } from '../../support/cli-process.ts';
+import { runInProcess } from '../../support/cli-in-process.ts';
 import { schemaErrors } from '../../support/json-schemas.ts';
 import { type LoopbackReceiver, startLoopbackReceiver } from '../../support/loopback-receiver.ts';
 
@@ -30,7 +30,7 @@ afterAll(async () => {
 
 /** Each test its own table: the same alarm would otherwise attach to the incident's open run. */
 const diagnosis = (args: string[]) =>
-  runBin(args, {
+  runInProcess(args, {
     DIAGNOSIS_LOCAL_DATA: dataDir,
     DYNAMODB_ENDPOINT: endpoint,
     DIAGNOSIS_TABLE_NAME: `cli-previews-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runBin } from '../../support/cli-process.ts';
+import { runInProcess } from '../../support/cli-in-process.ts';
 
 const endpoint = inject('dynamodbEndpoint');
 let dataDir: string;
@@ -21,7 +21,7 @@ afterAll(() => {
 
 describe('diagnosis trigger --slack', () => {
   it('plays the card, a click and a follow-up in the thread against a loopback Slack', async () => {
-    const finished = await runBin(
+    const finished = await runInProcess(
       ['trigger', 'examples/triggers/cloudwatch-alarm.json', '--scripted-model', '--slack'],
       {
         DIAGNOSIS_LOCAL_DATA: dataDir,
