@@ -55,11 +55,11 @@ interface PathSample {
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 const p50p95 = (values: number[]) => `${ms(percentile(values, 50))} (p95 ${ms(percentile(values, 95))})`;
-const parts = (samples: PathSample[]) =>
-  `${percentile(
-    samples.map((sample) => sample.requests),
-    50,
-  )} DynamoDB requests of SlackWork before its call; write ${p50p95(samples.map((sample) => sample.write))}, stream to SlackWork ${p50p95(samples.map((sample) => sample.stream))}, SlackWork to Slack ${p50p95(samples.map((sample) => sample.slack))}`;
+const parts = (samples: PathSample[]) => {
+  const of = (part: keyof PathSample) => samples.map((sample) => sample[part]);
+  const requests = `${percentile(of('requests'), 50)} DynamoDB requests of SlackWork before its call`;
+  return `${requests}; write ${p50p95(of('write'))}, stream to SlackWork ${p50p95(of('stream'))}, SlackWork to Slack ${p50p95(of('slack'))}`;
+};
 
 function commitOf(): string {
   try {
