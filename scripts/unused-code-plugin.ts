@@ -14,6 +14,13 @@
  *   they were parsed at every cold start of Diagnose: about 16 M instructions. Their stubs export the same names
  *   (checked against zod's files at every build); the two error classes and `INVALID` are the real ones' equals, the
  *   functions throw, naming why.
+ * - zod's JSON Schema writer (`z.toJSONSchema`, `v4/core/to-json-schema.js` and `json-schema-processors.js`, 21 KB):
+ *   zod's schemas import it for their `toJSONSchema()` and `~standard.jsonSchema` members, which build nothing until
+ *   called, and the AI SDK calls it only to send a zod schema to a model (`zodSchema(…).jsonSchema`). Every schema
+ *   this project sends is JSON Schema already (its tools are `jsonSchema(…)`, generated at build time); the AI SDK's and
+ *   the provider's own zod schemas only parse. Kept, it was parsed at every cold start of Diagnose: about 4.5 M
+ *   instructions. Its stub is written from the real files' export lists at every build, so the names always match;
+ *   each throws, naming why (the two member factories return the function that throws).
  * - HTTP/2, in every function but the one client that uses it. `@smithy/node-http-handler`'s index exports both of its
  *   handlers, and only the Bedrock Agent Runtime client (Diagnose's `KNOWLEDGE_BACKEND=bedrock`, a dynamic import)
  *   takes `NodeHttp2Handler`. Through the one index the others share with it, esbuild puts the HTTP/2 handler into the
@@ -32,7 +39,7 @@
  * so does it if `ai`'s file no longer holds that literal exactly once.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Plugin } from 'esbuild';
 
 const NAMESPACE = 'unused-code';
@@ -91,12 +98,35 @@ export const fromJSONSchema = () => {
   },
 };
 
-/** The names `file` exports (`export const|let|class|function|async function NAME`), as zod writes its modules. */
+/** The names `file` exports (`export const|let|class|function|async function NAME`, `export { a as NAME }`), as zod writes its modules. */
 function exportedNames(file: string): string[] {
   const source = readFileSync(file, 'utf8');
-  return [...source.matchAll(/^export (?:const|let|class|function|async function) ([A-Za-z_$][\w$]*)/gm)].map(
-    (match) => match[1] ?? '',
-  );
+  const declared = [...source.matchAll(/^export (?:const|let|class|function|async function) ([A-Za-z_$][\w$]*)/gm)];
+  const renamed = [...source.matchAll(/^export \{ [A-Za-z_$][\w$]* as ([A-Za-z_$][\w$]*) \};$/gm)];
+  return [...declared, ...renamed].map((match) => match[1] ?? '');
+}
+
+/**
+ * zod's JSON Schema writer: `toJSONSchema` and the per-type processors it runs (see the module comment). Every export of
+ * the real file is in the stub, so the names always match; each throws when called, but for the two factories zod
+ * calls while it builds a schema's `~standard` and `toJSONSchema` members: they return the function that throws.
+ */
+const ZOD_JSON_SCHEMA_WRITER: Record<string, readonly string[]> = {
+  'to-json-schema.js': ['createToJSONSchemaMethod', 'createStandardJSONSchemaMethod'],
+  'json-schema-processors.js': [],
+};
+
+/** The stub of zod's JSON Schema writer file `real` (its factories: {@link ZOD_JSON_SCHEMA_WRITER}). */
+function jsonSchemaWriterStub(real: string, factories: readonly string[]): string {
+  const lines = [
+    'const notInBuild = () => {',
+    "  throw new Error('zod\\'s toJSONSchema is not part of this build (scripts/unused-code-plugin.ts)');",
+    '};',
+  ];
+  for (const name of exportedNames(real)) {
+    lines.push(`export const ${name} = ${factories.includes(name) ? '() => notInBuild' : 'notInBuild'};`);
+  }
+  return lines.join('\n');
 }
 
 /** `@smithy/node-http-handler`'s index as this plugin knows it: the HTTP/1.1 part is re-exported, the rest left out. */
@@ -137,7 +167,23 @@ export function withTokenizeBuiltLate(path: string): { contents: string } | { er
   return { contents: parts.join(AI_TOKENIZE_BUILT) };
 }
 
-/** Stubs zod's locale index, compiler and JSON Schema importer and `@ai-sdk/gateway`, and keeps HTTP/2 to its one client. */
+/** How the provider imports zod, and the same names imported as a namespace esbuild can see through. */
+export const PROVIDER_ZOD_IMPORT = 'import { z } from "zod/v4";';
+const PROVIDER_ZOD_NAMESPACE = 'import * as z from "zod/v4";';
+
+/** The provider's file `path` importing zod as a namespace; an error unless it holds {@link PROVIDER_ZOD_IMPORT} once. */
+export function withZodNamespaceImport(path: string): { contents: string } | { errors: { text: string }[] } {
+  const source = readFileSync(path, 'utf8');
+  const parts = source.split(PROVIDER_ZOD_IMPORT);
+  if (parts.length !== 2) {
+    return {
+      errors: [{ text: `${path} no longer holds ${PROVIDER_ZOD_IMPORT} once: review scripts/unused-code-plugin.ts` }],
+    };
+  }
+  return { contents: parts.join(PROVIDER_ZOD_NAMESPACE) };
+}
+
+/** Stubs zod's locale index, compiler, JSON Schema importer and writer and `@ai-sdk/gateway`; keeps HTTP/2 to its one client. */
 export function unusedCodePlugin(): Plugin {
   return {
     name: NAMESPACE,
@@ -161,6 +207,13 @@ export function unusedCodePlugin(): Plugin {
         }
         return { path: `zod-stub:${args.path}`, namespace: NAMESPACE };
       });
+      build.onResolve({ filter: /^(\.\/|\.\.\/core\/)(to-json-schema|json-schema-processors)\.js$/ }, (args) => {
+        if (!/[\\/]node_modules[\\/]zod[\\/]v4[\\/](core|classic|mini)[\\/]/.test(args.importer)) return undefined;
+        const file = basename(args.path);
+        if (ZOD_JSON_SCHEMA_WRITER[file] === undefined) return undefined;
+        // NOTE: named by the file alone, so zod's two paths to it (from core/ and from classic/ or mini/) are one module.
+        return { path: `zod-json-schema:${file}`, namespace: NAMESPACE, pluginData: join(args.resolveDir, args.path) };
+      });
       build.onResolve({ filter: /^@smithy\/node-http-handler$/ }, async (args) => {
         if (args.pluginData === NAMESPACE || HTTP2_IMPORTERS.test(args.importer)) return undefined;
         // NOTE: the package this importer resolves to (one copy or another), through esbuild's own resolution.
@@ -173,6 +226,13 @@ export function unusedCodePlugin(): Plugin {
         if (resolved.errors.length > 0) return { errors: resolved.errors };
         return { path: `node-http-handler-http1:${dirname(resolved.path)}`, namespace: NAMESPACE };
       });
+      build.onLoad(
+        { filter: /[\\/]node_modules[\\/]@ai-sdk[\\/]openai-compatible[\\/]dist[\\/]index\.js$/ },
+        (args) => {
+          const loaded = withZodNamespaceImport(args.path);
+          return 'errors' in loaded ? loaded : { contents: loaded.contents, loader: 'js' };
+        },
+      );
       build.onLoad({ filter: /[\\/]node_modules[\\/]ai[\\/]dist[\\/](internal[\\/])?index\.js$/ }, (args) => {
         const loaded = withTokenizeBuiltLate(args.path);
         return 'errors' in loaded ? loaded : { contents: loaded.contents, loader: 'js' };
@@ -181,6 +241,13 @@ export function unusedCodePlugin(): Plugin {
         if (args.path.startsWith('node-http-handler-http1:')) {
           const folder = args.path.slice('node-http-handler-http1:'.length);
           return { contents: http1Index(folder), loader: 'js', resolveDir: folder };
+        }
+        if (args.path.startsWith('zod-json-schema:')) {
+          const file = args.path.slice('zod-json-schema:'.length);
+          return {
+            contents: jsonSchemaWriterStub(args.pluginData as string, ZOD_JSON_SCHEMA_WRITER[file] ?? []),
+            loader: 'js',
+          };
         }
         const zodStub = args.path.startsWith('zod-stub:') ? ZOD_STUBS[args.path.slice('zod-stub:'.length)] : undefined;
         if (zodStub !== undefined) return { contents: zodStub.contents, loader: 'js' };

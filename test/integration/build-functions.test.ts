@@ -15,7 +15,9 @@ import { handlerFileOf, LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../../
 import {
   AI_TOKENIZE_LITERAL,
   NODE_HTTP_HANDLER_INDEX,
+  PROVIDER_ZOD_IMPORT,
   withTokenizeBuiltLate,
+  withZodNamespaceImport,
 } from '../../scripts/unused-code-plugin.ts';
 import { readDeploymentSource } from '../support/deployment-source.ts';
 
@@ -244,8 +246,37 @@ describe('buildFunctions', () => {
     const schema = z.object({ id: z.string().min(2), count: z.number().int() });
     expect(schema.parse({ id: 'ab', count: 3 })).toEqual({ id: 'ab', count: 3 });
     expect(schema.safeParse({ id: 'a', count: 3 }).success).toBe(false);
-    // The other direction, which the AI SDK uses, stays.
-    expect(z.toJSONSchema(schema)).toMatchObject({ type: 'object', required: ['id', 'count'] });
+    // Its standard-schema face, which the AI SDK reads, validates as before.
+    expect(await schema['~standard'].validate({ id: 'ab', count: 3 })).toEqual({ value: { id: 'ab', count: 3 } });
+  });
+
+  it('ships zod’s JSON Schema writer in no function: it throws, naming why, and zod’s schemas build and parse as before', async () => {
+    for (const name of names) {
+      expect(
+        includedInputs(name).filter((path) =>
+          /node_modules\/zod\/v4\/core\/(to-json-schema|json-schema-processors)\.js$/.test(path),
+        ),
+        name,
+      ).toEqual([]);
+    }
+    const entry = join(temp, 'zod-writer-probe.ts');
+    writeFileSync(entry, "export { z } from 'zod/v4';\nexport * as mini from 'zod/v4/mini';\n");
+    const nodePaths = [join(process.cwd(), 'node_modules')];
+    await build({
+      ...lambdaBuildOptions(entry, join(temp, 'zod-writer-probe')),
+      absWorkingDir: process.cwd(),
+      nodePaths,
+    });
+    const { z, mini } = await import(pathToFileURL(join(temp, 'zod-writer-probe', 'zod-writer-probe.mjs')).href);
+    const schema = z.object({ id: z.string().min(2), tags: z.array(z.enum(['a', 'b'])).optional() });
+    const notInBuild = "zod's toJSONSchema is not part of this build";
+    expect(() => z.toJSONSchema(schema)).toThrow(notInBuild);
+    expect(() => mini.toJSONSchema(mini.string())).toThrow(notInBuild);
+    expect(() => schema.toJSONSchema()).toThrow(notInBuild);
+    expect(() => schema['~standard'].jsonSchema.input({ target: 'draft-07' })).toThrow(notInBuild);
+    expect(schema.parse({ id: 'ab', tags: ['a'] })).toEqual({ id: 'ab', tags: ['a'] });
+    expect(schema.safeParse({ id: 'ab', tags: ['c'] }).success).toBe(false);
+    expect(await schema['~standard'].validate({ id: 'a' })).toMatchObject({ issues: [{ path: ['id'] }] });
   });
 
   it('fails the build when zod’s compiler exports a name its stub does not have', async () => {
@@ -310,6 +341,33 @@ describe('buildFunctions', () => {
     for (const file of ['node_modules/ai/dist/index.js', 'node_modules/ai/dist/internal/index.js']) {
       expect(withTokenizeBuiltLate(file)).not.toHaveProperty('errors');
     }
+  });
+
+  it('imports zod into the provider as a namespace esbuild sees through: only the zod it uses ships; fails the build if it moved', async () => {
+    // The provider's `import { z }` of zod's namespace object kept every export of zod's classic API (its namespace
+    // object built at cold start); as `import * as z` only the members it reads are bundled.
+    const diagnose = eagerOutputs('Diagnose').flatMap((output) => Object.entries(output.inputs));
+    const zodBytes = diagnose
+      .filter(([path]) => /node_modules\/zod\//.test(path))
+      .reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
+    expect(zodBytes).toBeLessThan(100_000);
+    expect(diagnose.filter(([path]) => /node_modules\/zod\/v4\/classic\/(iso|coerce)\.js$/.test(path))).toEqual([]);
+    // Same names, same values: the namespace the provider now reads is the one its `z` was.
+    const real = 'node_modules/@ai-sdk/openai-compatible/dist/index.js';
+    const rewritten = withZodNamespaceImport(real);
+    if ('errors' in rewritten) throw new Error(rewritten.errors[0]?.text);
+    expect(rewritten.contents).not.toContain(PROVIDER_ZOD_IMPORT);
+    expect(rewritten.contents).toBe(
+      readFileSync(real, 'utf8').replace(PROVIDER_ZOD_IMPORT, 'import * as z from "zod/v4";'),
+    );
+    const zod = await import('zod/v4');
+    for (const name of Object.keys(zod.z))
+      expect(zod[name as keyof typeof zod], name).toBe(zod.z[name as keyof typeof zod.z]);
+    const module = join(temp, 'provider.mjs');
+    writeFileSync(module, `${PROVIDER_ZOD_IMPORT}${PROVIDER_ZOD_IMPORT}`);
+    expect(withZodNamespaceImport(module)).toEqual({ errors: [{ text: expect.stringMatching(/no longer holds/) }] });
+    writeFileSync(module, 'export {};');
+    expect(withZodNamespaceImport(module)).toEqual({ errors: [{ text: expect.stringMatching(/no longer holds/) }] });
   });
 
   it('answers the AI SDK’s gateway checks with false and refuses any use of the gateway, naming why', async () => {
