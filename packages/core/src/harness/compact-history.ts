@@ -14,20 +14,25 @@ export const COMPACT_HISTORY_AT_BYTES = 6 * 1024;
 export const CALL_RECORD_STATUS = 'COMPACTED';
 
 /** What the model reads at the head of the call record. */
-export const CALL_RECORD_NOTE =
-  '本次运行较早的工具调用（你已读过并评价过它们的观察结果）：观察数据已从对话中压缩，完整数据保存在审计中，仍可按 tool_call_id 引用。';
+export const CALL_RECORD_NOTE = '较早的调用（你已读过并评价过结果）：观察数据已移出对话，仍可按 tool_call_id 引用。';
+
+/** The call record's columns, said once: each entry of `calls` is a row of them. */
+const CALL_RECORD_COLUMNS = ['tool_call_id', 'tool', 'input', 'evidence_status', 'rows'] as const;
 
 /** A call's input larger than this is listed without it (a refused call's input may be anything the model wrote). */
 export const CALL_RECORD_MAX_INPUT_BYTES = 1024;
 
-/** One folded call as the record lists it: what was asked and what came back, never the data itself. */
-interface CallRecordEntry {
-  tool_call_id: string;
-  tool: string;
-  input: JSONValue;
-  evidence_status: JSONValue;
-  rows?: number;
-}
+/**
+ * One folded call as the record lists it, a row of {@link CALL_RECORD_COLUMNS}: what was asked and what came back
+ * (its row count, null for a result without rows), never the data itself.
+ */
+type CallRecordEntry = [
+  toolCallId: string,
+  tool: string,
+  input: JSONValue,
+  evidenceStatus: JSONValue,
+  rows: number | null,
+];
 
 /** A tool round: the assistant message that asked for calls and the tool messages answering them. */
 interface ToolRound {
@@ -41,7 +46,7 @@ interface ToolRound {
  * Once the history a round would send passes {@link COMPACT_HISTORY_AT_BYTES}, every tool round but the first and the
  * newest is dropped, and the first round's result becomes the call record ({@link CALL_RECORD_STATUS}): per folded
  * call its `tool_call_id` (still citable), tool, business input (so the model does not ask again),
- * `evidence_status` and row count. The newest round (its observation not yet judged by the model) stays as sent.
+ * `evidence_status` and row count, as a row of {@link CALL_RECORD_COLUMNS} (the keys said once, not once a call). The newest round (its observation not yet judged by the model) stays as sent.
  * NOTE: prompt cache. The first round's call stays in place, so a folded request still begins with the first
  * request's whole input (the instructions, tools and prompt: a cache unit of the provider's); the record only grows
  * at its end (`calls` is its last field), so a fold keeps the prefix up to the calls recorded before.
@@ -104,6 +109,7 @@ function callRecord(assistant: AssistantModelMessage, entries: readonly CallReco
                   tool_call_id: call.toolCallId,
                   evidence_status: CALL_RECORD_STATUS,
                   message: CALL_RECORD_NOTE,
+                  columns: [...CALL_RECORD_COLUMNS],
                   calls: entries as unknown as JSONValue[],
                 }
               : { tool_call_id: call.toolCallId, evidence_status: CALL_RECORD_STATUS },
@@ -132,12 +138,12 @@ function recordEntries(round: ToolRound): CallRecordEntry[] {
       envelope !== null && typeof envelope === 'object' && 'input' in envelope ? (envelope.input ?? null) : null;
     const data = observation?.data;
     const rows = data?.rows ?? data?.lines ?? data?.hits;
-    return {
-      tool_call_id: call.toolCallId,
-      tool: call.toolName,
-      input: utf8Bytes(JSON.stringify(input)) > CALL_RECORD_MAX_INPUT_BYTES ? null : input,
-      evidence_status: observation?.evidence_status ?? null,
-      ...(Array.isArray(rows) ? { rows: rows.length } : {}),
-    };
+    return [
+      call.toolCallId,
+      call.toolName,
+      utf8Bytes(JSON.stringify(input)) > CALL_RECORD_MAX_INPUT_BYTES ? null : input,
+      observation?.evidence_status ?? null,
+      Array.isArray(rows) ? rows.length : null,
+    ];
   });
 }

@@ -64,13 +64,14 @@ const text = (value: unknown) => (typeof value === 'string' ? value : '');
 
 /**
  * The calls a folded history lists: once the history passes its bound, the harness drops the middle tool rounds and
- * the first call's result becomes a record of the folded calls (`evidence_status: COMPACTED`, `calls: [{
- * tool_call_id, … }]`, packages/core/src/harness/compact-history.ts). Empty for any other tool message.
+ * the first call's result becomes a record of the folded calls (`evidence_status: COMPACTED`, `columns` once and
+ * `calls: [[tool_call_id, …], …]`, packages/core/src/harness/compact-history.ts). Empty for any other tool message.
  */
 function recordedCalls(observation: Record<string, unknown> | undefined): string[] {
   if (observation?.evidence_status !== 'COMPACTED' || !Array.isArray(observation.calls)) return [];
+  const at = Array.isArray(observation.columns) ? observation.columns.indexOf('tool_call_id') : -1;
   return observation.calls.flatMap((entry) => {
-    const id = (entry as { tool_call_id?: unknown } | null)?.tool_call_id;
+    const id = Array.isArray(entry) ? entry[at] : undefined;
     return typeof id === 'string' ? [id] : [];
   });
 }
@@ -87,22 +88,23 @@ export function parseObservation(content: string): Record<string, unknown> | und
   }
 }
 
-/** The log messages an observation shows (its table's `message` column, or its lines' messages). */
+/**
+ * The log messages an observation shows: its lines' messages, or its table's messages whole (the parts the rows share
+ * said once: `message`, or `message_prefix` and `message_suffix` around each cell, core's model-observation.ts).
+ */
 export function observationMessages(observation: Record<string, unknown> | undefined): string[] {
-  const data = observation?.data as { columns?: unknown; rows?: unknown; lines?: unknown } | undefined;
+  const data = observation?.data as Record<string, unknown> | undefined | null;
   if (data === undefined || data === null) return [];
-  if (Array.isArray(data.columns) && Array.isArray(data.rows)) {
-    const at = data.columns.indexOf('message');
-    if (at === -1) return [];
-    return data.rows.flatMap((row) => (Array.isArray(row) && typeof row[at] === 'string' ? [row[at] as string] : []));
-  }
-  if (Array.isArray(data.lines)) {
-    return data.lines.flatMap((line) => {
-      const message = (line as { message?: unknown } | null)?.message;
-      return typeof message === 'string' ? [message] : [];
-    });
-  }
-  return [];
+  const text = (value: unknown) => (typeof value === 'string' ? [value] : []);
+  if (Array.isArray(data.lines)) return data.lines.flatMap((line) => text((line as { message?: unknown })?.message));
+  if (!Array.isArray(data.columns) || !Array.isArray(data.rows)) return [];
+  const at = data.columns.indexOf('message');
+  const [prefix = '', shared = '', suffix = ''] = [data.message_prefix, data.message, data.message_suffix].map(
+    (part) => text(part)[0],
+  );
+  if (at === -1 && shared === '') return [];
+  const cells = (data.rows as unknown[]).flatMap((row) => text(at === -1 ? '' : Array.isArray(row) ? row[at] : null));
+  return cells.map((cell) => `${prefix}${shared}${cell}${suffix}`);
 }
 
 function scopeOf(call: PlannedCall): string {

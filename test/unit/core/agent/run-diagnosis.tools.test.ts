@@ -254,7 +254,13 @@ describe('runDiagnosis — Requirement: evidence tools execute through the harne
     );
     const [logs, mysql] = observationsRead(model);
     // The model reads log lines as a table (issue 25): the whitelisted columns only, each message bounded.
-    const logData = logs?.data as { matched: number; columns: string[]; rows: unknown[][] };
+    const logData = logs?.data as {
+      matched: number;
+      message_prefix?: string;
+      message_suffix?: string;
+      columns: string[];
+      rows: unknown[][];
+    };
     expect(logData.matched).toBe(30);
     expect(
       logData.columns.every((column) =>
@@ -264,11 +270,12 @@ describe('runDiagnosis — Requirement: evidence tools execute through the harne
     expect(logData.rows.length).toBeLessThanOrEqual(20);
     const message = logData.columns.indexOf('message');
     expect(message).toBeGreaterThanOrEqual(0);
+    // NOTE: each message whole is the parts the lines share (said once) around its own cell.
+    const whole = (row: unknown[]) =>
+      `${logData.message_prefix ?? ''}${String(row[message])}${logData.message_suffix ?? ''}`;
     expect(
       logData.rows.every(
-        (row) =>
-          row.length === logData.columns.length &&
-          (row[message] as string).length === PROJECTION_LIMITS.logMessageChars,
+        (row) => row.length === logData.columns.length && whole(row).length === PROJECTION_LIMITS.logMessageChars,
       ),
     ).toBe(true);
     expect(JSON.stringify(logData)).not.toContain('10.1.2.3');

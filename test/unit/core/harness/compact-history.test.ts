@@ -50,10 +50,15 @@ const script = (ids: string[], citing: string[]) => [
   textRound(JSON.stringify(supportedDraft(citing))),
 ];
 
-/** The call record a request carried (the first call's result once folded), or null. */
+/** The call record a request carried (the first call's result once folded), or null; each call as an object. */
 function recordIn(prompt: LanguageModelV4Prompt): { text: string; calls: Record<string, unknown>[] } | null {
   const record = observationsIn(prompt).find((observation) => observation.evidence_status === CALL_RECORD_STATUS);
-  return record === undefined ? null : { text: JSON.stringify(record), calls: record.calls as [] };
+  if (record === undefined) return null;
+  const columns = record.columns as string[];
+  const calls = (record.calls as unknown[][]).map((row) =>
+    Object.fromEntries(columns.map((column, index) => [column, row[index]])),
+  );
+  return { text: JSON.stringify(record), calls };
 }
 
 /** The observations a request carried in full (not the record). */
@@ -93,7 +98,16 @@ describe('compactHistory — through runDiagnosis', () => {
       tool_call_id: 'call-1',
       evidence_status: 'COMPACTED',
       message: CALL_RECORD_NOTE,
+      columns: ['tool_call_id', 'tool', 'input', 'evidence_status', 'rows'],
     });
+    // NOTE: each call is a row of the columns, its keys not repeated.
+    expect(JSON.parse(last?.text ?? '{}').calls[0]).toEqual([
+      'call-1',
+      'query_logs',
+      { ...LOGS_INPUT, keyword: 'k0' },
+      'OK',
+      16,
+    ]);
     expect(last?.calls[0]).toEqual({
       tool_call_id: 'call-1',
       tool: 'query_logs',

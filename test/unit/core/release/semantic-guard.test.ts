@@ -223,7 +223,9 @@ describe('the SemanticGuard (enforce)', () => {
       ['query_logs', expect.objectContaining({ columns: expect.arrayContaining(['time', 'message']) })],
     ]);
     expect(userText(call)).not.toContain(CALL);
-    expect(JSON.stringify(input.evidence[0][1].rows)).toContain('connection pool exhausted');
+    // The lines' messages share their start: said once, each row holding the rest.
+    expect(input.evidence[0][1].message_prefix).toContain('connection pool exhausted');
+    expect(input.evidence[0][1].rows.map((row: unknown[]) => row[1])).toEqual(['#0', '#1']);
     // Never the agent's conversation: none of its reasoning, and the agent's model is never asked to judge.
     expect(JSON.stringify(call?.prompt)).not.toContain(REASONING);
     for (const agentCall of agent.doGenerateCalls) {

@@ -302,10 +302,11 @@ describe('change-stream rows at the tool boundary', () => {
     expect(model.data).toEqual({
       matched: 1,
       date: '2026-11-30',
+      offset: 'Z',
       columns: ['time', 'service', 'kind', 'ref', 'actor', 'summary', 'url', 'placement', 'change_id'],
       rows: [
         [
-          '06:01:40.000Z',
+          '06:01:40.000',
           'order-service',
           'deploy',
           'v1',

@@ -106,10 +106,11 @@ describe('createReplayModel', () => {
     const record = JSON.stringify({
       tool_call_id: 'call_00_a',
       evidence_status: 'COMPACTED',
-      message: '本次运行较早的工具调用',
+      message: '较早的调用',
+      columns: ['tool_call_id', 'tool', 'input', 'evidence_status', 'rows'],
       calls: [
-        { tool_call_id: 'call_00_a', tool: 'query_logs', input: plan.calls[0]?.input, evidence_status: 'OK', rows: 1 },
-        { tool_call_id: 'call_00_b', tool: 'query_logs', input: plan.calls[1]?.input, evidence_status: 'OK', rows: 1 },
+        ['call_00_a', 'query_logs', plan.calls[0]?.input, 'OK', 1],
+        ['call_00_b', 'query_logs', plan.calls[1]?.input, 'OK', 1],
       ],
     });
     const folded = [
@@ -237,5 +238,23 @@ describe('observationMessages', () => {
     expect(observationMessages({ data: { lines: [{ message: 'm2' }, null] } })).toEqual(['m2']);
     expect(observationMessages({ data: { columns: ['time'], rows: [['t']] } })).toEqual([]);
     expect(observationMessages(undefined)).toEqual([]);
+  });
+
+  it('puts back the parts a table says once: one shared message, or a shared start and end', () => {
+    const table = { columns: ['time'], rows: [['t1'], ['t2']], message: 'Access denied for user' };
+    expect(observationMessages({ data: table })).toEqual(['Access denied for user', 'Access denied for user']);
+    const parts = {
+      message_prefix: 'HikariPool-1 - Connection is not available, ',
+      message_suffix: ' (total=5)',
+      columns: ['time', 'message'],
+      rows: [
+        ['t1', 'waiting=3'],
+        ['t2', 'waiting=9'],
+      ],
+    };
+    expect(observationMessages({ data: parts })).toEqual([
+      'HikariPool-1 - Connection is not available, waiting=3 (total=5)',
+      'HikariPool-1 - Connection is not available, waiting=9 (total=5)',
+    ]);
   });
 });

@@ -64,6 +64,28 @@ describe('buildJudgeEvidence: pseudonyms', () => {
     expect(messagesOf(entry?.observation)).toEqual(['user <phone:qqqqq>', 'user <phone:rrrrr>', 'user <phone>']);
   });
 
+  it('says once what the messages share when written after the pseudonyms that link nothing', () => {
+    const [entry] = buildJudgeEvidence(
+      [citation('call-1')],
+      new Map([
+        [
+          'call-1',
+          logs('call-1', [
+            'call payment-gateway failed order_id=1 user_phone=<phone:aaaaa> at checkout',
+            'call payment-gateway failed order_id=2 user_phone=<phone:bbbbb> at checkout',
+          ]),
+        ],
+      ]),
+      limits,
+    );
+    // NOTE: each row's own pseudonym links nothing: written `<phone>`, it is part of the text both rows end with.
+    expect(entry?.observation).toMatchObject({
+      message_prefix: 'call payment-gateway failed ',
+      message_suffix: ' user_phone=<phone> at checkout',
+    });
+    expect(messagesOf(entry?.observation)).toEqual(['order_id=1', 'order_id=2']);
+  });
+
   it('leaves text that only looks like a pseudonym, and a non-string value, as they are', () => {
     const [entry] = buildJudgeEvidence(
       [citation('call-1')],
@@ -82,7 +104,8 @@ describe('buildJudgePrompt and the instructions: positional forms', () => {
     const instructions = buildSemanticGuardInstructions();
     expect(instructions).toContain('[type, statement, 所引 evidence 下标, scope?]');
     expect(instructions).toContain('[步骤, 目的]');
-    expect(instructions).toContain('[工具, 已通过确定性校验的结果]');
-    expect(instructions).toContain('化名记为 <类型>');
+    expect(instructions).toContain('[工具, 已校验的结果]');
+    expect(instructions).toContain('message 为 message_prefix + 该格 + message_suffix');
+    expect(instructions).toContain('化名为 <类型>');
   });
 });

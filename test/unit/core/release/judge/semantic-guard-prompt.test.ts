@@ -65,12 +65,15 @@ describe('buildJudgeEvidence', () => {
         service: 'payment-gateway',
         level: 'ERROR',
         date: '2026-11-30',
+        offset: 'Z',
+        // NOTE: the text both messages start with, once (`toModelObservation`'s rule).
+        message_prefix: 'HikariPool-1 - Connection is not available ',
         // NOTE: `abc` is in one row and in no text: it links nothing, and no other row has a trace id, so the column
         // goes (see "trace ids" below).
         columns: ['time', 'message'],
         rows: [
-          ['06:10:00.000Z', 'HikariPool-1 - Connection is not available #0'],
-          ['06:11:00.000Z', 'HikariPool-1 - Connection is not available #1'],
+          ['06:10:00.000', '#0'],
+          ['06:11:00.000', '#1'],
         ],
       },
     });
@@ -89,11 +92,19 @@ describe('buildJudgeEvidence', () => {
     });
     const sent = JSON.parse(buildJudgePrompt('q', supportedDraft(['call-1']), [citation('call-1')], evidence));
     expect(sent.evidence[0][0]).toBe('query_logs');
-    expect(Object.keys(sent.evidence[0][1])).toEqual(['matched', 'service', 'level', 'date', 'columns', 'rows']);
-    expect(sent.evidence[0][1].rows).toEqual([['06:10:00.000Z', hostile]]);
+    expect(Object.keys(sent.evidence[0][1])).toEqual([
+      'matched',
+      'service',
+      'level',
+      'date',
+      'offset',
+      'columns',
+      'rows',
+    ]);
+    expect(sent.evidence[0][1].rows).toEqual([['06:10:00.000', hostile]]);
   });
 
-  it('keeps a status that is not OK, and a runbook hit without its search score or index id', () => {
+  it('keeps a status that is not OK, and a runbook hit without its search score, index id or service tag', () => {
     const empty: Observation = {
       tool_call_id: 'call-1',
       evidence_status: 'EMPTY',
@@ -122,7 +133,7 @@ describe('buildJudgeEvidence', () => {
       {
         tool_name: 'lookup_knowledge',
         observation: {
-          hits: [{ title: '连接池耗尽', snippet: '先看 waiting', service: 'payment-gateway' }],
+          hits: [{ title: '连接池耗尽', snippet: '先看 waiting' }],
         },
       },
     ]);
@@ -213,7 +224,7 @@ describe('buildJudgeEvidence: trace ids', () => {
       limits,
     );
     // The log table's only trace id links nothing: its column goes; the MySQL result's stays as it is.
-    expect(rowsOf(evidence[0])).toEqual([['06:10:00.000Z', 'line 0']]);
+    expect(rowsOf(evidence[0])).toEqual([['06:10:00.000', 'line 0']]);
     expect(evidence[1]?.observation).toEqual(mysql.data);
   });
 
