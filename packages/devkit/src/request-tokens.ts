@@ -140,6 +140,13 @@ export function measureConversation(
   counter: TokenCounter,
   requests: readonly Record<string, unknown>[],
   responses: readonly (DeepSeekResponse | undefined)[] = [],
+  options: {
+    /**
+     * Requests an earlier run sent (another conversation of the same deployment): they seed the cache units as
+     * DeepSeek persisted them, but are not measured. A run's first request then hits what every run starts with.
+     */
+    after?: readonly Record<string, unknown>[];
+  } = {},
 ): ConversationTokens {
   const encoded = new Map<string, readonly number[]>();
   const encode = (value: string) => {
@@ -152,31 +159,36 @@ export function measureConversation(
   };
   const sequences: number[][] = [];
   const units: number[][] = [];
-  const measured: RequestTokens[] = requests.map((body, index) => {
-    const parts: Record<RequestPart, number> = { instructions: 0, tools: 0, history: 0 };
-    const sequence: number[] = [];
-    for (const segment of requestSegments(body)) {
-      const tokens = encode(segment.text);
-      parts[segment.part] += tokens.length;
-      for (const token of tokens) sequence.push(token);
-    }
-    let cachedEstimate = 0;
-    for (const unit of units) {
-      if (unit.length > cachedEstimate && commonPrefix(unit, sequence) === unit.length) cachedEstimate = unit.length;
-    }
-    for (const earlier of sequences) {
-      const shared = commonPrefix(earlier, sequence);
-      if (shared > 0) units.push(sequence.slice(0, shared));
-    }
-    units.push(sequence);
-    sequences.push(sequence);
-    return {
-      prompt: sequence.length,
-      parts,
-      cachedEstimate,
-      completion: responseTexts(responses[index]).reduce((total, piece) => total + encode(piece).length, 0),
-    };
-  });
+  const earlier = options.after ?? [];
+  const measured: RequestTokens[] = [...earlier, ...requests]
+    .map((body, position) => {
+      const index = position - earlier.length;
+      const parts: Record<RequestPart, number> = { instructions: 0, tools: 0, history: 0 };
+      const sequence: number[] = [];
+      for (const segment of requestSegments(body)) {
+        const tokens = encode(segment.text);
+        parts[segment.part] += tokens.length;
+        for (const token of tokens) sequence.push(token);
+      }
+      let cachedEstimate = 0;
+      for (const unit of units) {
+        if (unit.length > cachedEstimate && commonPrefix(unit, sequence) === unit.length) cachedEstimate = unit.length;
+      }
+      for (const earlier of sequences) {
+        const shared = commonPrefix(earlier, sequence);
+        if (shared > 0) units.push(sequence.slice(0, shared));
+      }
+      units.push(sequence);
+      sequences.push(sequence);
+      return {
+        prompt: sequence.length,
+        parts,
+        cachedEstimate,
+        completion:
+          index < 0 ? 0 : responseTexts(responses[index]).reduce((total, piece) => total + encode(piece).length, 0),
+      };
+    })
+    .slice(earlier.length);
   const sum = (pick: (request: RequestTokens) => number) => measured.reduce((total, item) => total + pick(item), 0);
   return {
     requests: measured,

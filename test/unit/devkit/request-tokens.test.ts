@@ -71,6 +71,22 @@ describe('measureConversation', () => {
     const measured = measureConversation(counter, [request('world'), request('ok'), request('hello')]);
     expect(measured.requests.map((item) => item.cachedEstimate)).toEqual([0, 0, 3]);
   });
+
+  it('lets an earlier run warm the cache: its requests seed the units, and only this run is measured', () => {
+    const a = { role: 'system', content: 'hello' };
+    const request = (content: string) => ({ messages: [a, { role: 'user', content }] });
+    const cold = measureConversation(counter, [request('ok')], [reply('ok')]);
+    // NOTE: one earlier request persists only itself; the prefix two of them share becomes a unit of its own.
+    const once = measureConversation(counter, [request('ok')], [reply('ok')], { after: [request('world')] });
+    expect(once.cachedEstimate).toBe(0);
+    const warm = measureConversation(counter, [request('ok')], [reply('ok')], {
+      after: [request('world'), request('hello')],
+    });
+    expect(cold.requests.map((item) => [item.prompt, item.cachedEstimate, item.completion])).toEqual([[5, 0, 1]]);
+    // <｜begin▁of▁sentence｜> hello <｜User｜>: the prefix both runs start with, persisted by the earlier one.
+    expect(warm.requests.map((item) => [item.prompt, item.cachedEstimate, item.completion])).toEqual([[5, 3, 1]]);
+    expect(warm).toMatchObject({ prompt: 5, completion: 1, cachedEstimate: 3 });
+  });
 });
 
 describe('measureRunTokens', () => {
