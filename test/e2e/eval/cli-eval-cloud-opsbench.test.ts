@@ -1,15 +1,15 @@
 /**
- * `diagnosis eval cloud-opsbench` in child processes on a small dataset written in Cloud-OpsBench's layout
+ * `diagnosis eval cloud-opsbench` run in process (runCommandLine) on a small dataset written in Cloud-OpsBench's layout
  * (test/fixtures/cloud-opsbench: invented cases, none copied from the dataset): offline, every case imports or is
  * skipped with its reason and each golden trajectory replays through the real provider, Diagnose function, guards and
- * release; live, the real agent and judge against a loopback OpenAI-compatible server in DeepSeek's wire format,
- * scored as the benchmark scores; `eval compare` between two models' reports; `--json` as its JSON Schema says.
+ * release; live, the real agent and judge against a loopback OpenAI-compatible server in DeepSeek's wire format, scored
+ * as the benchmark scores; `eval compare` between two models' reports; `--json` as its JSON Schema says.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runBin } from '../../support/cli-process.ts';
+import { runInProcess } from '../../support/cli-in-process.ts';
 import { startDeepSeekServer, wireText, wireToolCalls } from '../../support/deepseek-server.ts';
 import { schemaErrors } from '../../support/json-schemas.ts';
 import { judgeAnswer } from '../../support/judge-answer.ts';
@@ -26,7 +26,7 @@ type Report = Record<string, unknown> & {
 let offline: Report;
 
 beforeAll(async () => {
-  const finished = await runBin(['eval', 'cloud-opsbench', DATASET, '--json', '--concurrency', '2'], {
+  const finished = await runInProcess(['eval', 'cloud-opsbench', DATASET, '--json', '--concurrency', '2'], {
     DYNAMODB_ENDPOINT: endpoint,
   });
   expect(finished.stderr).not.toContain('stopped by');
@@ -146,7 +146,7 @@ async function liveRun(conclusion: string, file: string): Promise<Report> {
   const model = liveModel(conclusion);
   const server = await startDeepSeekServer(model.agent, model.judge);
   try {
-    const finished = await runBin(
+    const finished = await runInProcess(
       ['eval', 'cloud-opsbench', DATASET, '--live', '--case', 'trainticket/runtime/1', '--json'],
       {
         DYNAMODB_ENDPOINT: endpoint,
@@ -201,11 +201,11 @@ describe('diagnosis eval cloud-opsbench --live', () => {
   });
 
   it('compares two models’ reports: the case that went from right to wrong regressed', async () => {
-    const text = await runBin(['eval', 'compare', join(scratch, 'right.json'), join(scratch, 'wrong.json')], {});
+    const text = await runInProcess(['eval', 'compare', join(scratch, 'right.json'), join(scratch, 'wrong.json')], {});
     expect(text.code).toBe(1);
     expect(text.stdout).toContain('REGRESSED  trainticket/runtime/1  joint right → joint wrong');
     expect(text.stdout).toContain('joint accuracy: 100.0% → 0.0%');
-    const json = await runBin(
+    const json = await runInProcess(
       ['eval', 'compare', join(scratch, 'right.json'), join(scratch, 'wrong.json'), '--json'],
       {},
     );
@@ -223,7 +223,7 @@ describe('diagnosis eval cloud-opsbench: bad command lines', () => {
     [['eval', 'cloud-opsbench', DATASET, '--limit', '0'], '--limit must be a whole number'],
     [['eval', '--system', 'boutique'], '--system is an option of eval cloud-opsbench'],
   ])('refuses %j with exit 64', async (args, message) => {
-    const finished = await runBin(args, { DYNAMODB_ENDPOINT: endpoint });
+    const finished = await runInProcess(args, { DYNAMODB_ENDPOINT: endpoint });
     expect(finished.code).toBe(64);
     expect(finished.stderr).toContain(message);
     expect(finished.stdout).toBe('');
