@@ -11,7 +11,7 @@ export const UNPARSEABLE_INPUT_MARKER = '__unparseable_tool_input__';
 export type InterceptToolCall = (toolName: ToolName, rawInput: unknown, toolCallId: string) => Promise<Observation>;
 
 const DESCRIPTIONS: Record<Exclude<ToolName, 'query_mysql'>, string> = {
-  lookup_knowledge: '检索运行手册与知识库（全文检索，支持中文），返回命中文档的标题与最相关片段。',
+  lookup_knowledge: '全文检索运行手册与知识库，返回命中的标题与最相关片段。',
   query_logs:
     '查询某个服务在时间窗内的日志，最新的在前：end_time 晚于 start_time，窗口不超过 24 小时。返回 matched（匹配总数）与最多 20 行日志。',
 };
@@ -82,5 +82,5 @@ function describeCatalog(catalog: readonly MysqlQueryDescriptor[]): string {
     return `- ${entry.name}：${entry.description}${params.length > 0 ? ` 参数：${params}` : ' 无参数'}`;
   });
   const list = entries.length > 0 ? entries.join('\n') : '（当前没有可用的查询）';
-  return `执行预定义的只读 SQL 查询（按 query_name 选择，params 给出它声明的全部参数，企业范围由系统绑定），最多返回 20 行。可用查询：\n${list}`;
+  return `执行预定义的只读 SQL 查询（params 给出所选查询声明的全部参数），最多返回 20 行。可用查询：\n${list}`;
 }
