@@ -1,8 +1,9 @@
 /**
- * The DynamoDB Local a data folder shares (packages/cli/src/local/local-engine.ts), through the `diagnosis` bin in
- * child processes with no DYNAMODB_ENDPOINT (a refusal before anything starts: in process): the only CLI tests that
- * start Java on purpose. Timing-free: they count the JVMs that persist into this test's data folder and read its
- * engine note, never the clock.
+ * The DynamoDB Local a data folder shares (packages/cli/src/local/local-engine.ts), through the `diagnosis` bin with no
+ * DYNAMODB_ENDPOINT: the only CLI tests that start Java on purpose. A command that may start the engine runs in a child
+ * process (the engine outlives the process that started it; a runner is killed outright); one that finds, reuses,
+ * stops or refuses it runs in process (runCommandLine), reading the same note from disk. Timing-free: they count the
+ * JVMs that persist into this test's data folder and read its engine note, never the clock.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,7 +58,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await diagnosis(['local', 'stop']);
+  await diagnosisInProcess(['local', 'stop']);
   // NOTE: whatever a failed test left: no JVM of this folder outlives the file.
   for (const pid of jvms()) process.kill(Number(pid), 'SIGKILL');
   await server?.close();
@@ -107,13 +108,13 @@ describe('the data folder’s shared DynamoDB Local', { timeout: 120_000 }, () =
     expect(jvms()).toEqual([String(started?.pid)]);
 
     for (const args of [['runs'], ['trace', 'no-such-run'], ['cancel', 'no-such-run']]) {
-      const again = await diagnosis(args);
+      const again = await diagnosisInProcess(args);
       expect(again.stderr).not.toContain('started DynamoDB Local');
       expect(again.code).toBe(args[0] === 'runs' ? 0 : 3);
     }
     expect(note()?.pid).toBe(started?.pid);
     expect(jvms()).toEqual([String(started?.pid)]);
-    const status = await diagnosis(['local', 'status']);
+    const status = await diagnosisInProcess(['local', 'status']);
     expect(status).toMatchObject({ code: 0 });
     expect(status.stdout).toContain(`(pid ${started?.pid}, since `);
   });
@@ -132,7 +133,7 @@ describe('the data folder’s shared DynamoDB Local', { timeout: 120_000 }, () =
     await runner.until(reached);
     runner.child.kill('SIGKILL');
     await runner.done;
-    const after = await diagnosis(['runs', '--limit', '1']);
+    const after = await diagnosisInProcess(['runs', '--limit', '1']);
     expect(after.code).toBe(0);
     expect(after.stdout).toMatch(/RUNNING/);
     expect(note()?.pid).toBe(pid);
@@ -141,14 +142,14 @@ describe('the data folder’s shared DynamoDB Local', { timeout: 120_000 }, () =
 
   it('stops the engine with local stop, then says nothing runs', async () => {
     const pid = note()?.pid ?? 0;
-    const stopped = await diagnosis(['local', 'stop']);
+    const stopped = await diagnosisInProcess(['local', 'stop']);
     expect(stopped.code).toBe(0);
     expect(stopped.stdout).toContain(`stopped DynamoDB Local for ${join(dataDir, 'data')} (pid ${pid})`);
     expect(alive(pid)).toBe(false);
     expect(jvms()).toEqual([]);
     expect(note()).toBeUndefined();
-    expect(await diagnosis(['local', 'status'])).toMatchObject({ code: 3 });
-    expect((await diagnosis(['local', 'stop'])).stdout).toContain('nothing to stop');
+    expect(await diagnosisInProcess(['local', 'status'])).toMatchObject({ code: 3 });
+    expect((await diagnosisInProcess(['local', 'stop'])).stdout).toContain('nothing to stop');
   });
 
   it('starts one engine when two commands need it at once (the start lock)', async () => {
@@ -160,14 +161,14 @@ describe('the data folder’s shared DynamoDB Local', { timeout: 120_000 }, () =
   });
 
   it('neither reuses nor replaces an engine whose process runs but does not answer: it says so, exit 69', async () => {
-    await diagnosis(['local', 'stop']);
+    await diagnosisInProcess(['local', 'stop']);
     const dbPath = join(dataDir, 'data', 'dynamodb');
     // A process with the engine's command line that answers nothing (port 9 is closed).
     const silent = spawn('bash', ['-c', 'sleep 60; true', 'DynamoDBLocal.jar', '-dbPath', dbPath], { stdio: 'ignore' });
     try {
       const pid = silent.pid ?? 0;
       writeFileSync(notePath(), JSON.stringify({ endpoint: 'http://127.0.0.1:9', pid, dbPath, startedAt: 'x' }));
-      const finished = await diagnosis(['runs']);
+      const finished = await diagnosisInProcess(['runs']);
       expect(finished.code).toBe(69);
       expect(finished.stderr).toBe(
         `diagnosis runs: DynamoDB Local (pid ${pid}) runs for this data folder but does not answer: try again, or restart it with diagnosis local stop (the data stays)\n`,
@@ -181,7 +182,7 @@ describe('the data folder’s shared DynamoDB Local', { timeout: 120_000 }, () =
   });
 
   it('ignores a note naming a process that is not this folder’s engine, never signals it, and starts its own', async () => {
-    await diagnosis(['local', 'stop']);
+    await diagnosisInProcess(['local', 'stop']);
     const bystander = spawn('sleep', ['60'], { stdio: 'ignore' });
     try {
       const pid = bystander.pid ?? 0;
@@ -194,7 +195,7 @@ describe('the data folder’s shared DynamoDB Local', { timeout: 120_000 }, () =
           startedAt: 'x',
         }),
       );
-      expect((await diagnosis(['local', 'stop'])).stdout).toContain('nothing to stop');
+      expect((await diagnosisInProcess(['local', 'stop'])).stdout).toContain('nothing to stop');
       expect(alive(pid)).toBe(true);
       writeFileSync(
         notePath(),
