@@ -14,7 +14,8 @@ export const COMPACT_HISTORY_AT_BYTES = 6 * 1024;
 export const CALL_RECORD_STATUS = 'COMPACTED';
 
 /** What the model reads at the head of the call record. */
-export const CALL_RECORD_NOTE = '较早的调用（你已读过并评价过结果）：观察数据已移出对话，仍可按 tool_call_id 引用。';
+export const CALL_RECORD_NOTE =
+  '较早的调用（你已读过并评价过结果）：观察数据已移出对话，仍可按 tool_call_id 引用；同一工具之后的调用，input 只列出与它第一次调用不同的字段（null 为未填）。';
 
 /** The call record's columns, said once: each entry of `calls` is a row of them. */
 const CALL_RECORD_COLUMNS = ['tool_call_id', 'tool', 'input', 'evidence_status', 'rows'] as const;
@@ -46,7 +47,9 @@ interface ToolRound {
  * Once the history a round would send passes {@link COMPACT_HISTORY_AT_BYTES}, every tool round but the first and the
  * newest is dropped, and the first round's result becomes the call record ({@link CALL_RECORD_STATUS}): per folded
  * call its `tool_call_id` (still citable), tool, business input (so the model does not ask again),
- * `evidence_status` and row count, as a row of {@link CALL_RECORD_COLUMNS} (the keys said once, not once a call). The newest round (its observation not yet judged by the model) stays as sent.
+ * `evidence_status` and row count, as a row of {@link CALL_RECORD_COLUMNS} (the keys said once, not once a call;
+ * a tool's later calls list only the input fields that differ from its first call's, see {@link againstFirstCall}).
+ * The newest round (its observation not yet judged by the model) stays as sent.
  * NOTE: prompt cache. The first round's call stays in place, so a folded request still begins with the first
  * request's whole input (the instructions, tools and prompt: a cache unit of the provider's); the record only grows
  * at its end (`calls` is its last field), so a fold keeps the prefix up to the calls recorded before.
@@ -69,12 +72,41 @@ export function compactHistory(messages: ModelMessage[]): ModelMessage[] {
   const recorded = readCallRecord(first);
   const folded = recorded === null ? [first, ...rest.slice(0, -1)] : rest.slice(0, -1);
   if (folded.length === 0 || utf8Bytes(JSON.stringify(messages)) <= COMPACT_HISTORY_AT_BYTES) return messages;
-  const entries = [...(recorded ?? []), ...folded.flatMap(recordEntries)];
+  const entries = againstFirstCall(recorded ?? [], folded.flatMap(recordEntries));
   return [...head, first.assistant, callRecord(first.assistant, entries), newest.assistant, ...newest.results];
 }
 
 const toolCallsOf = (assistant: AssistantModelMessage) =>
   typeof assistant.content === 'string' ? [] : assistant.content.filter((part) => part.type === 'tool-call');
+
+type JSONObject = { [key: string]: JSONValue };
+
+const isObject = (value: unknown): value is JSONObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The record's entries with new ones appended, each new call of a tool already listed with only the input fields
+ * that differ from its first listed call's (a field it lacks as null), its first call's input whole. NOTE: a run
+ * often asks one service and window again with another keyword (the window alone is about 30 tokens); and a listed
+ * row never changes, so the record still grows only at its end (the prompt cache keeps what it was).
+ */
+function againstFirstCall(recorded: CallRecordEntry[], added: CallRecordEntry[]): CallRecordEntry[] {
+  const entries = [...recorded];
+  for (const entry of added) {
+    const [id, tool, input, status, rows] = entry;
+    const first = entries.find((listed) => listed[1] === tool)?.[2];
+    if (!isObject(first) || !isObject(input)) {
+      entries.push(entry);
+      continue;
+    }
+    const changed = Object.entries(input).filter(
+      ([key, value]) => JSON.stringify(first[key]) !== JSON.stringify(value),
+    );
+    const missing = Object.keys(first).filter((key) => !(key in input));
+    entries.push([id, tool, Object.fromEntries([...changed, ...missing.map((key) => [key, null])]), status, rows]);
+  }
+  return entries;
+}
 
 /** The entries of the record a first round holds, or null when its result is still the observation. */
 function readCallRecord(round: ToolRound): CallRecordEntry[] | null {

@@ -55,9 +55,18 @@ function recordIn(prompt: LanguageModelV4Prompt): { text: string; calls: Record<
   const record = observationsIn(prompt).find((observation) => observation.evidence_status === CALL_RECORD_STATUS);
   if (record === undefined) return null;
   const columns = record.columns as string[];
-  const calls = (record.calls as unknown[][]).map((row) =>
-    Object.fromEntries(columns.map((column, index) => [column, row[index]])),
-  );
+  const firsts = new Map<unknown, Record<string, unknown>>();
+  const calls = (record.calls as unknown[][]).map((row) => {
+    const call = Object.fromEntries(columns.map((column, index) => [column, row[index]]));
+    const first = firsts.get(call.tool);
+    if (first === undefined) {
+      if (call.input !== null && typeof call.input === 'object') firsts.set(call.tool, call.input as never);
+      return call;
+    }
+    // NOTE: a tool's later call lists only what differs from its first call's input (null: a field it lacks).
+    const whole = { ...first, ...(call.input as object) } as Record<string, unknown>;
+    return { ...call, input: Object.fromEntries(Object.entries(whole).filter(([, value]) => value !== null)) };
+  });
   return { text: JSON.stringify(record), calls };
 }
 
@@ -100,21 +109,11 @@ describe('compactHistory — through runDiagnosis', () => {
       message: CALL_RECORD_NOTE,
       columns: ['tool_call_id', 'tool', 'input', 'evidence_status', 'rows'],
     });
-    // NOTE: each call is a row of the columns, its keys not repeated.
-    expect(JSON.parse(last?.text ?? '{}').calls[0]).toEqual([
-      'call-1',
-      'query_logs',
-      { ...LOGS_INPUT, keyword: 'k0' },
-      'OK',
-      16,
-    ]);
-    expect(last?.calls[0]).toEqual({
-      tool_call_id: 'call-1',
-      tool: 'query_logs',
-      input: { ...LOGS_INPUT, keyword: 'k0' },
-      evidence_status: 'OK',
-      rows: 16,
-    });
+    // NOTE: each call is a row of the columns, its keys not repeated; a later call lists only the input fields that
+    // differ from its tool's first call (the same service and window, another keyword).
+    const rows = JSON.parse(last?.text ?? '{}').calls;
+    expect(rows[0]).toEqual(['call-1', 'query_logs', { ...LOGS_INPUT, keyword: 'k0' }, 'OK', 16]);
+    expect(rows[1]).toEqual(['call-2', 'query_logs', { keyword: 'k1' }, 'OK', 16]);
     // NOTE: the prompt cache: the first call stays where it was, so every request begins with the first request's
     // whole prompt; and each record begins with the whole record the request before sent.
     const firstPrompt = JSON.stringify(calls[0]?.prompt).slice(0, -1);
@@ -197,6 +196,36 @@ describe('compactHistory', () => {
     expect(record(again).startsWith(record(first).slice(0, -10))).toBe(true);
     expect(recordIn(again as never)?.calls.map((call) => call.tool_call_id)).toEqual(['a', 'b']);
     expect(compactHistory(again)).toBe(again);
+  });
+
+  it('lists a tool’s later calls by what differs from its first call, a field one lacks as null', () => {
+    const input = (keyword: string, service = 'order-service') => ({ input: { service, keyword } });
+    const first = compactHistory([
+      prompt,
+      ...round('a', input('k1'), big),
+      ...round('b', input('k1b'), big),
+      ...round('c', input('k2'), big),
+      ...round('d', { input: { service: 'order-service', level: 'ERROR' } }, big),
+      ...round('e', input('k4'), big),
+    ]);
+    const sent = (messages: ModelMessage[]) => JSON.parse(JSON.stringify(observationsIn([messages[2]] as never)[0]));
+    expect(sent(first).calls.map((row: unknown[]) => row[2])).toEqual([
+      input('k1').input,
+      { keyword: 'k1b' },
+      { keyword: 'k2' },
+      { level: 'ERROR', keyword: null },
+    ]);
+    expect(recordIn(first as never)?.calls.map((call) => call.input)).toEqual([
+      input('k1').input,
+      input('k1b').input,
+      input('k2').input,
+      { service: 'order-service', level: 'ERROR' },
+    ]);
+    // A listed row never changes: the next fold only appends.
+    const again = compactHistory([...first, ...round('f', input('k5', 'payment-gateway'), big)]);
+    const before = JSON.stringify(sent(first).calls);
+    expect(JSON.stringify(sent(again).calls).startsWith(before.slice(0, -1))).toBe(true);
+    expect(sent(again).calls.at(-1)).toEqual(['e', 'query_logs', { keyword: 'k4' }, 'OK', 1]);
   });
 
   it('lists a call whose input is too large without its input', () => {
