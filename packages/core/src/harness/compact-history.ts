@@ -5,7 +5,7 @@ import { utf8Bytes } from '../run/utf8.ts';
 /**
  * When the history a round would re-send (every message after the instructions: the prompt, the tool calls, their
  * observations) passes this many UTF-8 bytes, the judged rounds are folded into the call record. NOTE: about 2,000
- * of DeepSeek's tokens of JSON: with the instructions and tool schemas (about 2,200) a request stays near 4–5k tokens
+ * of DeepSeek's tokens of JSON: with the instructions and tool schemas (about 2,100) a request stays near 3–5k tokens
  * whatever the observations' size, so a run's input grows linearly with its tool calls, not with their square.
  */
 export const COMPACT_HISTORY_AT_BYTES = 6 * 1024;
