@@ -87,8 +87,8 @@ export async function demoRequests(options: { memory?: boolean } = {}) {
 function citingPastIncident<T>(response: T, id: string): T {
   const message = (response as { choices?: { message?: { content?: string } }[] }).choices?.[0]?.message;
   if (message?.content === undefined) return response;
-  const draft = JSON.parse(message.content) as { analysis: { type: string; tool_call_ids: string[] }[] };
-  for (const item of draft.analysis) if (item.type === 'HYPOTHESIS') item.tool_call_ids.push(id);
+  const draft = JSON.parse(message.content) as { analysis: { type: string; refs: (number | string)[] }[] };
+  for (const item of draft.analysis) if (item.type === 'HYPOTHESIS') item.refs.push(id);
   const cited = structuredClone(response) as { choices: { message: { content: string } }[] };
   const first = cited.choices[0];
   if (first !== undefined) first.message.content = JSON.stringify(draft);

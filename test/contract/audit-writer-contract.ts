@@ -16,7 +16,7 @@ import { createMaskingSession } from '../../packages/core/src/tools/masking/mask
 import { openPseudonymBatches, sealNewPseudonyms } from '../../packages/core/src/tools/masking/pseudonym-map.ts';
 import { publishedOutcome, STORE_T0, stepEvent, toolEvent } from '../support/audit-events.ts';
 import { createFakeEvidence } from '../support/fake-evidence.ts';
-import { envelope, LOGS_INPUT, supportedDraft } from '../support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, supportedDraft } from '../support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../support/scripted-model.ts';
 import { allRecords, newRunId, start } from './run-store-contract.ts';
 
@@ -381,7 +381,7 @@ export function describeAuditWriterContract(label: string, factory: AuditWriterF
         toolRound([{ id: 'call_00_lCIkdHRa7AKmCG3TlxXz1061', name: 'query_logs', input: envelope(LOGS_INPUT) }], {
           reasoning: '查日志',
         }),
-        textRound(JSON.stringify(supportedDraft(['call_00_lCIkdHRa7AKmCG3TlxXz1061'])), { reasoning: '写结论' }),
+        textRound(draftAnswer(supportedDraft(['call_00_lCIkdHRa7AKmCG3TlxXz1061'])), { reasoning: '写结论' }),
       ]);
       const run = createRunContext({
         runId,

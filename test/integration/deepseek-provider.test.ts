@@ -4,7 +4,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startDeepSeekServer, type WireScript, wireText, wireToolCalls } from '../support/deepseek-server.ts';
 import { createFakeEvidence } from '../support/fake-evidence.ts';
 import { createMemoryAudit } from '../support/memory-audit.ts';
-import { envelope, LOGS_INPUT, noConclusionDraft, supportedDraft, testRun } from '../support/run-fixtures.ts';
+import {
+  draftAnswer,
+  envelope,
+  LOGS_INPUT,
+  noConclusionDraft,
+  supportedDraft,
+  testRun,
+} from '../support/run-fixtures.ts';
 
 const CALL_ID = 'call_00_lCIkdHRa7AKmCG3TlxXz1061';
 let closeServer: (() => Promise<void>) | undefined;
@@ -48,7 +55,7 @@ describe('runDiagnosis over the real openai-compatible provider and DeepSeek wir
         reasoning: '先查 order-service 的错误日志。',
         usage: { prompt: 1_200, completion: 60, reasoning: 16, cacheHit: 1_024 },
       }),
-      wireText(JSON.stringify(supportedDraft([CALL_ID])), {
+      wireText(draftAnswer(supportedDraft([CALL_ID])), {
         reasoning: '日志显示连接池耗尽。',
         usage: { prompt: 1_500, completion: 300, reasoning: 113 },
       }),
@@ -67,7 +74,7 @@ describe('runDiagnosis over the real openai-compatible provider and DeepSeek wir
     });
     expect(audit.steps[1]).toMatchObject({
       reasoningContent: '日志显示连接池耗尽。',
-      assistantText: JSON.stringify(supportedDraft([CALL_ID])),
+      assistantText: draftAnswer(supportedDraft([CALL_ID])),
       contentSource: 'PROVIDER_REASONING+ASSISTANT_TEXT',
       reasoningAvailable: true,
       usage: { inputTokens: 1_500, outputTokens: 300, reasoningTokens: 113, cachedInputTokens: 0 },
@@ -78,7 +85,7 @@ describe('runDiagnosis over the real openai-compatible provider and DeepSeek wir
   it('sends the earlier reasoning and tool call back within the run, and the observation as the tool message', async () => {
     const { server } = await diagnoseOverHttp([
       wireToolCalls([{ id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) }], { reasoning: '查日志' }),
-      wireText(JSON.stringify(supportedDraft([CALL_ID]))),
+      wireText(draftAnswer(supportedDraft([CALL_ID]))),
     ]);
     const messages = server.requests[1]?.messages as Record<string, unknown>[];
     const assistant = messages.find((message) => message.role === 'assistant');
@@ -102,7 +109,7 @@ describe('runDiagnosis over the real openai-compatible provider and DeepSeek wir
       { id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) },
     ]);
     const { outcome, server, adapterCalls, audit } = await diagnoseOverHttp(
-      [withoutUsage, wireText(JSON.stringify(supportedDraft([CALL_ID])))],
+      [withoutUsage, wireText(draftAnswer(supportedDraft([CALL_ID])))],
       { limits: { maxTotalTokens: 2_000 } },
     );
 
@@ -183,7 +190,7 @@ describe('runDiagnosis over the real openai-compatible provider and DeepSeek wir
             arguments: envelope({ ...LOGS_INPUT, keyword: 'pool' }, { tool_call_id: CALL_ID, evaluation: 'GAINED' }),
           },
         ]),
-        wireText(JSON.stringify(supportedDraft([CALL_ID, second]))),
+        wireText(draftAnswer(supportedDraft([CALL_ID, second]))),
       ],
       { limits: { maxToolCalls: 2 } },
     );

@@ -8,12 +8,12 @@ import {
 } from '@diagnosis/core/config';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildDiagnosisDependencies } from '../../functions/diagnose/dependencies.ts';
-import { diagnosisDraftJsonSchema } from '../../packages/core/src/draft/diagnosis-draft.ts';
+import { draftAnswerJsonSchema } from '../../packages/core/src/draft/diagnosis-draft.ts';
 import { startDeepSeekServer, type WireScript } from '../support/deepseek-server.ts';
 import { createFakeEvidence } from '../support/fake-evidence.ts';
 import { createMemoryAudit } from '../support/memory-audit.ts';
 import { PROFILE_WIRES } from '../support/provider-wire.ts';
-import { envelope, LOGS_INPUT, supportedDraft, testRun } from '../support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, supportedDraft, testRun } from '../support/run-fixtures.ts';
 
 const CALL_ID = 'call_00_lCIkdHRa7AKmCG3TlxXz1061';
 let closeServer: (() => Promise<void>) | undefined;
@@ -60,11 +60,11 @@ const EXPECTED_FORMAT: Record<ModelProfileName, unknown> = {
   deepseek: { type: 'json_object' },
   openai: {
     type: 'json_schema',
-    json_schema: { name: 'DiagnosisDraft', strict: true, schema: providerJsonSchema(diagnosisDraftJsonSchema()) },
+    json_schema: { name: 'DiagnosisDraft', strict: true, schema: providerJsonSchema(draftAnswerJsonSchema()) },
   },
   qwen: {
     type: 'json_schema',
-    json_schema: { name: 'DiagnosisDraft', strict: true, schema: providerJsonSchema(diagnosisDraftJsonSchema()) },
+    json_schema: { name: 'DiagnosisDraft', strict: true, schema: providerJsonSchema(draftAnswerJsonSchema()) },
   },
   'openai-compatible': { type: 'json_object' },
 };
@@ -77,7 +77,7 @@ describe.each(MODEL_PROFILE_NAMES)('the %s profile over its wire format', (profi
       profile,
       [
         wire.toolCalls([{ id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) }]),
-        wire.text(JSON.stringify(supportedDraft([CALL_ID]))),
+        wire.text(draftAnswer(supportedDraft([CALL_ID]))),
       ],
       { limits: { maxToolCalls: 1 } },
     );
@@ -105,7 +105,7 @@ describe.each(MODEL_PROFILE_NAMES)('the %s profile over its wire format', (profi
   });
 
   it('keeps the strict parse: a fenced Draft in the Draft round fails as DRAFT_NOT_JSON', async () => {
-    const fenced = `\`\`\`json\n${JSON.stringify(supportedDraft([CALL_ID]))}\n\`\`\``;
+    const fenced = `\`\`\`json\n${draftAnswer(supportedDraft([CALL_ID]))}\n\`\`\``;
     const { outcome, server } = await diagnoseWith(
       profile,
       [wire.toolCalls([{ id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) }]), wire.text(fenced)],
@@ -124,7 +124,7 @@ describe('the Draft format on a run that ends on its own', () => {
     const wire = PROFILE_WIRES.openai;
     const { outcome, server } = await diagnoseWith('openai', [
       wire.toolCalls([{ id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) }]),
-      wire.text(JSON.stringify(supportedDraft([CALL_ID]))),
+      wire.text(draftAnswer(supportedDraft([CALL_ID]))),
     ]);
     expect(outcome.ok && outcome.result.stopReason).toBe(null);
     expect(server.requests).toHaveLength(2);

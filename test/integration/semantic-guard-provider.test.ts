@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startDeepSeekServer, wireText, wireToolCalls } from '../support/deepseek-server.ts';
 import { createFakeEvidence } from '../support/fake-evidence.ts';
 import { judgeAnswer } from '../support/judge-answer.ts';
-import { envelope, LOGS_INPUT, supportedDraft } from '../support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, supportedDraft } from '../support/run-fixtures.ts';
 
 const CALL_ID = 'call_00_lCIkdHRa7AKmCG3TlxXz1061';
 let closeServer: (() => Promise<void>) | undefined;
@@ -28,7 +28,7 @@ describe('the SemanticGuard over the real openai-compatible provider', () => {
         wireToolCalls([{ id: CALL_ID, name: 'query_logs', arguments: envelope(LOGS_INPUT) }], {
           reasoning: '智能体的推理：先查日志。',
         }),
-        wireText(JSON.stringify(supportedDraft([CALL_ID]))),
+        wireText(draftAnswer(supportedDraft([CALL_ID]))),
       ],
       [wireText(judgeAnswer(verdicts), { reasoning: '裁判逐条核对。', usage: { prompt: 2_100, completion: 90 } })],
     );

@@ -33,6 +33,18 @@ export function supportedDraft(toolCallIds: string[]): DiagnosisDraft {
   };
 }
 
+/**
+ * A Draft as the model writes it: each analysis item's `tool_call_ids` as its `refs`, the ids as they are (a string
+ * cites the id it is; a test of the numbered references writes its numbers itself).
+ */
+export function draftAnswer(draft: DiagnosisDraft | object): string {
+  const { analysis, ...rest } = draft as DiagnosisDraft;
+  return JSON.stringify({
+    ...rest,
+    analysis: (analysis ?? []).map(({ tool_call_ids, scope, ...item }) => ({ ...item, refs: tool_call_ids, scope })),
+  });
+}
+
 /** A valid no-conclusion Draft. */
 export function noConclusionDraft(missing: string[] = ['故障开始时间', '受影响的服务']): DiagnosisDraft {
   return {

@@ -34,7 +34,7 @@ import { createObservability } from '../../../functions/lambda/observability.ts'
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
 import { httpEvent, lambdaContext } from '../../support/lambda-events.ts';
-import { envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../../support/scripted-model.ts';
 
 const WORKFLOW_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:diagnosis-test-DiagnosisWorkflow';
@@ -79,7 +79,7 @@ function serviceDeps(createStore: () => DynamoStores) {
       },
       { id: 'call-3', name: 'query_mysql', input: { input: { query_name: 1 } } },
     ]),
-    textRound(JSON.stringify(supportedDraft(['call-1']))),
+    textRound(draftAnswer(supportedDraft(['call-1']))),
   ]);
   return {
     model,

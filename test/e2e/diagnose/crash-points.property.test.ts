@@ -46,7 +46,7 @@ import { createFakeEvidence } from '../../support/fake-evidence.ts';
 import { judgeAnswer } from '../../support/judge-answer.ts';
 import { lambdaContext } from '../../support/lambda-events.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
-import { envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../../support/scripted-model.ts';
 
 const FUNCTION_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:Diagnose';
@@ -150,7 +150,7 @@ const agentScript = (sweepWhileRunning: () => Promise<void>) =>
       await sweepWhileRunning();
       return toolRound([{ id: 'call-logs-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]);
     },
-    textRound(JSON.stringify(supportedDraft(['call-logs-1']))),
+    textRound(draftAnswer(supportedDraft(['call-logs-1']))),
   ]);
 const judgeScript = () =>
   scriptedModel(

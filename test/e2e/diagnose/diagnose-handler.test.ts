@@ -6,7 +6,7 @@ import { type DeepSeekResponse, wireText, wireToolCalls } from '../../support/de
 import { E2E_FLUSH_RESERVE_MS, E2E_MODEL_KEY, startE2eWorld } from '../../support/e2e-world.ts';
 import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../../support/lambda-events.ts';
 import { mariadbAvailable } from '../../support/mariadb.ts';
-import { supportedDraft } from '../../support/run-fixtures.ts';
+import { draftAnswer, supportedDraft } from '../../support/run-fixtures.ts';
 
 // NOTE: decided when tests are collected; in CI an unreachable MariaDB fails here instead of skipping.
 const mysqlReachable = await mariadbAvailable();
@@ -80,7 +80,7 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
       (await sfn({ runId: published, sessionId: session, enterpriseId: 'E1001', query: conversation.query })).status,
     ).toBe('PUBLISHED');
     const fallback = runId();
-    replay([wireText(JSON.stringify(supportedDraft(['call_00_never_made'])))]);
+    replay([wireText(draftAnswer(supportedDraft(['call_00_never_made'])))]);
     expect(
       (await sfn({ runId: fallback, sessionId: session, enterpriseId: 'E1001', query: '那现在恢复了吗？' })).status,
     ).toBe('FALLBACK');
@@ -141,7 +141,7 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
               type: 'NEGATIVE_OBSERVATION',
               statement: 'E2002 的 order-service 在 14:00–15:00 没有 ERROR 日志。',
               evidence_status: 'NO_EVIDENCE',
-              tool_call_ids: [empty],
+              refs: [empty],
               scope: 'E2002 order-service ERROR 日志，14:00–15:00（+08:00）',
             },
           ],
@@ -171,7 +171,7 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
     const id = runId();
     replay([
       wireToolCalls([{ id: 'call_00_real', name: 'lookup_knowledge', arguments: { input: { query: '连接池' } } }]),
-      wireText(JSON.stringify(supportedDraft(['call_00_real', 'call_00_invented']))),
+      wireText(draftAnswer(supportedDraft(['call_00_real', 'call_00_invented']))),
     ]);
     const result = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });
     expect(result).toMatchObject({ status: 'FALLBACK', report: { kind: 'FALLBACK' } });
@@ -274,7 +274,7 @@ describe('the Diagnose Lambda end to end (Step Functions events)', () => {
           },
         },
       ]),
-      wireText(JSON.stringify(supportedDraft([call]))),
+      wireText(draftAnswer(supportedDraft([call]))),
     ]);
     const before = world.server.requests.length;
     const result = await sfn({ runId: id, sessionId: 's', enterpriseId: 'E1001', query: conversation.query });

@@ -12,7 +12,7 @@ import { type DeepSeekResponse, wireText, wireToolCalls } from '../../support/de
 import { localDynamoClient } from '../../support/dynamodb.ts';
 import { startE2eWorld } from '../../support/e2e-world.ts';
 import { e1001ScriptedConversation, lambdaContext } from '../../support/lambda-events.ts';
-import { supportedDraft } from '../../support/run-fixtures.ts';
+import { draftAnswer, supportedDraft } from '../../support/run-fixtures.ts';
 
 const ARN = 'arn:aws:lambda:local:000000000000:function:Diagnose';
 const definition = buildDiagnosisWorkflowDefinition({ diagnoseFunctionArn: ARN });
@@ -88,7 +88,7 @@ describe('DiagnosisWorkflow on the real Diagnose handler', () => {
   it('ends a FALLBACK result in FallbackReported', async () => {
     replay([
       wireToolCalls([{ id: 'call_00_real', name: 'lookup_knowledge', arguments: { input: { query: '连接池' } } }]),
-      wireText(JSON.stringify(supportedDraft(['call_00_real', 'call_00_invented']))),
+      wireText(draftAnswer(supportedDraft(['call_00_real', 'call_00_invented']))),
     ]);
     const { execution } = await execute(REQUEST);
     expect(execution).toMatchObject({ status: 'SUCCEEDED', states: ['Diagnose', 'Released', 'FallbackReported'] });

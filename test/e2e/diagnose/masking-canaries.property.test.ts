@@ -395,7 +395,7 @@ function script(tag: string, runbookIndex: number) {
               type: 'FINDING',
               statement: `日志与客户表都显示用户 ${phone} 的支付失败`,
               evidence_status: 'SUPPORTED',
-              tool_call_ids: [id('by_phone_logs'), id('by_phone_rows')],
+              refs: [id('by_phone_logs'), id('by_phone_rows')],
               scope: null,
             },
           ],

@@ -14,7 +14,7 @@ import { type DeepSeekResponse, wireText, wireToolCalls } from '../../support/de
 import { localDynamoClient, partitionItems } from '../../support/dynamodb.ts';
 import { E2E_MODEL_KEY, startE2eWorld } from '../../support/e2e-world.ts';
 import { httpEvent, lambdaContext } from '../../support/lambda-events.ts';
-import { envelope, noConclusionDraft, supportedDraft } from '../../support/run-fixtures.ts';
+import { draftAnswer, envelope, noConclusionDraft, supportedDraft } from '../../support/run-fixtures.ts';
 
 const OPS_E1001 = { accountId: '111122223333', userArn: 'arn:aws:sts::111122223333:assumed-role/OpsE1001/alice' };
 const OPS_E2002 = { accountId: '111122223333', userArn: 'arn:aws:sts::111122223333:assumed-role/OpsE2002/bob' };
@@ -68,7 +68,7 @@ beforeAll(async () => {
             type: 'FINDING',
             statement: 'order-service 日志显示 reconciliation batch slow（ZK-4471）',
             evidence_status: 'SUPPORTED',
-            tool_call_ids: [evidenceId],
+            refs: [evidenceId],
             scope: null,
           },
         ],
@@ -142,7 +142,7 @@ const hostileModel = fc.array(
 );
 const finalText = fc.oneof(
   fc.constant(JSON.stringify(noConclusionDraft())),
-  fc.constant(JSON.stringify(supportedDraft(['call_never_made']))),
+  fc.constant(draftAnswer(supportedDraft(['call_never_made']))),
   safeString,
 );
 

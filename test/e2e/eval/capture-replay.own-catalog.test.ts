@@ -15,7 +15,7 @@ import { localDynamoClient } from '../../support/dynamodb.ts';
 import { startE2eWorld } from '../../support/e2e-world.ts';
 import { httpEvent, lambdaContext } from '../../support/lambda-events.ts';
 import { mariadbAvailable } from '../../support/mariadb.ts';
-import { supportedDraft } from '../../support/run-fixtures.ts';
+import { draftAnswer, supportedDraft } from '../../support/run-fixtures.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 
 const mysqlReachable = await mariadbAvailable();
@@ -65,7 +65,7 @@ describe('capture → replay of a run that used the deployment’s own MySQL cat
         wireToolCalls([
           { id: CALL, name: 'query_mysql', arguments: { input: { query_name: 'channel_timeouts', params: {} } } },
         ]),
-        wireText(JSON.stringify(supportedDraft([CALL]))),
+        wireText(draftAnswer(supportedDraft([CALL]))),
       );
       const result = (await world.handlers.diagnose(
         { runId, sessionId: 's-own-catalog', enterpriseId: 'E1001', query: 'E1001 的支付通道超时配置是多少？' },

@@ -120,7 +120,7 @@ function liveModel(conclusion: string) {
               type: 'FINDING',
               statement: 'ts-ledger-service 启动时连接池初始化失败：Access denied for user',
               evidence_status: 'SUPPORTED',
-              tool_call_ids: ['call_00_live0000000000000000001'],
+              refs: ['call_00_live0000000000000000001'],
               scope: `ts-ledger-service ERROR ${window.start} 至 ${window.end}`,
             },
           ],

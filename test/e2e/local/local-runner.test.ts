@@ -10,7 +10,7 @@ import { startBin } from '../../support/cli-process.ts';
 import { startDeepSeekServer, wireText, wireToolCalls } from '../../support/deepseek-server.ts';
 import { schemaErrors } from '../../support/json-schemas.ts';
 import { e1001ScriptedConversation } from '../../support/lambda-events.ts';
-import { envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
 
 if (CHROMIUM === undefined && !process.env.CI) {
   console.warn('\n!!! Chromium not found (apt-get install chromium): the trace page rendering test is SKIPPED !!!\n');
@@ -156,7 +156,7 @@ describe('diagnosis diagnose (the local runner)', () => {
   });
 
   it('exits 2 on a fallback', async () => {
-    server.script.push(wireText(JSON.stringify(supportedDraft(['call_00_invented']))));
+    server.script.push(wireText(draftAnswer(supportedDraft(['call_00_invented']))));
     const finished = await diagnose([conversation.query, '--json']);
     expect(finished.code).toBe(2);
     const result = JSON.parse(finished.stdout);
@@ -169,7 +169,7 @@ describe('diagnosis diagnose (the local runner)', () => {
     const call = 'call_00_fencedDraftLogs000000001';
     server.script.push(
       wireToolCalls([{ id: call, name: 'query_logs', arguments: envelope(LOGS_INPUT) }]),
-      wireText(`\`\`\`json\n${JSON.stringify(supportedDraft([call]))}\n\`\`\``),
+      wireText(`\`\`\`json\n${draftAnswer(supportedDraft([call]))}\n\`\`\``),
     );
     const finished = await diagnose([conversation.query], { DIAGNOSIS_MAX_TOOL_CALLS: '1' });
     expect(finished.code).toBe(2);

@@ -18,6 +18,7 @@ import { createObservability } from '../../../functions/lambda/observability.ts'
 import { localDynamoClient } from '../../support/dynamodb.ts';
 import { startE2eWorld } from '../../support/e2e-world.ts';
 import { e1001ScriptedConversation, httpEvent, lambdaContext } from '../../support/lambda-events.ts';
+import { draftAnswer } from '../../support/run-fixtures.ts';
 
 const ALICE = { accountId: '111122223333', userArn: 'arn:aws:sts::111122223333:assumed-role/OpsE1001/alice' };
 const BOB = { accountId: '111122223333', userArn: 'arn:aws:sts::111122223333:assumed-role/OpsE1001/bob' };
@@ -46,7 +47,7 @@ function draftRound(draft: object) {
   };
   const choice = round.choices[0];
   if (choice === undefined) throw new Error('the scripted round has no choice');
-  choice.message = { role: 'assistant', content: JSON.stringify(draft) };
+  choice.message = { role: 'assistant', content: draftAnswer(draft) };
   choice.finish_reason = 'stop';
   return round;
 }

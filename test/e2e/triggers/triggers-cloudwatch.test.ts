@@ -18,7 +18,7 @@ import { localDynamoClient } from '../../support/dynamodb.ts';
 import { startE2eWorld } from '../../support/e2e-world.ts';
 import { schemaErrors } from '../../support/json-schemas.ts';
 import { httpEvent, lambdaContext } from '../../support/lambda-events.ts';
-import { noConclusionDraft, supportedDraft } from '../../support/run-fixtures.ts';
+import { draftAnswer, noConclusionDraft, supportedDraft } from '../../support/run-fixtures.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const fixture = (path: string) => JSON.parse(readFileSync(resolve(ROOT, path), 'utf8')) as Record<string, unknown>;
@@ -120,7 +120,7 @@ describe('the Trigger function on CloudWatch alarm events', () => {
           },
         },
       ]),
-      wireText(JSON.stringify(supportedDraft(['call_inside']))),
+      wireText(draftAnswer(supportedDraft(['call_inside']))),
     );
     const before = world.server.requests.length;
     const answer = await fire(ALARM);

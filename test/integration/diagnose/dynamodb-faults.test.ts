@@ -16,7 +16,7 @@ import { createTestTable, localDynamoClient, partitionItems } from '../../suppor
 import { type DynamoFault, loadDynamoWireAnswer, startDynamoFaultWindows } from '../../support/dynamodb-fault-proxy.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
 import { outcomeOf } from '../../support/finished-runs.ts';
-import { envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../../support/scripted-model.ts';
 import { blocksText, startSlackWorld } from '../../support/slack-world.ts';
 
@@ -70,7 +70,7 @@ async function runThrough(runId: string, fault: DynamoFault, faultMs: number): P
         },
       ]);
     },
-    textRound(JSON.stringify(supportedDraft(['call_first', 'call_second']))),
+    textRound(draftAnswer(supportedDraft(['call_first', 'call_second']))),
   ]);
   const startedAt = Date.now();
   let timer: NodeJS.Timeout | undefined;

@@ -10,10 +10,10 @@ import { requestSegments, startDeepSeekServer, wireText } from '@diagnosis/devki
 import { describe, expect, it } from 'vitest';
 import { buildDiagnosisDependencies } from '../../../functions/diagnose/dependencies.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
-import { supportedDraft, T0, testRun } from '../../support/run-fixtures.ts';
+import { draftAnswer, supportedDraft, T0, testRun } from '../../support/run-fixtures.ts';
 
 async function firstRequest(run: ReturnType<typeof testRun>, query: string) {
-  const server = await startDeepSeekServer([wireText(JSON.stringify(supportedDraft([])))]);
+  const server = await startDeepSeekServer([wireText(draftAnswer(supportedDraft([])))]);
   try {
     const settings = parseDiagnosisSettings({
       DIAGNOSIS_TABLE_NAME: 'prompt-prefix-test',

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestTable, localDynamoClient } from '../../support/dynamodb.ts';
 import { createFakeEvidence } from '../../support/fake-evidence.ts';
 import { judgeAnswer } from '../../support/judge-answer.ts';
-import { envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, supportedDraft } from '../../support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../../support/scripted-model.ts';
 
 const client = localDynamoClient();
@@ -65,7 +65,7 @@ async function runOnce(runId: string, createStore: () => RunStore & AuditWriter)
       },
       { id: 'call-3', name: 'query_mysql', input: { input: { query_name: 1 } } },
     ]),
-    textRound(JSON.stringify(draftWithHypothesis())),
+    textRound(draftAnswer(draftWithHypothesis())),
   ]);
   const judge = scriptedModel([
     textRound(

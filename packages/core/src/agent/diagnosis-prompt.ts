@@ -1,4 +1,4 @@
-import { DIAGNOSIS_DRAFT_SCHEMA_NOTATION } from '../draft/diagnosis-draft-json-schema.ts';
+import { DRAFT_ANSWER_SCHEMA_NOTATION } from '../draft/diagnosis-draft-json-schema.ts';
 import { SCHEMA_NOTATION_LEGEND } from '../draft/schema-notation.ts';
 
 /**
@@ -34,20 +34,20 @@ export function buildDiagnosisInstructions(): string {
 - query_logs 的 service 写 changes[/<服务>[/<kind>]] 查变更流；placement 为 AFTER_SYMPTOM（症状后落地）的变更不是原因；归因于变更的 FINDING 写出 change_id。
 
 ## 分析与引用规则
-- analysis 中每一条都必须在 tool_call_ids 中引用本次运行中工具结果的 tool_call_id（原样复制）。
+- analysis 中每一条都必须在 refs 中引用本次运行中工具结果的 ref（结果中 tool_call_id 之后的整数）。
 - FINDING 与 HYPOTHESIS 的 evidence_status 为 SUPPORTED，并引用支撑它的非空结果。
-- lookup_knowledge 中带 source: "past_incident" 的命中是本企业过去一次诊断（occurred_at 时的结论与 rating 评价），只是待用本次日志与数据核实的假设，不是关于本次故障的事实：可据以提出 HYPOTHESIS 并去核实；FINDING 必须引用本次的日志或数据，只引用历史事件的 FINDING 会被移除。引用历史事件时在 tool_call_ids 中写它的 doc_id（past-incident:…），该次 lookup_knowledge 的 tool_call_id 只代表其中的运行手册命中。
+- lookup_knowledge 中带 source: "past_incident" 的命中是本企业过去一次诊断（occurred_at 时的结论与 rating 评价），只是待用本次日志与数据核实的假设，不是关于本次故障的事实：可据以提出 HYPOTHESIS 并去核实；FINDING 必须引用本次的日志或数据，只引用历史事件的 FINDING 会被移除。引用历史事件时在 refs 中写它的 doc_id（past-incident:…），该次 lookup_knowledge 的 ref 只代表其中的运行手册命中。
 - NO_EVIDENCE 只能用于 NEGATIVE_OBSERVATION，且必须填写 scope（在什么范围内没有发现），并引用对应的空结果。
 - 没有找到根因是可以接受的。conclusion 非 null 时，至少要有一条 SUPPORTED 的 FINDING。
 - 证据不足以支撑诊断时，conclusion 必须为 null，limitations.checked_scope 写实际检查过的范围，missing_info 写缺少的信息。
 - 问题缺少有界查询所需的时间、服务或错误上下文时，可以不调用任何工具，直接输出 conclusion 为 null 的 Draft，在 missing_info 中列出需要补充的上下文。
-- 绝不能因为没有查到证据就推断问题不存在；绝不能编造原因、事实或 tool_call_id。
+- 绝不能因为没有查到证据就推断问题不存在；绝不能编造原因、事实或 ref。
 
 ## 停止
 收到 STOP_REQUIRED（工具结果或系统通知）表示证据收集已经结束：不要再调用任何工具，立即基于已有证据输出最终 Draft。
 
 ## 输出
 最终回答只能是一个符合下面结构的 JSON 对象：不要 Markdown、不要代码块、不要任何前后缀说明文字。
-${DIAGNOSIS_DRAFT_SCHEMA_NOTATION}
+${DRAFT_ANSWER_SCHEMA_NOTATION}
 ${SCHEMA_NOTATION_LEGEND}`;
 }

@@ -122,7 +122,7 @@ export async function runDiagnosis(request: DiagnosisRequest, deps: DiagnosisDep
     if (last === undefined || last.content.some((part) => part.type === 'tool-call')) {
       return ended(null, harness.collection.finalRound ? 'STOP_IGNORED' : 'MODEL_CALL_BUDGET');
     }
-    const parsed = parseDiagnosisDraft(last.text, run.limits);
+    const parsed = parseDiagnosisDraft(last.text, run.limits, harness.callIds());
     if (!parsed.ok) {
       throw new DiagnosisAgentOutputError(
         parsed.code,

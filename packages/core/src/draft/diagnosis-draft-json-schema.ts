@@ -54,6 +54,61 @@ export const DIAGNOSIS_DRAFT_JSON_SCHEMA: object = {
   $schema: 'http://json-schema.org/draft-07/schema#',
 };
 
-/** The same schema in the compact notation of `renderSchemaNotation` (the agent's instructions quote it). */
-export const DIAGNOSIS_DRAFT_SCHEMA_NOTATION =
-  '{"conclusion": string(1–1000) | null, "analysis": [≤10 × {"type": "FINDING"|"HYPOTHESIS"|"NEGATIVE_OBSERVATION", "statement": string(1–1000), "evidence_status": "SUPPORTED"|"NO_EVIDENCE", "tool_call_ids": [1–6 × string(1–200)], "scope": string(≤300) | null}], "action_plan": [≤8 × {"step": string(1–300), "purpose": string(1–300)}], "recommendations": [≤8 × string(1–300)], "limitations": {"checked_scope": [≤10 × string(1–300)], "missing_info": [≤10 × string(1–300)]}}';
+/** The JSON Schema of the Draft as the model writes it, as `@valibot/to-json-schema` converts `draftAnswerSchema`. */
+export const DRAFT_ANSWER_JSON_SCHEMA: object = {
+  type: 'object',
+  properties: {
+    conclusion: { anyOf: [{ type: 'string', minLength: 1, maxLength: 1000 }, { type: 'null' }] },
+    analysis: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          type: { enum: ['FINDING', 'HYPOTHESIS', 'NEGATIVE_OBSERVATION'], type: 'string' },
+          statement: { type: 'string', minLength: 1, maxLength: 1000 },
+          evidence_status: { enum: ['SUPPORTED', 'NO_EVIDENCE'], type: 'string' },
+          refs: {
+            type: 'array',
+            items: { anyOf: [{ type: 'integer' }, { type: 'string', minLength: 1, maxLength: 200 }] },
+            minItems: 1,
+            maxItems: 6,
+          },
+          scope: { anyOf: [{ type: 'string', maxLength: 300 }, { type: 'null' }] },
+        },
+        required: ['type', 'statement', 'evidence_status', 'refs', 'scope'],
+        additionalProperties: false,
+      },
+      maxItems: 10,
+    },
+    action_plan: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          step: { type: 'string', minLength: 1, maxLength: 300 },
+          purpose: { type: 'string', minLength: 1, maxLength: 300 },
+        },
+        required: ['step', 'purpose'],
+        additionalProperties: false,
+      },
+      maxItems: 8,
+    },
+    recommendations: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 300 }, maxItems: 8 },
+    limitations: {
+      type: 'object',
+      properties: {
+        checked_scope: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 300 }, maxItems: 10 },
+        missing_info: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 300 }, maxItems: 10 },
+      },
+      required: ['checked_scope', 'missing_info'],
+      additionalProperties: false,
+    },
+  },
+  required: ['conclusion', 'analysis', 'action_plan', 'recommendations', 'limitations'],
+  additionalProperties: false,
+  $schema: 'http://json-schema.org/draft-07/schema#',
+};
+
+/** The model's schema in the compact notation of `renderSchemaNotation` (the agent's instructions quote it). */
+export const DRAFT_ANSWER_SCHEMA_NOTATION =
+  '{"conclusion": string(1–1000) | null, "analysis": [≤10 × {"type": "FINDING"|"HYPOTHESIS"|"NEGATIVE_OBSERVATION", "statement": string(1–1000), "evidence_status": "SUPPORTED"|"NO_EVIDENCE", "refs": [1–6 × integer | string(1–200)], "scope": string(≤300) | null}], "action_plan": [≤8 × {"step": string(1–300), "purpose": string(1–300)}], "recommendations": [≤8 × string(1–300)], "limitations": {"checked_scope": [≤10 × string(1–300)], "missing_info": [≤10 × string(1–300)]}}';

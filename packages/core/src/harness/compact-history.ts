@@ -15,17 +15,18 @@ export const CALL_RECORD_STATUS = 'COMPACTED';
 
 /** What the model reads at the head of the call record. */
 export const CALL_RECORD_NOTE =
-  '较早的调用（你已读过并评价过结果）：观察数据已移出对话，仍可按 tool_call_id 引用；同一工具之后的调用，input 只列出与它第一次调用不同的字段（null 为未填）。';
+  '较早的调用（你已读过并评价过结果）：观察数据已移出对话，仍可按 ref 引用；同一工具之后的调用，input 只列出与它第一次调用不同的字段（null 为未填）。';
 
 /** The call record's columns, said once: each entry of `calls` is a row of them. */
-const CALL_RECORD_COLUMNS = ['tool_call_id', 'tool', 'input', 'evidence_status', 'rows'] as const;
+const CALL_RECORD_COLUMNS = ['tool_call_id', 'tool', 'input', 'evidence_status', 'rows', 'ref'] as const;
 
 /** A call's input larger than this is listed without it (a refused call's input may be anything the model wrote). */
 export const CALL_RECORD_MAX_INPUT_BYTES = 1024;
 
 /**
  * One folded call as the record lists it, a row of {@link CALL_RECORD_COLUMNS}: what was asked and what came back
- * (its row count, null for a result without rows), never the data itself.
+ * (its row count, null for a result without rows), never the data itself; and the number the Draft cites it by, as
+ * its observation showed it (null when it showed none).
  */
 type CallRecordEntry = [
   toolCallId: string,
@@ -33,6 +34,7 @@ type CallRecordEntry = [
   input: JSONValue,
   evidenceStatus: JSONValue,
   rows: number | null,
+  ref: number | null,
 ];
 
 /** A tool round: the assistant message that asked for calls and the tool messages answering them. */
@@ -46,7 +48,7 @@ interface ToolRound {
  * round, so without this the input grows with the square of the calls (twenty 1 KB observations: ~157k tokens).
  * Once the history a round would send passes {@link COMPACT_HISTORY_AT_BYTES}, every tool round but the first and the
  * newest is dropped, and the first round's result becomes the call record ({@link CALL_RECORD_STATUS}): per folded
- * call its `tool_call_id` (still citable), tool, business input (so the model does not ask again),
+ * call its `tool_call_id` and `ref` (still citable), tool, business input (so the model does not ask again),
  * `evidence_status` and row count, as a row of {@link CALL_RECORD_COLUMNS} (the keys said once, not once a call;
  * a tool's later calls list only the input fields that differ from its first call's, see {@link againstFirstCall}).
  * The newest round (its observation not yet judged by the model) stays as sent.
@@ -93,7 +95,7 @@ const isObject = (value: unknown): value is JSONObject =>
 function againstFirstCall(recorded: CallRecordEntry[], added: CallRecordEntry[]): CallRecordEntry[] {
   const entries = [...recorded];
   for (const entry of added) {
-    const [id, tool, input, status, rows] = entry;
+    const [id, tool, input, status, rows, ref] = entry;
     const first = entries.find((listed) => listed[1] === tool)?.[2];
     if (!isObject(first) || !isObject(input)) {
       entries.push(entry);
@@ -103,7 +105,7 @@ function againstFirstCall(recorded: CallRecordEntry[], added: CallRecordEntry[])
       ([key, value]) => JSON.stringify(first[key]) !== JSON.stringify(value),
     );
     const missing = Object.keys(first).filter((key) => !(key in input));
-    entries.push([id, tool, Object.fromEntries([...changed, ...missing.map((key) => [key, null])]), status, rows]);
+    entries.push([id, tool, Object.fromEntries([...changed, ...missing.map((key) => [key, null])]), status, rows, ref]);
   }
   return entries;
 }
@@ -162,6 +164,7 @@ function recordEntries(round: ToolRound): CallRecordEntry[] {
   }
   return toolCallsOf(round.assistant).map((call) => {
     const observation = (results.get(call.toolCallId) ?? null) as {
+      ref?: JSONValue;
       evidence_status?: JSONValue;
       data?: { rows?: unknown[]; lines?: unknown[]; hits?: unknown[] };
     } | null;
@@ -176,6 +179,7 @@ function recordEntries(round: ToolRound): CallRecordEntry[] {
       utf8Bytes(JSON.stringify(input)) > CALL_RECORD_MAX_INPUT_BYTES ? null : input,
       observation?.evidence_status ?? null,
       Array.isArray(rows) ? rows.length : null,
+      typeof observation?.ref === 'number' ? observation.ref : null,
     ];
   });
 }

@@ -25,6 +25,7 @@ import { createToolInputParser } from '../tools/tool-inputs.ts';
 import { createAuditMiddleware } from './audit-middleware.ts';
 import { createBudgetMiddleware } from './budget-middleware.ts';
 import { maxRounds, softStopBeforeRound } from './budget-policy.ts';
+import { createCallRefs } from './call-refs.ts';
 import { createCollectionState, stopCollection } from './collection-state.ts';
 import { compactHistory } from './compact-history.ts';
 import { AuditFailure, HarnessStop, ModelCallFailure } from './harness-signals.ts';
@@ -111,8 +112,10 @@ export function createHarness(options: HarnessOptions) {
     middleware:
       audit === undefined ? [budget, requestTimeout] : [budget, createAuditMiddleware({ run, audit }), requestTimeout],
   });
+  const callRefs = createCallRefs();
   const intercept = createToolInterceptor({
     run,
+    callRefs,
     tracker,
     collection,
     evidence,
@@ -127,7 +130,9 @@ export function createHarness(options: HarnessOptions) {
 
   return {
     model,
-    tools: buildDiagnosisTools(catalog, intercept),
+    tools: buildDiagnosisTools(catalog, intercept, callRefs.refOf),
+    /** The run's tool call ids by the number each observation showed (`ref`), the first call's first. */
+    callIds: callRefs.ids,
     abortSignal: lifecycle.runSignal,
     stopWhen: [() => collection.finalRound, isStepCount(maxRounds(run))],
     /**

@@ -1,6 +1,6 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { type DraftFormat, providerJsonSchema } from '../config/model-profiles.ts';
-import { diagnosisDraftJsonSchema } from '../draft/diagnosis-draft.ts';
+import { draftAnswerJsonSchema } from '../draft/diagnosis-draft.ts';
 
 /** The `responseFormat` of a Draft round, by the profile's format (`undefined`: ask for nothing). */
 export function draftResponseFormat(format: DraftFormat) {
@@ -8,7 +8,7 @@ export function draftResponseFormat(format: DraftFormat) {
     case 'json-schema':
       return {
         type: 'json' as const,
-        schema: providerJsonSchema(diagnosisDraftJsonSchema()) as Record<string, unknown>,
+        schema: providerJsonSchema(draftAnswerJsonSchema()) as Record<string, unknown>,
         name: 'DiagnosisDraft',
       };
     case 'json-object':

@@ -9,6 +9,7 @@ import type { ParsedEnvelope } from '../tools/tool-inputs.ts';
 import { admitToolCall } from './admit-tool-call.ts';
 import { auditToolCall } from './audit-tool-call.ts';
 import { reachedRejectedCallLimit } from './budget-policy.ts';
+import type { CallRefs } from './call-refs.ts';
 import type { CollectionState } from './collection-state.ts';
 import { HarnessStop } from './harness-signals.ts';
 import { observeAdapterResult } from './observe-adapter-result.ts';
@@ -39,6 +40,8 @@ export interface ToolInterceptorOptions {
    * signal before each one (tool calls run one at a time).
    */
   abortRun: (reason: unknown) => void;
+  /** Numbers every call the boundary answers, the number its observation shows and the Draft cites it by. */
+  callRefs: CallRefs;
   /** Called after every tool call the boundary answered (live progress); must not throw. */
   onToolCall?: () => void;
 }
@@ -73,6 +76,7 @@ export function createToolInterceptor(options: ToolInterceptorOptions) {
     // NOTE: only the checked id, or a bounded copy of a refused one, travels on (observation, audit), so the 8 KiB
     // observation contract and the store's item sizes hold for every id.
     const id = parseToolCallId(modelToolCallId);
+    options.callRefs.assign(modelToolCallId, id.id);
     const outcome = id.ok ? await decide(toolName, rawInput, id.id) : rejectedOutcome(id.id, 'INVALID_TOOL_CALL_ID');
     // NOTE: every refusal counts towards `maxRejectedToolCalls`, whichever step refused the call.
     if (outcome.disposition === 'REJECTED') tracker.recordRejected();

@@ -45,26 +45,41 @@ function toolDefinitions(catalog: readonly MysqlQueryDescriptor[]): ToolDefiniti
 }
 
 /**
- * The three tools as the AI SDK sees them. Their SDK-level validation accepts any JSON on purpose: the tool
+ * The three tools as the AI SDK sees them (`refOf`: the number the harness gave a call, shown with its observation). Their SDK-level validation accepts any JSON on purpose: the tool
  * boundary validates the envelope itself (with the full schema, `createToolInputParser`), so a bad input becomes a
  * stable REJECTED observation instead of SDK error text. The model sees the compact schema
  * (`buildModelToolSchemas`): the exact shape, without the keywords it does not use.
  */
-export function buildDiagnosisTools(catalog: readonly MysqlQueryDescriptor[], intercept: InterceptToolCall): ToolSet {
+export function buildDiagnosisTools(
+  catalog: readonly MysqlQueryDescriptor[],
+  intercept: InterceptToolCall,
+  refOf: (toolCallId: string) => number | undefined = () => undefined,
+): ToolSet {
   const { descriptions, inputSchemas } = toolDefinitions(catalog);
   const define = (toolName: ToolName) =>
     tool({
       description: descriptions[toolName],
       inputSchema: inputSchemas[toolName],
       execute: (input, { toolCallId }) => intercept(toolName, input, toolCallId),
-      // NOTE: the model reads the audited (already masked) observation in its compact form: log lines as a table.
-      toModelOutput: ({ output }) => ({ type: 'json', value: toJsonValue(toModelObservation(output)) }),
+      // NOTE: the model reads the audited (already masked) observation in its compact form: log lines as a table,
+      // with the number the Draft cites the call by (`ref`) after its id.
+      toModelOutput: ({ toolCallId, output }) => ({
+        type: 'json',
+        value: toJsonValue(withRef(toModelObservation(output), refOf(toolCallId))),
+      }),
     });
   return {
     lookup_knowledge: define('lookup_knowledge'),
     query_logs: define('query_logs'),
     query_mysql: define('query_mysql'),
   };
+}
+
+/** The observation with `ref` after its `tool_call_id` (as it is when the call has no number). */
+function withRef(observation: Record<string, unknown>, ref: number | undefined): Record<string, unknown> {
+  if (ref === undefined) return observation;
+  const { tool_call_id, ...rest } = observation;
+  return { tool_call_id, ref, ...rest };
 }
 
 function describeCatalog(catalog: readonly MysqlQueryDescriptor[]): string {

@@ -150,6 +150,8 @@ export function createReplayModel(plan: ReplayPlan, truth: GroundTruth, counter?
       const content = received.get(call.toolCallId);
       const observation = content === undefined ? undefined : parseObservation(content);
       const status = observation?.evidence_status;
+      // NOTE: cites the call as a model does, by the number its observation showed (its id where it showed none).
+      const refs = [typeof observation?.ref === 'number' ? observation.ref : call.toolCallId];
       if (status === 'OK') {
         const matched = (observation?.data as { matched?: unknown } | undefined)?.matched;
         const newest = (observationMessages(observation)[0] ?? '').replace(/\s+/g, ' ').slice(0, 200);
@@ -161,7 +163,7 @@ export function createReplayModel(plan: ReplayPlan, truth: GroundTruth, counter?
               1_000,
             ),
           evidence_status: 'SUPPORTED',
-          tool_call_ids: [call.toolCallId],
+          refs,
           scope: scopeOf(call),
         });
       } else if (status === 'EMPTY') {
@@ -169,7 +171,7 @@ export function createReplayModel(plan: ReplayPlan, truth: GroundTruth, counter?
           type: 'NEGATIVE_OBSERVATION',
           statement: `专家步骤 ${call.step}：没有匹配的记录`,
           evidence_status: 'NO_EVIDENCE',
-          tool_call_ids: [call.toolCallId],
+          refs,
           scope: scopeOf(call),
         });
       } else {

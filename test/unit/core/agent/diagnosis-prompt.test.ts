@@ -1,5 +1,6 @@
-import { buildDiagnosisInstructions, diagnosisDraftJsonSchema } from '@diagnosis/core';
+import { buildDiagnosisInstructions } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
+import { draftAnswerJsonSchema } from '../../../../packages/core/src/draft/diagnosis-draft.ts';
 import { renderSchemaNotation, SCHEMA_NOTATION_LEGEND } from '../../../../packages/core/src/draft/schema-notation.ts';
 
 describe('buildDiagnosisInstructions', () => {
@@ -21,7 +22,7 @@ describe('buildDiagnosisInstructions', () => {
     ['the tenant scope as no input', '企业范围由系统决定，不要在参数中指定或切换企业'],
     ['what a log table says once', 'message_prefix、message_suffix 为各行 message 共同的首尾'],
     ['the judgement of the previous result', '必须在 previous_observation 中填写它的 tool_call_id'],
-    ['citation of this run’s ids', '必须在 tool_call_ids 中引用本次运行中工具结果的 tool_call_id'],
+    ['citation of this run’s calls by their numbers', '必须在 refs 中引用本次运行中工具结果的 ref'],
     ['NO_EVIDENCE scoping', 'NO_EVIDENCE 只能用于 NEGATIVE_OBSERVATION，且必须填写 scope'],
     ['that no root cause is acceptable', '没有找到根因是可以接受的'],
     ['zero tool calls when context is missing', '可以不调用任何工具'],
@@ -42,7 +43,7 @@ describe('buildDiagnosisInstructions', () => {
   });
 
   it('embeds the Draft JSON Schema in its compact notation, with the legend that reads it', () => {
-    expect(prompt).toContain(renderSchemaNotation(diagnosisDraftJsonSchema()));
+    expect(prompt).toContain(renderSchemaNotation(draftAnswerJsonSchema()));
     expect(prompt).toContain(SCHEMA_NOTATION_LEGEND);
     expect(prompt).not.toContain('"additionalProperties"');
   });

@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { toModelObservation } from '../../../../packages/core/src/tools/model-observation.ts';
 import { diagnose } from '../../../support/diagnose.ts';
 import { createMemoryAudit } from '../../../support/memory-audit.ts';
-import { envelope, LOGS_INPUT, noConclusionDraft, supportedDraft } from '../../../support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, noConclusionDraft, supportedDraft } from '../../../support/run-fixtures.ts';
 import { textRound, toolRound } from '../../../support/scripted-model.ts';
 
 const logsRound = (options = {}) =>
   toolRound([{ id: 'call-1', name: 'query_logs', input: envelope(LOGS_INPUT) }], options);
-const draftRound = (options = {}) => textRound(JSON.stringify(supportedDraft(['call-1'])), options);
+const draftRound = (options = {}) => textRound(draftAnswer(supportedDraft(['call-1'])), options);
 
 describe('runDiagnosis — Requirement: internal execution is auditable', () => {
   it('lets the injected hook observe model rounds and tool calls under the same sessionId and runId', async () => {
@@ -82,14 +82,18 @@ describe('runDiagnosis — Requirement: internal execution is auditable', () => 
     const sent = model.doGenerateCalls[1]?.prompt.find((message) => message.role === 'tool');
     const part = sent?.role === 'tool' ? sent.content[0] : undefined;
     const observation = audit.tools[0]?.observation;
-    // NOTE: issue 25: the model's bytes are the compact form of exactly the audited (projected, masked) observation.
-    expect(observation === undefined ? undefined : toModelObservation(observation)).toEqual(
+    // NOTE: issue 25: the model's bytes are the compact form of exactly the audited (projected, masked) observation,
+    // with the number the Draft cites the call by after its id.
+    const { tool_call_id, ...rest } =
+      observation === undefined ? { tool_call_id: '' } : toModelObservation(observation);
+    expect({ tool_call_id, ref: 1, ...rest }).toEqual(
       part?.type === 'tool-result' && part.output.type === 'json' ? part.output.value : 'no json tool result',
     );
     expect(part?.type === 'tool-result' && part.output).toEqual({
       type: 'json',
       value: {
         tool_call_id: observation?.tool_call_id,
+        ref: 1,
         evidence_status: 'OK',
         data: {
           matched: 2,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../../support/diagnose.ts';
 import {
+  draftAnswer,
   envelope,
   KNOWLEDGE_INPUT,
   LOGS_INPUT,
@@ -16,7 +17,7 @@ import {
   toolsOffered,
 } from '../../../support/scripted-model.ts';
 
-const draftText = (ids: string[]) => JSON.stringify(ids.length > 0 ? supportedDraft(ids) : noConclusionDraft());
+const draftText = (ids: string[]) => draftAnswer(ids.length > 0 ? supportedDraft(ids) : noConclusionDraft());
 const logsCall = (id: string, previous?: string, options: RoundOptions = {}) =>
   toolRound(
     [

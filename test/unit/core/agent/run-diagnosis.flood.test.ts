@@ -1,7 +1,7 @@
 import { DEFAULT_RUN_LIMITS } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../../support/diagnose.ts';
-import { envelope, KNOWLEDGE_INPUT, LOGS_INPUT, supportedDraft } from '../../../support/run-fixtures.ts';
+import { draftAnswer, envelope, KNOWLEDGE_INPUT, LOGS_INPUT, supportedDraft } from '../../../support/run-fixtures.ts';
 import { type ScriptedCall, textRound, toolRound } from '../../../support/scripted-model.ts';
 
 /** `count` knowledge lookups with distinct queries (valid calls, as long as no result waits for an evaluation). */
@@ -45,10 +45,7 @@ describe('runDiagnosis — a model that floods the tool boundary', () => {
 
   it('handles a round of exactly the limit as usual', async () => {
     const { outcome, adapterCalls, audit } = await diagnose(
-      [
-        toolRound(lookups(DEFAULT_RUN_LIMITS.maxToolCallsPerRound)),
-        textRound(JSON.stringify(supportedDraft(['call-1']))),
-      ],
+      [toolRound(lookups(DEFAULT_RUN_LIMITS.maxToolCallsPerRound)), textRound(draftAnswer(supportedDraft(['call-1'])))],
       { handlers: { lookup_knowledge: () => ({ status: 'EMPTY' }) } },
     );
 
@@ -64,7 +61,7 @@ describe('runDiagnosis — a model that floods the tool boundary', () => {
       [
         toolRound(invalid(2, 'r1')),
         toolRound([...invalid(2, 'r2'), ...lookups(1, 'late')]),
-        textRound(JSON.stringify(supportedDraft(['late-1']))),
+        textRound(draftAnswer(supportedDraft(['late-1']))),
       ],
       { run: { limits: { maxRejectedToolCalls: 3 } } },
     );
@@ -83,7 +80,7 @@ describe('runDiagnosis — a model that floods the tool boundary', () => {
 
   it('counts only refusals toward that limit, never executed or stopped calls', async () => {
     const { outcome, adapterCalls, audit } = await diagnose(
-      [toolRound([...invalid(1), ...lookups(10)]), textRound(JSON.stringify(supportedDraft(['call-1'])))],
+      [toolRound([...invalid(1), ...lookups(10)]), textRound(draftAnswer(supportedDraft(['call-1'])))],
       {
         run: { limits: { maxRejectedToolCalls: 2, maxToolCalls: 3, noGainStopStreak: 20 } },
         handlers: { lookup_knowledge: () => ({ status: 'EMPTY' }) },

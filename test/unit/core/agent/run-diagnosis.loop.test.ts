@@ -2,7 +2,7 @@ import { DiagnosisAgentOutputError, DiagnosisExecutionError } from '@diagnosis/c
 import { APICallError } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../../support/diagnose.ts';
-import { envelope, KNOWLEDGE_INPUT, LOGS_INPUT, supportedDraft } from '../../../support/run-fixtures.ts';
+import { draftAnswer, envelope, KNOWLEDGE_INPUT, LOGS_INPUT, supportedDraft } from '../../../support/run-fixtures.ts';
 import { observationsIn, textRound, toolRound, toolsOffered } from '../../../support/scripted-model.ts';
 
 const ALL_TOOLS = ['lookup_knowledge', 'query_logs', 'query_mysql'];
@@ -18,7 +18,7 @@ describe('runDiagnosis — Requirement: one framework ReactAgent', () => {
           input: envelope(LOGS_INPUT, { tool_call_id: 'call-1', evaluation: 'GAINED' }),
         },
       ]),
-      textRound(JSON.stringify(supportedDraft(['call-1', 'call-2']))),
+      textRound(draftAnswer(supportedDraft(['call-1', 'call-2']))),
     ]);
 
     expect(outcome.ok).toBe(true);
@@ -71,7 +71,7 @@ describe('runDiagnosis — Requirement: one framework ReactAgent', () => {
   it('gives the model the tool results of the same run as bounded observations when it continues', async () => {
     const { model } = await diagnose([
       toolRound([{ id: 'call-1', name: 'lookup_knowledge', input: envelope(KNOWLEDGE_INPUT) }]),
-      textRound(JSON.stringify(supportedDraft(['call-1']))),
+      textRound(draftAnswer(supportedDraft(['call-1']))),
     ]);
 
     const [observation] = observationsIn(model.doGenerateCalls[1]?.prompt ?? []);
@@ -84,6 +84,7 @@ describe('runDiagnosis — Requirement: one framework ReactAgent', () => {
     expect(Object.keys(observation ?? {}).sort()).toEqual([
       'data',
       'evidence_status',
+      'ref',
       'requires_evaluation',
       'tool_call_id',
     ]);

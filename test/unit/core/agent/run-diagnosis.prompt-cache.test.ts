@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../../support/diagnose.ts';
-import { envelope, KNOWLEDGE_INPUT, LOGS_INPUT, supportedDraft, T0 } from '../../../support/run-fixtures.ts';
+import {
+  draftAnswer,
+  envelope,
+  KNOWLEDGE_INPUT,
+  LOGS_INPUT,
+  supportedDraft,
+  T0,
+} from '../../../support/run-fixtures.ts';
 import { textRound, toolRound } from '../../../support/scripted-model.ts';
 
 const script = () => [
@@ -8,7 +15,7 @@ const script = () => [
   toolRound([
     { id: 'call-2', name: 'query_logs', input: envelope(LOGS_INPUT, { tool_call_id: 'call-1', evaluation: 'GAINED' }) },
   ]),
-  textRound(JSON.stringify(supportedDraft(['call-1', 'call-2']))),
+  textRound(draftAnswer(supportedDraft(['call-1', 'call-2']))),
 ];
 
 describe('runDiagnosis — Requirement: the provider can cache the prefix every round shares', () => {
@@ -38,7 +45,7 @@ describe('runDiagnosis — Requirement: the provider can cache the prefix every 
             input: envelope(LOGS_INPUT, { tool_call_id: 'call-1', evaluation: 'GAINED' }),
           },
         ]),
-        textRound(JSON.stringify(supportedDraft(['call-1', 'call-2']))),
+        textRound(draftAnswer(supportedDraft(['call-1', 'call-2']))),
       ],
       { run: { limits: { maxToolCalls: 2 } } },
     );

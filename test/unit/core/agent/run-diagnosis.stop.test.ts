@@ -2,6 +2,7 @@ import { DiagnosisAgentOutputError, DiagnosisExecutionError } from '@diagnosis/c
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../../support/diagnose.ts';
 import {
+  draftAnswer,
   envelope,
   KNOWLEDGE_INPUT,
   LOGS_INPUT,
@@ -66,7 +67,7 @@ describe('runDiagnosis — Requirement: insufficient evidence terminates without
       logs('call-2', 'b', { tool_call_id: 'call-1', evaluation: 'NO_GAIN' }),
       logs('call-3', 'c', { tool_call_id: 'call-2', evaluation: 'GAINED' }),
       logs('call-4', 'd', { tool_call_id: 'call-3', evaluation: 'NO_GAIN' }),
-      textRound(JSON.stringify(supportedDraft(['call-2']))),
+      textRound(draftAnswer(supportedDraft(['call-2']))),
     ]);
     expect(adapterCalls).toHaveLength(4);
     expect(outcome.ok && outcome.result.stopReason).toBeNull();
@@ -91,7 +92,7 @@ describe('runDiagnosis — Requirement: insufficient evidence terminates without
       [
         logs('call-1', 'a'),
         logs('call-2', 'b', { tool_call_id: 'call-1', evaluation: 'GAINED' }),
-        textRound(JSON.stringify(supportedDraft(['call-1', 'call-2']))),
+        textRound(draftAnswer(supportedDraft(['call-1', 'call-2']))),
       ],
       { run: { limits: { maxToolCalls: 2 } } },
     );
@@ -158,7 +159,7 @@ describe('runDiagnosis — Requirement: controlled stop outcomes are preserved',
             },
           ],
           {
-            text: JSON.stringify(supportedDraft(['call-1'])),
+            text: draftAnswer(supportedDraft(['call-1'])),
           },
         ),
       ],
@@ -194,7 +195,7 @@ describe('runDiagnosis — Requirement: controlled stop outcomes are preserved',
   });
 
   it('names no separate collection stop reason when the stop reason already is it', async () => {
-    const { outcome } = await diagnose([logs('call-1', 'a'), textRound(JSON.stringify(supportedDraft(['call-1'])))], {
+    const { outcome } = await diagnose([logs('call-1', 'a'), textRound(draftAnswer(supportedDraft(['call-1'])))], {
       run: { limits: { maxToolCalls: 1 } },
     });
     expect(outcome.ok && outcome.result).toMatchObject({ stopReason: 'TOOL_CALL_BUDGET' });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../../support/diagnose.ts';
 import { knowledgeHit } from '../../../support/fake-evidence.ts';
 import {
+  draftAnswer,
   envelope,
   KNOWLEDGE_INPUT,
   LOGS_INPUT,
@@ -14,7 +15,7 @@ import {
 import { observationsIn, textRound, toolRound } from '../../../support/scripted-model.ts';
 
 const final = (ids: string[] = []) =>
-  textRound(JSON.stringify(ids.length > 0 ? supportedDraft(ids) : noConclusionDraft()));
+  textRound(draftAnswer(ids.length > 0 ? supportedDraft(ids) : noConclusionDraft()));
 const lastObservations = (model: Awaited<ReturnType<typeof diagnose>>['model']) =>
   observationsIn(model.doGenerateCalls.at(-1)?.prompt ?? []);
 

@@ -1,11 +1,33 @@
 import { diagnosisDraftJsonSchema, parseDiagnosisDraft } from '@diagnosis/core';
 import { describe, expect, it } from 'vitest';
-import { noConclusionDraft, supportedDraft } from '../../../support/run-fixtures.ts';
+import { draftAnswerJsonSchema } from '../../../../packages/core/src/draft/diagnosis-draft.ts';
+import { draftAnswer, noConclusionDraft, supportedDraft } from '../../../support/run-fixtures.ts';
 
-const valid = JSON.stringify(supportedDraft(['call_00_lCIkdHRa7AKmCG3TlxXz1061', 'call-2']));
+const valid = draftAnswer(supportedDraft(['call_00_lCIkdHRa7AKmCG3TlxXz1061', 'call-2']));
 
 describe('parseDiagnosisDraft', () => {
-  it('returns the Draft with the tool call ids exactly as written when the text is a valid object', () => {
+  it('returns the Draft with its refs as tool call ids: a number as this run’s call of that number', () => {
+    const text = valid.replace(
+      '"refs":["call_00_lCIkdHRa7AKmCG3TlxXz1061","call-2"]',
+      '"refs":[2,"past-incident:run-1",1]',
+    );
+    const result = parseDiagnosisDraft(text, undefined, ['call_a', 'call_b']);
+    expect(result.ok && result.draft.analysis[0]).toEqual({
+      type: 'FINDING',
+      statement: '订单服务日志显示调用 payment-gateway 时连接池耗尽',
+      evidence_status: 'SUPPORTED',
+      tool_call_ids: ['call_b', 'past-incident:run-1', 'call_a'],
+      scope: null,
+    });
+  });
+
+  it('writes a ref that names no call of the run as #n, which no checked id can be', () => {
+    const text = valid.replace('"refs":["call_00_lCIkdHRa7AKmCG3TlxXz1061","call-2"]', '"refs":[3,0,-2]');
+    const result = parseDiagnosisDraft(text, undefined, ['call_a', 'call_b']);
+    expect(result.ok && result.draft.analysis[0]?.tool_call_ids).toEqual(['#3', '#0', '#-2']);
+  });
+
+  it('returns the Draft with string citations exactly as written when the text is a valid object', () => {
     const result = parseDiagnosisDraft(valid);
     expect(result).toMatchObject({ ok: true });
     expect(result.ok && result.draft.analysis[0]?.tool_call_ids).toEqual([
@@ -45,7 +67,7 @@ describe('parseDiagnosisDraft', () => {
   it('refuses text over maxDraftBytes counted in UTF-8', () => {
     const draft = supportedDraft(['c1']);
     draft.recommendations = ['建'.repeat(290)];
-    const text = JSON.stringify(draft);
+    const text = draftAnswer(draft);
     expect(parseDiagnosisDraft(text, { maxDraftBytes: Buffer.byteLength(text) })).toMatchObject({ ok: true });
     expect(parseDiagnosisDraft(text, { maxDraftBytes: Buffer.byteLength(text) - 1 })).toMatchObject({
       ok: false,
@@ -53,8 +75,10 @@ describe('parseDiagnosisDraft', () => {
     });
   });
 
-  const base = () =>
-    structuredClone(supportedDraft(['c1'])) as Record<string, unknown> & ReturnType<typeof supportedDraft>;
+  type Answer = Omit<ReturnType<typeof supportedDraft>, 'analysis'> & {
+    analysis: (Omit<ReturnType<typeof supportedDraft>['analysis'][number], 'tool_call_ids'> & { refs: unknown[] })[];
+  };
+  const base = () => JSON.parse(draftAnswer(supportedDraft(['c1']))) as Record<string, unknown> & Answer;
 
   it.each<[string, (draft: ReturnType<typeof base>) => unknown, string]>([
     ['an extra top-level key', (draft) => ({ ...draft, confidence: 0.9 }), 'confidence'],
@@ -69,18 +93,24 @@ describe('parseDiagnosisDraft', () => {
       (draft) => ({ ...draft, analysis: [{ ...draft.analysis[0], type: 'ROOT_CAUSE' }] }),
       'analysis.0.type',
     ],
+    ['no citation', (draft) => ({ ...draft, analysis: [{ ...draft.analysis[0], refs: [] }] }), 'analysis.0.refs'],
     [
-      'no tool call id',
-      (draft) => ({ ...draft, analysis: [{ ...draft.analysis[0], tool_call_ids: [] }] }),
-      'analysis.0.tool_call_ids',
+      'seven citations',
+      (draft) => ({ ...draft, analysis: [{ ...draft.analysis[0], refs: [1, 2, 3, 4, 5, 6, 7] }] }),
+      'analysis.0.refs',
     ],
     [
-      'seven tool call ids',
-      (draft) => ({
-        ...draft,
-        analysis: [{ ...draft.analysis[0], tool_call_ids: ['1', '2', '3', '4', '5', '6', '7'] }],
-      }),
-      'analysis.0.tool_call_ids',
+      'a fractional ref',
+      (draft) => ({ ...draft, analysis: [{ ...draft.analysis[0], refs: [1.5] }] }),
+      'analysis.0.refs.0',
+    ],
+    [
+      'the report’s tool_call_ids in place of refs',
+      (draft) => {
+        const { refs, ...item } = draft.analysis[0] ?? { refs: [] };
+        return { ...draft, analysis: [{ ...item, tool_call_ids: refs }] };
+      },
+      'analysis.0',
     ],
     ['eleven analysis items', (draft) => ({ ...draft, analysis: Array(11).fill(draft.analysis[0]) }), 'analysis'],
     ['an empty conclusion', (draft) => ({ ...draft, conclusion: '' }), 'conclusion'],
@@ -149,10 +179,29 @@ describe('parseDiagnosisDraft', () => {
       type: 'NEGATIVE_OBSERVATION',
       statement: 'payment-gateway 在 14:00–15:00 没有 ERROR 日志',
       evidence_status: 'NO_EVIDENCE',
-      tool_call_ids: ['c2'],
+      refs: [2],
       scope: 'payment-gateway ERROR 日志 14:00–15:00',
     });
     expect(parseDiagnosisDraft(JSON.stringify(draft)).ok).toBe(true);
+  });
+});
+
+describe('draftAnswerJsonSchema', () => {
+  it('gives the model refs, integers or strings, where the report’s Draft has tool_call_ids', () => {
+    const item = (schema: object) =>
+      (schema as { properties: { analysis: { items: { properties: Record<string, unknown> } } } }).properties.analysis
+        .items.properties;
+    expect(Object.keys(item(draftAnswerJsonSchema()))).toEqual([
+      'type',
+      'statement',
+      'evidence_status',
+      'refs',
+      'scope',
+    ]);
+    expect(item(draftAnswerJsonSchema()).refs).toMatchObject({
+      items: { anyOf: [{ type: 'integer' }, { type: 'string', minLength: 1, maxLength: 200 }] },
+    });
+    expect(Object.keys(item(diagnosisDraftJsonSchema()))).toContain('tool_call_ids');
   });
 });
 

@@ -16,7 +16,7 @@ import { createMemoryStores } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { createFakeEvidence } from '../../../support/fake-evidence.ts';
 import { judgeAnswer } from '../../../support/judge-answer.ts';
-import { envelope, LOGS_INPUT, supportedDraft } from '../../../support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, supportedDraft } from '../../../support/run-fixtures.ts';
 import { type ScriptStep, scriptedModel, textRound, toolRound } from '../../../support/scripted-model.ts';
 
 const CALL = 'call-logs-1';
@@ -92,7 +92,7 @@ async function diagnose(
   const agent = scriptedModel(
     [
       toolRound([{ id: CALL, name: 'query_logs', input: envelope(LOGS_INPUT) }], { reasoning: REASONING }),
-      textRound(JSON.stringify(draft)),
+      textRound(draftAnswer(draft)),
     ],
     'agent-model',
   );

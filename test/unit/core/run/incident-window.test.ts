@@ -31,6 +31,7 @@ describe('the tool boundary with an incident window', () => {
     });
     expect(observation).toEqual({
       tool_call_id: 'call-1',
+      ref: 1,
       evidence_status: 'REJECTED',
       code: 'OUTSIDE_INCIDENT_WINDOW',
       message:

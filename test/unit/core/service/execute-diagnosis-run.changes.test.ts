@@ -8,7 +8,7 @@ import {
 import { createMemoryChangeStore, createMemoryStores } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { createFakeEvidence } from '../../../support/fake-evidence.ts';
-import { envelope } from '../../../support/run-fixtures.ts';
+import { draftAnswer, envelope } from '../../../support/run-fixtures.ts';
 import { observationsIn, scriptedModel, textRound, toolRound } from '../../../support/scripted-model.ts';
 
 const SYMPTOM = '2026-11-30T06:05:00.000Z';
@@ -89,7 +89,7 @@ async function triggeredRun(runId: string, enterpriseId: string, draft: (seen: R
 
 describe('executeDiagnosisRun with the change stream', () => {
   it('shows a triggered run its own enterprise’s changes, each placed against the symptom', async () => {
-    const { seen } = await triggeredRun('run-changes-seen', 'E1001', () => JSON.stringify(blaming(EARLY)));
+    const { seen } = await triggeredRun('run-changes-seen', 'E1001', () => draftAnswer(blaming(EARLY)));
     const data = seen[0]?.data as { columns: string[]; rows: unknown[][] };
     const placement = data.columns.indexOf('placement');
     const id = data.columns.indexOf('change_id');
@@ -101,7 +101,7 @@ describe('executeDiagnosisRun with the change stream', () => {
   });
 
   it('publishes a finding that blames the change which landed before the symptom, the change with its link', async () => {
-    const { result } = await triggeredRun('run-changes-early', 'E1001', () => JSON.stringify(blaming(EARLY)));
+    const { result } = await triggeredRun('run-changes-early', 'E1001', () => draftAnswer(blaming(EARLY)));
     expect(result.status).toBe('PUBLISHED');
     expect(result.report).toMatchObject({
       changes: [
@@ -120,14 +120,14 @@ describe('executeDiagnosisRun with the change stream', () => {
   });
 
   it('removes a finding that blames the change which landed after the symptom, publishing no cause', async () => {
-    const { result, stores } = await triggeredRun('run-changes-late', 'E1001', () => JSON.stringify(blaming(LATE)));
+    const { result, stores } = await triggeredRun('run-changes-late', 'E1001', () => draftAnswer(blaming(LATE)));
     expect(result.status).not.toBe('PUBLISHED');
     const stored = await stores.getRun('run-changes-late');
     expect(JSON.stringify(stored)).toContain('GUARD_CHANGE_AFTER_SYMPTOM');
   });
 
   it('never shows a run of another enterprise a change it did not record', async () => {
-    const { seen } = await triggeredRun('run-changes-e1002', 'E1002', () => JSON.stringify(blaming(OTHER)));
+    const { seen } = await triggeredRun('run-changes-e1002', 'E1002', () => draftAnswer(blaming(OTHER)));
     expect(JSON.stringify(seen)).not.toContain(idOf(EARLY));
     expect(JSON.stringify(seen)).not.toContain(idOf(LATE));
   });

@@ -32,15 +32,15 @@ const logs = {
   }),
 };
 
-/** A Draft whose finding and conclusion name the pseudonym the run showed. */
-const draftNaming = (phone: string, id: string) => ({
+/** The model's Draft whose finding (citing call number `ref`) and conclusion name the pseudonym the run showed. */
+const draftNaming = (phone: string, ref: number) => ({
   conclusion: `用户 ${phone} 的支付失败`,
   analysis: [
     {
       type: 'FINDING',
       statement: `日志显示用户 ${phone} 支付失败`,
       evidence_status: 'SUPPORTED',
-      tool_call_ids: [id],
+      refs: [ref],
       scope: null,
     },
   ],
@@ -70,7 +70,7 @@ describe('executeDiagnosisRun with masking', () => {
       toolRound([{ id: 'call-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
       (options) => {
         firstPhone = JSON.stringify(observationsIn(options.prompt)).match(/<phone:[a-z2-7]{5}>/)?.[0] ?? '';
-        return textRound(JSON.stringify(draftNaming(firstPhone, 'call-1')));
+        return textRound(JSON.stringify(draftNaming(firstPhone, 1)));
       },
     ]);
     const published = await executeDiagnosisRun({ ...command, runId: 'run-turn-1' }, deps(first));
@@ -179,10 +179,7 @@ describe('executeDiagnosisRun of a triggered follow-up', () => {
       (options) =>
         textRound(
           JSON.stringify(
-            draftNaming(
-              JSON.stringify(observationsIn(options.prompt)).match(/<phone:[a-z2-7]{5}>/)?.[0] ?? '',
-              'call-1',
-            ),
+            draftNaming(JSON.stringify(observationsIn(options.prompt)).match(/<phone:[a-z2-7]{5}>/)?.[0] ?? '', 1),
           ),
         ),
     ]);

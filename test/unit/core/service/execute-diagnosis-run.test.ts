@@ -5,7 +5,7 @@ import { createMemoryStores, RunStoreError } from '@diagnosis/core/store';
 import { describe, expect, it } from 'vitest';
 import { publishedOutcome } from '../../../support/audit-events.ts';
 import { createFakeEvidence } from '../../../support/fake-evidence.ts';
-import { envelope, LOGS_INPUT, noConclusionDraft, supportedDraft } from '../../../support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, noConclusionDraft, supportedDraft } from '../../../support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../../../support/scripted-model.ts';
 
 const emptyUsage = emptyRunUsage;
@@ -323,7 +323,7 @@ describe('executeDiagnosisRun and a failed judge audit', () => {
       {
         model: scriptedModel([
           toolRound([{ id: 'call-logs-1', name: 'query_logs', input: envelope(LOGS_INPUT) }]),
-          textRound(JSON.stringify(supportedDraft(['call-logs-1']))),
+          textRound(draftAnswer(supportedDraft(['call-logs-1']))),
         ]),
         evidence: createFakeEvidence().evidence,
         createStore: () => store,

@@ -142,7 +142,12 @@ describe('createReplayModel', () => {
         content: ok('call_00_a', "Access denied for user 'ledger'@'<ipv4:k3f2a>'"),
       },
       call('call_00_b'),
-      { role: 'tool', tool_call_id: 'call_00_b', content: empty('call_00_b') },
+      // NOTE: an observation that shows its call's number is cited by it; one that shows none, by its id.
+      {
+        role: 'tool',
+        tool_call_id: 'call_00_b',
+        content: JSON.stringify({ ...JSON.parse(empty('call_00_b')), ref: 2 }),
+      },
       call('call_00_c'),
       {
         role: 'tool',
@@ -162,14 +167,14 @@ describe('createReplayModel', () => {
         statement:
           "专家步骤 GetErrorLogs(ts-ledger-service)：匹配 7 条，最新一条：Access denied for user 'ledger'@'<ipv4:k3f2a>'",
         evidence_status: 'SUPPORTED',
-        tool_call_ids: ['call_00_a'],
+        refs: ['call_00_a'],
         scope: 'ts-ledger-service（ERROR），2031-05-06T10:18:00+08:00 至 2031-05-06T10:21:00+08:00',
       },
       {
         type: 'NEGATIVE_OBSERVATION',
         statement: '专家步骤 GetResources(pods)：没有匹配的记录',
         evidence_status: 'NO_EVIDENCE',
-        tool_call_ids: ['call_00_b'],
+        refs: [2],
         scope: 'kubernetes（关键字 pod/），2031-05-06T10:18:00+08:00 至 2031-05-06T10:21:00+08:00',
       },
     ]);
