@@ -10,7 +10,7 @@ import {
   compactHistory,
 } from '../../../../packages/core/src/harness/compact-history.ts';
 import { diagnose } from '../../../support/diagnose.ts';
-import { envelope, LOGS_INPUT, supportedDraft } from '../../../support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, supportedDraft } from '../../../support/run-fixtures.ts';
 import { observationsIn, textRound, toolRound } from '../../../support/scripted-model.ts';
 
 /** `size` distinct ERROR lines of `length` characters each. */
@@ -47,7 +47,7 @@ const script = (ids: string[], citing: string[]) => [
       },
     ]),
   ),
-  textRound(JSON.stringify(supportedDraft(citing))),
+  textRound(draftAnswer(supportedDraft(citing))),
 ];
 
 /** The call record a request carried (the first call's result once folded), or null; each call as an object. */
@@ -107,13 +107,14 @@ describe('compactHistory — through runDiagnosis', () => {
       tool_call_id: 'call-1',
       evidence_status: 'COMPACTED',
       message: CALL_RECORD_NOTE,
-      columns: ['tool_call_id', 'tool', 'input', 'evidence_status', 'rows'],
+      columns: ['tool_call_id', 'tool', 'input', 'evidence_status', 'rows', 'ref'],
     });
     // NOTE: each call is a row of the columns, its keys not repeated; a later call lists only the input fields that
-    // differ from its tool's first call (the same service and window, another keyword).
+    // differ from its tool's first call (the same service and window, another keyword); each with the number its
+    // observation showed, which the Draft cites it by.
     const rows = JSON.parse(last?.text ?? '{}').calls;
-    expect(rows[0]).toEqual(['call-1', 'query_logs', { ...LOGS_INPUT, keyword: 'k0' }, 'OK', 16]);
-    expect(rows[1]).toEqual(['call-2', 'query_logs', { keyword: 'k1' }, 'OK', 16]);
+    expect(rows[0]).toEqual(['call-1', 'query_logs', { ...LOGS_INPUT, keyword: 'k0' }, 'OK', 16, 1]);
+    expect(rows[1]).toEqual(['call-2', 'query_logs', { keyword: 'k1' }, 'OK', 16, 2]);
     // NOTE: the prompt cache: the first call stays where it was, so every request begins with the first request's
     // whole prompt; and each record begins with the whole record the request before sent.
     const firstPrompt = JSON.stringify(calls[0]?.prompt).slice(0, -1);
@@ -225,7 +226,7 @@ describe('compactHistory', () => {
     const again = compactHistory([...first, ...round('f', input('k5', 'payment-gateway'), big)]);
     const before = JSON.stringify(sent(first).calls);
     expect(JSON.stringify(sent(again).calls).startsWith(before.slice(0, -1))).toBe(true);
-    expect(sent(again).calls.at(-1)).toEqual(['e', 'query_logs', { keyword: 'k4' }, 'OK', 1]);
+    expect(sent(again).calls.at(-1)).toEqual(['e', 'query_logs', { keyword: 'k4' }, 'OK', 1, null]);
   });
 
   it('lists a call whose input is too large without its input', () => {
@@ -238,6 +239,7 @@ describe('compactHistory', () => {
       input: null,
       evidence_status: 'OK',
       rows: 1,
+      ref: null,
     });
   });
 });
