@@ -1,9 +1,11 @@
 /**
  * The DynamoDB round trips each model round waits on before its request: the Diagnose Lambda end to end, its table
- * behind a proxy that holds every request 800 ms (so a request the round waits on shows in its timing, and one it does
- * not wait on is still in flight when the round's request leaves) and a model that answers in 1.6 s (as a real one,
- * slower than the table). For every round after the first: the requests sent after the previous round's answer left
- * the model server and answered before this round's request arrived there are what the round waited on.
+ * behind a proxy that holds every request 800 ms and a model that answers in 1.6 s (as a real one, slower than the
+ * table). Between a round's answer and the next round's request the proxy's gate is shut: a request sent then is held
+ * until that next request reaches the model server (or 2.5 s at the most). So a request the round does not wait on
+ * cannot end before the round's request arrives, however long the round's tools take, and one it waits on holds the
+ * round until the gate gives way. For every round after the first: the requests sent after the previous round's
+ * answer left the model server and answered before this round's request arrived there are what the round waited on.
  */
 
 import type { DiagnosisResult } from '@diagnosis/core';
@@ -14,7 +16,6 @@ import { startDynamoDelayProxy } from '../../support/dynamodb-delay-proxy.ts';
 import { startE2eWorld } from '../../support/e2e-world.ts';
 import { e1001ScriptedConversation, lambdaContext } from '../../support/lambda-events.ts';
 
-/** Longer than any round's tools take here, so a request a round does not wait on cannot end before it moves on. */
 const TABLE_DELAY_MS = 800;
 const MODEL_ANSWER_MS = 1_600;
 
@@ -40,12 +41,15 @@ describe('the Diagnose Lambda — DynamoDB round trips in each model round', () 
     const conversation = e1001ScriptedConversation();
     const rounds: { requestAt: number; answerAt: number }[] = [];
     world.server.script.push(
-      ...(structuredClone(conversation.responses) as DeepSeekResponse[]).map((response) => async () => {
+      ...(structuredClone(conversation.responses) as DeepSeekResponse[]).map((response, index, all) => async () => {
         const round = { requestAt: performance.now(), answerAt: Infinity };
         rounds.push(round);
-        // NOTE: a model's answer takes time; the loopback one takes a fixed second, longer than any table request.
+        proxy.open();
+        // NOTE: a model's answer takes time; the loopback one takes a fixed 1.6 s, longer than any table request.
         await new Promise((resolve) => setTimeout(resolve, MODEL_ANSWER_MS));
         round.answerAt = performance.now();
+        // Until the next round's request: the run's writes after this answer wait behind the gate.
+        if (index < all.length - 1) proxy.shut();
         return response;
       }),
     );
