@@ -18,7 +18,7 @@ import { createObservability } from '@diagnosis/functions';
 import { buildDiagnosisDependencies } from '../functions/diagnose/dependencies.ts';
 import { createDiagnoseHandler } from '../functions/diagnose/diagnose-handler.ts';
 import { STORE_T0, stepEvent, toolEvent } from '../test/support/audit-events.ts';
-import { noConclusionDraft } from '../test/support/run-fixtures.ts';
+import { draftAnswer, noConclusionDraft } from '../test/support/run-fixtures.ts';
 import { countWritesInFlight } from '../test/support/write-counter.ts';
 
 const RUNS = Number(process.env.BENCH_AUDIT_WRITES_RUNS ?? 15);
@@ -59,13 +59,13 @@ const VARIANTS: Variant[] = [
   {
     name: 'limits raised, 16 in flight (default)',
     environment: RAISED,
-    rounds: () => [floodRound(), wireText(JSON.stringify(noConclusionDraft()))],
+    rounds: () => [floodRound(), wireText(draftAnswer(noConclusionDraft()))],
   },
   {
     name: 'limits raised, unbounded (before)',
     environment: RAISED,
     maxWritesInFlight: Number.POSITIVE_INFINITY,
-    rounds: () => [floodRound(), wireText(JSON.stringify(noConclusionDraft()))],
+    rounds: () => [floodRound(), wireText(draftAnswer(noConclusionDraft()))],
   },
 ];
 

@@ -10,7 +10,7 @@ import { createRunContext, type EvidenceAdapter, runDiagnosis } from '@diagnosis
 import { generateText, isStepCount, jsonSchema, tool } from 'ai';
 import { createFakeEvidence } from '../test/support/fake-evidence.ts';
 import { createMemoryAudit } from '../test/support/memory-audit.ts';
-import { envelope, KNOWLEDGE_INPUT, LOGS_INPUT, supportedDraft } from '../test/support/run-fixtures.ts';
+import { draftAnswer, envelope, KNOWLEDGE_INPUT, LOGS_INPUT, supportedDraft } from '../test/support/run-fixtures.ts';
 import { scriptedModel, textRound, toolRound } from '../test/support/scripted-model.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 2_000);
@@ -26,7 +26,7 @@ function script() {
         input: envelope(LOGS_INPUT, { tool_call_id: 'call-1', evaluation: 'GAINED' }),
       },
     ]),
-    textRound(JSON.stringify(supportedDraft(['call-1', 'call-2']))),
+    textRound(draftAnswer(supportedDraft(['call-1', 'call-2']))),
   ];
 }
 

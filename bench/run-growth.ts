@@ -24,7 +24,7 @@ import {
 } from '@diagnosis/devkit';
 import { buildDiagnosisDependencies } from '../functions/diagnose/dependencies.ts';
 import { createFakeEvidence } from '../test/support/fake-evidence.ts';
-import { envelope, LOGS_INPUT, supportedDraft, testRun } from '../test/support/run-fixtures.ts';
+import { draftAnswer, envelope, LOGS_INPUT, supportedDraft, testRun } from '../test/support/run-fixtures.ts';
 
 const LINES = 20;
 
@@ -61,7 +61,7 @@ async function measureRun(counter: TokenCounter, calls: number, small: boolean, 
       ]),
     ),
     // NOTE: a Draft statement cites at most 6 calls: the last ones judged GAINED.
-    wireText(JSON.stringify(supportedDraft(ids.filter((_, index) => evaluation(index + 1) === 'GAINED').slice(-6)))),
+    wireText(draftAnswer(supportedDraft(ids.filter((_, index) => evaluation(index + 1) === 'GAINED').slice(-6)))),
   ];
   const server = await startDeepSeekServer(script);
   try {
