@@ -164,10 +164,11 @@ export async function benchAuditWrites(): Promise<void> {
             maxWritesInFlight: bound,
           });
           const runId = `burst-${index}-${run + 2}-${Date.now().toString(36)}`;
+          // NOTE: an enterprise of its own for each run this part leaves open (the admission caps open runs per one).
           await store.startRun({
             runId,
             sessionId: 'bench',
-            enterpriseId: 'E1001',
+            enterpriseId: `E${2000 + (run + 2) * bounds.length + index}`,
             query: 'q',
             continueSession: false,
           });
