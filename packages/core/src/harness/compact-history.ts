@@ -4,21 +4,25 @@ import { utf8Bytes } from '../run/utf8.ts';
 
 /**
  * When the history a round would re-send (every message after the instructions: the prompt, the tool calls, their
- * observations) passes this many UTF-8 bytes, the judged rounds are folded into the call record. NOTE: about 2,000
- * of DeepSeek's tokens of JSON: with the instructions and tool schemas (about 2,100) a request stays near 3–5k tokens
- * whatever the observations' size, so a run's input grows linearly with its tool calls, not with their square.
+ * observations) passes this many UTF-8 bytes, the judged rounds are folded into the call record. NOTE: about 1,700
+ * of DeepSeek's tokens of JSON: with the instructions and tool schemas (about 2,100) a request stays near 3–4k tokens
+ * whatever the observations' size, so a run's input grows linearly with its tool calls, not with their square. The
+ * bound is what the newest rounds may hold in full: with 1 KB observations (about 500 tokens each) one or two judged
+ * rounds stay whole beside the newest, so the Draft's round still sees the last observations it judged; a lower bound
+ * folds after every judged round and leaves the Draft's round the newest alone (6 KB let three stay: twenty such
+ * calls sent 68k tokens, this bound 64k; BENCHMARKS.md, "Input growth with tool calls").
  */
-export const COMPACT_HISTORY_AT_BYTES = 6 * 1024;
+export const COMPACT_HISTORY_AT_BYTES = 5 * 1024;
 
 /** The `evidence_status` of the call record (the first call's result once the history is folded). */
 export const CALL_RECORD_STATUS = 'COMPACTED';
 
 /** What the model reads at the head of the call record. */
 export const CALL_RECORD_NOTE =
-  '较早的调用（你已读过并评价过结果）：观察数据已移出对话，仍可按 ref 引用；同一工具之后的调用，input 只列出与它第一次调用不同的字段（null 为未填）。';
+  '较早的调用（你已读过并评价过结果）：观察数据已移出对话，仍可按 ref 引用；tool 为 null 即同上一行；同一工具之后的调用，input 只列出与它第一次调用不同的字段（null 为未填）。';
 
 /** The call record's columns, said once: each entry of `calls` is a row of them. */
-const CALL_RECORD_COLUMNS = ['tool_call_id', 'tool', 'input', 'evidence_status', 'rows', 'ref'] as const;
+const CALL_RECORD_COLUMNS = ['ref', 'tool', 'input', 'evidence_status', 'rows'] as const;
 
 /** A call's input larger than this is listed without it (a refused call's input may be anything the model wrote). */
 export const CALL_RECORD_MAX_INPUT_BYTES = 1024;
@@ -29,12 +33,11 @@ export const CALL_RECORD_MAX_INPUT_BYTES = 1024;
  * its observation showed it (null when it showed none).
  */
 type CallRecordEntry = [
-  toolCallId: string,
-  tool: string,
+  ref: number | null,
+  tool: string | null,
   input: JSONValue,
   evidenceStatus: JSONValue,
   rows: number | null,
-  ref: number | null,
 ];
 
 /** A tool round: the assistant message that asked for calls and the tool messages answering them. */
@@ -48,9 +51,10 @@ interface ToolRound {
  * round, so without this the input grows with the square of the calls (twenty 1 KB observations: ~157k tokens).
  * Once the history a round would send passes {@link COMPACT_HISTORY_AT_BYTES}, every tool round but the first and the
  * newest is dropped, and the first round's result becomes the call record ({@link CALL_RECORD_STATUS}): per folded
- * call its `tool_call_id` and `ref` (still citable), tool, business input (so the model does not ask again),
- * `evidence_status` and row count, as a row of {@link CALL_RECORD_COLUMNS} (the keys said once, not once a call;
- * a tool's later calls list only the input fields that differ from its first call's, see {@link againstFirstCall}).
+ * call its `ref` (still citable), tool, business input (so the model does not ask again), `evidence_status` and row
+ * count, as a row of {@link CALL_RECORD_COLUMNS} (the keys said once, not once a call; a tool's later calls list only
+ * the input fields that differ from its first call's, see {@link againstFirstCall}). No `tool_call_id`: the model
+ * names a call by id only to judge the newest one, which is never folded, and cites every call by its `ref`.
  * The newest round (its observation not yet judged by the model) stays as sent.
  * NOTE: prompt cache. The first round's call stays in place, so a folded request still begins with the first
  * request's whole input (the instructions, tools and prompt: a cache unit of the provider's); the record only grows
@@ -88,26 +92,38 @@ const isObject = (value: unknown): value is JSONObject =>
 
 /**
  * The record's entries with new ones appended, each new call of a tool already listed with only the input fields
- * that differ from its first listed call's (a field it lacks as null), its first call's input whole. NOTE: a run
- * often asks one service and window again with another keyword (the window alone is about 30 tokens); and a listed
- * row never changes, so the record still grows only at its end (the prompt cache keeps what it was).
+ * that differ from its first listed call's (a field it lacks as null), its first call's input whole; and its tool as
+ * null when the row above names the same one. NOTE: a run often asks one service and window again with another
+ * keyword (the window alone is about 30 tokens, the tool's name 3); and a listed row never changes, so the record
+ * still grows only at its end (the prompt cache keeps what it was).
  */
 function againstFirstCall(recorded: CallRecordEntry[], added: CallRecordEntry[]): CallRecordEntry[] {
   const entries = [...recorded];
+  const tools = toolsOf(recorded);
   for (const entry of added) {
-    const [id, tool, input, status, rows, ref] = entry;
-    const first = entries.find((listed) => listed[1] === tool)?.[2];
-    if (!isObject(first) || !isObject(input)) {
-      entries.push(entry);
+    const [ref, tool, input, status, rows] = entry;
+    const above = tools.at(-1);
+    tools.push(tool);
+    const shown = tool === above ? null : tool;
+    const first = entries[tools.indexOf(tool)]?.[2];
+    if (!isObject(first) || !isObject(input) || tools.indexOf(tool) === tools.length - 1) {
+      entries.push([ref, shown, input, status, rows]);
       continue;
     }
     const changed = Object.entries(input).filter(
       ([key, value]) => JSON.stringify(first[key]) !== JSON.stringify(value),
     );
     const missing = Object.keys(first).filter((key) => !(key in input));
-    entries.push([id, tool, Object.fromEntries([...changed, ...missing.map((key) => [key, null])]), status, rows, ref]);
+    entries.push([ref, shown, Object.fromEntries([...changed, ...missing.map((key) => [key, null])]), status, rows]);
   }
   return entries;
+}
+
+/** Each listed row's tool, a null (the same as the row above) resolved. */
+function toolsOf(entries: readonly CallRecordEntry[]): (string | null)[] {
+  const tools: (string | null)[] = [];
+  for (const [, tool] of entries) tools.push(tool ?? tools.at(-1) ?? null);
+  return tools;
 }
 
 /** The entries of the record a first round holds, or null when its result is still the observation. */
@@ -174,12 +190,11 @@ function recordEntries(round: ToolRound): CallRecordEntry[] {
     const data = observation?.data;
     const rows = data?.rows ?? data?.lines ?? data?.hits;
     return [
-      call.toolCallId,
+      typeof observation?.ref === 'number' ? observation.ref : null,
       call.toolName,
       utf8Bytes(JSON.stringify(input)) > CALL_RECORD_MAX_INPUT_BYTES ? null : input,
       observation?.evidence_status ?? null,
       Array.isArray(rows) ? rows.length : null,
-      typeof observation?.ref === 'number' ? observation.ref : null,
     ];
   });
 }

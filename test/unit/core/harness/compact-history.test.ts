@@ -56,8 +56,12 @@ function recordIn(prompt: LanguageModelV4Prompt): { text: string; calls: Record<
   if (record === undefined) return null;
   const columns = record.columns as string[];
   const firsts = new Map<unknown, Record<string, unknown>>();
+  let above: unknown = null;
   const calls = (record.calls as unknown[][]).map((row) => {
-    const call = Object.fromEntries(columns.map((column, index) => [column, row[index]]));
+    const listed = Object.fromEntries(columns.map((column, index) => [column, row[index]]));
+    // NOTE: a row whose tool is null names the same tool as the row above.
+    const call: Record<string, unknown> = { ...listed, tool: listed.tool ?? above };
+    above = call.tool;
     const first = firsts.get(call.tool);
     if (first === undefined) {
       if (call.input !== null && typeof call.input === 'object') firsts.set(call.tool, call.input as never);
@@ -88,33 +92,35 @@ describe('compactHistory — through runDiagnosis', () => {
     expect(outcome.ok && outcome.result.stopReason).toBe('TOOL_CALL_BUDGET');
     const calls = model.doGenerateCalls;
     const shapes = calls.map((call) => ({
-      full: fullIn(call.prompt).map((observation) => observation.tool_call_id),
-      recorded: recordIn(call.prompt)?.calls.map((entry) => entry.tool_call_id) ?? [],
+      full: fullIn(call.prompt).map((observation) => observation.ref),
+      recorded: recordIn(call.prompt)?.calls.map((entry) => entry.ref) ?? [],
     }));
     // An 8 KB observation alone is past the bound: from the third request on, only the newest round is sent in full.
     expect(shapes).toEqual([
       { full: [], recorded: [] },
-      { full: ['call-1'], recorded: [] },
-      { full: ['call-2'], recorded: ['call-1'] },
-      { full: ['call-3'], recorded: ['call-1', 'call-2'] },
-      { full: ['call-4'], recorded: ['call-1', 'call-2', 'call-3'] },
-      { full: ['call-5'], recorded: ['call-1', 'call-2', 'call-3', 'call-4'] },
-      { full: ['call-6'], recorded: ['call-1', 'call-2', 'call-3', 'call-4', 'call-5'] },
+      { full: [1], recorded: [] },
+      { full: [2], recorded: [1] },
+      { full: [3], recorded: [1, 2] },
+      { full: [4], recorded: [1, 2, 3] },
+      { full: [5], recorded: [1, 2, 3, 4] },
+      { full: [6], recorded: [1, 2, 3, 4, 5] },
     ]);
-    expect(COMPACT_HISTORY_AT_BYTES).toBe(6 * 1024);
+    expect(COMPACT_HISTORY_AT_BYTES).toBe(5 * 1024);
     const last = recordIn(calls.at(-1)?.prompt ?? []);
     expect(JSON.parse(last?.text ?? '{}')).toMatchObject({
       tool_call_id: 'call-1',
       evidence_status: 'COMPACTED',
       message: CALL_RECORD_NOTE,
-      columns: ['tool_call_id', 'tool', 'input', 'evidence_status', 'rows', 'ref'],
+      columns: ['ref', 'tool', 'input', 'evidence_status', 'rows'],
     });
-    // NOTE: each call is a row of the columns, its keys not repeated; a later call lists only the input fields that
-    // differ from its tool's first call (the same service and window, another keyword); each with the number its
-    // observation showed, which the Draft cites it by.
+    // NOTE: each call is a row of the columns, its keys not repeated, led by the number its observation showed (the
+    // Draft cites it by that; its tool_call_id, which nothing the model writes names once it is judged, is not
+    // listed); a later call lists only the input fields that differ from its tool's first call (the same service and
+    // window, another keyword), and its tool as null when the row above names the same one.
     const rows = JSON.parse(last?.text ?? '{}').calls;
-    expect(rows[0]).toEqual(['call-1', 'query_logs', { ...LOGS_INPUT, keyword: 'k0' }, 'OK', 16, 1]);
-    expect(rows[1]).toEqual(['call-2', 'query_logs', { keyword: 'k1' }, 'OK', 16, 2]);
+    expect(rows[0]).toEqual([1, 'query_logs', { ...LOGS_INPUT, keyword: 'k0' }, 'OK', 16]);
+    expect(rows[1]).toEqual([2, null, { keyword: 'k1' }, 'OK', 16]);
+    expect(last?.text).not.toContain('call-2');
     // NOTE: the prompt cache: the first call stays where it was, so every request begins with the first request's
     // whole prompt; and each record begins with the whole record the request before sent.
     const firstPrompt = JSON.stringify(calls[0]?.prompt).slice(0, -1);
@@ -155,22 +161,26 @@ describe('compactHistory — through runDiagnosis', () => {
       run: limits(2),
     });
     expect(model.doGenerateCalls.every((call) => recordIn(call.prompt) === null)).toBe(true);
-    expect(fullIn(model.doGenerateCalls.at(-1)?.prompt ?? []).map((o) => o.tool_call_id)).toEqual(['call-1', 'call-2']);
+    expect(fullIn(model.doGenerateCalls.at(-1)?.prompt ?? []).map((o) => o.ref)).toEqual([1, 2]);
   });
 });
 
 describe('compactHistory', () => {
   const prompt: ModelMessage = { role: 'user', content: '{"query":"E1001 的订单为什么失败？"}' };
-  const round = (id: string, input: unknown, data: unknown): ModelMessage[] => [
-    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'query_logs', input }] },
+  // Each round's observation shows the number its call is cited by: a → 1, b → 2, …
+  const round = (id: string, input: unknown, data: unknown, toolName = 'query_logs'): ModelMessage[] => [
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName, input }] },
     {
       role: 'tool',
       content: [
         {
           type: 'tool-result',
           toolCallId: id,
-          toolName: 'query_logs',
-          output: { type: 'json', value: { tool_call_id: id, evidence_status: 'OK', data } as never },
+          toolName,
+          output: {
+            type: 'json',
+            value: { tool_call_id: id, ref: id.charCodeAt(0) - 96, evidence_status: 'OK', data } as never,
+          },
         },
       ],
     },
@@ -195,7 +205,7 @@ describe('compactHistory', () => {
     expect(again.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool']);
     expect(again[1]).toBe(first[1]);
     expect(record(again).startsWith(record(first).slice(0, -10))).toBe(true);
-    expect(recordIn(again as never)?.calls.map((call) => call.tool_call_id)).toEqual(['a', 'b']);
+    expect(recordIn(again as never)?.calls.map((call) => call.ref)).toEqual([1, 2]);
     expect(compactHistory(again)).toBe(again);
   });
 
@@ -226,7 +236,7 @@ describe('compactHistory', () => {
     const again = compactHistory([...first, ...round('f', input('k5', 'payment-gateway'), big)]);
     const before = JSON.stringify(sent(first).calls);
     expect(JSON.stringify(sent(again).calls).startsWith(before.slice(0, -1))).toBe(true);
-    expect(sent(again).calls.at(-1)).toEqual(['e', 'query_logs', { keyword: 'k4' }, 'OK', 1, null]);
+    expect(sent(again).calls.at(-1)).toEqual([5, null, { keyword: 'k4' }, 'OK', 1]);
   });
 
   it('lists a call whose input is too large without its input', () => {
@@ -234,12 +244,37 @@ describe('compactHistory', () => {
     const folded = compactHistory([prompt, ...round('a', huge, big), ...round('b', { input: {} }, big)]);
 
     expect(recordIn(folded as never)?.calls[0]).toEqual({
-      tool_call_id: 'a',
+      ref: 1,
       tool: 'query_logs',
       input: null,
       evidence_status: 'OK',
       rows: 1,
-      ref: null,
     });
+  });
+
+  it('names a row’s tool unless the row above names the same one, and diffs each tool against its own first call', () => {
+    const logs = (keyword: string) => ({ input: { service: 'order-service', keyword } });
+    const knowledge = (query: string) => ({ input: { query, top_k: 3 } });
+    const folded = compactHistory([
+      prompt,
+      ...round('a', logs('k1'), big),
+      ...round('b', knowledge('pool'), big, 'lookup_knowledge'),
+      ...round('c', knowledge('timeout'), big, 'lookup_knowledge'),
+      ...round('d', logs('k2'), big),
+      ...round('e', logs('k3'), big),
+    ]);
+    const rows = JSON.parse(JSON.stringify(observationsIn([folded[2]] as never)[0])).calls;
+
+    expect(rows).toEqual([
+      [1, 'query_logs', logs('k1').input, 'OK', 1],
+      [2, 'lookup_knowledge', knowledge('pool').input, 'OK', 1],
+      [3, null, { query: 'timeout' }, 'OK', 1],
+      [4, 'query_logs', { keyword: 'k2' }, 'OK', 1],
+    ]);
+    // Read back and extended: the row above the new one is a null, resolved to its tool.
+    const again = compactHistory([...folded, ...round('f', logs('k4'), big)]);
+    expect(JSON.parse(JSON.stringify(observationsIn([again[2]] as never)[0])).calls.slice(4)).toEqual([
+      [5, null, { keyword: 'k3' }, 'OK', 1],
+    ]);
   });
 });
