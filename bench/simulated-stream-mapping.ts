@@ -47,24 +47,35 @@ export async function createSimulatedStreamMapping(options: {
   const { streams, streamArn, settings } = options;
   const shards = (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards;
   if (shards?.length !== 1) throw new Error('the simulated mapping reads a stream of one shard');
-  let iterator = (
-    await streams.send(
-      new GetShardIteratorCommand({
-        StreamArn: streamArn,
-        ShardId: shards[0]?.ShardId ?? '',
-        ShardIteratorType: 'LATEST',
-      }),
-    )
-  ).ShardIterator;
+  const shardId = shards[0]?.ShardId ?? '';
+  const iteratorOf = async (type: 'LATEST' | 'TRIM_HORIZON') =>
+    (
+      await streams.send(
+        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type }),
+      )
+    ).ShardIterator;
+  // NOTE: DynamoDB Local numbers the records of every table's stream in one sequence, and refuses an iterator taken
+  // while its shard had never had a record (TrimmedDataAccessException) once another table's write has come before
+  // the shard's first record. On a shard with no record yet, "from its end" is its start: each poll takes a new
+  // iterator from there until it reads a record, then goes on from that read's next iterator, as on one with records.
+  const written =
+    (
+      (await streams.send(new GetRecordsCommand({ ShardIterator: await iteratorOf('TRIM_HORIZON'), Limit: 1 })))
+        .Records ?? []
+    ).length > 0;
+  let iterator = written ? await iteratorOf('LATEST') : undefined;
+  let read = written;
   const windowMs = settings.maximumBatchingWindowInSeconds * 1_000;
   const held: DynamoDBRecord[] = [];
   let heldSince: number | null = null;
 
   return {
     async poll(at) {
+      if (!read) iterator = await iteratorOf('TRIM_HORIZON');
       if (iterator === undefined) throw new Error('the shard is closed');
       const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: settings.batchSize }));
       iterator = page.NextShardIterator;
+      read ||= (page.Records ?? []).length > 0;
       for (const record of page.Records ?? []) {
         const shaped: DynamoDBRecord = {
           eventID: record.eventID,

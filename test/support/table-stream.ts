@@ -55,25 +55,40 @@ export async function createStreamTable(client: DynamoDBClient): Promise<StreamT
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  const iterators = new Map<string, string | undefined>();
+  // NOTE: no shard iterator is kept between reads, only the sequence number of the last record read in each shard.
+  // DynamoDB Local numbers the records of every table's stream in one sequence, and refuses an iterator taken while
+  // its shard had never had a record (TrimmedDataAccessException, "read past the oldest stream record") once another
+  // table's write has come before the shard's first record — as it does when test files run side by side on the one
+  // DynamoDB Local. Each read takes a new iterator: from the shard's start until a record is read, then after it.
+  const lastRead = new Map<string, string>();
+
+  async function iteratorOf(shardId: string): Promise<string | undefined> {
+    const after = lastRead.get(shardId);
+    const started = await streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shardId,
+        ...(after === undefined
+          ? { ShardIteratorType: 'TRIM_HORIZON' }
+          : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }),
+      }),
+    );
+    return started.ShardIterator;
+  }
 
   async function readNewRecords(): Promise<DynamoDBStreamEvent> {
     const records: DynamoDBRecord[] = [];
     const stream = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     for (const shard of stream.StreamDescription?.Shards ?? []) {
       const shardId = shard.ShardId ?? '';
-      let iterator = iterators.get(shardId);
-      if (!iterators.has(shardId)) {
-        const started = await streams.send(
-          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }),
-        );
-        iterator = started.ShardIterator;
-      }
+      let iterator = await iteratorOf(shardId);
       // Bounded: a test writes a few dozen items at most.
       for (let page = 0; page < 20 && iterator !== undefined; page += 1) {
         const result = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
         iterator = result.NextShardIterator;
         for (const record of result.Records ?? []) {
+          const sequenceNumber = record.dynamodb?.SequenceNumber;
+          if (sequenceNumber !== undefined) lastRead.set(shardId, sequenceNumber);
           records.push({
             eventID: record.eventID,
             eventName: record.eventName as DynamoDBRecord['eventName'],
@@ -88,7 +103,7 @@ export async function createStreamTable(client: DynamoDBClient): Promise<StreamT
               Keys: record.dynamodb?.Keys as never,
               NewImage: withEmptyMaps(record.dynamodb?.NewImage) as never,
               OldImage: withEmptyMaps(record.dynamodb?.OldImage) as never,
-              SequenceNumber: record.dynamodb?.SequenceNumber,
+              SequenceNumber: sequenceNumber,
               SizeBytes: record.dynamodb?.SizeBytes,
               StreamViewType: 'NEW_AND_OLD_IMAGES',
             },
@@ -96,7 +111,6 @@ export async function createStreamTable(client: DynamoDBClient): Promise<StreamT
         }
         if ((result.Records ?? []).length === 0) break;
       }
-      iterators.set(shardId, iterator);
     }
     return { Records: records };
   }
