@@ -15,7 +15,8 @@
  * - cold init: a fresh Node process (this project's Node 24, like Lambda's nodejs24.x) timing `await import(handler)`
  *   inside itself; median of BENCH_COLD_RUNS (default 25) processes, every variant interleaved in each round;
  * - instructions: `valgrind --tool=callgrind node --predictable` (V8 single-threaded, repeatable), the import's own
- *   instructions = the process's total minus that of a process importing an empty module;
+ *   instructions = the process's total minus that of a process importing an empty module; each counted process takes
+ *   seconds, so BENCH_CALLGRIND_FUNCTIONS=A,B counts only these functions (default: every one; see `run`);
  * - first invocation: a fresh process, import + the first handler call, then a second call (warm), against DynamoDB
  *   Local and (Diagnose) a loopback model server replaying the E1001 conversation: so work moved out of init and
  *   into the first call shows up as a larger first-minus-warm gap.
@@ -39,6 +40,7 @@ import {
   handlerFileOf,
   LAMBDA_FUNCTIONS,
   type LambdaFunctionName,
+  parseFunctionNames,
 } from '../scripts/lambda-functions.ts';
 import { startDeepSeekServer } from '../test/support/deepseek-server.ts';
 import { e1001ScriptedConversation } from '../test/support/lambda-events.ts';
@@ -365,10 +367,23 @@ export async function benchLambdaBundle(): Promise<void> {
   }
 }
 
+/** The functions a BENCH_* list names; a name of no function is refused, so a typo never measures nothing. */
+function functionsOf(setting: string): LambdaFunctionName[] {
+  const { names, unknown } = parseFunctionNames(process.env[setting] ?? '');
+  if (unknown.length > 0) throw new Error(`${setting}: no function named ${unknown.join(', ')}`);
+  return names;
+}
+
 async function run(root: string): Promise<void> {
   // BENCH_FUNCTIONS=A,B: only these functions' cold starts against the bare handler (no Diagnose sections).
-  const only = (process.env.BENCH_FUNCTIONS ?? '').split(',').filter((name) => name !== '');
-  if (only.length > 0) return runOnly(root, only as LambdaFunctionName[]);
+  const only = functionsOf('BENCH_FUNCTIONS');
+  if (only.length > 0) return runOnly(root, only);
+  // BENCH_CALLGRIND_FUNCTIONS=A,B: callgrind counts only these functions (Diagnose's rows are its variants, the stack
+  // alone beneath it and its first invocation), always against the bare baseline and the empty process; every other
+  // section still runs every function. Unset, every function is counted. The smoke run (scripts/bench-smoke.ts)
+  // counts one: each callgrind path still runs, once, instead of some 25 processes of seconds each.
+  const callgrindOnly = functionsOf('BENCH_CALLGRIND_FUNCTIONS');
+  const counts = (name: LambdaFunctionName) => callgrindOnly.length === 0 || callgrindOnly.includes(name);
   const names = Object.keys(LAMBDA_FUNCTIONS) as LambdaFunctionName[];
   const metafiles = await buildFunctions();
   const built = join(root, 'built');
@@ -442,14 +457,26 @@ async function run(root: string): Promise<void> {
       emptyKnowledgeIndex,
     );
     // The targets: Diagnose ≤ 1.9× (issue #25; the stack's floor is about 1.6×), every API function ≤ 1.3× (#25).
-    const counted: [string, Task, Task, number][] = [
-      ['Diagnose', tasks.Diagnose, tasks.bare, 1.9],
-      ['Diagnose, knowledge index empty (stands in for loading it on first use)', noKnowledge, tasks.bare, 1.9],
-      ['stack alone (ai + provider + DynamoDB client)', tasks.stack, tasks.bare, 1.9],
+    const counted: [LambdaFunctionName, string, Task, Task, number][] = [
+      ['Diagnose', 'Diagnose', tasks.Diagnose, tasks.bare, 1.9],
+      [
+        'Diagnose',
+        'Diagnose, knowledge index empty (stands in for loading it on first use)',
+        noKnowledge,
+        tasks.bare,
+        1.9,
+      ],
+      ['Diagnose', 'stack alone (ai + provider + DynamoDB client)', tasks.stack, tasks.bare, 1.9],
       ...names
         .filter((name) => name !== 'Diagnose')
-        .map((name): [string, Task, Task, number] => [name, tasks[name], tasks.bare, 1.3]),
-      ['before: Diagnose as SST built it, --enable-source-maps', tasks.diagnoseBefore, tasks.bareBefore, 1.9],
+        .map((name): [LambdaFunctionName, string, Task, Task, number] => [name, name, tasks[name], tasks.bare, 1.3]),
+      [
+        'Diagnose',
+        'before: Diagnose as SST built it, --enable-source-maps',
+        tasks.diagnoseBefore,
+        tasks.bareBefore,
+        1.9,
+      ],
     ];
     const totals = new Map<Task, number>();
     const total = (task: Task) => {
@@ -460,9 +487,9 @@ async function run(root: string): Promise<void> {
       return count;
     };
     console.log(
-      `\ninstructions (callgrind, node --predictable): whole process (Node's start + import, as Lambda's Init Duration) and the import alone (minus a process importing an empty module, ${mega(nothing)})`,
+      `\ninstructions (callgrind, node --predictable): whole process (Node's start + import, as Lambda's Init Duration) and the import alone (minus a process importing an empty module, ${mega(nothing)})${callgrindOnly.length === 0 ? '' : `, only ${callgrindOnly.join(', ')} (BENCH_CALLGRIND_FUNCTIONS)`}`,
     );
-    for (const [label, task, baseline, target] of counted) {
+    for (const [, label, task, baseline, target] of counted.filter(([name]) => counts(name))) {
       const [whole, bare] = [total(task), total(baseline)];
       const ratio = whole / bare;
       const importRatio = (whole - nothing) / (bare - nothing);
@@ -532,23 +559,29 @@ async function run(root: string): Promise<void> {
     if (nothing !== undefined) {
       // Init + the first call by instructions: work moved from the cold start into the first call shows up here.
       const bareCounted = await firstInvocation(tasks.bare, [{ runId: 'b-callgrind' }, null], engine.endpoint, {});
-      const server = await startDeepSeekServer(
-        structuredClone(recording.responses),
-        structuredClone(recording.judgeResponses),
-      );
-      try {
-        const diagnoseCounted = await firstInvocation(
-          tasks.Diagnose,
-          [diagnosisEvent(runsFirst, 0), null],
-          engine.endpoint,
-          { DIAGNOSIS_MODEL_BASE_URL: server.baseURL },
+      if (counts('Diagnose')) {
+        const server = await startDeepSeekServer(
+          structuredClone(recording.responses),
+          structuredClone(recording.judgeResponses),
         );
-        const [bareCount = 0, diagnoseCount = 0] = [bareCounted.instructions, diagnoseCounted.instructions];
+        try {
+          const diagnoseCounted = await firstInvocation(
+            tasks.Diagnose,
+            [diagnosisEvent(runsFirst, 0), null],
+            engine.endpoint,
+            { DIAGNOSIS_MODEL_BASE_URL: server.baseURL },
+          );
+          const [bareCount = 0, diagnoseCount = 0] = [bareCounted.instructions, diagnoseCounted.instructions];
+          console.log(
+            `\ninit + first call by instructions (callgrind, whole process): bare ${mega(bareCount)}, Diagnose ${mega(diagnoseCount)} = ${(diagnoseCount / bareCount).toFixed(2)}×`,
+          );
+        } finally {
+          await server.close();
+        }
+      } else {
         console.log(
-          `\ninit + first call by instructions (callgrind, whole process): bare ${mega(bareCount)}, Diagnose ${mega(diagnoseCount)} = ${(diagnoseCount / bareCount).toFixed(2)}×`,
+          `\ninit + first call by instructions (callgrind, whole process): bare ${mega(bareCounted.instructions ?? 0)}; Diagnose not counted (BENCH_CALLGRIND_FUNCTIONS)`,
         );
-      } finally {
-        await server.close();
       }
     }
   } finally {

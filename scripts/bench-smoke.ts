@@ -31,7 +31,7 @@ export const SMOKE_RUNS: Readonly<Record<string, SmokeRun>> = {
   'evidence-adapters.ts': { env: { BENCH_LOG_LINES: '1000' } },
   'harness-overhead.ts': { env: { BENCH_RUNS: '1' } },
   'knowledge-index.ts': { env: { BENCH_KNOWLEDGE_SIZES: '10' } },
-  'lambda-bundle.ts': { env: { BENCH_COLD_RUNS: '1', BENCH_FIRST_RUNS: '1' } },
+  'lambda-bundle.ts': { env: { BENCH_COLD_RUNS: '1', BENCH_FIRST_RUNS: '1', BENCH_CALLGRIND_FUNCTIONS: 'GetRun' } },
   'lambda-cpu.ts': { env: { BENCH_CPU_INVOCATIONS: '1' } },
   'masking-accuracy.ts': {},
   'masking.ts': { env: { BENCH_MASKING_ITERATIONS: '1' } },

@@ -33,6 +33,16 @@ export type LambdaFunctionName = keyof typeof LAMBDA_FUNCTIONS;
 /** One folder per function (its handler file at the root, its chunks beside it): SST zips the whole folder. */
 export const FUNCTIONS_OUT_DIR = '.data/build/functions';
 
+/** The function names of a comma-separated list (`GetRun,SlackWork`), and the entries that name no function. */
+export function parseFunctionNames(list: string): { names: LambdaFunctionName[]; unknown: string[] } {
+  const entries = list
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  const isName = (entry: string): entry is LambdaFunctionName => Object.hasOwn(LAMBDA_FUNCTIONS, entry);
+  return { names: [...new Set(entries.filter(isName))], unknown: entries.filter((entry) => !isName(entry)) };
+}
+
 /** The built handler file of `name`, relative to its bundle folder (`diagnose.mjs`). */
 export function handlerFileOf(name: LambdaFunctionName): string {
   return `${basename(LAMBDA_FUNCTIONS[name], '.ts')}.mjs`;
