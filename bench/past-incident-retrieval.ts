@@ -6,6 +6,7 @@
  * repeated BENCH_CALLS times (default 200): latency p50 / p95, items read and bytes read per call (the JSON of the
  * items returned, DynamoDB's own unit being 4 KB read units), and hits returned. Synthetic memories: a conclusion of
  * about 120 Chinese characters and a stated cause of about 30, services from a list of eight.
+ * BENCH_INCIDENT_SIZES=100 measures these sizes alone (default 100,1000,10000; seeding 10,000 takes most of the run).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -21,7 +22,10 @@ import { startDynamoDbLocal } from '@diagnosis/devkit';
 import { pastIncidentItem } from '../packages/core/src/store/items/past-incident-item.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
-const SIZES = [100, 1_000, 10_000];
+const SIZES = (process.env.BENCH_INCIDENT_SIZES ?? '100,1000,10000').split(',').map(Number);
+if (!SIZES.every((size, index) => Number.isSafeInteger(size) && size > (SIZES[index - 1] ?? 0))) {
+  throw new Error('BENCH_INCIDENT_SIZES is a list of whole numbers > 0, each larger than the one before');
+}
 const SERVICES = [
   'order-service',
   'payment-gateway',

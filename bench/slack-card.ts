@@ -10,7 +10,8 @@
  * clock polled as the mapping polls (so the throttle's 5 s interval and any window apply as on AWS), counted on the
  * loopback server. NOT in the figures: AWS's own hops around them (the Trigger's invocation, DynamoDB's and Slack's
  * network, Lambda's invocation of SlackWork): docs/deploy.md adds them for the expected time deployed.
- * Run: `node bench/slack-card.ts`; BENCH_SLACK_RUNS (default 40). It prints its rows as BENCHMARKS.md's table has them.
+ * Run: `node bench/slack-card.ts`; BENCH_SLACK_RUNS (default 40) after BENCH_SLACK_WARMUP unmeasured runs (default 5).
+ * It prints its rows as BENCHMARKS.md's table has them.
  */
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -37,7 +38,8 @@ import {
 } from './simulated-stream-mapping.ts';
 
 const RUNS = Number(process.env.BENCH_SLACK_RUNS ?? 40);
-const WARMUP_RUNS = 5;
+const WARMUP_RUNS = Number(process.env.BENCH_SLACK_WARMUP ?? 5);
+if (!Number.isSafeInteger(WARMUP_RUNS) || WARMUP_RUNS < 0) throw new Error('BENCH_SLACK_WARMUP is a whole number ≥ 0');
 const TOKEN = 'xoxb-bench-0123456789-slackcard';
 
 /** The SlackCards mapping as deploy/resources/slack.ts deploys it: its batching and its filters. */

@@ -35,11 +35,11 @@ export const SMOKE_RUNS: Readonly<Record<string, SmokeRun>> = {
   'lambda-cpu.ts': { env: { BENCH_CPU_INVOCATIONS: '1' } },
   'masking-accuracy.ts': {},
   'masking.ts': { env: { BENCH_MASKING_ITERATIONS: '1' } },
-  'past-incident-retrieval.ts': { env: { BENCH_CALLS: '1' } },
+  'past-incident-retrieval.ts': { env: { BENCH_CALLS: '1', BENCH_INCIDENT_SIZES: '100' } },
   'past-incident-tokens.ts': {},
   'request-tokens.ts': {},
   'run-growth.ts': { args: ['--calls', '2'] },
-  'slack-card.ts': { env: { BENCH_SLACK_RUNS: '1' } },
+  'slack-card.ts': { env: { BENCH_SLACK_RUNS: '1', BENCH_SLACK_WARMUP: '0' } },
   'trigger-latency.ts': { env: { BENCH_TRIGGER_EVENTS: '1' } },
 };
 
