@@ -140,7 +140,8 @@ export interface RunFinishedDetail {
   changes: ResultChange[];
   /**
    * Claims the SemanticGuard removed from the published Draft (findings, recommendations, plan steps), counted: their
-   * limitation lines (which quote them) are left out of `limitations.missingInfo`, so a removed claim is never sent.
+   * limitation lines are left out of `limitations.missingInfo` (a run stored by an earlier version quoted the claim
+   * there), so a removed claim is never sent.
    */
   removedClaims: number;
   limitations: { checkedScope: string[]; missingInfo: string[] };
@@ -279,7 +280,8 @@ export function buildRunFinishedEvent(run: RunFinishedInput, options: RunFinishe
     }),
   }));
   const stated = draft?.limitations ?? systemReport?.limitations ?? { checked_scope: [], missing_info: [] };
-  // NOTE: a claim the judge removed never leaves as text: its line (which quotes it) is counted, not carried.
+  // NOTE: a claim the judge removed never leaves as text: its line (which quoted it in runs stored by earlier
+  // versions) is counted, not carried.
   const removedClaims = published === null ? 0 : judgeRemovedOf(run.report);
   const limitations = { ...stated, missing_info: withoutRemovedClaims(stated.missing_info, removedClaims) };
   const usage = run.usage;

@@ -150,8 +150,8 @@ const MAX_LIMITATION_CHARS = 300;
  * Applies the verdicts as enforce mode does. A conclusion is published only when the judge calls it SUPPORTED and
  * every SUPPORTED FINDING (what a conclusion rests on) is SUPPORTED too; otherwise the Draft is REJECTED. Of the rest,
  * only claims the judge calls SUPPORTED are published: each other analysis item, recommendation and action-plan step is
- * removed and listed first in `limitations.missing_info` with its verdict and the judge's reason (bounded to the
- * Draft's own limits). NOTE: advice is a claim too (it may restate a finding the judge removed): it is published only
+ * removed and listed first in `limitations.missing_info` by its place in the Draft (never its text), with its verdict
+ * and the judge's reason (bounded to the Draft's own limits). NOTE: advice is a claim too (it may restate a finding the judge removed): it is published only
  * as the judge supports it.
  */
 export function applyVerdicts(draft: DiagnosisDraft, verdicts: JudgeVerdicts): SemanticDecision {
@@ -173,16 +173,14 @@ export function applyVerdicts(draft: DiagnosisDraft, verdicts: JudgeVerdicts): S
   if (removed.length + removedRecommendations.length + removedActionPlan.length === 0) {
     return { kind: 'ACCEPTED', draft, ...kept };
   }
-  const line = (list: readonly IndexedVerdict[], index: number, what: string, text: string) =>
-    removedLine(what, text, verdictOf(list, index), list[index]?.reason ?? '');
+  const line = (list: readonly IndexedVerdict[], index: number, what: string) =>
+    removedLine(what, verdictOf(list, index), list[index]?.reason ?? '');
   const lines = [
-    ...removed.map((index) => line(verdicts.analysis, index, '', (draft.analysis[index] as AnalysisItem).statement)),
-    ...removedRecommendations.map((index) =>
-      line(verdicts.recommendations, index, '建议', draft.recommendations[index] ?? ''),
+    ...removed.map((index) =>
+      line(verdicts.analysis, index, `分析第 ${index + 1} 条（${(draft.analysis[index] as AnalysisItem).type}）`),
     ),
-    ...removedActionPlan.map((index) =>
-      line(verdicts.action_plan, index, '行动步骤', draft.action_plan[index]?.step ?? ''),
-    ),
+    ...removedRecommendations.map((index) => line(verdicts.recommendations, index, `建议第 ${index + 1} 条`)),
+    ...removedActionPlan.map((index) => line(verdicts.action_plan, index, `行动步骤第 ${index + 1} 条`)),
   ];
   const combined = [...lines, ...draft.limitations.missing_info];
   const missing =
@@ -205,10 +203,14 @@ export function applyVerdicts(draft: DiagnosisDraft, verdicts: JudgeVerdicts): S
   };
 }
 
-function removedLine(what: string, text: string, verdict: Verdict, reason: string): string {
+/**
+ * The limitation line of a removed claim: what it was by its place in the agent's Draft, the verdict and the judge's
+ * reason. NOTE: never the claim's text: what the judge did not support is not published, not even quoted under a
+ * label; the audit's Draft keeps it (`diagnosis trace`).
+ */
+function removedLine(what: string, verdict: Verdict, reason: string): string {
   const label = verdict === 'UNSUPPORTED' ? '证据不支持' : '证据不足以判断';
-  const statement = truncateChars(text, 100);
-  return truncateChars(`语义校验（${label}）已移除${what}：“${statement}”——${reason}`, MAX_LIMITATION_CHARS);
+  return truncateChars(`语义校验（${label}）已移除草稿${what}——${reason}`, MAX_LIMITATION_CHARS);
 }
 
 /**

@@ -113,6 +113,8 @@ describe('verifyDraftEvidence with a change that landed after the symptom', () =
     if (!result.ok) throw new Error('expected a verified Draft');
     expect(result.draft?.analysis).toEqual([draft.analysis[1]]);
     expect(result.draft?.limitations.missing_info[0]).toContain('AFTER_SYMPTOM');
+    expect(result.draft?.limitations.missing_info[0]).toContain('草稿分析第 1 条（FINDING）');
+    expect(JSON.stringify(result.draft)).not.toContain('chg_lateaaaaaaaa 导致下单失败');
   });
 
   it('removes nothing when the change stream was not cited', () => {

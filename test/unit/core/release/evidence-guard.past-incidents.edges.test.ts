@@ -40,8 +40,8 @@ const draftOf = (analysis: Item[], missingInfo: string[] = ['原因']): Diagnosi
   limitations: { checked_scope: ['日志', '知识库'], missing_info: missingInfo },
 });
 /** The line the guard lists first in `missing_info` for a removed item. */
-const removedLine = (statement: string) =>
-  `证据校验已移除：“${statement}”——它只引用了历史事件（past_incident），历史事件只是待用本次日志与数据核实的线索，不是本次故障的证据。`;
+const removedLine = (index: number, type: Item['type']) =>
+  `证据校验已移除草稿分析第 ${index + 1} 条（${type}）——它只引用了历史事件（past_incident），历史事件只是待用本次日志与数据核实的线索，不是本次故障的证据。`;
 const citation = (id: string) => ({
   tool_call_id: id,
   tool_name: id.startsWith('k') ? 'lookup_knowledge' : 'query_logs',
@@ -58,15 +58,20 @@ describe('verifyDraftEvidence: removing items that rest on past incidents alone'
       draft: {
         ...draft,
         analysis: [draft.analysis[1]],
-        limitations: { checked_scope: ['日志', '知识库'], missing_info: [removedLine('上次没有发布'), '原因'] },
+        limitations: {
+          checked_scope: ['日志', '知识库'],
+          missing_info: [removedLine(0, 'NEGATIVE_OBSERVATION'), '原因'],
+        },
       },
     });
   });
 
-  it('quotes at most 100 characters of the removed statement', () => {
-    const statement = `${'历'.repeat(100)}多出来的字`;
-    const result = verifyDraftEvidence(draftOf([item('FINDING', ['k1'], statement)]), progress, PAST);
-    expect(result.ok && result.draft?.limitations.missing_info[0]).toBe(removedLine('历'.repeat(100)));
+  it('never publishes the removed statement: its line names it by its place in the Draft', () => {
+    const statement = '与上次相同：payment-gateway 2.14.0 把 db.pool.max_size 调成了 5';
+    const draft = draftOf([item('FINDING', ['l1']), item('FINDING', ['k1'], statement)]);
+    const result = verifyDraftEvidence(draft, progress, PAST);
+    expect(result.ok && result.draft?.limitations.missing_info[0]).toBe(removedLine(1, 'FINDING'));
+    expect(JSON.stringify(result.ok && result.draft)).not.toContain('db.pool.max_size');
   });
 
   it('removes every such item, keeping the rest in their order', () => {
@@ -86,8 +91,8 @@ describe('verifyDraftEvidence: removing items that rest on past incidents alone'
     });
     expect(result.ok && result.draft?.analysis).toEqual([draft.analysis[1], draft.analysis[3]]);
     expect(result.ok && result.draft?.limitations.missing_info).toEqual([
-      removedLine('FINDING k1'),
-      removedLine('FINDING k2'),
+      removedLine(0, 'FINDING'),
+      removedLine(2, 'FINDING'),
       '原因',
     ]);
   });
@@ -130,15 +135,15 @@ describe('verifyDraftEvidence: the limitation lines of removed items stay within
 
   it('keeps all lines when the removal lines and the Draft’s own make exactly ten', () => {
     const result = verifyDraftEvidence(draftOf([item('FINDING', ['k1'], 'a')], own(9)), progress, PAST);
-    expect(result.ok && result.draft?.limitations.missing_info).toEqual([removedLine('a'), ...own(9)]);
+    expect(result.ok && result.draft?.limitations.missing_info).toEqual([removedLine(0, 'FINDING'), ...own(9)]);
   });
 
   it('keeps nine and counts the rest in a tenth line when they make more', () => {
     const draft = draftOf([item('FINDING', ['k1'], 'a'), item('FINDING', ['k2'], 'b')], own(10));
     const result = verifyDraftEvidence(draft, progress, PAST);
     expect(result.ok && result.draft?.limitations.missing_info).toEqual([
-      removedLine('a'),
-      removedLine('b'),
+      removedLine(0, 'FINDING'),
+      removedLine(1, 'FINDING'),
       ...own(7),
       '另有 3 条限制未列出，见本次运行的审计记录（草稿）。',
     ]);

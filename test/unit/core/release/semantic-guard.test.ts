@@ -249,10 +249,12 @@ describe('the SemanticGuard (enforce)', () => {
     const report = result.report as PublishedReport;
     expect(report.draft.analysis.map((item) => item.statement)).toEqual(['订单服务调用 payment-gateway 失败']);
     expect(report.draft.limitations.missing_info).toEqual([
-      expect.stringMatching(/^语义校验（证据不支持）已移除：“payment-gateway 的 CPU 持续 100%”——日志中没有 CPU 指标$/),
+      '语义校验（证据不支持）已移除草稿分析第 2 条（FINDING）——日志中没有 CPU 指标',
       '根因尚未确定',
     ]);
     expect(report.semantic_guard).toMatchObject({ removed: [1] });
+    // The removed claim is never published as text: the audit's Draft keeps it.
+    expect(JSON.stringify(result.report)).not.toContain('CPU 持续 100%');
     // The run keeps the agent's full Draft for the audit; the published result holds what was released.
     expect(stored?.draft).toEqual(draft);
     expect(stored?.publishedResult?.draft.analysis).toHaveLength(1);

@@ -71,7 +71,7 @@ describe('applyVerdicts', () => {
         analysis: [],
         limitations: {
           checked_scope: ['order-service 日志'],
-          missing_info: ['语义校验（证据不足以判断）已移除：“连接池被调小”——', '原有限制'],
+          missing_info: ['语义校验（证据不足以判断）已移除草稿分析第 1 条（HYPOTHESIS）——', '原有限制'],
         },
       },
     });
@@ -89,7 +89,7 @@ describe('applyVerdicts', () => {
         analysis: [draft.analysis[0]],
         limitations: {
           checked_scope: ['order-service 日志'],
-          missing_info: ['语义校验（证据不支持）已移除：“假设”——理由1'],
+          missing_info: ['语义校验（证据不支持）已移除草稿分析第 2 条（HYPOTHESIS）——理由1'],
         },
       },
     });
@@ -123,8 +123,8 @@ describe('applyVerdicts', () => {
         limitations: {
           checked_scope: ['order-service 日志'],
           missing_info: [
-            '语义校验（证据不支持）已移除建议：“回滚 2.14.0 之前误删的索引”——建议理由1',
-            '语义校验（证据不足以判断）已移除行动步骤：“恢复 db.pool.max_size”——步骤理由0',
+            '语义校验（证据不支持）已移除草稿建议第 2 条——建议理由1',
+            '语义校验（证据不足以判断）已移除草稿行动步骤第 1 条——步骤理由0',
           ],
         },
       },
@@ -139,7 +139,7 @@ describe('applyVerdicts', () => {
     );
     const decision = applyVerdicts(draft, verdicts(['UNCLEAR'], null));
     expect(decision.kind === 'ACCEPTED' && decision.draft.limitations.missing_info).toEqual([
-      '语义校验（证据不足以判断）已移除：“假设”——理由0',
+      '语义校验（证据不足以判断）已移除草稿分析第 1 条（HYPOTHESIS）——理由0',
       ...draft.limitations.missing_info,
     ]);
   });
@@ -154,11 +154,43 @@ describe('applyVerdicts', () => {
     const missing = decision.kind === 'ACCEPTED' ? decision.draft.limitations.missing_info : [];
     expect(missing).toHaveLength(10);
     expect(missing.slice(0, 9)).toEqual([
-      '语义校验（证据不足以判断）已移除：“假设一”——理由0',
-      '语义校验（证据不支持）已移除：“假设二”——理由1',
+      '语义校验（证据不足以判断）已移除草稿分析第 1 条（HYPOTHESIS）——理由0',
+      '语义校验（证据不支持）已移除草稿分析第 2 条（HYPOTHESIS）——理由1',
       ...draft.limitations.missing_info.slice(0, 7),
     ]);
     expect(missing[9]).toBe('另有 2 条限制未列出，见本次运行的审计记录（草稿与 semantic_guard）。');
+  });
+});
+
+describe('applyVerdicts: a removed claim never published as text', () => {
+  it('publishes no removed statement, recommendation or step, in its limitation lines or anywhere else', () => {
+    const secret = (what: string) => `编造的${what}：2.13.9 回滚时删除了 idx_order_user 索引`;
+    const draft = {
+      ...draftOf(null, [item('FINDING', '连接池耗尽'), item('HYPOTHESIS', secret('假设'))], ['原有限制']),
+      recommendations: ['为连接池 waiting 配置告警', secret('建议')],
+      action_plan: [
+        { step: secret('步骤'), purpose: '恢复下单' },
+        { step: '核对发布记录', purpose: '确认变更人' },
+      ],
+    };
+    const decision = applyVerdicts(
+      draft,
+      verdicts(['SUPPORTED', 'UNSUPPORTED'], null, {
+        recommendations: ['SUPPORTED', 'UNCLEAR'],
+        actionPlan: ['UNSUPPORTED', 'SUPPORTED'],
+      }),
+    );
+
+    expect(decision.kind).toBe('ACCEPTED');
+    const published = JSON.stringify(decision.kind === 'ACCEPTED' ? decision.draft : null);
+    expect(published).not.toContain('编造的');
+    expect(published).not.toContain('idx_order_user');
+    expect(decision.kind === 'ACCEPTED' && decision.draft.limitations.missing_info).toEqual([
+      '语义校验（证据不支持）已移除草稿分析第 2 条（HYPOTHESIS）——理由1',
+      '语义校验（证据不足以判断）已移除草稿建议第 2 条——建议理由1',
+      '语义校验（证据不支持）已移除草稿行动步骤第 1 条——步骤理由0',
+      '原有限制',
+    ]);
   });
 });
 

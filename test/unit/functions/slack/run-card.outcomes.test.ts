@@ -105,53 +105,69 @@ describe('the documented example docs/examples/slack-card.json', () => {
 });
 
 describe('what the judge removed', () => {
-  it('never reaches the card, its thread, the Teams card or the PagerDuty note: it is counted, not quoted', async () => {
-    const draft = eightStepDraft();
-    const removedFinding = '支付网关的证书在 14:01 过期（无依据的说法）';
-    const removedAdvice = '立即重启全部数据库实例（无依据的建议）';
-    const [finding] = draft.analysis;
-    if (finding === undefined) throw new Error('no finding');
-    const judged = {
-      ...draft,
-      analysis: [...draft.analysis, { ...finding, type: 'HYPOTHESIS' as const, statement: removedFinding }],
-      recommendations: [...draft.recommendations, removedAdvice],
-    };
-    const supported = (count: number) =>
-      Array.from({ length: count }, (_, index) => ({ index, verdict: 'SUPPORTED' as const, reason: '有证据' }));
-    const decision = applyVerdicts(judged, {
-      conclusion: { verdict: 'SUPPORTED', reason: '有证据' },
-      analysis: [...supported(1), { index: 1, verdict: 'UNSUPPORTED', reason: '证据不支持' }],
-      recommendations: [...supported(1), { index: 1, verdict: 'UNCLEAR', reason: '证据不足' }],
-      action_plan: supported(8),
-    });
-    if (decision.kind !== 'ACCEPTED') throw new Error('rejected');
-    // The run as the release stores it: the trimmed Draft published, the judge's removals in its report.
-    const run = await finishedRun('PUBLISHED', { runId: RUN_ID, draft: decision.draft });
-    expect(decision.draft.limitations.missing_info.join('\n')).toContain(removedFinding);
-    const report = {
-      ...(run.report as object),
-      semantic_guard: {
-        removed: decision.removed,
-        removed_recommendations: decision.removedRecommendations,
-        removed_action_plan: decision.removedActionPlan,
-      },
-    };
-    const { detail } = buildRunFinishedEvent(
-      { ...run, report, trigger: { source: 'pagerduty', incidentKey: 'PT4KHLK' } },
-      { apiUrl: API },
-    );
-    expect(detail.removedClaims).toBe(2);
-    const sent = [
-      JSON.stringify(buildResultCard(detail, { origin: ASKER, ratings: [] })),
-      JSON.stringify(buildDetailsReply(detail, ASKER)),
-      JSON.stringify(buildTeamsMessage(detail)),
-      JSON.parse(buildPagerDutyNote(detail)?.body ?? '{}').note.content as string,
-    ];
-    for (const text of sent) {
-      expect(text).not.toContain(removedFinding);
-      expect(text).not.toContain(removedAdvice);
-      expect(text).not.toContain('语义校验');
-    }
-    for (const text of sent.slice(1)) expect(text).toContain('2 claims were removed: the judge did not find them');
-  });
+  it.each([
+    ['as the release words it now (by its place in the Draft)', false],
+    ['in a run stored by an earlier version, whose limitation lines quoted it', true],
+  ])(
+    'never reaches the card, its thread, the Teams card or the PagerDuty note, %s: it is counted',
+    async (_label, quoting) => {
+      const draft = eightStepDraft();
+      const removedFinding = '支付网关的证书在 14:01 过期（无依据的说法）';
+      const removedAdvice = '立即重启全部数据库实例（无依据的建议）';
+      const [finding] = draft.analysis;
+      if (finding === undefined) throw new Error('no finding');
+      const judged = {
+        ...draft,
+        analysis: [...draft.analysis, { ...finding, type: 'HYPOTHESIS' as const, statement: removedFinding }],
+        recommendations: [...draft.recommendations, removedAdvice],
+      };
+      const supported = (count: number) =>
+        Array.from({ length: count }, (_, index) => ({ index, verdict: 'SUPPORTED' as const, reason: '有证据' }));
+      const decision = applyVerdicts(judged, {
+        conclusion: { verdict: 'SUPPORTED', reason: '有证据' },
+        analysis: [...supported(1), { index: 1, verdict: 'UNSUPPORTED', reason: '证据不支持' }],
+        recommendations: [...supported(1), { index: 1, verdict: 'UNCLEAR', reason: '证据不足' }],
+        action_plan: supported(8),
+      });
+      if (decision.kind !== 'ACCEPTED') throw new Error('rejected');
+      // The run as the release stores it: the trimmed Draft published, the judge's removals in its report.
+      expect(JSON.stringify(decision.draft)).not.toContain(removedFinding);
+      expect(JSON.stringify(decision.draft)).not.toContain(removedAdvice);
+      const [, , ...own] = decision.draft.limitations.missing_info;
+      const missing = quoting
+        ? [
+            `语义校验（证据不支持）已移除：“${removedFinding}”——证据不支持`,
+            `语义校验（证据不足以判断）已移除建议：“${removedAdvice}”——证据不足`,
+            ...own,
+          ]
+        : decision.draft.limitations.missing_info;
+      const stored = { ...decision.draft, limitations: { ...decision.draft.limitations, missing_info: missing } };
+      const run = await finishedRun('PUBLISHED', { runId: RUN_ID, draft: stored });
+      const report = {
+        ...(run.report as object),
+        semantic_guard: {
+          removed: decision.removed,
+          removed_recommendations: decision.removedRecommendations,
+          removed_action_plan: decision.removedActionPlan,
+        },
+      };
+      const { detail } = buildRunFinishedEvent(
+        { ...run, report, trigger: { source: 'pagerduty', incidentKey: 'PT4KHLK' } },
+        { apiUrl: API },
+      );
+      expect(detail.removedClaims).toBe(2);
+      const sent = [
+        JSON.stringify(buildResultCard(detail, { origin: ASKER, ratings: [] })),
+        JSON.stringify(buildDetailsReply(detail, ASKER)),
+        JSON.stringify(buildTeamsMessage(detail)),
+        JSON.parse(buildPagerDutyNote(detail)?.body ?? '{}').note.content as string,
+      ];
+      for (const text of sent) {
+        expect(text).not.toContain(removedFinding);
+        expect(text).not.toContain(removedAdvice);
+        expect(text).not.toContain('语义校验');
+      }
+      for (const text of sent.slice(1)) expect(text).toContain('2 claims were removed: the judge did not find them');
+    },
+  );
 });
