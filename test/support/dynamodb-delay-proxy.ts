@@ -3,14 +3,18 @@
  * forwards it (a table farther away than the loopback one): a request a run waits on then shows in the run's timing,
  * and a request it does not wait on is still in flight when the run moves on.
  * `shut()` shuts the gate: a request that arrives while it is shut is held until `open()` (or, at the most,
- * `gateMaxMs`, below the client's 3 s answer timeout): a request the run waits on while the gate is shut holds the run
- * up until then, whatever else the run does meanwhile, and one it does not wait on cannot end before the gate opens.
+ * `gateMaxMs`): a request the run waits on while the gate is shut holds the run up until then, whatever else the run
+ * does meanwhile, and one it does not wait on cannot end before the gate opens. NOTE: the cap only ends a wait that
+ * would never end (a run held by the request it waits on); it must be longer than anything the run does before it
+ * opens the gate, on a loaded machine too, and shorter than the client's answer timeout (15 s for a loopback
+ * endpoint, `dynamoRequestHandler`), so the held request is answered, not timed out.
  */
 import { Agent, createServer, request as forward } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 
-export async function startDynamoDelayProxy(delayMs: number, gateMaxMs = 2_500) {
+export async function startDynamoDelayProxy(initialDelayMs: number, gateMaxMs = 10_000) {
+  let delayMs = initialDelayMs;
   const target = new URL(inject('dynamodbEndpoint'));
   const agent = new Agent({ keepAlive: true });
   const timers = new Set<ReturnType<typeof setTimeout>>();
@@ -66,6 +70,10 @@ export async function startDynamoDelayProxy(delayMs: number, gateMaxMs = 2_500) 
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    /** Holds the requests that arrive from now on `ms` each (0: forwarded at once). */
+    delay: (ms: number) => {
+      delayMs = ms;
+    },
     /** Shuts the gate: the requests that arrive from now on are held until `open()`. */
     shut: () => {
       gate ??= { held: [] };

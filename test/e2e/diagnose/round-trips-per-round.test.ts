@@ -2,7 +2,7 @@
  * The DynamoDB round trips each model round waits on before its request: the Diagnose Lambda end to end, its table
  * behind a proxy that holds every request 800 ms and a model that answers in 1.6 s (as a real one, slower than the
  * table). Between a round's answer and the next round's request the proxy's gate is shut: a request sent then is held
- * until that next request reaches the model server (or 2.5 s at the most). So a request the round does not wait on
+ * until that next request reaches the model server (or 10 s at the most). So a request the round does not wait on
  * cannot end before the round's request arrives, however long the round's tools take, and one it waits on holds the
  * round until the gate gives way. For every round after the first: the requests sent after the previous round's
  * answer left the model server and answered before this round's request arrived there are what the round waited on.

@@ -1,27 +1,35 @@
 /**
- * The DynamoDB round trips a run waits on before the model: the Diagnose Lambda end to end on DynamoDB Local, every
- * DynamoDB request this process sends timed at the client (Node's HTTP client diagnostics channel: nothing added
- * between the client and the engine), and the model server's first request timed as it arrives. Requests that
- * overlap in time are one round trip (sent together, waited on together); the ones that start before the first model
- * request are what the run waits on before its first round.
+ * The DynamoDB round trips a run waits on before the model: the Diagnose Lambda end to end on DynamoDB Local behind a
+ * proxy that holds every request 500 ms (a table farther away than the loopback one), every DynamoDB request this
+ * process sends timed at the client (Node's HTTP client diagnostics channel), and the model server's first request
+ * timed as it arrives. Requests that overlap in time are one round trip (sent together, waited on together); the ones
+ * that start before the first model request are what the run waits on before its first round. NOTE: the delay is what
+ * makes "sent together" show: on loopback an engine answers in a few milliseconds, and on a loaded machine the first
+ * of two requests sent together could be answered before the client has sent the second.
  */
 
 import type { DiagnosisResult } from '@diagnosis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeepSeekResponse } from '../../support/deepseek-server.ts';
 import { countDynamoRequests, roundTrips } from '../../support/dynamo-round-trips.ts';
+import { startDynamoDelayProxy } from '../../support/dynamodb-delay-proxy.ts';
 import { startE2eWorld } from '../../support/e2e-world.ts';
 import { e1001ScriptedConversation, lambdaContext } from '../../support/lambda-events.ts';
 
 /** The most sequential DynamoDB round trips between the Diagnose invocation and its first model request. */
 const MAX_ROUND_TRIPS_BEFORE_THE_MODEL = 3;
 
+const TABLE_DELAY_MS = 500;
+
+let proxy: Awaited<ReturnType<typeof startDynamoDelayProxy>>;
 let world: Awaited<ReturnType<typeof startE2eWorld>>;
 beforeAll(async () => {
-  world = await startE2eWorld();
+  proxy = await startDynamoDelayProxy(TABLE_DELAY_MS);
+  world = await startE2eWorld({ DYNAMODB_ENDPOINT: proxy.endpoint });
 });
 afterAll(async () => {
   await world?.cleanup();
+  await proxy?.close();
 });
 
 const conversation = e1001ScriptedConversation();
@@ -30,9 +38,12 @@ const conversation = e1001ScriptedConversation();
 async function tripsBeforeTheModel(payload: Record<string, unknown>) {
   let firstModelRequestAt = Infinity;
   const [first, ...rest] = structuredClone(conversation.responses) as DeepSeekResponse[];
+  proxy.delay(TABLE_DELAY_MS);
   world.server.script.push(
     () => {
       firstModelRequestAt = performance.now();
+      // What the run sends after its first model request is not counted: forwarded at once.
+      proxy.delay(0);
       return first as DeepSeekResponse;
     },
     ...rest,
