@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // NOTE: Node's module compile cache for every test worker and every process they start with this environment: what
 // Node itself loads (the dependencies, the built functions, the bin's TypeScript) is compiled once per content, then
@@ -29,22 +28,6 @@ export const ISOLATED_UNIT_TESTS: Record<string, string> = {
 };
 
 /**
- * Vitest's order (each group, then project by project, each project's files longest first) with the `integration`
- * files ahead of the `e2e` files of their shared group.
- */
-class IntegrationFirstSequencer extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rank = (file: TestSpecification) => (file.project.name === 'integration' ? 0 : 1);
-    // NOTE: the longest files of the group are integration's (its DynamoDB faults run 40 s alone): started first,
-    // they run beside the e2e files instead of after them. The e2e files still come one after another, so a worker
-    // process of theirs runs file after file (vitest keeps a shared worker only for a next file of its project).
-    return (await super.sort(files)).sort(
-      (a, b) => a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder || rank(a) - rank(b),
-    );
-  }
-}
-
-/**
  * The projects, run together by `npm test`: `unit` and `unit-isolated` (no Java, no database, no network: `npm run
  * test:unit`), `integration` (DynamoDB Local, MariaDB, real HTTP on 127.0.0.1) and `e2e` (the real handlers with Lambda events,
  * the `diagnosis` bin's commands in process, and in child processes where the process is what is tested). The root's
@@ -53,7 +36,6 @@ class IntegrationFirstSequencer extends BaseSequencer {
 export default defineConfig({
   test: {
     globalSetup: ['test/support/dynamodb-global-setup.ts'],
-    sequence: { sequencer: IntegrationFirstSequencer },
     projects: [
       {
         test: {
@@ -85,11 +67,11 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          // NOTE: three files at once on 2 cores, in one group with e2e (groupOrder 1, run after the unit group):
-          // integration and e2e files wait most of their time on DynamoDB Local, MariaDB, loopback servers and the
-          // timeouts and backoffs they test, so three fill the two cores. Each file has its own tables, databases and
-          // ports on the one DynamoDB Local and MariaDB, so nothing orders them. One worker at a time: 140 s of the
-          // suite; three: 74 s at load 10. Each file keeps a process of its own (vitest's default isolation).
+          // NOTE: three files at once on 2 cores (its own group, groupOrder 1: after the unit files, before e2e): an
+          // integration file waits most of its time on DynamoDB Local, MariaDB, loopback servers and the timeouts and
+          // backoffs it tests, so three fill the two cores. Each file has its own tables, databases and ports on the
+          // one DynamoDB Local and MariaDB, so nothing orders them. One file at a time the project took 140 s of a
+          // quiet `npm test`; three at once 65 s at load 8.5. Each file keeps a process of its own (default isolation).
           maxWorkers: 3,
           sequence: { groupOrder: 1 },
           include: ['test/integration/**/*.test.ts'],
@@ -102,12 +84,12 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           ...timeouts,
-          // NOTE: three files at once on 2 cores (vitest's default is one: availableParallelism − 1), in integration's
-          // group (a group has one worker count): an e2e file waits most of its time on DynamoDB Local, MariaDB, the
-          // loopback provider and the bin's child processes, so the other files fill that idle time. `npm test` runs
-          // the e2e files after the integration ones (IntegrationFirstSequencer), on the workers those free.
-          maxWorkers: 3,
-          sequence: { groupOrder: 1 },
+          // NOTE: two files at once on 2 cores (vitest's default is one: availableParallelism − 1). An e2e file waits
+          // most of its time on DynamoDB Local, MariaDB, the loopback provider and the bin's child processes, so a
+          // second file fills that idle time. Not three: some files time what a run waits on (round-trips-per-round)
+          // and failed beside two others when the machine was loaded. Its own group (groupOrder 2), run last.
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
           // NOTE: a worker process runs file after file (isolate: false) instead of a new process per file: the
           // setup file resets the project's own modules before each file (every handler cold-starts again) and fails
           // a file that leaves its environment, console or process listeners changed; node_modules stay loaded.
