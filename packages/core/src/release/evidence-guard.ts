@@ -1,9 +1,10 @@
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
-import type { AnalysisItem, DiagnosisDraft } from '../draft/diagnosis-draft.ts';
+import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import type { ProgressSnapshot } from '../run/progress.ts';
 import { truncateChars } from '../run/utf8.ts';
 import type { VerifiedCitation } from '../store/run-store.ts';
 import { blamesChangeAfterSymptom, type ChangeChecks } from './change-after-symptom.ts';
+import { removedClaimName } from './release-texts.ts';
 
 /**
  * What of a run's lookups stands for past incidents, as the EvidenceGuard takes it. A past incident is citable by its
@@ -181,7 +182,7 @@ function removePastIncidentOnly(
       removed.push({ index, code: 'GUARD_PAST_INCIDENT_ONLY' });
       lines.push(
         truncateChars(
-          `证据校验已移除${removedItem(index, item)}——它只引用了历史事件（past_incident），历史事件只是待用本次日志与数据核实的线索，不是本次故障的证据。`,
+          `证据校验已移除${removedClaimName('analysis', index, item.type)}——它只引用了历史事件（past_incident），历史事件只是待用本次日志与数据核实的线索，不是本次故障的证据。`,
           MAX_LIMITATION_CHARS,
         ),
       );
@@ -189,7 +190,7 @@ function removePastIncidentOnly(
       removed.push({ index, code: 'GUARD_CHANGE_AFTER_SYMPTOM' });
       lines.push(
         truncateChars(
-          `证据校验已移除${removedItem(index, item)}——它归咎的变更在症状开始之后才落地（AFTER_SYMPTOM），不可能是本次症状的原因。`,
+          `证据校验已移除${removedClaimName('analysis', index, item.type)}——它归咎的变更在症状开始之后才落地（AFTER_SYMPTOM），不可能是本次症状的原因。`,
           MAX_LIMITATION_CHARS,
         ),
       );
@@ -214,12 +215,6 @@ function removePastIncidentOnly(
     },
   };
 }
-
-/**
- * A removed item as its limitation line names it: by its place in the agent's Draft and its type. NOTE: never its
- * text: a claim the guard removed is not published, not even quoted; the audit's Draft keeps it.
- */
-const removedItem = (index: number, item: AnalysisItem) => `草稿分析第 ${index + 1} 条（${item.type}）`;
 
 /**
  * The verified citations `draft` cites, in the order it first cites them, taken from a verified snapshot: how the

@@ -59,3 +59,15 @@ export const GUARD_TEXT: Record<string, string> = {
   SEMANTIC_GUARD_FAILED:
     '语义校验没有给出有效判断（超时、超出预算、模型调用失败或输出无效，见 semantic_guard.failure），草稿未经语义校验。',
 };
+
+/** The lists of a Draft a guard may remove a claim from, as a limitation line names them. */
+const DRAFT_LISTS = Object.freeze({ analysis: '分析', recommendations: '建议', action_plan: '行动步骤' });
+
+/**
+ * A removed claim as its limitation line names it (both guards): by its place in the agent's Draft, and an analysis
+ * item by its type too, e.g. `草稿分析第 2 条（HYPOTHESIS）`. NOTE: never its text: a claim a guard removed is not
+ * published, not even quoted under a label; the audit's Draft keeps it (`diagnosis trace`).
+ */
+export function removedClaimName(list: keyof typeof DRAFT_LISTS, index: number, type?: string): string {
+  return `草稿${DRAFT_LISTS[list]}第 ${index + 1} 条${type === undefined ? '' : `（${type}）`}`;
+}

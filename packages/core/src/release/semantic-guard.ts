@@ -1,7 +1,7 @@
 import { generateText, type LanguageModel } from 'ai';
 import type { DiagnosisExecution } from '../agent/run-diagnosis.ts';
 import type { SemanticGuardMode } from '../config/semantic-guard-mode.ts';
-import type { AnalysisItem, DiagnosisDraft } from '../draft/diagnosis-draft.ts';
+import type { DiagnosisDraft } from '../draft/diagnosis-draft.ts';
 import { judgePromptFits, judgeVerdictTooLarge } from '../harness/budget-policy.ts';
 import { classifyModelFailure } from '../harness/classify-model-failure.ts';
 import { createJudgeHarness, type JudgeFailure } from '../harness/create-judge-harness.ts';
@@ -21,6 +21,7 @@ import {
   buildSemanticGuardInstructions,
   judgedTexts,
 } from './judge/semantic-guard-prompt.ts';
+import { removedClaimName } from './release-texts.ts';
 
 /** The SemanticGuard as a run is given it: its mode, the judge's own model and its budget. */
 export interface SemanticGuardConfig {
@@ -173,14 +174,16 @@ export function applyVerdicts(draft: DiagnosisDraft, verdicts: JudgeVerdicts): S
   if (removed.length + removedRecommendations.length + removedActionPlan.length === 0) {
     return { kind: 'ACCEPTED', draft, ...kept };
   }
-  const line = (list: readonly IndexedVerdict[], index: number, what: string) =>
-    removedLine(what, verdictOf(list, index), list[index]?.reason ?? '');
+  const line = (list: readonly IndexedVerdict[], index: number, name: string) =>
+    removedLine(name, verdictOf(list, index), list[index]?.reason ?? '');
   const lines = [
     ...removed.map((index) =>
-      line(verdicts.analysis, index, `分析第 ${index + 1} 条（${(draft.analysis[index] as AnalysisItem).type}）`),
+      line(verdicts.analysis, index, removedClaimName('analysis', index, draft.analysis[index]?.type)),
     ),
-    ...removedRecommendations.map((index) => line(verdicts.recommendations, index, `建议第 ${index + 1} 条`)),
-    ...removedActionPlan.map((index) => line(verdicts.action_plan, index, `行动步骤第 ${index + 1} 条`)),
+    ...removedRecommendations.map((index) =>
+      line(verdicts.recommendations, index, removedClaimName('recommendations', index)),
+    ),
+    ...removedActionPlan.map((index) => line(verdicts.action_plan, index, removedClaimName('action_plan', index))),
   ];
   const combined = [...lines, ...draft.limitations.missing_info];
   const missing =
@@ -203,14 +206,10 @@ export function applyVerdicts(draft: DiagnosisDraft, verdicts: JudgeVerdicts): S
   };
 }
 
-/**
- * The limitation line of a removed claim: what it was by its place in the agent's Draft, the verdict and the judge's
- * reason. NOTE: never the claim's text: what the judge did not support is not published, not even quoted under a
- * label; the audit's Draft keeps it (`diagnosis trace`).
- */
-function removedLine(what: string, verdict: Verdict, reason: string): string {
+/** The limitation line of a removed claim: its name ({@link removedClaimName}), the verdict and the judge's reason. */
+function removedLine(name: string, verdict: Verdict, reason: string): string {
   const label = verdict === 'UNSUPPORTED' ? '证据不支持' : '证据不足以判断';
-  return truncateChars(`语义校验（${label}）已移除草稿${what}——${reason}`, MAX_LIMITATION_CHARS);
+  return truncateChars(`语义校验（${label}）已移除${name}——${reason}`, MAX_LIMITATION_CHARS);
 }
 
 /**

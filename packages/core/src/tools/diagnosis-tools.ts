@@ -45,8 +45,8 @@ function toolDefinitions(catalog: readonly MysqlQueryDescriptor[]): ToolDefiniti
 }
 
 /**
- * The three tools as the AI SDK sees them (`refOf`: the number the harness gave a call, shown with its observation). Their SDK-level validation accepts any JSON on purpose: the tool
- * boundary validates the envelope itself (with the full schema, `createToolInputParser`), so a bad input becomes a
+ * The three tools as the AI SDK sees them (`refOf`: the number the harness gave a call, shown with its observation).
+ * Their SDK-level validation accepts any JSON on purpose: the tool boundary validates the envelope itself (with the full schema, `createToolInputParser`), so a bad input becomes a
  * stable REJECTED observation instead of SDK error text. The model sees the compact schema
  * (`buildModelToolSchemas`): the exact shape, without the keywords it does not use.
  */
